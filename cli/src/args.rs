@@ -1,0 +1,196 @@
+//! The command line: every command, its flags, and an example for each.
+
+use std::path::PathBuf;
+
+use clap::{Args as ClapArgs, Parser, Subcommand};
+
+/// rollcall: record, replay, verify and diff the command-and-control layer of
+/// tabletop wargames. Every die roll, activation and rally is a seeded,
+/// hash-chained event; a pure reducer rebuilds the game from the log.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rollcall",
+    version,
+    after_help = "Start with: rollcall demo\nExit codes: 0 fine, 1 verification failed or versions differ, 2 bad input or usage."
+)]
+pub struct Args {
+    /// The store directory (an embedded sled database).
+    /// Default: $XDG_DATA_HOME/rollcall/db, else ~/.local/share/rollcall/db.
+    #[arg(long, global = true, env = "ROLLCALL_DB", value_name = "DIR")]
+    pub db: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play a script (scenario + seed + decisions) into the store and narrate it.
+    #[command(
+        after_help = "Example:\n  rollcall run fixtures/leader-activation/rally.json\n  rollcall run my-game.json --game my-game-2 --json"
+    )]
+    Run {
+        /// The script file.
+        script: PathBuf,
+        /// Store the game under this id instead of the script's.
+        #[arg(long)]
+        game: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start a new game from a scenario, with fresh random seed shares.
+    #[command(
+        after_help = "Example:\n  rollcall new --rules leader-activation@1 --scenario scenario.json --game friday\n  rollcall new --rules house.json --scenario scenario.json --table"
+    )]
+    New {
+        /// A rule version (`ruleset@version`) or a house-rules JSON file.
+        #[arg(long)]
+        rules: String,
+        /// The scenario JSON file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// The game id (default: a random one).
+        #[arg(long)]
+        game: Option<String>,
+        /// A party to the game (repeat; default: the scenario's sides).
+        #[arg(long = "party")]
+        parties: Vec<String>,
+        /// Dice are rolled by hand at a table and entered with each decision.
+        #[arg(long)]
+        table: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make one decision (or a JSON array of them) in a stored game.
+    #[command(
+        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -"
+    )]
+    Play {
+        game: String,
+        /// A decision JSON file, or - for standard input.
+        decision: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List a game's events, narrated.
+    #[command(
+        after_help = "Example:\n  rollcall log rally\n  rollcall log rally --from 20 --json"
+    )]
+    Log {
+        game: String,
+        /// Show events from this seq on.
+        #[arg(long, default_value_t = 1)]
+        from: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a game's state, now or after any event.
+    #[command(
+        after_help = "Example:\n  rollcall state rally\n  rollcall state rally --at 12 --json"
+    )]
+    State {
+        game: String,
+        /// The state just after this seq.
+        #[arg(long)]
+        at: Option<u64>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay a game from its facts, narrated; step by step or to any point.
+    #[command(
+        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --to 30"
+    )]
+    Replay {
+        game: String,
+        /// Show the state after each decision (and wait for Enter on a terminal).
+        #[arg(long)]
+        step: bool,
+        /// Stop after this seq.
+        #[arg(long)]
+        to: Option<u64>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify a stored game or a record file: seeds, legality, facts and chain.
+    #[command(
+        after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…"
+    )]
+    Verify {
+        /// A game id in the store, or a record file (.jsonl).
+        target: String,
+        /// Also demand that the record ends at this head hash.
+        #[arg(long, value_name = "HASH")]
+        expect_head: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a stored game to a record file (JSON Lines).
+    #[command(after_help = "Example:\n  rollcall export rally -o rally.jsonl")]
+    Export {
+        game: String,
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify a record file and store it as a game.
+    #[command(after_help = "Example:\n  rollcall import rally.jsonl")]
+    Import {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the games in the store.
+    #[command(after_help = "Example:\n  rollcall games --json")]
+    Games {
+        #[arg(long)]
+        json: bool,
+    },
+    /// List rulesets, or show a rule version's options and constants.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+    /// Check fixtures against their golden outputs, or rewrite them.
+    #[command(subcommand)]
+    Golden(GoldenCommand),
+    /// Play, replay and verify a game, then catch a tampered die.
+    #[command(after_help = "Example:\n  rollcall demo\n  rollcall demo --db /tmp/demo-db")]
+    Demo,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Every ruleset and its versions.
+    #[command(after_help = "Example:\n  rollcall rules list")]
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every option and constant of a version (or house-rules file): value,
+    /// default, and the rules sentence it settles.
+    #[command(
+        after_help = "Example:\n  rollcall rules show leader-activation\n  rollcall rules show house.json --json"
+    )]
+    Show {
+        /// `ruleset`, `ruleset@version`, or a house-rules JSON file.
+        version: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GoldenCommand {
+    /// Replay and verify every script in DIR and compare with the expected files.
+    #[command(after_help = "Example:\n  rollcall golden check fixtures")]
+    Check(GoldenArgs),
+    /// Rewrite the expected files of every script in DIR (refused when CI is set).
+    #[command(after_help = "Example:\n  rollcall golden bless fixtures/leader-activation")]
+    Bless(GoldenArgs),
+}
+
+#[derive(Debug, ClapArgs)]
+pub struct GoldenArgs {
+    pub dir: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,734 @@
+//! The commands. Each reads its inputs, calls the core and the store, and
+//! prints: human text by default, one JSON document with `--json`.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use rollcall_core::game::{verify_each, Game, Verified, VerifyFailure};
+use rollcall_core::locate::line_of;
+use rollcall_core::log::{open_game, open_game_with, EventLog};
+use rollcall_core::record::{Event, Header, Party, SeedMode};
+use rollcall_core::rules::{HouseRules, RuleVersion, SettingKind, VersionSpec};
+use rollcall_core::ruleset::{self, Refusal};
+use rollcall_core::script::{split_dice, valid_game_id, RulesRef, Script};
+use rollcall_core::seed::Share;
+use rollcall_core::Digest;
+use serde_json::{json, Value};
+
+use crate::args::{Args, Command, GoldenCommand, RulesCommand};
+use crate::store::{self, has_game, read_file, read_text, Fail};
+
+pub fn run(args: Args) -> Result<ExitCode, Fail> {
+    let db = &args.db;
+    match args.command {
+        Command::Run { script, game, json } => run_script(db, &script, game, json),
+        Command::New {
+            rules,
+            scenario,
+            game,
+            parties,
+            table,
+            json,
+        } => new(db, &rules, &scenario, game, parties, table, json),
+        Command::Play {
+            game,
+            decision,
+            json,
+        } => play(db, &game, &decision, json),
+        Command::Log { game, from, json } => log(db, &game, from, json),
+        Command::State { game, at, json } => state(db, &game, at, json),
+        Command::Replay {
+            game,
+            step,
+            to,
+            json,
+        } => replay(db, &game, step, to, json),
+        Command::Verify {
+            target,
+            expect_head,
+            json,
+        } => verify(db, &target, expect_head, json),
+        Command::Export { game, output, json } => export(db, &game, &output, json),
+        Command::Import { file, json } => import(db, &file, json),
+        Command::Games { json } => games(db, json),
+        Command::Rules(RulesCommand::List { json }) => rules_list(json),
+        Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
+        Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
+        Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
+        Command::Demo => crate::demo::run(db),
+    }
+}
+
+fn print_json(value: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("JSON values print")
+    );
+}
+
+fn event_json(game: &Game, e: &Event) -> Value {
+    json!({"seq": e.seq, "kind": e.kind.name(), "body": e.body, "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()})
+}
+
+/// `rollcall run SCRIPT`: a dry run in memory, then one atomic append.
+fn run_script(
+    db: &Option<std::path::PathBuf>,
+    path: &Path,
+    game_id: Option<String>,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    let text = read_file(path)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "game".into());
+    let mut script = Script::parse(&text, &stem).map_err(|e| {
+        Fail(format!(
+            "{}:{}: {}: {}",
+            path.display(),
+            e.line,
+            e.field,
+            e.message
+        ))
+    })?;
+    if let Some(id) = game_id {
+        if !valid_game_id(&id) {
+            return Err(Fail(format!(
+                "--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'"
+            )));
+        }
+        script.header.game = id;
+    }
+    let mut events = Vec::new();
+    let mut lines = Vec::new();
+    let game = script
+        .play(|g, e| {
+            events.push(e.clone());
+            lines.push(if json {
+                event_json(g, e)
+            } else {
+                Value::String(g.narrate(e))
+            });
+        })
+        .map_err(|e| {
+            Fail(format!(
+                "{}:{}: {}: {} (nothing was written)",
+                path.display(),
+                e.line,
+                e.field,
+                e.message
+            ))
+        })?;
+    let log = store::open(db)?;
+    let id = &script.header.game;
+    if has_game(&log, id)? {
+        return Err(Fail(format!("a game {id:?} is already in the store: run with --game NEW-ID, or export it and use another store (nothing was written)")));
+    }
+    let root = log.create(&script.header)?;
+    if !events.is_empty() {
+        log.append(id, &root.hash, &events)?;
+    }
+    if json {
+        print_json(&json!({
+            "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
+            "mode": script.header.mode, "events": events.len(), "decisions": game.decisions(),
+            "turn": game.turn(), "head": game.head().to_string(), "narrative": lines,
+        }));
+    } else {
+        println!(
+            "game {id}: {}, {} dice",
+            script.header.rules.label(),
+            mode_name(script.header.mode)
+        );
+        for line in lines {
+            println!("{}", line.as_str().unwrap_or_default());
+        }
+        println!(
+            "{} decisions, {} events; head {}",
+            game.decisions(),
+            events.len(),
+            game.head()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn mode_name(mode: SeedMode) -> &'static str {
+    match mode {
+        SeedMode::Open => "open-seed",
+        SeedMode::Table => "table (hand-rolled)",
+    }
+}
+
+/// A rule version from `ruleset@version` or a house-rules file.
+pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
+    if arg.ends_with(".json") || Path::new(arg).is_file() {
+        let text = read_file(Path::new(arg))?;
+        let house: HouseRules =
+            serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
+                .map_err(|e| {
+                    let inner = e.inner();
+                    let line = if inner.is_syntax() || inner.is_eof() {
+                        inner.line()
+                    } else {
+                        line_of(&text, &e.path().to_string())
+                    };
+                    Fail(format!("{arg}:{line}: {}: {inner}", e.path()))
+                })?;
+        let resolved = RulesRef::House(house.clone())
+            .resolve("")
+            .map_err(|(field, message)| {
+                Fail(format!(
+                    "{arg}:{}: {field}: {message}",
+                    line_of(&text, &field)
+                ))
+            })?;
+        let spec = ruleset::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
+        Ok((resolved, spec))
+    } else {
+        let spec = ruleset::version(arg).map_err(|e| Fail(e.to_string()))?;
+        Ok((spec.defaults(), spec))
+    }
+}
+
+fn random_share() -> Result<Share, Fail> {
+    let mut bytes = [0u8; 32];
+    getrandom::getrandom(&mut bytes)
+        .map_err(|e| Fail(format!("no randomness for a seed share: {e}")))?;
+    Ok(Share(bytes))
+}
+
+fn new(
+    db: &Option<std::path::PathBuf>,
+    rules: &str,
+    scenario_path: &Path,
+    game: Option<String>,
+    mut parties: Vec<String>,
+    table: bool,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    let (rules, _) = rule_version(rules)?;
+    let text = read_file(scenario_path)?;
+    let scenario: Value = serde_json::from_str(&text).map_err(|e| {
+        Fail(format!(
+            "{}:{}: not JSON: {e}",
+            scenario_path.display(),
+            e.line()
+        ))
+    })?;
+    if parties.is_empty() {
+        parties = scenario
+            .get("sides")
+            .and_then(Value::as_array)
+            .map(|sides| {
+                sides
+                    .iter()
+                    .filter_map(|s| s.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    if parties.is_empty() {
+        return Err(Fail(
+            "name the parties with --party (the scenario has no \"sides\" list)".into(),
+        ));
+    }
+    let id = match game {
+        Some(id) if valid_game_id(&id) => id,
+        Some(id) => {
+            return Err(Fail(format!(
+                "--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'"
+            )))
+        }
+        None => format!("game-{}", &random_share()?.to_hex()[..8]),
+    };
+    let mode = if table {
+        SeedMode::Table
+    } else {
+        SeedMode::Open
+    };
+    let mut party_list = Vec::new();
+    for name in parties {
+        let share = if table { None } else { Some(random_share()?) };
+        party_list.push(Party {
+            name,
+            commitment: share.map(|s| s.commitment()),
+            share,
+        });
+    }
+    let rules_hash = rules.hash();
+    let header = Header {
+        game: id.clone(),
+        rules,
+        rules_hash,
+        scenario,
+        mode,
+        parties: party_list,
+    };
+    Game::open(header.clone()).map_err(|e| match e {
+        rollcall_core::game::OpenError::Scenario(s) => Fail(format!(
+            "{}:{}: {}: {}",
+            scenario_path.display(),
+            line_of(&text, &s.field),
+            s.field,
+            s.message
+        )),
+        other => Fail(other.to_string()),
+    })?;
+    let log = store::open(db)?;
+    if has_game(&log, &id)? {
+        return Err(Fail(format!(
+            "a game {id:?} is already in the store (nothing was written)"
+        )));
+    }
+    let head = log.create(&header)?;
+    if json {
+        print_json(
+            &json!({"game": id, "rules": header.rules.version, "mode": mode, "head": head.hash.to_string(),
+            "parties": header.parties.iter().map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())})).collect::<Vec<_>>()}),
+        );
+    } else {
+        println!(
+            "new game {id}: {}, {} dice",
+            header.rules.label(),
+            mode_name(mode)
+        );
+        for p in &header.parties {
+            match p.commitment {
+                Some(c) => println!("  party {}: commitment {c}", p.name),
+                None => println!("  party {}", p.name),
+            }
+        }
+        if mode == SeedMode::Open {
+            println!(
+                "  (an open game: the shares are in the record, so anyone can compute the dice)"
+            );
+        }
+        println!("head {}", head.hash);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `rollcall play GAME DECISION`: decide on the current state, append atomically.
+fn play(
+    db: &Option<std::path::PathBuf>,
+    id: &str,
+    source: &str,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    let name = if source == "-" { "<stdin>" } else { source };
+    let text = read_text(source)?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| Fail(format!("{name}:{}: not JSON: {e}", e.line())))?;
+    let (decisions, prefix) = match value {
+        Value::Array(items) => (items, true),
+        single => (vec![single], false),
+    };
+    let log = store::open(db)?;
+    let mut game = open_game(&log, id, None)?;
+    let expected = game.head();
+    let mut events = Vec::new();
+    for (i, d) in decisions.into_iter().enumerate() {
+        let at = |field: &str| {
+            let path = if prefix {
+                format!("[{i}].{field}")
+            } else {
+                field.to_string()
+            };
+            format!(
+                "{name}:{}: {}",
+                line_of(&text, &path),
+                path.trim_end_matches('.')
+            )
+        };
+        let (decision, dice) = split_dice(d).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
+        let new = game
+            .play(&decision, dice.as_ref())
+            .map_err(|refusal| match refusal {
+                Refusal::Malformed { field, message } => {
+                    Fail(format!("{}: {message} (nothing was written)", at(&field)))
+                }
+                Refusal::Violation(v) => {
+                    Fail(format!("{}: refused: {v} (nothing was written)", at("")))
+                }
+            })?;
+        events.extend(new);
+    }
+    log.append(id, &expected, &events)?;
+    if json {
+        print_json(
+            &json!({"game": id, "events": events.iter().map(|e| event_json(&game, e)).collect::<Vec<_>>(), "head": game.head().to_string()}),
+        );
+    } else {
+        for e in &events {
+            println!("{}", game.narrate(e));
+        }
+        println!("head {}", game.head());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Result<ExitCode, Fail> {
+    let log = store::open(db)?;
+    let mut out = Vec::new();
+    let game = open_game_with(&log, id, None, |g, e| {
+        if e.seq < from {
+            return;
+        }
+        if json {
+            out.push(event_json(g, e));
+        } else {
+            println!(
+                "{:>5}  {:<8} {}  {}",
+                e.seq,
+                e.kind.name(),
+                e.hash.short(),
+                g.narrate(e).trim_start()
+            );
+        }
+    })?;
+    if json {
+        print_json(&json!({"game": id, "events": out, "head": game.head().to_string()}));
+    } else {
+        println!("head {}", game.head());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn state(
+    db: &Option<std::path::PathBuf>,
+    id: &str,
+    at: Option<u64>,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    let log = store::open(db)?;
+    let game = open_game(&log, id, at)?;
+    if let Some(at) = at {
+        if at > game.seq() {
+            return Err(Fail(format!(
+                "game {id:?} has {} events; there is no seq {at}",
+                game.seq()
+            )));
+        }
+    }
+    if json {
+        print_json(
+            &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
+        );
+    } else {
+        println!(
+            "game {id} after seq {} (decision {}):",
+            game.seq(),
+            game.decisions()
+        );
+        print!("{}", game.render());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn replay(
+    db: &Option<std::path::PathBuf>,
+    id: &str,
+    step: bool,
+    to: Option<u64>,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    let log = store::open(db)?;
+    let interactive = step && !json && std::io::stdin().is_terminal();
+    let mut steps = Vec::new();
+    let mut lines = Vec::new();
+    let game = open_game_with(&log, id, to, |g, e| {
+        if step && e.kind == rollcall_core::Kind::Decision && g.decisions() > 1 {
+            // The state after the previous decision, before this one.
+            if json {
+                steps.push(json!({"after_decision": g.decisions() - 1, "state": g.state()}));
+            } else {
+                println!(
+                    "--- state after decision {} ---\n{}",
+                    g.decisions() - 1,
+                    g.render()
+                );
+                if interactive {
+                    print!("[Enter for the next decision] ");
+                    let _ = std::io::stdout().flush();
+                    let mut line = String::new();
+                    let _ = std::io::stdin().read_line(&mut line);
+                }
+            }
+        }
+        if json {
+            lines.push(event_json(g, e));
+        } else {
+            println!("{}", g.narrate(e));
+        }
+    })?;
+    if json {
+        print_json(
+            &json!({"game": id, "events": lines, "steps": steps, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
+        );
+    } else {
+        println!(
+            "--- state after seq {} (decision {}) ---\n{}head {}",
+            game.seq(),
+            game.decisions(),
+            game.render(),
+            game.head()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
+    json!({"ok": true, "game": id, "rules": header.rules.version, "rules_hash": header.rules_hash.to_string(), "mode": v.mode,
+        "events": v.events, "decisions": v.decisions, "turn": v.turn, "head": v.head.to_string(), "dice_proven": v.mode == SeedMode::Open,
+        "guarantee": v.guarantee()})
+}
+
+fn report_verify(
+    what: &str,
+    header: Option<&Header>,
+    result: Result<Verified, VerifyFailure>,
+    expect_head: Option<&str>,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    let result = result.and_then(|v| match expect_head {
+        Some(want) if want != v.head.to_string() => Err(VerifyFailure {
+            seq: Some(v.events),
+            reason: format!("the record ends at head {}, not the expected {want}: events were dropped or added at the end", v.head),
+        }),
+        _ => Ok(v),
+    });
+    match (result, header) {
+        (Ok(v), Some(header)) => {
+            if json {
+                print_json(&verified_json(what, &v, header));
+            } else {
+                println!(
+                    "verified {what}: {}, {} events, {} decisions, turn {}",
+                    header.rules.label(),
+                    v.events,
+                    v.decisions,
+                    v.turn
+                );
+                println!("head {}", v.head);
+                println!("proven: {}.", v.guarantee());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        (Ok(_), None) => unreachable!("a verified record has a header"),
+        (Err(f), _) => {
+            if json {
+                print_json(&json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason}));
+            } else {
+                println!("verification FAILED for {what}: {f}");
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn verify(
+    db: &Option<std::path::PathBuf>,
+    target: &str,
+    expect_head: Option<String>,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    if let Some(h) = &expect_head {
+        h.parse::<Digest>()
+            .map_err(|e| Fail(format!("--expect-head: {e}")))?;
+    }
+    let path = Path::new(target);
+    if path.is_file() || target.ends_with(".jsonl") {
+        if !path.is_file() {
+            return Err(Fail(format!("{target}: no such record file")));
+        }
+        let (header, events) = match rollcall_store::file::read(path) {
+            Ok(read) => read,
+            Err(rollcall_store::file::FileError::Io { path, message }) => {
+                return Err(Fail(format!("{path}: {message}")))
+            }
+            Err(e) => {
+                return report_verify(
+                    target,
+                    None,
+                    Err(VerifyFailure {
+                        seq: None,
+                        reason: e.to_string(),
+                    }),
+                    None,
+                    json,
+                );
+            }
+        };
+        let result = verify_each(&header, events, |_, _| {});
+        return report_verify(target, Some(&header), result, expect_head.as_deref(), json);
+    }
+    let log = store::open(db)?;
+    let header = log.header(target)?;
+    let result = verify_each(&header, log.events(target, 1)?, |_, _| {});
+    report_verify(target, Some(&header), result, expect_head.as_deref(), json)
+}
+
+fn export(
+    db: &Option<std::path::PathBuf>,
+    id: &str,
+    output: &Path,
+    json: bool,
+) -> Result<ExitCode, Fail> {
+    let log = store::open(db)?;
+    let game = open_game(&log, id, None)?;
+    let count = rollcall_store::file::write(output, game.header(), log.events(id, 1)?)?;
+    if json {
+        print_json(
+            &json!({"game": id, "file": output.display().to_string(), "events": count, "head": game.head().to_string()}),
+        );
+    } else {
+        println!(
+            "wrote {id} to {}: {count} events; head {}",
+            output.display(),
+            game.head()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn import(db: &Option<std::path::PathBuf>, file: &Path, json: bool) -> Result<ExitCode, Fail> {
+    let (header, events) = rollcall_store::file::read(file)?;
+    let mut kept = Vec::new();
+    let mut failure = None;
+    let result = verify_each(
+        &header,
+        events.map(|r| {
+            r.map_err(|e| {
+                failure = Some(e.to_string());
+                e
+            })
+        }),
+        |_, e| kept.push(e.clone()),
+    );
+    let verified = result.map_err(|f| {
+        Fail(format!(
+            "{}: does not verify, so it was not imported: {f}",
+            file.display()
+        ))
+    })?;
+    let log = store::open(db)?;
+    if has_game(&log, &header.game)? {
+        return Err(Fail(format!(
+            "a game {:?} is already in the store (nothing was written)",
+            header.game
+        )));
+    }
+    let root = log.create(&header)?;
+    if !kept.is_empty() {
+        log.append(&header.game, &root.hash, &kept)?;
+    }
+    if json {
+        print_json(&verified_json(&header.game, &verified, &header));
+    } else {
+        println!(
+            "imported {} from {}: {} events, verified; head {}",
+            header.game,
+            file.display(),
+            verified.events,
+            verified.head
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> {
+    let log = store::open(db)?;
+    let mut rows = Vec::new();
+    for id in log.games()? {
+        let header = log.header(&id)?;
+        let head = log.head(&id)?;
+        rows.push(json!({"game": id, "rules": header.rules.label(), "mode": header.mode, "events": head.seq, "head": head.hash.to_string()}));
+        if !json {
+            println!(
+                "{id:<24} {:<28} {:>6} events  head {}",
+                header.rules.label(),
+                head.seq,
+                head.hash.short()
+            );
+        }
+    }
+    if json {
+        print_json(&json!({"games": rows}));
+    } else if rows.is_empty() {
+        println!("no games in this store");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn rules_list(json: bool) -> Result<ExitCode, Fail> {
+    let mut rows = Vec::new();
+    for info in ruleset::all() {
+        let versions: Vec<VersionSpec> = (info.versions)();
+        if json {
+            rows.push(json!({"ruleset": info.id, "title": info.title, "versions": versions.iter().map(|v| json!({"id": v.id(), "summary": v.summary})).collect::<Vec<_>>()}));
+        } else {
+            println!("{}: {}", info.id, info.title);
+            for v in &versions {
+                println!("  {:<28} {}", v.id(), v.summary);
+            }
+        }
+    }
+    if json {
+        print_json(&json!({"rulesets": rows}));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
+    let (rules, spec) = rule_version(arg)?;
+    let mut rows = Vec::new();
+    for s in &spec.settings {
+        let value = match s.kind {
+            SettingKind::Option => json!(rules.options[s.name]),
+            SettingKind::Constant => json!(rules.constants[s.name]),
+        };
+        let default = serde_json::to_value(s.default).expect("serialises");
+        rows.push(json!({"name": s.name, "kind": if s.kind == SettingKind::Option { "option" } else { "constant" },
+            "value": value, "default": default, "point": s.point, "settles": s.settles, "help": s.help}));
+    }
+    if json {
+        print_json(
+            &json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(), "summary": spec.summary, "settings": rows}),
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{} — {}", rules.label(), spec.summary);
+    println!("rules hash {}", rules.hash());
+    for kind in [SettingKind::Option, SettingKind::Constant] {
+        println!(
+            "\n{}:",
+            if kind == SettingKind::Option {
+                "options (open points of the text; off is the default reading)"
+            } else {
+                "constants"
+            }
+        );
+        for s in spec.settings.iter().filter(|s| s.kind == kind) {
+            let value = match kind {
+                SettingKind::Option => {
+                    rollcall_core::rules::SettingValue::Flag(rules.options[s.name])
+                }
+                SettingKind::Constant => {
+                    rollcall_core::rules::SettingValue::Integer(rules.constants[s.name])
+                }
+            };
+            let changed = if value != s.default {
+                format!("  (default {})", s.default)
+            } else {
+                String::new()
+            };
+            let point = s.point.map(|p| format!(" [{p}]")).unwrap_or_default();
+            println!("  {} = {value}{changed}{point}", s.name);
+            println!("      {}", s.help);
+            println!("      settles: {}", s.settles);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

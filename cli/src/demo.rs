@@ -1,0 +1,125 @@
+//! `rollcall demo`: the tour in one command.
+//!
+//! Plays a fixture game into an embedded store (a temporary one unless
+//! `--db` is given), replays it from the store, verifies it, exports the
+//! record, changes one die in the exported file, and shows verify catching
+//! it with the seq and the reason.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use rollcall_core::game::verify;
+use rollcall_core::golden::Collector;
+use rollcall_core::log::{open_game, EventLog};
+use rollcall_core::record::Kind;
+use rollcall_core::script::Script;
+
+use crate::store::{self, has_game, Fail};
+
+/// The demo game: a turn with a failed and a successful rally.
+const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.json");
+
+fn section(title: &str) {
+    println!("\n== {title} ==");
+}
+
+pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
+    let temp;
+    let db_dir = match db {
+        Some(dir) => dir.clone(),
+        None => {
+            temp = tempfile::tempdir()
+                .map_err(|e| Fail(format!("cannot make a temporary store: {e}")))?;
+            temp.path().join("db")
+        }
+    };
+    let log = store::open(&Some(db_dir.clone()))?;
+    let mut script =
+        Script::parse(DEMO_SCRIPT, "demo").map_err(|e| Fail(format!("the demo script: {e}")))?;
+    let mut id = "demo".to_string();
+    let mut n = 1;
+    while has_game(&log, &id)? {
+        n += 1;
+        id = format!("demo-{n}");
+    }
+    script.header.game = id.clone();
+
+    section(&format!(
+        "1. play a game of {} into the store at {}",
+        script.header.rules.label(),
+        db_dir.display()
+    ));
+    let mut events = Vec::new();
+    let mut collector = Collector::default();
+    let game = script
+        .play(|g, e| {
+            collector.see(g, e);
+            events.push(e.clone());
+        })
+        .map_err(|e| Fail(format!("the demo script: {e}")))?;
+    for line in collector.finish(&game).narrative.lines() {
+        println!("{line}");
+    }
+    let root = log.create(&script.header)?;
+    log.append(&id, &root.hash, &events)?;
+    println!("stored {} events as game {id}", events.len());
+
+    section("2. replay it from the store (facts only, never re-deciding)");
+    let replayed = open_game(&log, &id, None)?;
+    print!("{}", replayed.render());
+    println!("head {}", replayed.head());
+
+    section("3. verify it: re-decide every decision, re-draw every die from the committed seed");
+    let header = log.header(&id)?;
+    match verify(&header, log.events(&id, 1)?) {
+        Ok(v) => {
+            println!(
+                "verified: {} events, {} decisions; head {}",
+                v.events, v.decisions, v.head
+            );
+            println!("proven: {}.", v.guarantee());
+        }
+        Err(f) => return Err(Fail(format!("the demo game does not verify: {f}"))),
+    }
+
+    section("4. export the record, change one die in the file, and verify again");
+    let dir = tempfile::tempdir().map_err(|e| Fail(e.to_string()))?;
+    let record = dir.path().join(format!("{id}.jsonl"));
+    rollcall_store::file::write(&record, &header, log.events(&id, 1)?)?;
+    println!("exported to {}", record.display());
+    let text = std::fs::read_to_string(&record).map_err(|e| Fail(e.to_string()))?;
+    let roll = events
+        .iter()
+        .find(|e| e.kind == Kind::Roll)
+        .ok_or_else(|| Fail("the demo game rolls no dice".into()))?;
+    let value = roll.body["value"].as_u64().unwrap_or(0);
+    let forged = if value == 6 { 5 } else { value + 1 };
+    let old = format!("\"value\":{value}}},\"hash\"");
+    let new = format!("\"value\":{forged}}},\"hash\"");
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let line_no = roll.seq as usize; // line 0 is the header
+    lines[line_no] = lines[line_no].replacen(&old, &new, 1);
+    std::fs::write(&record, lines.join("\n") + "\n").map_err(|e| Fail(e.to_string()))?;
+    println!(
+        "changed the die at seq {} ({} '{}') from {value} to {forged}",
+        roll.seq,
+        roll.body["die"].as_str().unwrap_or(""),
+        roll.body["label"].as_str().unwrap_or("")
+    );
+    let (header, events) = rollcall_store::file::read(&record)?;
+    match verify(&header, events) {
+        Ok(_) => return Err(Fail("the forged record verified: this is a bug".into())),
+        Err(f) => println!("verification FAILED, as it should: {f}"),
+    }
+
+    section("next");
+    println!(
+        "rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store"
+    );
+    println!("rollcall log skips                                   # its events, narrated");
+    println!(
+        "rollcall verify skips                                # re-decide and re-roll everything"
+    );
+    println!("rollcall rules show leader-activation                # every option, and the sentence it settles");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,189 @@
+//! `rollcall golden check|bless DIR`: golden-file regression.
+//!
+//! Every script (`*.json`, not `*.house.json`) and record (`*.jsonl`) under
+//! DIR is replayed and verified, and its outputs (narrative with head hash,
+//! final state, per-turn state digests) are compared with the files kept
+//! beside it. `check` prints a unified diff of each difference and exits 1 if
+//! any differ; `bless` rewrites them and lists what changed, and refuses to
+//! run when `CI` is set, so CI can never accept a change by itself.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rollcall_core::golden::{record_outputs, script_outputs, Outputs};
+use rollcall_core::script::Script;
+use serde_json::json;
+use similar::TextDiff;
+
+use crate::store::{read_file, Fail};
+
+fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| Fail(format!("{}: {e}", dir.display())))?
+            .path();
+        let name = path.to_string_lossy();
+        if path.is_dir() {
+            out.extend(inputs(&path)?);
+        } else if (name.ends_with(".json") && !name.ends_with(".house.json"))
+            || name.ends_with(".jsonl")
+        {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn outputs(path: &Path) -> Result<Outputs, Fail> {
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        let (header, events) = rollcall_store::file::read(path)?;
+        return record_outputs(&header, events)
+            .map_err(|f| Fail(format!("{}: does not verify: {f}", path.display())));
+    }
+    let text = read_file(path)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let script = Script::parse(&text, &stem).map_err(|e| {
+        Fail(format!(
+            "{}:{}: {}: {}",
+            path.display(),
+            e.line,
+            e.field,
+            e.message
+        ))
+    })?;
+    script_outputs(&script).map_err(|e| Fail(format!("{}: {e}", path.display())))
+}
+
+fn expected_path(input: &Path, suffix: &str) -> PathBuf {
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    input.with_file_name(format!("{stem}.{suffix}"))
+}
+
+fn progress(count: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if count < 2 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(count as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
+            .expect("a valid template"),
+    );
+    Some(bar)
+}
+
+pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
+    let all = inputs(dir)?;
+    if all.is_empty() {
+        return Err(Fail(format!(
+            "{}: no scripts (*.json) or records (*.jsonl) to check",
+            dir.display()
+        )));
+    }
+    let bar = progress(all.len());
+    let mut differences = Vec::new();
+    for input in &all {
+        if let Some(bar) = &bar {
+            bar.set_message(input.display().to_string());
+        }
+        let actual = outputs(input)?;
+        for (suffix, text) in actual.files() {
+            let path = expected_path(input, suffix);
+            let expected = std::fs::read_to_string(&path).unwrap_or_default();
+            if expected != text {
+                let diff = TextDiff::from_lines(expected.as_str(), text)
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(
+                        &format!("{} (expected)", path.display()),
+                        &format!("{} (actual)", path.display()),
+                    )
+                    .to_string();
+                differences.push((path, diff));
+            }
+        }
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "checked": all.len(), "ok": differences.is_empty(),
+                "differences": differences.iter().map(|(p, d)| json!({"file": p.display().to_string(), "diff": d})).collect::<Vec<_>>(),
+            }))
+            .expect("JSON prints")
+        );
+    } else {
+        for (_, diff) in &differences {
+            print!("{diff}");
+        }
+        if differences.is_empty() {
+            println!(
+                "golden: {} fixtures match their expected outputs",
+                all.len()
+            );
+        } else {
+            println!(
+                "golden: {} of the expected files differ ({} fixtures checked); if the change is intended, run `rollcall golden bless {}` and review the diff",
+                differences.len(),
+                all.len(),
+                dir.display()
+            );
+        }
+    }
+    Ok(if differences.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
+    if std::env::var_os("CI").is_some() {
+        return Err(Fail("golden bless refuses to run when CI is set: expected outputs change only in a reviewed commit".into()));
+    }
+    let all = inputs(dir)?;
+    let mut changed = Vec::new();
+    for input in &all {
+        let actual = outputs(input)?;
+        for (suffix, text) in actual.files() {
+            let path = expected_path(input, suffix);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+                std::fs::write(&path, text)
+                    .map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+                changed.push(path.display().to_string());
+            }
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"blessed": all.len(), "changed": changed}))
+                .expect("JSON prints")
+        );
+    } else {
+        for c in &changed {
+            println!("rewrote {c}");
+        }
+        println!(
+            "golden: {} fixtures blessed, {} files changed",
+            all.len(),
+            changed.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

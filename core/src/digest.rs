@@ -1,0 +1,110 @@
+//! A blake3 digest, written as 64 lowercase hex digits.
+//!
+//! Parsing is strict: upper-case hex is refused, so that every record has one
+//! spelling and a one-byte edit of a hash can never go unnoticed.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A 32-byte blake3 output: a chain link, a header hash, a rules hash.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Digest(pub [u8; 32]);
+
+impl Digest {
+    /// The digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Digest {
+        Digest(*blake3::hash(bytes).as_bytes())
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The first `n` hex digits, for narration.
+    pub fn short(&self) -> String {
+        self.to_string()[..12].to_string()
+    }
+}
+
+impl fmt::Display for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Digest({self})")
+    }
+}
+
+/// Why a string is not a digest.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected 64 lowercase hex digits, found {0:?}")]
+pub struct BadHex(pub String);
+
+/// Parses exactly 64 lowercase hex digits into 32 bytes.
+pub fn parse_hex32(s: &str) -> Result<[u8; 32], BadHex> {
+    let bytes = s.as_bytes();
+    if bytes.len() != 64 {
+        return Err(BadHex(s.to_string()));
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        match (nibble(pair[0]), nibble(pair[1])) {
+            (Some(h), Some(l)) => out[i] = h << 4 | l,
+            _ => return Err(BadHex(s.to_string())),
+        }
+    }
+    Ok(out)
+}
+
+/// Writes 32 bytes as 64 lowercase hex digits.
+pub fn hex32(bytes: &[u8; 32]) -> String {
+    Digest(*bytes).to_string()
+}
+
+impl FromStr for Digest {
+    type Err = BadHex;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_hex32(s).map(Digest)
+    }
+}
+
+impl serde::Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_refuses_upper_case() {
+        let d = Digest::of(b"rollcall");
+        let s = d.to_string();
+        assert_eq!(s.len(), 64);
+        assert_eq!(s.parse::<Digest>().unwrap(), d);
+        assert!(s.to_uppercase().parse::<Digest>().is_err() || s == s.to_uppercase());
+        assert!("ab".parse::<Digest>().is_err());
+        let upper = "A".repeat(64);
+        assert!(upper.parse::<Digest>().is_err());
+    }
+}

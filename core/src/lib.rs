@@ -1,0 +1,30 @@
+//! rollcall-core: the pure heart of rollcall.
+//!
+//! Events, addressed dice, seeds and commitments, the hash-chained record,
+//! rule versions, the rulesets (each a decider: `initial`, `decide`,
+//! `evolve`), and replay and verify as functions over event iterators.
+//!
+//! **Invariant:** this crate does no I/O: no files, no clocks, no thread-local
+//! randomness. Callers read and write; this crate computes.
+
+pub mod canon;
+pub mod dice;
+pub mod digest;
+pub mod game;
+pub mod geometry;
+pub mod golden;
+pub mod locate;
+pub mod log;
+pub mod record;
+pub mod rules;
+pub mod ruleset;
+pub mod rulesets;
+pub mod script;
+pub mod seed;
+
+pub use dice::{Dice, Die, Roll, Seed, TableDice};
+pub use digest::Digest;
+pub use game::{verify, Game, Verified, VerifyFailure};
+pub use record::{Event, Header, Kind, SeedMode};
+pub use rules::RuleVersion;
+pub use ruleset::{Refusal, Ruleset, ScenarioError, Violation};

@@ -1,0 +1,272 @@
+//! The event log contract, and an in-memory log that keeps it.
+//!
+//! A log holds games: a header each, and events in seq order. An append names
+//! the head it expects (optimistic concurrency): it writes a decision with
+//! its rolls and facts as one batch, or nothing, and is refused on a stale
+//! head. Implementations: [`MemLog`] here (for tests and dry runs) and the
+//! sled log in `rollcall-store`; a second backend (PostgreSQL, FoundationDB,
+//! a partitioned log keyed by game) is one more implementation of this trait.
+//!
+//! **Invariant:** an append is checked before it is written: its events must
+//! chain from the expected head, seq by seq.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use crate::digest::Digest;
+use crate::record::{self, Event, Header, Kind};
+
+/// The last event of a game: its seq (0 for none) and hash (the header's for none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    pub seq: u64,
+    pub hash: Digest,
+}
+
+/// What can go wrong with a log.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("no game {0:?} in this store")]
+    UnknownGame(String),
+    #[error("a game {0:?} already exists in this store")]
+    GameExists(String),
+    #[error("stale head for game {game:?}: the append expected {expected}, the log is at seq {seq} {actual}; replay and decide again")]
+    StaleHead {
+        game: String,
+        expected: String,
+        seq: u64,
+        actual: String,
+    },
+    #[error("refused append to {game:?}: {reason}")]
+    BadAppend { game: String, reason: String },
+    #[error("game {game:?} is damaged at seq {seq}: {reason}")]
+    Corrupt {
+        game: String,
+        seq: u64,
+        reason: String,
+    },
+    #[error("storage: {0}")]
+    Backend(String),
+}
+
+/// The contract every event store keeps.
+pub trait EventLog {
+    /// Starts a game; refused if the id is taken.
+    fn create(&self, header: &Header) -> Result<Head, LogError>;
+    /// Appends whole decisions (each a decision, its rolls, its facts) after
+    /// `expected`, atomically, and durably before returning.
+    fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError>;
+    /// The game's events from `from_seq` on, in order.
+    fn events<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError>;
+    /// Every game id, in order.
+    fn games(&self) -> Result<Vec<String>, LogError>;
+    fn header(&self, game: &str) -> Result<Header, LogError>;
+    fn head(&self, game: &str) -> Result<Head, LogError>;
+}
+
+/// Checks that `events` are whole decisions chaining from `head`.
+pub fn check_append(game: &str, head: &Head, events: &[Event]) -> Result<Head, LogError> {
+    let bad = |reason: String| LogError::BadAppend {
+        game: game.to_string(),
+        reason,
+    };
+    if events.first().map(|e| e.kind) != Some(Kind::Decision) {
+        return Err(bad("an append starts with a decision".into()));
+    }
+    let mut at = *head;
+    for e in events {
+        if e.seq != at.seq + 1 {
+            return Err(bad(format!("seq {} does not follow {}", e.seq, at.seq)));
+        }
+        let link =
+            record::link(&at.hash, e.seq, e.kind, &e.body).map_err(|err| bad(err.to_string()))?;
+        if link != e.hash {
+            return Err(bad(format!("seq {} does not chain from the head", e.seq)));
+        }
+        at = Head {
+            seq: e.seq,
+            hash: e.hash,
+        };
+    }
+    Ok(at)
+}
+
+struct MemGame {
+    header: Header,
+    root: Digest,
+    events: Vec<Event>,
+}
+
+/// An in-memory log: a `BTreeMap` of games behind a mutex.
+#[derive(Default)]
+pub struct MemLog {
+    games: Mutex<BTreeMap<String, MemGame>>,
+}
+
+impl MemLog {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl EventLog for MemLog {
+    fn create(&self, header: &Header) -> Result<Head, LogError> {
+        let mut games = self.games.lock().expect("not poisoned");
+        if games.contains_key(&header.game) {
+            return Err(LogError::GameExists(header.game.clone()));
+        }
+        let root = record::header_hash(header).map_err(|e| LogError::Backend(e.to_string()))?;
+        games.insert(
+            header.game.clone(),
+            MemGame {
+                header: header.clone(),
+                root,
+                events: Vec::new(),
+            },
+        );
+        Ok(Head { seq: 0, hash: root })
+    }
+
+    fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        let mut games = self.games.lock().expect("not poisoned");
+        let g = games
+            .get_mut(game)
+            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let head = match g.events.last() {
+            Some(e) => Head {
+                seq: e.seq,
+                hash: e.hash,
+            },
+            None => Head {
+                seq: 0,
+                hash: g.root,
+            },
+        };
+        if head.hash != *expected {
+            return Err(LogError::StaleHead {
+                game: game.to_string(),
+                expected: expected.short(),
+                seq: head.seq,
+                actual: head.hash.short(),
+            });
+        }
+        let new_head = check_append(game, &head, events)?;
+        g.events.extend_from_slice(events);
+        Ok(new_head)
+    }
+
+    fn events<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
+        let games = self.games.lock().expect("not poisoned");
+        let g = games
+            .get(game)
+            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let events: Vec<Event> = g
+            .events
+            .iter()
+            .filter(|e| e.seq >= from_seq)
+            .cloned()
+            .collect();
+        Ok(Box::new(events.into_iter().map(Ok)))
+    }
+
+    fn games(&self) -> Result<Vec<String>, LogError> {
+        Ok(self
+            .games
+            .lock()
+            .expect("not poisoned")
+            .keys()
+            .cloned()
+            .collect())
+    }
+
+    fn header(&self, game: &str) -> Result<Header, LogError> {
+        let games = self.games.lock().expect("not poisoned");
+        games
+            .get(game)
+            .map(|g| g.header.clone())
+            .ok_or_else(|| LogError::UnknownGame(game.to_string()))
+    }
+
+    fn head(&self, game: &str) -> Result<Head, LogError> {
+        let games = self.games.lock().expect("not poisoned");
+        let g = games
+            .get(game)
+            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        Ok(match g.events.last() {
+            Some(e) => Head {
+                seq: e.seq,
+                hash: e.hash,
+            },
+            None => Head {
+                seq: 0,
+                hash: g.root,
+            },
+        })
+    }
+}
+
+/// Why a stored game could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenGameError {
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("game {0:?}: {1}")]
+    Header(String, crate::game::OpenError),
+    #[error("game {0:?} is damaged: {1}")]
+    Chain(String, crate::game::ApplyError),
+}
+
+/// Opens a stored game: replays its events up to `until_seq` (all of them
+/// if none), checking every link, and checks the stored head when it reads
+/// to the end. This is where the chain is checked when a game is opened.
+pub fn open_game(
+    log: &dyn EventLog,
+    id: &str,
+    until_seq: Option<u64>,
+) -> Result<crate::game::Game, OpenGameError> {
+    open_game_with(log, id, until_seq, |_, _| {})
+}
+
+/// [`open_game`], calling `seen` with each event once it is folded in.
+pub fn open_game_with(
+    log: &dyn EventLog,
+    id: &str,
+    until_seq: Option<u64>,
+    mut seen: impl FnMut(&crate::game::Game, &Event),
+) -> Result<crate::game::Game, OpenGameError> {
+    let header = log.header(id)?;
+    let mut game =
+        crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
+    for event in log.events(id, 1)? {
+        let event = event?;
+        if until_seq.is_some_and(|until| event.seq > until) {
+            return Ok(game);
+        }
+        game.apply(&event)
+            .map_err(|e| OpenGameError::Chain(id.to_string(), e))?;
+        seen(&game, &event);
+    }
+    let head = log.head(id)?;
+    if head.hash != game.head() || head.seq != game.seq() {
+        return Err(OpenGameError::Log(LogError::Corrupt {
+            game: id.to_string(),
+            seq: game.seq(),
+            reason: format!(
+                "the stored head (seq {} {}) is not the chain's end (seq {} {})",
+                head.seq,
+                head.hash.short(),
+                game.seq(),
+                game.head().short()
+            ),
+        }));
+    }
+    Ok(game)
+}

@@ -1,0 +1,436 @@
+//! The record: JSON Lines, one header line then one line per event, hash-chained.
+//!
+//! ```text
+//! {"format":"rollcall-record","format_version":1,"game":…,"rules":…,"scenario":…,"seed":…}
+//! {"body":{…},"hash":"…","kind":"decision","seq":1}
+//! {"body":{…},"hash":"…","kind":"roll","seq":2}
+//! {"body":{…},"hash":"…","kind":"fact","seq":3}
+//! ```
+//!
+//! `hash(seq) = blake3(hash(seq − 1) || canonical({"body","kind","seq"}))`,
+//! and the chain's root, `hash(0)`, is the blake3 of the canonical header
+//! line: a changed header breaks the first link.
+//!
+//! **Invariant:** every line is in canonical form (sorted keys, no whitespace,
+//! integers only, lowercase hex). A line that parses but is not canonical is
+//! refused, so no byte of a record can change without verify noticing.
+//!
+//! The wire types here (`*V1`) are their own versioned types, converted to
+//! the domain types ([`Header`], [`Event`]) at this boundary. A later format
+//! version adds `*V2` types and upcasts old records on read.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::canon;
+use crate::dice::{Die, Roll, TableDice};
+use crate::digest::Digest;
+use crate::rules::{RuleVersion, SettingKind};
+use crate::ruleset;
+use crate::seed::Share;
+
+/// The format name on every record's first line.
+pub const FORMAT: &str = "rollcall-record";
+/// The format version this build writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// How a game's dice are had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeedMode {
+    /// All shares known up front: reproducible and tamper-evident, but a
+    /// player can compute future rolls.
+    Open,
+    /// Dice rolled by hand at a table and entered with each decision:
+    /// legality and the chain are proven, the dice themselves are not.
+    Table,
+}
+
+/// A party to the game and its seed commitment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Party {
+    pub name: String,
+    /// `blake3(share)`; absent in table games.
+    pub commitment: Option<Digest>,
+    /// The share itself, once revealed (always, in open games).
+    pub share: Option<Share>,
+}
+
+/// A record's header: what game, under what rules, from what scenario and seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    pub game: String,
+    pub rules: RuleVersion,
+    /// The rules hash as recorded (verify checks it against `rules.hash()`).
+    pub rules_hash: Digest,
+    pub scenario: Value,
+    pub mode: SeedMode,
+    pub parties: Vec<Party>,
+}
+
+/// The three kinds of event, always in this order for one decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Decision,
+    Roll,
+    Fact,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Decision => "decision",
+            Kind::Roll => "roll",
+            Kind::Fact => "fact",
+        }
+    }
+}
+
+/// One event of a game's log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub seq: u64,
+    pub kind: Kind,
+    pub body: Value,
+    pub hash: Digest,
+}
+
+/// A decision event's body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionBody {
+    /// The decision's place among the game's decisions, from 1: the dice address.
+    pub number: u64,
+    /// What was asked, in the ruleset's own terms.
+    pub decision: Value,
+    /// The dice rolled by hand, in a table game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dice: Option<TableDice>,
+}
+
+/// A fact event's body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactBody {
+    /// The number of the decision it follows from.
+    pub decision: u64,
+    pub fact: Value,
+}
+
+/// A roll event's body (the wire form of [`Roll`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RollBodyV1 {
+    pub decision: u64,
+    pub label: String,
+    pub index: u32,
+    pub die: String,
+    pub value: u32,
+}
+
+impl From<&Roll> for RollBodyV1 {
+    fn from(r: &Roll) -> Self {
+        let die = match r.die {
+            Die::D6 => "d6".to_string(),
+            Die::D10 => "d10".to_string(),
+            Die::Pick(n) => format!("pick{n}"),
+        };
+        RollBodyV1 {
+            decision: r.decision,
+            label: r.label.clone(),
+            index: r.index,
+            die,
+            value: r.value,
+        }
+    }
+}
+
+impl RollBodyV1 {
+    pub fn to_roll(&self) -> Result<Roll, String> {
+        let die = match self.die.as_str() {
+            "d6" => Die::D6,
+            "d10" => Die::D10,
+            other => match other
+                .strip_prefix("pick")
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                Some(n) if n > 0 => Die::Pick(n),
+                _ => return Err(format!("unknown die {other:?} (d6, d10 or pickN)")),
+            },
+        };
+        Ok(Roll {
+            decision: self.decision,
+            label: self.label.clone(),
+            index: self.index,
+            die,
+            value: self.value,
+        })
+    }
+}
+
+/// A line of a record that is not what it should be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct LineError {
+    /// The field at fault (`$` for the line as a whole).
+    pub field: String,
+    pub message: String,
+}
+
+impl LineError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        LineError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeaderV1 {
+    format: String,
+    format_version: u32,
+    game: String,
+    rules: RulesV1,
+    scenario: Value,
+    seed: SeedV1,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesV1 {
+    version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    options: BTreeMap<String, bool>,
+    constants: BTreeMap<String, i64>,
+    hash: Digest,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedV1 {
+    mode: SeedMode,
+    parties: Vec<PartyV1>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartyV1 {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    commitment: Option<Digest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    share: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventV1 {
+    seq: u64,
+    kind: Kind,
+    body: Value,
+    hash: Digest,
+}
+
+fn header_wire(h: &Header) -> HeaderV1 {
+    HeaderV1 {
+        format: FORMAT.into(),
+        format_version: FORMAT_VERSION,
+        game: h.game.clone(),
+        rules: RulesV1 {
+            version: h.rules.version.clone(),
+            name: h.rules.name.clone(),
+            options: h.rules.options.clone(),
+            constants: h.rules.constants.clone(),
+            hash: h.rules_hash,
+        },
+        scenario: h.scenario.clone(),
+        seed: SeedV1 {
+            mode: h.mode,
+            parties: h
+                .parties
+                .iter()
+                .map(|p| PartyV1 {
+                    name: p.name.clone(),
+                    commitment: p.commitment,
+                    share: p.share.map(|s| s.to_hex()),
+                })
+                .collect(),
+        },
+    }
+}
+
+/// The header's canonical line (without the newline).
+pub fn encode_header(h: &Header) -> Result<String, canon::CanonError> {
+    canon::of(&header_wire(h))
+}
+
+/// The chain's root: blake3 of the canonical header line.
+pub fn header_hash(h: &Header) -> Result<Digest, canon::CanonError> {
+    encode_header(h).map(|line| Digest::of(line.as_bytes()))
+}
+
+/// `blake3(previous || canonical({"body","kind","seq"}))`.
+pub fn link(
+    previous: &Digest,
+    seq: u64,
+    kind: Kind,
+    body: &Value,
+) -> Result<Digest, canon::CanonError> {
+    let canonical = canon::to_bytes(&serde_json::json!({"seq": seq, "kind": kind, "body": body}))?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(previous.as_bytes());
+    hasher.update(&canonical);
+    Ok(Digest(*hasher.finalize().as_bytes()))
+}
+
+/// An event's canonical line (without the newline).
+pub fn encode_event(e: &Event) -> Result<String, canon::CanonError> {
+    canon::of(&EventV1 {
+        seq: e.seq,
+        kind: e.kind,
+        body: e.body.clone(),
+        hash: e.hash,
+    })
+}
+
+fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<(T, Value), LineError> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| LineError::new("$", format!("not JSON: {e}")))?;
+    let canonical = canon::to_string(&value).map_err(|e| LineError::new(e.path, e.message))?;
+    let typed: T = serde_path_to_error::deserialize(&value)
+        .map_err(|e| LineError::new(format!("$.{}", e.path()), e.inner().to_string()))?;
+    if canonical != line {
+        return Err(LineError::new(
+            "$",
+            "the line is not in canonical form (sorted keys, no spaces, lowercase hex): it was edited by hand or by another tool",
+        ));
+    }
+    Ok((typed, value))
+}
+
+/// Parses a header line: strict, canonical, a known format, version and ruleset,
+/// and exactly the settings the named rule version declares.
+pub fn parse_header(line: &str) -> Result<Header, LineError> {
+    let (wire, _) = parse_strict::<HeaderV1>(line)?;
+    if wire.format != FORMAT {
+        return Err(LineError::new(
+            "$.format",
+            format!("expected {FORMAT:?}, found {:?}", wire.format),
+        ));
+    }
+    if wire.format_version != FORMAT_VERSION {
+        return Err(LineError::new(
+            "$.format_version",
+            format!(
+                "this build reads format version {FORMAT_VERSION}, the record is version {}",
+                wire.format_version
+            ),
+        ));
+    }
+    let spec = ruleset::version(&wire.rules.version)
+        .map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
+    if spec.id() != wire.rules.version {
+        return Err(LineError::new(
+            "$.rules.version",
+            format!("expected a full version id such as {}", spec.id()),
+        ));
+    }
+    for s in &spec.settings {
+        let present = match s.kind {
+            SettingKind::Option => wire.rules.options.contains_key(s.name),
+            SettingKind::Constant => wire.rules.constants.contains_key(s.name),
+        };
+        if !present {
+            let table = if s.kind == SettingKind::Option {
+                "options"
+            } else {
+                "constants"
+            };
+            return Err(LineError::new(
+                format!("$.rules.{table}.{}", s.name),
+                "missing: a record lists every setting",
+            ));
+        }
+    }
+    for (table, names) in [
+        ("options", wire.rules.options.keys().collect::<Vec<_>>()),
+        ("constants", wire.rules.constants.keys().collect()),
+    ] {
+        for name in names {
+            let kind = if table == "options" {
+                SettingKind::Option
+            } else {
+                SettingKind::Constant
+            };
+            if spec.setting(name).map(|s| s.kind) != Some(kind) {
+                return Err(LineError::new(
+                    format!("$.rules.{table}.{name}"),
+                    format!("{} has no such setting", spec.id()),
+                ));
+            }
+        }
+    }
+    let mut parties = Vec::new();
+    for (i, p) in wire.seed.parties.into_iter().enumerate() {
+        let share = match &p.share {
+            Some(hex) => Some(Share::from_hex(hex).map_err(|e| {
+                LineError::new(format!("$.seed.parties[{i}].share"), e.to_string())
+            })?),
+            None => None,
+        };
+        if wire.seed.mode == SeedMode::Open && (p.commitment.is_none() || share.is_none()) {
+            return Err(LineError::new(
+                format!("$.seed.parties[{i}]"),
+                "an open record names each party's commitment and share",
+            ));
+        }
+        parties.push(Party {
+            name: p.name,
+            commitment: p.commitment,
+            share,
+        });
+    }
+    Ok(Header {
+        game: wire.game,
+        rules: RuleVersion {
+            version: wire.rules.version,
+            name: wire.rules.name,
+            options: wire.rules.options,
+            constants: wire.rules.constants,
+        },
+        rules_hash: wire.rules.hash,
+        scenario: wire.scenario,
+        mode: wire.seed.mode,
+        parties,
+    })
+}
+
+/// Parses an event line: strict and canonical, with a body of the right shape.
+pub fn parse_event(line: &str) -> Result<Event, LineError> {
+    let (wire, _) = parse_strict::<EventV1>(line)?;
+    let shape = match wire.kind {
+        Kind::Decision => {
+            serde_path_to_error::deserialize::<_, DecisionBody>(&wire.body).map(|_| ())
+        }
+        Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|_| ()),
+        Kind::Fact => serde_path_to_error::deserialize::<_, FactBody>(&wire.body).map(|_| ()),
+    };
+    shape.map_err(|e| LineError::new(format!("$.body.{}", e.path()), e.inner().to_string()))?;
+    if wire.kind == Kind::Roll {
+        let body: RollBodyV1 = serde_json::from_value(wire.body.clone()).expect("checked above");
+        body.to_roll()
+            .map_err(|m| LineError::new("$.body.die", m))?;
+    }
+    Ok(Event {
+        seq: wire.seq,
+        kind: wire.kind,
+        body: wire.body,
+        hash: wire.hash,
+    })
+}

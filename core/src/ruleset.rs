@@ -1,0 +1,277 @@
+//! The decider shape every ruleset has, and the registry of rulesets.
+//!
+//! ```text
+//! initial(scenario, rules)          -> State
+//! decide(&State, &Decision, &mut Dice) -> Result<Vec<Fact>, Violation>   // pure
+//! evolve(State, &Fact)              -> State                             // pure, total
+//! ```
+//!
+//! **Invariant:** all rule logic lives in `decide`. `evolve` only records what
+//! a fact says; a fact carries every consequence the rules drew (who acts
+//! next, whether a rallied unit may still be commanded), so replay never needs
+//! the rules. The engine talks to rulesets through [`Machine`], the same shape
+//! over JSON values, so that the log, verify and the CLI need not know which
+//! ruleset a game uses.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::dice::{Dice, DiceError};
+use crate::rules::{RuleVersion, RulesError, VersionSpec};
+
+/// Why a decision is refused: a rule forbids it, or a die could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Violation {
+    #[error("{0}")]
+    Rule(String),
+    #[error(transparent)]
+    Dice(#[from] DiceError),
+}
+
+/// Refuses a decision with a message: `refuse!("{unit} is broken")`.
+#[macro_export]
+macro_rules! refuse {
+    ($($arg:tt)*) => {
+        return Err($crate::ruleset::Violation::Rule(format!($($arg)*)))
+    };
+}
+
+/// A scenario the ruleset cannot start from, naming the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct ScenarioError {
+    /// A path into the scenario, e.g. `units[3].skill`.
+    pub field: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A ruleset: a decider over its own state, decisions and facts.
+pub trait Ruleset: 'static {
+    /// The ruleset id, e.g. `leader-activation`.
+    const ID: &'static str;
+    /// One line saying what it is.
+    const TITLE: &'static str;
+    type Scenario: DeserializeOwned;
+    type State: Clone + Serialize + Send + 'static;
+    type Decision: DeserializeOwned + Serialize;
+    type Fact: DeserializeOwned + Serialize;
+
+    /// Every version, the first being the default.
+    fn versions() -> Vec<VersionSpec>;
+    /// The state before the first decision. The rule version is part of it.
+    fn initial(scenario: Self::Scenario, rules: &RuleVersion)
+        -> Result<Self::State, ScenarioError>;
+    /// What a decision leads to, or why it is refused. Pure.
+    fn decide(
+        state: &Self::State,
+        decision: &Self::Decision,
+        dice: &mut Dice,
+    ) -> Result<Vec<Self::Fact>, Violation>;
+    /// The state after a fact. Pure and total: no rule logic here.
+    fn evolve(state: Self::State, fact: &Self::Fact) -> Self::State;
+    /// One line of narrative for a fact.
+    fn narrate(fact: &Self::Fact) -> String;
+    /// The state as text, for `state`, golden files and diffs.
+    fn render(state: &Self::State) -> String;
+    /// The turn the state is in (0 before the first).
+    fn turn(state: &Self::State) -> u32;
+}
+
+/// Why a decision was not decided: it does not parse, or the rules refuse it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("{field}: {message}")]
+    Malformed { field: String, message: String },
+    #[error(transparent)]
+    Violation(#[from] Violation),
+}
+
+/// A ruleset's decider behind JSON values: what the engine drives.
+pub trait Machine: Send {
+    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Value>, Refusal>;
+    /// Applies a fact; an error means the fact does not parse.
+    fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
+    fn narrate(&self, fact: &Value) -> String;
+    fn render(&self) -> String;
+    fn state(&self) -> Value;
+    fn turn(&self) -> u32;
+    fn boxed_clone(&self) -> Box<dyn Machine>;
+}
+
+struct Typed<R: Ruleset> {
+    state: Option<R::State>,
+}
+
+fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, Refusal> {
+    serde_path_to_error::deserialize(value).map_err(|e| Refusal::Malformed {
+        field: e.path().to_string(),
+        message: e.inner().to_string(),
+    })
+}
+
+impl<R: Ruleset> Machine for Typed<R> {
+    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Value>, Refusal> {
+        let decision: R::Decision = parse(decision)?;
+        let facts = R::decide(self.state.as_ref().expect("state present"), &decision, dice)?;
+        Ok(facts
+            .iter()
+            .map(|f| serde_json::to_value(f).expect("facts serialise"))
+            .collect())
+    }
+
+    fn evolve(&mut self, fact: &Value) -> Result<(), Refusal> {
+        let fact: R::Fact = parse(fact)?;
+        let state = self.state.take().expect("state present");
+        self.state = Some(R::evolve(state, &fact));
+        Ok(())
+    }
+
+    fn narrate(&self, fact: &Value) -> String {
+        match serde_json::from_value::<R::Fact>(fact.clone()) {
+            Ok(f) => R::narrate(&f),
+            Err(_) => format!("(unreadable fact {fact})"),
+        }
+    }
+
+    fn render(&self) -> String {
+        R::render(self.state.as_ref().expect("state present"))
+    }
+
+    fn state(&self) -> Value {
+        serde_json::to_value(self.state.as_ref().expect("state present")).expect("state serialises")
+    }
+
+    fn turn(&self) -> u32 {
+        R::turn(self.state.as_ref().expect("state present"))
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Machine> {
+        Box::new(Typed::<R> {
+            state: self.state.clone(),
+        })
+    }
+}
+
+/// A ruleset in the registry.
+#[derive(Clone, Copy)]
+pub struct RulesetInfo {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub versions: fn() -> Vec<VersionSpec>,
+    pub load: fn(&Value, &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError>,
+}
+
+fn load<R: Ruleset>(
+    scenario: &Value,
+    rules: &RuleVersion,
+) -> Result<Box<dyn Machine>, ScenarioError> {
+    let scenario: R::Scenario = serde_path_to_error::deserialize(scenario)
+        .map_err(|e| ScenarioError::new(e.path().to_string(), e.inner().to_string()))?;
+    let state = R::initial(scenario, rules)?;
+    Ok(Box::new(Typed::<R> { state: Some(state) }))
+}
+
+/// The registry entry of a ruleset type.
+pub fn info<R: Ruleset>() -> RulesetInfo {
+    RulesetInfo {
+        id: R::ID,
+        title: R::TITLE,
+        versions: R::versions,
+        load: load::<R>,
+    }
+}
+
+/// Every built-in ruleset.
+pub fn all() -> Vec<RulesetInfo> {
+    crate::rulesets::registry()
+}
+
+/// Finds a ruleset by id.
+pub fn find(id: &str) -> Result<RulesetInfo, RulesError> {
+    all().into_iter().find(|r| r.id == id).ok_or_else(|| {
+        RulesError::UnknownRuleset(
+            id.to_string(),
+            all().iter().map(|r| r.id).collect::<Vec<_>>().join(", "),
+        )
+    })
+}
+
+/// Finds a version by `ruleset@version`, or a ruleset's default by `ruleset`.
+pub fn version(id: &str) -> Result<VersionSpec, RulesError> {
+    let (ruleset, version) = match id.split_once('@') {
+        Some((r, v)) => (r, Some(v)),
+        None => (id, None),
+    };
+    let info = find(ruleset)?;
+    let versions = (info.versions)();
+    match version {
+        None => Ok(versions
+            .into_iter()
+            .next()
+            .expect("a ruleset has a version")),
+        Some(v) => {
+            let known = versions
+                .iter()
+                .map(|s| s.id())
+                .collect::<Vec<_>>()
+                .join(", ");
+            versions
+                .into_iter()
+                .find(|s| s.version == v)
+                .ok_or(RulesError::UnknownVersion {
+                    ruleset: ruleset.to_string(),
+                    version: v.to_string(),
+                    known,
+                })
+        }
+    }
+}
+
+/// Facts decided so far, and the state they lead to: `decide` builds its
+/// facts on a scratch copy of the state, evolving it as it goes, so a later
+/// fact (who activates next, whether the turn is over) can be computed from
+/// the state the earlier facts lead to — without putting rules in `evolve`.
+pub struct Facts<R: Ruleset> {
+    state: Option<R::State>,
+    out: Vec<R::Fact>,
+}
+
+impl<R: Ruleset> Facts<R> {
+    pub fn new(state: &R::State) -> Self {
+        Facts {
+            state: Some(state.clone()),
+            out: Vec::new(),
+        }
+    }
+
+    /// Records a fact and evolves the scratch state by it.
+    pub fn push(&mut self, fact: R::Fact) {
+        let state = self.state.take().expect("scratch state present");
+        self.state = Some(R::evolve(state, &fact));
+        self.out.push(fact);
+    }
+
+    /// The state the facts so far lead to.
+    pub fn state(&self) -> &R::State {
+        self.state.as_ref().expect("scratch state present")
+    }
+
+    /// The facts so far.
+    pub fn facts(&self) -> &[R::Fact] {
+        &self.out
+    }
+
+    pub fn into_facts(self) -> Vec<R::Fact> {
+        self.out
+    }
+}

@@ -1,0 +1,794 @@
+//! `leader-activation`: the Command Phase of an "Infantry Combat" WWII
+//! skirmish ruleset (`rules/leader-activation.txt`).
+//!
+//! Leaders ("command teams") activate in turn, alternating between the sides;
+//! each commands up to three units within the command range of the *unit's*
+//! skill, may act himself, and may end with one rally test for up to three
+//! broken units. A broken leader may only try to self-rally. The side with
+//! fewer leaders may skip activations.
+//!
+//! Open points are settled by the options of [`versions`] (L1–L10 of
+//! `rules/INTERPRETATIONS.md`). The rules are in [`decide`]; this module holds
+//! the words of the domain and a faithful `evolve`.
+
+mod decide;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dice::Dice;
+use crate::geometry::Point;
+use crate::rules::{RuleVersion, Setting, VersionSpec};
+use crate::ruleset::{Ruleset, ScenarioError, Violation};
+
+/// The ruleset.
+pub struct LeaderActivation;
+
+/// A skill rating: "Elite", "Trained" or "Conscript".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Skill {
+    Elite,
+    Trained,
+    Conscript,
+}
+
+impl Skill {
+    pub fn name(self) -> &'static str {
+        match self {
+            Skill::Elite => "Elite",
+            Skill::Trained => "Trained",
+            Skill::Conscript => "Conscript",
+        }
+    }
+}
+
+/// A leader (command team) or a unit, as the scenario gives it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSetup {
+    pub id: String,
+    pub side: String,
+    #[serde(default = "trained")]
+    pub skill: Skill,
+    /// Position in millimetres.
+    pub at: Point,
+    #[serde(default)]
+    pub broken: bool,
+    /// A name for people; the id is what decisions use.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+fn trained() -> Skill {
+    Skill::Trained
+}
+
+/// Two sides, their leaders and units. Positions in millimetres.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub sides: Vec<String>,
+    pub leaders: Vec<PieceSetup>,
+    pub units: Vec<PieceSetup>,
+}
+
+/// What a piece is: a leader or a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Leader,
+    Unit,
+}
+
+/// A leader or unit on the table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Piece {
+    pub id: String,
+    pub side: String,
+    pub role: Role,
+    pub skill: Skill,
+    pub at: Point,
+    pub broken: bool,
+    /// Activated this turn (a leader marked, a unit commanded).
+    pub activated: bool,
+    /// A leader locked in close combat.
+    pub locked: bool,
+}
+
+/// The settings of a rule version, typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    pub skill_as_roll_modifier: bool,
+    pub natural_1_fails: bool,
+    pub natural_6_rallies: bool,
+    pub self_rally_skill_modifier: bool,
+    pub failed_self_rally_keeps_leader_unactivated: bool,
+    pub rallied_units_stay_idle: bool,
+    pub last_activation_rule: bool,
+    pub command_range_elite_mm: u64,
+    pub command_range_trained_mm: u64,
+    pub command_range_conscript_mm: u64,
+    pub rally_target: i64,
+    pub self_rally_target: i64,
+    pub max_commanded_units: usize,
+    pub max_rallied_units: usize,
+}
+
+impl Config {
+    fn from_rules(r: &RuleVersion) -> Result<Config, ScenarioError> {
+        let non_negative = |name: &str| {
+            u64::try_from(r.int(name)).map_err(|_| {
+                ScenarioError::new(format!("rules.constants.{name}"), "must not be negative")
+            })
+        };
+        Ok(Config {
+            skill_as_roll_modifier: r.flag("skill-as-roll-modifier"),
+            natural_1_fails: r.flag("natural-1-fails"),
+            natural_6_rallies: r.flag("natural-6-rallies"),
+            self_rally_skill_modifier: r.flag("self-rally-skill-modifier"),
+            failed_self_rally_keeps_leader_unactivated: r
+                .flag("failed-self-rally-keeps-leader-unactivated"),
+            rallied_units_stay_idle: r.flag("rallied-units-stay-idle"),
+            last_activation_rule: r.flag("last-activation-rule"),
+            command_range_elite_mm: non_negative("command-range-elite-mm")?,
+            command_range_trained_mm: non_negative("command-range-trained-mm")?,
+            command_range_conscript_mm: non_negative("command-range-conscript-mm")?,
+            rally_target: r.int("rally-target"),
+            self_rally_target: r.int("self-rally-target"),
+            max_commanded_units: non_negative("max-commanded-units")? as usize,
+            max_rallied_units: non_negative("max-rallied-units")? as usize,
+        })
+    }
+
+    /// "The command range depends on the unit commanded rather than on the
+    /// leader giving the orders. Normal command range is 10cm for Trained
+    /// infantry or Conscripts and 15cm for Elite troops."
+    pub fn command_range_mm(&self, skill: Skill) -> u64 {
+        match skill {
+            Skill::Elite => self.command_range_elite_mm,
+            Skill::Trained => self.command_range_trained_mm,
+            Skill::Conscript => self.command_range_conscript_mm,
+        }
+    }
+}
+
+/// A leader's activation in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Activation {
+    pub leader: String,
+    pub side: String,
+    /// Units commanded so far, in order; the last may still be acting.
+    pub commanded: Vec<String>,
+    /// The leader has performed an action of his own.
+    pub leader_acted: bool,
+    /// The leader was broken when activated and has tried to self-rally.
+    pub self_rally_tried: bool,
+}
+
+/// A turn in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    pub number: u32,
+    pub first: String,
+    /// The side whose activation slot it is; none when the turn is over.
+    pub next: Option<String>,
+    /// Leaders each side had at the start of the turn.
+    pub leaders: BTreeMap<String, u32>,
+    /// Skips each side has left.
+    pub skips: BTreeMap<String, u32>,
+    pub activation: Option<Activation>,
+}
+
+/// The game so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    pub config: Config,
+    pub sides: [String; 2],
+    pub pieces: BTreeMap<String, Piece>,
+    /// The current turn; none before the first `begin-turn`.
+    pub turn: Option<Turn>,
+}
+
+/// What a player or the referee asks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Decision {
+    /// Starts a turn; `first` is the side that activates first (L10).
+    BeginTurn { first: String },
+    /// Chooses the next leader of the side whose slot it is.
+    Activate { leader: String },
+    /// A broken leader tries to self-rally.
+    SelfRally,
+    /// The active leader commands (activates) a unit.
+    Command { unit: String },
+    /// The unit commanded last performs an action (described for the log).
+    UnitAction { unit: String, action: String },
+    /// The active leader performs an action of his own.
+    LeaderAction { action: String },
+    /// The active leader's rally at the end of his activation.
+    Rally { units: Vec<String> },
+    /// The active leader's activation is over.
+    EndActivation,
+    /// The side whose slot it is passes it to the opponent.
+    Skip { side: String },
+    /// Referee: a unit or leader breaks.
+    Break { piece: String, reason: String },
+    /// Referee: a leader is locked in close combat.
+    LockInCloseCombat { leader: String },
+    /// Referee: a leader is freed from close combat.
+    FreeFromCloseCombat { leader: String },
+    /// Referee: a unit or leader moves (a position in millimetres).
+    Move { piece: String, to: Point },
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Fact {
+    TurnBegan {
+        turn: u32,
+        first: String,
+        leaders: BTreeMap<String, u32>,
+        skips: BTreeMap<String, u32>,
+        next: Option<String>,
+    },
+    LeaderActivated {
+        leader: String,
+        side: String,
+        broken: bool,
+    },
+    SelfRallyTested {
+        leader: String,
+        roll: u32,
+        needed: i64,
+        rallied: bool,
+    },
+    UnitCommanded {
+        leader: String,
+        unit: String,
+        skill: Skill,
+        distance_mm: u64,
+        range_mm: u64,
+    },
+    UnitActed {
+        unit: String,
+        action: String,
+    },
+    LeaderActed {
+        leader: String,
+        action: String,
+    },
+    RallyTested {
+        leader: String,
+        units: Vec<String>,
+        roll: u32,
+        needed: i64,
+        rallied: bool,
+    },
+    /// The units are no longer broken; `stay_idle` (L7 option) keeps them
+    /// from being commanded later this turn.
+    UnitsRallied {
+        units: Vec<String>,
+        stay_idle: bool,
+    },
+    /// `stays_activated` is false only for a failed self-rally under L5's option.
+    ActivationEnded {
+        leader: String,
+        side: String,
+        stays_activated: bool,
+        next: Option<String>,
+    },
+    Skipped {
+        side: String,
+        skips_left: u32,
+        next: Option<String>,
+    },
+    TurnEnded {
+        turn: u32,
+    },
+    Broke {
+        piece: String,
+        reason: String,
+    },
+    LockedInCloseCombat {
+        leader: String,
+    },
+    FreedFromCloseCombat {
+        leader: String,
+    },
+    Moved {
+        piece: String,
+        from: Point,
+        to: Point,
+    },
+}
+
+const VERSION_SUMMARY: &str =
+    "The Command Phase as written, with the defaults of rules/INTERPRETATIONS.md L1-L10.";
+
+/// `leader-activation@1`: every option and constant.
+pub fn versions() -> Vec<VersionSpec> {
+    vec![VersionSpec {
+        ruleset: "leader-activation",
+        version: "1",
+        summary: VERSION_SUMMARY,
+        settings: vec![
+            Setting::option(
+                "skill-as-roll-modifier",
+                "L1",
+                "Skill Rating table: Elite \"+1\", Conscript \"-1\"; rally table: \"-1 One or more Elite unit among rallied troops\", \"+1 One or more Conscript unit\".",
+                "Read the skill table's modifiers as roll modifiers (Elite +1 to the roll, Conscript -1) instead of target-number modifiers. Gives the same result: a test proves it.",
+            ),
+            Setting::option(
+                "natural-1-fails",
+                "L2",
+                "\"roll a D6 to determine whether the attempt is successful\" (the text names no automatic results).",
+                "A natural 1 always fails a rally or self-rally test.",
+            ),
+            Setting::option(
+                "natural-6-rallies",
+                "L2",
+                "\"roll a D6 to determine whether the attempt is successful\" (the text names no automatic results).",
+                "A natural 6 always passes a rally or self-rally test.",
+            ),
+            Setting::option(
+                "self-rally-skill-modifier",
+                "L4",
+                "\"the leader has to succeed a basic rally test by rolling a 3+ on a D6\"",
+                "Apply the leader's own skill (Elite -1, Conscript +1 to the target) to his self-rally.",
+            ),
+            Setting::option(
+                "failed-self-rally-keeps-leader-unactivated",
+                "L5",
+                "\"If the leader fails to self rally, he may not do anything and play passes on to the opponent player.\"",
+                "A leader who fails to self-rally is not marked activated: he may be activated (and try again) later in the turn.",
+            ),
+            Setting::option(
+                "rallied-units-stay-idle",
+                "L7",
+                "\"He may only do so if these units are not broken, in command range and have not yet been activated during that turn.\"",
+                "A unit rallied at the end of one activation may not be commanded later in the same turn.",
+            ),
+            Setting::option(
+                "last-activation-rule",
+                "L9",
+                "\"Remember that the side which had the first activation in a turn will never have the last activation as well.\"",
+                "The side with fewer leaders must keep its last leader for the last slot: while it has skips left and the opponent has leaders to activate, it skips instead.",
+            ),
+            Setting::constant(
+                "command-range-elite-mm",
+                150,
+                "\"Normal command range is 10cm for Trained infantry or Conscripts and 15cm for Elite troops.\"",
+                "Command range of an Elite unit, in millimetres (inclusive).",
+            ),
+            Setting::constant(
+                "command-range-trained-mm",
+                100,
+                "\"Normal command range is 10cm for Trained infantry or Conscripts and 15cm for Elite troops.\"",
+                "Command range of a Trained unit, in millimetres (inclusive).",
+            ),
+            Setting::constant(
+                "command-range-conscript-mm",
+                100,
+                "\"Normal command range is 10cm for Trained infantry or Conscripts and 15cm for Elite troops.\"",
+                "Command range of a Conscript unit, in millimetres (inclusive).",
+            ),
+            Setting::constant(
+                "rally-target",
+                3,
+                "\"The basic target number for the rally test is 3+.\"",
+                "The basic rally target on a D6, before the modifiers for units and skill.",
+            ),
+            Setting::constant(
+                "self-rally-target",
+                3,
+                "\"the leader has to succeed a basic rally test by rolling a 3+ on a D6\"",
+                "The self-rally target on a D6.",
+            ),
+            Setting::constant(
+                "max-commanded-units",
+                3,
+                "\"the leader may himself command any three friendly units\"",
+                "How many units one leader may command in an activation.",
+            ),
+            Setting::constant(
+                "max-rallied-units",
+                3,
+                "\"You may rally up to three units within command range.\"",
+                "How many broken units one rally test may name.",
+            ),
+        ],
+    }]
+}
+
+impl Ruleset for LeaderActivation {
+    const ID: &'static str = "leader-activation";
+    const TITLE: &'static str = "Leader activation (Infantry Combat command phase): leaders command up to 3 units in range, rally, self-rally, skips";
+    type Scenario = Scenario;
+    type State = State;
+    type Decision = Decision;
+    type Fact = Fact;
+
+    fn versions() -> Vec<VersionSpec> {
+        versions()
+    }
+
+    fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioError> {
+        let config = Config::from_rules(rules)?;
+        let sides: [String; 2] = match scenario.sides.as_slice() {
+            [a, b] if a != b => [a.clone(), b.clone()],
+            _ => {
+                return Err(ScenarioError::new(
+                    "sides",
+                    "name exactly two different sides",
+                ))
+            }
+        };
+        let mut pieces = BTreeMap::new();
+        let all = scenario
+            .leaders
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (format!("leaders[{i}]"), Role::Leader, p));
+        let all = all.chain(
+            scenario
+                .units
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("units[{i}]"), Role::Unit, p)),
+        );
+        for (field, role, p) in all {
+            if !sides.contains(&p.side) {
+                return Err(ScenarioError::new(
+                    format!("{field}.side"),
+                    format!(
+                        "{:?} is not one of the sides ({}, {})",
+                        p.side, sides[0], sides[1]
+                    ),
+                ));
+            }
+            if p.id.is_empty() {
+                return Err(ScenarioError::new(
+                    format!("{field}.id"),
+                    "an id may not be empty",
+                ));
+            }
+            let piece = Piece {
+                id: p.id.clone(),
+                side: p.side.clone(),
+                role,
+                skill: p.skill,
+                at: p.at,
+                broken: p.broken,
+                activated: false,
+                locked: false,
+            };
+            if pieces.insert(p.id.clone(), piece).is_some() {
+                return Err(ScenarioError::new(
+                    format!("{field}.id"),
+                    format!("{:?} is used twice", p.id),
+                ));
+            }
+        }
+        Ok(State {
+            config,
+            sides,
+            pieces,
+            turn: None,
+        })
+    }
+
+    fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
+        decide::decide(state, decision, dice)
+    }
+
+    fn evolve(state: State, fact: &Fact) -> State {
+        evolve(state, fact)
+    }
+
+    fn narrate(fact: &Fact) -> String {
+        narrate(fact)
+    }
+
+    fn render(state: &State) -> String {
+        render(state)
+    }
+
+    fn turn(state: &State) -> u32 {
+        state.turn.as_ref().map_or(0, |t| t.number)
+    }
+}
+
+/// Records what a fact says. No rule logic: every consequence is in the fact.
+pub fn evolve(mut state: State, fact: &Fact) -> State {
+    fn piece<'a>(state: &'a mut State, id: &str) -> &'a mut Piece {
+        state
+            .pieces
+            .get_mut(id)
+            .expect("facts name pieces of the scenario")
+    }
+    fn activation(state: &mut State) -> &mut Activation {
+        state
+            .turn
+            .as_mut()
+            .and_then(|t| t.activation.as_mut())
+            .expect("an activation is in progress")
+    }
+    match fact {
+        Fact::TurnBegan {
+            turn,
+            first,
+            leaders,
+            skips,
+            next,
+        } => {
+            for p in state.pieces.values_mut() {
+                p.activated = false;
+            }
+            state.turn = Some(Turn {
+                number: *turn,
+                first: first.clone(),
+                next: next.clone(),
+                leaders: leaders.clone(),
+                skips: skips.clone(),
+                activation: None,
+            });
+        }
+        Fact::LeaderActivated { leader, side, .. } => {
+            piece(&mut state, leader).activated = true;
+            let turn = state.turn.as_mut().expect("a turn is in progress");
+            turn.activation = Some(Activation {
+                leader: leader.clone(),
+                side: side.clone(),
+                commanded: Vec::new(),
+                leader_acted: false,
+                self_rally_tried: false,
+            });
+        }
+        Fact::SelfRallyTested {
+            leader, rallied, ..
+        } => {
+            activation(&mut state).self_rally_tried = true;
+            if *rallied {
+                piece(&mut state, leader).broken = false;
+            }
+        }
+        Fact::UnitCommanded { unit, .. } => {
+            piece(&mut state, unit).activated = true;
+            activation(&mut state).commanded.push(unit.clone());
+        }
+        Fact::UnitActed { .. } => {}
+        Fact::LeaderActed { .. } => activation(&mut state).leader_acted = true,
+        Fact::RallyTested { .. } => {}
+        Fact::UnitsRallied { units, stay_idle } => {
+            for u in units {
+                let p = piece(&mut state, u);
+                p.broken = false;
+                if *stay_idle {
+                    p.activated = true;
+                }
+            }
+        }
+        Fact::ActivationEnded {
+            leader,
+            stays_activated,
+            next,
+            ..
+        } => {
+            piece(&mut state, leader).activated = *stays_activated;
+            let turn = state.turn.as_mut().expect("a turn is in progress");
+            turn.activation = None;
+            turn.next = next.clone();
+        }
+        Fact::Skipped {
+            side,
+            skips_left,
+            next,
+        } => {
+            let turn = state.turn.as_mut().expect("a turn is in progress");
+            turn.skips.insert(side.clone(), *skips_left);
+            turn.next = next.clone();
+        }
+        Fact::TurnEnded { .. } => {
+            if let Some(t) = state.turn.as_mut() {
+                t.next = None;
+            }
+        }
+        Fact::Broke { piece: id, .. } => piece(&mut state, id).broken = true,
+        Fact::LockedInCloseCombat { leader } => piece(&mut state, leader).locked = true,
+        Fact::FreedFromCloseCombat { leader } => piece(&mut state, leader).locked = false,
+        Fact::Moved { piece: id, to, .. } => piece(&mut state, id).at = *to,
+    }
+    state
+}
+
+fn side_or_none(next: &Option<String>) -> String {
+    match next {
+        Some(side) => format!("{side} to activate"),
+        None => "no leader left to activate".into(),
+    }
+}
+
+/// One line of narrative for a fact.
+pub fn narrate(fact: &Fact) -> String {
+    match fact {
+        Fact::TurnBegan {
+            turn,
+            first,
+            leaders,
+            skips,
+            next,
+        } => {
+            let counts: Vec<String> = leaders.iter().map(|(s, n)| format!("{s} {n}")).collect();
+            let skips: Vec<String> = skips
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(s, n)| format!("{s} may skip {n}"))
+                .collect();
+            let skips = if skips.is_empty() {
+                "no skips".to_string()
+            } else {
+                skips.join(", ")
+            };
+            format!(
+                "Turn {turn} begins, {first} first. Leaders: {}; {skips}. {}.",
+                counts.join(", "),
+                side_or_none(next)
+            )
+        }
+        Fact::LeaderActivated {
+            leader,
+            side,
+            broken,
+        } => {
+            if *broken {
+                format!("{leader} ({side}) is activated, broken: he may only try to self-rally.")
+            } else {
+                format!("{leader} ({side}) is activated.")
+            }
+        }
+        Fact::SelfRallyTested {
+            leader,
+            roll,
+            needed,
+            rallied,
+        } => {
+            if *rallied {
+                format!("{leader} self-rallies: D6 {roll}, needed {needed}+. He acts without restriction.")
+            } else {
+                format!("{leader} fails to self-rally: D6 {roll}, needed {needed}+. He does nothing; play passes.")
+            }
+        }
+        Fact::UnitCommanded {
+            leader,
+            unit,
+            skill,
+            distance_mm,
+            range_mm,
+        } => format!(
+            "{leader} commands {unit} ({}, {distance_mm} mm of {range_mm} mm command range).",
+            skill.name()
+        ),
+        Fact::UnitActed { unit, action } => format!("{unit}: {action}."),
+        Fact::LeaderActed { leader, action } => {
+            format!("{leader} acts: {action}. He may command no more units.")
+        }
+        Fact::RallyTested {
+            leader,
+            units,
+            roll,
+            needed,
+            rallied,
+        } => {
+            let outcome = if *rallied {
+                "rallied"
+            } else {
+                "all remain broken"
+            };
+            format!(
+                "{leader} rallies {}: D6 {roll}, needed {needed}+: {outcome}.",
+                units.join(", ")
+            )
+        }
+        Fact::UnitsRallied { units, stay_idle } => {
+            if *stay_idle {
+                format!(
+                    "{} are no longer broken, and stay idle this turn.",
+                    units.join(", ")
+                )
+            } else {
+                format!("{} are no longer broken.", units.join(", "))
+            }
+        }
+        Fact::ActivationEnded {
+            leader,
+            stays_activated,
+            next,
+            ..
+        } => {
+            let marked = if *stays_activated {
+                ""
+            } else {
+                " (he is not marked activated)"
+            };
+            format!(
+                "{leader}'s activation ends{marked}; {}.",
+                side_or_none(next)
+            )
+        }
+        Fact::Skipped {
+            side,
+            skips_left,
+            next,
+        } => {
+            format!(
+                "{side} skips ({skips_left} skip(s) left); {}.",
+                side_or_none(next)
+            )
+        }
+        Fact::TurnEnded { turn } => format!("Turn {turn} ends: every leader has been activated."),
+        Fact::Broke { piece, reason } => format!("{piece} is broken: {reason}."),
+        Fact::LockedInCloseCombat { leader } => format!("{leader} is locked in close combat."),
+        Fact::FreedFromCloseCombat { leader } => format!("{leader} is freed from close combat."),
+        Fact::Moved { piece, from, to } => format!("{piece} moves from {from} to {to} mm."),
+    }
+}
+
+/// The state as text: the turn, the activation, then each side's pieces.
+pub fn render(state: &State) -> String {
+    let mut out = String::new();
+    match &state.turn {
+        None => out.push_str("before the first turn\n"),
+        Some(t) => {
+            let skips: Vec<String> = t.skips.iter().map(|(s, n)| format!("{s} {n}")).collect();
+            out.push_str(&format!(
+                "turn {} ({} first): {}; skips left: {}\n",
+                t.number,
+                t.first,
+                side_or_none(&t.next),
+                skips.join(", ")
+            ));
+            if let Some(a) = &t.activation {
+                out.push_str(&format!(
+                    "activation: {} ({}) commanded [{}]{}\n",
+                    a.leader,
+                    a.side,
+                    a.commanded.join(", "),
+                    if a.leader_acted { ", has acted" } else { "" }
+                ));
+            }
+        }
+    }
+    for side in &state.sides {
+        out.push_str(&format!("{side}:\n"));
+        for p in state.pieces.values().filter(|p| &p.side == side) {
+            let mut marks = Vec::new();
+            if p.broken {
+                marks.push("broken");
+            }
+            if p.activated {
+                marks.push("activated");
+            }
+            if p.locked {
+                marks.push("locked in close combat");
+            }
+            let role = match p.role {
+                Role::Leader => "leader",
+                Role::Unit => "unit",
+            };
+            out.push_str(&format!(
+                "  {:<6} {:<6} {:<9} at {:<14} {}\n",
+                p.id,
+                role,
+                p.skill.name(),
+                p.at.to_string(),
+                marks.join(", ")
+            ));
+        }
+    }
+    out
+}

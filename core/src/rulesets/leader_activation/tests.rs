@@ -1,0 +1,1 @@
+//! Tests of the leader-activation rules (filled below).

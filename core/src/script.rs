@@ -1,0 +1,268 @@
+//! Scripts: a scenario, a seed and a list of decisions in one JSON file.
+//!
+//! How fixtures, bug reports and tests drive the engine:
+//!
+//! ```json
+//! {
+//!   "game": "skips",
+//!   "rules": "leader-activation@1",
+//!   "scenario": { … },
+//!   "seed": {"mode": "open", "parties": [{"name": "allies", "share": "<64 hex>"}, …]},
+//!   "decisions": [ {"type": "begin-turn", "first": "allies"}, … ]
+//! }
+//! ```
+//!
+//! `rules` is a version id, or an object: a version with option and constant
+//! overrides (`{"version": …, "options": {…}, "constants": {…}}`), or a house
+//! rules object (`{"name": …, "base": …, …}`). In a table game
+//! (`"seed": {"mode": "table", "parties": [{"name": "allies"}, …]}`) each
+//! decision that rolls carries its dice: `"dice": {"rally": [4]}`.
+//!
+//! Every error names the field and the line it is on.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::dice::TableDice;
+use crate::game::Game;
+use crate::locate::line_of;
+use crate::record::{Event, Header, Party, SeedMode};
+use crate::rules::{HouseRules, RuleVersion};
+use crate::ruleset;
+use crate::seed::Share;
+
+/// A script that cannot be played, with where the trouble is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {field}: {message}")]
+pub struct ScriptError {
+    pub line: usize,
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptV1 {
+    #[serde(default)]
+    game: Option<String>,
+    rules: RulesRef,
+    scenario: Value,
+    seed: SeedRef,
+    decisions: Vec<Value>,
+    /// Free text for people: what the script shows.
+    #[serde(default)]
+    #[allow(dead_code)]
+    about: Option<String>,
+}
+
+/// A reference to a rule version, as scripts and the CLI write it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum RulesRef {
+    Id(String),
+    House(HouseRules),
+    Version {
+        version: String,
+        #[serde(default)]
+        options: BTreeMap<String, Value>,
+        #[serde(default)]
+        constants: BTreeMap<String, Value>,
+    },
+}
+
+impl RulesRef {
+    /// The resolved rule version; errors name the field under `where_`.
+    pub fn resolve(&self, where_: &str) -> Result<RuleVersion, (String, String)> {
+        let none = BTreeMap::new();
+        let (version, options, constants, name) = match self {
+            RulesRef::Id(id) => (id, &none, &none, None),
+            RulesRef::Version {
+                version,
+                options,
+                constants,
+            } => (version, options, constants, None),
+            RulesRef::House(h) => (&h.base, &h.options, &h.constants, Some(h.name.clone())),
+        };
+        let field = match self {
+            RulesRef::House(_) => format!("{where_}base"),
+            RulesRef::Version { .. } => format!("{where_}version"),
+            RulesRef::Id(_) => where_.trim_end_matches('.').to_string(),
+        };
+        let spec = ruleset::version(version).map_err(|e| (field, e.to_string()))?;
+        let mut resolved = spec.resolve(options, constants, where_).map_err(|e| {
+            let text = e.to_string();
+            let field = text.split(':').next().unwrap_or("").to_string();
+            (
+                field,
+                text.split_once(": ")
+                    .map(|(_, m)| m.to_string())
+                    .unwrap_or(text),
+            )
+        })?;
+        resolved.name = name;
+        Ok(resolved)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeedRef {
+    mode: SeedMode,
+    parties: Vec<PartyRef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartyRef {
+    name: String,
+    #[serde(default)]
+    share: Option<String>,
+}
+
+/// A parsed script: its header and its decisions, each with its table dice.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub header: Header,
+    pub decisions: Vec<(Value, Option<TableDice>)>,
+    text: String,
+}
+
+/// Whether a game id is acceptable: 1–64 of `A–Z a–z 0–9 . _ -`.
+pub fn valid_game_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && !id.starts_with('.')
+}
+
+/// Splits `"dice"` off a decision object: the rest is the ruleset's decision.
+pub fn split_dice(mut decision: Value) -> Result<(Value, Option<TableDice>), (String, String)> {
+    let dice = match decision.as_object_mut().and_then(|m| m.remove("dice")) {
+        None => None,
+        Some(d) => Some(
+            serde_path_to_error::deserialize::<_, TableDice>(d)
+                .map_err(|e| (format!("dice.{}", e.path()), e.inner().to_string()))?,
+        ),
+    };
+    Ok((decision, dice))
+}
+
+impl Script {
+    /// Parses a script; `default_game` names the game if the script does not.
+    pub fn parse(text: &str, default_game: &str) -> Result<Script, ScriptError> {
+        let err = |field: String, message: String| ScriptError {
+            line: line_of(text, &field),
+            field,
+            message,
+        };
+        let mut de = serde_json::Deserializer::from_str(text);
+        let wire: ScriptV1 = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let inner = e.inner();
+            let field = e.path().to_string();
+            let line = if inner.is_syntax() || inner.is_eof() {
+                inner.line()
+            } else {
+                line_of(text, &field)
+            };
+            ScriptError {
+                line,
+                field,
+                message: inner.to_string(),
+            }
+        })?;
+        let game = wire.game.unwrap_or_else(|| default_game.to_string());
+        if !valid_game_id(&game) {
+            return Err(err(
+                "game".into(),
+                format!("{game:?} is not a game id: use 1–64 letters, digits, '.', '_' or '-'"),
+            ));
+        }
+        let rules = wire.rules.resolve("rules.").map_err(|(f, m)| err(f, m))?;
+        let mut parties = Vec::new();
+        for (i, p) in wire.seed.parties.iter().enumerate() {
+            let share = match (&p.share, wire.seed.mode) {
+                (Some(hex), SeedMode::Open) => Some(
+                    Share::from_hex(hex)
+                        .map_err(|e| err(format!("seed.parties[{i}].share"), e.to_string()))?,
+                ),
+                (None, SeedMode::Open) => {
+                    return Err(err(
+                        format!("seed.parties[{i}]"),
+                        "an open game needs each party's 32-byte share, as 64 hex digits".into(),
+                    ))
+                }
+                (Some(_), SeedMode::Table) => {
+                    return Err(err(
+                        format!("seed.parties[{i}].share"),
+                        "a table game rolls real dice: its parties have no shares".into(),
+                    ))
+                }
+                (None, SeedMode::Table) => None,
+            };
+            parties.push(Party {
+                name: p.name.clone(),
+                commitment: share.map(|s| s.commitment()),
+                share,
+            });
+        }
+        if parties.is_empty() {
+            return Err(err(
+                "seed.parties".into(),
+                "a game needs at least one party".into(),
+            ));
+        }
+        let rules_hash = rules.hash();
+        let header = Header {
+            game,
+            rules,
+            rules_hash,
+            scenario: wire.scenario,
+            mode: wire.seed.mode,
+            parties,
+        };
+        Game::open(header.clone()).map_err(|e| match e {
+            crate::game::OpenError::Scenario(s) => err(format!("scenario.{}", s.field), s.message),
+            other => err("seed".into(), other.to_string()),
+        })?;
+        let mut decisions = Vec::with_capacity(wire.decisions.len());
+        for (i, d) in wire.decisions.into_iter().enumerate() {
+            decisions.push(split_dice(d).map_err(|(f, m)| err(format!("decisions[{i}].{f}"), m))?);
+        }
+        Ok(Script {
+            header,
+            decisions,
+            text: text.to_string(),
+        })
+    }
+
+    /// Plays every decision from the start, handing each event to `sink`.
+    /// The first refused decision is an error naming it and its line.
+    pub fn play(&self, mut sink: impl FnMut(&Game, &Event)) -> Result<Game, ScriptError> {
+        let mut game = Game::open(self.header.clone()).expect("checked by parse");
+        for (i, (decision, dice)) in self.decisions.iter().enumerate() {
+            let events = game.play(decision, dice.as_ref()).map_err(|refusal| {
+                let (field, message) = match refusal {
+                    ruleset::Refusal::Malformed { field, message } => {
+                        (format!("decisions[{i}].{field}"), message)
+                    }
+                    ruleset::Refusal::Violation(v) => {
+                        (format!("decisions[{i}]"), format!("refused: {v}"))
+                    }
+                };
+                ScriptError {
+                    line: line_of(&self.text, &field),
+                    field,
+                    message,
+                }
+            })?;
+            for e in &events {
+                sink(&game, e);
+            }
+        }
+        Ok(game)
+    }
+}

@@ -1,0 +1,77 @@
+//! Every script under `fixtures/` plays, verifies, and produces the golden
+//! outputs kept beside it (`NAME.narrative.txt`, `NAME.state.txt`,
+//! `NAME.turns.txt`).
+//!
+//! To accept a change of behaviour, rewrite the expected files with
+//! `cargo run -p rollcall-cli -- golden bless fixtures` (or
+//! `ROLLCALL_BLESS=1 cargo test -p rollcall-core --test fixtures`) and review
+//! the diff before committing. CI never blesses: with `CI` set, blessing is
+//! refused.
+
+use std::path::{Path, PathBuf};
+
+use rollcall_core::golden::script_outputs;
+use rollcall_core::script::Script;
+
+fn scripts(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(scripts(&path));
+        } else if path.extension().is_some_and(|e| e == "json")
+            && !path.to_string_lossy().ends_with(".house.json")
+        {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn fixtures_match_their_golden_outputs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let bless = std::env::var_os("ROLLCALL_BLESS").is_some();
+    assert!(
+        !(bless && std::env::var_os("CI").is_some()),
+        "refusing to bless golden files under CI"
+    );
+    let mut failures = Vec::new();
+    let all = scripts(&root);
+    assert!(
+        !all.is_empty(),
+        "no fixtures found under {}",
+        root.display()
+    );
+    for path in all {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let script =
+            Script::parse(&text, &stem).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let outputs = script_outputs(&script).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (suffix, actual) in outputs.files() {
+            let expected_path = path.with_file_name(format!("{stem}.{suffix}"));
+            if bless {
+                std::fs::write(&expected_path, actual).unwrap();
+                continue;
+            }
+            match std::fs::read_to_string(&expected_path) {
+                Ok(expected) if expected == actual => {}
+                Ok(expected) => failures.push(format!(
+                    "{} differs:\n--- expected\n{expected}\n+++ actual\n{actual}",
+                    expected_path.display()
+                )),
+                Err(_) => failures.push(format!(
+                    "{} is missing (bless to create it)",
+                    expected_path.display()
+                )),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n\nIf the change is intended: cargo run -p rollcall-cli -- golden bless fixtures",
+        failures.join("\n\n")
+    );
+}
