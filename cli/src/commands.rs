@@ -596,17 +596,7 @@ fn export(
 fn import(db: &Option<std::path::PathBuf>, file: &Path, json: bool) -> Result<ExitCode, Fail> {
     let (header, events) = rollcall_store::file::read(file)?;
     let mut kept = Vec::new();
-    let mut failure = None;
-    let result = verify_each(
-        &header,
-        events.map(|r| {
-            r.map_err(|e| {
-                failure = Some(e.to_string());
-                e
-            })
-        }),
-        |_, e| kept.push(e.clone()),
-    );
+    let result = verify_each(&header, events, |_, e| kept.push(e.clone()));
     let verified = result.map_err(|f| {
         Fail(format!(
             "{}: does not verify, so it was not imported: {f}",

@@ -763,6 +763,7 @@ pub fn render(state: &State) -> String {
             }
         }
     }
+    let width = state.pieces.keys().map(String::len).max().unwrap_or(0);
     for side in &state.sides {
         out.push_str(&format!("{side}:\n"));
         for p in state.pieces.values().filter(|p| &p.side == side) {
@@ -780,14 +781,16 @@ pub fn render(state: &State) -> String {
                 Role::Leader => "leader",
                 Role::Unit => "unit",
             };
-            out.push_str(&format!(
-                "  {:<6} {:<6} {:<9} at {:<14} {}\n",
+            let line = format!(
+                "  {:<width$}  {:<6} {:<9} at {:<12} {}",
                 p.id,
                 role,
                 p.skill.name(),
                 p.at.to_string(),
                 marks.join(", ")
-            ));
+            );
+            out.push_str(line.trim_end());
+            out.push('\n');
         }
     }
     out

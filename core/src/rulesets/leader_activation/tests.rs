@@ -1,1 +1,997 @@
-//! Tests of the leader-activation rules (filled below).
+//! Given / when / then tests of leader activation: one per rule, one per
+//! refusal, each refusal checking its message.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+use crate::dice::{Dice, TableDice};
+use crate::rules::VersionSpec;
+use crate::ruleset::Ruleset;
+
+/// The table: allies have three leaders, axis two.
+///
+/// allies: `adams` (Trained) at (0, 0), `baker` (Elite) at (1000, 0), `cole` at (2000, 0)
+///   units around adams: `elite-150` exactly at Elite range, `trained-100`
+///   exactly at Trained range, `trained-101` 1 mm beyond, `conscript` and
+///   `trained-a`, `trained-b` close by; `far` out of everyone's range.
+/// axis: `vogel` at (0, 1000) with `gruppe` at (0, 1050); `weber` at (500, 1000).
+fn scenario() -> serde_json::Value {
+    json!({
+        "sides": ["allies", "axis"],
+        "leaders": [
+            {"id": "adams", "side": "allies", "skill": "trained", "at": [0, 0]},
+            {"id": "baker", "side": "allies", "skill": "elite", "at": [1000, 0]},
+            {"id": "cole", "side": "allies", "skill": "conscript", "at": [2000, 0]},
+            {"id": "vogel", "side": "axis", "at": [0, 1000]},
+            {"id": "weber", "side": "axis", "at": [500, 1000]}
+        ],
+        "units": [
+            {"id": "elite-150", "side": "allies", "skill": "elite", "at": [150, 0]},
+            {"id": "trained-100", "side": "allies", "skill": "trained", "at": [0, 100]},
+            {"id": "trained-101", "side": "allies", "skill": "trained", "at": [-101, 0]},
+            {"id": "conscript", "side": "allies", "skill": "conscript", "at": [60, 80]},
+            {"id": "trained-a", "side": "allies", "at": [10, 10]},
+            {"id": "trained-b", "side": "allies", "at": [20, 20]},
+            {"id": "far", "side": "allies", "at": [5000, 5000]},
+            {"id": "gruppe", "side": "axis", "at": [0, 1050]}
+        ]
+    })
+}
+
+fn spec() -> VersionSpec {
+    versions().remove(0)
+}
+
+/// A game in a given state, to which decisions are put.
+#[derive(Clone)]
+struct Check {
+    state: State,
+}
+
+fn d(value: serde_json::Value) -> Decision {
+    serde_json::from_value(value).expect("a well-formed decision")
+}
+
+fn dice(rolls: &[(&str, &[u32])]) -> TableDice {
+    rolls
+        .iter()
+        .map(|(l, v)| (l.to_string(), v.to_vec()))
+        .collect()
+}
+
+impl Check {
+    fn with(options: &[&str]) -> Check {
+        let overrides: BTreeMap<String, serde_json::Value> = options
+            .iter()
+            .map(|o| (o.to_string(), json!(true)))
+            .collect();
+        let rules = spec().resolve(&overrides, &BTreeMap::new(), "").unwrap();
+        let scenario = serde_json::from_value(scenario()).unwrap();
+        Check {
+            state: LeaderActivation::initial(scenario, &rules).unwrap(),
+        }
+    }
+
+    fn new() -> Check {
+        Check::with(&[])
+    }
+
+    /// The decision is made (and must be legal); its facts are folded in.
+    fn given(self, decision: serde_json::Value) -> Check {
+        self.given_rolling(decision, &[])
+    }
+
+    fn given_rolling(mut self, decision: serde_json::Value, rolls: &[(&str, &[u32])]) -> Check {
+        let facts = self
+            .when_rolling(decision.clone(), rolls)
+            .unwrap_or_else(|e| panic!("{decision} refused: {e}"));
+        for f in &facts {
+            self.state = LeaderActivation::evolve(self.state.clone(), f);
+        }
+        self
+    }
+
+    fn when(&self, decision: serde_json::Value) -> Result<Vec<Fact>, Violation> {
+        self.when_rolling(decision, &[])
+    }
+
+    fn when_rolling(
+        &self,
+        decision: serde_json::Value,
+        rolls: &[(&str, &[u32])],
+    ) -> Result<Vec<Fact>, Violation> {
+        let given = dice(rolls);
+        let mut table = Dice::table(&given, 1);
+        let facts = LeaderActivation::decide(&self.state, &d(decision), &mut table)?;
+        table.finish()?;
+        Ok(facts)
+    }
+
+    /// The allies go first in turn 1 and activate adams.
+    fn adams_active(self) -> Check {
+        self.given(json!({"type": "begin-turn", "first": "allies"}))
+            .given(json!({"type": "activate", "leader": "adams"}))
+    }
+}
+
+fn refused(result: Result<Vec<Fact>, Violation>, needle: &str) {
+    match result {
+        Ok(facts) => panic!("expected a refusal containing {needle:?}, got facts {facts:?}"),
+        Err(v) => assert!(
+            v.to_string().contains(needle),
+            "refusal {:?} does not contain {needle:?}",
+            v.to_string()
+        ),
+    }
+}
+
+fn commanded(unit: &str) -> serde_json::Value {
+    json!({"type": "command", "unit": unit})
+}
+
+// ---- The turn and its skips ----
+
+#[test]
+fn begin_turn_counts_leaders_and_skips() {
+    let facts = Check::new()
+        .when(json!({"type": "begin-turn", "first": "axis"}))
+        .unwrap();
+    assert_eq!(
+        facts,
+        vec![Fact::TurnBegan {
+            turn: 1,
+            first: "axis".into(),
+            leaders: [("allies".to_string(), 3), ("axis".to_string(), 2)].into(),
+            skips: [("allies".to_string(), 0), ("axis".to_string(), 1)].into(),
+            next: Some("axis".into()),
+        }]
+    );
+}
+
+#[test]
+fn begin_turn_names_a_side_of_the_game() {
+    refused(
+        Check::new().when(json!({"type": "begin-turn", "first": "soviets"})),
+        "\"soviets\" is not a side of this game",
+    );
+}
+
+#[test]
+fn activations_alternate_between_the_sides() {
+    let c = Check::new().adams_active();
+    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    assert_eq!(
+        facts,
+        vec![Fact::ActivationEnded {
+            leader: "adams".into(),
+            side: "allies".into(),
+            stays_activated: true,
+            next: Some("axis".into())
+        }]
+    );
+}
+
+#[test]
+fn the_wrong_sides_turn_is_refused_naming_whose_turn_it_is() {
+    let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
+    refused(
+        c.when(json!({"type": "activate", "leader": "vogel"})),
+        "it is allies's turn to activate a leader (adams, baker, cole), not axis's",
+    );
+}
+
+#[test]
+fn a_leader_activated_twice_is_refused() {
+    let c = Check::new()
+        .adams_active()
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}));
+    refused(
+        c.when(json!({"type": "activate", "leader": "adams"})),
+        "adams has already been activated this turn",
+    );
+}
+
+#[test]
+fn a_unit_activated_twice_is_refused() {
+    let c = Check::new()
+        .adams_active()
+        .given(commanded("trained-a"))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "baker"}))
+        .given(json!({"type": "move", "piece": "baker", "to": [10, 0]}));
+    refused(
+        c.when(commanded("trained-a")),
+        "trained-a has already been activated this turn",
+    );
+}
+
+#[test]
+fn a_skip_is_allowed_to_the_side_with_fewer_leaders() {
+    let c = Check::new().given(json!({"type": "begin-turn", "first": "axis"}));
+    let facts = c.when(json!({"type": "skip", "side": "axis"})).unwrap();
+    assert_eq!(
+        facts,
+        vec![Fact::Skipped {
+            side: "axis".into(),
+            skips_left: 0,
+            next: Some("allies".into())
+        }]
+    );
+}
+
+#[test]
+fn a_skip_with_none_left_is_refused() {
+    let c = Check::new()
+        .given(json!({"type": "begin-turn", "first": "axis"}))
+        .given(json!({"type": "skip", "side": "axis"}))
+        .given(json!({"type": "activate", "leader": "adams"}))
+        .given(json!({"type": "end-activation"}));
+    refused(
+        c.when(json!({"type": "skip", "side": "axis"})),
+        "axis has no skip left",
+    );
+    // The side with more leaders never has a skip at all.
+    let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
+    refused(
+        c.when(json!({"type": "skip", "side": "allies"})),
+        "allies has no skip left",
+    );
+}
+
+#[test]
+fn a_skip_is_only_for_the_side_whose_slot_it_is() {
+    let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
+    refused(
+        c.when(json!({"type": "skip", "side": "axis"})),
+        "it is allies's turn to activate a leader: axis cannot skip it",
+    );
+}
+
+#[test]
+fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
+    let c = Check::new()
+        .given(json!({"type": "begin-turn", "first": "axis"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "adams"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "weber"}));
+    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    assert_eq!(
+        facts[0],
+        Fact::ActivationEnded {
+            leader: "weber".into(),
+            side: "axis".into(),
+            stays_activated: true,
+            next: Some("allies".into())
+        }
+    );
+    let c = c
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "baker"}));
+    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    assert_eq!(
+        facts[0],
+        Fact::ActivationEnded {
+            leader: "baker".into(),
+            side: "allies".into(),
+            stays_activated: true,
+            next: Some("allies".into())
+        }
+    );
+    let c = c
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "cole"}));
+    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    assert_eq!(
+        facts,
+        vec![
+            Fact::ActivationEnded {
+                leader: "cole".into(),
+                side: "allies".into(),
+                stays_activated: true,
+                next: None
+            },
+            Fact::TurnEnded { turn: 1 },
+        ]
+    );
+}
+
+#[test]
+fn a_new_turn_waits_until_every_leader_has_been_activated() {
+    let c = Check::new().adams_active();
+    refused(
+        c.when(json!({"type": "begin-turn", "first": "axis"})),
+        "turn 1 is not over: adams is being activated",
+    );
+    let c = c.given(json!({"type": "end-activation"}));
+    refused(
+        c.when(json!({"type": "begin-turn", "first": "axis"})),
+        "turn 1 is not over: 4 still to activate (baker, cole, vogel, weber)",
+    );
+}
+
+#[test]
+fn a_new_turn_clears_every_activation_mark() {
+    let mut c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
+    for leader in ["adams", "vogel", "baker", "weber", "cole"] {
+        c = c
+            .given(json!({"type": "activate", "leader": leader}))
+            .given(json!({"type": "end-activation"}));
+    }
+    let c = c.given(json!({"type": "begin-turn", "first": "axis"}));
+    assert!(c.state.pieces.values().all(|p| !p.activated));
+    assert_eq!(c.state.turn.as_ref().unwrap().number, 2);
+}
+
+#[test]
+fn leaders_locked_in_close_combat_count_but_give_no_skip_and_cannot_be_activated() {
+    // Two axis leaders against three allied: one skip, whether or not one is locked.
+    let c = Check::new().given(json!({"type": "lock-in-close-combat", "leader": "weber"}));
+    let facts = c
+        .when(json!({"type": "begin-turn", "first": "axis"}))
+        .unwrap();
+    let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else {
+        panic!("{facts:?}")
+    };
+    assert_eq!(leaders["axis"], 2);
+    assert_eq!(skips["axis"], 1);
+    let c = c.given(json!({"type": "begin-turn", "first": "axis"}));
+    refused(
+        c.when(json!({"type": "activate", "leader": "weber"})),
+        "weber is locked in close combat and may not be activated",
+    );
+}
+
+// ---- Commanding ----
+
+#[test]
+fn a_leader_commands_a_unit_within_the_units_command_range() {
+    let c = Check::new().adams_active();
+    assert_eq!(
+        c.when(commanded("elite-150")).unwrap(),
+        vec![Fact::UnitCommanded {
+            leader: "adams".into(),
+            unit: "elite-150".into(),
+            skill: Skill::Elite,
+            distance_mm: 150,
+            range_mm: 150
+        }]
+    );
+    assert!(
+        c.when(commanded("trained-100")).is_ok(),
+        "exactly at range is in range"
+    );
+    assert!(
+        c.when(commanded("conscript")).is_ok(),
+        "60, 80 is exactly 100 mm"
+    );
+}
+
+#[test]
+fn a_unit_1_mm_out_of_range_is_refused() {
+    let c = Check::new().adams_active();
+    refused(
+        c.when(commanded("trained-101")),
+        "trained-101 is out of command range: 101 mm from adams (rounded up), and a Trained unit's command range is 100 mm",
+    );
+}
+
+#[test]
+fn range_is_measured_when_the_unit_is_commanded() {
+    let c = Check::new()
+        .adams_active()
+        .given(json!({"type": "move", "piece": "trained-101", "to": [-100, 0]}));
+    assert!(c.when(commanded("trained-101")).is_ok());
+}
+
+#[test]
+fn a_fourth_unit_is_refused() {
+    let c = Check::new()
+        .adams_active()
+        .given(commanded("trained-a"))
+        .given(commanded("trained-b"))
+        .given(commanded("trained-100"));
+    refused(c.when(commanded("conscript")), "adams has already commanded 3 units (trained-a, trained-b, trained-100): a leader commands at most 3");
+}
+
+#[test]
+fn a_broken_unit_is_refused() {
+    let c = Check::new()
+        .given(json!({"type": "break", "piece": "trained-a", "reason": "lost half its men"}))
+        .adams_active();
+    refused(
+        c.when(commanded("trained-a")),
+        "trained-a is broken: a leader may only command units that are not broken",
+    );
+}
+
+#[test]
+fn a_leader_commanding_a_leader_is_refused() {
+    let c = Check::new().adams_active();
+    refused(
+        c.when(commanded("baker")),
+        "baker is a leader: \"A leader may not activate another leader\"",
+    );
+}
+
+#[test]
+fn an_enemy_unit_is_refused() {
+    let c = Check::new().adams_active();
+    refused(
+        c.when(commanded("gruppe")),
+        "gruppe is not friendly to adams",
+    );
+}
+
+#[test]
+fn commanding_after_the_leaders_own_action_is_refused() {
+    let c = Check::new()
+        .adams_active()
+        .given(commanded("trained-a"))
+        .given(json!({"type": "leader-action", "action": "moves"}));
+    refused(c.when(commanded("trained-b")), "adams has acted himself");
+}
+
+#[test]
+fn commanding_units_does_not_stop_the_leader_acting() {
+    let c = Check::new()
+        .adams_active()
+        .given(commanded("trained-a"))
+        .given(commanded("trained-b"))
+        .given(commanded("trained-100"));
+    assert_eq!(
+        c.when(json!({"type": "leader-action", "action": "fires"}))
+            .unwrap(),
+        vec![Fact::LeaderActed {
+            leader: "adams".into(),
+            action: "fires".into()
+        }]
+    );
+}
+
+#[test]
+fn only_the_unit_commanded_last_acts() {
+    let c = Check::new().adams_active().given(commanded("trained-a"));
+    assert!(c
+        .when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"}))
+        .is_ok());
+    refused(
+        c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "moves"})),
+        "trained-b has not been commanded by adams",
+    );
+    let c = c.given(commanded("trained-b"));
+    refused(
+        c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"})),
+        "trained-a's actions are over: adams has since commanded trained-b",
+    );
+    let c = c.given(json!({"type": "leader-action", "action": "moves"}));
+    refused(
+        c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "fires"})),
+        "trained-b's actions are over: adams has acted himself",
+    );
+}
+
+#[test]
+fn nothing_happens_outside_an_activation() {
+    let c = Check::new();
+    refused(
+        c.when(json!({"type": "activate", "leader": "adams"})),
+        "no turn has begun",
+    );
+    let c = c.given(json!({"type": "begin-turn", "first": "allies"}));
+    refused(
+        c.when(commanded("trained-a")),
+        "no leader is being activated: activate a leader first",
+    );
+    refused(
+        c.when(json!({"type": "rally", "units": ["trained-a"]})),
+        "no leader is being activated",
+    );
+}
+
+// ---- Rallying ----
+
+fn broken(c: Check, units: &[&str]) -> Check {
+    units.iter().fold(c, |c, u| {
+        c.given(json!({"type": "break", "piece": u, "reason": "fire"}))
+    })
+}
+
+fn rally_needed(c: &Check, units: &[&str]) -> (i64, bool) {
+    for roll in 1..=6 {
+        let facts = c
+            .when_rolling(
+                json!({"type": "rally", "units": units}),
+                &[("rally", &[roll])],
+            )
+            .unwrap();
+        if let Fact::RallyTested {
+            needed,
+            rallied: true,
+            ..
+        } = &facts[0]
+        {
+            return (*needed, true);
+        }
+    }
+    (0, false)
+}
+
+#[test]
+fn rally_target_is_3_plus_1_per_extra_unit_with_skill_modifiers() {
+    let c = broken(
+        Check::new(),
+        &[
+            "trained-a",
+            "trained-b",
+            "trained-100",
+            "elite-150",
+            "conscript",
+        ],
+    )
+    .adams_active();
+    assert_eq!(rally_needed(&c, &["trained-a"]).0, 3);
+    assert_eq!(rally_needed(&c, &["trained-a", "trained-b"]).0, 4);
+    assert_eq!(
+        rally_needed(&c, &["trained-a", "trained-b", "trained-100"]).0,
+        5
+    );
+    // "-1 One or more Elite unit among rallied troops"
+    assert_eq!(rally_needed(&c, &["elite-150"]).0, 2);
+    // "+1 One or more Conscript unit among rallied troops"
+    assert_eq!(
+        rally_needed(&c, &["conscript", "trained-a", "trained-b"]).0,
+        6
+    );
+    // "It is not cumulative but may cancel each other out." (L3)
+    assert_eq!(rally_needed(&c, &["elite-150", "conscript"]).0, 4);
+}
+
+#[test]
+fn a_successful_rally_rallies_all_named_units_and_ends_the_activation() {
+    let c = broken(Check::new(), &["trained-a", "trained-b"]).adams_active();
+    let facts = c
+        .when_rolling(
+            json!({"type": "rally", "units": ["trained-a", "trained-b"]}),
+            &[("rally", &[4])],
+        )
+        .unwrap();
+    assert_eq!(
+        facts,
+        vec![
+            Fact::RallyTested {
+                leader: "adams".into(),
+                units: vec!["trained-a".into(), "trained-b".into()],
+                roll: 4,
+                needed: 4,
+                rallied: true
+            },
+            Fact::UnitsRallied {
+                units: vec!["trained-a".into(), "trained-b".into()],
+                stay_idle: false
+            },
+            Fact::ActivationEnded {
+                leader: "adams".into(),
+                side: "allies".into(),
+                stays_activated: true,
+                next: Some("axis".into())
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_failed_rally_leaves_all_units_broken() {
+    let c = broken(Check::new(), &["trained-a", "trained-b"]).adams_active();
+    let facts = c
+        .when_rolling(
+            json!({"type": "rally", "units": ["trained-a", "trained-b"]}),
+            &[("rally", &[3])],
+        )
+        .unwrap();
+    assert!(matches!(
+        &facts[0],
+        Fact::RallyTested {
+            rallied: false,
+            roll: 3,
+            needed: 4,
+            ..
+        }
+    ));
+    assert!(
+        matches!(&facts[1], Fact::ActivationEnded { .. }),
+        "no units rallied"
+    );
+}
+
+#[test]
+fn rallying_four_units_is_refused() {
+    let c = broken(
+        Check::new(),
+        &["trained-a", "trained-b", "trained-100", "conscript"],
+    )
+    .adams_active();
+    refused(
+        c.when(json!({"type": "rally", "units": ["trained-a", "trained-b", "trained-100", "conscript"]})),
+        "adams may rally up to 3 units, not 4",
+    );
+}
+
+#[test]
+fn rally_refuses_units_out_of_range_unbroken_leaders_and_repeats() {
+    let c = broken(Check::new(), &["trained-101", "trained-a"]).adams_active();
+    refused(
+        c.when(json!({"type": "rally", "units": ["trained-101"]})),
+        "trained-101 is out of command range for a rally",
+    );
+    refused(
+        c.when(json!({"type": "rally", "units": ["trained-b"]})),
+        "trained-b is not broken",
+    );
+    refused(
+        c.when(json!({"type": "rally", "units": ["trained-a", "trained-a"]})),
+        "trained-a is named twice",
+    );
+    refused(
+        c.when(json!({"type": "rally", "units": []})),
+        "name at least one broken unit",
+    );
+    let c = broken(Check::new(), &["baker"]).adams_active();
+    refused(
+        c.when(json!({"type": "rally", "units": ["baker"]})),
+        "Command teams themselves may not be rallied by other command teams",
+    );
+}
+
+#[test]
+fn after_a_rally_the_activation_is_over() {
+    let c = broken(Check::new(), &["trained-a"])
+        .adams_active()
+        .given_rolling(
+            json!({"type": "rally", "units": ["trained-a"]}),
+            &[("rally", &[6])],
+        );
+    refused(
+        c.when(commanded("trained-b")),
+        "no leader is being activated",
+    );
+}
+
+#[test]
+fn a_rallied_unit_may_be_commanded_later_in_the_turn_by_default() {
+    let c = broken(Check::new(), &["trained-a"])
+        .adams_active()
+        .given_rolling(
+            json!({"type": "rally", "units": ["trained-a"]}),
+            &[("rally", &[6])],
+        )
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "baker"}))
+        .given(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
+    assert!(c.when(commanded("trained-a")).is_ok());
+}
+
+#[test]
+fn option_rallied_units_stay_idle() {
+    let c = broken(Check::with(&["rallied-units-stay-idle"]), &["trained-a"])
+        .adams_active()
+        .given_rolling(
+            json!({"type": "rally", "units": ["trained-a"]}),
+            &[("rally", &[6])],
+        )
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "baker"}))
+        .given(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
+    refused(
+        c.when(commanded("trained-a")),
+        "trained-a has already been activated this turn",
+    );
+}
+
+#[test]
+fn option_natural_results() {
+    // With a house target of 7 for a rally, only a natural 6 can pass.
+    let mut constants = BTreeMap::new();
+    constants.insert("rally-target".to_string(), json!(7));
+    for (options, six_passes) in [(vec![], false), (vec!["natural-6-rallies"], true)] {
+        let overrides = options
+            .iter()
+            .map(|o: &&str| (o.to_string(), json!(true)))
+            .collect();
+        let rules = spec().resolve(&overrides, &constants, "").unwrap();
+        let state =
+            LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
+        let c = broken(Check { state }, &["trained-a"]).adams_active();
+        let facts = c
+            .when_rolling(
+                json!({"type": "rally", "units": ["trained-a"]}),
+                &[("rally", &[6])],
+            )
+            .unwrap();
+        assert!(
+            matches!(&facts[0], Fact::RallyTested { rallied, .. } if *rallied == six_passes),
+            "{options:?}: {facts:?}"
+        );
+    }
+    // With an Elite unit and a house target of 1, a 1 passes unless natural 1s fail.
+    constants.insert("rally-target".to_string(), json!(1));
+    for (options, one_passes) in [(vec![], true), (vec!["natural-1-fails"], false)] {
+        let overrides = options
+            .iter()
+            .map(|o: &&str| (o.to_string(), json!(true)))
+            .collect();
+        let rules = spec().resolve(&overrides, &constants, "").unwrap();
+        let state =
+            LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
+        let c = broken(Check { state }, &["elite-150"]).adams_active();
+        let facts = c
+            .when_rolling(
+                json!({"type": "rally", "units": ["elite-150"]}),
+                &[("rally", &[1])],
+            )
+            .unwrap();
+        assert!(
+            matches!(&facts[0], Fact::RallyTested { rallied, .. } if *rallied == one_passes),
+            "{options:?}: {facts:?}"
+        );
+    }
+}
+
+// ---- Broken leaders ----
+
+fn broken_adams() -> Check {
+    broken(Check::new(), &["adams"]).adams_active()
+}
+
+#[test]
+fn a_broken_leader_may_only_self_rally() {
+    let c = broken_adams();
+    refused(
+        c.when(commanded("trained-a")),
+        "adams is broken and may not command units: \"A broken leader may only self rally\"",
+    );
+    refused(
+        c.when(json!({"type": "leader-action", "action": "moves"})),
+        "adams is broken and may not perform an action of his own",
+    );
+    let c2 = broken(c.clone(), &["trained-a"]);
+    refused(
+        c2.when(json!({"type": "rally", "units": ["trained-a"]})),
+        "adams is broken and may not rally other troops",
+    );
+}
+
+#[test]
+fn a_successful_self_rally_lets_the_leader_act_normally() {
+    let c = broken_adams().given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])]);
+    assert!(!c.state.pieces["adams"].broken);
+    assert!(c.when(commanded("trained-a")).is_ok());
+}
+
+#[test]
+fn a_failed_self_rally_passes_play_and_marks_the_leader() {
+    let c = broken_adams();
+    let facts = c
+        .when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[2])])
+        .unwrap();
+    assert_eq!(
+        facts,
+        vec![
+            Fact::SelfRallyTested {
+                leader: "adams".into(),
+                roll: 2,
+                needed: 3,
+                rallied: false
+            },
+            Fact::ActivationEnded {
+                leader: "adams".into(),
+                side: "allies".into(),
+                stays_activated: true,
+                next: Some("axis".into())
+            },
+        ]
+    );
+}
+
+#[test]
+fn option_failed_self_rally_keeps_leader_unactivated() {
+    let c = broken(
+        Check::with(&["failed-self-rally-keeps-leader-unactivated"]),
+        &["adams"],
+    )
+    .adams_active();
+    let c = c.given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[1])]);
+    assert!(!c.state.pieces["adams"].activated);
+    let c = c
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}));
+    assert!(c
+        .when(json!({"type": "activate", "leader": "adams"}))
+        .is_ok());
+}
+
+#[test]
+fn option_self_rally_skill_modifier() {
+    for (options, needed) in [(vec![], 3), (vec!["self-rally-skill-modifier"], 4)] {
+        let c = broken(Check::with(&options), &["cole"])
+            .given(json!({"type": "begin-turn", "first": "allies"}))
+            .given(json!({"type": "activate", "leader": "cole"}));
+        let facts = c
+            .when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])])
+            .unwrap();
+        assert!(
+            matches!(&facts[0], Fact::SelfRallyTested { needed: n, .. } if *n == needed),
+            "{options:?}: {facts:?}"
+        );
+    }
+}
+
+#[test]
+fn self_rally_is_for_broken_leaders_once_and_first() {
+    let c = Check::new().adams_active();
+    refused(c.when(json!({"type": "self-rally"})), "adams is not broken");
+    let c = broken(
+        Check::with(&["failed-self-rally-keeps-leader-unactivated"]),
+        &["adams"],
+    )
+    .adams_active();
+    let c = c
+        .given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[6])])
+        .given(commanded("trained-a"));
+    refused(c.when(json!({"type": "self-rally"})), "adams is not broken");
+}
+
+#[test]
+fn a_self_rally_without_its_die_at_the_table_is_unknown() {
+    let c = broken_adams();
+    refused(
+        c.when(json!({"type": "self-rally"})),
+        "which the table did not roll (the die is unknown)",
+    );
+}
+
+// ---- Options L1 and L9 ----
+
+#[test]
+fn option_last_activation_rule() {
+    // Axis (2 leaders, 1 skip) must keep its last leader for the last slot.
+    let c = Check::with(&["last-activation-rule"])
+        .given(json!({"type": "begin-turn", "first": "axis"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "adams"}))
+        .given(json!({"type": "end-activation"}));
+    refused(c.when(json!({"type": "activate", "leader": "weber"})), "axis must keep its last leader for the last activation (last-activation-rule): skip instead, 1 skip(s) left");
+    let c = c
+        .given(json!({"type": "skip", "side": "axis"}))
+        .given(json!({"type": "activate", "leader": "baker"}))
+        .given(json!({"type": "end-activation"}));
+    // No skips left: now weber may go, and the allies have the last activation.
+    let facts = c
+        .when(json!({"type": "activate", "leader": "weber"}))
+        .unwrap();
+    assert!(matches!(&facts[0], Fact::LeaderActivated { .. }));
+    // Without the option the same activation is allowed.
+    let c = Check::new()
+        .given(json!({"type": "begin-turn", "first": "axis"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "adams"}))
+        .given(json!({"type": "end-activation"}));
+    assert!(c
+        .when(json!({"type": "activate", "leader": "weber"}))
+        .is_ok());
+}
+
+proptest! {
+    /// L1: reading the skill modifiers as roll modifiers gives the same
+    /// facts as reading them as target modifiers, for every roll, every
+    /// mix of skills and every rally target a house might set.
+    #[test]
+    fn skill_as_roll_modifier_never_changes_a_rally(
+        roll in 1u32..=6,
+        units in proptest::sample::subsequence(vec!["elite-150", "trained-100", "conscript"], 1..=3),
+        target in 1i64..=6,
+        natural_1 in any::<bool>(),
+        natural_6 in any::<bool>(),
+    ) {
+        let mut outcomes = Vec::new();
+        for roll_modifier in [false, true] {
+            let mut options = BTreeMap::new();
+            options.insert("skill-as-roll-modifier".to_string(), json!(roll_modifier));
+            options.insert("natural-1-fails".to_string(), json!(natural_1));
+            options.insert("natural-6-rallies".to_string(), json!(natural_6));
+            let constants = [("rally-target".to_string(), json!(target))].into();
+            let rules = spec().resolve(&options, &constants, "").unwrap();
+            let state = LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
+            let c = broken(Check { state }, &units).adams_active();
+            outcomes.push(c.when_rolling(json!({"type": "rally", "units": units}), &[("rally", &[roll])]).unwrap());
+        }
+        prop_assert_eq!(&outcomes[0], &outcomes[1]);
+    }
+}
+
+// ---- Referee inputs and the scenario ----
+
+#[test]
+fn referee_inputs_change_the_table() {
+    let c = Check::new();
+    assert_eq!(
+        c.when(json!({"type": "move", "piece": "far", "to": [1, 2]}))
+            .unwrap(),
+        vec![Fact::Moved {
+            piece: "far".into(),
+            from: crate::geometry::Point { x: 5000, y: 5000 },
+            to: crate::geometry::Point { x: 1, y: 2 }
+        }]
+    );
+    let c = c.given(json!({"type": "break", "piece": "far", "reason": "routed"}));
+    refused(
+        c.when(json!({"type": "break", "piece": "far", "reason": "again"})),
+        "far is already broken",
+    );
+    refused(
+        c.when(json!({"type": "lock-in-close-combat", "leader": "far"})),
+        "far is a unit, not a leader",
+    );
+    refused(
+        c.when(json!({"type": "free-from-close-combat", "leader": "adams"})),
+        "adams is not locked in close combat",
+    );
+    refused(
+        c.when(json!({"type": "move", "piece": "ghost", "to": [0, 0]})),
+        "there is no leader or unit \"ghost\" in this game",
+    );
+}
+
+#[test]
+fn the_scenario_is_checked_field_by_field() {
+    let rules = spec().defaults();
+    let mut bad = scenario();
+    bad["units"][2]["side"] = json!("soviets");
+    let err = LeaderActivation::initial(serde_json::from_value(bad).unwrap(), &rules).unwrap_err();
+    assert_eq!(err.field, "units[2].side");
+    let mut bad = scenario();
+    bad["units"][0]["id"] = json!("adams");
+    let err = LeaderActivation::initial(serde_json::from_value(bad).unwrap(), &rules).unwrap_err();
+    assert_eq!(
+        (err.field.as_str(), err.message.as_str()),
+        ("units[0].id", "\"adams\" is used twice")
+    );
+    let mut bad = scenario();
+    bad["sides"] = json!(["allies", "allies"]);
+    assert_eq!(
+        LeaderActivation::initial(serde_json::from_value(bad).unwrap(), &rules)
+            .unwrap_err()
+            .field,
+        "sides"
+    );
+}
+
+#[test]
+fn every_fact_narrates_and_round_trips() {
+    let c = broken(Check::new(), &["trained-a"])
+        .adams_active()
+        .given(commanded("trained-b"));
+    let facts = c
+        .when_rolling(
+            json!({"type": "rally", "units": ["trained-a"]}),
+            &[("rally", &[5])],
+        )
+        .unwrap();
+    for f in facts {
+        let back: Fact = serde_json::from_value(serde_json::to_value(&f).unwrap()).unwrap();
+        assert_eq!(back, f);
+        assert!(!narrate(&f).is_empty());
+    }
+}
