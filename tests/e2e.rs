@@ -1,1 +1,481 @@
+//! End-to-end tests: the real `rollcall` binary on the project's fixtures.
+//!
+//! Each test gets its own store in a temporary directory. Tampering tests
+//! export a real game, change the record the way a cheat (or a careless
+//! editor) would, and check that `verify` names the first bad seq and why.
 
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("fixtures").join(name)
+}
+
+struct Store {
+    dir: tempfile::TempDir,
+}
+
+impl Store {
+    fn new() -> Store {
+        Store { dir: tempfile::tempdir().unwrap() }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("db")
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
+        c.env_remove("ROLLCALL_DB").env_remove("CI").arg("--db").arg(self.db());
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "rollcall {args:?} failed: {}{}", stdout(&out), stderr(&out));
+        stdout(&out)
+    }
+
+    /// Plays the rally fixture and exports it; returns the record's lines.
+    fn exported_rally(&self) -> Vec<String> {
+        self.ok(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]);
+        let record = self.path("rally.jsonl");
+        self.ok(&["export", "rally", "-o", record.to_str().unwrap()]);
+        std::fs::read_to_string(record).unwrap().lines().map(String::from).collect()
+    }
+
+    /// Writes `lines` as a record and verifies it.
+    fn verify_lines(&self, lines: &[String]) -> Output {
+        let path = self.path("tampered.jsonl");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        self.run(&["verify", path.to_str().unwrap()])
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn failed_with(out: &Output, code: i32, needle: &str) {
+    let text = stdout(out) + &stderr(out);
+    assert_eq!(out.status.code(), Some(code), "expected exit {code}: {text}");
+    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+}
+
+/// The index (0 = header) of the first line holding `needle`.
+fn line_with(lines: &[String], needle: &str) -> usize {
+    lines.iter().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line holds {needle:?}"))
+}
+
+// ---- The README's commands and the tour ----
+
+#[test]
+fn demo_plays_verifies_and_catches_a_forged_die() {
+    let s = Store::new();
+    let out = s.ok(&["demo"]);
+    assert!(out.contains("verified: "), "{out}");
+    assert!(out.contains("verification FAILED, as it should: seq "), "{out}");
+}
+
+#[test]
+fn the_tour_run_log_verify_export_and_import() {
+    let s = Store::new();
+    let run = s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let head = run.lines().last().unwrap().rsplit(' ').next().unwrap().to_string();
+    assert_eq!(head.len(), 64);
+    let log = s.ok(&["log", "skips"]);
+    assert!(log.contains("Turn 1 ends"), "{log}");
+    let verify = s.ok(&["verify", "skips", "--expect-head", &head]);
+    assert!(verify.contains("verified skips"), "{verify}");
+    let record = s.path("skips.jsonl");
+    s.ok(&["export", "skips", "-o", record.to_str().unwrap()]);
+    s.ok(&["verify", record.to_str().unwrap(), "--expect-head", &head]);
+    let other = Store::new();
+    other.ok(&["import", record.to_str().unwrap()]);
+    let exported_again = other.path("again.jsonl");
+    other.ok(&["export", "skips", "-o", exported_again.to_str().unwrap()]);
+    assert_eq!(std::fs::read(&record).unwrap(), std::fs::read(&exported_again).unwrap(), "import(export(x)) == x");
+}
+
+#[test]
+fn state_and_replay_reach_any_point() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]);
+    let early = s.ok(&["state", "rally", "--at", "3"]);
+    assert!(early.contains("after seq 3"), "{early}");
+    assert!(!early.contains("lt-adams    leader Trained   at (10, 20)"), "the move comes later: {early}");
+    let replay = s.ok(&["replay", "rally", "--step"]);
+    assert!(replay.contains("--- state after decision 1 ---"), "{replay}");
+    let json: serde_json::Value = serde_json::from_str(&s.ok(&["state", "rally", "--json"])).unwrap();
+    assert_eq!(json["turn"], 1);
+    assert!(s.ok(&["replay", "rally", "--to", "5"]).contains("after seq 5"));
+}
+
+#[test]
+fn a_decision_played_into_a_new_game() {
+    let s = Store::new();
+    let scenario = s.path("scenario.json");
+    let script: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("leader-activation/rally.json")).unwrap()).unwrap();
+    std::fs::write(&scenario, script["scenario"].to_string()).unwrap();
+    s.ok(&["new", "--rules", "leader-activation@1", "--scenario", scenario.to_str().unwrap(), "--game", "friday"]);
+    let decision = s.path("d.json");
+    std::fs::write(
+        &decision,
+        r#"[{"type": "begin-turn", "first": "axis"}, {"type": "activate", "leader": "lt-vogel"}]"#,
+    )
+    .unwrap();
+    let out = s.ok(&["play", "friday", decision.to_str().unwrap()]);
+    assert!(out.contains("lt-vogel (axis) is activated."), "{out}");
+    s.ok(&["verify", "friday"]);
+    let games = s.ok(&["games"]);
+    assert!(games.contains("friday"), "{games}");
+}
+
+// ---- verify catches each kind of tampering, naming the seq and why ----
+
+#[test]
+fn verify_catches_a_changed_die() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    let i = line_with(&lines, "\"label\":\"rally\"");
+    let value = if lines[i].contains("\"value\":4") { 5 } else { 4 };
+    lines[i] = regex_value(&lines[i], value);
+    failed_with(
+        &s.verify_lines(&lines),
+        1,
+        &format!("seq {i}: roll d6 'rally' #0 of decision 7 is {value} in the record, but the committed seed gives"),
+    );
+}
+
+fn regex_value(line: &str, value: u32) -> String {
+    let start = line.find("\"value\":").unwrap() + 8;
+    let end = start + line[start..].find('}').unwrap();
+    format!("{}{value}{}", &line[..start], &line[end..])
+}
+
+#[test]
+fn verify_catches_a_changed_decision() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    let i = line_with(&lines, "\"type\":\"command\",\"unit\":\"rifles-1\"");
+    lines[i] = lines[i].replace("\"unit\":\"rifles-1\"", "\"unit\":\"rifles-2\"");
+    failed_with(&s.verify_lines(&lines), 1, &format!("seq {i}: the hash does not chain"));
+}
+
+#[test]
+fn verify_catches_a_changed_fact() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    let i = line_with(&lines, "\"needed\":5");
+    lines[i] = lines[i].replace("\"rallied\":false", "\"rallied\":true");
+    failed_with(&s.verify_lines(&lines), 1, &format!("seq {i}: the fact differs from what the rules decide"));
+}
+
+#[test]
+fn verify_catches_a_deleted_event() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    lines.remove(10);
+    failed_with(&s.verify_lines(&lines), 1, "seq 11: expected seq 10, found 11: 1 event(s) are missing");
+}
+
+#[test]
+fn verify_catches_an_inserted_event() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    let copy = lines[5].clone();
+    lines.insert(8, copy);
+    failed_with(&s.verify_lines(&lines), 1, "seq 5: expected seq 8, found 5: an event was inserted, repeated or moved");
+}
+
+#[test]
+fn verify_catches_two_events_swapped() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    lines.swap(12, 13);
+    failed_with(&s.verify_lines(&lines), 1, "seq 13: expected seq 12, found 13");
+}
+
+#[test]
+fn verify_catches_a_changed_header() {
+    let s = Store::new();
+    let lines = s.exported_rally();
+    // An option switched on without its hash: the rules hash no longer matches.
+    let mut rules = lines.clone();
+    rules[0] = rules[0].replace("\"natural-6-rallies\":false", "\"natural-6-rallies\":true");
+    failed_with(&s.verify_lines(&rules), 1, "the rules hash");
+    // A commitment changed: the share no longer matches it.
+    let mut commitment = lines.clone();
+    let at = commitment[0].find("\"commitment\":\"").unwrap() + 14;
+    let flipped = if &commitment[0][at..at + 1] == "0" { "1" } else { "0" };
+    commitment[0].replace_range(at..at + 1, flipped);
+    failed_with(&s.verify_lines(&commitment), 1, "share does not match its commitment");
+    // The scenario changed: the chain no longer starts from this header.
+    let mut scenario = lines.clone();
+    scenario[0] = scenario[0].replace("[700,100]", "[700,90]");
+    failed_with(&s.verify_lines(&scenario), 1, "seq 1: the hash does not chain from the header");
+}
+
+#[test]
+fn verify_catches_a_truncated_last_line() {
+    let s = Store::new();
+    let lines = s.exported_rally();
+    let n = lines.len();
+    let path = s.path("cut.jsonl");
+    let mut text = lines.join("\n") + "\n";
+    text.truncate(text.len() - 20);
+    std::fs::write(&path, text).unwrap();
+    failed_with(&s.run(&["verify", path.to_str().unwrap()]), 1, &format!("cut.jsonl:{n}:"));
+    // A whole last event gone is a decision left half-done.
+    let mut short = lines.clone();
+    short.pop();
+    failed_with(&s.verify_lines(&short), 1, "the record ends in the middle of decision");
+}
+
+#[test]
+fn verify_json_reports_the_failure() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    lines.swap(3, 4);
+    let path = s.path("t.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = s.run(&["verify", path.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["seq"], 4);
+}
+
+// ---- Bad input: named by file, line and field; exit 2; nothing written ----
+
+fn write_script(s: &Store, edit: impl Fn(&mut serde_json::Value)) -> PathBuf {
+    let mut script: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("leader-activation/rally.json")).unwrap()).unwrap();
+    edit(&mut script);
+    let path = s.path("bad.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&script).unwrap()).unwrap();
+    path
+}
+
+fn nothing_written(s: &Store) {
+    assert!(s.ok(&["games"]).contains("no games in this store"));
+}
+
+#[test]
+fn a_refused_decision_in_a_script_names_file_line_and_decision() {
+    let s = Store::new();
+    let path = write_script(&s, |v| v["decisions"][2] = serde_json::json!({"type": "command", "unit": "gruppe-1"}));
+    let out = s.run(&["run", path.to_str().unwrap()]);
+    failed_with(&out, 2, "bad.json:");
+    failed_with(&out, 2, "decisions[2]: refused: gruppe-1 is not friendly to lt-adams: a leader commands friendly units (nothing was written)");
+    nothing_written(&s);
+}
+
+#[test]
+fn a_malformed_field_names_its_path_and_line() {
+    let s = Store::new();
+    let path = write_script(&s, |v| v["scenario"]["units"][1]["at"] = serde_json::json!([0.5, 2]));
+    let out = s.run(&["run", path.to_str().unwrap()]);
+    failed_with(&out, 2, "scenario.units[1].at");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text.lines().position(|l| l.contains("0.5")).unwrap();
+    failed_with(
+        &out,
+        2,
+        &format!("bad.json:{}: scenario.units[1].at[0]: invalid type: floating point `0.5`, expected i64", line + 1),
+    );
+    nothing_written(&s);
+
+    let path = write_script(&s, |v| v["decisions"][0]["first"] = serde_json::json!(3));
+    failed_with(
+        &s.run(&["run", path.to_str().unwrap()]),
+        2,
+        "bad.json:4: decisions[0]: invalid type: integer `3`, expected a string",
+    );
+    let path = write_script(&s, |v| {
+        v["rules"] = serde_json::json!({"version": "leader-activation@1", "options": {"natural-7": true}})
+    });
+    failed_with(
+        &s.run(&["run", path.to_str().unwrap()]),
+        2,
+        "rules.options.natural-7: leader-activation@1 has no such setting",
+    );
+    let path = write_script(&s, |v| v["rules"] = serde_json::json!("leader-activation@9"));
+    failed_with(&s.run(&["run", path.to_str().unwrap()]), 2, "leader-activation has no version \"9\"");
+    nothing_written(&s);
+}
+
+#[test]
+fn a_syntax_error_names_its_line() {
+    let s = Store::new();
+    let path = s.path("broken.json");
+    std::fs::write(&path, "{\n  \"game\": \"x\",\n  \"rules\": oops\n}\n").unwrap();
+    failed_with(&s.run(&["run", path.to_str().unwrap()]), 2, "broken.json:3:");
+    nothing_written(&s);
+}
+
+#[test]
+fn a_refused_play_writes_nothing() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let before = s.ok(&["verify", "skips"]);
+    let decision = s.path("d.json");
+    std::fs::write(&decision, "[\n  {\"type\": \"begin-turn\", \"first\": \"allies\"},\n  {\"type\": \"activate\", \"leader\": \"lt-vogel\"}\n]\n").unwrap();
+    let out = s.run(&["play", "skips", decision.to_str().unwrap()]);
+    failed_with(&out, 2, "d.json:3: [1]: refused: it is allies's turn to activate a leader");
+    assert_eq!(
+        s.ok(&["verify", "skips"]),
+        before,
+        "the refused batch left no trace, not even its legal first decision"
+    );
+}
+
+#[test]
+fn a_tampered_record_is_not_imported() {
+    let s = Store::new();
+    let mut lines = s.exported_rally();
+    lines.swap(3, 4);
+    let path = s.path("t.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let other = Store::new();
+    failed_with(&other.run(&["import", path.to_str().unwrap()]), 2, "does not verify, so it was not imported: seq 4");
+    nothing_written(&other);
+}
+
+#[test]
+fn running_the_same_game_twice_is_refused() {
+    let s = Store::new();
+    let script = fixture("leader-activation/skips.json");
+    s.ok(&["run", script.to_str().unwrap()]);
+    failed_with(&s.run(&["run", script.to_str().unwrap()]), 2, "a game \"skips\" is already in the store");
+    s.ok(&["run", script.to_str().unwrap(), "--game", "skips-2"]);
+}
+
+#[test]
+fn a_bad_house_rules_file_names_its_field() {
+    let s = Store::new();
+    let path = s.path("house.json");
+    std::fs::write(&path, "{\n  \"name\": \"club\",\n  \"base\": \"leader-activation@1\",\n  \"constants\": {\"rally-target\": \"four\"}\n}\n").unwrap();
+    failed_with(
+        &s.run(&["rules", "show", path.to_str().unwrap()]),
+        2,
+        "house.json:4: constants.rally-target: expected an integer",
+    );
+    std::fs::write(
+        &path,
+        "{\"name\": \"club\", \"base\": \"leader-activation@1\", \"constants\": {\"rally-target\": 4}}",
+    )
+    .unwrap();
+    let out = s.ok(&["rules", "show", path.to_str().unwrap()]);
+    assert!(out.contains("rally-target = 4  (default 3)"), "{out}");
+}
+
+// ---- Rules and golden files ----
+
+#[test]
+fn rules_list_and_show_cite_the_text() {
+    let s = Store::new();
+    assert!(s.ok(&["rules", "list"]).contains("leader-activation@1"));
+    let show = s.ok(&["rules", "show", "leader-activation"]);
+    for option in [
+        "skill-as-roll-modifier",
+        "natural-1-fails",
+        "natural-6-rallies",
+        "self-rally-skill-modifier",
+        "failed-self-rally-keeps-leader-unactivated",
+        "rallied-units-stay-idle",
+        "last-activation-rule",
+    ] {
+        assert!(show.contains(option), "{option} missing from {show}");
+    }
+    assert!(show.contains("settles: \"the leader has to succeed a basic rally test by rolling a 3+ on a D6\""));
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["rules", "show", "leader-activation@1", "--json"])).unwrap();
+    assert_eq!(json["settings"].as_array().unwrap().len(), 14);
+    failed_with(&s.run(&["rules", "show", "chess"]), 2, "unknown ruleset \"chess\"");
+}
+
+#[test]
+fn golden_check_passes_on_the_projects_fixtures_and_shows_a_diff_when_one_changes() {
+    let s = Store::new();
+    let out = s.ok(&["golden", "check", root().join("fixtures").to_str().unwrap()]);
+    assert!(out.contains("fixtures match their expected outputs"), "{out}");
+    // A copy with one expected line changed fails with a unified diff.
+    let dir = s.path("golden");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["rally.json", "rally.narrative.txt", "rally.state.txt", "rally.turns.txt"] {
+        std::fs::copy(fixture(&format!("leader-activation/{name}")), dir.join(name)).unwrap();
+    }
+    let narrative = dir.join("rally.narrative.txt");
+    let text = std::fs::read_to_string(&narrative).unwrap().replace("needed 5+", "needed 4+");
+    std::fs::write(&narrative, text).unwrap();
+    let out = s.run(&["golden", "check", dir.to_str().unwrap()]);
+    failed_with(&out, 1, "-    lt-adams rallies rifles-2, mortar: D6 4, needed 4+: all remain broken.");
+    failed_with(&out, 1, "+    lt-adams rallies rifles-2, mortar: D6 4, needed 5+: all remain broken.");
+    let bless_in_ci = s.cmd().env("CI", "true").args(["golden", "bless", dir.to_str().unwrap()]).output().unwrap();
+    failed_with(&bless_in_ci, 2, "golden bless refuses to run when CI is set");
+    let blessed = s.ok(&["golden", "bless", dir.to_str().unwrap()]);
+    assert!(blessed.contains("rally.narrative.txt"), "{blessed}");
+    s.ok(&["golden", "check", dir.to_str().unwrap()]);
+}
+
+// ---- Durability: what was acknowledged survives a kill ----
+
+#[test]
+fn acknowledged_decisions_survive_a_kill_mid_stream() {
+    let s = Store::new();
+    let scenario = s.path("scenario.json");
+    let script: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("leader-activation/skips.json")).unwrap()).unwrap();
+    std::fs::write(&scenario, script["scenario"].to_string()).unwrap();
+    s.ok(&["new", "--rules", "leader-activation", "--scenario", scenario.to_str().unwrap(), "--game", "crash"]);
+    // Moves forever: each one a decision, appended and flushed before its "ok".
+    let mut child =
+        s.cmd().args(["play", "crash", "-", "--stream"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for i in 0..100_000 {
+            let line = format!("{{\"type\":\"move\",\"piece\":\"piat\",\"to\":[{i},0]}}\n");
+            if stdin.write_all(line.as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut acks = BufReader::new(child.stdout.take().unwrap());
+    let mut last_acked = 0u64;
+    let mut line = String::new();
+    let kill_after = 25 + (std::process::id() % 20) as u64;
+    while acks.read_line(&mut line).unwrap() > 0 {
+        let seq: u64 = line.split(' ').nth(1).unwrap().parse().unwrap();
+        last_acked = seq;
+        line.clear();
+        if seq >= kill_after * 2 {
+            child.kill().unwrap();
+            break;
+        }
+    }
+    child.wait().unwrap();
+    let _ = writer.join();
+    assert!(last_acked > 0);
+    let verified = s.ok(&["verify", "crash", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&verified).unwrap();
+    assert!(v["events"].as_u64().unwrap() >= last_acked, "acknowledged seq {last_acked} lost: {verified}");
+}

@@ -63,19 +63,21 @@ pub enum Command {
     },
     /// Make one decision (or a JSON array of them) in a stored game.
     #[command(
-        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -"
+        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl"
     )]
     Play {
         game: String,
         /// A decision JSON file, or - for standard input.
         decision: String,
+        /// Read one decision per line and append each as it comes, printing
+        /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
+        #[arg(long)]
+        stream: bool,
         #[arg(long)]
         json: bool,
     },
     /// List a game's events, narrated.
-    #[command(
-        after_help = "Example:\n  rollcall log rally\n  rollcall log rally --from 20 --json"
-    )]
+    #[command(after_help = "Example:\n  rollcall log rally\n  rollcall log rally --from 20 --json")]
     Log {
         game: String,
         /// Show events from this seq on.
@@ -85,9 +87,7 @@ pub enum Command {
         json: bool,
     },
     /// Show a game's state, now or after any event.
-    #[command(
-        after_help = "Example:\n  rollcall state rally\n  rollcall state rally --at 12 --json"
-    )]
+    #[command(after_help = "Example:\n  rollcall state rally\n  rollcall state rally --at 12 --json")]
     State {
         game: String,
         /// The state just after this seq.
@@ -97,9 +97,7 @@ pub enum Command {
         json: bool,
     },
     /// Replay a game from its facts, narrated; step by step or to any point.
-    #[command(
-        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --to 30"
-    )]
+    #[command(after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --to 30")]
     Replay {
         game: String,
         /// Show the state after each decision (and wait for Enter on a terminal).
@@ -112,9 +110,7 @@ pub enum Command {
         json: bool,
     },
     /// Verify a stored game or a record file: seeds, legality, facts and chain.
-    #[command(
-        after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…"
-    )]
+    #[command(after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…")]
     Verify {
         /// A game id in the store, or a record file (.jsonl).
         target: String,

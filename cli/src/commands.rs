@@ -23,32 +23,15 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
     let db = &args.db;
     match args.command {
         Command::Run { script, game, json } => run_script(db, &script, game, json),
-        Command::New {
-            rules,
-            scenario,
-            game,
-            parties,
-            table,
-            json,
-        } => new(db, &rules, &scenario, game, parties, table, json),
-        Command::Play {
-            game,
-            decision,
-            json,
-        } => play(db, &game, &decision, json),
+        Command::New { rules, scenario, game, parties, table, json } => {
+            new(db, &rules, &scenario, game, parties, table, json)
+        }
+        Command::Play { game, decision, stream: true, json } => play_stream(db, &game, &decision, json),
+        Command::Play { game, decision, stream: false, json } => play(db, &game, &decision, json),
         Command::Log { game, from, json } => log(db, &game, from, json),
         Command::State { game, at, json } => state(db, &game, at, json),
-        Command::Replay {
-            game,
-            step,
-            to,
-            json,
-        } => replay(db, &game, step, to, json),
-        Command::Verify {
-            target,
-            expect_head,
-            json,
-        } => verify(db, &target, expect_head, json),
+        Command::Replay { game, step, to, json } => replay(db, &game, step, to, json),
+        Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Export { game, output, json } => export(db, &game, &output, json),
         Command::Import { file, json } => import(db, &file, json),
         Command::Games { json } => games(db, json),
@@ -61,10 +44,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
 }
 
 fn print_json(value: &Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON values print")
-    );
+    println!("{}", serde_json::to_string_pretty(value).expect("JSON values print"));
 }
 
 fn event_json(game: &Game, e: &Event) -> Value {
@@ -79,24 +59,12 @@ fn run_script(
     json: bool,
 ) -> Result<ExitCode, Fail> {
     let text = read_file(path)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| "game".into());
-    let mut script = Script::parse(&text, &stem).map_err(|e| {
-        Fail(format!(
-            "{}:{}: {}: {}",
-            path.display(),
-            e.line,
-            e.field,
-            e.message
-        ))
-    })?;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
+    let mut script = Script::parse(&text, &stem)
+        .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
     if let Some(id) = game_id {
         if !valid_game_id(&id) {
-            return Err(Fail(format!(
-                "--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'"
-            )));
+            return Err(Fail(format!("--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'")));
         }
         script.header.game = id;
     }
@@ -105,20 +73,10 @@ fn run_script(
     let game = script
         .play(|g, e| {
             events.push(e.clone());
-            lines.push(if json {
-                event_json(g, e)
-            } else {
-                Value::String(g.narrate(e))
-            });
+            lines.push(if json { event_json(g, e) } else { Value::String(g.narrate(e)) });
         })
         .map_err(|e| {
-            Fail(format!(
-                "{}:{}: {}: {} (nothing was written)",
-                path.display(),
-                e.line,
-                e.field,
-                e.message
-            ))
+            Fail(format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message))
         })?;
     let log = store::open(db)?;
     let id = &script.header.game;
@@ -136,20 +94,11 @@ fn run_script(
             "turn": game.turn(), "head": game.head().to_string(), "narrative": lines,
         }));
     } else {
-        println!(
-            "game {id}: {}, {} dice",
-            script.header.rules.label(),
-            mode_name(script.header.mode)
-        );
+        println!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
         for line in lines {
             println!("{}", line.as_str().unwrap_or_default());
         }
-        println!(
-            "{} decisions, {} events; head {}",
-            game.decisions(),
-            events.len(),
-            game.head()
-        );
+        println!("{} decisions, {} events; head {}", game.decisions(), events.len(), game.head());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -165,25 +114,19 @@ fn mode_name(mode: SeedMode) -> &'static str {
 pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
     if arg.ends_with(".json") || Path::new(arg).is_file() {
         let text = read_file(Path::new(arg))?;
-        let house: HouseRules =
-            serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
-                .map_err(|e| {
-                    let inner = e.inner();
-                    let line = if inner.is_syntax() || inner.is_eof() {
-                        inner.line()
-                    } else {
-                        line_of(&text, &e.path().to_string())
-                    };
-                    Fail(format!("{arg}:{line}: {}: {inner}", e.path()))
-                })?;
+        let house: HouseRules = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
+            .map_err(|e| {
+                let inner = e.inner();
+                let line = if inner.is_syntax() || inner.is_eof() {
+                    inner.line()
+                } else {
+                    line_of(&text, &e.path().to_string())
+                };
+                Fail(format!("{arg}:{line}: {}: {inner}", e.path()))
+            })?;
         let resolved = RulesRef::House(house.clone())
             .resolve("")
-            .map_err(|(field, message)| {
-                Fail(format!(
-                    "{arg}:{}: {field}: {message}",
-                    line_of(&text, &field)
-                ))
-            })?;
+            .map_err(|(field, message)| Fail(format!("{arg}:{}: {field}: {message}", line_of(&text, &field))))?;
         let spec = ruleset::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
         Ok((resolved, spec))
     } else {
@@ -194,8 +137,7 @@ pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
 
 fn random_share() -> Result<Share, Fail> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes)
-        .map_err(|e| Fail(format!("no randomness for a seed share: {e}")))?;
+    getrandom::getrandom(&mut bytes).map_err(|e| Fail(format!("no randomness for a seed share: {e}")))?;
     Ok(Share(bytes))
 }
 
@@ -210,90 +152,47 @@ fn new(
 ) -> Result<ExitCode, Fail> {
     let (rules, _) = rule_version(rules)?;
     let text = read_file(scenario_path)?;
-    let scenario: Value = serde_json::from_str(&text).map_err(|e| {
-        Fail(format!(
-            "{}:{}: not JSON: {e}",
-            scenario_path.display(),
-            e.line()
-        ))
-    })?;
+    let scenario: Value = serde_json::from_str(&text)
+        .map_err(|e| Fail(format!("{}:{}: not JSON: {e}", scenario_path.display(), e.line())))?;
     if parties.is_empty() {
         parties = scenario
             .get("sides")
             .and_then(Value::as_array)
-            .map(|sides| {
-                sides
-                    .iter()
-                    .filter_map(|s| s.as_str().map(String::from))
-                    .collect()
-            })
+            .map(|sides| sides.iter().filter_map(|s| s.as_str().map(String::from)).collect())
             .unwrap_or_default();
     }
     if parties.is_empty() {
-        return Err(Fail(
-            "name the parties with --party (the scenario has no \"sides\" list)".into(),
-        ));
+        return Err(Fail("name the parties with --party (the scenario has no \"sides\" list)".into()));
     }
     let id = match game {
         Some(id) if valid_game_id(&id) => id,
-        Some(id) => {
-            return Err(Fail(format!(
-                "--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'"
-            )))
-        }
+        Some(id) => return Err(Fail(format!("--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'"))),
         None => format!("game-{}", &random_share()?.to_hex()[..8]),
     };
-    let mode = if table {
-        SeedMode::Table
-    } else {
-        SeedMode::Open
-    };
+    let mode = if table { SeedMode::Table } else { SeedMode::Open };
     let mut party_list = Vec::new();
     for name in parties {
         let share = if table { None } else { Some(random_share()?) };
-        party_list.push(Party {
-            name,
-            commitment: share.map(|s| s.commitment()),
-            share,
-        });
+        party_list.push(Party { name, commitment: share.map(|s| s.commitment()), share });
     }
     let rules_hash = rules.hash();
-    let header = Header {
-        game: id.clone(),
-        rules,
-        rules_hash,
-        scenario,
-        mode,
-        parties: party_list,
-    };
+    let header = Header { game: id.clone(), rules, rules_hash, scenario, mode, parties: party_list };
     Game::open(header.clone()).map_err(|e| match e {
-        rollcall_core::game::OpenError::Scenario(s) => Fail(format!(
-            "{}:{}: {}: {}",
-            scenario_path.display(),
-            line_of(&text, &s.field),
-            s.field,
-            s.message
-        )),
+        rollcall_core::game::OpenError::Scenario(s) => {
+            Fail(format!("{}:{}: {}: {}", scenario_path.display(), line_of(&text, &s.field), s.field, s.message))
+        }
         other => Fail(other.to_string()),
     })?;
     let log = store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(Fail(format!(
-            "a game {id:?} is already in the store (nothing was written)"
-        )));
+        return Err(Fail(format!("a game {id:?} is already in the store (nothing was written)")));
     }
     let head = log.create(&header)?;
     if json {
-        print_json(
-            &json!({"game": id, "rules": header.rules.version, "mode": mode, "head": head.hash.to_string(),
-            "parties": header.parties.iter().map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())})).collect::<Vec<_>>()}),
-        );
+        print_json(&json!({"game": id, "rules": header.rules.version, "mode": mode, "head": head.hash.to_string(),
+            "parties": header.parties.iter().map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())})).collect::<Vec<_>>()}));
     } else {
-        println!(
-            "new game {id}: {}, {} dice",
-            header.rules.label(),
-            mode_name(mode)
-        );
+        println!("new game {id}: {}, {} dice", header.rules.label(), mode_name(mode));
         for p in &header.parties {
             match p.commitment {
                 Some(c) => println!("  party {}: commitment {c}", p.name),
@@ -301,9 +200,7 @@ fn new(
             }
         }
         if mode == SeedMode::Open {
-            println!(
-                "  (an open game: the shares are in the record, so anyone can compute the dice)"
-            );
+            println!("  (an open game: the shares are in the record, so anyone can compute the dice)");
         }
         println!("head {}", head.hash);
     }
@@ -311,16 +208,10 @@ fn new(
 }
 
 /// `rollcall play GAME DECISION`: decide on the current state, append atomically.
-fn play(
-    db: &Option<std::path::PathBuf>,
-    id: &str,
-    source: &str,
-    json: bool,
-) -> Result<ExitCode, Fail> {
+fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     let name = if source == "-" { "<stdin>" } else { source };
     let text = read_text(source)?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| Fail(format!("{name}:{}: not JSON: {e}", e.line())))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| Fail(format!("{name}:{}: not JSON: {e}", e.line())))?;
     let (decisions, prefix) = match value {
         Value::Array(items) => (items, true),
         single => (vec![single], false),
@@ -331,28 +222,19 @@ fn play(
     let mut events = Vec::new();
     for (i, d) in decisions.into_iter().enumerate() {
         let at = |field: &str| {
-            let path = if prefix {
-                format!("[{i}].{field}")
-            } else {
-                field.to_string()
+            let path = match (prefix, field.is_empty()) {
+                (true, true) => format!("[{i}]"),
+                (true, false) => format!("[{i}].{field}"),
+                (false, _) => field.to_string(),
             };
-            format!(
-                "{name}:{}: {}",
-                line_of(&text, &path),
-                path.trim_end_matches('.')
-            )
+            let shown = if path.is_empty() { "$" } else { path.as_str() };
+            format!("{name}:{}: {shown}", line_of(&text, &path))
         };
         let (decision, dice) = split_dice(d).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
-        let new = game
-            .play(&decision, dice.as_ref())
-            .map_err(|refusal| match refusal {
-                Refusal::Malformed { field, message } => {
-                    Fail(format!("{}: {message} (nothing was written)", at(&field)))
-                }
-                Refusal::Violation(v) => {
-                    Fail(format!("{}: refused: {v} (nothing was written)", at("")))
-                }
-            })?;
+        let new = game.play(&decision, dice.as_ref()).map_err(|refusal| match refusal {
+            Refusal::Malformed { field, message } => Fail(format!("{}: {message} (nothing was written)", at(&field))),
+            Refusal::Violation(v) => Fail(format!("{}: refused: {v} (nothing was written)", at(""))),
+        })?;
         events.extend(new);
     }
     log.append(id, &expected, &events)?;
@@ -369,6 +251,44 @@ fn play(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `rollcall play GAME FILE --stream`: one decision per line, each appended
+/// and flushed before its acknowledgement is printed.
+fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+    use std::io::BufRead;
+    let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
+    let reader: Box<dyn BufRead> = if source == "-" {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
+    } else {
+        Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
+    };
+    let log = store::open(db)?;
+    let mut game = open_game(&log, id, None)?;
+    let mut stdout = std::io::stdout();
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| Fail(format!("{name}:{}: {e}", i + 1)))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |field: &str| format!("{name}:{}: {}", i + 1, if field.is_empty() { "$" } else { field });
+        let value: Value = serde_json::from_str(&line).map_err(|e| Fail(format!("{}: not JSON: {e}", at(""))))?;
+        let (decision, dice) = split_dice(value).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
+        let expected = game.head();
+        let events = game.play(&decision, dice.as_ref()).map_err(|refusal| match refusal {
+            Refusal::Malformed { field, message } => Fail(format!("{}: {message}", at(&field))),
+            Refusal::Violation(v) => Fail(format!("{}: refused: {v}", at(""))),
+        })?;
+        let head = log.append(id, &expected, &events)?;
+        if json {
+            writeln!(stdout, "{}", json!({"ok": true, "line": i + 1, "seq": head.seq, "head": head.hash.to_string()}))
+        } else {
+            writeln!(stdout, "ok {} {}", head.seq, head.hash)
+        }
+        .and_then(|_| stdout.flush())
+        .map_err(|e| Fail(format!("stdout: {e}")))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Result<ExitCode, Fail> {
     let log = store::open(db)?;
     let mut out = Vec::new();
@@ -379,13 +299,7 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Resu
         if json {
             out.push(event_json(g, e));
         } else {
-            println!(
-                "{:>5}  {:<8} {}  {}",
-                e.seq,
-                e.kind.name(),
-                e.hash.short(),
-                g.narrate(e).trim_start()
-            );
+            println!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), g.narrate(e).trim_start());
         }
     })?;
     if json {
@@ -396,20 +310,12 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Resu
     Ok(ExitCode::SUCCESS)
 }
 
-fn state(
-    db: &Option<std::path::PathBuf>,
-    id: &str,
-    at: Option<u64>,
-    json: bool,
-) -> Result<ExitCode, Fail> {
+fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<u64>, json: bool) -> Result<ExitCode, Fail> {
     let log = store::open(db)?;
     let game = open_game(&log, id, at)?;
     if let Some(at) = at {
         if at > game.seq() {
-            return Err(Fail(format!(
-                "game {id:?} has {} events; there is no seq {at}",
-                game.seq()
-            )));
+            return Err(Fail(format!("game {id:?} has {} events; there is no seq {at}", game.seq())));
         }
     }
     if json {
@@ -417,11 +323,7 @@ fn state(
             &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
         );
     } else {
-        println!(
-            "game {id} after seq {} (decision {}):",
-            game.seq(),
-            game.decisions()
-        );
+        println!("game {id} after seq {} (decision {}):", game.seq(), game.decisions());
         print!("{}", game.render());
     }
     Ok(ExitCode::SUCCESS)
@@ -444,11 +346,7 @@ fn replay(
             if json {
                 steps.push(json!({"after_decision": g.decisions() - 1, "state": g.state()}));
             } else {
-                println!(
-                    "--- state after decision {} ---\n{}",
-                    g.decisions() - 1,
-                    g.render()
-                );
+                println!("--- state after decision {} ---\n{}", g.decisions() - 1, g.render());
                 if interactive {
                     print!("[Enter for the next decision] ");
                     let _ = std::io::stdout().flush();
@@ -495,7 +393,10 @@ fn report_verify(
     let result = result.and_then(|v| match expect_head {
         Some(want) if want != v.head.to_string() => Err(VerifyFailure {
             seq: Some(v.events),
-            reason: format!("the record ends at head {}, not the expected {want}: events were dropped or added at the end", v.head),
+            reason: format!(
+                "the record ends at head {}, not the expected {want}: events were dropped or added at the end",
+                v.head
+            ),
         }),
         _ => Ok(v),
     });
@@ -535,8 +436,7 @@ fn verify(
     json: bool,
 ) -> Result<ExitCode, Fail> {
     if let Some(h) = &expect_head {
-        h.parse::<Digest>()
-            .map_err(|e| Fail(format!("--expect-head: {e}")))?;
+        h.parse::<Digest>().map_err(|e| Fail(format!("--expect-head: {e}")))?;
     }
     let path = Path::new(target);
     if path.is_file() || target.ends_with(".jsonl") {
@@ -552,10 +452,7 @@ fn verify(
                 return report_verify(
                     target,
                     None,
-                    Err(VerifyFailure {
-                        seq: None,
-                        reason: e.to_string(),
-                    }),
+                    Err(VerifyFailure { seq: None, reason: e.to_string() }),
                     None,
                     json,
                 );
@@ -570,12 +467,7 @@ fn verify(
     report_verify(target, Some(&header), result, expect_head.as_deref(), json)
 }
 
-fn export(
-    db: &Option<std::path::PathBuf>,
-    id: &str,
-    output: &Path,
-    json: bool,
-) -> Result<ExitCode, Fail> {
+fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, json: bool) -> Result<ExitCode, Fail> {
     let log = store::open(db)?;
     let game = open_game(&log, id, None)?;
     let count = rollcall_store::file::write(output, game.header(), log.events(id, 1)?)?;
@@ -584,11 +476,7 @@ fn export(
             &json!({"game": id, "file": output.display().to_string(), "events": count, "head": game.head().to_string()}),
         );
     } else {
-        println!(
-            "wrote {id} to {}: {count} events; head {}",
-            output.display(),
-            game.head()
-        );
+        println!("wrote {id} to {}: {count} events; head {}", output.display(), game.head());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -597,18 +485,11 @@ fn import(db: &Option<std::path::PathBuf>, file: &Path, json: bool) -> Result<Ex
     let (header, events) = rollcall_store::file::read(file)?;
     let mut kept = Vec::new();
     let result = verify_each(&header, events, |_, e| kept.push(e.clone()));
-    let verified = result.map_err(|f| {
-        Fail(format!(
-            "{}: does not verify, so it was not imported: {f}",
-            file.display()
-        ))
-    })?;
+    let verified =
+        result.map_err(|f| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display())))?;
     let log = store::open(db)?;
     if has_game(&log, &header.game)? {
-        return Err(Fail(format!(
-            "a game {:?} is already in the store (nothing was written)",
-            header.game
-        )));
+        return Err(Fail(format!("a game {:?} is already in the store (nothing was written)", header.game)));
     }
     let root = log.create(&header)?;
     if !kept.is_empty() {
@@ -636,12 +517,7 @@ fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> 
         let head = log.head(&id)?;
         rows.push(json!({"game": id, "rules": header.rules.label(), "mode": header.mode, "events": head.seq, "head": head.hash.to_string()}));
         if !json {
-            println!(
-                "{id:<24} {:<28} {:>6} events  head {}",
-                header.rules.label(),
-                head.seq,
-                head.hash.short()
-            );
+            println!("{id:<24} {:<28} {:>6} events  head {}", header.rules.label(), head.seq, head.hash.short());
         }
     }
     if json {
@@ -702,18 +578,10 @@ fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
         );
         for s in spec.settings.iter().filter(|s| s.kind == kind) {
             let value = match kind {
-                SettingKind::Option => {
-                    rollcall_core::rules::SettingValue::Flag(rules.options[s.name])
-                }
-                SettingKind::Constant => {
-                    rollcall_core::rules::SettingValue::Integer(rules.constants[s.name])
-                }
+                SettingKind::Option => rollcall_core::rules::SettingValue::Flag(rules.options[s.name]),
+                SettingKind::Constant => rollcall_core::rules::SettingValue::Integer(rules.constants[s.name]),
             };
-            let changed = if value != s.default {
-                format!("  (default {})", s.default)
-            } else {
-                String::new()
-            };
+            let changed = if value != s.default { format!("  (default {})", s.default) } else { String::new() };
             let point = s.point.map(|p| format!(" [{p}]")).unwrap_or_default();
             println!("  {} = {value}{changed}{point}", s.name);
             println!("      {}", s.help);

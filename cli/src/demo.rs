@@ -28,14 +28,12 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     let db_dir = match db {
         Some(dir) => dir.clone(),
         None => {
-            temp = tempfile::tempdir()
-                .map_err(|e| Fail(format!("cannot make a temporary store: {e}")))?;
+            temp = tempfile::tempdir().map_err(|e| Fail(format!("cannot make a temporary store: {e}")))?;
             temp.path().join("db")
         }
     };
     let log = store::open(&Some(db_dir.clone()))?;
-    let mut script =
-        Script::parse(DEMO_SCRIPT, "demo").map_err(|e| Fail(format!("the demo script: {e}")))?;
+    let mut script = Script::parse(DEMO_SCRIPT, "demo").map_err(|e| Fail(format!("the demo script: {e}")))?;
     let mut id = "demo".to_string();
     let mut n = 1;
     while has_game(&log, &id)? {
@@ -44,11 +42,7 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     }
     script.header.game = id.clone();
 
-    section(&format!(
-        "1. play a game of {} into the store at {}",
-        script.header.rules.label(),
-        db_dir.display()
-    ));
+    section(&format!("1. play a game of {} into the store at {}", script.header.rules.label(), db_dir.display()));
     let mut events = Vec::new();
     let mut collector = Collector::default();
     let game = script
@@ -73,10 +67,7 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     let header = log.header(&id)?;
     match verify(&header, log.events(&id, 1)?) {
         Ok(v) => {
-            println!(
-                "verified: {} events, {} decisions; head {}",
-                v.events, v.decisions, v.head
-            );
+            println!("verified: {} events, {} decisions; head {}", v.events, v.decisions, v.head);
             println!("proven: {}.", v.guarantee());
         }
         Err(f) => return Err(Fail(format!("the demo game does not verify: {f}"))),
@@ -88,10 +79,8 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     rollcall_store::file::write(&record, &header, log.events(&id, 1)?)?;
     println!("exported to {}", record.display());
     let text = std::fs::read_to_string(&record).map_err(|e| Fail(e.to_string()))?;
-    let roll = events
-        .iter()
-        .find(|e| e.kind == Kind::Roll)
-        .ok_or_else(|| Fail("the demo game rolls no dice".into()))?;
+    let roll =
+        events.iter().find(|e| e.kind == Kind::Roll).ok_or_else(|| Fail("the demo game rolls no dice".into()))?;
     let value = roll.body["value"].as_u64().unwrap_or(0);
     let forged = if value == 6 { 5 } else { value + 1 };
     let old = format!("\"value\":{value}}},\"hash\"");
@@ -113,13 +102,9 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     }
 
     section("next");
-    println!(
-        "rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store"
-    );
+    println!("rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store");
     println!("rollcall log skips                                   # its events, narrated");
-    println!(
-        "rollcall verify skips                                # re-decide and re-roll everything"
-    );
+    println!("rollcall verify skips                                # re-decide and re-roll everything");
     println!("rollcall rules show leader-activation                # every option, and the sentence it settles");
     Ok(ExitCode::SUCCESS)
 }

@@ -21,15 +21,11 @@ fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
     let mut out = Vec::new();
     let entries = std::fs::read_dir(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
     for entry in entries {
-        let path = entry
-            .map_err(|e| Fail(format!("{}: {e}", dir.display())))?
-            .path();
+        let path = entry.map_err(|e| Fail(format!("{}: {e}", dir.display())))?.path();
         let name = path.to_string_lossy();
         if path.is_dir() {
             out.extend(inputs(&path)?);
-        } else if (name.ends_with(".json") && !name.ends_with(".house.json"))
-            || name.ends_with(".jsonl")
-        {
+        } else if (name.ends_with(".json") && !name.ends_with(".house.json")) || name.ends_with(".jsonl") {
             out.push(path);
         }
     }
@@ -40,31 +36,17 @@ fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
 fn outputs(path: &Path) -> Result<Outputs, Fail> {
     if path.extension().is_some_and(|e| e == "jsonl") {
         let (header, events) = rollcall_store::file::read(path)?;
-        return record_outputs(&header, events)
-            .map_err(|f| Fail(format!("{}: does not verify: {f}", path.display())));
+        return record_outputs(&header, events).map_err(|f| Fail(format!("{}: does not verify: {f}", path.display())));
     }
     let text = read_file(path)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let script = Script::parse(&text, &stem).map_err(|e| {
-        Fail(format!(
-            "{}:{}: {}: {}",
-            path.display(),
-            e.line,
-            e.field,
-            e.message
-        ))
-    })?;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let script = Script::parse(&text, &stem)
+        .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
     script_outputs(&script).map_err(|e| Fail(format!("{}: {e}", path.display())))
 }
 
 fn expected_path(input: &Path, suffix: &str) -> PathBuf {
-    let stem = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
+    let stem = input.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     input.with_file_name(format!("{stem}.{suffix}"))
 }
 
@@ -75,8 +57,7 @@ fn progress(count: usize) -> Option<indicatif::ProgressBar> {
     }
     let bar = indicatif::ProgressBar::new(count as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
-            .expect("a valid template"),
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}").expect("a valid template"),
     );
     Some(bar)
 }
@@ -84,10 +65,7 @@ fn progress(count: usize) -> Option<indicatif::ProgressBar> {
 pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     let all = inputs(dir)?;
     if all.is_empty() {
-        return Err(Fail(format!(
-            "{}: no scripts (*.json) or records (*.jsonl) to check",
-            dir.display()
-        )));
+        return Err(Fail(format!("{}: no scripts (*.json) or records (*.jsonl) to check", dir.display())));
     }
     let bar = progress(all.len());
     let mut differences = Vec::new();
@@ -103,10 +81,7 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
                 let diff = TextDiff::from_lines(expected.as_str(), text)
                     .unified_diff()
                     .context_radius(3)
-                    .header(
-                        &format!("{} (expected)", path.display()),
-                        &format!("{} (actual)", path.display()),
-                    )
+                    .header(&format!("{} (expected)", path.display()), &format!("{} (actual)", path.display()))
                     .to_string();
                 differences.push((path, diff));
             }
@@ -132,10 +107,7 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
             print!("{diff}");
         }
         if differences.is_empty() {
-            println!(
-                "golden: {} fixtures match their expected outputs",
-                all.len()
-            );
+            println!("golden: {} fixtures match their expected outputs", all.len());
         } else {
             println!(
                 "golden: {} of the expected files differ ({} fixtures checked); if the change is intended, run `rollcall golden bless {}` and review the diff",
@@ -145,16 +117,14 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
             );
         }
     }
-    Ok(if differences.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if differences.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     if std::env::var_os("CI").is_some() {
-        return Err(Fail("golden bless refuses to run when CI is set: expected outputs change only in a reviewed commit".into()));
+        return Err(Fail(
+            "golden bless refuses to run when CI is set: expected outputs change only in a reviewed commit".into(),
+        ));
     }
     let all = inputs(dir)?;
     let mut changed = Vec::new();
@@ -163,8 +133,7 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         for (suffix, text) in actual.files() {
             let path = expected_path(input, suffix);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-                std::fs::write(&path, text)
-                    .map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+                std::fs::write(&path, text).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
                 changed.push(path.display().to_string());
             }
         }
@@ -172,18 +141,13 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&json!({"blessed": all.len(), "changed": changed}))
-                .expect("JSON prints")
+            serde_json::to_string_pretty(&json!({"blessed": all.len(), "changed": changed})).expect("JSON prints")
         );
     } else {
         for c in &changed {
             println!("rewrote {c}");
         }
-        println!(
-            "golden: {} fixtures blessed, {} files changed",
-            all.len(),
-            changed.len()
-        );
+        println!("golden: {} fixtures blessed, {} files changed", all.len(), changed.len());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -52,8 +52,7 @@ pub fn open(db: &Option<PathBuf>) -> Result<SledLog, Fail> {
 pub fn read_text(source: &str) -> Result<String, Fail> {
     if source == "-" {
         let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| Fail(format!("<stdin>: {e}")))?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| Fail(format!("<stdin>: {e}")))?;
         Ok(text)
     } else {
         read_file(Path::new(source))

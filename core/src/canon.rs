@@ -31,10 +31,7 @@ pub fn to_string(value: &Value) -> Result<String, CanonError> {
 
 /// The canonical text of any serialisable value.
 pub fn of<T: serde::Serialize>(value: &T) -> Result<String, CanonError> {
-    let value = serde_json::to_value(value).map_err(|e| CanonError {
-        path: "$".into(),
-        message: e.to_string(),
-    })?;
+    let value = serde_json::to_value(value).map_err(|e| CanonError { path: "$".into(), message: e.to_string() })?;
     to_string(&value)
 }
 
@@ -56,11 +53,7 @@ fn write(value: &Value, out: &mut Vec<u8>, path: &mut String) -> Result<(), Cano
                 });
             }
         }
-        Value::String(s) => out.extend_from_slice(
-            serde_json::to_string(s)
-                .expect("a string serialises")
-                .as_bytes(),
-        ),
+        Value::String(s) => out.extend_from_slice(serde_json::to_string(s).expect("a string serialises").as_bytes()),
         Value::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
@@ -82,11 +75,7 @@ fn write(value: &Value, out: &mut Vec<u8>, path: &mut String) -> Result<(), Cano
                 if i > 0 {
                     out.push(b',');
                 }
-                out.extend_from_slice(
-                    serde_json::to_string(key)
-                        .expect("a key serialises")
-                        .as_bytes(),
-                );
+                out.extend_from_slice(serde_json::to_string(key).expect("a key serialises").as_bytes());
                 out.push(b':');
                 let len = path.len();
                 path.push('.');
@@ -108,10 +97,7 @@ mod tests {
     #[test]
     fn keys_are_sorted_and_there_is_no_whitespace() {
         let v = json!({"seq": 3, "body": {"z": [1, -2], "a": "x\"y"}, "kind": "roll"});
-        assert_eq!(
-            to_string(&v).unwrap(),
-            r#"{"body":{"a":"x\"y","z":[1,-2]},"kind":"roll","seq":3}"#
-        );
+        assert_eq!(to_string(&v).unwrap(), r#"{"body":{"a":"x\"y","z":[1,-2]},"kind":"roll","seq":3}"#);
     }
 
     #[test]

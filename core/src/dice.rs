@@ -139,12 +139,7 @@ pub enum DiceError {
     #[error("the rules need {die} '{label}' #{index}, which the table did not roll (the die is unknown)", die = .die.name())]
     Unknown { label: String, index: u32, die: Die },
     #[error("table die '{label}' #{index} reads {value}, which a {die} cannot show", die = .die.name())]
-    Impossible {
-        label: String,
-        index: u32,
-        die: Die,
-        value: u32,
-    },
+    Impossible { label: String, index: u32, die: Die, value: u32 },
     #[error("the table rolled {count} more '{label}' {dice} than the rules need", dice = if *.count == 1 { "die" } else { "dice" })]
     Unused { label: String, count: usize },
 }
@@ -166,22 +161,12 @@ pub struct Dice<'a> {
 impl<'a> Dice<'a> {
     /// Dice drawn from `seed` for decision number `decision`.
     pub fn seeded(seed: &'a Seed, decision: u64) -> Self {
-        Dice {
-            source: Source::Seeded(seed),
-            decision,
-            next_index: BTreeMap::new(),
-            rolls: Vec::new(),
-        }
+        Dice { source: Source::Seeded(seed), decision, next_index: BTreeMap::new(), rolls: Vec::new() }
     }
 
     /// Dice rolled at the table for decision number `decision`.
     pub fn table(given: &'a TableDice, decision: u64) -> Self {
-        Dice {
-            source: Source::Table(given),
-            decision,
-            next_index: BTreeMap::new(),
-            rolls: Vec::new(),
-        }
+        Dice { source: Source::Table(given), decision, next_index: BTreeMap::new(), rolls: Vec::new() }
     }
 
     /// Rolls one `die` under `label`.
@@ -194,30 +179,15 @@ impl<'a> Dice<'a> {
                     .get(label)
                     .and_then(|faces| faces.get(index as usize))
                     .copied()
-                    .ok_or_else(|| DiceError::Unknown {
-                        label: label.to_string(),
-                        index,
-                        die,
-                    })?;
+                    .ok_or_else(|| DiceError::Unknown { label: label.to_string(), index, die })?;
                 if !die.shows(value) {
-                    return Err(DiceError::Impossible {
-                        label: label.to_string(),
-                        index,
-                        die,
-                        value,
-                    });
+                    return Err(DiceError::Impossible { label: label.to_string(), index, die, value });
                 }
                 value
             }
         };
         self.next_index.insert(label.to_string(), index + 1);
-        self.rolls.push(Roll {
-            decision: self.decision,
-            label: label.to_string(),
-            index,
-            die,
-            value,
-        });
+        self.rolls.push(Roll { decision: self.decision, label: label.to_string(), index, die, value });
         Ok(value)
     }
 
@@ -262,10 +232,7 @@ impl<'a> Dice<'a> {
             for (label, faces) in given {
                 let used = *self.next_index.get(label).unwrap_or(&0) as usize;
                 if faces.len() > used {
-                    return Err(DiceError::Unused {
-                        label: label.clone(),
-                        count: faces.len() - used,
-                    });
+                    return Err(DiceError::Unused { label: label.clone(), count: faces.len() - used });
                 }
             }
         }
@@ -289,21 +256,12 @@ mod tests {
     fn known_answer_vectors() {
         let s = seed(7);
         let d6: Vec<u32> = (0..10).map(|i| draw(&s, 1, "rally", i, Die::D6)).collect();
-        let d10: Vec<u32> = (0..10)
-            .map(|i| draw(&s, 57, "check:F3", i, Die::D10))
-            .collect();
-        let pick: Vec<u32> = (0..10)
-            .map(|i| draw(&s, 2, "cup", i, Die::Pick(7)))
-            .collect();
+        let d10: Vec<u32> = (0..10).map(|i| draw(&s, 57, "check:F3", i, Die::D10)).collect();
+        let pick: Vec<u32> = (0..10).map(|i| draw(&s, 2, "cup", i, Die::Pick(7))).collect();
         assert_eq!(d6, KNOWN_D6);
         assert_eq!(d10, KNOWN_D10);
         assert_eq!(pick, KNOWN_PICK7);
-        assert_eq!(
-            blake3::keyed_hash(&s.0, &address_bytes(57, "rally", 0))
-                .to_hex()
-                .as_str(),
-            KNOWN_KEY
-        );
+        assert_eq!(blake3::keyed_hash(&s.0, &address_bytes(57, "rally", 0)).to_hex().as_str(), KNOWN_KEY);
     }
 
     const KNOWN_D6: [u32; 10] = [3, 1, 3, 2, 2, 4, 4, 5, 5, 6];
@@ -369,10 +327,7 @@ mod tests {
         let c = dice.d10("check").unwrap();
         let rolls = dice.finish().unwrap();
         assert_eq!(rolls.len(), 3);
-        assert_eq!(
-            (rolls[1].label.as_str(), rolls[1].index, rolls[1].value),
-            ("rally", 1, b)
-        );
+        assert_eq!((rolls[1].label.as_str(), rolls[1].index, rolls[1].value), ("rally", 1, b));
         assert_eq!(a, draw(&s, 12, "rally", 0, Die::D6));
         assert_eq!(c, draw(&s, 12, "check", 0, Die::D10));
     }
@@ -384,31 +339,18 @@ mod tests {
         assert_eq!(dice.d10("check").unwrap(), 3);
         assert_eq!(dice.d10("check").unwrap(), 0);
         let err = dice.d10("check").unwrap_err();
-        assert_eq!(
-            err,
-            DiceError::Unknown {
-                label: "check".into(),
-                index: 2,
-                die: Die::D10
-            }
-        );
+        assert_eq!(err, DiceError::Unknown { label: "check".into(), index: 2, die: Die::D10 });
         assert!(err.to_string().contains("the die is unknown"));
 
         let given: TableDice = [("rally".to_string(), vec![7])].into();
         let mut dice = Dice::table(&given, 1);
-        assert!(matches!(
-            dice.d6("rally"),
-            Err(DiceError::Impossible { value: 7, .. })
-        ));
+        assert!(matches!(dice.d6("rally"), Err(DiceError::Impossible { value: 7, .. })));
 
         let given: TableDice = [("rally".to_string(), vec![4, 5])].into();
         let mut dice = Dice::table(&given, 1);
         dice.d6("rally").unwrap();
         let err = dice.finish().unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "the table rolled 1 more 'rally' die than the rules need"
-        );
+        assert_eq!(err.to_string(), "the table rolled 1 more 'rally' die than the rules need");
     }
 
     #[test]

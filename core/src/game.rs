@@ -95,31 +95,20 @@ impl Game {
     /// The game before its first event.
     pub fn open(header: Header) -> Result<Game, OpenError> {
         check_header(&header).map_err(OpenError::Header)?;
-        let info =
-            ruleset::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
+        let info = ruleset::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
         let machine = (info.load)(&header.scenario, &header.rules)?;
         let seed = match header.mode {
             SeedMode::Open => {
                 let shares: Vec<_> = header.parties.iter().filter_map(|p| p.share).collect();
                 if shares.len() != header.parties.len() || shares.is_empty() {
-                    return Err(OpenError::Header(
-                        "an open game needs every party's share".into(),
-                    ));
+                    return Err(OpenError::Header("an open game needs every party's share".into()));
                 }
                 Some(game_seed(&header.game, &shares))
             }
             SeedMode::Table => None,
         };
         let root = record::header_hash(&header).map_err(|e| OpenError::Header(e.to_string()))?;
-        Ok(Game {
-            header,
-            root,
-            machine,
-            seed,
-            head: root,
-            seq: 0,
-            decisions: 0,
-        })
+        Ok(Game { header, root, machine, seed, head: root, seq: 0, decisions: 0 })
     }
 
     pub fn header(&self) -> &Header {
@@ -160,18 +149,16 @@ impl Game {
 
     /// Runs a decision on the current state: the events it leads to, chained
     /// from the head. Nothing changes until they are applied.
-    pub fn decide(
-        &self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-    ) -> Result<Vec<Event>, Refusal> {
+    pub fn decide(&self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
         let number = self.decisions + 1;
         let mut rolled = match (self.header.mode, dice, &self.seed) {
             (SeedMode::Open, None, Some(seed)) => Dice::seeded(seed, number),
             (SeedMode::Open, Some(_), _) => {
                 return Err(Refusal::Malformed {
                     field: "dice".into(),
-                    message: "this game draws its dice from its committed seed: a decision may not bring dice of its own".into(),
+                    message:
+                        "this game draws its dice from its committed seed: a decision may not bring dice of its own"
+                            .into(),
                 })
             }
             (SeedMode::Table, Some(given), _) => Dice::table(given, number),
@@ -181,30 +168,13 @@ impl Game {
         let facts = self.machine.decide(decision, &mut rolled)?;
         let rolls = rolled.finish().map_err(|e| Refusal::Violation(e.into()))?;
         let mut bodies = Vec::with_capacity(1 + rolls.len() + facts.len());
-        let body = DecisionBody {
-            number,
-            decision: decision.clone(),
-            dice: dice.cloned(),
-        };
-        bodies.push((
-            Kind::Decision,
-            serde_json::to_value(body).expect("serialises"),
-        ));
+        let body = DecisionBody { number, decision: decision.clone(), dice: dice.cloned() };
+        bodies.push((Kind::Decision, serde_json::to_value(body).expect("serialises")));
         for roll in &rolls {
-            bodies.push((
-                Kind::Roll,
-                serde_json::to_value(RollBodyV1::from(roll)).expect("serialises"),
-            ));
+            bodies.push((Kind::Roll, serde_json::to_value(RollBodyV1::from(roll)).expect("serialises")));
         }
         for fact in facts {
-            bodies.push((
-                Kind::Fact,
-                serde_json::to_value(FactBody {
-                    decision: number,
-                    fact,
-                })
-                .expect("serialises"),
-            ));
+            bodies.push((Kind::Fact, serde_json::to_value(FactBody { decision: number, fact }).expect("serialises")));
         }
         let mut head = self.head;
         let mut events = Vec::with_capacity(bodies.len());
@@ -215,12 +185,7 @@ impl Game {
                 message: e.message,
             })?;
             head = hash;
-            events.push(Event {
-                seq,
-                kind,
-                body,
-                hash,
-            });
+            events.push(Event { seq, kind, body, hash });
         }
         Ok(events)
     }
@@ -228,22 +193,17 @@ impl Game {
     /// Folds one event in: checks its place and link, counts decisions,
     /// evolves facts. Replay is this, over the log.
     pub fn apply(&mut self, event: &Event) -> Result<(), ApplyError> {
-        let fail = |reason: String| ApplyError {
-            seq: event.seq,
-            reason,
-        };
+        let fail = |reason: String| ApplyError { seq: event.seq, reason };
         if event.seq != self.seq + 1 {
             return Err(fail(sequence_gap(self.seq + 1, event.seq)));
         }
-        let link = record::link(&self.head, event.seq, event.kind, &event.body)
-            .map_err(|e| fail(e.to_string()))?;
+        let link = record::link(&self.head, event.seq, event.kind, &event.body).map_err(|e| fail(e.to_string()))?;
         if link != event.hash {
             return Err(fail(broken_link(event.seq)));
         }
         match event.kind {
             Kind::Decision => {
-                let body: DecisionBody =
-                    serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
+                let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
                 if body.number != self.decisions + 1 {
                     return Err(fail(format!(
                         "decision number {} out of order: expected {}",
@@ -255,11 +215,8 @@ impl Game {
             }
             Kind::Roll => {}
             Kind::Fact => {
-                let body: FactBody =
-                    serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
-                self.machine
-                    .evolve(&body.fact)
-                    .map_err(|e| fail(format!("unreadable fact: {e}")))?;
+                let body: FactBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
+                self.machine.evolve(&body.fact).map_err(|e| fail(format!("unreadable fact: {e}")))?;
             }
         }
         self.seq = event.seq;
@@ -268,15 +225,10 @@ impl Game {
     }
 
     /// Decides and applies a decision: what `play` does.
-    pub fn play(
-        &mut self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-    ) -> Result<Vec<Event>, Refusal> {
+    pub fn play(&mut self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
         let events = self.decide(decision, dice)?;
         for e in &events {
-            self.apply(e)
-                .expect("events just decided chain from the head");
+            self.apply(e).expect("events just decided chain from the head");
         }
         Ok(events)
     }
@@ -291,10 +243,7 @@ static EMPTY_DICE: TableDice = TableDice::new();
 
 fn sequence_gap(expected: u64, found: u64) -> String {
     if found > expected {
-        format!(
-            "expected seq {expected}, found {found}: {} event(s) are missing",
-            found - expected
-        )
+        format!("expected seq {expected}, found {found}: {} event(s) are missing", found - expected)
     } else {
         format!("expected seq {expected}, found {found}: an event was inserted, repeated or moved")
     }
@@ -317,8 +266,7 @@ pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
                 Ok(b) => {
                     let mut line = format!("#{} {}", b.number, describe_decision(&b.decision));
                     if let Some(dice) = &b.dice {
-                        let rolled: Vec<String> =
-                            dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
+                        let rolled: Vec<String> = dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
                         line.push_str(&format!("  (table dice: {})", rolled.join(" ")));
                     }
                     line
@@ -352,11 +300,9 @@ pub fn describe_decision(decision: &Value) -> String {
         }
         let v = match v {
             Value::String(s) => s.clone(),
-            Value::Array(items) if items.iter().all(Value::is_string) => items
-                .iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(","),
+            Value::Array(items) if items.iter().all(Value::is_string) => {
+                items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")
+            }
             other => other.to_string(),
         };
         parts.push(format!("{k}={v}"));
@@ -425,29 +371,18 @@ pub fn verify_game<E: Display>(
     events: impl IntoIterator<Item = Result<Event, E>>,
     mut seen: impl FnMut(&Game, &Event),
 ) -> Result<(Verified, Game), VerifyFailure> {
-    let mut game = Game::open(header.clone()).map_err(|e| VerifyFailure {
-        seq: None,
-        reason: e.to_string(),
-    })?;
+    let mut game = Game::open(header.clone()).map_err(|e| VerifyFailure { seq: None, reason: e.to_string() })?;
     let mut expected: VecDeque<(Kind, Value)> = VecDeque::new();
     for event in events {
         let next = game.seq() + 1;
-        let event = event.map_err(|e| VerifyFailure {
-            seq: Some(next),
-            reason: e.to_string(),
-        })?;
-        let fail = |reason: String| VerifyFailure {
-            seq: Some(event.seq),
-            reason,
-        };
+        let event = event.map_err(|e| VerifyFailure { seq: Some(next), reason: e.to_string() })?;
+        let fail = |reason: String| VerifyFailure { seq: Some(event.seq), reason };
         if event.seq != next {
             return Err(fail(sequence_gap(next, event.seq)));
         }
         match expected.pop_front() {
             Some((kind, body)) => {
-                if kind != event.kind
-                    || canon::to_bytes(&body).ok() != canon::to_bytes(&event.body).ok()
-                {
+                if kind != event.kind || canon::to_bytes(&body).ok() != canon::to_bytes(&event.body).ok() {
                     return Err(fail(mismatch(&game, kind, &body, &event)));
                 }
             }
@@ -460,13 +395,12 @@ pub fn verify_game<E: Display>(
                     )));
                 }
                 // A changed decision is a broken link first: say so before re-deciding it.
-                let link = record::link(&game.head, event.seq, event.kind, &event.body)
-                    .map_err(|e| fail(e.to_string()))?;
+                let link =
+                    record::link(&game.head, event.seq, event.kind, &event.body).map_err(|e| fail(e.to_string()))?;
                 if link != event.hash {
                     return Err(fail(broken_link(event.seq)));
                 }
-                let body: DecisionBody =
-                    serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
+                let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
                 if body.number != game.decisions() + 1 {
                     return Err(fail(format!(
                         "decision number {} where {} was due: a decision was dropped, repeated or moved",
@@ -474,22 +408,13 @@ pub fn verify_game<E: Display>(
                         game.decisions() + 1
                     )));
                 }
-                let decided =
-                    game.decide(&body.decision, body.dice.as_ref())
-                        .map_err(|refusal| {
-                            fail(format!(
-                                "decision {} is refused by {}: {refusal}",
-                                body.number,
-                                header.rules.label()
-                            ))
-                        })?;
+                let decided = game.decide(&body.decision, body.dice.as_ref()).map_err(|refusal| {
+                    fail(format!("decision {} is refused by {}: {refusal}", body.number, header.rules.label()))
+                })?;
                 expected.extend(decided.into_iter().skip(1).map(|e| (e.kind, e.body)));
             }
         }
-        game.apply(&event).map_err(|e| VerifyFailure {
-            seq: Some(e.seq),
-            reason: e.reason,
-        })?;
+        game.apply(&event).map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason })?;
         seen(&game, &event);
     }
     if let Some((kind, body)) = expected.front() {
@@ -530,11 +455,7 @@ fn mismatch(game: &Game, kind: Kind, expected: &Value, event: &Event) -> String 
         (Kind::Roll, Kind::Roll) => {
             let want: RollBodyV1 = serde_json::from_value(expected.clone()).expect("our own roll");
             match serde_json::from_value::<RollBodyV1>(event.body.clone()) {
-                Ok(got)
-                    if got.label == want.label
-                        && got.index == want.index
-                        && got.die == want.die =>
-                {
+                Ok(got) if got.label == want.label && got.index == want.index && got.die == want.die => {
                     let source = match game.header.mode {
                         SeedMode::Open => "the committed seed gives",
                         SeedMode::Table => "the table dice of the decision give",

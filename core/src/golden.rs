@@ -69,27 +69,15 @@ impl Collector {
         // The last decision's state belongs to the current turn.
         self.last_digest = Some(state_digest(game));
         self.narrative.push_str(&format!("head {}\n", game.head()));
-        self.turns.push_str(&format!(
-            "final turn {} {}\n",
-            game.turn(),
-            state_digest(game)
-        ));
-        Outputs {
-            narrative: self.narrative,
-            state: game.render(),
-            turns: self.turns,
-        }
+        self.turns.push_str(&format!("final turn {} {}\n", game.turn(), state_digest(game)));
+        Outputs { narrative: self.narrative, state: game.render(), turns: self.turns }
     }
 }
 
 impl Outputs {
     /// Each output with the suffix of the file it is kept in beside its fixture.
     pub fn files(&self) -> [(&'static str, &str); 3] {
-        [
-            ("narrative.txt", &self.narrative),
-            ("state.txt", &self.state),
-            ("turns.txt", &self.turns),
-        ]
+        [("narrative.txt", &self.narrative), ("state.txt", &self.state), ("turns.txt", &self.turns)]
     }
 }
 
@@ -105,11 +93,7 @@ pub fn script_outputs(script: &crate::script::Script) -> Result<Outputs, String>
         .map_err(|e| e.to_string())?;
     let verified = crate::game::verify(&script.header, events.into_iter().map(Ok::<_, String>))
         .map_err(|e| format!("does not verify: {e}"))?;
-    assert_eq!(
-        verified.head,
-        game.head(),
-        "verify and play agree on the head"
-    );
+    assert_eq!(verified.head, game.head(), "verify and play agree on the head");
     Ok(collector.finish(&game))
 }
 

@@ -109,10 +109,7 @@ impl Scanner<'_> {
                 }
             }
             _ => {
-                while !matches!(
-                    self.peek(),
-                    None | Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
-                ) {
+                while !matches!(self.peek(), None | Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')) {
                     self.bump();
                 }
                 Some(())
@@ -182,11 +179,7 @@ impl Scanner<'_> {
 
 /// The 1-based line of the field at `path` (serde's `a.b[2].c` form) in `text`.
 pub fn line_of(text: &str, path: &str) -> usize {
-    let mut scanner = Scanner {
-        bytes: text.as_bytes(),
-        pos: 0,
-        line: 1,
-    };
+    let mut scanner = Scanner { bytes: text.as_bytes(), pos: 0, line: 1 };
     scanner.find(&steps(path))
 }
 

@@ -31,20 +31,11 @@ pub enum LogError {
     #[error("a game {0:?} already exists in this store")]
     GameExists(String),
     #[error("stale head for game {game:?}: the append expected {expected}, the log is at seq {seq} {actual}; replay and decide again")]
-    StaleHead {
-        game: String,
-        expected: String,
-        seq: u64,
-        actual: String,
-    },
+    StaleHead { game: String, expected: String, seq: u64, actual: String },
     #[error("refused append to {game:?}: {reason}")]
     BadAppend { game: String, reason: String },
     #[error("game {game:?} is damaged at seq {seq}: {reason}")]
-    Corrupt {
-        game: String,
-        seq: u64,
-        reason: String,
-    },
+    Corrupt { game: String, seq: u64, reason: String },
     #[error("storage: {0}")]
     Backend(String),
 }
@@ -70,10 +61,7 @@ pub trait EventLog {
 
 /// Checks that `events` are whole decisions chaining from `head`.
 pub fn check_append(game: &str, head: &Head, events: &[Event]) -> Result<Head, LogError> {
-    let bad = |reason: String| LogError::BadAppend {
-        game: game.to_string(),
-        reason,
-    };
+    let bad = |reason: String| LogError::BadAppend { game: game.to_string(), reason };
     if events.first().map(|e| e.kind) != Some(Kind::Decision) {
         return Err(bad("an append starts with a decision".into()));
     }
@@ -82,15 +70,11 @@ pub fn check_append(game: &str, head: &Head, events: &[Event]) -> Result<Head, L
         if e.seq != at.seq + 1 {
             return Err(bad(format!("seq {} does not follow {}", e.seq, at.seq)));
         }
-        let link =
-            record::link(&at.hash, e.seq, e.kind, &e.body).map_err(|err| bad(err.to_string()))?;
+        let link = record::link(&at.hash, e.seq, e.kind, &e.body).map_err(|err| bad(err.to_string()))?;
         if link != e.hash {
             return Err(bad(format!("seq {} does not chain from the head", e.seq)));
         }
-        at = Head {
-            seq: e.seq,
-            hash: e.hash,
-        };
+        at = Head { seq: e.seq, hash: e.hash };
     }
     Ok(at)
 }
@@ -120,31 +104,16 @@ impl EventLog for MemLog {
             return Err(LogError::GameExists(header.game.clone()));
         }
         let root = record::header_hash(header).map_err(|e| LogError::Backend(e.to_string()))?;
-        games.insert(
-            header.game.clone(),
-            MemGame {
-                header: header.clone(),
-                root,
-                events: Vec::new(),
-            },
-        );
+        games.insert(header.game.clone(), MemGame { header: header.clone(), root, events: Vec::new() });
         Ok(Head { seq: 0, hash: root })
     }
 
     fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         let mut games = self.games.lock().expect("not poisoned");
-        let g = games
-            .get_mut(game)
-            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let g = games.get_mut(game).ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
         let head = match g.events.last() {
-            Some(e) => Head {
-                seq: e.seq,
-                hash: e.hash,
-            },
-            None => Head {
-                seq: 0,
-                hash: g.root,
-            },
+            Some(e) => Head { seq: e.seq, hash: e.hash },
+            None => Head { seq: 0, hash: g.root },
         };
         if head.hash != *expected {
             return Err(LogError::StaleHead {
@@ -165,50 +134,26 @@ impl EventLog for MemLog {
         from_seq: u64,
     ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
         let games = self.games.lock().expect("not poisoned");
-        let g = games
-            .get(game)
-            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
-        let events: Vec<Event> = g
-            .events
-            .iter()
-            .filter(|e| e.seq >= from_seq)
-            .cloned()
-            .collect();
+        let g = games.get(game).ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let events: Vec<Event> = g.events.iter().filter(|e| e.seq >= from_seq).cloned().collect();
         Ok(Box::new(events.into_iter().map(Ok)))
     }
 
     fn games(&self) -> Result<Vec<String>, LogError> {
-        Ok(self
-            .games
-            .lock()
-            .expect("not poisoned")
-            .keys()
-            .cloned()
-            .collect())
+        Ok(self.games.lock().expect("not poisoned").keys().cloned().collect())
     }
 
     fn header(&self, game: &str) -> Result<Header, LogError> {
         let games = self.games.lock().expect("not poisoned");
-        games
-            .get(game)
-            .map(|g| g.header.clone())
-            .ok_or_else(|| LogError::UnknownGame(game.to_string()))
+        games.get(game).map(|g| g.header.clone()).ok_or_else(|| LogError::UnknownGame(game.to_string()))
     }
 
     fn head(&self, game: &str) -> Result<Head, LogError> {
         let games = self.games.lock().expect("not poisoned");
-        let g = games
-            .get(game)
-            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let g = games.get(game).ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
         Ok(match g.events.last() {
-            Some(e) => Head {
-                seq: e.seq,
-                hash: e.hash,
-            },
-            None => Head {
-                seq: 0,
-                hash: g.root,
-            },
+            Some(e) => Head { seq: e.seq, hash: e.hash },
+            None => Head { seq: 0, hash: g.root },
         })
     }
 }
@@ -227,11 +172,7 @@ pub enum OpenGameError {
 /// Opens a stored game: replays its events up to `until_seq` (all of them
 /// if none), checking every link, and checks the stored head when it reads
 /// to the end. This is where the chain is checked when a game is opened.
-pub fn open_game(
-    log: &dyn EventLog,
-    id: &str,
-    until_seq: Option<u64>,
-) -> Result<crate::game::Game, OpenGameError> {
+pub fn open_game(log: &dyn EventLog, id: &str, until_seq: Option<u64>) -> Result<crate::game::Game, OpenGameError> {
     open_game_with(log, id, until_seq, |_, _| {})
 }
 
@@ -243,15 +184,13 @@ pub fn open_game_with(
     mut seen: impl FnMut(&crate::game::Game, &Event),
 ) -> Result<crate::game::Game, OpenGameError> {
     let header = log.header(id)?;
-    let mut game =
-        crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
+    let mut game = crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
     for event in log.events(id, 1)? {
         let event = event?;
         if until_seq.is_some_and(|until| event.seq > until) {
             return Ok(game);
         }
-        game.apply(&event)
-            .map_err(|e| OpenGameError::Chain(id.to_string(), e))?;
+        game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e))?;
         seen(&game, &event);
     }
     let head = log.head(id)?;

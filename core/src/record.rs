@@ -138,13 +138,7 @@ impl From<&Roll> for RollBodyV1 {
             Die::D10 => "d10".to_string(),
             Die::Pick(n) => format!("pick{n}"),
         };
-        RollBodyV1 {
-            decision: r.decision,
-            label: r.label.clone(),
-            index: r.index,
-            die,
-            value: r.value,
-        }
+        RollBodyV1 { decision: r.decision, label: r.label.clone(), index: r.index, die, value: r.value }
     }
 }
 
@@ -153,21 +147,12 @@ impl RollBodyV1 {
         let die = match self.die.as_str() {
             "d6" => Die::D6,
             "d10" => Die::D10,
-            other => match other
-                .strip_prefix("pick")
-                .and_then(|n| n.parse::<u32>().ok())
-            {
+            other => match other.strip_prefix("pick").and_then(|n| n.parse::<u32>().ok()) {
                 Some(n) if n > 0 => Die::Pick(n),
                 _ => return Err(format!("unknown die {other:?} (d6, d10 or pickN)")),
             },
         };
-        Ok(Roll {
-            decision: self.decision,
-            label: self.label.clone(),
-            index: self.index,
-            die,
-            value: self.value,
-        })
+        Ok(Roll { decision: self.decision, label: self.label.clone(), index: self.index, die, value: self.value })
     }
 }
 
@@ -182,10 +167,7 @@ pub struct LineError {
 
 impl LineError {
     fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        LineError {
-            field: field.into(),
-            message: message.into(),
-        }
+        LineError { field: field.into(), message: message.into() }
     }
 }
 
@@ -255,11 +237,7 @@ fn header_wire(h: &Header) -> HeaderV1 {
             parties: h
                 .parties
                 .iter()
-                .map(|p| PartyV1 {
-                    name: p.name.clone(),
-                    commitment: p.commitment,
-                    share: p.share.map(|s| s.to_hex()),
-                })
+                .map(|p| PartyV1 { name: p.name.clone(), commitment: p.commitment, share: p.share.map(|s| s.to_hex()) })
                 .collect(),
         },
     }
@@ -276,12 +254,7 @@ pub fn header_hash(h: &Header) -> Result<Digest, canon::CanonError> {
 }
 
 /// `blake3(previous || canonical({"body","kind","seq"}))`.
-pub fn link(
-    previous: &Digest,
-    seq: u64,
-    kind: Kind,
-    body: &Value,
-) -> Result<Digest, canon::CanonError> {
+pub fn link(previous: &Digest, seq: u64, kind: Kind, body: &Value) -> Result<Digest, canon::CanonError> {
     let canonical = canon::to_bytes(&serde_json::json!({"seq": seq, "kind": kind, "body": body}))?;
     let mut hasher = blake3::Hasher::new();
     hasher.update(previous.as_bytes());
@@ -291,17 +264,11 @@ pub fn link(
 
 /// An event's canonical line (without the newline).
 pub fn encode_event(e: &Event) -> Result<String, canon::CanonError> {
-    canon::of(&EventV1 {
-        seq: e.seq,
-        kind: e.kind,
-        body: e.body.clone(),
-        hash: e.hash,
-    })
+    canon::of(&EventV1 { seq: e.seq, kind: e.kind, body: e.body.clone(), hash: e.hash })
 }
 
 fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<(T, Value), LineError> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| LineError::new("$", format!("not JSON: {e}")))?;
+    let value: Value = serde_json::from_str(line).map_err(|e| LineError::new("$", format!("not JSON: {e}")))?;
     let canonical = canon::to_string(&value).map_err(|e| LineError::new(e.path, e.message))?;
     let typed: T = serde_path_to_error::deserialize(&value)
         .map_err(|e| LineError::new(format!("$.{}", e.path()), e.inner().to_string()))?;
@@ -319,27 +286,17 @@ fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<(T, Value)
 pub fn parse_header(line: &str) -> Result<Header, LineError> {
     let (wire, _) = parse_strict::<HeaderV1>(line)?;
     if wire.format != FORMAT {
-        return Err(LineError::new(
-            "$.format",
-            format!("expected {FORMAT:?}, found {:?}", wire.format),
-        ));
+        return Err(LineError::new("$.format", format!("expected {FORMAT:?}, found {:?}", wire.format)));
     }
     if wire.format_version != FORMAT_VERSION {
         return Err(LineError::new(
             "$.format_version",
-            format!(
-                "this build reads format version {FORMAT_VERSION}, the record is version {}",
-                wire.format_version
-            ),
+            format!("this build reads format version {FORMAT_VERSION}, the record is version {}", wire.format_version),
         ));
     }
-    let spec = ruleset::version(&wire.rules.version)
-        .map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
+    let spec = ruleset::version(&wire.rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
     if spec.id() != wire.rules.version {
-        return Err(LineError::new(
-            "$.rules.version",
-            format!("expected a full version id such as {}", spec.id()),
-        ));
+        return Err(LineError::new("$.rules.version", format!("expected a full version id such as {}", spec.id())));
     }
     for s in &spec.settings {
         let present = match s.kind {
@@ -347,15 +304,8 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
             SettingKind::Constant => wire.rules.constants.contains_key(s.name),
         };
         if !present {
-            let table = if s.kind == SettingKind::Option {
-                "options"
-            } else {
-                "constants"
-            };
-            return Err(LineError::new(
-                format!("$.rules.{table}.{}", s.name),
-                "missing: a record lists every setting",
-            ));
+            let table = if s.kind == SettingKind::Option { "options" } else { "constants" };
+            return Err(LineError::new(format!("$.rules.{table}.{}", s.name), "missing: a record lists every setting"));
         }
     }
     for (table, names) in [
@@ -363,11 +313,7 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
         ("constants", wire.rules.constants.keys().collect()),
     ] {
         for name in names {
-            let kind = if table == "options" {
-                SettingKind::Option
-            } else {
-                SettingKind::Constant
-            };
+            let kind = if table == "options" { SettingKind::Option } else { SettingKind::Constant };
             if spec.setting(name).map(|s| s.kind) != Some(kind) {
                 return Err(LineError::new(
                     format!("$.rules.{table}.{name}"),
@@ -379,9 +325,10 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
     let mut parties = Vec::new();
     for (i, p) in wire.seed.parties.into_iter().enumerate() {
         let share = match &p.share {
-            Some(hex) => Some(Share::from_hex(hex).map_err(|e| {
-                LineError::new(format!("$.seed.parties[{i}].share"), e.to_string())
-            })?),
+            Some(hex) => Some(
+                Share::from_hex(hex)
+                    .map_err(|e| LineError::new(format!("$.seed.parties[{i}].share"), e.to_string()))?,
+            ),
             None => None,
         };
         if wire.seed.mode == SeedMode::Open && (p.commitment.is_none() || share.is_none()) {
@@ -390,11 +337,7 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
                 "an open record names each party's commitment and share",
             ));
         }
-        parties.push(Party {
-            name: p.name,
-            commitment: p.commitment,
-            share,
-        });
+        parties.push(Party { name: p.name, commitment: p.commitment, share });
     }
     Ok(Header {
         game: wire.game,
@@ -415,22 +358,14 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
 pub fn parse_event(line: &str) -> Result<Event, LineError> {
     let (wire, _) = parse_strict::<EventV1>(line)?;
     let shape = match wire.kind {
-        Kind::Decision => {
-            serde_path_to_error::deserialize::<_, DecisionBody>(&wire.body).map(|_| ())
-        }
+        Kind::Decision => serde_path_to_error::deserialize::<_, DecisionBody>(&wire.body).map(|_| ()),
         Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|_| ()),
         Kind::Fact => serde_path_to_error::deserialize::<_, FactBody>(&wire.body).map(|_| ()),
     };
     shape.map_err(|e| LineError::new(format!("$.body.{}", e.path()), e.inner().to_string()))?;
     if wire.kind == Kind::Roll {
         let body: RollBodyV1 = serde_json::from_value(wire.body.clone()).expect("checked above");
-        body.to_roll()
-            .map_err(|m| LineError::new("$.body.die", m))?;
+        body.to_roll().map_err(|m| LineError::new("$.body.die", m))?;
     }
-    Ok(Event {
-        seq: wire.seq,
-        kind: wire.kind,
-        body: wire.body,
-        hash: wire.hash,
-    })
+    Ok(Event { seq: wire.seq, kind: wire.kind, body: wire.body, hash: wire.hash })
 }

@@ -57,12 +57,7 @@ pub struct Setting {
 }
 
 impl Setting {
-    pub const fn option(
-        name: &'static str,
-        point: &'static str,
-        settles: &'static str,
-        help: &'static str,
-    ) -> Setting {
+    pub const fn option(name: &'static str, point: &'static str, settles: &'static str, help: &'static str) -> Setting {
         Setting {
             name,
             kind: SettingKind::Option,
@@ -73,12 +68,7 @@ impl Setting {
         }
     }
 
-    pub const fn constant(
-        name: &'static str,
-        default: i64,
-        settles: &'static str,
-        help: &'static str,
-    ) -> Setting {
+    pub const fn constant(name: &'static str, default: i64, settles: &'static str, help: &'static str) -> Setting {
         Setting {
             name,
             kind: SettingKind::Constant,
@@ -125,12 +115,7 @@ impl VersionSpec {
                 _ => unreachable!("setting {} has a default of the wrong kind", s.name),
             }
         }
-        RuleVersion {
-            version: self.id(),
-            name: None,
-            options,
-            constants,
-        }
+        RuleVersion { version: self.id(), name: None, options, constants }
     }
 
     /// Applies overrides to the defaults, refusing unknown names and values
@@ -153,12 +138,7 @@ impl VersionSpec {
                     })?;
                     resolved.options.insert(name.clone(), b);
                 }
-                Some(_) => {
-                    return Err(RulesError::NotAnOption {
-                        field,
-                        name: name.clone(),
-                    })
-                }
+                Some(_) => return Err(RulesError::NotAnOption { field, name: name.clone() }),
                 None => {
                     return Err(RulesError::Unknown {
                         field,
@@ -179,12 +159,7 @@ impl VersionSpec {
                     })?;
                     resolved.constants.insert(name.clone(), i);
                 }
-                Some(_) => {
-                    return Err(RulesError::NotAConstant {
-                        field,
-                        name: name.clone(),
-                    })
-                }
+                Some(_) => return Err(RulesError::NotAConstant { field, name: name.clone() }),
                 None => {
                     return Err(RulesError::Unknown {
                         field,
@@ -198,12 +173,7 @@ impl VersionSpec {
     }
 
     fn names(&self, kind: SettingKind) -> String {
-        let names: Vec<&str> = self
-            .settings
-            .iter()
-            .filter(|s| s.kind == kind)
-            .map(|s| s.name)
-            .collect();
+        let names: Vec<&str> = self.settings.iter().filter(|s| s.kind == kind).map(|s| s.name).collect();
         if names.is_empty() {
             "none".into()
         } else {
@@ -244,18 +214,12 @@ impl RuleVersion {
     /// An option's value. Panics on a name the version does not declare: that
     /// is a bug in the ruleset, not bad input (input is checked by `resolve`).
     pub fn flag(&self, name: &str) -> bool {
-        *self
-            .options
-            .get(name)
-            .unwrap_or_else(|| panic!("{} declares no option {name}", self.version))
+        *self.options.get(name).unwrap_or_else(|| panic!("{} declares no option {name}", self.version))
     }
 
     /// A constant's value; panics like [`RuleVersion::flag`].
     pub fn int(&self, name: &str) -> i64 {
-        *self
-            .constants
-            .get(name)
-            .unwrap_or_else(|| panic!("{} declares no constant {name}", self.version))
+        *self.constants.get(name).unwrap_or_else(|| panic!("{} declares no constant {name}", self.version))
     }
 
     /// How this version differs from its base version's defaults.
@@ -264,10 +228,7 @@ impl RuleVersion {
         for s in &spec.settings {
             let value = match s.kind {
                 SettingKind::Option => self.options.get(s.name).map(|b| SettingValue::Flag(*b)),
-                SettingKind::Constant => self
-                    .constants
-                    .get(s.name)
-                    .map(|i| SettingValue::Integer(*i)),
+                SettingKind::Constant => self.constants.get(s.name).map(|i| SettingValue::Integer(*i)),
             };
             if let Some(value) = value {
                 if value != s.default {
@@ -305,23 +266,11 @@ pub enum RulesError {
     #[error("unknown ruleset {0:?} (known: {1})")]
     UnknownRuleset(String, String),
     #[error("{ruleset} has no version {version:?} (known: {known})")]
-    UnknownVersion {
-        ruleset: String,
-        version: String,
-        known: String,
-    },
+    UnknownVersion { ruleset: String, version: String, known: String },
     #[error("{field}: {version} has no such setting (it has: {known})")]
-    Unknown {
-        field: String,
-        version: String,
-        known: String,
-    },
+    Unknown { field: String, version: String, known: String },
     #[error("{field}: expected {expected}, found {found}")]
-    WrongType {
-        field: String,
-        expected: &'static str,
-        found: String,
-    },
+    WrongType { field: String, expected: &'static str, found: String },
     #[error("{field}: {name} is a constant, not an option")]
     NotAnOption { field: String, name: String },
     #[error("{field}: {name} is an option, not a constant")]

@@ -48,10 +48,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            field: field.into(),
-            message: message.into(),
-        }
+        ScenarioError { field: field.into(), message: message.into() }
     }
 }
 
@@ -69,14 +66,9 @@ pub trait Ruleset: 'static {
     /// Every version, the first being the default.
     fn versions() -> Vec<VersionSpec>;
     /// The state before the first decision. The rule version is part of it.
-    fn initial(scenario: Self::Scenario, rules: &RuleVersion)
-        -> Result<Self::State, ScenarioError>;
+    fn initial(scenario: Self::Scenario, rules: &RuleVersion) -> Result<Self::State, ScenarioError>;
     /// What a decision leads to, or why it is refused. Pure.
-    fn decide(
-        state: &Self::State,
-        decision: &Self::Decision,
-        dice: &mut Dice,
-    ) -> Result<Vec<Self::Fact>, Violation>;
+    fn decide(state: &Self::State, decision: &Self::Decision, dice: &mut Dice) -> Result<Vec<Self::Fact>, Violation>;
     /// The state after a fact. Pure and total: no rule logic here.
     fn evolve(state: Self::State, fact: &Self::Fact) -> Self::State;
     /// One line of narrative for a fact.
@@ -113,9 +105,13 @@ struct Typed<R: Ruleset> {
 }
 
 fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, Refusal> {
-    serde_path_to_error::deserialize(value).map_err(|e| Refusal::Malformed {
-        field: e.path().to_string(),
-        message: e.inner().to_string(),
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        // Internally tagged enums hide the field's path from serde: the
+        // message then names the field (`missing field`, `unknown field`)
+        // or only its type, and the caller names the decision.
+        let path = e.path().to_string();
+        let field = if path == "." { String::new() } else { path };
+        Refusal::Malformed { field, message: e.inner().to_string() }
     })
 }
 
@@ -123,10 +119,7 @@ impl<R: Ruleset> Machine for Typed<R> {
     fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Value>, Refusal> {
         let decision: R::Decision = parse(decision)?;
         let facts = R::decide(self.state.as_ref().expect("state present"), &decision, dice)?;
-        Ok(facts
-            .iter()
-            .map(|f| serde_json::to_value(f).expect("facts serialise"))
-            .collect())
+        Ok(facts.iter().map(|f| serde_json::to_value(f).expect("facts serialise")).collect())
     }
 
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal> {
@@ -156,9 +149,7 @@ impl<R: Ruleset> Machine for Typed<R> {
     }
 
     fn boxed_clone(&self) -> Box<dyn Machine> {
-        Box::new(Typed::<R> {
-            state: self.state.clone(),
-        })
+        Box::new(Typed::<R> { state: self.state.clone() })
     }
 }
 
@@ -174,10 +165,7 @@ pub struct RulesetInfo {
     pub load: Loader,
 }
 
-fn load<R: Ruleset>(
-    scenario: &Value,
-    rules: &RuleVersion,
-) -> Result<Box<dyn Machine>, ScenarioError> {
+fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError> {
     let scenario: R::Scenario = serde_path_to_error::deserialize(scenario)
         .map_err(|e| ScenarioError::new(e.path().to_string(), e.inner().to_string()))?;
     let state = R::initial(scenario, rules)?;
@@ -186,12 +174,7 @@ fn load<R: Ruleset>(
 
 /// The registry entry of a ruleset type.
 pub fn info<R: Ruleset>() -> RulesetInfo {
-    RulesetInfo {
-        id: R::ID,
-        title: R::TITLE,
-        versions: R::versions,
-        load: load::<R>,
-    }
+    RulesetInfo { id: R::ID, title: R::TITLE, versions: R::versions, load: load::<R> }
 }
 
 /// Every built-in ruleset.
@@ -202,10 +185,7 @@ pub fn all() -> Vec<RulesetInfo> {
 /// Finds a ruleset by id.
 pub fn find(id: &str) -> Result<RulesetInfo, RulesError> {
     all().into_iter().find(|r| r.id == id).ok_or_else(|| {
-        RulesError::UnknownRuleset(
-            id.to_string(),
-            all().iter().map(|r| r.id).collect::<Vec<_>>().join(", "),
-        )
+        RulesError::UnknownRuleset(id.to_string(), all().iter().map(|r| r.id).collect::<Vec<_>>().join(", "))
     })
 }
 
@@ -218,24 +198,14 @@ pub fn version(id: &str) -> Result<VersionSpec, RulesError> {
     let info = find(ruleset)?;
     let versions = (info.versions)();
     match version {
-        None => Ok(versions
-            .into_iter()
-            .next()
-            .expect("a ruleset has a version")),
+        None => Ok(versions.into_iter().next().expect("a ruleset has a version")),
         Some(v) => {
-            let known = versions
-                .iter()
-                .map(|s| s.id())
-                .collect::<Vec<_>>()
-                .join(", ");
-            versions
-                .into_iter()
-                .find(|s| s.version == v)
-                .ok_or(RulesError::UnknownVersion {
-                    ruleset: ruleset.to_string(),
-                    version: v.to_string(),
-                    known,
-                })
+            let known = versions.iter().map(|s| s.id()).collect::<Vec<_>>().join(", ");
+            versions.into_iter().find(|s| s.version == v).ok_or(RulesError::UnknownVersion {
+                ruleset: ruleset.to_string(),
+                version: v.to_string(),
+                known,
+            })
         }
     }
 }
@@ -251,10 +221,7 @@ pub struct Facts<R: Ruleset> {
 
 impl<R: Ruleset> Facts<R> {
     pub fn new(state: &R::State) -> Self {
-        Facts {
-            state: Some(state.clone()),
-            out: Vec::new(),
-        }
+        Facts { state: Some(state.clone()), out: Vec::new() }
     }
 
     /// Records a fact and evolves the scratch state by it.

@@ -78,11 +78,7 @@ impl RulesRef {
         let none = BTreeMap::new();
         let (version, options, constants, name) = match self {
             RulesRef::Id(id) => (id, &none, &none, None),
-            RulesRef::Version {
-                version,
-                options,
-                constants,
-            } => (version, options, constants, None),
+            RulesRef::Version { version, options, constants } => (version, options, constants, None),
             RulesRef::House(h) => (&h.base, &h.options, &h.constants, Some(h.name.clone())),
         };
         let field = match self {
@@ -94,12 +90,7 @@ impl RulesRef {
         let mut resolved = spec.resolve(options, constants, where_).map_err(|e| {
             let text = e.to_string();
             let field = text.split(':').next().unwrap_or("").to_string();
-            (
-                field,
-                text.split_once(": ")
-                    .map(|(_, m)| m.to_string())
-                    .unwrap_or(text),
-            )
+            (field, text.split_once(": ").map(|(_, m)| m.to_string()).unwrap_or(text))
         })?;
         resolved.name = name;
         Ok(resolved)
@@ -133,9 +124,7 @@ pub struct Script {
 pub fn valid_game_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
         && !id.starts_with('.')
 }
 
@@ -154,25 +143,13 @@ pub fn split_dice(mut decision: Value) -> Result<(Value, Option<TableDice>), (St
 impl Script {
     /// Parses a script; `default_game` names the game if the script does not.
     pub fn parse(text: &str, default_game: &str) -> Result<Script, ScriptError> {
-        let err = |field: String, message: String| ScriptError {
-            line: line_of(text, &field),
-            field,
-            message,
-        };
+        let err = |field: String, message: String| ScriptError { line: line_of(text, &field), field, message };
         let mut de = serde_json::Deserializer::from_str(text);
         let wire: ScriptV1 = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let inner = e.inner();
             let field = e.path().to_string();
-            let line = if inner.is_syntax() || inner.is_eof() {
-                inner.line()
-            } else {
-                line_of(text, &field)
-            };
-            ScriptError {
-                line,
-                field,
-                message: inner.to_string(),
-            }
+            let line = if inner.is_syntax() || inner.is_eof() { inner.line() } else { line_of(text, &field) };
+            ScriptError { line, field, message: inner.to_string() }
         })?;
         let game = wire.game.unwrap_or_else(|| default_game.to_string());
         if !valid_game_id(&game) {
@@ -185,10 +162,9 @@ impl Script {
         let mut parties = Vec::new();
         for (i, p) in wire.seed.parties.iter().enumerate() {
             let share = match (&p.share, wire.seed.mode) {
-                (Some(hex), SeedMode::Open) => Some(
-                    Share::from_hex(hex)
-                        .map_err(|e| err(format!("seed.parties[{i}].share"), e.to_string()))?,
-                ),
+                (Some(hex), SeedMode::Open) => {
+                    Some(Share::from_hex(hex).map_err(|e| err(format!("seed.parties[{i}].share"), e.to_string()))?)
+                }
                 (None, SeedMode::Open) => {
                     return Err(err(
                         format!("seed.parties[{i}]"),
@@ -203,27 +179,13 @@ impl Script {
                 }
                 (None, SeedMode::Table) => None,
             };
-            parties.push(Party {
-                name: p.name.clone(),
-                commitment: share.map(|s| s.commitment()),
-                share,
-            });
+            parties.push(Party { name: p.name.clone(), commitment: share.map(|s| s.commitment()), share });
         }
         if parties.is_empty() {
-            return Err(err(
-                "seed.parties".into(),
-                "a game needs at least one party".into(),
-            ));
+            return Err(err("seed.parties".into(), "a game needs at least one party".into()));
         }
         let rules_hash = rules.hash();
-        let header = Header {
-            game,
-            rules,
-            rules_hash,
-            scenario: wire.scenario,
-            mode: wire.seed.mode,
-            parties,
-        };
+        let header = Header { game, rules, rules_hash, scenario: wire.scenario, mode: wire.seed.mode, parties };
         Game::open(header.clone()).map_err(|e| match e {
             crate::game::OpenError::Scenario(s) => err(format!("scenario.{}", s.field), s.message),
             other => err("seed".into(), other.to_string()),
@@ -232,11 +194,7 @@ impl Script {
         for (i, d) in wire.decisions.into_iter().enumerate() {
             decisions.push(split_dice(d).map_err(|(f, m)| err(format!("decisions[{i}].{f}"), m))?);
         }
-        Ok(Script {
-            header,
-            decisions,
-            text: text.to_string(),
-        })
+        Ok(Script { header, decisions, text: text.to_string() })
     }
 
     /// Plays every decision from the start, handing each event to `sink`.
@@ -246,18 +204,13 @@ impl Script {
         for (i, (decision, dice)) in self.decisions.iter().enumerate() {
             let events = game.play(decision, dice.as_ref()).map_err(|refusal| {
                 let (field, message) = match refusal {
-                    ruleset::Refusal::Malformed { field, message } => {
-                        (format!("decisions[{i}].{field}"), message)
+                    ruleset::Refusal::Malformed { field, message } if field.is_empty() => {
+                        (format!("decisions[{i}]"), message)
                     }
-                    ruleset::Refusal::Violation(v) => {
-                        (format!("decisions[{i}]"), format!("refused: {v}"))
-                    }
+                    ruleset::Refusal::Malformed { field, message } => (format!("decisions[{i}].{field}"), message),
+                    ruleset::Refusal::Violation(v) => (format!("decisions[{i}]"), format!("refused: {v}")),
                 };
-                ScriptError {
-                    line: line_of(&self.text, &field),
-                    field,
-                    message,
-                }
+                ScriptError { line: line_of(&self.text, &field), field, message }
             })?;
             for e in &events {
                 sink(&game, e);

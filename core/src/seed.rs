@@ -63,8 +63,7 @@ mod tests {
     }
 
     const KNOWN_SEED: &str = "e8c545b41451e1e5d340c7a3fe63bd462bf13879f1f17e638921db739dad5717";
-    const KNOWN_COMMITMENT: &str =
-        "9515049071ed913149a80d3bb7891fcd4c6c1e3d14ad878939a80f9b9a91e08c";
+    const KNOWN_COMMITMENT: &str = "9515049071ed913149a80d3bb7891fcd4c6c1e3d14ad878939a80f9b9a91e08c";
 
     #[test]
     fn order_and_game_id_matter() {

@@ -19,9 +19,7 @@ fn scripts(dir: &Path) -> Vec<PathBuf> {
         let path = entry.unwrap().path();
         if path.is_dir() {
             out.extend(scripts(&path));
-        } else if path.extension().is_some_and(|e| e == "json")
-            && !path.to_string_lossy().ends_with(".house.json")
-        {
+        } else if path.extension().is_some_and(|e| e == "json") && !path.to_string_lossy().ends_with(".house.json") {
             out.push(path);
         }
     }
@@ -33,22 +31,14 @@ fn scripts(dir: &Path) -> Vec<PathBuf> {
 fn fixtures_match_their_golden_outputs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let bless = std::env::var_os("ROLLCALL_BLESS").is_some();
-    assert!(
-        !(bless && std::env::var_os("CI").is_some()),
-        "refusing to bless golden files under CI"
-    );
+    assert!(!(bless && std::env::var_os("CI").is_some()), "refusing to bless golden files under CI");
     let mut failures = Vec::new();
     let all = scripts(&root);
-    assert!(
-        !all.is_empty(),
-        "no fixtures found under {}",
-        root.display()
-    );
+    assert!(!all.is_empty(), "no fixtures found under {}", root.display());
     for path in all {
         let text = std::fs::read_to_string(&path).unwrap();
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let script =
-            Script::parse(&text, &stem).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let script = Script::parse(&text, &stem).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let outputs = script_outputs(&script).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for (suffix, actual) in outputs.files() {
             let expected_path = path.with_file_name(format!("{stem}.{suffix}"));
@@ -62,10 +52,7 @@ fn fixtures_match_their_golden_outputs() {
                     "{} differs:\n--- expected\n{expected}\n+++ actual\n{actual}",
                     expected_path.display()
                 )),
-                Err(_) => failures.push(format!(
-                    "{} is missing (bless to create it)",
-                    expected_path.display()
-                )),
+                Err(_) => failures.push(format!("{} is missing (bless to create it)", expected_path.display())),
             }
         }
     }

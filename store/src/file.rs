@@ -18,19 +18,11 @@ pub enum FileError {
     #[error("{path}: {message}")]
     Io { path: String, message: String },
     #[error("{path}:{line}: {field}: {message}")]
-    Line {
-        path: String,
-        line: u64,
-        field: String,
-        message: String,
-    },
+    Line { path: String, line: u64, field: String, message: String },
 }
 
 fn io(path: &Path, e: impl std::fmt::Display) -> FileError {
-    FileError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
+    FileError::Io { path: path.display().to_string(), message: e.to_string() }
 }
 
 /// The events of a record file, parsed one line at a time.
@@ -71,12 +63,7 @@ impl Iterator for Events {
 
 /// Reads one newline-terminated line into `text` (without the newline).
 /// `Ok(false)` at the end of the file.
-fn read_line(
-    path: &Path,
-    reader: &mut impl BufRead,
-    line: u64,
-    text: &mut String,
-) -> Result<bool, FileError> {
+fn read_line(path: &Path, reader: &mut impl BufRead, line: u64, text: &mut String) -> Result<bool, FileError> {
     let n = reader.read_line(text).map_err(|e| FileError::Line {
         path: path.display().to_string(),
         line,
@@ -117,15 +104,7 @@ pub fn read(path: &Path) -> Result<(Header, Events), FileError> {
         field: e.field,
         message: e.message,
     })?;
-    Ok((
-        header,
-        Events {
-            path: path.to_path_buf(),
-            reader,
-            line: 1,
-            done: false,
-        },
-    ))
+    Ok((header, Events { path: path.to_path_buf(), reader, line: 1, done: false }))
 }
 
 /// Writes a record: the header and every event, via a temporary file renamed
@@ -135,13 +114,8 @@ pub fn write<E: std::fmt::Display>(
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
 ) -> Result<u64, FileError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| io(path, "not a file name"))?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| io(path, "not a file name"))?;
     let tmp = dir.join(format!(".{}.partial", name.to_string_lossy()));
     let result = (|| {
         let mut out = std::io::BufWriter::new(File::create(&tmp).map_err(|e| io(&tmp, e))?);

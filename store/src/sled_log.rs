@@ -34,11 +34,7 @@ fn encode_head(head: &Head) -> [u8; 40] {
 
 fn decode_head(game: &str, bytes: &[u8]) -> Result<Head, LogError> {
     if bytes.len() != 40 {
-        return Err(LogError::Corrupt {
-            game: game.into(),
-            seq: 0,
-            reason: "the stored head is not 40 bytes".into(),
-        });
+        return Err(LogError::Corrupt { game: game.into(), seq: 0, reason: "the stored head is not 40 bytes".into() });
     }
     let seq = u64::from_be_bytes(bytes[..8].try_into().expect("8 bytes"));
     let hash = Digest(bytes[8..].try_into().expect("32 bytes"));
@@ -48,9 +44,10 @@ fn decode_head(game: &str, bytes: &[u8]) -> Result<Head, LogError> {
 impl SledLog {
     /// Opens (or creates) the database in `dir`.
     pub fn open(dir: &Path) -> Result<SledLog, LogError> {
-        let db = sled::Config::new().path(dir).open().map_err(|e| {
-            LogError::Backend(format!("cannot open the store at {}: {e}", dir.display()))
-        })?;
+        let db = sled::Config::new()
+            .path(dir)
+            .open()
+            .map_err(|e| LogError::Backend(format!("cannot open the store at {}: {e}", dir.display())))?;
         let headers = db.open_tree("headers").map_err(backend)?;
         let heads = db.open_tree("heads").map_err(backend)?;
         Ok(SledLog { db, headers, heads })
@@ -88,9 +85,7 @@ impl EventLog for SledLog {
         });
         match result {
             Ok(()) => {}
-            Err(TransactionError::Abort(())) => {
-                return Err(LogError::GameExists(header.game.clone()))
-            }
+            Err(TransactionError::Abort(())) => return Err(LogError::GameExists(header.game.clone())),
             Err(TransactionError::Storage(e)) => return Err(backend(e)),
         }
         self.flush()?;
@@ -102,17 +97,12 @@ impl EventLog for SledLog {
         let tree = self.events_tree(game)?;
         let mut lines = Vec::with_capacity(events.len());
         for e in events {
-            lines.push((
-                e.seq.to_be_bytes(),
-                record::encode_event(e).map_err(backend)?,
-            ));
+            lines.push((e.seq.to_be_bytes(), record::encode_event(e).map_err(backend)?));
         }
         let result = (&self.heads, &tree).transaction(|(heads, tree)| {
             let stored = heads
                 .get(game.as_bytes())?
-                .ok_or(ConflictableTransactionError::Abort(LogError::UnknownGame(
-                    game.into(),
-                )))?;
+                .ok_or(ConflictableTransactionError::Abort(LogError::UnknownGame(game.into())))?;
             let head = decode_head(game, &stored).map_err(ConflictableTransactionError::Abort)?;
             if head.hash != *expected {
                 return Err(ConflictableTransactionError::Abort(LogError::StaleHead {
@@ -122,8 +112,7 @@ impl EventLog for SledLog {
                     actual: head.hash.short(),
                 }));
             }
-            let new_head =
-                check_append(game, &head, events).map_err(ConflictableTransactionError::Abort)?;
+            let new_head = check_append(game, &head, events).map_err(ConflictableTransactionError::Abort)?;
             for (key, line) in &lines {
                 tree.insert(&key[..], line.as_bytes())?;
             }
@@ -147,54 +136,44 @@ impl EventLog for SledLog {
         self.require(game)?;
         let tree = self.events_tree(game)?;
         let id = game.to_string();
-        Ok(Box::new(tree.range(from_seq.to_be_bytes()..).map(
-            move |item| {
-                let (key, value) = item.map_err(backend)?;
-                let seq =
-                    u64::from_be_bytes(key.as_ref().try_into().map_err(|_| LogError::Corrupt {
-                        game: id.clone(),
-                        seq: 0,
-                        reason: "an event key is not 8 bytes".into(),
-                    })?);
-                let line = std::str::from_utf8(&value).map_err(|e| LogError::Corrupt {
+        Ok(Box::new(tree.range(from_seq.to_be_bytes()..).map(move |item| {
+            let (key, value) = item.map_err(backend)?;
+            let seq = u64::from_be_bytes(key.as_ref().try_into().map_err(|_| LogError::Corrupt {
+                game: id.clone(),
+                seq: 0,
+                reason: "an event key is not 8 bytes".into(),
+            })?);
+            let line = std::str::from_utf8(&value).map_err(|e| LogError::Corrupt {
+                game: id.clone(),
+                seq,
+                reason: e.to_string(),
+            })?;
+            let event = record::parse_event(line).map_err(|e| LogError::Corrupt {
+                game: id.clone(),
+                seq,
+                reason: e.to_string(),
+            })?;
+            if event.seq != seq {
+                return Err(LogError::Corrupt {
                     game: id.clone(),
                     seq,
-                    reason: e.to_string(),
-                })?;
-                let event = record::parse_event(line).map_err(|e| LogError::Corrupt {
-                    game: id.clone(),
-                    seq,
-                    reason: e.to_string(),
-                })?;
-                if event.seq != seq {
-                    return Err(LogError::Corrupt {
-                        game: id.clone(),
-                        seq,
-                        reason: format!("stored under seq {seq} but says seq {}", event.seq),
-                    });
-                }
-                Ok(event)
-            },
-        )))
+                    reason: format!("stored under seq {seq} but says seq {}", event.seq),
+                });
+            }
+            Ok(event)
+        })))
     }
 
     fn games(&self) -> Result<Vec<String>, LogError> {
         self.headers
             .iter()
             .keys()
-            .map(|k| {
-                k.map_err(backend)
-                    .map(|k| String::from_utf8_lossy(&k).into_owned())
-            })
+            .map(|k| k.map_err(backend).map(|k| String::from_utf8_lossy(&k).into_owned()))
             .collect()
     }
 
     fn header(&self, game: &str) -> Result<Header, LogError> {
-        let bytes = self
-            .headers
-            .get(game)
-            .map_err(backend)?
-            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let bytes = self.headers.get(game).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
         let line = std::str::from_utf8(&bytes).map_err(backend)?;
         record::parse_header(line).map_err(|e| LogError::Corrupt {
             game: game.to_string(),
@@ -204,11 +183,7 @@ impl EventLog for SledLog {
     }
 
     fn head(&self, game: &str) -> Result<Head, LogError> {
-        let bytes = self
-            .heads
-            .get(game)
-            .map_err(backend)?
-            .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let bytes = self.heads.get(game).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
         decode_head(game, &bytes)
     }
 }

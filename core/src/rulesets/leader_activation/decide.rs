@@ -12,11 +12,7 @@ use super::{Activation, Decision, Fact, Piece, Role, Skill, State, Turn};
 
 type Facts = crate::ruleset::Facts<super::LeaderActivation>;
 
-pub(super) fn decide(
-    state: &State,
-    decision: &Decision,
-    dice: &mut Dice,
-) -> Result<Vec<Fact>, Violation> {
+pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
     let mut facts = Facts::new(state);
     match decision {
         Decision::BeginTurn { first } => begin_turn(state, first, &mut facts)?,
@@ -36,10 +32,7 @@ pub(super) fn decide(
             if p.broken {
                 refuse!("{piece} is already broken");
             }
-            facts.push(Fact::Broke {
-                piece: piece.clone(),
-                reason: reason.clone(),
-            });
+            facts.push(Fact::Broke { piece: piece.clone(), reason: reason.clone() });
         }
         Decision::LockInCloseCombat { leader } => {
             let p = find_leader(state, leader)?;
@@ -49,25 +42,17 @@ pub(super) fn decide(
             if active_leader(state) == Some(leader.as_str()) {
                 refuse!("{leader} is in the middle of his activation: end it before locking him in close combat");
             }
-            facts.push(Fact::LockedInCloseCombat {
-                leader: leader.clone(),
-            });
+            facts.push(Fact::LockedInCloseCombat { leader: leader.clone() });
         }
         Decision::FreeFromCloseCombat { leader } => {
             if !find_leader(state, leader)?.locked {
                 refuse!("{leader} is not locked in close combat");
             }
-            facts.push(Fact::FreedFromCloseCombat {
-                leader: leader.clone(),
-            });
+            facts.push(Fact::FreedFromCloseCombat { leader: leader.clone() });
         }
         Decision::Move { piece, to } => {
             let p = find(state, piece)?;
-            facts.push(Fact::Moved {
-                piece: piece.clone(),
-                from: p.at,
-                to: *to,
-            });
+            facts.push(Fact::Moved { piece: piece.clone(), from: p.at, to: *to });
         }
     }
     Ok(facts.into_facts())
@@ -103,12 +88,7 @@ fn activation(state: &State) -> Result<&Activation, Violation> {
 }
 
 fn active_leader(state: &State) -> Option<&str> {
-    state
-        .turn
-        .as_ref()?
-        .activation
-        .as_ref()
-        .map(|a| a.leader.as_str())
+    state.turn.as_ref()?.activation.as_ref().map(|a| a.leader.as_str())
 }
 
 fn other(state: &State, side: &str) -> String {
@@ -125,11 +105,7 @@ fn other(state: &State, side: &str) -> String {
 /// leaders. You do not get a skip activation for a leader locked in close
 /// combat although you are not allowed to activate him."
 fn to_activate<'a>(state: &'a State, side: &str) -> Vec<&'a Piece> {
-    state
-        .pieces
-        .values()
-        .filter(|p| p.role == Role::Leader && p.side == side && !p.activated && !p.locked)
-        .collect()
+    state.pieces.values().filter(|p| p.role == Role::Leader && p.side == side && !p.activated && !p.locked).collect()
 }
 
 /// Who has the next slot after `side` has activated or skipped.
@@ -166,61 +142,23 @@ fn end_turn_if_over(facts: &mut Facts) {
 /// turn, broken ones and those locked in close combat included (L9).
 fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Violation> {
     if !state.sides.iter().any(|s| s == first) {
-        refuse!(
-            "{first:?} is not a side of this game ({}, {})",
-            state.sides[0],
-            state.sides[1]
-        );
+        refuse!("{first:?} is not a side of this game ({}, {})", state.sides[0], state.sides[1]);
     }
     if let Some(t) = &state.turn {
         if let Some(a) = &t.activation {
-            refuse!(
-                "turn {} is not over: {} is being activated",
-                t.number,
-                a.leader
-            );
+            refuse!("turn {} is not over: {} is being activated", t.number, a.leader);
         }
         if t.next.is_some() {
-            let left: Vec<String> = state
-                .sides
-                .iter()
-                .flat_map(|s| to_activate(state, s))
-                .map(|p| p.id.clone())
-                .collect();
-            refuse!(
-                "turn {} is not over: {} still to activate ({})",
-                t.number,
-                left.len(),
-                left.join(", ")
-            );
+            let left: Vec<String> =
+                state.sides.iter().flat_map(|s| to_activate(state, s)).map(|p| p.id.clone()).collect();
+            refuse!("turn {} is not over: {} still to activate ({})", t.number, left.len(), left.join(", "));
         }
     }
-    let count = |side: &str| {
-        state
-            .pieces
-            .values()
-            .filter(|p| p.role == Role::Leader && p.side == side)
-            .count() as u32
-    };
-    let leaders: std::collections::BTreeMap<String, u32> =
-        state.sides.iter().map(|s| (s.clone(), count(s))).collect();
-    let skips = state
-        .sides
-        .iter()
-        .map(|s| {
-            (
-                s.clone(),
-                leaders[&other(state, s)].saturating_sub(leaders[s]),
-            )
-        })
-        .collect();
+    let count = |side: &str| state.pieces.values().filter(|p| p.role == Role::Leader && p.side == side).count() as u32;
+    let leaders: std::collections::BTreeMap<String, u32> = state.sides.iter().map(|s| (s.clone(), count(s))).collect();
+    let skips = state.sides.iter().map(|s| (s.clone(), leaders[&other(state, s)].saturating_sub(leaders[s]))).collect();
     // At the start of a turn no leader is marked, so only locks matter.
-    let can_start = |side: &str| {
-        state
-            .pieces
-            .values()
-            .any(|p| p.role == Role::Leader && p.side == side && !p.locked)
-    };
+    let can_start = |side: &str| state.pieces.values().any(|p| p.role == Role::Leader && p.side == side && !p.locked);
     let other_side = other(state, first);
     let next = if can_start(first) {
         Some(first.to_string())
@@ -230,13 +168,7 @@ fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Viola
         None
     };
     let number = state.turn.as_ref().map_or(1, |t| t.number + 1);
-    facts.push(Fact::TurnBegan {
-        turn: number,
-        first: first.to_string(),
-        leaders,
-        skips,
-        next,
-    });
+    facts.push(Fact::TurnBegan { turn: number, first: first.to_string(), leaders, skips, next });
     end_turn_if_over(facts);
     Ok(())
 }
@@ -251,31 +183,18 @@ fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Viola
 fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violation> {
     let t = turn(state)?;
     if let Some(a) = &t.activation {
-        refuse!(
-            "{} is still being activated: end his activation first",
-            a.leader
-        );
+        refuse!("{} is still being activated: end his activation first", a.leader);
     }
     let p = find(state, leader)?;
     if p.role != Role::Leader {
         refuse!("{leader} is a unit, not a leader: units are commanded by an active leader");
     }
     let Some(next) = &t.next else {
-        refuse!(
-            "turn {} is over: every leader has been activated; begin the next turn",
-            t.number
-        );
+        refuse!("turn {} is over: every leader has been activated; begin the next turn", t.number);
     };
     if &p.side != next {
-        let may: Vec<String> = to_activate(state, next)
-            .iter()
-            .map(|p| p.id.clone())
-            .collect();
-        refuse!(
-            "it is {next}'s turn to activate a leader ({}), not {}'s",
-            may.join(", "),
-            p.side
-        );
+        let may: Vec<String> = to_activate(state, next).iter().map(|p| p.id.clone()).collect();
+        refuse!("it is {next}'s turn to activate a leader ({}), not {}'s", may.join(", "), p.side);
     }
     if p.activated {
         refuse!("{leader} has already been activated this turn: \"It may not be activated at another time during that turn.\"");
@@ -291,22 +210,14 @@ fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violat
         let side = &p.side;
         let other = other(state, side);
         let fewer = t.leaders[side] < t.leaders[&other];
-        if fewer
-            && to_activate(state, side).len() == 1
-            && !to_activate(state, &other).is_empty()
-            && t.skips[side] > 0
-        {
+        if fewer && to_activate(state, side).len() == 1 && !to_activate(state, &other).is_empty() && t.skips[side] > 0 {
             refuse!(
                 "{side} must keep its last leader for the last activation (last-activation-rule): skip instead, {} skip(s) left",
                 t.skips[side]
             );
         }
     }
-    facts.push(Fact::LeaderActivated {
-        leader: leader.to_string(),
-        side: p.side.clone(),
-        broken: p.broken,
-    });
+    facts.push(Fact::LeaderActivated { leader: leader.to_string(), side: p.side.clone(), broken: p.broken });
     Ok(())
 }
 
@@ -333,22 +244,13 @@ fn self_rally(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), V
     let a = activation(state)?;
     let leader = find(state, &a.leader)?;
     if !leader.broken {
-        refuse!(
-            "{} is not broken: only a broken leader self-rallies",
-            a.leader
-        );
+        refuse!("{} is not broken: only a broken leader self-rallies", a.leader);
     }
     if a.self_rally_tried {
-        refuse!(
-            "{} has already tried to self-rally in this activation",
-            a.leader
-        );
+        refuse!("{} has already tried to self-rally in this activation", a.leader);
     }
     if a.leader_acted || !a.commanded.is_empty() {
-        refuse!(
-            "{} may only self-rally upon his activation, before anything else",
-            a.leader
-        );
+        refuse!("{} may only self-rally upon his activation, before anything else", a.leader);
     }
     let mut needed = state.config.self_rally_target;
     // L4 option: the leader's own skill modifies his self-rally.
@@ -357,12 +259,7 @@ fn self_rally(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), V
     }
     let roll = dice.d6("self-rally")?;
     let rallied = passes(state, roll, needed);
-    facts.push(Fact::SelfRallyTested {
-        leader: a.leader.clone(),
-        roll,
-        needed,
-        rallied,
-    });
+    facts.push(Fact::SelfRallyTested { leader: a.leader.clone(), roll, needed, rallied });
     if !rallied {
         // L5: the failed leader is marked activated, unless the option says not.
         let stays = !state.config.failed_self_rally_keeps_leader_unactivated;
@@ -384,10 +281,7 @@ fn skill_modifier(skill: Skill) -> i64 {
 /// or rally other troops. A broken leader may only self rally".
 fn refuse_if_broken(state: &State, a: &Activation, what: &str) -> Result<(), Violation> {
     if find(state, &a.leader)?.broken {
-        refuse!(
-            "{} is broken and may not {what}: \"A broken leader may only self rally\"",
-            a.leader
-        );
+        refuse!("{} is broken and may not {what}: \"A broken leader may only self rally\"", a.leader);
     }
     Ok(())
 }
@@ -425,10 +319,7 @@ fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation
         refuse!("{unit} is a leader: \"A leader may not activate another leader\"");
     }
     if u.side != a.side {
-        refuse!(
-            "{unit} is not friendly to {}: a leader commands friendly units",
-            a.leader
-        );
+        refuse!("{unit} is not friendly to {}: a leader commands friendly units", a.leader);
     }
     if u.broken {
         refuse!("{unit} is broken: a leader may only command units that are not broken (rally it instead)");
@@ -460,34 +351,20 @@ fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation
 /// allowed its normal actions … After all actions have been completed, choose
 /// another unit to command": only the unit commanded last acts, and only
 /// until the leader acts himself.
-fn unit_action(
-    state: &State,
-    unit: &str,
-    action: &str,
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+fn unit_action(state: &State, unit: &str, action: &str, facts: &mut Facts) -> Result<(), Violation> {
     let a = activation(state)?;
     find(state, unit)?;
     match a.commanded.last() {
         Some(last) if last == unit => {}
         Some(last) if a.commanded.iter().any(|u| u == unit) => {
-            refuse!(
-                "{unit}'s actions are over: {} has since commanded {last}",
-                a.leader
-            )
+            refuse!("{unit}'s actions are over: {} has since commanded {last}", a.leader)
         }
-        _ => refuse!(
-            "{unit} has not been commanded by {}: command it first",
-            a.leader
-        ),
+        _ => refuse!("{unit} has not been commanded by {}: command it first", a.leader),
     }
     if a.leader_acted {
         refuse!("{unit}'s actions are over: {} has acted himself", a.leader);
     }
-    facts.push(Fact::UnitActed {
-        unit: unit.to_string(),
-        action: action.to_string(),
-    });
+    facts.push(Fact::UnitActed { unit: unit.to_string(), action: action.to_string() });
     Ok(())
 }
 
@@ -497,10 +374,7 @@ fn unit_action(
 fn leader_action(state: &State, action: &str, facts: &mut Facts) -> Result<(), Violation> {
     let a = activation(state)?;
     refuse_if_broken(state, a, "perform an action of his own")?;
-    facts.push(Fact::LeaderActed {
-        leader: a.leader.clone(),
-        action: action.to_string(),
-    });
+    facts.push(Fact::LeaderActed { leader: a.leader.clone(), action: action.to_string() });
     Ok(())
 }
 
@@ -515,12 +389,7 @@ fn leader_action(state: &State, action: &str, facts: &mut Facts) -> Result<(), V
 /// Elite unit", +1 for "One or more Conscript unit"; "It is not cumulative but
 /// may cancel each other out" (L3). "Command teams themselves may not be
 /// rallied by other command teams".
-fn rally(
-    state: &State,
-    units: &[String],
-    dice: &mut Dice,
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+fn rally(state: &State, units: &[String], dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let a = activation(state)?;
     refuse_if_broken(state, a, "rally other troops")?;
     let max = state.config.max_rallied_units;
@@ -528,12 +397,7 @@ fn rally(
         refuse!("name at least one broken unit to rally");
     }
     if units.len() > max {
-        refuse!(
-            "{} may rally up to {max} units, not {} ({})",
-            a.leader,
-            units.len(),
-            units.join(", ")
-        );
+        refuse!("{} may rally up to {max} units, not {} ({})", a.leader, units.len(), units.join(", "));
     }
     let leader = find(state, &a.leader)?;
     let mut rallied: Vec<&Piece> = Vec::new();
@@ -565,34 +429,21 @@ fn rally(
     let any_elite = rallied.iter().any(|u| u.skill == Skill::Elite);
     let any_conscript = rallied.iter().any(|u| u.skill == Skill::Conscript);
     let base = state.config.rally_target + (rallied.len() as i64 - 1);
-    let skill = skill_modifier_if(any_elite, Skill::Elite)
-        + skill_modifier_if(any_conscript, Skill::Conscript);
+    let skill = skill_modifier_if(any_elite, Skill::Elite) + skill_modifier_if(any_conscript, Skill::Conscript);
     let roll = dice.d6("rally")?;
     // L1: the default reads the skill modifiers as target-number modifiers;
     // the option reads the Skill Rating table's "+1"/"-1" as roll modifiers.
     // Both give the same pass or fail; `needed` is the natural roll needed.
     let (needed, success) = if state.config.skill_as_roll_modifier {
         let roll_modifier = -skill;
-        (
-            base - roll_modifier,
-            passes_modified(state, roll, roll_modifier, base),
-        )
+        (base - roll_modifier, passes_modified(state, roll, roll_modifier, base))
     } else {
         (base + skill, passes(state, roll, base + skill))
     };
-    facts.push(Fact::RallyTested {
-        leader: a.leader.clone(),
-        units: units.to_vec(),
-        roll,
-        needed,
-        rallied: success,
-    });
+    facts.push(Fact::RallyTested { leader: a.leader.clone(), units: units.to_vec(), roll, needed, rallied: success });
     if success {
         // L7 option: a rallied unit stays idle for the rest of the turn.
-        facts.push(Fact::UnitsRallied {
-            units: units.to_vec(),
-            stay_idle: state.config.rallied_units_stay_idle,
-        });
+        facts.push(Fact::UnitsRallied { units: units.to_vec(), stay_idle: state.config.rallied_units_stay_idle });
     }
     end_activation(a.leader.clone(), a.side.clone(), true, facts);
     Ok(())
@@ -624,12 +475,7 @@ fn end_activation(leader: String, side: String, stays_activated: bool, facts: &m
         p.activated = stays_activated;
     }
     let next = next_after(&after, &side);
-    facts.push(Fact::ActivationEnded {
-        leader,
-        side,
-        stays_activated,
-        next,
-    });
+    facts.push(Fact::ActivationEnded { leader, side, stays_activated, next });
     end_turn_if_over(facts);
 }
 
@@ -640,10 +486,7 @@ fn end_activation(leader: String, side: String, stays_activated: bool, facts: &m
 fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
     let t = turn(state)?;
     if let Some(a) = &t.activation {
-        refuse!(
-            "{} is being activated: a side skips instead of activating, not during an activation",
-            a.leader
-        );
+        refuse!("{} is being activated: a side skips instead of activating, not during an activation", a.leader);
     }
     let Some(next) = &t.next else {
         refuse!("turn {} is over: there is nothing to skip", t.number);
@@ -662,10 +505,6 @@ fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
     if to_activate(state, &opponent).is_empty() {
         refuse!("{opponent} has no leader left to activate: {side} cannot pass to them");
     }
-    facts.push(Fact::Skipped {
-        side: side.to_string(),
-        skips_left: left - 1,
-        next: Some(opponent),
-    });
+    facts.push(Fact::Skipped { side: side.to_string(), skips_left: left - 1, next: Some(opponent) });
     Ok(())
 }

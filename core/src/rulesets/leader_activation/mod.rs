@@ -121,17 +121,15 @@ pub struct Config {
 impl Config {
     fn from_rules(r: &RuleVersion) -> Result<Config, ScenarioError> {
         let non_negative = |name: &str| {
-            u64::try_from(r.int(name)).map_err(|_| {
-                ScenarioError::new(format!("rules.constants.{name}"), "must not be negative")
-            })
+            u64::try_from(r.int(name))
+                .map_err(|_| ScenarioError::new(format!("rules.constants.{name}"), "must not be negative"))
         };
         Ok(Config {
             skill_as_roll_modifier: r.flag("skill-as-roll-modifier"),
             natural_1_fails: r.flag("natural-1-fails"),
             natural_6_rallies: r.flag("natural-6-rallies"),
             self_rally_skill_modifier: r.flag("self-rally-skill-modifier"),
-            failed_self_rally_keeps_leader_unactivated: r
-                .flag("failed-self-rally-keeps-leader-unactivated"),
+            failed_self_rally_keeps_leader_unactivated: r.flag("failed-self-rally-keeps-leader-unactivated"),
             rallied_units_stay_idle: r.flag("rallied-units-stay-idle"),
             last_activation_rule: r.flag("last-activation-rule"),
             command_range_elite_mm: non_negative("command-range-elite-mm")?,
@@ -307,8 +305,7 @@ pub enum Fact {
     },
 }
 
-const VERSION_SUMMARY: &str =
-    "The Command Phase as written, with the defaults of rules/INTERPRETATIONS.md L1-L10.";
+const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of rules/INTERPRETATIONS.md L1-L10.";
 
 /// `leader-activation@1`: every option and constant.
 pub fn versions() -> Vec<VersionSpec> {
@@ -421,41 +418,20 @@ impl Ruleset for LeaderActivation {
         let config = Config::from_rules(rules)?;
         let sides: [String; 2] = match scenario.sides.as_slice() {
             [a, b] if a != b => [a.clone(), b.clone()],
-            _ => {
-                return Err(ScenarioError::new(
-                    "sides",
-                    "name exactly two different sides",
-                ))
-            }
+            _ => return Err(ScenarioError::new("sides", "name exactly two different sides")),
         };
         let mut pieces = BTreeMap::new();
-        let all = scenario
-            .leaders
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (format!("leaders[{i}]"), Role::Leader, p));
-        let all = all.chain(
-            scenario
-                .units
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (format!("units[{i}]"), Role::Unit, p)),
-        );
+        let all = scenario.leaders.iter().enumerate().map(|(i, p)| (format!("leaders[{i}]"), Role::Leader, p));
+        let all = all.chain(scenario.units.iter().enumerate().map(|(i, p)| (format!("units[{i}]"), Role::Unit, p)));
         for (field, role, p) in all {
             if !sides.contains(&p.side) {
                 return Err(ScenarioError::new(
                     format!("{field}.side"),
-                    format!(
-                        "{:?} is not one of the sides ({}, {})",
-                        p.side, sides[0], sides[1]
-                    ),
+                    format!("{:?} is not one of the sides ({}, {})", p.side, sides[0], sides[1]),
                 ));
             }
             if p.id.is_empty() {
-                return Err(ScenarioError::new(
-                    format!("{field}.id"),
-                    "an id may not be empty",
-                ));
+                return Err(ScenarioError::new(format!("{field}.id"), "an id may not be empty"));
             }
             let piece = Piece {
                 id: p.id.clone(),
@@ -468,18 +444,10 @@ impl Ruleset for LeaderActivation {
                 locked: false,
             };
             if pieces.insert(p.id.clone(), piece).is_some() {
-                return Err(ScenarioError::new(
-                    format!("{field}.id"),
-                    format!("{:?} is used twice", p.id),
-                ));
+                return Err(ScenarioError::new(format!("{field}.id"), format!("{:?} is used twice", p.id)));
             }
         }
-        Ok(State {
-            config,
-            sides,
-            pieces,
-            turn: None,
-        })
+        Ok(State { config, sides, pieces, turn: None })
     }
 
     fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
@@ -506,26 +474,13 @@ impl Ruleset for LeaderActivation {
 /// Records what a fact says. No rule logic: every consequence is in the fact.
 pub fn evolve(mut state: State, fact: &Fact) -> State {
     fn piece<'a>(state: &'a mut State, id: &str) -> &'a mut Piece {
-        state
-            .pieces
-            .get_mut(id)
-            .expect("facts name pieces of the scenario")
+        state.pieces.get_mut(id).expect("facts name pieces of the scenario")
     }
     fn activation(state: &mut State) -> &mut Activation {
-        state
-            .turn
-            .as_mut()
-            .and_then(|t| t.activation.as_mut())
-            .expect("an activation is in progress")
+        state.turn.as_mut().and_then(|t| t.activation.as_mut()).expect("an activation is in progress")
     }
     match fact {
-        Fact::TurnBegan {
-            turn,
-            first,
-            leaders,
-            skips,
-            next,
-        } => {
+        Fact::TurnBegan { turn, first, leaders, skips, next } => {
             for p in state.pieces.values_mut() {
                 p.activated = false;
             }
@@ -549,9 +504,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 self_rally_tried: false,
             });
         }
-        Fact::SelfRallyTested {
-            leader, rallied, ..
-        } => {
+        Fact::SelfRallyTested { leader, rallied, .. } => {
             activation(&mut state).self_rally_tried = true;
             if *rallied {
                 piece(&mut state, leader).broken = false;
@@ -573,22 +526,13 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 }
             }
         }
-        Fact::ActivationEnded {
-            leader,
-            stays_activated,
-            next,
-            ..
-        } => {
+        Fact::ActivationEnded { leader, stays_activated, next, .. } => {
             piece(&mut state, leader).activated = *stays_activated;
             let turn = state.turn.as_mut().expect("a turn is in progress");
             turn.activation = None;
             turn.next = next.clone();
         }
-        Fact::Skipped {
-            side,
-            skips_left,
-            next,
-        } => {
+        Fact::Skipped { side, skips_left, next } => {
             let turn = state.turn.as_mut().expect("a turn is in progress");
             turn.skips.insert(side.clone(), *skips_left);
             turn.next = next.clone();
@@ -616,119 +560,55 @@ fn side_or_none(next: &Option<String>) -> String {
 /// One line of narrative for a fact.
 pub fn narrate(fact: &Fact) -> String {
     match fact {
-        Fact::TurnBegan {
-            turn,
-            first,
-            leaders,
-            skips,
-            next,
-        } => {
+        Fact::TurnBegan { turn, first, leaders, skips, next } => {
             let counts: Vec<String> = leaders.iter().map(|(s, n)| format!("{s} {n}")).collect();
-            let skips: Vec<String> = skips
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(s, n)| format!("{s} may skip {n}"))
-                .collect();
-            let skips = if skips.is_empty() {
-                "no skips".to_string()
-            } else {
-                skips.join(", ")
-            };
+            let skips: Vec<String> =
+                skips.iter().filter(|(_, n)| **n > 0).map(|(s, n)| format!("{s} may skip {n}")).collect();
+            let skips = if skips.is_empty() { "no skips".to_string() } else { skips.join(", ") };
             format!(
                 "Turn {turn} begins, {first} first. Leaders: {}; {skips}. {}.",
                 counts.join(", "),
                 side_or_none(next)
             )
         }
-        Fact::LeaderActivated {
-            leader,
-            side,
-            broken,
-        } => {
+        Fact::LeaderActivated { leader, side, broken } => {
             if *broken {
                 format!("{leader} ({side}) is activated, broken: he may only try to self-rally.")
             } else {
                 format!("{leader} ({side}) is activated.")
             }
         }
-        Fact::SelfRallyTested {
-            leader,
-            roll,
-            needed,
-            rallied,
-        } => {
+        Fact::SelfRallyTested { leader, roll, needed, rallied } => {
             if *rallied {
                 format!("{leader} self-rallies: D6 {roll}, needed {needed}+. He acts without restriction.")
             } else {
                 format!("{leader} fails to self-rally: D6 {roll}, needed {needed}+. He does nothing; play passes.")
             }
         }
-        Fact::UnitCommanded {
-            leader,
-            unit,
-            skill,
-            distance_mm,
-            range_mm,
-        } => format!(
-            "{leader} commands {unit} ({}, {distance_mm} mm of {range_mm} mm command range).",
-            skill.name()
-        ),
+        Fact::UnitCommanded { leader, unit, skill, distance_mm, range_mm } => {
+            format!("{leader} commands {unit} ({}, {distance_mm} mm of {range_mm} mm command range).", skill.name())
+        }
         Fact::UnitActed { unit, action } => format!("{unit}: {action}."),
         Fact::LeaderActed { leader, action } => {
             format!("{leader} acts: {action}. He may command no more units.")
         }
-        Fact::RallyTested {
-            leader,
-            units,
-            roll,
-            needed,
-            rallied,
-        } => {
-            let outcome = if *rallied {
-                "rallied"
-            } else {
-                "all remain broken"
-            };
-            format!(
-                "{leader} rallies {}: D6 {roll}, needed {needed}+: {outcome}.",
-                units.join(", ")
-            )
+        Fact::RallyTested { leader, units, roll, needed, rallied } => {
+            let outcome = if *rallied { "rallied" } else { "all remain broken" };
+            format!("{leader} rallies {}: D6 {roll}, needed {needed}+: {outcome}.", units.join(", "))
         }
         Fact::UnitsRallied { units, stay_idle } => {
             if *stay_idle {
-                format!(
-                    "{} are no longer broken, and stay idle this turn.",
-                    units.join(", ")
-                )
+                format!("{} are no longer broken, and stay idle this turn.", units.join(", "))
             } else {
                 format!("{} are no longer broken.", units.join(", "))
             }
         }
-        Fact::ActivationEnded {
-            leader,
-            stays_activated,
-            next,
-            ..
-        } => {
-            let marked = if *stays_activated {
-                ""
-            } else {
-                " (he is not marked activated)"
-            };
-            format!(
-                "{leader}'s activation ends{marked}; {}.",
-                side_or_none(next)
-            )
+        Fact::ActivationEnded { leader, stays_activated, next, .. } => {
+            let marked = if *stays_activated { "" } else { " (he is not marked activated)" };
+            format!("{leader}'s activation ends{marked}; {}.", side_or_none(next))
         }
-        Fact::Skipped {
-            side,
-            skips_left,
-            next,
-        } => {
-            format!(
-                "{side} skips ({skips_left} skip(s) left); {}.",
-                side_or_none(next)
-            )
+        Fact::Skipped { side, skips_left, next } => {
+            format!("{side} skips ({skips_left} skip(s) left); {}.", side_or_none(next))
         }
         Fact::TurnEnded { turn } => format!("Turn {turn} ends: every leader has been activated."),
         Fact::Broke { piece, reason } => format!("{piece} is broken: {reason}."),

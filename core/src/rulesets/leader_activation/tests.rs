@@ -56,23 +56,16 @@ fn d(value: serde_json::Value) -> Decision {
 }
 
 fn dice(rolls: &[(&str, &[u32])]) -> TableDice {
-    rolls
-        .iter()
-        .map(|(l, v)| (l.to_string(), v.to_vec()))
-        .collect()
+    rolls.iter().map(|(l, v)| (l.to_string(), v.to_vec())).collect()
 }
 
 impl Check {
     fn with(options: &[&str]) -> Check {
-        let overrides: BTreeMap<String, serde_json::Value> = options
-            .iter()
-            .map(|o| (o.to_string(), json!(true)))
-            .collect();
+        let overrides: BTreeMap<String, serde_json::Value> =
+            options.iter().map(|o| (o.to_string(), json!(true))).collect();
         let rules = spec().resolve(&overrides, &BTreeMap::new(), "").unwrap();
         let scenario = serde_json::from_value(scenario()).unwrap();
-        Check {
-            state: LeaderActivation::initial(scenario, &rules).unwrap(),
-        }
+        Check { state: LeaderActivation::initial(scenario, &rules).unwrap() }
     }
 
     fn new() -> Check {
@@ -85,9 +78,7 @@ impl Check {
     }
 
     fn given_rolling(mut self, decision: serde_json::Value, rolls: &[(&str, &[u32])]) -> Check {
-        let facts = self
-            .when_rolling(decision.clone(), rolls)
-            .unwrap_or_else(|e| panic!("{decision} refused: {e}"));
+        let facts = self.when_rolling(decision.clone(), rolls).unwrap_or_else(|e| panic!("{decision} refused: {e}"));
         for f in &facts {
             self.state = LeaderActivation::evolve(self.state.clone(), f);
         }
@@ -98,11 +89,7 @@ impl Check {
         self.when_rolling(decision, &[])
     }
 
-    fn when_rolling(
-        &self,
-        decision: serde_json::Value,
-        rolls: &[(&str, &[u32])],
-    ) -> Result<Vec<Fact>, Violation> {
+    fn when_rolling(&self, decision: serde_json::Value, rolls: &[(&str, &[u32])]) -> Result<Vec<Fact>, Violation> {
         let given = dice(rolls);
         let mut table = Dice::table(&given, 1);
         let facts = LeaderActivation::decide(&self.state, &d(decision), &mut table)?;
@@ -120,11 +107,7 @@ impl Check {
 fn refused(result: Result<Vec<Fact>, Violation>, needle: &str) {
     match result {
         Ok(facts) => panic!("expected a refusal containing {needle:?}, got facts {facts:?}"),
-        Err(v) => assert!(
-            v.to_string().contains(needle),
-            "refusal {:?} does not contain {needle:?}",
-            v.to_string()
-        ),
+        Err(v) => assert!(v.to_string().contains(needle), "refusal {:?} does not contain {needle:?}", v.to_string()),
     }
 }
 
@@ -136,9 +119,7 @@ fn commanded(unit: &str) -> serde_json::Value {
 
 #[test]
 fn begin_turn_counts_leaders_and_skips() {
-    let facts = Check::new()
-        .when(json!({"type": "begin-turn", "first": "axis"}))
-        .unwrap();
+    let facts = Check::new().when(json!({"type": "begin-turn", "first": "axis"})).unwrap();
     assert_eq!(
         facts,
         vec![Fact::TurnBegan {
@@ -190,10 +171,7 @@ fn a_leader_activated_twice_is_refused() {
         .given(json!({"type": "end-activation"}))
         .given(json!({"type": "activate", "leader": "vogel"}))
         .given(json!({"type": "end-activation"}));
-    refused(
-        c.when(json!({"type": "activate", "leader": "adams"})),
-        "adams has already been activated this turn",
-    );
+    refused(c.when(json!({"type": "activate", "leader": "adams"})), "adams has already been activated this turn");
 }
 
 #[test]
@@ -206,24 +184,14 @@ fn a_unit_activated_twice_is_refused() {
         .given(json!({"type": "end-activation"}))
         .given(json!({"type": "activate", "leader": "baker"}))
         .given(json!({"type": "move", "piece": "baker", "to": [10, 0]}));
-    refused(
-        c.when(commanded("trained-a")),
-        "trained-a has already been activated this turn",
-    );
+    refused(c.when(commanded("trained-a")), "trained-a has already been activated this turn");
 }
 
 #[test]
 fn a_skip_is_allowed_to_the_side_with_fewer_leaders() {
     let c = Check::new().given(json!({"type": "begin-turn", "first": "axis"}));
     let facts = c.when(json!({"type": "skip", "side": "axis"})).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::Skipped {
-            side: "axis".into(),
-            skips_left: 0,
-            next: Some("allies".into())
-        }]
-    );
+    assert_eq!(facts, vec![Fact::Skipped { side: "axis".into(), skips_left: 0, next: Some("allies".into()) }]);
 }
 
 #[test]
@@ -233,16 +201,10 @@ fn a_skip_with_none_left_is_refused() {
         .given(json!({"type": "skip", "side": "axis"}))
         .given(json!({"type": "activate", "leader": "adams"}))
         .given(json!({"type": "end-activation"}));
-    refused(
-        c.when(json!({"type": "skip", "side": "axis"})),
-        "axis has no skip left",
-    );
+    refused(c.when(json!({"type": "skip", "side": "axis"})), "axis has no skip left");
     // The side with more leaders never has a skip at all.
     let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
-    refused(
-        c.when(json!({"type": "skip", "side": "allies"})),
-        "allies has no skip left",
-    );
+    refused(c.when(json!({"type": "skip", "side": "allies"})), "allies has no skip left");
 }
 
 #[test]
@@ -273,9 +235,7 @@ fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
             next: Some("allies".into())
         }
     );
-    let c = c
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "baker"}));
+    let c = c.given(json!({"type": "end-activation"})).given(json!({"type": "activate", "leader": "baker"}));
     let facts = c.when(json!({"type": "end-activation"})).unwrap();
     assert_eq!(
         facts[0],
@@ -286,19 +246,12 @@ fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
             next: Some("allies".into())
         }
     );
-    let c = c
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "cole"}));
+    let c = c.given(json!({"type": "end-activation"})).given(json!({"type": "activate", "leader": "cole"}));
     let facts = c.when(json!({"type": "end-activation"})).unwrap();
     assert_eq!(
         facts,
         vec![
-            Fact::ActivationEnded {
-                leader: "cole".into(),
-                side: "allies".into(),
-                stays_activated: true,
-                next: None
-            },
+            Fact::ActivationEnded { leader: "cole".into(), side: "allies".into(), stays_activated: true, next: None },
             Fact::TurnEnded { turn: 1 },
         ]
     );
@@ -307,10 +260,7 @@ fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
 #[test]
 fn a_new_turn_waits_until_every_leader_has_been_activated() {
     let c = Check::new().adams_active();
-    refused(
-        c.when(json!({"type": "begin-turn", "first": "axis"})),
-        "turn 1 is not over: adams is being activated",
-    );
+    refused(c.when(json!({"type": "begin-turn", "first": "axis"})), "turn 1 is not over: adams is being activated");
     let c = c.given(json!({"type": "end-activation"}));
     refused(
         c.when(json!({"type": "begin-turn", "first": "axis"})),
@@ -322,9 +272,7 @@ fn a_new_turn_waits_until_every_leader_has_been_activated() {
 fn a_new_turn_clears_every_activation_mark() {
     let mut c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
     for leader in ["adams", "vogel", "baker", "weber", "cole"] {
-        c = c
-            .given(json!({"type": "activate", "leader": leader}))
-            .given(json!({"type": "end-activation"}));
+        c = c.given(json!({"type": "activate", "leader": leader})).given(json!({"type": "end-activation"}));
     }
     let c = c.given(json!({"type": "begin-turn", "first": "axis"}));
     assert!(c.state.pieces.values().all(|p| !p.activated));
@@ -335,12 +283,8 @@ fn a_new_turn_clears_every_activation_mark() {
 fn leaders_locked_in_close_combat_count_but_give_no_skip_and_cannot_be_activated() {
     // Two axis leaders against three allied: one skip, whether or not one is locked.
     let c = Check::new().given(json!({"type": "lock-in-close-combat", "leader": "weber"}));
-    let facts = c
-        .when(json!({"type": "begin-turn", "first": "axis"}))
-        .unwrap();
-    let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else {
-        panic!("{facts:?}")
-    };
+    let facts = c.when(json!({"type": "begin-turn", "first": "axis"})).unwrap();
+    let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else { panic!("{facts:?}") };
     assert_eq!(leaders["axis"], 2);
     assert_eq!(skips["axis"], 1);
     let c = c.given(json!({"type": "begin-turn", "first": "axis"}));
@@ -365,14 +309,8 @@ fn a_leader_commands_a_unit_within_the_units_command_range() {
             range_mm: 150
         }]
     );
-    assert!(
-        c.when(commanded("trained-100")).is_ok(),
-        "exactly at range is in range"
-    );
-    assert!(
-        c.when(commanded("conscript")).is_ok(),
-        "60, 80 is exactly 100 mm"
-    );
+    assert!(c.when(commanded("trained-100")).is_ok(), "exactly at range is in range");
+    assert!(c.when(commanded("conscript")).is_ok(), "60, 80 is exactly 100 mm");
 }
 
 #[test]
@@ -386,9 +324,7 @@ fn a_unit_1_mm_out_of_range_is_refused() {
 
 #[test]
 fn range_is_measured_when_the_unit_is_commanded() {
-    let c = Check::new()
-        .adams_active()
-        .given(json!({"type": "move", "piece": "trained-101", "to": [-100, 0]}));
+    let c = Check::new().adams_active().given(json!({"type": "move", "piece": "trained-101", "to": [-100, 0]}));
     assert!(c.when(commanded("trained-101")).is_ok());
 }
 
@@ -399,7 +335,10 @@ fn a_fourth_unit_is_refused() {
         .given(commanded("trained-a"))
         .given(commanded("trained-b"))
         .given(commanded("trained-100"));
-    refused(c.when(commanded("conscript")), "adams has already commanded 3 units (trained-a, trained-b, trained-100): a leader commands at most 3");
+    refused(
+        c.when(commanded("conscript")),
+        "adams has already commanded 3 units (trained-a, trained-b, trained-100): a leader commands at most 3",
+    );
 }
 
 #[test]
@@ -407,28 +346,19 @@ fn a_broken_unit_is_refused() {
     let c = Check::new()
         .given(json!({"type": "break", "piece": "trained-a", "reason": "lost half its men"}))
         .adams_active();
-    refused(
-        c.when(commanded("trained-a")),
-        "trained-a is broken: a leader may only command units that are not broken",
-    );
+    refused(c.when(commanded("trained-a")), "trained-a is broken: a leader may only command units that are not broken");
 }
 
 #[test]
 fn a_leader_commanding_a_leader_is_refused() {
     let c = Check::new().adams_active();
-    refused(
-        c.when(commanded("baker")),
-        "baker is a leader: \"A leader may not activate another leader\"",
-    );
+    refused(c.when(commanded("baker")), "baker is a leader: \"A leader may not activate another leader\"");
 }
 
 #[test]
 fn an_enemy_unit_is_refused() {
     let c = Check::new().adams_active();
-    refused(
-        c.when(commanded("gruppe")),
-        "gruppe is not friendly to adams",
-    );
+    refused(c.when(commanded("gruppe")), "gruppe is not friendly to adams");
 }
 
 #[test]
@@ -448,21 +378,15 @@ fn commanding_units_does_not_stop_the_leader_acting() {
         .given(commanded("trained-b"))
         .given(commanded("trained-100"));
     assert_eq!(
-        c.when(json!({"type": "leader-action", "action": "fires"}))
-            .unwrap(),
-        vec![Fact::LeaderActed {
-            leader: "adams".into(),
-            action: "fires".into()
-        }]
+        c.when(json!({"type": "leader-action", "action": "fires"})).unwrap(),
+        vec![Fact::LeaderActed { leader: "adams".into(), action: "fires".into() }]
     );
 }
 
 #[test]
 fn only_the_unit_commanded_last_acts() {
     let c = Check::new().adams_active().given(commanded("trained-a"));
-    assert!(c
-        .when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"}))
-        .is_ok());
+    assert!(c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"})).is_ok());
     refused(
         c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "moves"})),
         "trained-b has not been commanded by adams",
@@ -482,43 +406,22 @@ fn only_the_unit_commanded_last_acts() {
 #[test]
 fn nothing_happens_outside_an_activation() {
     let c = Check::new();
-    refused(
-        c.when(json!({"type": "activate", "leader": "adams"})),
-        "no turn has begun",
-    );
+    refused(c.when(json!({"type": "activate", "leader": "adams"})), "no turn has begun");
     let c = c.given(json!({"type": "begin-turn", "first": "allies"}));
-    refused(
-        c.when(commanded("trained-a")),
-        "no leader is being activated: activate a leader first",
-    );
-    refused(
-        c.when(json!({"type": "rally", "units": ["trained-a"]})),
-        "no leader is being activated",
-    );
+    refused(c.when(commanded("trained-a")), "no leader is being activated: activate a leader first");
+    refused(c.when(json!({"type": "rally", "units": ["trained-a"]})), "no leader is being activated");
 }
 
 // ---- Rallying ----
 
 fn broken(c: Check, units: &[&str]) -> Check {
-    units.iter().fold(c, |c, u| {
-        c.given(json!({"type": "break", "piece": u, "reason": "fire"}))
-    })
+    units.iter().fold(c, |c, u| c.given(json!({"type": "break", "piece": u, "reason": "fire"})))
 }
 
 fn rally_needed(c: &Check, units: &[&str]) -> (i64, bool) {
     for roll in 1..=6 {
-        let facts = c
-            .when_rolling(
-                json!({"type": "rally", "units": units}),
-                &[("rally", &[roll])],
-            )
-            .unwrap();
-        if let Fact::RallyTested {
-            needed,
-            rallied: true,
-            ..
-        } = &facts[0]
-        {
+        let facts = c.when_rolling(json!({"type": "rally", "units": units}), &[("rally", &[roll])]).unwrap();
+        if let Fact::RallyTested { needed, rallied: true, .. } = &facts[0] {
             return (*needed, true);
         }
     }
@@ -527,30 +430,14 @@ fn rally_needed(c: &Check, units: &[&str]) -> (i64, bool) {
 
 #[test]
 fn rally_target_is_3_plus_1_per_extra_unit_with_skill_modifiers() {
-    let c = broken(
-        Check::new(),
-        &[
-            "trained-a",
-            "trained-b",
-            "trained-100",
-            "elite-150",
-            "conscript",
-        ],
-    )
-    .adams_active();
+    let c = broken(Check::new(), &["trained-a", "trained-b", "trained-100", "elite-150", "conscript"]).adams_active();
     assert_eq!(rally_needed(&c, &["trained-a"]).0, 3);
     assert_eq!(rally_needed(&c, &["trained-a", "trained-b"]).0, 4);
-    assert_eq!(
-        rally_needed(&c, &["trained-a", "trained-b", "trained-100"]).0,
-        5
-    );
+    assert_eq!(rally_needed(&c, &["trained-a", "trained-b", "trained-100"]).0, 5);
     // "-1 One or more Elite unit among rallied troops"
     assert_eq!(rally_needed(&c, &["elite-150"]).0, 2);
     // "+1 One or more Conscript unit among rallied troops"
-    assert_eq!(
-        rally_needed(&c, &["conscript", "trained-a", "trained-b"]).0,
-        6
-    );
+    assert_eq!(rally_needed(&c, &["conscript", "trained-a", "trained-b"]).0, 6);
     // "It is not cumulative but may cancel each other out." (L3)
     assert_eq!(rally_needed(&c, &["elite-150", "conscript"]).0, 4);
 }
@@ -558,12 +445,8 @@ fn rally_target_is_3_plus_1_per_extra_unit_with_skill_modifiers() {
 #[test]
 fn a_successful_rally_rallies_all_named_units_and_ends_the_activation() {
     let c = broken(Check::new(), &["trained-a", "trained-b"]).adams_active();
-    let facts = c
-        .when_rolling(
-            json!({"type": "rally", "units": ["trained-a", "trained-b"]}),
-            &[("rally", &[4])],
-        )
-        .unwrap();
+    let facts =
+        c.when_rolling(json!({"type": "rally", "units": ["trained-a", "trained-b"]}), &[("rally", &[4])]).unwrap();
     assert_eq!(
         facts,
         vec![
@@ -574,10 +457,7 @@ fn a_successful_rally_rallies_all_named_units_and_ends_the_activation() {
                 needed: 4,
                 rallied: true
             },
-            Fact::UnitsRallied {
-                units: vec!["trained-a".into(), "trained-b".into()],
-                stay_idle: false
-            },
+            Fact::UnitsRallied { units: vec!["trained-a".into(), "trained-b".into()], stay_idle: false },
             Fact::ActivationEnded {
                 leader: "adams".into(),
                 side: "allies".into(),
@@ -591,34 +471,15 @@ fn a_successful_rally_rallies_all_named_units_and_ends_the_activation() {
 #[test]
 fn a_failed_rally_leaves_all_units_broken() {
     let c = broken(Check::new(), &["trained-a", "trained-b"]).adams_active();
-    let facts = c
-        .when_rolling(
-            json!({"type": "rally", "units": ["trained-a", "trained-b"]}),
-            &[("rally", &[3])],
-        )
-        .unwrap();
-    assert!(matches!(
-        &facts[0],
-        Fact::RallyTested {
-            rallied: false,
-            roll: 3,
-            needed: 4,
-            ..
-        }
-    ));
-    assert!(
-        matches!(&facts[1], Fact::ActivationEnded { .. }),
-        "no units rallied"
-    );
+    let facts =
+        c.when_rolling(json!({"type": "rally", "units": ["trained-a", "trained-b"]}), &[("rally", &[3])]).unwrap();
+    assert!(matches!(&facts[0], Fact::RallyTested { rallied: false, roll: 3, needed: 4, .. }));
+    assert!(matches!(&facts[1], Fact::ActivationEnded { .. }), "no units rallied");
 }
 
 #[test]
 fn rallying_four_units_is_refused() {
-    let c = broken(
-        Check::new(),
-        &["trained-a", "trained-b", "trained-100", "conscript"],
-    )
-    .adams_active();
+    let c = broken(Check::new(), &["trained-a", "trained-b", "trained-100", "conscript"]).adams_active();
     refused(
         c.when(json!({"type": "rally", "units": ["trained-a", "trained-b", "trained-100", "conscript"]})),
         "adams may rally up to 3 units, not 4",
@@ -632,18 +493,9 @@ fn rally_refuses_units_out_of_range_unbroken_leaders_and_repeats() {
         c.when(json!({"type": "rally", "units": ["trained-101"]})),
         "trained-101 is out of command range for a rally",
     );
-    refused(
-        c.when(json!({"type": "rally", "units": ["trained-b"]})),
-        "trained-b is not broken",
-    );
-    refused(
-        c.when(json!({"type": "rally", "units": ["trained-a", "trained-a"]})),
-        "trained-a is named twice",
-    );
-    refused(
-        c.when(json!({"type": "rally", "units": []})),
-        "name at least one broken unit",
-    );
+    refused(c.when(json!({"type": "rally", "units": ["trained-b"]})), "trained-b is not broken");
+    refused(c.when(json!({"type": "rally", "units": ["trained-a", "trained-a"]})), "trained-a is named twice");
+    refused(c.when(json!({"type": "rally", "units": []})), "name at least one broken unit");
     let c = broken(Check::new(), &["baker"]).adams_active();
     refused(
         c.when(json!({"type": "rally", "units": ["baker"]})),
@@ -655,24 +507,15 @@ fn rally_refuses_units_out_of_range_unbroken_leaders_and_repeats() {
 fn after_a_rally_the_activation_is_over() {
     let c = broken(Check::new(), &["trained-a"])
         .adams_active()
-        .given_rolling(
-            json!({"type": "rally", "units": ["trained-a"]}),
-            &[("rally", &[6])],
-        );
-    refused(
-        c.when(commanded("trained-b")),
-        "no leader is being activated",
-    );
+        .given_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])]);
+    refused(c.when(commanded("trained-b")), "no leader is being activated");
 }
 
 #[test]
 fn a_rallied_unit_may_be_commanded_later_in_the_turn_by_default() {
     let c = broken(Check::new(), &["trained-a"])
         .adams_active()
-        .given_rolling(
-            json!({"type": "rally", "units": ["trained-a"]}),
-            &[("rally", &[6])],
-        )
+        .given_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
         .given(json!({"type": "activate", "leader": "vogel"}))
         .given(json!({"type": "end-activation"}))
         .given(json!({"type": "activate", "leader": "baker"}))
@@ -684,18 +527,12 @@ fn a_rallied_unit_may_be_commanded_later_in_the_turn_by_default() {
 fn option_rallied_units_stay_idle() {
     let c = broken(Check::with(&["rallied-units-stay-idle"]), &["trained-a"])
         .adams_active()
-        .given_rolling(
-            json!({"type": "rally", "units": ["trained-a"]}),
-            &[("rally", &[6])],
-        )
+        .given_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
         .given(json!({"type": "activate", "leader": "vogel"}))
         .given(json!({"type": "end-activation"}))
         .given(json!({"type": "activate", "leader": "baker"}))
         .given(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
-    refused(
-        c.when(commanded("trained-a")),
-        "trained-a has already been activated this turn",
-    );
+    refused(c.when(commanded("trained-a")), "trained-a has already been activated this turn");
 }
 
 #[test]
@@ -704,20 +541,11 @@ fn option_natural_results() {
     let mut constants = BTreeMap::new();
     constants.insert("rally-target".to_string(), json!(7));
     for (options, six_passes) in [(vec![], false), (vec!["natural-6-rallies"], true)] {
-        let overrides = options
-            .iter()
-            .map(|o: &&str| (o.to_string(), json!(true)))
-            .collect();
+        let overrides = options.iter().map(|o: &&str| (o.to_string(), json!(true))).collect();
         let rules = spec().resolve(&overrides, &constants, "").unwrap();
-        let state =
-            LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
+        let state = LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
         let c = broken(Check { state }, &["trained-a"]).adams_active();
-        let facts = c
-            .when_rolling(
-                json!({"type": "rally", "units": ["trained-a"]}),
-                &[("rally", &[6])],
-            )
-            .unwrap();
+        let facts = c.when_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])]).unwrap();
         assert!(
             matches!(&facts[0], Fact::RallyTested { rallied, .. } if *rallied == six_passes),
             "{options:?}: {facts:?}"
@@ -726,20 +554,11 @@ fn option_natural_results() {
     // With an Elite unit and a house target of 1, a 1 passes unless natural 1s fail.
     constants.insert("rally-target".to_string(), json!(1));
     for (options, one_passes) in [(vec![], true), (vec!["natural-1-fails"], false)] {
-        let overrides = options
-            .iter()
-            .map(|o: &&str| (o.to_string(), json!(true)))
-            .collect();
+        let overrides = options.iter().map(|o: &&str| (o.to_string(), json!(true))).collect();
         let rules = spec().resolve(&overrides, &constants, "").unwrap();
-        let state =
-            LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
+        let state = LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
         let c = broken(Check { state }, &["elite-150"]).adams_active();
-        let facts = c
-            .when_rolling(
-                json!({"type": "rally", "units": ["elite-150"]}),
-                &[("rally", &[1])],
-            )
-            .unwrap();
+        let facts = c.when_rolling(json!({"type": "rally", "units": ["elite-150"]}), &[("rally", &[1])]).unwrap();
         assert!(
             matches!(&facts[0], Fact::RallyTested { rallied, .. } if *rallied == one_passes),
             "{options:?}: {facts:?}"
@@ -781,18 +600,11 @@ fn a_successful_self_rally_lets_the_leader_act_normally() {
 #[test]
 fn a_failed_self_rally_passes_play_and_marks_the_leader() {
     let c = broken_adams();
-    let facts = c
-        .when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[2])])
-        .unwrap();
+    let facts = c.when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[2])]).unwrap();
     assert_eq!(
         facts,
         vec![
-            Fact::SelfRallyTested {
-                leader: "adams".into(),
-                roll: 2,
-                needed: 3,
-                rallied: false
-            },
+            Fact::SelfRallyTested { leader: "adams".into(), roll: 2, needed: 3, rallied: false },
             Fact::ActivationEnded {
                 leader: "adams".into(),
                 side: "allies".into(),
@@ -805,19 +617,11 @@ fn a_failed_self_rally_passes_play_and_marks_the_leader() {
 
 #[test]
 fn option_failed_self_rally_keeps_leader_unactivated() {
-    let c = broken(
-        Check::with(&["failed-self-rally-keeps-leader-unactivated"]),
-        &["adams"],
-    )
-    .adams_active();
+    let c = broken(Check::with(&["failed-self-rally-keeps-leader-unactivated"]), &["adams"]).adams_active();
     let c = c.given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[1])]);
     assert!(!c.state.pieces["adams"].activated);
-    let c = c
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}));
-    assert!(c
-        .when(json!({"type": "activate", "leader": "adams"}))
-        .is_ok());
+    let c = c.given(json!({"type": "activate", "leader": "vogel"})).given(json!({"type": "end-activation"}));
+    assert!(c.when(json!({"type": "activate", "leader": "adams"})).is_ok());
 }
 
 #[test]
@@ -826,13 +630,8 @@ fn option_self_rally_skill_modifier() {
         let c = broken(Check::with(&options), &["cole"])
             .given(json!({"type": "begin-turn", "first": "allies"}))
             .given(json!({"type": "activate", "leader": "cole"}));
-        let facts = c
-            .when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])])
-            .unwrap();
-        assert!(
-            matches!(&facts[0], Fact::SelfRallyTested { needed: n, .. } if *n == needed),
-            "{options:?}: {facts:?}"
-        );
+        let facts = c.when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])]).unwrap();
+        assert!(matches!(&facts[0], Fact::SelfRallyTested { needed: n, .. } if *n == needed), "{options:?}: {facts:?}");
     }
 }
 
@@ -840,24 +639,15 @@ fn option_self_rally_skill_modifier() {
 fn self_rally_is_for_broken_leaders_once_and_first() {
     let c = Check::new().adams_active();
     refused(c.when(json!({"type": "self-rally"})), "adams is not broken");
-    let c = broken(
-        Check::with(&["failed-self-rally-keeps-leader-unactivated"]),
-        &["adams"],
-    )
-    .adams_active();
-    let c = c
-        .given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[6])])
-        .given(commanded("trained-a"));
+    let c = broken(Check::with(&["failed-self-rally-keeps-leader-unactivated"]), &["adams"]).adams_active();
+    let c = c.given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[6])]).given(commanded("trained-a"));
     refused(c.when(json!({"type": "self-rally"})), "adams is not broken");
 }
 
 #[test]
 fn a_self_rally_without_its_die_at_the_table_is_unknown() {
     let c = broken_adams();
-    refused(
-        c.when(json!({"type": "self-rally"})),
-        "which the table did not roll (the die is unknown)",
-    );
+    refused(c.when(json!({"type": "self-rally"})), "which the table did not roll (the die is unknown)");
 }
 
 // ---- Options L1 and L9 ----
@@ -871,15 +661,16 @@ fn option_last_activation_rule() {
         .given(json!({"type": "end-activation"}))
         .given(json!({"type": "activate", "leader": "adams"}))
         .given(json!({"type": "end-activation"}));
-    refused(c.when(json!({"type": "activate", "leader": "weber"})), "axis must keep its last leader for the last activation (last-activation-rule): skip instead, 1 skip(s) left");
+    refused(
+        c.when(json!({"type": "activate", "leader": "weber"})),
+        "axis must keep its last leader for the last activation (last-activation-rule): skip instead, 1 skip(s) left",
+    );
     let c = c
         .given(json!({"type": "skip", "side": "axis"}))
         .given(json!({"type": "activate", "leader": "baker"}))
         .given(json!({"type": "end-activation"}));
     // No skips left: now weber may go, and the allies have the last activation.
-    let facts = c
-        .when(json!({"type": "activate", "leader": "weber"}))
-        .unwrap();
+    let facts = c.when(json!({"type": "activate", "leader": "weber"})).unwrap();
     assert!(matches!(&facts[0], Fact::LeaderActivated { .. }));
     // Without the option the same activation is allowed.
     let c = Check::new()
@@ -888,9 +679,7 @@ fn option_last_activation_rule() {
         .given(json!({"type": "end-activation"}))
         .given(json!({"type": "activate", "leader": "adams"}))
         .given(json!({"type": "end-activation"}));
-    assert!(c
-        .when(json!({"type": "activate", "leader": "weber"}))
-        .is_ok());
+    assert!(c.when(json!({"type": "activate", "leader": "weber"})).is_ok());
 }
 
 proptest! {
@@ -927,8 +716,7 @@ proptest! {
 fn referee_inputs_change_the_table() {
     let c = Check::new();
     assert_eq!(
-        c.when(json!({"type": "move", "piece": "far", "to": [1, 2]}))
-            .unwrap(),
+        c.when(json!({"type": "move", "piece": "far", "to": [1, 2]})).unwrap(),
         vec![Fact::Moved {
             piece: "far".into(),
             from: crate::geometry::Point { x: 5000, y: 5000 },
@@ -936,14 +724,8 @@ fn referee_inputs_change_the_table() {
         }]
     );
     let c = c.given(json!({"type": "break", "piece": "far", "reason": "routed"}));
-    refused(
-        c.when(json!({"type": "break", "piece": "far", "reason": "again"})),
-        "far is already broken",
-    );
-    refused(
-        c.when(json!({"type": "lock-in-close-combat", "leader": "far"})),
-        "far is a unit, not a leader",
-    );
+    refused(c.when(json!({"type": "break", "piece": "far", "reason": "again"})), "far is already broken");
+    refused(c.when(json!({"type": "lock-in-close-combat", "leader": "far"})), "far is a unit, not a leader");
     refused(
         c.when(json!({"type": "free-from-close-combat", "leader": "adams"})),
         "adams is not locked in close combat",
@@ -964,31 +746,16 @@ fn the_scenario_is_checked_field_by_field() {
     let mut bad = scenario();
     bad["units"][0]["id"] = json!("adams");
     let err = LeaderActivation::initial(serde_json::from_value(bad).unwrap(), &rules).unwrap_err();
-    assert_eq!(
-        (err.field.as_str(), err.message.as_str()),
-        ("units[0].id", "\"adams\" is used twice")
-    );
+    assert_eq!((err.field.as_str(), err.message.as_str()), ("units[0].id", "\"adams\" is used twice"));
     let mut bad = scenario();
     bad["sides"] = json!(["allies", "allies"]);
-    assert_eq!(
-        LeaderActivation::initial(serde_json::from_value(bad).unwrap(), &rules)
-            .unwrap_err()
-            .field,
-        "sides"
-    );
+    assert_eq!(LeaderActivation::initial(serde_json::from_value(bad).unwrap(), &rules).unwrap_err().field, "sides");
 }
 
 #[test]
 fn every_fact_narrates_and_round_trips() {
-    let c = broken(Check::new(), &["trained-a"])
-        .adams_active()
-        .given(commanded("trained-b"));
-    let facts = c
-        .when_rolling(
-            json!({"type": "rally", "units": ["trained-a"]}),
-            &[("rally", &[5])],
-        )
-        .unwrap();
+    let c = broken(Check::new(), &["trained-a"]).adams_active().given(commanded("trained-b"));
+    let facts = c.when_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[5])]).unwrap();
     for f in facts {
         let back: Fact = serde_json::from_value(serde_json::to_value(&f).unwrap()).unwrap();
         assert_eq!(back, f);
