@@ -43,6 +43,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
                 refuse!("{leader} is in the middle of his activation: end it before locking him in close combat");
             }
             facts.push(Fact::LockedInCloseCombat { leader: leader.clone() });
+            pass_slot_if_stuck(&mut facts);
         }
         Decision::FreeFromCloseCombat { leader } => {
             if !find_leader(state, leader)?.locked {
@@ -123,6 +124,21 @@ fn next_after(state: &State, side: &str) -> Option<String> {
     } else {
         None
     }
+}
+
+/// A lock can leave the side whose slot it is with no leader to activate:
+/// the slot then passes on as it would after an activation.
+fn pass_slot_if_stuck(facts: &mut Facts) {
+    let state = facts.state();
+    let Some(turn) = &state.turn else { return };
+    let (Some(side), None) = (&turn.next, &turn.activation) else { return };
+    if !to_activate(state, side).is_empty() {
+        return;
+    }
+    let other = other(state, side);
+    let next = if to_activate(state, &other).is_empty() { None } else { Some(other) };
+    facts.push(Fact::SlotPassed { side: side.clone(), next });
+    end_turn_if_over(facts);
 }
 
 fn end_turn_if_over(facts: &mut Facts) {

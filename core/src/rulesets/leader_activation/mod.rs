@@ -285,6 +285,12 @@ pub enum Fact {
         skips_left: u32,
         next: Option<String>,
     },
+    /// The side whose slot it was has no leader left to activate (one was
+    /// locked in close combat): the slot passes on.
+    SlotPassed {
+        side: String,
+        next: Option<String>,
+    },
     TurnEnded {
         turn: u32,
     },
@@ -537,6 +543,9 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             turn.skips.insert(side.clone(), *skips_left);
             turn.next = next.clone();
         }
+        Fact::SlotPassed { next, .. } => {
+            state.turn.as_mut().expect("a turn is in progress").next = next.clone();
+        }
         Fact::TurnEnded { .. } => {
             if let Some(t) = state.turn.as_mut() {
                 t.next = None;
@@ -610,6 +619,7 @@ pub fn narrate(fact: &Fact) -> String {
         Fact::Skipped { side, skips_left, next } => {
             format!("{side} skips ({skips_left} skip(s) left); {}.", side_or_none(next))
         }
+        Fact::SlotPassed { side, next } => format!("{side} has no leader left to activate; {}.", side_or_none(next)),
         Fact::TurnEnded { turn } => format!("Turn {turn} ends: every leader has been activated."),
         Fact::Broke { piece, reason } => format!("{piece} is broken: {reason}."),
         Fact::LockedInCloseCombat { leader } => format!("{leader} is locked in close combat."),

@@ -294,6 +294,23 @@ fn leaders_locked_in_close_combat_count_but_give_no_skip_and_cannot_be_activated
     );
 }
 
+#[test]
+fn a_lock_that_leaves_a_side_without_leaders_passes_its_slot() {
+    let c = Check::new()
+        .given(json!({"type": "begin-turn", "first": "axis"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "adams"}))
+        .given(json!({"type": "end-activation"}));
+    assert_eq!(
+        c.when(json!({"type": "lock-in-close-combat", "leader": "weber"})).unwrap(),
+        vec![
+            Fact::LockedInCloseCombat { leader: "weber".into() },
+            Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
+        ]
+    );
+}
+
 // ---- Commanding ----
 
 #[test]
