@@ -32,7 +32,8 @@ pub enum Command {
     Run {
         /// The script file.
         script: PathBuf,
-        /// Store the game under this id instead of the script's.
+        /// Store the game under this id instead of the script's. The game id
+        /// is part of the seed: another id draws other dice.
         #[arg(long)]
         game: Option<String>,
         #[arg(long)]

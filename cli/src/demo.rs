@@ -34,11 +34,17 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     };
     let log = store::open(&Some(db_dir.clone()))?;
     let mut script = Script::parse(DEMO_SCRIPT, "demo").map_err(|e| Fail(format!("the demo script: {e}")))?;
-    let mut id = "demo".to_string();
+    // The game id is part of the seed: keep the fixture's, so the demo plays
+    // the fixture's dice, unless the store already holds a game of that name.
+    let base = script.header.game.clone();
+    let mut id = base.clone();
     let mut n = 1;
     while has_game(&log, &id)? {
         n += 1;
-        id = format!("demo-{n}");
+        id = format!("{base}-{n}");
+    }
+    if id != base {
+        println!("(the store already holds {base:?}: playing it as {id:?}, and since the game id is part of the seed, with other dice)");
     }
     script.header.game = id.clone();
 
