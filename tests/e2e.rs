@@ -479,3 +479,92 @@ fn acknowledged_decisions_survive_a_kill_mid_stream() {
     let v: serde_json::Value = serde_json::from_str(&verified).unwrap();
     assert!(v["events"].as_u64().unwrap() >= last_acked, "acknowledged seq {last_acked} lost: {verified}");
 }
+
+// ---- diff: a record under two rule versions ----
+
+/// Every option of leader activation parts from the default on its dispute
+/// fixture, at the decision the dispute is about.
+#[test]
+fn every_leader_activation_option_parts_on_its_dispute_fixture() {
+    let s = Store::new();
+    let cases = [
+        (
+            "natural-6-rallies",
+            "leader-activation@1+rally-target=5+natural-6-rallies",
+            "seq 5 · decision 3",
+            "D6 6, needed 8+: rallied.",
+        ),
+        (
+            "natural-1-fails",
+            "leader-activation@1+rally-target=1+natural-1-fails",
+            "seq 5 · decision 3",
+            "D6 1, needed 0+: all remain broken.",
+        ),
+        (
+            "self-rally-skill-modifier",
+            "leader-activation@1+self-rally-skill-modifier",
+            "seq 5 · decision 3",
+            "sgt-cole fails to self-rally: D6 3, needed 4+.",
+        ),
+        (
+            "failed-self-rally-keeps-leader-unactivated",
+            "leader-activation@1+failed-self-rally-keeps-leader-unactivated",
+            "seq 5 · decision 3",
+            "(he is not marked activated)",
+        ),
+        (
+            "rallied-units-stay-idle",
+            "leader-activation@1+rallied-units-stay-idle",
+            "seq 5 · decision 3",
+            "mortar is no longer broken, and stays idle this turn.",
+        ),
+        (
+            "last-activation-rule",
+            "leader-activation@1+last-activation-rule",
+            "seq 3 · decision 2",
+            "REFUSED: axis must keep its last leader for the last activation",
+        ),
+    ];
+    for (name, b, at, says) in cases {
+        s.ok(&["run", fixture(&format!("leader-activation/disputes/{name}.json")).to_str().unwrap()]);
+        let out = s.run(&["diff", name, "--b", b]);
+        failed_with(&out, 1, &format!("first divergence: {at}"));
+        failed_with(&out, 1, says);
+        // The same record under its own rules agrees with itself.
+        let same = s.run(&["diff", name, "--b", "leader-activation@1"]);
+        let expected = if name.starts_with("natural") { 1 } else { 0 };
+        assert_eq!(same.status.code(), Some(expected), "{name}: {}", stdout(&same));
+    }
+}
+
+#[test]
+fn diff_reports_every_divergence_by_turn_and_as_json() {
+    let s = Store::new();
+    s.ok(&[
+        "run",
+        fixture("leader-activation/disputes/failed-self-rally-keeps-leader-unactivated.json").to_str().unwrap(),
+    ]);
+    let b = "leader-activation@1+failed-self-rally-keeps-leader-unactivated";
+    let out = s.run(&["diff", "failed-self-rally-keeps-leader-unactivated", "--b", b, "--all"]);
+    failed_with(&out, 1, "every divergence, by turn:\nturn 1:");
+    failed_with(&out, 1, "B  REFUSED: turn 1 is not over: 1 still to activate (lt-adams)");
+    failed_with(&out, 1, "state at the end (--- A, +++ B):");
+    let json = s.run(&["diff", "failed-self-rally-keeps-leader-unactivated", "--b", b, "--all", "--json"]);
+    assert_eq!(json.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["agree"], false);
+    assert_eq!(v["refused_under_b"], 1);
+    assert_eq!(v["first"]["seq"], 5);
+    assert!(v["divergences"].as_array().unwrap().len() >= 2);
+    assert_eq!(v["settings"][0]["name"], "failed-self-rally-keeps-leader-unactivated");
+    // A record file works as well as a stored game; bad versions exit 2.
+    let record = s.path("r.jsonl");
+    s.ok(&["export", "failed-self-rally-keeps-leader-unactivated", "-o", record.to_str().unwrap()]);
+    failed_with(&s.run(&["diff", record.to_str().unwrap(), "--b", b]), 1, "part at seq 5");
+    failed_with(&s.run(&["diff", record.to_str().unwrap(), "--b", "leader-activation@7"]), 2, "no version \"7\"");
+    failed_with(
+        &s.run(&["diff", record.to_str().unwrap(), "--b", "leader-activation@1+no-such-option"]),
+        2,
+        "no-such-option: leader-activation@1 has no such setting",
+    );
+}

@@ -121,6 +121,25 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a record's decisions under two rule versions and show where they part, and why.
+    #[command(
+        after_help = "Example:\n  rollcall diff rally --b house.json\n  rollcall diff game.jsonl --a combat-hq@base --b combat-hq@multi-bg --all\n\nExit 0 when the versions agree on every decision, 1 when they part, 2 on bad input."
+    )]
+    Diff {
+        /// A game id in the store, or a record file (.jsonl).
+        target: String,
+        /// Version A: `ruleset@version` or a house-rules file (default: the record's own).
+        #[arg(long)]
+        a: Option<String>,
+        /// Version B: `ruleset@version` or a house-rules file.
+        #[arg(long)]
+        b: String,
+        /// Report every divergent decision, grouped by turn (default: the first).
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a stored game to a record file (JSON Lines).
     #[command(after_help = "Example:\n  rollcall export rally -o rally.jsonl")]
     Export {

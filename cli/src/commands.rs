@@ -32,6 +32,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::State { game, at, json } => state(db, &game, at, json),
         Command::Replay { game, step, to, json } => replay(db, &game, step, to, json),
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
+        Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
         Command::Export { game, output, json } => export(db, &game, &output, json),
         Command::Import { file, json } => import(db, &file, json),
         Command::Games { json } => games(db, json),
@@ -110,7 +111,7 @@ fn mode_name(mode: SeedMode) -> &'static str {
     }
 }
 
-/// A rule version from `ruleset@version` or a house-rules file.
+/// A rule version from `ruleset@version[+option][+name=value]…` or a house-rules file.
 pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
     if arg.ends_with(".json") || Path::new(arg).is_file() {
         let text = read_file(Path::new(arg))?;
@@ -130,8 +131,7 @@ pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
         let spec = ruleset::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
         Ok((resolved, spec))
     } else {
-        let spec = ruleset::version(arg).map_err(|e| Fail(e.to_string()))?;
-        Ok((spec.defaults(), spec))
+        ruleset::inline_version(arg).map_err(|e| Fail(e.to_string()))
     }
 }
 

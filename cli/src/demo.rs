@@ -19,6 +19,10 @@ use crate::store::{self, has_game, Fail};
 /// The demo game: a turn with a failed and a successful rally.
 const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.json");
 
+/// A rules dispute: may a unit rallied this turn be commanded later this turn?
+const DISPUTE_SCRIPT: &str = include_str!("../../fixtures/leader-activation/disputes/rallied-units-stay-idle.json");
+const DISPUTE_B: &str = "leader-activation@1+rallied-units-stay-idle";
+
 fn section(title: &str) {
     println!("\n== {title} ==");
 }
@@ -107,10 +111,35 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
         Err(f) => println!("verification FAILED, as it should: {f}"),
     }
 
+    section("5. settle a rules dispute: the same record under two readings of the text");
+    let dispute = Script::parse(DISPUTE_SCRIPT, "dispute").map_err(|e| Fail(format!("the dispute script: {e}")))?;
+    println!("{}", dispute_about(DISPUTE_SCRIPT));
+    let mut dispute_events = Vec::new();
+    dispute.play(|_, e| dispute_events.push(e.clone())).map_err(|e| Fail(format!("the dispute script: {e}")))?;
+    let (b, _) = rollcall_core::ruleset::inline_version(DISPUTE_B).map_err(|e| Fail(e.to_string()))?;
+    let report = rollcall_core::diff::diff(
+        &dispute.header,
+        dispute_events.into_iter().map(Ok::<_, String>),
+        &dispute.header.rules,
+        &b,
+        false,
+    )
+    .map_err(|e| Fail(e.to_string()))?;
+    crate::diff::print_report(&dispute.header.game, &report, false);
+
     section("next");
     println!("rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store");
     println!("rollcall log skips                                   # its events, narrated");
     println!("rollcall verify skips                                # re-decide and re-roll everything");
     println!("rollcall rules show leader-activation                # every option, and the sentence it settles");
+    println!("rollcall diff skips --b leader-activation@1+last-activation-rule   # a rules dispute on your game");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The script's "about" text, for the narration.
+fn dispute_about(script: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(script)
+        .ok()
+        .and_then(|v| v["about"].as_str().map(|about| about.split(" Dispute:").next().unwrap_or(about).to_string()))
+        .unwrap_or_default()
 }

@@ -7,6 +7,7 @@
 mod args;
 mod commands;
 mod demo;
+mod diff;
 mod golden;
 mod store;
 

@@ -270,6 +270,18 @@ mod tests {
     const KNOWN_KEY: &str = "4c6e03bbedd93424d993b43e959b4c2280d866bad9549b22d0175a579061dad4";
 
     #[test]
+    fn an_added_roll_changes_no_other_roll() {
+        let s = seed(3);
+        let mut plain = Dice::seeded(&s, 9);
+        let before = (plain.d6("rally").unwrap(), plain.d10("check:alan").unwrap());
+        let mut more = Dice::seeded(&s, 9);
+        more.d6("stray-fire").unwrap();
+        more.d10("check:bob").unwrap();
+        let after = (more.d6("rally").unwrap(), more.d10("check:alan").unwrap());
+        assert_eq!(before, after);
+    }
+
+    #[test]
     fn an_address_is_a_pure_function() {
         let s = seed(1);
         assert_eq!(draw(&s, 3, "x", 0, Die::D6), draw(&s, 3, "x", 0, Die::D6));

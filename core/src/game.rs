@@ -75,6 +75,8 @@ pub struct Game {
     head: Digest,
     seq: u64,
     decisions: u64,
+    /// Under diff, a rule version may need fewer dice than the table rolled.
+    tolerate_unused_dice: bool,
 }
 
 impl Clone for Game {
@@ -87,6 +89,7 @@ impl Clone for Game {
             head: self.head,
             seq: self.seq,
             decisions: self.decisions,
+            tolerate_unused_dice: self.tolerate_unused_dice,
         }
     }
 }
@@ -108,7 +111,7 @@ impl Game {
             SeedMode::Table => None,
         };
         let root = record::header_hash(&header).map_err(|e| OpenError::Header(e.to_string()))?;
-        Ok(Game { header, root, machine, seed, head: root, seq: 0, decisions: 0 })
+        Ok(Game { header, root, machine, seed, head: root, seq: 0, decisions: 0, tolerate_unused_dice: false })
     }
 
     pub fn header(&self) -> &Header {
@@ -166,7 +169,11 @@ impl Game {
             (SeedMode::Open, None, None) => unreachable!("an open game has a seed"),
         };
         let facts = self.machine.decide(decision, &mut rolled)?;
-        let rolls = rolled.finish().map_err(|e| Refusal::Violation(e.into()))?;
+        let rolls = if self.tolerate_unused_dice {
+            rolled.rolls().to_vec()
+        } else {
+            rolled.finish().map_err(|e| Refusal::Violation(e.into()))?
+        };
         let mut bodies = Vec::with_capacity(1 + rolls.len() + facts.len());
         let body = DecisionBody { number, decision: decision.clone(), dice: dice.cloned() };
         bodies.push((Kind::Decision, serde_json::to_value(body).expect("serialises")));
@@ -231,6 +238,28 @@ impl Game {
             self.apply(e).expect("events just decided chain from the head");
         }
         Ok(events)
+    }
+
+    /// For diff: a rule version that needs fewer dice than a table game
+    /// rolled for a decision is not refused for it (the table rolled what
+    /// the record's own rules needed).
+    pub fn tolerate_unused_table_dice(&mut self) {
+        self.tolerate_unused_dice = true;
+    }
+
+    /// For diff: a decision this rule version refuses is skipped, but it
+    /// keeps its number, so every later decision keeps its dice address.
+    pub fn pass_decision(&mut self) {
+        self.decisions += 1;
+    }
+
+    /// Folds in events decided by [`Game::decide`] without re-checking their
+    /// seq against a record (diff runs a version whose events the record
+    /// never held).
+    pub fn adopt(&mut self, events: &[Event]) {
+        for e in events {
+            self.apply(e).expect("events just decided chain from the head");
+        }
     }
 
     /// One line of narrative for an event.

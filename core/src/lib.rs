@@ -9,6 +9,7 @@
 
 pub mod canon;
 pub mod dice;
+pub mod diff;
 pub mod digest;
 pub mod game;
 pub mod geometry;

@@ -242,6 +242,7 @@ impl RuleVersion {
     /// A short label: the version id, or the house-rules name and its base.
     pub fn label(&self) -> String {
         match &self.name {
+            Some(name) if name.starts_with(&self.version) => name.clone(),
             Some(name) => format!("{name} (house rules on {})", self.version),
             None => self.version.clone(),
         }

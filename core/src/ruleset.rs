@@ -245,3 +245,39 @@ impl<R: Ruleset> Facts<R> {
         self.out
     }
 }
+
+/// A rule version written inline: `ruleset[@version][+option][+name=value]…`,
+/// e.g. `leader-activation@1+natural-6-rallies+rally-target=4`. A bare option
+/// name turns it on; `name=true|false` sets an option, `name=N` a constant.
+pub fn inline_version(arg: &str) -> Result<(RuleVersion, VersionSpec), RulesError> {
+    let mut parts = arg.split('+');
+    let spec = version(parts.next().unwrap_or_default())?;
+    let mut options = std::collections::BTreeMap::new();
+    let mut constants = std::collections::BTreeMap::new();
+    for part in parts {
+        let (name, value) = part.split_once('=').unwrap_or((part, "true"));
+        let Some(setting) = spec.setting(name) else {
+            return Err(RulesError::Unknown {
+                field: name.to_string(),
+                version: spec.id(),
+                known: spec.settings.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+            });
+        };
+        let is_option = setting.kind == crate::rules::SettingKind::Option;
+        let parsed: Value = match value {
+            "true" | "on" => Value::Bool(true),
+            "false" | "off" => Value::Bool(false),
+            n => n.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(n.to_string())),
+        };
+        if is_option {
+            options.insert(name.to_string(), parsed);
+        } else {
+            constants.insert(name.to_string(), parsed);
+        }
+    }
+    let mut resolved = spec.resolve(&options, &constants, "")?;
+    if arg.contains('+') {
+        resolved.name = Some(arg.to_string());
+    }
+    Ok((resolved, spec))
+}

@@ -606,10 +606,11 @@ pub fn narrate(fact: &Fact) -> String {
             format!("{leader} rallies {}: D6 {roll}, needed {needed}+: {outcome}.", units.join(", "))
         }
         Fact::UnitsRallied { units, stay_idle } => {
+            let (is, stays) = if units.len() == 1 { ("is", "stays") } else { ("are", "stay") };
             if *stay_idle {
-                format!("{} are no longer broken, and stay idle this turn.", units.join(", "))
+                format!("{} {is} no longer broken, and {stays} idle this turn.", units.join(", "))
             } else {
-                format!("{} are no longer broken.", units.join(", "))
+                format!("{} {is} no longer broken.", units.join(", "))
             }
         }
         Fact::ActivationEnded { leader, stays_activated, next, .. } => {
