@@ -47,40 +47,10 @@ pub(super) fn decide(
             });
         }
         Decision::ReactionFire { unit, at } => reaction_fire(state, unit, *at, &mut facts)?,
-        Decision::Disrupt { unit, reason } => {
-            let (u, hex) = on_map(state, unit)?;
-            if u.disrupted {
-                refuse!("{unit} is already disrupted");
-            }
-            facts.push(Fact::Disrupted {
-                unit: unit.clone(),
-                hex,
-                reason: reason.clone(),
-            });
-        }
-        Decision::Eliminate { unit, reason } => {
-            let (u, hex) = on_map(state, unit)?;
-            facts.push(Fact::Eliminated {
-                unit: unit.clone(),
-                formation: u.formation.clone(),
-                hex,
-                reason: reason.clone(),
-                hq: formation(state, &u.formation).hq == *unit,
-            });
-        }
+        Decision::Disrupt { unit, reason } => disrupt(state, unit, reason, &mut facts)?,
+        Decision::Eliminate { unit, reason } => eliminate(state, unit, reason, &mut facts)?,
         Decision::Place { unit, hex } => place(state, unit, *hex, &mut facts)?,
-        Decision::Relocate { unit, to, reason } => {
-            let (_, from) = on_map(state, unit)?;
-            if from == *to {
-                refuse!("{unit} is already in {to}");
-            }
-            facts.push(Fact::Relocated {
-                unit: unit.clone(),
-                from,
-                to: *to,
-                reason: reason.clone(),
-            });
-        }
+        Decision::Relocate { unit, to, reason } => relocate(state, unit, *to, reason, &mut facts)?,
     }
     Ok(facts.into_facts())
 }
@@ -597,6 +567,61 @@ fn reaction_fire(state: &State, unit: &str, at: Hex, facts: &mut Facts) -> Resul
         from,
         at,
         out_of_command: u.out_of_command,
+    });
+    Ok(())
+}
+
+/// Referee: a unit is disrupted. What fire and assault do is not in the
+/// excerpt, so disruption is the referee's input; the rally step reads it:
+/// "Attempt to rally (recover) disrupted units".
+fn disrupt(state: &State, unit: &str, reason: &str, facts: &mut Facts) -> Result<(), Violation> {
+    let (u, hex) = on_map(state, unit)?;
+    if u.disrupted {
+        refuse!("{unit} is already disrupted");
+    }
+    facts.push(Fact::Disrupted {
+        unit: unit.to_string(),
+        hex,
+        reason: reason.to_string(),
+    });
+    Ok(())
+}
+
+/// Referee: a unit is eliminated. An HQ eliminated is the HQ destroyed,
+/// which the command step reads: "Units outside that radius (including
+/// those whose HQ has been destroyed (1.3.3.3)) must pass an ordinary morale
+/// test".
+fn eliminate(state: &State, unit: &str, reason: &str, facts: &mut Facts) -> Result<(), Violation> {
+    let (u, hex) = on_map(state, unit)?;
+    facts.push(Fact::Eliminated {
+        unit: unit.to_string(),
+        formation: u.formation.clone(),
+        hex,
+        reason: reason.to_string(),
+        hq: formation(state, &u.formation).hq == unit,
+    });
+    Ok(())
+}
+
+/// Referee: a unit ends up in another hex as the outcome of combat (an
+/// advance after an assault, a retreat). No command is needed: it is not an
+/// operation of the unit.
+fn relocate(
+    state: &State,
+    unit: &str,
+    to: Hex,
+    reason: &str,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let (_, from) = on_map(state, unit)?;
+    if from == to {
+        refuse!("{unit} is already in {to}");
+    }
+    facts.push(Fact::Relocated {
+        unit: unit.to_string(),
+        from,
+        to,
+        reason: reason.to_string(),
     });
     Ok(())
 }
