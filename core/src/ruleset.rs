@@ -162,14 +162,16 @@ impl<R: Ruleset> Machine for Typed<R> {
     }
 }
 
+/// Loads a scenario under a rule version into a machine.
+pub type Loader = fn(&Value, &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError>;
+
 /// A ruleset in the registry.
 #[derive(Clone, Copy)]
 pub struct RulesetInfo {
     pub id: &'static str,
     pub title: &'static str,
     pub versions: fn() -> Vec<VersionSpec>,
-    #[allow(clippy::type_complexity)] // newer clippy flags it; one signature, spelled out
-    pub load: fn(&Value, &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError>,
+    pub load: Loader,
 }
 
 fn load<R: Ruleset>(
