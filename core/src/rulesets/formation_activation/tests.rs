@@ -413,6 +413,23 @@ fn turn_order_refusals_say_what_to_do() {
         refusal(check(&begun(), json!({"type": "end-activation"}), &[])),
         "no formation is active: draw a chit first"
     );
+    let over = play(begun(), draw(), &[("cup", &[3])]);
+    assert_eq!(
+        refusal(check(&over, json!({"type": "end-activation"}), &[])),
+        "turn 1 is over and no formation is active: begin the next turn"
+    );
+    // A cup emptied by hand (the scenario's end-turn chits end a turn first).
+    let empty = after(
+        start(),
+        &[Fact::TurnBegan {
+            turn: 1,
+            cup: vec![],
+        }],
+    );
+    assert_eq!(
+        refusal(check(&empty, draw(), &[])),
+        "the cup is empty: begin the next turn"
+    );
 }
 
 // ---------------------------------------------------------------- an activation
