@@ -2,11 +2,15 @@
 //! decisions and facts, and one `Ruleset` implementation; adding a ruleset is
 //! a module here and a line in [`registry`].
 
+pub mod combat_hq;
 pub mod leader_activation;
 
 use crate::ruleset::{info, RulesetInfo};
 
 /// Every built-in ruleset, the registry the engine looks ids up in.
 pub fn registry() -> Vec<RulesetInfo> {
-    vec![info::<leader_activation::LeaderActivation>()]
+    vec![
+        info::<leader_activation::LeaderActivation>(),
+        info::<combat_hq::CombatHq>(),
+    ]
 }
