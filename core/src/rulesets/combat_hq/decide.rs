@@ -504,8 +504,13 @@ fn pulse(
     in_chain.extend(std::iter::repeat_n(6, chain.sixes as usize));
     let length = in_chain.len() as u32 + chain.wild_dice;
     if orders.len() as u32 > length {
+        let (dice, at_most) = if length == 1 {
+            ("1 die".to_string(), "1 order".to_string())
+        } else {
+            (format!("{length} dice"), format!("{length} orders"))
+        };
         refuse!(
-            "a chain of {length} dice gives {length} orders at most, not {}: each die activates one command group",
+            "a chain of {dice} gives at most {at_most}, not {}: each die activates one command group",
             orders.len()
         );
     }

@@ -944,7 +944,7 @@ fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
             3,
             json!([activate("1-kp", &[]), activate("2-kp", &[])])
         )),
-        "a chain of 1 dice gives 1 orders at most, not 2: each die activates one command group"
+        "a chain of 1 die gives at most 1 order, not 2: each die activates one command group"
     );
     assert_eq!(
         refused(pulse("kg-max", 5, json!([activate("a-coy", &[])]))),
