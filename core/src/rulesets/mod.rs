@@ -2,6 +2,7 @@
 //! decisions and facts, and one `Ruleset` implementation; adding a ruleset is
 //! a module here and a line in [`registry`].
 
+pub mod combat_hq;
 pub mod formation_activation;
 pub mod leader_activation;
 
@@ -11,6 +12,7 @@ use crate::ruleset::{info, RulesetInfo};
 pub fn registry() -> Vec<RulesetInfo> {
     vec![
         info::<leader_activation::LeaderActivation>(),
+        info::<combat_hq::CombatHq>(),
         info::<formation_activation::FormationActivation>(),
     ]
 }
