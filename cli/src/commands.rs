@@ -69,37 +69,50 @@ fn run_script(
         }
         script.header.game = id;
     }
-    let mut events = Vec::new();
-    let mut lines = Vec::new();
-    let game = script
-        .play(|g, e| {
-            events.push(e.clone());
-            lines.push(if json { event_json(g, e) } else { Value::String(g.narrate(e)) });
-        })
-        .map_err(|e| {
-            Fail(format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message))
-        })?;
+    // Pass 1: every decision must be legal before anything is written.
+    script.play(|_, _| {}).map_err(|e| {
+        Fail(format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message))
+    })?;
     let log = store::open(db)?;
-    let id = &script.header.game;
-    if has_game(&log, id)? {
+    let id = script.header.game.clone();
+    if has_game(&log, &id)? {
         return Err(Fail(format!("a game {id:?} is already in the store: run with --game NEW-ID, or export it and use another store (nothing was written)")));
     }
-    let root = log.create(&script.header)?;
-    if !events.is_empty() {
-        log.append(id, &root.hash, &events)?;
+    // Pass 2: play again, narrating as it goes and appending whole decisions
+    // in batches, so memory stays flat however long the script.
+    let mut head = log.create(&script.header)?.hash;
+    let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
+    let mut batch: Vec<Event> = Vec::new();
+    let mut lines = Vec::new();
+    if !json {
+        println!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
+    }
+    let mut written = 0;
+    for (decision, dice) in &script.decisions {
+        let events = game.play(decision, dice.as_ref()).map_err(|e| Fail(format!("replaying a legal decision: {e}")))?;
+        for e in &events {
+            if json {
+                lines.push(event_json(&game, e));
+            } else {
+                println!("{}", game.narrate(e));
+            }
+        }
+        batch.extend(events);
+        if batch.len() >= RUN_BATCH_EVENTS {
+            head = append_batch(&log, &id, &head, &mut batch, &mut written)?;
+        }
+    }
+    if !batch.is_empty() {
+        append_batch(&log, &id, &head, &mut batch, &mut written)?;
     }
     if json {
         print_json(&json!({
             "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
-            "mode": script.header.mode, "events": events.len(), "decisions": game.decisions(),
+            "mode": script.header.mode, "events": game.seq(), "decisions": game.decisions(),
             "turn": game.turn(), "head": game.head().to_string(), "narrative": lines,
         }));
     } else {
-        println!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
-        for line in lines {
-            println!("{}", line.as_str().unwrap_or_default());
-        }
-        println!("{} decisions, {} events; head {}", game.decisions(), events.len(), game.head());
+        println!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -109,6 +122,24 @@ fn mode_name(mode: SeedMode) -> &'static str {
         SeedMode::Open => "open-seed",
         SeedMode::Table => "table (hand-rolled)",
     }
+}
+
+/// How many events `run` appends at a time (whole decisions, each batch atomic).
+const RUN_BATCH_EVENTS: usize = 4096;
+
+fn append_batch(
+    log: &rollcall_store::SledLog,
+    id: &str,
+    head: &Digest,
+    batch: &mut Vec<Event>,
+    written: &mut u64,
+) -> Result<Digest, Fail> {
+    let new = log.append(id, head, batch).map_err(|e| {
+        Fail(format!("{e} (the store holds game {id:?} up to seq {written}; every decision was legal, so run it again into a fresh store)"))
+    })?;
+    *written = new.seq;
+    batch.clear();
+    Ok(new.hash)
 }
 
 /// A rule version from `ruleset@version[+option][+name=value]…` or a house-rules file.

@@ -17,11 +17,28 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = args::Args::parse();
-    match commands::run(args) {
+    let code = match commands::run(args) {
         Ok(code) => code,
         Err(fail) => {
             eprintln!("error: {}", fail.0);
             ExitCode::from(2)
         }
+    };
+    report_peak_memory();
+    code
+}
+
+/// With `ROLLCALL_PEAK_RSS` set, prints this process's peak resident memory
+/// (Linux's VmHWM) to stderr: how the benchmarks measure memory. A parent's
+/// `getrusage` cannot: a child spawned by a large process inherits its high
+/// water mark.
+fn report_peak_memory() {
+    if std::env::var_os("ROLLCALL_PEAK_RSS").is_none() {
+        return;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+        let kib = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim();
+        eprintln!("rollcall: peak-rss-kib {kib}");
     }
 }

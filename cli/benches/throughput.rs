@@ -1,0 +1,190 @@
+//! Throughput and memory of the whole pipeline, printed as figures.
+//!
+//! `cargo bench -p rollcall-cli --bench throughput` (add `-- --decisions N`
+//! to change the game length). It generates a long seeded game of leader
+//! activation, then times the real binary as child processes — `run` (one
+//! atomic append), `export`, `verify` of the file and of the store, and `play
+//! --stream` (one durable append per decision) — and reads each child's peak
+//! memory (VmHWM), which it reports with `ROLLCALL_PEAK_RSS` set. It also times dice draws and
+//! decide-and-apply in this process. Figures, not assertions: the machines
+//! are shared and noisy. See docs/benchmarks.md.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use rollcall_core::dice::{draw, Die, Seed};
+use rollcall_core::script::Script;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rollcall");
+
+fn scenario() -> Value {
+    let mut leaders = Vec::new();
+    let mut units = Vec::new();
+    for (s, side) in ["red", "blue"].iter().enumerate() {
+        for l in 0..3 {
+            let (x, y) = (l * 1000, s as i64 * 2000);
+            leaders.push(json!({"id": format!("{side}-{l}"), "side": side, "at": [x, y]}));
+            for (u, skill) in ["elite", "trained", "conscript"].iter().enumerate() {
+                units.push(json!({"id": format!("{side}-{l}-{u}"), "side": side, "skill": skill, "at": [x + 20 * u as i64, y + 40]}));
+            }
+        }
+    }
+    json!({"sides": ["red", "blue"], "leaders": leaders, "units": units})
+}
+
+/// The decisions of one turn, in order; some will be refused by the state
+/// (a rally when nothing is broken) and are dropped by the generator.
+fn turn(t: usize) -> Vec<Value> {
+    let sides = if t % 2 == 0 { ["red", "blue"] } else { ["blue", "red"] };
+    let mut out = vec![
+        json!({"type": "break", "piece": format!("red-{}-{}", t % 3, t % 3), "reason": "fire"}),
+        json!({"type": "break", "piece": format!("blue-{}-{}", (t + 1) % 3, t % 3), "reason": "fire"}),
+        json!({"type": "begin-turn", "first": sides[0]}),
+    ];
+    for l in 0..3 {
+        for side in sides {
+            out.push(json!({"type": "activate", "leader": format!("{side}-{l}")}));
+            for u in 0..3 {
+                out.push(json!({"type": "command", "unit": format!("{side}-{l}-{u}")}));
+                out.push(json!({"type": "unit-action", "unit": format!("{side}-{l}-{u}"), "action": "fires"}));
+            }
+            out.push(json!({"type": "leader-action", "action": "moves"}));
+            out.push(json!({"type": "rally", "units": (0..3).map(|u| format!("{side}-{l}-{u}")).collect::<Vec<_>>()}));
+            for u in 0..3 {
+                out.push(json!({"type": "rally", "units": [format!("{side}-{l}-{u}")]}));
+            }
+            out.push(json!({"type": "end-activation"}));
+        }
+    }
+    out
+}
+
+/// A script of about `n` legal decisions.
+fn script(n: usize) -> Value {
+    let shares = [[0x11u8; 32], [0x22u8; 32]].map(|b| b.iter().map(|x| format!("{x:02x}")).collect::<String>());
+    let mut s = json!({
+        "game": format!("bench-{n}"), "rules": "leader-activation@1", "scenario": scenario(),
+        "seed": {"mode": "open", "parties": [{"name": "red", "share": shares[0]}, {"name": "blue", "share": shares[1]}]},
+        "decisions": []
+    });
+    let parsed = Script::parse(&s.to_string(), "bench").unwrap();
+    let mut game = rollcall_core::Game::open(parsed.header).unwrap();
+    let mut decisions = Vec::with_capacity(n);
+    let mut t = 0;
+    while decisions.len() < n {
+        for d in turn(t) {
+            if decisions.len() == n {
+                break;
+            }
+            if game.play(&d, None).is_ok() {
+                decisions.push(d);
+            }
+        }
+        t += 1;
+    }
+    s["decisions"] = Value::Array(decisions);
+    s
+}
+
+/// Runs the binary; returns (seconds, peak RSS of the child in MiB, stdout).
+fn child(args: &[&str], stdin: Option<&[u8]>) -> (f64, f64, String) {
+    let start = Instant::now();
+    let mut c = Command::new(BIN)
+        .args(args)
+        .env_remove("ROLLCALL_DB")
+        .env("ROLLCALL_PEAK_RSS", "1")
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Drain stdout while the child runs: a full pipe would stall it.
+    let mut stdout = c.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    if let Some(input) = stdin {
+        c.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    let mut stderr = c.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut out).unwrap();
+        out
+    });
+    let status = c.wait().unwrap();
+    let seconds = start.elapsed().as_secs_f64();
+    let out = reader.join().unwrap();
+    let errors = errors.join().unwrap();
+    // The child reports its own peak (VmHWM): a parent's rusage would count
+    // the high water mark this large process passes on at spawn.
+    let peak_kib: f64 = errors
+        .lines()
+        .find_map(|l| l.strip_prefix("rollcall: peak-rss-kib "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the child reports its peak memory");
+    assert!(status.success(), "rollcall {args:?} failed: {errors}");
+    (seconds, peak_kib / 1024.0, out)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.iter().position(|a| a == "--decisions").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    println!("rollcall throughput, {} build", if cfg!(debug_assertions) { "debug" } else { "release" });
+
+    let seed = Seed([7; 32]);
+    let draws = 1_000_000u64;
+    let start = Instant::now();
+    let mut sum = 0u64;
+    for i in 0..draws {
+        sum += u64::from(draw(&seed, i, "bench", 0, Die::D6));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!("dice: {:.0} addressed d6 draws/s (checksum {sum})", draws as f64 / secs);
+
+    for n in [n / 10, n] {
+        let s = script(n);
+        let text = s.to_string();
+        let path = dir.path().join(format!("bench-{n}.json"));
+        std::fs::write(&path, &text).unwrap();
+        let parsed = Script::parse(&text, "bench").unwrap();
+        let start = Instant::now();
+        let mut events = 0u64;
+        parsed.play(|_, _| events += 1).unwrap();
+        let secs = start.elapsed().as_secs_f64();
+        println!("\n{n} decisions, {events} events");
+        println!("  in process: decide + apply  {:>10.0} decisions/s", n as f64 / secs);
+
+        let game = format!("bench-{n}");
+        // The game id is part of the seed: keep the script's, whose dice made these decisions legal.
+        let (t, rss, _) = child(&["--db", db, "run", path.to_str().unwrap()], None);
+        println!("  run (check, then append)   {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        let record = dir.path().join(format!("{game}.jsonl"));
+        let (t, rss, _) = child(&["--db", db, "export", &game, "-o", record.to_str().unwrap()], None);
+        let bytes = std::fs::metadata(&record).unwrap().len();
+        println!("  export                      {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  ({:.1} MiB record)", events as f64 / t, bytes as f64 / 1048576.0);
+        let (t, rss, _) = child(&["verify", record.to_str().unwrap()], None);
+        println!("  verify file (streaming)     {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        let (t, rss, _) = child(&["--db", db, "verify", &game], None);
+        println!("  verify stored game          {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        let (t, rss, _) = child(&["--db", db, "state", &game], None);
+        println!("  open + replay (state)       {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+    }
+
+    // Durable appends: one flush per decision.
+    let k = 300;
+    let script = dir.path().join("scenario.json");
+    std::fs::write(&script, scenario().to_string()).unwrap();
+    child(&["--db", db, "new", "--rules", "leader-activation", "--scenario", script.to_str().unwrap(), "--game", "stream"], None);
+    let lines: String = (0..k).map(|i| format!("{{\"type\":\"move\",\"piece\":\"red-0\",\"to\":[{i},0]}}\n")).collect();
+    let (t, rss, out) = child(&["--db", db, "play", "stream", "-", "--stream"], Some(lines.as_bytes()));
+    assert_eq!(out.lines().count(), k);
+    println!("\nplay --stream: {k} decisions, each flushed before its ack: {:.2} ms per decision, peak {rss:.1} MiB", t * 1000.0 / k as f64);
+}
