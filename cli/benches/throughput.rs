@@ -37,7 +37,7 @@ fn scenario() -> Value {
 /// The decisions of one turn, in order; some will be refused by the state
 /// (a rally when nothing is broken) and are dropped by the generator.
 fn turn(t: usize) -> Vec<Value> {
-    let sides = if t % 2 == 0 { ["red", "blue"] } else { ["blue", "red"] };
+    let sides = if t.is_multiple_of(2) { ["red", "blue"] } else { ["blue", "red"] };
     let mut out = vec![
         json!({"type": "break", "piece": format!("red-{}-{}", t % 3, t % 3), "reason": "fire"}),
         json!({"type": "break", "piece": format!("blue-{}-{}", (t + 1) % 3, t % 3), "reason": "fire"}),
@@ -133,7 +133,12 @@ fn child(args: &[&str], stdin: Option<&[u8]>) -> (f64, f64, String) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n: usize = args.iter().position(|a| a == "--decisions").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    let n: usize = args
+        .iter()
+        .position(|a| a == "--decisions")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let db = db.to_str().unwrap();
@@ -169,7 +174,11 @@ fn main() {
         let record = dir.path().join(format!("{game}.jsonl"));
         let (t, rss, _) = child(&["--db", db, "export", &game, "-o", record.to_str().unwrap()], None);
         let bytes = std::fs::metadata(&record).unwrap().len();
-        println!("  export                      {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  ({:.1} MiB record)", events as f64 / t, bytes as f64 / 1048576.0);
+        println!(
+            "  export                      {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  ({:.1} MiB record)",
+            events as f64 / t,
+            bytes as f64 / 1048576.0
+        );
         let (t, rss, _) = child(&["verify", record.to_str().unwrap()], None);
         println!("  verify file (streaming)     {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         let (t, rss, _) = child(&["--db", db, "verify", &game], None);
@@ -182,9 +191,25 @@ fn main() {
     let k = 300;
     let script = dir.path().join("scenario.json");
     std::fs::write(&script, scenario().to_string()).unwrap();
-    child(&["--db", db, "new", "--rules", "leader-activation", "--scenario", script.to_str().unwrap(), "--game", "stream"], None);
+    child(
+        &[
+            "--db",
+            db,
+            "new",
+            "--rules",
+            "leader-activation",
+            "--scenario",
+            script.to_str().unwrap(),
+            "--game",
+            "stream",
+        ],
+        None,
+    );
     let lines: String = (0..k).map(|i| format!("{{\"type\":\"move\",\"piece\":\"red-0\",\"to\":[{i},0]}}\n")).collect();
     let (t, rss, out) = child(&["--db", db, "play", "stream", "-", "--stream"], Some(lines.as_bytes()));
     assert_eq!(out.lines().count(), k);
-    println!("\nplay --stream: {k} decisions, each flushed before its ack: {:.2} ms per decision, peak {rss:.1} MiB", t * 1000.0 / k as f64);
+    println!(
+        "\nplay --stream: {k} decisions, each flushed before its ack: {:.2} ms per decision, peak {rss:.1} MiB",
+        t * 1000.0 / k as f64
+    );
 }

@@ -89,7 +89,8 @@ fn run_script(
     }
     let mut written = 0;
     for (decision, dice) in &script.decisions {
-        let events = game.play(decision, dice.as_ref()).map_err(|e| Fail(format!("replaying a legal decision: {e}")))?;
+        let events =
+            game.play(decision, dice.as_ref()).map_err(|e| Fail(format!("replaying a legal decision: {e}")))?;
         for e in &events {
             if json {
                 lines.push(event_json(&game, e));

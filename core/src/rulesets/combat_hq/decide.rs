@@ -15,46 +15,25 @@ use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::{
-    BattleGroup, CommandGroup, Decision, Fact, FirstPulseBy, GroupKind, NoRoll, OnCommandFailure,
-    Order, Payment, State, Turn, UnitInRange,
+    BattleGroup, CommandGroup, Decision, Fact, FirstPulseBy, GroupKind, NoRoll, OnCommandFailure, Order, Payment,
+    State, Turn, UnitInRange,
 };
 
 type Facts = crate::ruleset::Facts<super::CombatHq>;
 
-pub(super) fn decide(
-    state: &State,
-    decision: &Decision,
-    dice: &mut Dice,
-) -> Result<Vec<Fact>, Violation> {
+pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
     let mut facts = Facts::new(state);
     match decision {
         Decision::BeginTurn { first } => begin_turn(state, first, dice, &mut facts)?,
-        Decision::Pulse {
-            battle_group,
-            number,
-            sixes,
-            wild_dice,
-            orders,
-        } => pulse(
+        Decision::Pulse { battle_group, number, sixes, wild_dice, orders } => pulse(
             state,
-            Chain {
-                battle_group,
-                number: *number,
-                sixes: *sixes,
-                wild_dice: *wild_dice,
-            },
+            Chain { battle_group, number: *number, sixes: *sixes, wild_dice: *wild_dice },
             orders,
             &mut facts,
         )?,
-        Decision::EnterReserve {
-            command_group,
-            staff_orders_from,
-        } => enter_by_staff_orders(
-            state,
-            command_group,
-            staff_orders_from.as_deref(),
-            &mut facts,
-        )?,
+        Decision::EnterReserve { command_group, staff_orders_from } => {
+            enter_by_staff_orders(state, command_group, staff_orders_from.as_deref(), &mut facts)?
+        }
         Decision::EndTurn {} => end_turn(state, &mut facts)?,
         Decision::Move { unit, to_tenths } => {
             let Some(u) = state.units.get(unit) else {
@@ -62,16 +41,9 @@ pub(super) fn decide(
             };
             let cg = &state.command_groups[&u.command_group];
             if cg.in_reserve {
-                refuse!(
-                    "{unit} is in reserve with {}: its command group enters the table before it moves",
-                    cg.id
-                );
+                refuse!("{unit} is in reserve with {}: its command group enters the table before it moves", cg.id);
             }
-            facts.push(Fact::UnitMoved {
-                unit: unit.clone(),
-                from_tenths: u.at_tenths,
-                to_tenths: *to_tenths,
-            });
+            facts.push(Fact::UnitMoved { unit: unit.clone(), from_tenths: u.at_tenths, to_tenths: *to_tenths });
         }
     }
     Ok(facts.into_facts())
@@ -88,10 +60,7 @@ fn turn(state: &State) -> Result<&Turn, Violation> {
 fn open_turn<'a>(state: &'a State, what: &str) -> Result<&'a Turn, Violation> {
     let t = turn(state)?;
     if t.ended {
-        refuse!(
-            "turn {} has ended: {what} in a turn; begin the next turn",
-            t.number
-        );
+        refuse!("turn {} has ended: {what} in a turn; begin the next turn", t.number);
     }
     Ok(t)
 }
@@ -102,12 +71,7 @@ fn other_side(state: &State, side: &str) -> String {
 }
 
 fn side_ids(state: &State) -> String {
-    state
-        .sides
-        .iter()
-        .map(|s| s.id.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
+    state.sides.iter().map(|s| s.id.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 fn find_battle_group<'a>(state: &'a State, id: &str) -> Result<&'a BattleGroup, Violation> {
@@ -115,12 +79,7 @@ fn find_battle_group<'a>(state: &'a State, id: &str) -> Result<&'a BattleGroup, 
         Some(b) => Ok(b),
         None => refuse!(
             "there is no battle group {id:?} in this game (battle groups: {})",
-            state
-                .battle_groups
-                .keys()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
+            state.battle_groups.keys().cloned().collect::<Vec<_>>().join(", ")
         ),
     }
 }
@@ -136,10 +95,7 @@ fn faces(dice: &[u32]) -> String {
     if dice.is_empty() {
         "none".into()
     } else {
-        dice.iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(" ")
+        dice.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -155,11 +111,7 @@ fn deployed(state: &State, bg: &BattleGroup) -> bool {
 }
 
 fn reserve_groups(state: &State, bg: &BattleGroup) -> Vec<String> {
-    bg.command_groups
-        .iter()
-        .filter(|id| state.command_groups[*id].in_reserve)
-        .cloned()
-        .collect()
+    bg.command_groups.iter().filter(|id| state.command_groups[*id].in_reserve).cloned().collect()
 }
 
 /// Starts a turn and rolls the Command Dice.
@@ -168,17 +120,9 @@ fn reserve_groups(state: &State, bg: &BattleGroup) -> Vec<String> {
 /// alternating." Who rolls first is not in the text: it is named here. A
 /// turn begins only once the last one has ended. Staff Orders restocked last
 /// turn become usable: "restocked orders are usable from the next turn".
-fn begin_turn(
-    state: &State,
-    first: &str,
-    dice: &mut Dice,
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+fn begin_turn(state: &State, first: &str, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     if !state.sides.iter().any(|s| s.id == first) {
-        refuse!(
-            "{first:?} is not a side of this game ({}): name the side whose CO rolls first",
-            side_ids(state)
-        );
+        refuse!("{first:?} is not a side of this game ({}): name the side whose CO rolls first", side_ids(state));
     }
     if let Some(t) = &state.turn {
         if !t.ended {
@@ -199,17 +143,9 @@ fn begin_turn(
         .filter(|b| b.staff_orders_next_turn > 0)
         .map(|b| (b.id.clone(), b.staff_orders_next_turn))
         .collect();
-    let staff_orders = state
-        .battle_groups
-        .values()
-        .map(|b| (b.id.clone(), b.staff_orders + b.staff_orders_next_turn))
-        .collect();
-    facts.push(Fact::TurnBegan {
-        turn: number,
-        first: first.to_string(),
-        released,
-        staff_orders,
-    });
+    let staff_orders =
+        state.battle_groups.values().map(|b| (b.id.clone(), b.staff_orders + b.staff_orders_next_turn)).collect();
+    facts.push(Fact::TurnBegan { turn: number, first: first.to_string(), released, staff_orders });
     for bg in roll_order(state, first) {
         roll_command_dice(&bg, dice, facts)?;
     }
@@ -221,19 +157,9 @@ fn begin_turn(
 /// the other side's first, the first side's second, …; a side with no
 /// battle group left to roll leaves the rest to the other.
 fn roll_order(state: &State, first: &str) -> Vec<String> {
-    let a = &state
-        .sides
-        .iter()
-        .find(|s| s.id == first)
-        .expect("a side")
-        .battle_groups;
+    let a = &state.sides.iter().find(|s| s.id == first).expect("a side").battle_groups;
     let other = other_side(state, first);
-    let b = &state
-        .sides
-        .iter()
-        .find(|s| s.id == other)
-        .expect("a side")
-        .battle_groups;
+    let b = &state.sides.iter().find(|s| s.id == other).expect("a side").battle_groups;
     let mut order = Vec::new();
     for i in 0..a.len().max(b.len()) {
         order.extend(a.get(i).cloned());
@@ -305,12 +231,7 @@ fn roll_command_dice(id: &str, dice: &mut Dice, facts: &mut Facts) -> Result<(),
     match version.on_command_failure() {
         // Base: "the 1s go to the opponent as Wild Dice".
         OnCommandFailure::WildDiceToOpponent => {
-            let held = facts
-                .state()
-                .turn
-                .as_ref()
-                .and_then(|t| t.wild_dice.get(&enemy).copied())
-                .unwrap_or(0);
+            let held = facts.state().turn.as_ref().and_then(|t| t.wild_dice.get(&enemy).copied()).unwrap_or(0);
             facts.push(Fact::WildDiceGiven {
                 from_battle_group: id.to_string(),
                 to_side: enemy,
@@ -384,10 +305,7 @@ fn first_pulse(dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
             let differs = (2..=6).rev().find(|face| a.get(face) != b.get(face));
             match differs {
                 Some(face) => {
-                    let (na, nb) = (
-                        a.get(&face).copied().unwrap_or(0),
-                        b.get(&face).copied().unwrap_or(0),
-                    );
+                    let (na, nb) = (a.get(&face).copied().unwrap_or(0), b.get(&face).copied().unwrap_or(0));
                     let winner = if na > nb { &sides[0] } else { &sides[1] };
                     (
                         Some(winner.clone()),
@@ -434,18 +352,10 @@ struct Chain<'a> {
 /// normal roll, 1s are discarded". A chain is one battle group's: "each
 /// battle group keeps its own Command Dice". Base: "the 1s go to the
 /// opponent as Wild Dice", which join the receiving side's chains.
-fn pulse(
-    state: &State,
-    chain: Chain,
-    orders: &[Order],
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Result<(), Violation> {
     let t = open_turn(state, "Command Pulses are played")?;
     let Some(side) = &t.pulse else {
-        refuse!(
-            "no Command Pulse is left in turn {}: no side has dice to chain; end the turn",
-            t.number
-        );
+        refuse!("no Command Pulse is left in turn {}: no side has dice to chain; end the turn", t.number);
     };
     let bg = find_battle_group(state, chain.battle_group)?;
     if &bg.side != side {
@@ -455,11 +365,7 @@ fn pulse(
             .filter(|(id, left)| &state.battle_groups[*id].side == side && !left.is_empty())
             .map(|(id, left)| format!("{id}: {}", faces(left)))
             .collect();
-        refuse!(
-            "the Command Pulse is for {side}, not {}: {side} may play a chain ({})",
-            bg.side,
-            with_dice.join("; ")
-        );
+        refuse!("the Command Pulse is for {side}, not {}: {side} may play a chain ({})", bg.side, with_dice.join("; "));
     }
     let number = chain.number;
     if number == 1 {
@@ -471,11 +377,7 @@ fn pulse(
     let left = t.dice.get(&bg.id).cloned().unwrap_or_default();
     let of_number = left.iter().filter(|&&d| d == number).count() as u32;
     if of_number == 0 {
-        refuse!(
-            "{} has no {number} left to chain (dice left: {})",
-            bg.id,
-            faces(&left)
-        );
+        refuse!("{} has no {number} left to chain (dice left: {})", bg.id, faces(&left));
     }
     let sixes_left = left.iter().filter(|&&d| d == 6).count() as u32;
     if number == 6 && chain.sixes > 0 {
@@ -495,7 +397,8 @@ fn pulse(
             "{side} may add up to {wild_held} Wild Dice to a chain this turn, not {}{}",
             chain.wild_dice,
             match state.config.version.on_command_failure() {
-                OnCommandFailure::StaffOrdersToEnemyCo => " (under combat-hq@multi-bg a Command Failure gives the enemy CO Staff Orders, not Wild Dice)",
+                OnCommandFailure::StaffOrdersToEnemyCo =>
+                    " (under combat-hq@multi-bg a Command Failure gives the enemy CO Staff Orders, not Wild Dice)",
                 OnCommandFailure::WildDiceToOpponent => "",
             }
         );
@@ -516,10 +419,7 @@ fn pulse(
     }
     let mut dice_left = left.clone();
     for d in &in_chain {
-        let at = dice_left
-            .iter()
-            .position(|x| x == d)
-            .expect("counted above");
+        let at = dice_left.iter().position(|x| x == d).expect("counted above");
         dice_left.remove(at);
     }
     facts.push(Fact::ChainPlayed {
@@ -534,10 +434,7 @@ fn pulse(
     let mut activated: Vec<&str> = Vec::new();
     for order in orders {
         match order {
-            Order::Activate {
-                command_group,
-                units,
-            } => {
+            Order::Activate { command_group, units } => {
                 if activated.contains(&command_group.as_str()) {
                     refuse!("{command_group} is already activated by this chain: each die activates a different command group");
                 }
@@ -559,11 +456,7 @@ fn pulse(
     } else {
         None
     };
-    facts.push(Fact::PulseEnded {
-        side: side.clone(),
-        unused_dice: length - orders.len() as u32,
-        next,
-    });
+    facts.push(Fact::PulseEnded { side: side.clone(), unused_dice: length - orders.len() as u32, next });
     Ok(())
 }
 
@@ -573,12 +466,7 @@ fn pulse(
 /// within 6")": the group must be on the table; the units are the group's
 /// own, each within 6" (60 tenths, inclusive, exact) of its command unit,
 /// measured from where they stand now.
-fn activate(
-    bg: &str,
-    command_group: &str,
-    units: &[String],
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+fn activate(bg: &str, command_group: &str, units: &[String], facts: &mut Facts) -> Result<(), Violation> {
     let state = facts.state();
     let cg = find_command_group(state, command_group)?;
     if cg.battle_group != bg {
@@ -592,11 +480,7 @@ fn activate(
     }
     let max = state.config.units_per_activation;
     if units.len() > max {
-        refuse!(
-            "a die activates a command unit and up to {max} units, not {} ({})",
-            units.len(),
-            units.join(", ")
-        );
+        refuse!("a die activates a command unit and up to {max} units, not {} ({})", units.len(), units.join(", "));
     }
     let range = state.config.activation_range_tenths;
     let command_unit = &state.units[&cg.command_unit];
@@ -624,10 +508,7 @@ fn activate(
                 cg.command_unit
             );
         }
-        in_range.push(UnitInRange {
-            unit: id.clone(),
-            distance_tenths,
-        });
+        in_range.push(UnitInRange { unit: id.clone(), distance_tenths });
     }
     facts.push(Fact::CommandGroupActivated {
         battle_group: bg.to_string(),
@@ -669,10 +550,7 @@ fn may_enter<'a>(state: &'a State, command_group: &str) -> Result<&'a CommandGro
 fn entered(state: &State, cg: &CommandGroup, paid: Payment) -> Fact {
     let bg = &state.battle_groups[&cg.battle_group];
     let reserves = reserve_groups(state, bg).len() as u32 - 1;
-    let held = state
-        .config
-        .version
-        .dice_held_by_reserves(reserves, bg.command_dice);
+    let held = state.config.version.dice_held_by_reserves(reserves, bg.command_dice);
     Fact::ReserveEntered {
         battle_group: bg.id.clone(),
         command_group: cg.id.clone(),
@@ -689,12 +567,7 @@ fn entered(state: &State, cg: &CommandGroup, paid: Payment) -> Fact {
 /// one die of the Active Dice Pool". Multi-bg: after a Command Failure "the
 /// failure stops that group's reserves from entering unless the CO pays 2
 /// Staff Orders per Reserve Command Group" — so not by a die.
-fn enter_by_die(
-    bg: &str,
-    command_group: &str,
-    chain: u32,
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+fn enter_by_die(bg: &str, command_group: &str, chain: u32, facts: &mut Facts) -> Result<(), Violation> {
     let state = facts.state();
     let cg = may_enter(state, command_group)?;
     if cg.battle_group != bg {
@@ -703,11 +576,7 @@ fn enter_by_die(
             cg.battle_group
         );
     }
-    if let Some(cost) = state
-        .turn
-        .as_ref()
-        .and_then(|t| t.reserves_held_back.get(bg))
-    {
+    if let Some(cost) = state.turn.as_ref().and_then(|t| t.reserves_held_back.get(bg)) {
         refuse!("{bg} had a Command Failure this turn: its reserves cannot enter by a die; the CO may pay {cost} Staff Orders for each (enter-reserve)");
     }
     let fact = entered(state, cg, Payment::Die { chain });
@@ -734,15 +603,8 @@ fn enter_by_staff_orders(
     open_turn(state, "reserves enter")?;
     let cg = may_enter(state, command_group)?;
     let bg = &state.battle_groups[&cg.battle_group];
-    let side = state
-        .sides
-        .iter()
-        .find(|s| s.id == bg.side)
-        .expect("a side");
-    let held_back = state
-        .turn
-        .as_ref()
-        .and_then(|t| t.reserves_held_back.get(&bg.id).copied());
+    let side = state.sides.iter().find(|s| s.id == bg.side).expect("a side");
+    let held_back = state.turn.as_ref().and_then(|t| t.reserves_held_back.get(&bg.id).copied());
     let cost = held_back.unwrap_or(state.config.reserve_entry_staff_orders);
     let from = from.unwrap_or(&bg.id);
     let (have, waiting) = if from == side.co {
@@ -766,29 +628,13 @@ fn enter_by_staff_orders(
         }
     };
     if have < cost {
-        let why = if held_back.is_some() {
-            format!(" after {}'s Command Failure this turn", bg.id)
-        } else {
-            String::new()
-        };
-        let waiting = if waiting > 0 {
-            format!(" ({waiting} more restocked, usable from the next turn)")
-        } else {
-            String::new()
-        };
-        refuse!(
-            "{command_group} costs {cost} Staff Order(s) to enter{why}, and {from} has {have} usable{waiting}"
-        );
+        let why =
+            if held_back.is_some() { format!(" after {}'s Command Failure this turn", bg.id) } else { String::new() };
+        let waiting =
+            if waiting > 0 { format!(" ({waiting} more restocked, usable from the next turn)") } else { String::new() };
+        refuse!("{command_group} costs {cost} Staff Order(s) to enter{why}, and {from} has {have} usable{waiting}");
     }
-    let fact = entered(
-        state,
-        cg,
-        Payment::StaffOrders {
-            count: cost,
-            from: from.to_string(),
-            left: have - cost,
-        },
-    );
+    let fact = entered(state, cg, Payment::StaffOrders { count: cost, from: from.to_string(), left: have - cost });
     facts.push(fact);
     Ok(())
 }
@@ -838,12 +684,7 @@ fn end_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
             .filter(|(_, left)| !left.is_empty())
             .map(|(id, left)| (id.clone(), left.clone()))
             .collect(),
-        wild_dice_lost: t
-            .wild_dice
-            .iter()
-            .filter(|(_, n)| **n > 0)
-            .map(|(s, n)| (s.clone(), *n))
-            .collect(),
+        wild_dice_lost: t.wild_dice.iter().filter(|(_, n)| **n > 0).map(|(s, n)| (s.clone(), *n)).collect(),
     });
     Ok(())
 }

@@ -326,19 +326,15 @@ pub struct Config {
 
 impl Config {
     fn from_rules(r: &RuleVersion) -> Result<Config, ScenarioError> {
-        let version = Version::of(r).ok_or_else(|| {
-            ScenarioError::new("rules", format!("{} is not a combat-hq version", r.version))
-        })?;
+        let version = Version::of(r)
+            .ok_or_else(|| ScenarioError::new("rules", format!("{} is not a combat-hq version", r.version)))?;
         let non_negative = |name: &str| {
-            u64::try_from(r.int(name)).map_err(|_| {
-                ScenarioError::new(format!("rules.constants.{name}"), "must not be negative")
-            })
+            u64::try_from(r.int(name))
+                .map_err(|_| ScenarioError::new(format!("rules.constants.{name}"), "must not be negative"))
         };
         let small = |name: &str| {
             non_negative(name).and_then(|v| {
-                u32::try_from(v).map_err(|_| {
-                    ScenarioError::new(format!("rules.constants.{name}"), "is too large")
-                })
+                u32::try_from(v).map_err(|_| ScenarioError::new(format!("rules.constants.{name}"), "is too large"))
             })
         };
         Ok(Config {
@@ -434,10 +430,7 @@ pub enum NoRoll {
 #[serde(tag = "by", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum FirstPulseBy {
     /// Most dice showing `face`, the highest face on which the sides differ.
-    MostDice {
-        face: u32,
-        counts: BTreeMap<String, u32>,
-    },
+    MostDice { face: u32, counts: BTreeMap<String, u32> },
     /// Only one side has dice to chain.
     OnlySideWithDice,
     /// The sides rolled alike: a D6 each, again until they differ.
@@ -625,18 +618,8 @@ pub fn versions() -> Vec<VersionSpec> {
         "Staff Orders a Reserve Command Group costs to enter in a turn its battle group had a Command Failure.",
     ));
     vec![
-        VersionSpec {
-            ruleset: "combat-hq",
-            version: "base",
-            summary: BASE_SUMMARY,
-            settings: common_settings(),
-        },
-        VersionSpec {
-            ruleset: "combat-hq",
-            version: "multi-bg",
-            summary: MULTI_BG_SUMMARY,
-            settings: multi,
-        },
+        VersionSpec { ruleset: "combat-hq", version: "base", summary: BASE_SUMMARY, settings: common_settings() },
+        VersionSpec { ruleset: "combat-hq", version: "multi-bg", summary: MULTI_BG_SUMMARY, settings: multi },
     ]
 }
 
@@ -682,10 +665,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
     let config = Config::from_rules(rules)?;
     let version = config.version;
     if scenario.sides.len() != 2 {
-        return Err(ScenarioError::new(
-            "sides",
-            format!("name exactly two sides, not {}", scenario.sides.len()),
-        ));
+        return Err(ScenarioError::new("sides", format!("name exactly two sides, not {}", scenario.sides.len())));
     }
     let mut ids: BTreeMap<String, String> = BTreeMap::new();
     let mut claim = |id: &str, field: String| -> Result<(), ScenarioError> {
@@ -695,9 +675,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
         if let Some(first) = ids.get(id) {
             return Err(ScenarioError::new(
                 field,
-                format!(
-                    "{id:?} is already the id of {first}: every id in the scenario is different"
-                ),
+                format!("{id:?} is already the id of {first}: every id in the scenario is different"),
             ));
         }
         ids.insert(id.to_string(), field);
@@ -716,10 +694,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
         claim(&side.id, format!("{sf}.id"))?;
         claim(&side.co.id, format!("{sf}.co.id"))?;
         if side.battle_groups.is_empty() {
-            return Err(ScenarioError::new(
-                format!("{sf}.battle_groups"),
-                "a side has at least one battle group",
-            ));
+            return Err(ScenarioError::new(format!("{sf}.battle_groups"), "a side has at least one battle group"));
         }
         if let Some(max) = version.battle_groups_per_side() {
             if side.battle_groups.len() > max {
@@ -785,11 +760,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
                 if !unit_ids.contains(&cg.command_unit) {
                     return Err(ScenarioError::new(
                         format!("{cf}.command_unit"),
-                        format!(
-                            "{:?} is not one of the group's units ({})",
-                            cg.command_unit,
-                            unit_ids.join(", ")
-                        ),
+                        format!("{:?} is not one of the group's units ({})", cg.command_unit, unit_ids.join(", ")),
                     ));
                 }
                 group_ids.push(cg.id.clone());
@@ -809,14 +780,10 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             // "Its artillery is held in reserve until one command group
             // enters the table." (multi-bg)
             if version.artillery_waits_for_a_command_group() {
-                let others_on_table = bg
-                    .command_groups
-                    .iter()
-                    .any(|cg| cg.kind != GroupKind::Artillery && cg.start == Start::Table);
-                if let Some(ci) = bg
-                    .command_groups
-                    .iter()
-                    .position(|cg| cg.kind == GroupKind::Artillery && cg.start == Start::Table)
+                let others_on_table =
+                    bg.command_groups.iter().any(|cg| cg.kind != GroupKind::Artillery && cg.start == Start::Table);
+                if let Some(ci) =
+                    bg.command_groups.iter().position(|cg| cg.kind == GroupKind::Artillery && cg.start == Start::Table)
                 {
                     if !others_on_table {
                         return Err(ScenarioError::new(
@@ -826,11 +793,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
                     }
                 }
             }
-            let reserves = bg
-                .command_groups
-                .iter()
-                .filter(|cg| cg.start == Start::Reserve)
-                .count() as u32;
+            let reserves = bg.command_groups.iter().filter(|cg| cg.start == Start::Reserve).count() as u32;
             let held = version.dice_held_by_reserves(reserves, bg.command_dice);
             state.battle_groups.insert(
                 bg.id.clone(),
@@ -862,21 +825,13 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
 /// Records what a fact says. No rule logic: every consequence is in the fact.
 pub fn evolve(mut state: State, fact: &Fact) -> State {
     fn bg<'a>(state: &'a mut State, id: &str) -> &'a mut BattleGroup {
-        state
-            .battle_groups
-            .get_mut(id)
-            .expect("facts name battle groups of the scenario")
+        state.battle_groups.get_mut(id).expect("facts name battle groups of the scenario")
     }
     fn turn(state: &mut State) -> &mut Turn {
         state.turn.as_mut().expect("a turn is in progress")
     }
     match fact {
-        Fact::TurnBegan {
-            turn: number,
-            first,
-            staff_orders,
-            ..
-        } => {
+        Fact::TurnBegan { turn: number, first, staff_orders, .. } => {
             for (id, n) in staff_orders {
                 let b = bg(&mut state, id);
                 b.staff_orders = *n;
@@ -892,22 +847,13 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 reserves_held_back: BTreeMap::new(),
             });
         }
-        Fact::CommandDiceRolled {
-            battle_group,
-            active_pool,
-            kept,
-            ..
-        } => {
+        Fact::CommandDiceRolled { battle_group, active_pool, kept, .. } => {
             bg(&mut state, battle_group).active_pool = *active_pool;
-            turn(&mut state)
-                .dice
-                .insert(battle_group.clone(), kept.clone());
+            turn(&mut state).dice.insert(battle_group.clone(), kept.clone());
         }
-        Fact::CommandDiceNotRolled {
-            battle_group,
-            active_pool,
-            ..
-        } => bg(&mut state, battle_group).active_pool = *active_pool,
+        Fact::CommandDiceNotRolled { battle_group, active_pool, .. } => {
+            bg(&mut state, battle_group).active_pool = *active_pool
+        }
         Fact::WildDiceGiven { to_side, total, .. } => {
             turn(&mut state).wild_dice.insert(to_side.clone(), *total);
         }
@@ -916,35 +862,17 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 s.co_staff_orders = *total;
             }
         }
-        Fact::ReservesHeldBack {
-            battle_group,
-            staff_orders_per_group,
-            ..
-        } => {
-            turn(&mut state)
-                .reserves_held_back
-                .insert(battle_group.clone(), *staff_orders_per_group);
+        Fact::ReservesHeldBack { battle_group, staff_orders_per_group, .. } => {
+            turn(&mut state).reserves_held_back.insert(battle_group.clone(), *staff_orders_per_group);
         }
         Fact::FirstPulse { side, .. } => turn(&mut state).pulse = side.clone(),
-        Fact::ChainPlayed {
-            side,
-            battle_group,
-            dice_left,
-            wild_dice_left,
-            ..
-        } => {
+        Fact::ChainPlayed { side, battle_group, dice_left, wild_dice_left, .. } => {
             let t = turn(&mut state);
             t.dice.insert(battle_group.clone(), dice_left.clone());
             t.wild_dice.insert(side.clone(), *wild_dice_left);
         }
         Fact::CommandGroupActivated { .. } => {}
-        Fact::ReserveEntered {
-            battle_group,
-            command_group,
-            paid,
-            held_by_reserves,
-            ..
-        } => {
+        Fact::ReserveEntered { battle_group, command_group, paid, held_by_reserves, .. } => {
             if let Some(cg) = state.command_groups.get_mut(command_group) {
                 cg.in_reserve = false;
             }
@@ -957,12 +885,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 }
             }
         }
-        Fact::StaffOrdersRestocked {
-            battle_group,
-            staff_orders,
-            staff_orders_next_turn,
-            ..
-        } => {
+        Fact::StaffOrdersRestocked { battle_group, staff_orders, staff_orders_next_turn, .. } => {
             let b = bg(&mut state, battle_group);
             b.staff_orders = *staff_orders;
             b.staff_orders_next_turn = *staff_orders_next_turn;
@@ -975,9 +898,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             t.dice.clear();
             t.wild_dice.clear();
         }
-        Fact::UnitMoved {
-            unit, to_tenths, ..
-        } => {
+        Fact::UnitMoved { unit, to_tenths, .. } => {
             if let Some(u) = state.units.get_mut(unit) {
                 u.at_tenths = *to_tenths;
             }

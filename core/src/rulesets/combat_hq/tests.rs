@@ -21,25 +21,20 @@ struct Given {
 
 /// The table dice of a decision: `[("command-dice:kg-max", &[6, 5, 1])]`.
 fn table(dice: &[(&str, &[u32])]) -> TableDice {
-    dice.iter()
-        .map(|(label, faces)| (label.to_string(), faces.to_vec()))
-        .collect()
+    dice.iter().map(|(label, faces)| (label.to_string(), faces.to_vec())).collect()
 }
 
 fn given(version: &str, scenario: Value) -> Given {
     let rules = ruleset::version(version).unwrap().defaults();
     let scenario: Scenario = serde_json::from_value(scenario).unwrap();
-    Given {
-        state: CombatHq::initial(scenario, &rules).unwrap(),
-        decisions: 0,
-    }
+    Given { state: CombatHq::initial(scenario, &rules).unwrap(), decisions: 0 }
 }
 
 impl Given {
     /// The game after one more decision, which must be accepted.
     fn then(mut self, decision: Value, dice: &[(&str, &[u32])]) -> Given {
-        let facts = check(&self, decision.clone(), dice)
-            .unwrap_or_else(|e| panic!("given {decision} was refused: {e}"));
+        let facts =
+            check(&self, decision.clone(), dice).unwrap_or_else(|e| panic!("given {decision} was refused: {e}"));
         for f in &facts {
             self.state = evolve(self.state, f);
         }
@@ -54,8 +49,7 @@ fn check(given: &Given, decision: Value, dice: &[(&str, &[u32])]) -> Result<Vec<
     let decision: Decision = serde_json::from_value(decision).map_err(|e| e.to_string())?;
     let dice = table(dice);
     let mut rolled = Dice::table(&dice, given.decisions + 1);
-    let facts =
-        CombatHq::decide(&given.state, &decision, &mut rolled).map_err(|e| e.to_string())?;
+    let facts = CombatHq::decide(&given.state, &decision, &mut rolled).map_err(|e| e.to_string())?;
     rolled.finish().map_err(|e| e.to_string())?;
     Ok(facts)
 }
@@ -76,24 +70,18 @@ fn fixture_scenario(script: &str) -> Value {
 /// table; pak, stug and art in reserve) against Hart's (a-coy on the table;
 /// b-coy and carriers in reserve).
 fn four_deployed() -> Value {
-    fixture_scenario(include_str!(
-        "../../../../fixtures/combat-hq/example-four-companies-deployed.json"
-    ))
+    fixture_scenario(include_str!("../../../../fixtures/combat-hq/example-four-companies-deployed.json"))
 }
 
 /// As [`four_deployed`], with every German unit in reserve.
 fn all_in_reserve() -> Value {
-    fixture_scenario(include_str!(
-        "../../../../fixtures/combat-hq/example-all-in-reserve.json"
-    ))
+    fixture_scenario(include_str!("../../../../fixtures/combat-hq/example-all-in-reserve.json"))
 }
 
 /// As [`four_deployed`], the British CO commanding a second battle group,
 /// bg-lane (c-coy on the table, d-coy in reserve; 3 dice, 3 Staff Orders).
 fn two_british_battle_groups() -> Value {
-    fixture_scenario(include_str!(
-        "../../../../fixtures/combat-hq/command-failure-multi-bg.json"
-    ))
+    fixture_scenario(include_str!("../../../../fixtures/combat-hq/command-failure-multi-bg.json"))
 }
 
 /// The command group `id` of a scenario, to change it.
@@ -143,13 +131,8 @@ fn enter_reserve(group: &str) -> Value {
 
 /// Turn 1 of [`four_deployed`] begun with these dice (Germans roll first).
 fn turn_one(version: &str, kg_max: &[u32], bg_hart: &[u32]) -> Given {
-    given(version, four_deployed()).then(
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", kg_max),
-            ("command-dice:bg-hart", bg_hart),
-        ],
-    )
+    given(version, four_deployed())
+        .then(begin("germans"), &[("command-dice:kg-max", kg_max), ("command-dice:bg-hart", bg_hart)])
 }
 
 fn rolled(facts: &[Fact], bg: &str) -> Fact {
@@ -169,22 +152,15 @@ fn both_versions_are_selectable_by_name_and_base_is_the_default() {
     let default = ruleset::version("combat-hq").unwrap();
     assert_eq!(default.id(), BASE);
     assert_eq!(ruleset::version(MULTI).unwrap().id(), MULTI);
-    let err = ruleset::version("combat-hq@advanced")
-        .unwrap_err()
-        .to_string();
-    assert_eq!(
-        err,
-        "combat-hq has no version \"advanced\" (known: combat-hq@base, combat-hq@multi-bg)"
-    );
+    let err = ruleset::version("combat-hq@advanced").unwrap_err().to_string();
+    assert_eq!(err, "combat-hq has no version \"advanced\" (known: combat-hq@base, combat-hq@multi-bg)");
 }
 
 #[test]
 fn only_multi_bg_declares_the_cost_of_reserves_after_a_failure() {
     let base = ruleset::version(BASE).unwrap().defaults();
     let multi = ruleset::version(MULTI).unwrap().defaults();
-    assert!(!base
-        .constants
-        .contains_key("reserve-entry-staff-orders-after-failure"));
+    assert!(!base.constants.contains_key("reserve-entry-staff-orders-after-failure"));
     assert_eq!(multi.int("reserve-entry-staff-orders-after-failure"), 2);
     for rules in [&base, &multi] {
         assert_eq!(rules.int("activation-range-tenths"), 60);
@@ -220,17 +196,11 @@ fn a_scenario_names_the_field_it_is_wrong_in() {
 
     let mut s = four_deployed();
     s["sides"][0]["co"]["id"] = json!("");
-    assert_eq!(
-        load_error(BASE, s),
-        "sides[0].co.id: an id may not be empty"
-    );
+    assert_eq!(load_error(BASE, s), "sides[0].co.id: an id may not be empty");
 
     let mut s = four_deployed();
     s["sides"][1]["battle_groups"] = json!([]);
-    assert_eq!(
-        load_error(MULTI, s),
-        "sides[1].battle_groups: a side has at least one battle group"
-    );
+    assert_eq!(load_error(MULTI, s), "sides[1].battle_groups: a side has at least one battle group");
 
     let mut s = four_deployed();
     s["sides"][0]["battle_groups"][0]["command_dice"] = json!(0);
@@ -262,9 +232,9 @@ fn a_scenario_names_the_field_it_is_wrong_in() {
 
     let mut s = four_deployed();
     group(&mut s, "art")["kind"] = json!("battery");
-    assert!(load_error(BASE, s).starts_with(
-        "sides[0].battle_groups[0].command_groups[6].kind: unknown variant `battery`"
-    ));
+    assert!(
+        load_error(BASE, s).starts_with("sides[0].battle_groups[0].command_groups[6].kind: unknown variant `battery`")
+    );
 }
 
 /// "Cap: one Staff Order per Command Die." The starting number is scenario data.
@@ -300,10 +270,7 @@ fn under_multi_bg_artillery_starts_on_the_table_only_with_another_group() {
         "sides[0].battle_groups[0].command_groups[6].start: \"Its artillery is held in reserve until one command group enters the table.\": artillery starts on the table only with another of its battle group's command groups"
     );
     given(BASE, alone);
-    given(
-        MULTI,
-        with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]),
-    );
+    given(MULTI, with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]));
 }
 
 // ---------------------------------------------------------------- allocation
@@ -317,10 +284,7 @@ fn kg_max(g: &Given) -> &BattleGroup {
 #[test]
 fn all_in_reserve_leaves_one_die_of_eight_in_the_pool() {
     let g = given(MULTI, all_in_reserve());
-    assert_eq!(
-        (kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves),
-        (1, 7)
-    );
+    assert_eq!((kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves), (1, 7));
     assert_eq!(g.state.units.len(), 24 + 8);
     assert_eq!(kg_max(&g).command_groups.len(), 7);
     assert_eq!(kg_max(&g).staff_orders, 6);
@@ -333,20 +297,14 @@ fn all_in_reserve_leaves_one_die_of_eight_in_the_pool() {
 #[test]
 fn four_companies_deployed_leave_five_dice_in_the_pool_and_three_held() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(
-        (kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves),
-        (5, 3)
-    );
+    assert_eq!((kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves), (5, 3));
 }
 
 /// C5: base is the single-battle-group game, "all dice active from turn 1".
 #[test]
 fn under_base_reserves_hold_no_die() {
     let g = given(BASE, four_deployed());
-    assert_eq!(
-        (kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves),
-        (8, 0)
-    );
+    assert_eq!((kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves), (8, 0));
 }
 
 /// C4: more reserve groups than dice: the pool floors at 0, surplus groups
@@ -359,12 +317,7 @@ fn more_reserve_groups_than_dice_leave_an_empty_pool() {
     let g = given(MULTI, s);
     let hart = &g.state.battle_groups["bg-hart"];
     assert_eq!((hart.active_pool, hart.dice_held_by_reserves), (0, 1));
-    let facts = check(
-        &g,
-        begin("germans"),
-        &[("command-dice:kg-max", &[2, 3, 4, 5, 6])],
-    )
-    .unwrap();
+    let facts = check(&g, begin("germans"), &[("command-dice:kg-max", &[2, 3, 4, 5, 6])]).unwrap();
     assert_eq!(
         rolled(&facts, "bg-hart"),
         Fact::CommandDiceNotRolled {
@@ -376,12 +329,7 @@ fn more_reserve_groups_than_dice_leave_an_empty_pool() {
         }
     );
     // b-coy enters, but the other reserve still holds the one die.
-    let g = g
-        .then(
-            begin("germans"),
-            &[("command-dice:kg-max", &[2, 3, 4, 5, 6])],
-        )
-        .then(enter_reserve("b-coy"), &[]);
+    let g = g.then(begin("germans"), &[("command-dice:kg-max", &[2, 3, 4, 5, 6])]).then(enter_reserve("b-coy"), &[]);
     assert_eq!(g.state.battle_groups["bg-hart"].dice_held_by_reserves, 1);
 }
 
@@ -404,18 +352,8 @@ fn under_multi_bg_a_battle_group_all_in_reserve_does_not_roll() {
             reason: NoRoll::AllInReserve,
         }
     );
-    let refused = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice:bg-hart", &[4, 4]),
-            ("command-dice:kg-max", &[6]),
-        ],
-    );
-    assert_eq!(
-        refused.unwrap_err(),
-        "the table rolled 1 more 'command-dice:kg-max' die than the rules need"
-    );
+    let refused = check(&g, begin("germans"), &[("command-dice:bg-hart", &[4, 4]), ("command-dice:kg-max", &[6])]);
+    assert_eq!(refused.unwrap_err(), "the table rolled 1 more 'command-dice:kg-max' die than the rules need");
 }
 
 /// C5: under base every Command Die is rolled every turn, reserves or not.
@@ -423,23 +361,9 @@ fn under_multi_bg_a_battle_group_all_in_reserve_does_not_roll() {
 fn under_base_a_battle_group_all_in_reserve_rolls_every_die() {
     let g = given(BASE, all_in_reserve());
     let dice: &[u32] = &[2, 3, 4, 5, 2, 3, 4, 5];
-    let facts = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice:bg-hart", &[4, 4, 3, 3]),
-            ("command-dice:kg-max", dice),
-        ],
-    )
-    .unwrap();
-    assert!(matches!(
-        rolled(&facts, "kg-max"),
-        Fact::CommandDiceRolled {
-            active_pool: 8,
-            held_by_reserves: 0,
-            ..
-        }
-    ));
+    let facts =
+        check(&g, begin("germans"), &[("command-dice:bg-hart", &[4, 4, 3, 3]), ("command-dice:kg-max", dice)]).unwrap();
+    assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 8, held_by_reserves: 0, .. }));
 }
 
 /// "When it enters a Command Group onto the table, it gains its Active Dice
@@ -447,42 +371,23 @@ fn under_base_a_battle_group_all_in_reserve_rolls_every_die() {
 /// "All six of its Staff Orders would be usable by the CO."
 #[test]
 fn a_group_entering_from_all_in_reserve_brings_the_pool_in_next_turn() {
-    let g =
-        given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     let facts = check(&g, enter_reserve("1-kp"), &[]).unwrap();
     assert_eq!(
         facts,
         [Fact::ReserveEntered {
             battle_group: "kg-max".into(),
             command_group: "1-kp".into(),
-            paid: Payment::StaffOrders {
-                count: 1,
-                from: "kg-max".into(),
-                left: 5
-            },
+            paid: Payment::StaffOrders { count: 1, from: "kg-max".into(), left: 5 },
             die_released: true,
             held_by_reserves: 6,
             pool_from_next_turn: 2,
         }]
     );
     let g = g.then(enter_reserve("1-kp"), &[]).then(end_turn(), &[]);
-    let facts = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[3, 4]),
-            ("command-dice:bg-hart", &[5, 5]),
-        ],
-    )
-    .unwrap();
-    assert!(matches!(
-        rolled(&facts, "kg-max"),
-        Fact::CommandDiceRolled {
-            active_pool: 2,
-            held_by_reserves: 6,
-            ..
-        }
-    ));
+    let facts =
+        check(&g, begin("germans"), &[("command-dice:kg-max", &[3, 4]), ("command-dice:bg-hart", &[5, 5])]).unwrap();
+    assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 2, held_by_reserves: 6, .. }));
 }
 
 /// "Command Dice are rolled at the start of each turn, per battle group, COs
@@ -519,12 +424,7 @@ fn the_versions_roll_the_same_dice_where_they_share_them() {
     let roll = |version: &str| {
         let g = given(version, four_deployed());
         let mut dice = Dice::seeded(&seed, 1);
-        let facts = CombatHq::decide(
-            &g.state,
-            &serde_json::from_value(begin("germans")).unwrap(),
-            &mut dice,
-        )
-        .unwrap();
+        let facts = CombatHq::decide(&g.state, &serde_json::from_value(begin("germans")).unwrap(), &mut dice).unwrap();
         match rolled(&facts, "kg-max") {
             Fact::CommandDiceRolled { dice, .. } => dice,
             other => panic!("{other:?}"),
@@ -538,14 +438,7 @@ fn the_versions_roll_the_same_dice_where_they_share_them() {
 #[test]
 fn a_die_is_wanted_under_its_battle_groups_label() {
     let g = given(MULTI, four_deployed());
-    let refused = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice", &[6, 5, 4, 3, 2]),
-            ("command-dice:bg-hart", &[2, 2]),
-        ],
-    );
+    let refused = check(&g, begin("germans"), &[("command-dice", &[6, 5, 4, 3, 2]), ("command-dice:bg-hart", &[2, 2])]);
     assert_eq!(
         refused.unwrap_err(),
         "the rules need d6 'command-dice:kg-max' #0, which the table did not roll (the die is unknown)"
@@ -560,10 +453,7 @@ fn as_many_ones_as_sixes_is_no_failure_and_the_ones_are_discarded() {
     let facts = check(
         &g,
         begin("british"),
-        &[
-            ("command-dice:bg-hart", &[1, 6, 3, 3]),
-            ("command-dice:kg-max", &[1, 1, 6, 6, 5, 4, 3, 2]),
-        ],
+        &[("command-dice:bg-hart", &[1, 6, 3, 3]), ("command-dice:kg-max", &[1, 1, 6, 6, 5, 4, 3, 2])],
     )
     .unwrap();
     assert_eq!(
@@ -580,9 +470,7 @@ fn as_many_ones_as_sixes_is_no_failure_and_the_ones_are_discarded() {
             kept: vec![6, 3, 3],
         }
     );
-    assert!(!facts
-        .iter()
-        .any(|f| matches!(f, Fact::WildDiceGiven { .. })));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::WildDiceGiven { .. })));
 }
 
 /// Base: on a Command Failure "the 1s go to the opponent as Wild Dice".
@@ -592,25 +480,14 @@ fn under_base_a_command_failure_gives_the_opponent_wild_dice() {
     let facts = check(
         &g,
         begin("british"),
-        &[
-            ("command-dice:bg-hart", &[1, 1, 6, 1]),
-            ("command-dice:kg-max", &[5, 5, 4, 3, 2, 2, 3, 4]),
-        ],
+        &[("command-dice:bg-hart", &[1, 1, 6, 1]), ("command-dice:kg-max", &[5, 5, 4, 3, 2, 2, 3, 4])],
     )
     .unwrap();
     assert_eq!(
         facts[2],
-        Fact::WildDiceGiven {
-            from_battle_group: "bg-hart".into(),
-            to_side: "germans".into(),
-            wild_dice: 3,
-            total: 3,
-        }
+        Fact::WildDiceGiven { from_battle_group: "bg-hart".into(), to_side: "germans".into(), wild_dice: 3, total: 3 }
     );
-    assert!(!facts.iter().any(|f| matches!(
-        f,
-        Fact::StaffOrdersCaptured { .. } | Fact::ReservesHeldBack { .. }
-    )));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::StaffOrdersCaptured { .. } | Fact::ReservesHeldBack { .. })));
 }
 
 /// Multi-bg: "the failing group's 1s go to the enemy CO as Staff Orders, and
@@ -619,15 +496,9 @@ fn under_base_a_command_failure_gives_the_opponent_wild_dice() {
 #[test]
 fn under_multi_bg_a_command_failure_gives_the_enemy_co_staff_orders_and_holds_reserves_back() {
     let g = given(MULTI, four_deployed());
-    let facts = check(
-        &g,
-        begin("british"),
-        &[
-            ("command-dice:bg-hart", &[1, 1]),
-            ("command-dice:kg-max", &[5, 5, 4, 3, 2]),
-        ],
-    )
-    .unwrap();
+    let facts =
+        check(&g, begin("british"), &[("command-dice:bg-hart", &[1, 1]), ("command-dice:kg-max", &[5, 5, 4, 3, 2])])
+            .unwrap();
     assert_eq!(
         facts[2..4],
         [
@@ -645,9 +516,7 @@ fn under_multi_bg_a_command_failure_gives_the_enemy_co_staff_orders_and_holds_re
             }
         ]
     );
-    assert!(!facts
-        .iter()
-        .any(|f| matches!(f, Fact::WildDiceGiven { .. })));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::WildDiceGiven { .. })));
 }
 
 #[test]
@@ -659,10 +528,7 @@ fn begin_turn_refusals_say_what_is_allowed() {
     );
     let g = g.then(
         begin("germans"),
-        &[
-            ("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4]),
-            ("command-dice:bg-hart", &[2, 2, 3, 3]),
-        ],
+        &[("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4]), ("command-dice:bg-hart", &[2, 2, 3, 3])],
     );
     assert_eq!(
         check(&g, begin("germans"), &[]).unwrap_err(),
@@ -673,11 +539,7 @@ fn begin_turn_refusals_say_what_is_allowed() {
 // --------------------------------------------------------------- first pulse
 
 fn first_pulse(facts: &[Fact]) -> Fact {
-    facts
-        .iter()
-        .find(|f| matches!(f, Fact::FirstPulse { .. }))
-        .cloned()
-        .unwrap()
+    facts.iter().find(|f| matches!(f, Fact::FirstPulse { .. })).cloned().unwrap()
 }
 
 /// "The first Command Pulse goes to the side with most 6s, then most 5s, and
@@ -685,34 +547,19 @@ fn first_pulse(facts: &[Fact]) -> Fact {
 #[test]
 fn the_first_pulse_goes_to_most_sixes_then_most_fives() {
     let g = given(MULTI, four_deployed());
-    let facts = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[6, 5, 4, 3, 2]),
-            ("command-dice:bg-hart", &[6, 6]),
-        ],
-    )
-    .unwrap();
+    let facts =
+        check(&g, begin("germans"), &[("command-dice:kg-max", &[6, 5, 4, 3, 2]), ("command-dice:bg-hart", &[6, 6])])
+            .unwrap();
     assert_eq!(
         first_pulse(&facts),
         Fact::FirstPulse {
             side: Some("british".into()),
-            decided: FirstPulseBy::MostDice {
-                face: 6,
-                counts: [("germans".into(), 1), ("british".into(), 2)].into(),
-            },
+            decided: FirstPulseBy::MostDice { face: 6, counts: [("germans".into(), 1), ("british".into(), 2)].into() },
         }
     );
-    let facts = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[6, 5, 5, 1, 2]),
-            ("command-dice:bg-hart", &[6, 5]),
-        ],
-    )
-    .unwrap();
+    let facts =
+        check(&g, begin("germans"), &[("command-dice:kg-max", &[6, 5, 5, 1, 2]), ("command-dice:bg-hart", &[6, 5])])
+            .unwrap();
     assert_eq!(
         narrative(&[first_pulse(&facts)]),
         ["First Command Pulse: germans, with most 5s (british 1, germans 2; higher faces level)."]
@@ -727,27 +574,15 @@ fn a_side_without_dice_has_no_pulse() {
     let facts = check(&g, begin("germans"), &[("command-dice:bg-hart", &[3, 2])]).unwrap();
     assert_eq!(
         first_pulse(&facts),
-        Fact::FirstPulse {
-            side: Some("british".into()),
-            decided: FirstPulseBy::OnlySideWithDice,
-        }
+        Fact::FirstPulse { side: Some("british".into()), decided: FirstPulseBy::OnlySideWithDice }
     );
     let facts = check(&g, begin("germans"), &[("command-dice:bg-hart", &[1, 6])]).unwrap();
     assert_eq!(
         first_pulse(&facts),
-        Fact::FirstPulse {
-            side: Some("british".into()),
-            decided: FirstPulseBy::OnlySideWithDice,
-        }
+        Fact::FirstPulse { side: Some("british".into()), decided: FirstPulseBy::OnlySideWithDice }
     );
     let facts = check(&g, begin("germans"), &[("command-dice:bg-hart", &[1, 1])]).unwrap();
-    assert_eq!(
-        first_pulse(&facts),
-        Fact::FirstPulse {
-            side: None,
-            decided: FirstPulseBy::NoDice,
-        }
-    );
+    assert_eq!(first_pulse(&facts), Fact::FirstPulse { side: None, decided: FirstPulseBy::NoDice });
 }
 
 /// The text does not say who has the first pulse when the sides rolled
@@ -817,18 +652,9 @@ fn a_chain_takes_every_die_of_its_number_and_the_sixes_named() {
                 command_group: "1-kp".into(),
                 command_unit: "1-kp-hq".into(),
                 units: vec![
-                    UnitInRange {
-                        unit: "1-kp-1zug".into(),
-                        distance_tenths: 43
-                    },
-                    UnitInRange {
-                        unit: "1-kp-2zug".into(),
-                        distance_tenths: 43
-                    },
-                    UnitInRange {
-                        unit: "1-kp-3zug".into(),
-                        distance_tenths: 55
-                    },
+                    UnitInRange { unit: "1-kp-1zug".into(), distance_tenths: 43 },
+                    UnitInRange { unit: "1-kp-2zug".into(), distance_tenths: 43 },
+                    UnitInRange { unit: "1-kp-3zug".into(), distance_tenths: 55 },
                 ],
                 range_tenths: 60,
             },
@@ -849,11 +675,7 @@ fn a_chain_takes_every_die_of_its_number_and_the_sixes_named() {
                 staff_orders: 6,
                 staff_orders_next_turn: 2,
             },
-            Fact::PulseEnded {
-                side: "germans".into(),
-                unused_dice: 1,
-                next: Some("british".into()),
-            },
+            Fact::PulseEnded { side: "germans".into(), unused_dice: 1, next: Some("british".into()) },
         ]
     );
 }
@@ -867,29 +689,13 @@ fn pulses_alternate_while_both_sides_have_dice() {
     let facts = check(&g, pulse("bg-hart", 4, json!([])), &[]).unwrap();
     assert_eq!(
         facts.last().unwrap(),
-        &Fact::PulseEnded {
-            side: "british".into(),
-            unused_dice: 1,
-            next: Some("germans".into()),
-        }
+        &Fact::PulseEnded { side: "british".into(), unused_dice: 1, next: Some("germans".into()) }
     );
-    let g = g
-        .then(pulse("bg-hart", 4, json!([])), &[])
-        .then(pulse("kg-max", 4, json!([])), &[]);
-    assert_eq!(
-        g.state.turn.as_ref().unwrap().pulse.as_deref(),
-        Some("germans")
-    );
+    let g = g.then(pulse("bg-hart", 4, json!([])), &[]).then(pulse("kg-max", 4, json!([])), &[]);
+    assert_eq!(g.state.turn.as_ref().unwrap().pulse.as_deref(), Some("germans"));
     let g = g.then(pulse("kg-max", 3, json!([])), &[]);
     let facts = check(&g, pulse("kg-max", 2, json!([])), &[]).unwrap();
-    assert_eq!(
-        facts.last().unwrap(),
-        &Fact::PulseEnded {
-            side: "germans".into(),
-            unused_dice: 2,
-            next: None,
-        }
-    );
+    assert_eq!(facts.last().unwrap(), &Fact::PulseEnded { side: "germans".into(), unused_dice: 2, next: None });
     let g = g.then(pulse("kg-max", 2, json!([])), &[]);
     assert_eq!(
         check(&g, pulse("kg-max", 2, json!([])), &[]).unwrap_err(),
@@ -900,10 +706,7 @@ fn pulses_alternate_while_both_sides_have_dice() {
 #[test]
 fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(
-        check(&g, pulse("kg-max", 5, json!([])), &[]).unwrap_err(),
-        "no turn has begun: begin a turn first"
-    );
+    assert_eq!(check(&g, pulse("kg-max", 5, json!([])), &[]).unwrap_err(), "no turn has begun: begin a turn first");
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
     let refused = |decision: Value| check(&g, decision, &[]).unwrap_err();
     assert_eq!(
@@ -918,14 +721,8 @@ fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
         refused(pulse("kg-max", 1, json!([]))),
         "1s form no chain: on a normal roll they are discarded, and on a Command Failure they go to the enemy"
     );
-    assert_eq!(
-        refused(pulse("kg-max", 7, json!([]))),
-        "a chain is of one number a D6 shows, 2 to 6, not 7"
-    );
-    assert_eq!(
-        refused(pulse("kg-max", 4, json!([]))),
-        "kg-max has no 4 left to chain (dice left: 6 5 5 3 2)"
-    );
+    assert_eq!(refused(pulse("kg-max", 7, json!([]))), "a chain is of one number a D6 shows, 2 to 6, not 7");
+    assert_eq!(refused(pulse("kg-max", 4, json!([]))), "kg-max has no 4 left to chain (dice left: 6 5 5 3 2)");
     assert_eq!(
         refused(json!({"type": "pulse", "battle_group": "kg-max", "number": 6, "sixes": 1})),
         "a chain of 6s already takes every 6 left: sixes adds wild 6s to a chain of another number"
@@ -939,11 +736,7 @@ fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
         "germans may add up to 0 Wild Dice to a chain this turn, not 1 (under combat-hq@multi-bg a Command Failure gives the enemy CO Staff Orders, not Wild Dice)"
     );
     assert_eq!(
-        refused(pulse(
-            "kg-max",
-            3,
-            json!([activate("1-kp", &[]), activate("2-kp", &[])])
-        )),
+        refused(pulse("kg-max", 3, json!([activate("1-kp", &[]), activate("2-kp", &[])]))),
         "a chain of 1 die gives at most 1 order, not 2: each die activates one command group"
     );
     assert_eq!(
@@ -959,11 +752,7 @@ fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
         "there is no command group \"9-kp\" in this game"
     );
     assert_eq!(
-        refused(pulse(
-            "kg-max",
-            5,
-            json!([activate("1-kp", &[]), activate("1-kp", &[])])
-        )),
+        refused(pulse("kg-max", 5, json!([activate("1-kp", &[]), activate("1-kp", &[])]))),
         "1-kp is already activated by this chain: each die activates a different command group"
     );
 }
@@ -972,17 +761,11 @@ fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
 fn under_base_wild_dice_join_a_chain_and_are_used_up() {
     let g = given(BASE, four_deployed()).then(
         begin("british"),
-        &[
-            ("command-dice:bg-hart", &[1, 1, 1, 6]),
-            ("command-dice:kg-max", &[6, 6, 2, 4, 3, 2, 1, 3]),
-        ],
+        &[("command-dice:bg-hart", &[1, 1, 1, 6]), ("command-dice:kg-max", &[6, 6, 2, 4, 3, 2, 1, 3])],
     );
-    let facts = check(
-        &g,
-        json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 2, "orders": []}),
-        &[],
-    )
-    .unwrap();
+    let facts =
+        check(&g, json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 2, "orders": []}), &[])
+            .unwrap();
     assert_eq!(
         facts[0],
         Fact::ChainPlayed {
@@ -996,12 +779,7 @@ fn under_base_wild_dice_join_a_chain_and_are_used_up() {
         }
     );
     assert_eq!(
-        check(
-            &g,
-            json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}),
-            &[]
-        )
-        .unwrap_err(),
+        check(&g, json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}), &[]).unwrap_err(),
         "germans may add up to 3 Wild Dice to a chain this turn, not 4"
     );
 }
@@ -1015,27 +793,10 @@ fn a_die_activates_a_command_unit_and_up_to_three_of_its_units_within_six_inches
     // 36² + 48² = 60²: exactly 6"; 36² + 49² is just over.
     group(&mut s, "1-kp")["units"][1]["at_tenths"] = json!([136, 168]);
     group(&mut s, "1-kp")["units"][2]["at_tenths"] = json!([136, 169]);
-    let g = given(MULTI, s).then(
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[5, 5, 4, 3, 2]),
-            ("command-dice:bg-hart", &[3, 2]),
-        ],
-    );
-    let refused = |units: &[&str]| {
-        check(
-            &g,
-            pulse("kg-max", 5, json!([activate("1-kp", units)])),
-            &[],
-        )
-        .unwrap_err()
-    };
-    let facts = check(
-        &g,
-        pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])),
-        &[],
-    )
-    .unwrap();
+    let g = given(MULTI, s)
+        .then(begin("germans"), &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])]);
+    let refused = |units: &[&str]| check(&g, pulse("kg-max", 5, json!([activate("1-kp", units)])), &[]).unwrap_err();
+    let facts = check(&g, pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).unwrap();
     assert_eq!(
         narrative(&facts[1..2]),
         ["1-kp is activated: 1-kp-hq with 1-kp-1zug at 60 tenths of an inch (within 60)."]
@@ -1052,18 +813,9 @@ fn a_die_activates_a_command_unit_and_up_to_three_of_its_units_within_six_inches
         refused(&["2-kp-1zug"]),
         "2-kp-1zug is not in 1-kp: a die activates units of one command group (1-kp-hq, 1-kp-1zug, 1-kp-2zug, 1-kp-3zug)"
     );
-    assert_eq!(
-        refused(&["1-kp-hq"]),
-        "1-kp-hq is 1-kp's command unit, activated with it: name up to 3 other units"
-    );
-    assert_eq!(
-        refused(&["1-kp-1zug", "1-kp-1zug"]),
-        "1-kp-1zug is named twice"
-    );
-    assert_eq!(
-        refused(&["1-kp-9zug"]),
-        "there is no unit \"1-kp-9zug\" in this game"
-    );
+    assert_eq!(refused(&["1-kp-hq"]), "1-kp-hq is 1-kp's command unit, activated with it: name up to 3 other units");
+    assert_eq!(refused(&["1-kp-1zug", "1-kp-1zug"]), "1-kp-1zug is named twice");
+    assert_eq!(refused(&["1-kp-9zug"]), "there is no unit \"1-kp-9zug\" in this game");
 }
 
 /// A different range is a constant a group may change.
@@ -1072,17 +824,8 @@ fn the_activation_range_is_a_constant() {
     let mut rules = ruleset::version(MULTI).unwrap().defaults();
     rules.constants.insert("activation-range-tenths".into(), 40);
     let scenario: Scenario = serde_json::from_value(four_deployed()).unwrap();
-    let g = Given {
-        state: CombatHq::initial(scenario, &rules).unwrap(),
-        decisions: 0,
-    }
-    .then(
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[5, 5, 4, 3, 2]),
-            ("command-dice:bg-hart", &[3, 2]),
-        ],
-    );
+    let g = Given { state: CombatHq::initial(scenario, &rules).unwrap(), decisions: 0 }
+        .then(begin("germans"), &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])]);
     assert_eq!(
         check(&g, pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).unwrap_err(),
         "1-kp-1zug is 43 tenths of an inch from 1-kp-hq (rounded up): a unit activates with its command unit only within 40 tenths"
@@ -1092,10 +835,7 @@ fn the_activation_range_is_a_constant() {
 // -------------------------------------------------------------- staff orders
 
 fn restocked(facts: &[Fact]) -> Option<Fact> {
-    facts
-        .iter()
-        .find(|f| matches!(f, Fact::StaffOrdersRestocked { .. }))
-        .cloned()
+    facts.iter().find(|f| matches!(f, Fact::StaffOrdersRestocked { .. })).cloned()
 }
 
 /// "a double chain restocks 1, a triple 2, …; restocked orders are usable
@@ -1104,13 +844,8 @@ fn restocked(facts: &[Fact]) -> Option<Fact> {
 fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
     let mut s = four_deployed();
     s["sides"][0]["battle_groups"][0]["staff_orders"] = json!(2);
-    let g = given(MULTI, s).then(
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[4, 4, 3, 3, 3]),
-            ("command-dice:bg-hart", &[2, 2]),
-        ],
-    );
+    let g = given(MULTI, s)
+        .then(begin("germans"), &[("command-dice:kg-max", &[4, 4, 3, 3, 3]), ("command-dice:bg-hart", &[2, 2])]);
     let facts = check(&g, pulse("kg-max", 4, json!([])), &[]).unwrap();
     assert!(matches!(
         restocked(&facts),
@@ -1135,27 +870,17 @@ fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
             ..
         })
     ));
-    let g = g
-        .then(pulse("kg-max", 3, json!([])), &[])
-        .then(pulse("bg-hart", 2, json!([])), &[]);
+    let g = g.then(pulse("kg-max", 3, json!([])), &[]).then(pulse("bg-hart", 2, json!([])), &[]);
     let facts = check(&g, pulse("kg-max", 4, json!([])), &[]).unwrap();
     assert_eq!(
         narrative(&[restocked(&facts).unwrap()]),
         ["kg-max's chain of 2 dice restocks 1 Staff Order, usable from the next turn: 2 usable, 3 waiting."]
     );
     // Next turn, the waiting orders are usable.
-    let g = g
-        .then(pulse("kg-max", 4, json!([])), &[])
-        .then(end_turn(), &[]);
-    let facts = check(
-        &g,
-        begin("british"),
-        &[
-            ("command-dice:bg-hart", &[2, 2]),
-            ("command-dice:kg-max", &[6, 5, 4, 3, 2]),
-        ],
-    )
-    .unwrap();
+    let g = g.then(pulse("kg-max", 4, json!([])), &[]).then(end_turn(), &[]);
+    let facts =
+        check(&g, begin("british"), &[("command-dice:bg-hart", &[2, 2]), ("command-dice:kg-max", &[6, 5, 4, 3, 2])])
+            .unwrap();
     assert_eq!(
         facts[0],
         Fact::TurnBegan {
@@ -1165,19 +890,9 @@ fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
             staff_orders: [("bg-hart".into(), 3), ("kg-max".into(), 5)].into(),
         }
     );
-    let g = g.then(
-        begin("british"),
-        &[
-            ("command-dice:bg-hart", &[2, 2]),
-            ("command-dice:kg-max", &[6, 5, 4, 3, 2]),
-        ],
-    );
+    let g = g.then(begin("british"), &[("command-dice:bg-hart", &[2, 2]), ("command-dice:kg-max", &[6, 5, 4, 3, 2])]);
     let facts = check(&g, pulse("kg-max", 5, json!([])), &[]).unwrap();
-    assert_eq!(
-        facts.len(),
-        2,
-        "a chain of one die restocks nothing: {facts:?}"
-    );
+    assert_eq!(facts.len(), 2, "a chain of one die restocks nothing: {facts:?}");
 }
 
 /// "(a chain of 6s: at once)"
@@ -1185,13 +900,8 @@ fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
 fn a_chain_of_sixes_restocks_at_once() {
     let mut s = four_deployed();
     s["sides"][0]["battle_groups"][0]["staff_orders"] = json!(0);
-    let g = given(MULTI, s).then(
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[6, 6, 3, 3, 2]),
-            ("command-dice:bg-hart", &[5, 5]),
-        ],
-    );
+    let g = given(MULTI, s)
+        .then(begin("germans"), &[("command-dice:kg-max", &[6, 6, 3, 3, 2]), ("command-dice:bg-hart", &[5, 5])]);
     let g = g.then(pulse("kg-max", 6, json!([])), &[]);
     let kg = &g.state.battle_groups["kg-max"];
     assert_eq!((kg.staff_orders, kg.staff_orders_next_turn), (1, 0));
@@ -1246,23 +956,10 @@ fn under_multi_bg_a_group_entering_by_a_die_adds_its_die_from_next_turn() {
     // Not this turn: the pool of turn 1 stays 5.
     assert_eq!(kg_max(&g).active_pool, 5);
     let g = g.then(end_turn(), &[]);
-    let facts = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[2, 2, 2, 2, 2, 2]),
-            ("command-dice:bg-hart", &[2, 2]),
-        ],
-    )
-    .unwrap();
-    assert!(matches!(
-        rolled(&facts, "kg-max"),
-        Fact::CommandDiceRolled {
-            active_pool: 6,
-            held_by_reserves: 2,
-            ..
-        }
-    ));
+    let facts =
+        check(&g, begin("germans"), &[("command-dice:kg-max", &[2, 2, 2, 2, 2, 2]), ("command-dice:bg-hart", &[2, 2])])
+            .unwrap();
+    assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 6, held_by_reserves: 2, .. }));
 }
 
 #[test]
@@ -1279,8 +976,7 @@ fn under_base_a_group_entering_releases_no_die() {
 /// the table."
 #[test]
 fn under_multi_bg_artillery_waits_for_another_group_on_the_table() {
-    let g =
-        given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     assert_eq!(
         check(&g, enter_reserve("art"), &[]).unwrap_err(),
         "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\", and none of kg-max's other command groups is on the table"
@@ -1289,10 +985,7 @@ fn under_multi_bg_artillery_waits_for_another_group_on_the_table() {
     check(&g, enter_reserve("art"), &[]).unwrap();
     let g = given(BASE, all_in_reserve()).then(
         begin("germans"),
-        &[
-            ("command-dice:kg-max", &[2, 3, 4, 5, 2, 3, 4, 5]),
-            ("command-dice:bg-hart", &[4, 4, 3, 3]),
-        ],
+        &[("command-dice:kg-max", &[2, 3, 4, 5, 2, 3, 4, 5]), ("command-dice:bg-hart", &[4, 4, 3, 3])],
     );
     check(&g, enter_reserve("art"), &[]).unwrap();
 }
@@ -1301,60 +994,25 @@ fn under_multi_bg_artillery_waits_for_another_group_on_the_table() {
 /// the CO pays 2 Staff Orders per Reserve Command Group."
 #[test]
 fn under_multi_bg_reserves_held_back_enter_only_for_two_staff_orders() {
-    let g = given(MULTI, four_deployed()).then(
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[1, 1, 5, 3, 2]),
-            ("command-dice:bg-hart", &[4, 2]),
-        ],
-    );
+    let g = given(MULTI, four_deployed())
+        .then(begin("germans"), &[("command-dice:kg-max", &[1, 1, 5, 3, 2]), ("command-dice:bg-hart", &[4, 2])]);
     assert_eq!(
         check(&g, pulse("kg-max", 5, json!([enter("pak")])), &[]).unwrap_err(),
         "kg-max had a Command Failure this turn: its reserves cannot enter by a die; the CO may pay 2 Staff Orders for each (enter-reserve)"
     );
     let facts = check(&g, enter_reserve("pak"), &[]).unwrap();
-    assert!(matches!(
-        &facts[0],
-        Fact::ReserveEntered {
-            paid: Payment::StaffOrders {
-                count: 2,
-                left: 4,
-                ..
-            },
-            ..
-        }
-    ));
+    assert!(matches!(&facts[0], Fact::ReserveEntered { paid: Payment::StaffOrders { count: 2, left: 4, .. }, .. }));
     // The British reserves are not held back by the German failure.
     let g = g.then(pulse("kg-max", 5, json!([])), &[]);
     let facts = check(&g, enter_reserve("b-coy"), &[]).unwrap();
-    assert!(matches!(
-        &facts[0],
-        Fact::ReserveEntered {
-            paid: Payment::StaffOrders {
-                count: 1,
-                left: 1,
-                ..
-            },
-            ..
-        }
-    ));
+    assert!(matches!(&facts[0], Fact::ReserveEntered { paid: Payment::StaffOrders { count: 1, left: 1, .. }, .. }));
 }
 
 #[test]
 fn under_base_a_command_failure_does_not_hold_reserves_back() {
     let g = turn_one(BASE, &[1, 1, 5, 3, 2, 2, 4, 4], &[4, 2, 2, 3]);
     let facts = check(&g, enter_reserve("pak"), &[]).unwrap();
-    assert!(matches!(
-        &facts[0],
-        Fact::ReserveEntered {
-            paid: Payment::StaffOrders {
-                count: 1,
-                left: 5,
-                ..
-            },
-            ..
-        }
-    ));
+    assert!(matches!(&facts[0], Fact::ReserveEntered { paid: Payment::StaffOrders { count: 1, left: 5, .. }, .. }));
     check(&g, pulse("kg-max", 5, json!([enter("pak")])), &[]).unwrap();
 }
 
@@ -1370,12 +1028,7 @@ fn entering_by_a_die_refusals_say_what_is_allowed() {
         "b-coy is a reserve of bg-hart, not kg-max: a die enters its own battle group's reserves"
     );
     assert_eq!(
-        check(
-            &g,
-            pulse("kg-max", 5, json!([enter("pak"), enter("pak")])),
-            &[]
-        )
-        .unwrap_err(),
+        check(&g, pulse("kg-max", 5, json!([enter("pak"), enter("pak")])), &[]).unwrap_err(),
         "pak is not in reserve: it is already on the table"
     );
 }
@@ -1394,33 +1047,15 @@ fn the_co_pays_from_any_of_his_pools() {
         ],
     );
     let from = |group: &str, pool: &str| {
-        check(
-            &g,
-            json!({"type": "enter-reserve", "command_group": group, "staff_orders_from": pool}),
-            &[],
-        )
+        check(&g, json!({"type": "enter-reserve", "command_group": group, "staff_orders_from": pool}), &[])
     };
     assert!(matches!(
         &from("b-coy", "bg-lane").unwrap()[0],
-        Fact::ReserveEntered {
-            paid: Payment::StaffOrders {
-                count: 2,
-                left: 1,
-                ..
-            },
-            ..
-        }
+        Fact::ReserveEntered { paid: Payment::StaffOrders { count: 2, left: 1, .. }, .. }
     ));
     assert!(matches!(
         &from("pak", "max").unwrap()[0],
-        Fact::ReserveEntered {
-            paid: Payment::StaffOrders {
-                count: 1,
-                left: 1,
-                ..
-            },
-            ..
-        }
+        Fact::ReserveEntered { paid: Payment::StaffOrders { count: 1, left: 1, .. }, .. }
     ));
     assert_eq!(
         from("b-coy", "kg-max").unwrap_err(),
@@ -1434,29 +1069,18 @@ fn the_co_pays_from_any_of_his_pools() {
         from("b-coy", "hart").unwrap_err(),
         "b-coy costs 2 Staff Order(s) to enter after bg-hart's Command Failure this turn, and hart has 0 usable"
     );
-    let g = g.then(
-        json!({"type": "enter-reserve", "command_group": "pak", "staff_orders_from": "max"}),
-        &[],
-    );
+    let g = g.then(json!({"type": "enter-reserve", "command_group": "pak", "staff_orders_from": "max"}), &[]);
     assert_eq!(g.state.sides[0].co_staff_orders, 1);
 }
 
 #[test]
 fn entering_by_staff_orders_refusals_say_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(
-        check(&g, enter_reserve("pak"), &[]).unwrap_err(),
-        "no turn has begun: begin a turn first"
-    );
+    assert_eq!(check(&g, enter_reserve("pak"), &[]).unwrap_err(), "no turn has begun: begin a turn first");
     let mut s = four_deployed();
     s["sides"][1]["battle_groups"][0]["staff_orders"] = json!(0);
-    let g = given(MULTI, s).then(
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[5, 5, 4, 3, 2]),
-            ("command-dice:bg-hart", &[4, 4]),
-        ],
-    );
+    let g = given(MULTI, s)
+        .then(begin("germans"), &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[4, 4])]);
     let g = g.then(pulse("kg-max", 5, json!([])), &[]);
     assert_eq!(
         check(&g, enter_reserve("b-coy"), &[]).unwrap_err(),
@@ -1471,10 +1095,7 @@ fn entering_by_staff_orders_refusals_say_what_is_allowed() {
         check(&g, enter_reserve("a-coy"), &[]).unwrap_err(),
         "a-coy is not in reserve: it is already on the table"
     );
-    assert_eq!(
-        check(&g, enter_reserve("e-coy"), &[]).unwrap_err(),
-        "there is no command group \"e-coy\" in this game"
-    );
+    assert_eq!(check(&g, enter_reserve("e-coy"), &[]).unwrap_err(), "there is no command group \"e-coy\" in this game");
     let g = g.then(end_turn(), &[]);
     assert_eq!(
         check(&g, enter_reserve("b-coy"), &[]).unwrap_err(),
@@ -1491,47 +1112,29 @@ fn entering_by_staff_orders_refusals_say_what_is_allowed() {
 #[test]
 fn ending_a_turn_loses_the_dice_not_played() {
     let g = given(BASE, four_deployed());
-    assert_eq!(
-        check(&g, end_turn(), &[]).unwrap_err(),
-        "no turn has begun: begin a turn first"
-    );
+    assert_eq!(check(&g, end_turn(), &[]).unwrap_err(), "no turn has begun: begin a turn first");
     let g = g.then(
         begin("british"),
-        &[
-            ("command-dice:bg-hart", &[1, 1, 4, 5]),
-            ("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4]),
-        ],
+        &[("command-dice:bg-hart", &[1, 1, 4, 5]), ("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4])],
     );
     let facts = check(&g, end_turn(), &[]).unwrap();
     assert_eq!(
         facts,
         [Fact::TurnEnded {
             turn: 1,
-            unplayed: [
-                ("bg-hart".into(), vec![5, 4]),
-                ("kg-max".into(), vec![6, 5, 4, 4, 3, 3, 2, 2])
-            ]
-            .into(),
+            unplayed: [("bg-hart".into(), vec![5, 4]), ("kg-max".into(), vec![6, 5, 4, 4, 3, 3, 2, 2])].into(),
             wild_dice_lost: [("germans".into(), 2)].into(),
         }]
     );
     let g = g.then(end_turn(), &[]);
-    assert_eq!(
-        check(&g, end_turn(), &[]).unwrap_err(),
-        "turn 1 has already ended: begin the next turn"
-    );
+    assert_eq!(check(&g, end_turn(), &[]).unwrap_err(), "turn 1 has already ended: begin the next turn");
 }
 
 #[test]
 fn the_referee_moves_units_on_the_table() {
     let g = given(MULTI, four_deployed());
     assert_eq!(
-        check(
-            &g,
-            json!({"type": "move", "unit": "1-kp-1zug", "to_tenths": [70, 200]}),
-            &[]
-        )
-        .unwrap(),
+        check(&g, json!({"type": "move", "unit": "1-kp-1zug", "to_tenths": [70, 200]}), &[]).unwrap(),
         [Fact::UnitMoved {
             unit: "1-kp-1zug".into(),
             from_tenths: Point { x: 70, y: 150 },
@@ -1539,21 +1142,11 @@ fn the_referee_moves_units_on_the_table() {
         }]
     );
     assert_eq!(
-        check(
-            &g,
-            json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}),
-            &[]
-        )
-        .unwrap_err(),
+        check(&g, json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}), &[]).unwrap_err(),
         "pak-1 is in reserve with pak: its command group enters the table before it moves"
     );
     assert_eq!(
-        check(
-            &g,
-            json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}),
-            &[]
-        )
-        .unwrap_err(),
+        check(&g, json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}), &[]).unwrap_err(),
         "there is no unit \"tiger\" in this game"
     );
 }

@@ -7,10 +7,7 @@ use std::collections::BTreeMap;
 use super::{Fact, FirstPulseBy, NoRoll, Payment, State};
 
 fn faces(dice: &[u32]) -> String {
-    dice.iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
+    dice.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
 }
 
 fn plural(n: u32, one: &str, many: &str) -> String {
@@ -22,10 +19,7 @@ fn plural(n: u32, one: &str, many: &str) -> String {
 }
 
 fn by_id(map: &BTreeMap<String, u32>) -> String {
-    map.iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    map.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
 }
 
 /// `germans'`, `hart's`.
@@ -349,10 +343,7 @@ pub fn render(state: &State) -> String {
                     None => "no Command Pulse left".to_string(),
                 }
             };
-            out.push_str(&format!(
-                "turn {} ({} rolled first): {now}\n",
-                t.number, t.first
-            ));
+            out.push_str(&format!("turn {} ({} rolled first): {now}\n", t.number, t.first));
         }
     }
     for side in &state.sides {
@@ -360,17 +351,10 @@ pub fn render(state: &State) -> String {
             Some(name) => format!("{} ({name})", side.co),
             None => side.co.clone(),
         };
-        out.push_str(&format!(
-            "{}: CO {co}, Staff Orders of his own {}\n",
-            side.id, side.co_staff_orders
-        ));
+        out.push_str(&format!("{}: CO {co}, Staff Orders of his own {}\n", side.id, side.co_staff_orders));
         for id in &side.battle_groups {
             let bg = &state.battle_groups[id];
-            let name = bg
-                .name
-                .as_ref()
-                .map(|n| format!(" \"{n}\""))
-                .unwrap_or_default();
+            let name = bg.name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default();
             out.push_str(&format!(
                 "  {}{name}: Command Dice {}, Active Dice Pool {} (from next turn {}), held by reserve groups {}; Staff Orders {} usable + {} next turn; Morale Points {}\n",
                 bg.id,
@@ -385,19 +369,11 @@ pub fn render(state: &State) -> String {
             if let Some(t) = state.turn.as_ref().filter(|t| !t.ended) {
                 let mut notes = Vec::new();
                 if let Some(left) = t.dice.get(id) {
-                    notes.push(format!(
-                        "dice left: {}",
-                        if left.is_empty() {
-                            "none".to_string()
-                        } else {
-                            faces(left)
-                        }
-                    ));
+                    notes
+                        .push(format!("dice left: {}", if left.is_empty() { "none".to_string() } else { faces(left) }));
                 }
                 if let Some(cost) = t.reserves_held_back.get(id) {
-                    notes.push(format!(
-                        "reserves held back ({cost} Staff Orders each to enter)"
-                    ));
+                    notes.push(format!("reserves held back ({cost} Staff Orders each to enter)"));
                 }
                 if !notes.is_empty() {
                     out.push_str(&format!("    {}\n", notes.join("; ")));

@@ -15,36 +15,24 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{
-    Activation, Chit, Decision, Fact, Formation, Hex, Modifier, State, TestReason, Turn, Unit,
-    UnitDistance,
-};
+use super::{Activation, Chit, Decision, Fact, Formation, Hex, Modifier, State, TestReason, Turn, Unit, UnitDistance};
 
 type Facts = crate::ruleset::Facts<super::FormationActivation>;
 
 /// How many dice a morale test rolls: "rolling two dice (2d6)".
 const MORALE_DICE: u32 = 2;
 
-pub(super) fn decide(
-    state: &State,
-    decision: &Decision,
-    dice: &mut Dice,
-) -> Result<Vec<Fact>, Violation> {
+pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
     let mut facts = Facts::new(state);
     match decision {
         Decision::BeginTurn => begin_turn(state, &mut facts)?,
         Decision::DrawChit => draw_chit(state, dice, &mut facts)?,
         Decision::Move { unit, to } => operate(state, unit, Operation::Move(*to), &mut facts)?,
         Decision::Fire { unit, at } => operate(state, unit, Operation::Fire(*at), &mut facts)?,
-        Decision::Assault { unit, at } => {
-            operate(state, unit, Operation::Assault(*at), &mut facts)?
-        }
+        Decision::Assault { unit, at } => operate(state, unit, Operation::Assault(*at), &mut facts)?,
         Decision::EndActivation => {
             let a = activation(state)?;
-            facts.push(Fact::ActivationEnded {
-                formation: a.formation.clone(),
-                chit: a.chit.clone(),
-            });
+            facts.push(Fact::ActivationEnded { formation: a.formation.clone(), chit: a.chit.clone() });
         }
         Decision::ReactionFire { unit, at } => reaction_fire(state, unit, *at, &mut facts)?,
         Decision::Disrupt { unit, reason } => disrupt(state, unit, reason, &mut facts)?,
@@ -75,10 +63,7 @@ fn on_map<'a>(state: &'a State, id: &str) -> Result<(&'a Unit, Hex), Violation> 
 }
 
 fn formation<'a>(state: &'a State, id: &str) -> &'a Formation {
-    state
-        .formations
-        .get(id)
-        .expect("units belong to formations of the scenario")
+    state.formations.get(id).expect("units belong to formations of the scenario")
 }
 
 fn turn(state: &State) -> Result<&Turn, Violation> {
@@ -92,10 +77,7 @@ fn activation(state: &State) -> Result<&Activation, Violation> {
     let t = turn(state)?;
     match &t.activation {
         Some(a) => Ok(a),
-        None if t.over => refuse!(
-            "turn {} is over and no formation is active: begin the next turn",
-            t.number
-        ),
+        None if t.over => refuse!("turn {} is over and no formation is active: begin the next turn", t.number),
         None => refuse!("no formation is active: draw a chit first"),
     }
 }
@@ -103,18 +85,12 @@ fn activation(state: &State) -> Result<&Activation, Violation> {
 /// The units of a formation on the map, by id.
 fn units_of<'a>(state: &'a State, formation: &str) -> impl Iterator<Item = &'a Unit> {
     let formation = formation.to_string();
-    state
-        .units
-        .values()
-        .filter(move |u| u.formation == formation && u.on_map().is_some())
+    state.units.values().filter(move |u| u.formation == formation && u.on_map().is_some())
 }
 
 /// Units of the active formation that may still conduct operations.
 fn may_act(state: &State, formation: &str) -> Vec<String> {
-    units_of(state, formation)
-        .filter(|u| !u.out_of_command && !u.operations_complete)
-        .map(|u| u.id.clone())
-        .collect()
+    units_of(state, formation).filter(|u| !u.out_of_command && !u.operations_complete).map(|u| u.id.clone()).collect()
 }
 
 /// Puts every chit into the cup and starts a turn.
@@ -143,10 +119,7 @@ fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
         }
     }
     let number = state.turn.as_ref().map_or(1, |t| t.number + 1);
-    facts.push(Fact::TurnBegan {
-        turn: number,
-        cup: state.chits.keys().cloned().collect(),
-    });
+    facts.push(Fact::TurnBegan { turn: number, cup: state.chits.keys().cloned().collect() });
     Ok(())
 }
 
@@ -164,45 +137,21 @@ fn draw_chit(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Vi
         refuse!("turn {} is over: begin the next turn", t.number);
     }
     if let Some(a) = &t.activation {
-        refuse!(
-            "{} is still active (chit {}): end its activation before drawing the next chit",
-            a.formation,
-            a.chit
-        );
+        refuse!("{} is still active (chit {}): end its activation before drawing the next chit", a.formation, a.chit);
     }
     if t.cup.is_empty() {
         refuse!("the cup is empty: begin the next turn");
     }
     let index = dice.pick("cup", t.cup.len() as u32)? as usize;
     let chit = t.cup[index].clone();
-    facts.push(Fact::ChitDrawn {
-        turn: t.number,
-        chit: chit.clone(),
-        cup_size: t.cup.len() as u32,
-    });
-    match state
-        .chits
-        .get(&chit)
-        .expect("the cup holds chits of the game")
-    {
+    facts.push(Fact::ChitDrawn { turn: t.number, chit: chit.clone(), cup_size: t.cup.len() as u32 });
+    match state.chits.get(&chit).expect("the cup holds chits of the game") {
         Chit::EndTurn => {
             let drawn = t.end_turn_drawn + 1;
-            facts.push(Fact::EndTurnChitDrawn {
-                chit,
-                drawn,
-                needed: state.end_turn_after,
-            });
+            facts.push(Fact::EndTurnChitDrawn { chit, drawn, needed: state.end_turn_after });
             if drawn >= state.end_turn_after {
-                let undrawn = facts
-                    .state()
-                    .turn
-                    .as_ref()
-                    .map(|t| t.cup.clone())
-                    .unwrap_or_default();
-                facts.push(Fact::TurnEnded {
-                    turn: t.number,
-                    undrawn,
-                });
+                let undrawn = facts.state().turn.as_ref().map(|t| t.cup.clone()).unwrap_or_default();
+                facts.push(Fact::TurnEnded { turn: t.number, undrawn });
             }
         }
         Chit::Formation { formation: f } => activate(state, f, chit.clone(), dice, facts)?,
@@ -225,25 +174,13 @@ fn activate(
 ) -> Result<(), Violation> {
     let f = formation(state, formation_id);
     let number = turn(state)?.activations.get(&f.id).copied().unwrap_or(0) + 1;
-    facts.push(Fact::ActivationBegan {
-        formation: f.id.clone(),
-        side: f.side.clone(),
-        chit,
-        number,
-    });
+    facts.push(Fact::ActivationBegan { formation: f.id.clone(), side: f.side.clone(), chit, number });
     cleanup(f, facts);
     command(f, dice, facts)?;
     rally(f, dice, facts)?;
     let now = facts.state();
-    let out_of_command = units_of(now, &f.id)
-        .filter(|u| u.out_of_command)
-        .map(|u| u.id.clone())
-        .collect();
-    facts.push(Fact::OperationsBegan {
-        formation: f.id.clone(),
-        may_act: may_act(now, &f.id),
-        out_of_command,
-    });
+    let out_of_command = units_of(now, &f.id).filter(|u| u.out_of_command).map(|u| u.id.clone()).collect();
+    facts.push(Fact::OperationsBegan { formation: f.id.clone(), may_act: may_act(now, &f.id), out_of_command });
     Ok(())
 }
 
@@ -255,13 +192,8 @@ fn activate(
 fn cleanup(f: &Formation, facts: &mut Facts) {
     let now = facts.state();
     let units: Vec<&Unit> = units_of(now, &f.id).collect();
-    let ids = |pick: fn(&Unit) -> bool| -> Vec<String> {
-        units
-            .iter()
-            .filter(|u| pick(u))
-            .map(|u| u.id.clone())
-            .collect()
-    };
+    let ids =
+        |pick: fn(&Unit) -> bool| -> Vec<String> { units.iter().filter(|u| pick(u)).map(|u| u.id.clone()).collect() };
     let fact = Fact::CleanedUp {
         formation: f.id.clone(),
         units: ids(|_| true),
@@ -303,11 +235,7 @@ fn command(f: &Formation, dice: &mut Dice, facts: &mut Facts) -> Result<(), Viol
         }
         match hq {
             Some(hq_hex) if hq_hex.distance(hex) <= f.command_radius_hexes => {
-                within.push(UnitDistance {
-                    unit: u.id.clone(),
-                    hex,
-                    distance_hexes: hq_hex.distance(hex),
-                })
+                within.push(UnitDistance { unit: u.id.clone(), hex, distance_hexes: hq_hex.distance(hex) })
             }
             _ => testing.entry(hex).or_default().push(u.id.clone()),
         }
@@ -322,10 +250,7 @@ fn command(f: &Formation, dice: &mut Dice, facts: &mut Facts) -> Result<(), Viol
         });
     }
     if !newly.is_empty() {
-        facts.push(Fact::NewlyPlacedInCommand {
-            formation: f.id.clone(),
-            units: newly,
-        });
+        facts.push(Fact::NewlyPlacedInCommand { formation: f.id.clone(), units: newly });
     }
     for (hex, units) in testing {
         let reason = match hq {
@@ -363,24 +288,16 @@ fn rally_terms(state: &State, f: &Formation, u: &Unit) -> (Vec<Modifier>, Vec<Mo
     let mut roll_modifiers = Vec::new();
     let mut rating_modifiers = Vec::new();
     if u.out_of_command {
-        roll_modifiers.push(Modifier {
-            what: "out of command".into(),
-            value: state.config.out_of_command_rally_modifier,
-        });
+        roll_modifiers
+            .push(Modifier { what: "out of command".into(), value: state.config.out_of_command_rally_modifier });
     }
     let stacked_with_hq = hq_hex(state, f).is_some_and(|hq| u.on_map() == Some(hq));
     if stacked_with_hq && f.leadership > 0 {
         let leadership = i64::from(f.leadership);
         if state.config.leadership_adds_to_rating {
-            rating_modifiers.push(Modifier {
-                what: format!("HQ {} leadership", f.hq),
-                value: leadership,
-            });
+            rating_modifiers.push(Modifier { what: format!("HQ {} leadership", f.hq), value: leadership });
         } else {
-            roll_modifiers.push(Modifier {
-                what: format!("HQ {} leadership", f.hq),
-                value: -leadership,
-            });
+            roll_modifiers.push(Modifier { what: format!("HQ {} leadership", f.hq), value: -leadership });
         }
     }
     let target = i64::from(f.morale) + rating_modifiers.iter().map(|m| m.value).sum::<i64>();
@@ -509,29 +426,14 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
             if to == from {
                 refuse!("{unit} is already in {to}: a move ends in another hex");
             }
-            Fact::Moved {
-                unit,
-                from,
-                to,
-                operations_complete,
-            }
+            Fact::Moved { unit, from, to, operations_complete }
         }
-        Operation::Fire(at) => Fact::Fired {
-            unit,
-            from,
-            at,
-            operations_complete,
-        },
+        Operation::Fire(at) => Fact::Fired { unit, from, at, operations_complete },
         Operation::Assault(at) => {
             if at == from {
                 refuse!("{unit} is in {at}: it assaults another hex");
             }
-            Fact::Assaulted {
-                unit,
-                from,
-                at,
-                operations_complete,
-            }
+            Fact::Assaulted { unit, from, at, operations_complete }
         }
     };
     facts.push(fact);
@@ -547,9 +449,7 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
 fn reaction_fire(state: &State, unit: &str, at: Hex, facts: &mut Facts) -> Result<(), Violation> {
     let a = match &turn(state)?.activation {
         Some(a) => a,
-        None => refuse!(
-            "no formation is active: reaction fire is taken during the opponent's action phase"
-        ),
+        None => refuse!("no formation is active: reaction fire is taken during the opponent's action phase"),
     };
     let (u, from) = on_map(state, unit)?;
     let own = formation(state, &u.formation);
@@ -579,11 +479,7 @@ fn disrupt(state: &State, unit: &str, reason: &str, facts: &mut Facts) -> Result
     if u.disrupted {
         refuse!("{unit} is already disrupted");
     }
-    facts.push(Fact::Disrupted {
-        unit: unit.to_string(),
-        hex,
-        reason: reason.to_string(),
-    });
+    facts.push(Fact::Disrupted { unit: unit.to_string(), hex, reason: reason.to_string() });
     Ok(())
 }
 
@@ -606,23 +502,12 @@ fn eliminate(state: &State, unit: &str, reason: &str, facts: &mut Facts) -> Resu
 /// Referee: a unit ends up in another hex as the outcome of combat (an
 /// advance after an assault, a retreat). No command is needed: it is not an
 /// operation of the unit.
-fn relocate(
-    state: &State,
-    unit: &str,
-    to: Hex,
-    reason: &str,
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+fn relocate(state: &State, unit: &str, to: Hex, reason: &str, facts: &mut Facts) -> Result<(), Violation> {
     let (_, from) = on_map(state, unit)?;
     if from == to {
         refuse!("{unit} is already in {to}");
     }
-    facts.push(Fact::Relocated {
-        unit: unit.to_string(),
-        from,
-        to,
-        reason: reason.to_string(),
-    });
+    facts.push(Fact::Relocated { unit: unit.to_string(), from, to, reason: reason.to_string() });
     Ok(())
 }
 
@@ -648,11 +533,7 @@ fn place(state: &State, unit: &str, hex: Hex, facts: &mut Facts) -> Result<(), V
             );
         }
     }
-    facts.push(Fact::Placed {
-        unit: unit.to_string(),
-        formation: u.formation.clone(),
-        hex,
-    });
+    facts.push(Fact::Placed { unit: unit.to_string(), formation: u.formation.clone(), hex });
     Ok(())
 }
 

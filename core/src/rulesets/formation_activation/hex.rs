@@ -88,10 +88,7 @@ mod tests {
     fn a_hex_reads_and_prints_as_its_map_number() {
         assert_eq!(hex("0304"), Hex::new(3, 4));
         assert_eq!(Hex::new(3, 4).to_string(), "0304");
-        assert_eq!(
-            serde_json::to_value(Hex::new(12, 7)).unwrap(),
-            serde_json::json!("1207")
-        );
+        assert_eq!(serde_json::to_value(Hex::new(12, 7)).unwrap(), serde_json::json!("1207"));
         assert_eq!(
             Hex::try_from("304".to_string()).unwrap_err(),
             "\"304\" is not a hex number: write four digits CCRR, column then row (e.g. \"0304\")"
@@ -140,9 +137,6 @@ mod tests {
         // Symmetric, and column 00 works like any other even column.
         assert_eq!(hex("0001").distance(hex("0101")), 1);
         assert_eq!(hex("0000").distance(hex("0101")), 1);
-        assert_eq!(
-            hex("0812").distance(hex("0205")),
-            hex("0205").distance(hex("0812"))
-        );
+        assert_eq!(hex("0812").distance(hex("0205")), hex("0205").distance(hex("0812")));
     }
 }

@@ -165,12 +165,7 @@ impl Config {
         let operations_per_activation = u32::try_from(operations)
             .ok()
             .filter(|n| *n >= 1)
-            .ok_or_else(|| {
-                ScenarioError::new(
-                    "rules.constants.operations-per-activation",
-                    "must be at least 1",
-                )
-            })?;
+            .ok_or_else(|| ScenarioError::new("rules.constants.operations-per-activation", "must be at least 1"))?;
         Ok(Config {
             leadership_adds_to_rating: r.flag("leadership-adds-to-rating"),
             rally_per_hex: r.flag("rally-per-hex"),
@@ -252,11 +247,7 @@ pub enum Decision {
     Place { unit: String, hex: Hex },
     /// Referee: a unit ends up in another hex as the outcome of combat
     /// (an advance after assault, a retreat).
-    Relocate {
-        unit: String,
-        to: Hex,
-        reason: String,
-    },
+    Relocate { unit: String, to: Hex, reason: String },
 }
 
 /// A unit within the command radius, and how far from its HQ.
@@ -272,11 +263,7 @@ pub struct UnitDistance {
 #[serde(tag = "why", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum TestReason {
     /// The hex is beyond the HQ's command radius.
-    OutsideRadius {
-        hq: String,
-        distance_hexes: u32,
-        radius_hexes: u32,
-    },
+    OutsideRadius { hq: String, distance_hexes: u32, radius_hexes: u32 },
     /// The HQ has been destroyed: every unit tests.
     HqDestroyed { hq: String },
 }
@@ -434,8 +421,7 @@ pub enum Fact {
     },
 }
 
-const VERSION_SUMMARY: &str =
-    "The Action Phase as written, with the defaults of rules/INTERPRETATIONS.md F1-F7.";
+const VERSION_SUMMARY: &str = "The Action Phase as written, with the defaults of rules/INTERPRETATIONS.md F1-F7.";
 
 /// The sentence on two formation markers, which the operations count settles.
 const TWO_MARKERS: &str = "\"Important: if a formation has two formation markers, each of its units may act twice per turn.\" and \"Remove all 'operations complete' and 'out of command' markers from the formation.\"";
@@ -522,30 +508,19 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
     let config = Config::from_rules(rules)?;
     let sides: [String; 2] = match scenario.sides.as_slice() {
         [a, b] if a != b && !a.is_empty() && !b.is_empty() => [a.clone(), b.clone()],
-        _ => {
-            return Err(ScenarioError::new(
-                "sides",
-                "name exactly two different sides",
-            ))
-        }
+        _ => return Err(ScenarioError::new("sides", "name exactly two different sides")),
     };
     let mut formations = BTreeMap::new();
     let mut chits = BTreeMap::new();
     for (i, f) in scenario.formations.iter().enumerate() {
         let field = |name: &str| format!("formations[{i}].{name}");
         if f.id.is_empty() || f.id.contains('/') {
-            return Err(ScenarioError::new(
-                field("id"),
-                "a formation id may not be empty or contain '/'",
-            ));
+            return Err(ScenarioError::new(field("id"), "a formation id may not be empty or contain '/'"));
         }
         if !sides.contains(&f.side) {
             return Err(ScenarioError::new(
                 field("side"),
-                format!(
-                    "{:?} is not one of the sides ({}, {})",
-                    f.side, sides[0], sides[1]
-                ),
+                format!("{:?} is not one of the sides ({}, {})", f.side, sides[0], sides[1]),
             ));
         }
         // "Note that some formations have two formation markers and can be
@@ -553,20 +528,12 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
         if !(1..=2).contains(&f.chits) {
             return Err(ScenarioError::new(
                 field("chits"),
-                format!(
-                    "a formation has one or two formation chits, not {}",
-                    f.chits
-                ),
+                format!("a formation has one or two formation chits, not {}", f.chits),
             ));
         }
         let ids = chit_ids(&f.id, f.chits);
         for id in &ids {
-            chits.insert(
-                id.clone(),
-                Chit::Formation {
-                    formation: f.id.clone(),
-                },
-            );
+            chits.insert(id.clone(), Chit::Formation { formation: f.id.clone() });
         }
         let formation = Formation {
             id: f.id.clone(),
@@ -579,26 +546,17 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             chits: ids,
         };
         if formations.insert(f.id.clone(), formation).is_some() {
-            return Err(ScenarioError::new(
-                field("id"),
-                format!("{:?} is used twice", f.id),
-            ));
+            return Err(ScenarioError::new(field("id"), format!("{:?} is used twice", f.id)));
         }
     }
     if formations.is_empty() {
-        return Err(ScenarioError::new(
-            "formations",
-            "a game needs at least one formation",
-        ));
+        return Err(ScenarioError::new("formations", "a game needs at least one formation"));
     }
     let mut units = BTreeMap::new();
     for (i, u) in scenario.units.iter().enumerate() {
         let field = |name: &str| format!("units[{i}].{name}");
         if u.id.is_empty() {
-            return Err(ScenarioError::new(
-                field("id"),
-                "a unit id may not be empty",
-            ));
+            return Err(ScenarioError::new(field("id"), "a unit id may not be empty"));
         }
         if !formations.contains_key(&u.formation) {
             return Err(ScenarioError::new(
@@ -629,10 +587,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             eliminated: false,
         };
         if units.insert(u.id.clone(), unit).is_some() {
-            return Err(ScenarioError::new(
-                field("id"),
-                format!("{:?} is used twice", u.id),
-            ));
+            return Err(ScenarioError::new(field("id"), format!("{:?} is used twice", u.id)));
         }
     }
     for (i, f) in scenario.formations.iter().enumerate() {
@@ -646,19 +601,13 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             Some(hq) if hq.formation != f.id => {
                 return Err(ScenarioError::new(
                     format!("formations[{i}].hq"),
-                    format!(
-                        "{:?} belongs to formation {:?}: an HQ is a unit of its own formation",
-                        f.hq, hq.formation
-                    ),
+                    format!("{:?} belongs to formation {:?}: an HQ is a unit of its own formation", f.hq, hq.formation),
                 ))
             }
             Some(hq) if hq.hex.is_none() => {
                 return Err(ScenarioError::new(
                     format!("formations[{i}].hq"),
-                    format!(
-                        "{:?} must start on the map: command radius is measured from it",
-                        f.hq
-                    ),
+                    format!("{:?} must start on the map: command radius is measured from it", f.hq),
                 ))
             }
             Some(_) => {}
@@ -687,24 +636,13 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             format!("the turn ends after 1 to {count} end-turn chits (there are {count}), not {end_turn_after}"),
         ));
     }
-    Ok(State {
-        config,
-        sides,
-        formations,
-        units,
-        chits,
-        end_turn_after,
-        turn: None,
-    })
+    Ok(State { config, sides, formations, units, chits, end_turn_after, turn: None })
 }
 
 /// Records what a fact says. No rule logic: every consequence is in the fact.
 pub fn evolve(mut state: State, fact: &Fact) -> State {
     fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
-        state
-            .units
-            .get_mut(id)
-            .expect("facts name units of the scenario")
+        state.units.get_mut(id).expect("facts name units of the scenario")
     }
     fn turn(state: &mut State) -> &mut Turn {
         state.turn.as_mut().expect("a turn is in progress")
@@ -723,12 +661,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
         Fact::ChitDrawn { chit, .. } => turn(&mut state).cup.retain(|c| c != chit),
         Fact::EndTurnChitDrawn { drawn, .. } => turn(&mut state).end_turn_drawn = *drawn,
         Fact::TurnEnded { .. } => turn(&mut state).over = true,
-        Fact::ActivationBegan {
-            formation,
-            side,
-            chit,
-            number,
-        } => {
+        Fact::ActivationBegan { formation, side, chit, number } => {
             let t = turn(&mut state);
             t.activations.insert(formation.clone(), *number);
             t.activation = Some(Activation {
@@ -759,35 +692,19 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 }
             }
         }
-        Fact::RallyTested {
-            unit: id, rallied, ..
-        } => {
+        Fact::RallyTested { unit: id, rallied, .. } => {
             if *rallied {
                 unit(&mut state, id).disrupted = false;
             }
         }
         Fact::OperationsBegan { .. } => {}
-        Fact::Moved {
-            unit: id,
-            to,
-            operations_complete,
-            ..
-        } => {
+        Fact::Moved { unit: id, to, operations_complete, .. } => {
             let u = unit(&mut state, id);
             u.hex = Some(*to);
             u.operations += 1;
             u.operations_complete = *operations_complete;
         }
-        Fact::Fired {
-            unit: id,
-            operations_complete,
-            ..
-        }
-        | Fact::Assaulted {
-            unit: id,
-            operations_complete,
-            ..
-        } => {
+        Fact::Fired { unit: id, operations_complete, .. } | Fact::Assaulted { unit: id, operations_complete, .. } => {
             let u = unit(&mut state, id);
             u.operations += 1;
             u.operations_complete = *operations_complete;
@@ -841,16 +758,11 @@ fn signed(value: i64) -> String {
 }
 
 fn modifiers(mods: &[Modifier]) -> String {
-    mods.iter()
-        .map(|m| format!(" {} ({})", signed(m.value), m.what))
-        .collect()
+    mods.iter().map(|m| format!(" {} ({})", signed(m.value), m.what)).collect()
 }
 
 fn dice_text(dice: &[u32]) -> String {
-    dice.iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join("+")
+    dice.iter().map(u32::to_string).collect::<Vec<_>>().join("+")
 }
 
 fn operations_text(operations_complete: bool) -> &'static str {
@@ -865,91 +777,38 @@ fn operations_text(operations_complete: bool) -> &'static str {
 pub fn narrate(fact: &Fact) -> String {
     match fact {
         Fact::TurnBegan { turn, cup } => {
-            format!(
-                "Turn {turn} begins: {} chits go into the cup ({}).",
-                cup.len(),
-                cup.join(", ")
-            )
+            format!("Turn {turn} begins: {} chits go into the cup ({}).", cup.len(), cup.join(", "))
         }
-        Fact::ChitDrawn {
-            turn: _,
-            chit,
-            cup_size,
-        } => format!("Chit {chit} is drawn from the cup of {cup_size}."),
-        Fact::EndTurnChitDrawn {
-            chit,
-            drawn,
-            needed,
-        } => {
+        Fact::ChitDrawn { turn: _, chit, cup_size } => format!("Chit {chit} is drawn from the cup of {cup_size}."),
+        Fact::EndTurnChitDrawn { chit, drawn, needed } => {
             if drawn >= needed {
                 format!("End-turn chit {chit}: {drawn} of {needed} drawn, the turn ends.")
             } else {
                 format!("End-turn chit {chit}: {drawn} of {needed} drawn, the turn goes on.")
             }
         }
-        Fact::TurnEnded { turn, undrawn } => format!(
-            "Turn {turn} ends. Not drawn: {}.",
-            list(undrawn)
-        ),
-        Fact::ActivationBegan {
-            formation,
-            side,
-            chit,
-            number,
-        } => format!(
-            "{formation} ({side}) is activated by chit {chit}: its {} activation this turn.",
-            ordinal(*number)
-        ),
-        Fact::CleanedUp {
-            formation,
-            operations_complete_removed,
-            out_of_command_removed,
-            ..
-        } => format!(
+        Fact::TurnEnded { turn, undrawn } => format!("Turn {turn} ends. Not drawn: {}.", list(undrawn)),
+        Fact::ActivationBegan { formation, side, chit, number } => {
+            format!("{formation} ({side}) is activated by chit {chit}: its {} activation this turn.", ordinal(*number))
+        }
+        Fact::CleanedUp { formation, operations_complete_removed, out_of_command_removed, .. } => format!(
             "Cleanup of {formation}: operations complete removed from {}; out of command removed from {}.",
             list(operations_complete_removed),
             list(out_of_command_removed)
         ),
-        Fact::InCommandWithinRadius {
-            formation: _,
-            hq,
-            hq_hex,
-            radius_hexes,
-            units,
-        } => {
-            let units: Vec<String> = units
-                .iter()
-                .map(|u| format!("{} ({}, {})", u.unit, u.hex, hexes(u.distance_hexes)))
-                .collect();
-            format!(
-                "Command: within {} of HQ {hq} in {hq_hex}, in command: {}.",
-                hexes(*radius_hexes),
-                list(&units)
-            )
+        Fact::InCommandWithinRadius { formation: _, hq, hq_hex, radius_hexes, units } => {
+            let units: Vec<String> =
+                units.iter().map(|u| format!("{} ({}, {})", u.unit, u.hex, hexes(u.distance_hexes))).collect();
+            format!("Command: within {} of HQ {hq} in {hq_hex}, in command: {}.", hexes(*radius_hexes), list(&units))
         }
-        Fact::NewlyPlacedInCommand { formation: _, units } => format!(
-            "Command: newly placed, in command in their first activation: {}.",
-            list(units)
-        ),
-        Fact::MoraleTested {
-            formation: _,
-            hex,
-            units,
-            reason,
-            dice,
-            roll,
-            morale,
-            passed,
-        } => {
+        Fact::NewlyPlacedInCommand { formation: _, units } => {
+            format!("Command: newly placed, in command in their first activation: {}.", list(units))
+        }
+        Fact::MoraleTested { formation: _, hex, units, reason, dice, roll, morale, passed } => {
             let why = match reason {
-                TestReason::OutsideRadius {
-                    hq,
-                    distance_hexes,
-                    radius_hexes,
-                } => format!(
-                    "{} from HQ {hq}, outside its command radius of {radius_hexes}",
-                    hexes(*distance_hexes)
-                ),
+                TestReason::OutsideRadius { hq, distance_hexes, radius_hexes } => {
+                    format!("{} from HQ {hq}, outside its command radius of {radius_hexes}", hexes(*distance_hexes))
+                }
                 TestReason::HqDestroyed { hq } => format!("HQ {hq} destroyed"),
             };
             let outcome = if *passed {
@@ -978,11 +837,7 @@ pub fn narrate(fact: &Fact) -> String {
             per_hex,
         } => {
             let shared = if *per_hex { ", the hex's roll" } else { "" };
-            let outcome = if *rallied {
-                "rallied, disrupted removed"
-            } else {
-                "stays disrupted"
-            };
+            let outcome = if *rallied { "rallied, disrupted removed" } else { "stays disrupted" };
             let rating = if rating_modifiers.is_empty() {
                 format!("morale {morale}")
             } else {
@@ -991,62 +846,26 @@ pub fn narrate(fact: &Fact) -> String {
             let roll_text = if roll_modifiers.is_empty() {
                 format!("2d6 {} = {roll}", dice_text(dice))
             } else {
-                format!(
-                    "2d6 {} = {roll}{} = {modified_roll}",
-                    dice_text(dice),
-                    modifiers(roll_modifiers)
-                )
+                format!("2d6 {} = {roll}{} = {modified_roll}", dice_text(dice), modifiers(roll_modifiers))
             };
             format!("Rally {unit} in {hex}{shared}: {roll_text} vs {rating}: {outcome}.")
         }
-        Fact::OperationsBegan {
-            formation,
-            may_act,
-            out_of_command,
-        } => format!(
+        Fact::OperationsBegan { formation, may_act, out_of_command } => format!(
             "Operations of {formation}: may act {}; out of command (no movement or fire) {}.",
             list(may_act),
             list(out_of_command)
         ),
-        Fact::Moved {
-            unit,
-            from,
-            to,
-            operations_complete,
-        } => format!(
-            "{unit} moves from {from} to {to}{}.",
-            operations_text(*operations_complete)
-        ),
-        Fact::Fired {
-            unit,
-            from,
-            at,
-            operations_complete,
-        } => format!(
-            "{unit} fires from {from} at {at}{}.",
-            operations_text(*operations_complete)
-        ),
-        Fact::Assaulted {
-            unit,
-            from,
-            at,
-            operations_complete,
-        } => format!(
-            "{unit} assaults from {from} into {at}{}.",
-            operations_text(*operations_complete)
-        ),
-        Fact::ReactionFired {
-            unit,
-            formation,
-            from,
-            at,
-            out_of_command,
-        } => {
-            let ooc = if *out_of_command {
-                ", out of command"
-            } else {
-                ""
-            };
+        Fact::Moved { unit, from, to, operations_complete } => {
+            format!("{unit} moves from {from} to {to}{}.", operations_text(*operations_complete))
+        }
+        Fact::Fired { unit, from, at, operations_complete } => {
+            format!("{unit} fires from {from} at {at}{}.", operations_text(*operations_complete))
+        }
+        Fact::Assaulted { unit, from, at, operations_complete } => {
+            format!("{unit} assaults from {from} into {at}{}.", operations_text(*operations_complete))
+        }
+        Fact::ReactionFired { unit, formation, from, at, out_of_command } => {
+            let ooc = if *out_of_command { ", out of command" } else { "" };
             format!("{unit} ({formation}{ooc}) takes reaction fire from {from} at {at}.")
         }
         Fact::ActivationEnded { formation, chit } => {
@@ -1055,30 +874,17 @@ pub fn narrate(fact: &Fact) -> String {
         Fact::Disrupted { unit, hex, reason } => {
             format!("{unit} in {hex} is disrupted: {reason}.")
         }
-        Fact::Eliminated {
-            unit,
-            formation,
-            hex,
-            reason,
-            hq,
-        } => {
+        Fact::Eliminated { unit, formation, hex, reason, hq } => {
             if *hq {
                 format!("{unit}, HQ of {formation}, is destroyed in {hex}: {reason}. Every unit of {formation} will test morale.")
             } else {
                 format!("{unit} ({formation}) is eliminated in {hex}: {reason}.")
             }
         }
-        Fact::Placed {
-            unit,
-            formation,
-            hex,
-        } => format!("{unit} ({formation}) is placed on the map in {hex}: newly placed."),
-        Fact::Relocated {
-            unit,
-            from,
-            to,
-            reason,
-        } => format!("{unit} goes from {from} to {to}: {reason}."),
+        Fact::Placed { unit, formation, hex } => {
+            format!("{unit} ({formation}) is placed on the map in {hex}: newly placed.")
+        }
+        Fact::Relocated { unit, from, to, reason } => format!("{unit} goes from {from} to {to}: {reason}."),
     }
 }
 
@@ -1088,12 +894,7 @@ pub fn render(state: &State) -> String {
     match &state.turn {
         None => out.push_str("before the first turn\n"),
         Some(t) => {
-            let cup: Vec<String> = t
-                .cup
-                .iter()
-                .enumerate()
-                .map(|(i, c)| format!("[{i}] {c}"))
-                .collect();
+            let cup: Vec<String> = t.cup.iter().enumerate().map(|(i, c)| format!("[{i}] {c}")).collect();
             out.push_str(&format!(
                 "turn {}{}: end-turn chits drawn {} of {}\n",
                 t.number,
@@ -1113,12 +914,7 @@ pub fn render(state: &State) -> String {
         }
     }
     for f in state.formations.values() {
-        let activations = state
-            .turn
-            .as_ref()
-            .and_then(|t| t.activations.get(&f.id))
-            .copied()
-            .unwrap_or(0);
+        let activations = state.turn.as_ref().and_then(|t| t.activations.get(&f.id)).copied().unwrap_or(0);
         out.push_str(&format!(
             "formation {} ({}){}: HQ {}, morale {}, leadership {}, command radius {} hexes, chits {}, activated {} this turn\n",
             f.id,
@@ -1153,11 +949,7 @@ pub fn render(state: &State) -> String {
             if u.newly_placed {
                 marks.push("newly placed".into());
             }
-            let name = u
-                .name
-                .as_ref()
-                .map(|n| format!(" {n:?}"))
-                .unwrap_or_default();
+            let name = u.name.as_ref().map(|n| format!(" {n:?}")).unwrap_or_default();
             let text = if marks.is_empty() {
                 format!("{}{name}", u.id)
             } else {

@@ -59,17 +59,9 @@ fn scenario_with(edit: impl FnOnce(&mut Value)) -> Value {
 
 /// `formation-activation@1` with these options on and constants set.
 fn rules(options: &[&str], constants: &[(&str, i64)]) -> RuleVersion {
-    let options: BTreeMap<String, Value> = options
-        .iter()
-        .map(|o| (o.to_string(), json!(true)))
-        .collect();
-    let constants: BTreeMap<String, Value> = constants
-        .iter()
-        .map(|(c, v)| (c.to_string(), json!(v)))
-        .collect();
-    versions()[0]
-        .resolve(&options, &constants, "")
-        .expect("settings of the version")
+    let options: BTreeMap<String, Value> = options.iter().map(|o| (o.to_string(), json!(true))).collect();
+    let constants: BTreeMap<String, Value> = constants.iter().map(|(c, v)| (c.to_string(), json!(v))).collect();
+    versions()[0].resolve(&options, &constants, "").expect("settings of the version")
 }
 
 fn load(scenario: Value, rules: &RuleVersion) -> Result<State, ScenarioError> {
@@ -88,13 +80,9 @@ fn when(decision: Value) -> Decision {
 /// Given `state`, when `decision` with these table dice: the facts, or the
 /// refusal's message. Every die given must be used.
 fn check(state: &State, decision: Value, dice: &[(&str, &[u32])]) -> Result<Vec<Fact>, String> {
-    let table: TableDice = dice
-        .iter()
-        .map(|(label, faces)| (label.to_string(), faces.to_vec()))
-        .collect();
+    let table: TableDice = dice.iter().map(|(label, faces)| (label.to_string(), faces.to_vec())).collect();
     let mut rolled = Dice::table(&table, 1);
-    let facts = FormationActivation::decide(state, &when(decision), &mut rolled)
-        .map_err(|v| v.to_string())?;
+    let facts = FormationActivation::decide(state, &when(decision), &mut rolled).map_err(|v| v.to_string())?;
     rolled.finish().map_err(|e| e.to_string())?;
     Ok(facts)
 }
@@ -105,8 +93,7 @@ fn after(state: State, facts: &[Fact]) -> State {
 
 /// The state after a decision that must be accepted.
 fn play(state: State, decision: Value, dice: &[(&str, &[u32])]) -> State {
-    let facts = check(&state, decision.clone(), dice)
-        .unwrap_or_else(|refusal| panic!("{decision} refused: {refusal}"));
+    let facts = check(&state, decision.clone(), dice).unwrap_or_else(|refusal| panic!("{decision} refused: {refusal}"));
     after(state, &facts)
 }
 
@@ -116,11 +103,7 @@ fn begun() -> State {
 
 /// 62-mir activated; its stack in 0909 rolls `morale` for its hex.
 fn sixty_second_active(morale: &[u32]) -> State {
-    play(
-        begun(),
-        json!({"type": "draw-chit"}),
-        &[("cup", &[2]), ("morale:0909", morale)],
-    )
+    play(begun(), json!({"type": "draw-chit"}), &[("cup", &[2]), ("morale:0909", morale)])
 }
 
 fn draw() -> Value {
@@ -142,23 +125,14 @@ fn morale_tests(facts: &[Fact]) -> Vec<(Hex, Vec<String>, u32, bool)> {
     facts
         .iter()
         .filter_map(|f| match f {
-            Fact::MoraleTested {
-                hex,
-                units,
-                roll,
-                passed,
-                ..
-            } => Some((*hex, units.clone(), *roll, *passed)),
+            Fact::MoraleTested { hex, units, roll, passed, .. } => Some((*hex, units.clone(), *roll, *passed)),
             _ => None,
         })
         .collect()
 }
 
 fn rally_tests(facts: &[Fact]) -> Vec<&Fact> {
-    facts
-        .iter()
-        .filter(|f| matches!(f, Fact::RallyTested { .. }))
-        .collect()
+    facts.iter().filter(|f| matches!(f, Fact::RallyTested { .. })).collect()
 }
 
 // ---------------------------------------------------------------- scenario
@@ -170,10 +144,7 @@ fn a_valid_scenario_lays_out_formations_units_and_chits() {
         state.chits.keys().cloned().collect::<Vec<_>>(),
         strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1", "end-turn"])
     );
-    assert_eq!(
-        state.formations["1-66-ar"].chits,
-        strings(&["1-66-ar/1", "1-66-ar/2"])
-    );
+    assert_eq!(state.formations["1-66-ar"].chits, strings(&["1-66-ar/1", "1-66-ar/2"]));
     assert_eq!(state.end_turn_after, 1);
     assert_eq!(unit(&state, "m1-r").hex, None);
     assert_eq!(unit(&state, "btr-70").hex, Some(hex("0909")));
@@ -183,11 +154,7 @@ fn a_valid_scenario_lays_out_formations_units_and_chits() {
 fn scenario_errors_name_the_field() {
     let r = rules(&[], &[]);
     let cases: Vec<(Value, &str, &str)> = vec![
-        (
-            scenario_with(|s| s["sides"] = json!(["nato", "nato"])),
-            "sides",
-            "name exactly two different sides",
-        ),
+        (scenario_with(|s| s["sides"] = json!(["nato", "nato"])), "sides", "name exactly two different sides"),
         (
             scenario_with(|s| s["formations"][1]["side"] = json!("bundeswehr")),
             "formations[1].side",
@@ -223,11 +190,7 @@ fn scenario_errors_name_the_field() {
             "units[2].formation",
             "\"63-mir\" is not a formation of the scenario (1-66-ar, 62-mir)",
         ),
-        (
-            scenario_with(|s| s["units"][3]["id"] = json!("btr-70")),
-            "units[3].id",
-            "\"btr-70\" is used twice",
-        ),
+        (scenario_with(|s| s["units"][3]["id"] = json!("btr-70")), "units[3].id", "\"btr-70\" is used twice"),
         (
             scenario_with(|s| s["units"][6]["newly_placed"] = json!(true)),
             "units[6].newly_placed",
@@ -256,10 +219,7 @@ fn scenario_errors_name_the_field() {
     let err = load(scenario(), &rules(&[], &[("operations-per-activation", 0)])).unwrap_err();
     assert_eq!(
         (err.field.as_str(), err.message.as_str()),
-        (
-            "rules.constants.operations-per-activation",
-            "must be at least 1"
-        )
+        ("rules.constants.operations-per-activation", "must be at least 1")
     );
 }
 
@@ -270,11 +230,7 @@ fn a_bad_hex_number_names_its_field() {
     let s = scenario_with(|s| s["units"][1]["hex"] = json!("706"));
     let err = (info.load)(&s, &rules(&[], &[])).err().expect("refused");
     assert_eq!(err.field, "units[1].hex");
-    assert!(
-        err.message.contains("\"706\" is not a hex number"),
-        "{}",
-        err.message
-    );
+    assert!(err.message.contains("\"706\" is not a hex number"), "{}", err.message);
 }
 
 // ---------------------------------------------------------------- the cup
@@ -285,10 +241,7 @@ fn a_turn_puts_every_chit_into_the_cup_sorted() {
     let facts = check(&start(), json!({"type": "begin-turn"}), &[]).unwrap();
     assert_eq!(
         facts,
-        vec![Fact::TurnBegan {
-            turn: 1,
-            cup: strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1", "end-turn"])
-        }]
+        vec![Fact::TurnBegan { turn: 1, cup: strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1", "end-turn"]) }]
     );
 }
 
@@ -298,20 +251,12 @@ fn a_draw_is_a_seeded_pick_recorded_as_the_roll_cup() {
     let state = begun();
     let seed = Seed([7; 32]);
     let mut dice = Dice::seeded(&seed, 2);
-    let facts = FormationActivation::decide(&state, &when(json!({"type": "draw-chit"})), &mut dice)
-        .unwrap();
+    let facts = FormationActivation::decide(&state, &when(json!({"type": "draw-chit"})), &mut dice).unwrap();
     let rolls = dice.finish().unwrap();
     assert_eq!(rolls[0].label, "cup");
     assert_eq!(rolls[0].die, crate::dice::Die::Pick(4));
     let drawn = &state.turn.as_ref().unwrap().cup[rolls[0].value as usize];
-    assert_eq!(
-        facts[0],
-        Fact::ChitDrawn {
-            turn: 1,
-            chit: drawn.clone(),
-            cup_size: 4
-        }
-    );
+    assert_eq!(facts[0], Fact::ChitDrawn { turn: 1, chit: drawn.clone(), cup_size: 4 });
     // The same address gives the same chit.
     let again = crate::dice::draw(&seed, 2, "cup", 0, crate::dice::Die::Pick(4));
     assert_eq!(again, rolls[0].value);
@@ -320,10 +265,7 @@ fn a_draw_is_a_seeded_pick_recorded_as_the_roll_cup() {
 #[test]
 fn a_drawn_chit_leaves_the_cup() {
     let state = sixty_second_active(&[3, 3]);
-    assert_eq!(
-        state.turn.as_ref().unwrap().cup,
-        strings(&["1-66-ar/1", "1-66-ar/2", "end-turn"])
-    );
+    assert_eq!(state.turn.as_ref().unwrap().cup, strings(&["1-66-ar/1", "1-66-ar/2", "end-turn"]));
 }
 
 /// "Note that some formations have two formation markers and can be
@@ -334,27 +276,13 @@ fn the_end_turn_chit_ends_the_turn_and_leaves_the_rest_undrawn() {
     assert_eq!(
         facts,
         vec![
-            Fact::ChitDrawn {
-                turn: 1,
-                chit: "end-turn".into(),
-                cup_size: 4
-            },
-            Fact::EndTurnChitDrawn {
-                chit: "end-turn".into(),
-                drawn: 1,
-                needed: 1
-            },
-            Fact::TurnEnded {
-                turn: 1,
-                undrawn: strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1"])
-            },
+            Fact::ChitDrawn { turn: 1, chit: "end-turn".into(), cup_size: 4 },
+            Fact::EndTurnChitDrawn { chit: "end-turn".into(), drawn: 1, needed: 1 },
+            Fact::TurnEnded { turn: 1, undrawn: strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1"]) },
         ]
     );
     let over = after(begun(), &facts);
-    assert_eq!(
-        refusal(check(&over, draw(), &[])),
-        "turn 1 is over: begin the next turn"
-    );
+    assert_eq!(refusal(check(&over, draw(), &[])), "turn 1 is over: begin the next turn");
     let next = check(&over, json!({"type": "begin-turn"}), &[]).unwrap();
     assert!(matches!(next[0], Fact::TurnBegan { turn: 2, .. }));
 }
@@ -366,36 +294,19 @@ fn with_two_end_turn_chits_needed_the_first_one_does_not_end_the_turn() {
         s["end_turn_chits"] = json!(["end-turn-1", "end-turn-2"]);
         s["end_turn_after"] = json!(2);
     });
-    let state = play(
-        load(s, &rules(&[], &[])).unwrap(),
-        json!({"type": "begin-turn"}),
-        &[],
-    );
+    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
     // Cup: 1-66-ar/1, 1-66-ar/2, 62-mir/1, end-turn-1, end-turn-2.
     let facts = check(&state, draw(), &[("cup", &[3])]).unwrap();
-    assert_eq!(
-        facts[1],
-        Fact::EndTurnChitDrawn {
-            chit: "end-turn-1".into(),
-            drawn: 1,
-            needed: 2
-        }
-    );
+    assert_eq!(facts[1], Fact::EndTurnChitDrawn { chit: "end-turn-1".into(), drawn: 1, needed: 2 });
     assert_eq!(facts.len(), 2, "the turn goes on");
     let state = after(state, &facts);
     let facts = check(&state, draw(), &[("cup", &[3])]).unwrap();
-    assert!(matches!(
-        facts.last(),
-        Some(Fact::TurnEnded { turn: 1, .. })
-    ));
+    assert!(matches!(facts.last(), Some(Fact::TurnEnded { turn: 1, .. })));
 }
 
 #[test]
 fn turn_order_refusals_say_what_to_do() {
-    assert_eq!(
-        refusal(check(&start(), draw(), &[])),
-        "no turn has begun: begin a turn first"
-    );
+    assert_eq!(refusal(check(&start(), draw(), &[])), "no turn has begun: begin a turn first");
     assert_eq!(
         refusal(check(&begun(), json!({"type": "begin-turn"}), &[])),
         "turn 1 is not over: draw chits until the end-turn chit ends it (0 end-turn chit(s) drawn of 1; in the cup: 1-66-ar/1, 1-66-ar/2, 62-mir/1, end-turn)"
@@ -419,17 +330,8 @@ fn turn_order_refusals_say_what_to_do() {
         "turn 1 is over and no formation is active: begin the next turn"
     );
     // A cup emptied by hand (the scenario's end-turn chits end a turn first).
-    let empty = after(
-        start(),
-        &[Fact::TurnBegan {
-            turn: 1,
-            cup: vec![],
-        }],
-    );
-    assert_eq!(
-        refusal(check(&empty, draw(), &[])),
-        "the cup is empty: begin the next turn"
-    );
+    let empty = after(start(), &[Fact::TurnBegan { turn: 1, cup: vec![] }]);
+    assert_eq!(refusal(check(&empty, draw(), &[])), "the cup is empty: begin the next turn");
 }
 
 // ---------------------------------------------------------------- an activation
@@ -439,21 +341,8 @@ fn turn_order_refusals_say_what_to_do() {
 #[test]
 fn an_activation_runs_cleanup_command_rally_then_operations() {
     let s = scenario_with(|s| s["units"][1]["disrupted"] = json!(true));
-    let state = play(
-        load(s, &rules(&[], &[])).unwrap(),
-        json!({"type": "begin-turn"}),
-        &[],
-    );
-    let facts = check(
-        &state,
-        draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0909", &[1, 2]),
-            ("rally:t-72", &[2, 2]),
-        ],
-    )
-    .unwrap();
+    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
+    let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[1, 2]), ("rally:t-72", &[2, 2])]).unwrap();
     let kinds: Vec<&str> = facts
         .iter()
         .map(|f| match f {
@@ -467,18 +356,7 @@ fn an_activation_runs_cleanup_command_rally_then_operations() {
             other => panic!("unexpected {other:?}"),
         })
         .collect();
-    assert_eq!(
-        kinds,
-        [
-            "drawn",
-            "activated",
-            "cleanup",
-            "within radius",
-            "morale test",
-            "rally",
-            "operations"
-        ]
-    );
+    assert_eq!(kinds, ["drawn", "activated", "cleanup", "within radius", "morale test", "rally", "operations"]);
     assert_eq!(
         facts[1],
         Fact::ActivationBegan {
@@ -495,23 +373,14 @@ fn an_activation_runs_cleanup_command_rally_then_operations() {
 #[test]
 fn a_formation_with_two_chits_activates_twice_and_its_units_act_twice() {
     let first = play(begun(), draw(), &[("cup", &[0])]);
-    let moved = play(
-        first,
-        json!({"type": "move", "unit": "m1-a", "to": "0303"}),
-        &[],
-    );
+    let moved = play(first, json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]);
     assert!(unit(&moved, "m1-a").operations_complete);
     let ended = play(moved, json!({"type": "end-activation"}), &[]);
     // Cup: 1-66-ar/2, 62-mir/1, end-turn.
     let facts = check(&ended, draw(), &[("cup", &[0])]).unwrap();
     assert_eq!(
         facts[1],
-        Fact::ActivationBegan {
-            formation: "1-66-ar".into(),
-            side: "nato".into(),
-            chit: "1-66-ar/2".into(),
-            number: 2
-        }
+        Fact::ActivationBegan { formation: "1-66-ar".into(), side: "nato".into(), chit: "1-66-ar/2".into(), number: 2 }
     );
     assert_eq!(
         facts[2],
@@ -523,20 +392,10 @@ fn a_formation_with_two_chits_activates_twice_and_its_units_act_twice() {
         }
     );
     let second = after(ended, &facts);
-    let again = check(
-        &second,
-        json!({"type": "move", "unit": "m1-a", "to": "0304"}),
-        &[],
-    )
-    .unwrap();
+    let again = check(&second, json!({"type": "move", "unit": "m1-a", "to": "0304"}), &[]).unwrap();
     assert_eq!(
         again,
-        vec![Fact::Moved {
-            unit: "m1-a".into(),
-            from: hex("0303"),
-            to: hex("0304"),
-            operations_complete: true
-        }]
+        vec![Fact::Moved { unit: "m1-a".into(), from: hex("0303"), to: hex("0304"), operations_complete: true }]
     );
 }
 
@@ -561,9 +420,7 @@ fn cleanup_removes_the_markers_of_the_active_formation_only() {
                 formation: "1-66-ar".into(),
                 hex: hex("0302"),
                 units: strings(&["m1-a"]),
-                reason: TestReason::HqDestroyed {
-                    hq: "hq-1-66".into(),
-                },
+                reason: TestReason::HqDestroyed { hq: "hq-1-66".into() },
                 dice: vec![6, 6],
                 roll: 12,
                 morale: 7,
@@ -583,10 +440,7 @@ fn cleanup_removes_the_markers_of_the_active_formation_only() {
     );
     let state = after(given, &facts);
     assert!(!unit(&state, "btr-70").out_of_command);
-    assert!(
-        unit(&state, "m1-a").out_of_command,
-        "another formation's marker stays"
-    );
+    assert!(unit(&state, "m1-a").out_of_command, "another formation's marker stays");
 }
 
 // ---------------------------------------------------------------- command
@@ -605,40 +459,16 @@ fn units_within_the_radius_are_in_command_edge_included() {
             hq_hex: hex("0505"),
             radius_hexes: 2,
             units: vec![
-                UnitDistance {
-                    unit: "hq-62".into(),
-                    hex: hex("0505"),
-                    distance_hexes: 0
-                },
-                UnitDistance {
-                    unit: "t-72".into(),
-                    hex: hex("0706"),
-                    distance_hexes: 2
-                },
+                UnitDistance { unit: "hq-62".into(), hex: hex("0505"), distance_hexes: 0 },
+                UnitDistance { unit: "t-72".into(), hex: hex("0706"), distance_hexes: 2 },
             ],
         }
     );
     // One hex further, and it tests.
     let s = scenario_with(|s| s["units"][1]["hex"] = json!("0707"));
-    let state = play(
-        load(s, &rules(&[], &[])).unwrap(),
-        json!({"type": "begin-turn"}),
-        &[],
-    );
-    let facts = check(
-        &state,
-        draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0707", &[1, 1]),
-            ("morale:0909", &[3, 3]),
-        ],
-    )
-    .unwrap();
-    assert_eq!(
-        morale_tests(&facts)[0],
-        (hex("0707"), strings(&["t-72"]), 2, true)
-    );
+    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
+    let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0707", &[1, 1]), ("morale:0909", &[3, 3])]).unwrap();
+    assert_eq!(morale_tests(&facts)[0], (hex("0707"), strings(&["t-72"]), 2, true));
 }
 
 /// "The morale test is taken per hex, not per individual unit in it." The
@@ -653,11 +483,7 @@ fn outside_the_radius_one_morale_test_per_hex_the_62nd_example() {
             formation: "62-mir".into(),
             hex: hex("0909"),
             units: strings(&["btr-70", "inf-62"]),
-            reason: TestReason::OutsideRadius {
-                hq: "hq-62".into(),
-                distance_hexes: 6,
-                radius_hexes: 2
-            },
+            reason: TestReason::OutsideRadius { hq: "hq-62".into(), distance_hexes: 6, radius_hexes: 2 },
             dice: vec![3, 4],
             roll: 7,
             morale: 6,
@@ -684,38 +510,15 @@ fn a_morale_roll_equal_to_the_rating_passes() {
 /// tests, per hex, even those that stood within the radius.
 #[test]
 fn with_the_hq_destroyed_every_unit_tests_per_hex() {
-    let destroyed = play(
-        begun(),
-        json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}),
-        &[],
-    );
-    let facts = check(
-        &destroyed,
-        draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0706", &[5, 2]),
-            ("morale:0909", &[1, 1]),
-        ],
-    )
-    .unwrap();
-    assert!(!facts
-        .iter()
-        .any(|f| matches!(f, Fact::InCommandWithinRadius { .. })));
+    let destroyed = play(begun(), json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}), &[]);
+    let facts =
+        check(&destroyed, draw(), &[("cup", &[2]), ("morale:0706", &[5, 2]), ("morale:0909", &[1, 1])]).unwrap();
+    assert!(!facts.iter().any(|f| matches!(f, Fact::InCommandWithinRadius { .. })));
     assert_eq!(
         morale_tests(&facts),
-        vec![
-            (hex("0706"), strings(&["t-72"]), 7, false),
-            (hex("0909"), strings(&["btr-70", "inf-62"]), 2, true),
-        ]
+        vec![(hex("0706"), strings(&["t-72"]), 7, false), (hex("0909"), strings(&["btr-70", "inf-62"]), 2, true),]
     );
-    assert!(facts.iter().any(|f| matches!(
-        f,
-        Fact::MoraleTested {
-            reason: TestReason::HqDestroyed { .. },
-            ..
-        }
-    )));
+    assert!(facts.iter().any(|f| matches!(f, Fact::MoraleTested { reason: TestReason::HqDestroyed { .. }, .. })));
 }
 
 /// "All units newly placed on the map are in command during their first
@@ -723,61 +526,34 @@ fn with_the_hq_destroyed_every_unit_tests_per_hex() {
 /// in the next one they test like any other unit.
 #[test]
 fn newly_placed_units_are_in_command_in_their_first_activation_only() {
-    let placed = play(
-        begun(),
-        json!({"type": "place", "unit": "m1-r", "hex": "0909"}),
-        &[],
-    );
+    let placed = play(begun(), json!({"type": "place", "unit": "m1-r", "hex": "0909"}), &[]);
     assert!(unit(&placed, "m1-r").newly_placed);
     let facts = check(&placed, draw(), &[("cup", &[0])]).unwrap();
-    assert_eq!(
-        facts[4],
-        Fact::NewlyPlacedInCommand {
-            formation: "1-66-ar".into(),
-            units: strings(&["m1-r"])
-        }
-    );
+    assert_eq!(facts[4], Fact::NewlyPlacedInCommand { formation: "1-66-ar".into(), units: strings(&["m1-r"]) });
     assert!(morale_tests(&facts).is_empty(), "eleven hexes out, no test");
     let first = after(placed, &facts);
     assert!(!unit(&first, "m1-r").newly_placed);
     let ended = play(first, json!({"type": "end-activation"}), &[]);
     let facts = check(&ended, draw(), &[("cup", &[0]), ("morale:0909", &[6, 6])]).unwrap();
-    assert_eq!(
-        morale_tests(&facts),
-        vec![(hex("0909"), strings(&["m1-r"]), 12, false)]
-    );
+    assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["m1-r"]), 12, false)]);
 }
 
 /// A scenario may say a unit set up on the map counts as newly placed.
 #[test]
 fn a_scenario_may_mark_a_unit_newly_placed() {
     let s = scenario_with(|s| s["units"][2]["newly_placed"] = json!(true));
-    let state = play(
-        load(s, &rules(&[], &[])).unwrap(),
-        json!({"type": "begin-turn"}),
-        &[],
-    );
+    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
     let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[6, 6])]).unwrap();
-    assert_eq!(
-        morale_tests(&facts),
-        vec![(hex("0909"), strings(&["inf-62"]), 12, false)]
-    );
+    assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["inf-62"]), 12, false)]);
 }
 
 /// F7: in a mixed stack only the active formation's units test.
 #[test]
 fn only_the_active_formations_units_test_in_a_mixed_stack() {
     let s = scenario_with(|s| s["units"][5]["hex"] = json!("0909"));
-    let state = play(
-        load(s, &rules(&[], &[])).unwrap(),
-        json!({"type": "begin-turn"}),
-        &[],
-    );
+    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
     let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[6, 5])]).unwrap();
-    assert_eq!(
-        morale_tests(&facts),
-        vec![(hex("0909"), strings(&["btr-70", "inf-62"]), 11, false)]
-    );
+    assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["btr-70", "inf-62"]), 11, false)]);
     let state = after(state, &facts);
     assert!(!unit(&state, "m1-a").out_of_command);
 }
@@ -805,10 +581,7 @@ fn rally_state(rules: &RuleVersion) -> State {
 }
 
 fn modifier(what: &str, value: i64) -> Modifier {
-    Modifier {
-        what: what.into(),
-        value,
-    }
+    Modifier { what: what.into(), value }
 }
 
 /// "Attempt to rally (recover) disrupted units: those that pass a morale
@@ -901,14 +674,8 @@ fn leadership_adds_to_rating_moves_the_modifier_to_the_target() {
         ],
     )
     .unwrap();
-    let Fact::RallyTested {
-        roll_modifiers,
-        rating_modifiers,
-        modified_roll,
-        target,
-        rallied,
-        ..
-    } = rally_tests(&facts)[1]
+    let Fact::RallyTested { roll_modifiers, rating_modifiers, modified_roll, target, rallied, .. } =
+        rally_tests(&facts)[1]
     else {
         unreachable!()
     };
@@ -933,14 +700,7 @@ fn the_out_of_command_rally_modifier_is_a_constant() {
         ],
     )
     .unwrap();
-    let Fact::RallyTested {
-        modified_roll,
-        rallied,
-        ..
-    } = rally_tests(&facts)[0]
-    else {
-        unreachable!()
-    };
+    let Fact::RallyTested { modified_roll, rallied, .. } = rally_tests(&facts)[0] else { unreachable!() };
     assert_eq!((*modified_roll, *rallied), (6, true));
 }
 
@@ -953,39 +713,19 @@ fn rally_per_hex_rolls_once_for_each_hex() {
         s["units"][3]["disrupted"] = json!(true);
         s["units"][1]["disrupted"] = json!(true);
     });
-    let state = play(
-        load(s, &rules(&["rally-per-hex"], &[])).unwrap(),
-        json!({"type": "begin-turn"}),
-        &[],
-    );
+    let state = play(load(s, &rules(&["rally-per-hex"], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
     let facts = check(
         &state,
         draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0909", &[4, 4]),
-            ("rally:0706", &[5, 2]),
-            ("rally:0909", &[2, 3]),
-        ],
+        &[("cup", &[2]), ("morale:0909", &[4, 4]), ("rally:0706", &[5, 2]), ("rally:0909", &[2, 3])],
     )
     .unwrap();
     let outcomes: Vec<(String, Vec<u32>, i64, bool, bool)> = rally_tests(&facts)
         .into_iter()
         .map(|f| match f {
-            Fact::RallyTested {
-                unit,
-                dice,
-                modified_roll,
-                rallied,
-                per_hex,
-                ..
-            } => (
-                unit.clone(),
-                dice.clone(),
-                *modified_roll,
-                *rallied,
-                *per_hex,
-            ),
+            Fact::RallyTested { unit, dice, modified_roll, rallied, per_hex, .. } => {
+                (unit.clone(), dice.clone(), *modified_roll, *rallied, *per_hex)
+            }
             _ => unreachable!(),
         })
         .collect();
@@ -1014,10 +754,7 @@ struct Situation {
 
 fn situation() -> impl Strategy<Value = Situation> {
     let hq = Hex::new(3, 3);
-    let unit_hex = prop_oneof![
-        Just(hq),
-        (1u8..=6, 1u8..=6).prop_map(|(c, r)| Hex::new(c, r))
-    ];
+    let unit_hex = prop_oneof![Just(hq), (1u8..=6, 1u8..=6).prop_map(|(c, r)| Hex::new(c, r))];
     (
         2u32..=12,
         0u32..=3,
@@ -1026,27 +763,21 @@ fn situation() -> impl Strategy<Value = Situation> {
         prop::collection::vec((unit_hex, any::<bool>(), any::<bool>()), 1..=5),
         any::<[u8; 32]>(),
     )
-        .prop_map(
-            |(morale, leadership, radius, hq_destroyed, units, seed)| Situation {
-                morale,
-                leadership,
-                radius,
-                hq_destroyed,
-                units,
-                seed,
-            },
-        )
+        .prop_map(|(morale, leadership, radius, hq_destroyed, units, seed)| Situation {
+            morale,
+            leadership,
+            radius,
+            hq_destroyed,
+            units,
+            seed,
+        })
 }
 
 /// Plays a situation under `rules` with seeded dice, turn after turn, until
 /// its formation has been activated (or ten turns have passed): the units'
 /// final state, every rally test (unit, dice, rallied, target − modified
 /// roll), and whether the formation was activated.
-type Played = (
-    BTreeMap<String, Unit>,
-    Vec<(String, Vec<u32>, bool, i64)>,
-    bool,
-);
+type Played = (BTreeMap<String, Unit>, Vec<(String, Vec<u32>, bool, i64)>, bool);
 
 fn play_situation(s: &Situation, rules: &RuleVersion) -> Played {
     let mut units = vec![json!({"id": "hq", "formation": "f", "hex": "0303"})];
@@ -1061,11 +792,7 @@ fn play_situation(s: &Situation, rules: &RuleVersion) -> Played {
     });
     let mut state = load(scenario, rules).unwrap();
     if s.hq_destroyed {
-        state = play(
-            state,
-            json!({"type": "eliminate", "unit": "hq", "reason": "given"}),
-            &[],
-        );
+        state = play(state, json!({"type": "eliminate", "unit": "hq", "reason": "given"}), &[]);
     }
     let seed = Seed(s.seed);
     let mut rallies = Vec::new();
@@ -1079,14 +806,7 @@ fn play_situation(s: &Situation, rules: &RuleVersion) -> Played {
             let facts = FormationActivation::decide(&state, &when(decision), &mut dice).unwrap();
             for f in &facts {
                 match f {
-                    Fact::RallyTested {
-                        unit,
-                        dice,
-                        rallied,
-                        modified_roll,
-                        target,
-                        ..
-                    } => {
+                    Fact::RallyTested { unit, dice, rallied, modified_roll, target, .. } => {
                         rallies.push((unit.clone(), dice.clone(), *rallied, target - modified_roll))
                     }
                     Fact::ActivationBegan { .. } => activated = true,
@@ -1133,10 +853,8 @@ fn the_leadership_decides_a_rally_under_both_readings() {
             ],
         )
         .unwrap();
-        let rallied: Vec<bool> = rally_tests(&facts)
-            .iter()
-            .map(|f| matches!(f, Fact::RallyTested { rallied: true, .. }))
-            .collect();
+        let rallied: Vec<bool> =
+            rally_tests(&facts).iter().map(|f| matches!(f, Fact::RallyTested { rallied: true, .. })).collect();
         // 8 fails against 6, except with the HQ's 2: btr-70, inf-62, t-72.
         assert_eq!(rallied, [false, true, false], "{options:?}");
     }
@@ -1151,28 +869,10 @@ fn an_out_of_command_unit_is_refused_movement_fire_and_assault() {
     let expected = |verb: &str| {
         format!("btr-70 is out of command and may not {verb}: \"Out-of-command units may not move or fire during the action phase, but may take reaction fire during the opponent's action phase\". 62-mir's units that may act: hq-62, t-72")
     };
+    assert_eq!(refusal(check(&state, json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[])), expected("move"));
+    assert_eq!(refusal(check(&state, json!({"type": "fire", "unit": "btr-70", "at": "0808"}), &[])), expected("fire"));
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "move", "unit": "btr-70", "to": "0808"}),
-            &[]
-        )),
-        expected("move")
-    );
-    assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "fire", "unit": "btr-70", "at": "0808"}),
-            &[]
-        )),
-        expected("fire")
-    );
-    assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "assault", "unit": "btr-70", "at": "0808"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "assault", "unit": "btr-70", "at": "0808"}), &[])),
         expected("assault")
     );
 }
@@ -1182,50 +882,20 @@ fn an_out_of_command_unit_is_refused_movement_fire_and_assault() {
 #[test]
 fn in_command_units_move_fire_and_assault() {
     let state = sixty_second_active(&[3, 3]);
-    let facts = check(
-        &state,
-        json!({"type": "move", "unit": "btr-70", "to": "0808"}),
-        &[],
-    )
-    .unwrap();
+    let facts = check(&state, json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[]).unwrap();
     assert_eq!(
         facts,
-        vec![Fact::Moved {
-            unit: "btr-70".into(),
-            from: hex("0909"),
-            to: hex("0808"),
-            operations_complete: true
-        }]
+        vec![Fact::Moved { unit: "btr-70".into(), from: hex("0909"), to: hex("0808"), operations_complete: true }]
     );
-    let facts = check(
-        &state,
-        json!({"type": "fire", "unit": "t-72", "at": "0302"}),
-        &[],
-    )
-    .unwrap();
+    let facts = check(&state, json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).unwrap();
     assert_eq!(
         facts,
-        vec![Fact::Fired {
-            unit: "t-72".into(),
-            from: hex("0706"),
-            at: hex("0302"),
-            operations_complete: true
-        }]
+        vec![Fact::Fired { unit: "t-72".into(), from: hex("0706"), at: hex("0302"), operations_complete: true }]
     );
-    let facts = check(
-        &state,
-        json!({"type": "assault", "unit": "inf-62", "at": "0808"}),
-        &[],
-    )
-    .unwrap();
+    let facts = check(&state, json!({"type": "assault", "unit": "inf-62", "at": "0808"}), &[]).unwrap();
     assert_eq!(
         facts,
-        vec![Fact::Assaulted {
-            unit: "inf-62".into(),
-            from: hex("0909"),
-            at: hex("0808"),
-            operations_complete: true
-        }]
+        vec![Fact::Assaulted { unit: "inf-62".into(), from: hex("0909"), at: hex("0808"), operations_complete: true }]
     );
 }
 
@@ -1233,11 +903,7 @@ fn in_command_units_move_fire_and_assault() {
 /// until its formation's next cleanup.
 #[test]
 fn a_unit_with_operations_complete_is_refused_until_the_next_cleanup() {
-    let state = play(
-        sixty_second_active(&[3, 3]),
-        json!({"type": "move", "unit": "t-72", "to": "0807"}),
-        &[],
-    );
+    let state = play(sixty_second_active(&[3, 3]), json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]);
     assert_eq!(
         refusal(check(&state, json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[])),
         "t-72 has completed its operations in this activation (operations complete) and acts again after 62-mir's next cleanup; units that may act: btr-70, hq-62, inf-62"
@@ -1250,33 +916,11 @@ fn operations_per_activation_is_a_constant() {
     let state = load(scenario(), &rules(&[], &[("operations-per-activation", 2)])).unwrap();
     let state = play(state, json!({"type": "begin-turn"}), &[]);
     let state = play(state, draw(), &[("cup", &[2]), ("morale:0909", &[1, 1])]);
-    let facts = check(
-        &state,
-        json!({"type": "move", "unit": "t-72", "to": "0807"}),
-        &[],
-    )
-    .unwrap();
-    assert!(matches!(
-        facts[0],
-        Fact::Moved {
-            operations_complete: false,
-            ..
-        }
-    ));
+    let facts = check(&state, json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]).unwrap();
+    assert!(matches!(facts[0], Fact::Moved { operations_complete: false, .. }));
     let state = after(state, &facts);
-    let facts = check(
-        &state,
-        json!({"type": "fire", "unit": "t-72", "at": "0302"}),
-        &[],
-    )
-    .unwrap();
-    assert!(matches!(
-        facts[0],
-        Fact::Fired {
-            operations_complete: true,
-            ..
-        }
-    ));
+    let facts = check(&state, json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).unwrap();
+    assert!(matches!(facts[0], Fact::Fired { operations_complete: true, .. }));
 }
 
 #[test]
@@ -1289,22 +933,14 @@ fn only_the_active_formation_conducts_operations() {
     let s = scenario_with(|s| {
         s["formations"][1]["side"] = json!("warsaw-pact");
     });
-    let state = play(
-        load(s, &rules(&[], &[])).unwrap(),
-        json!({"type": "begin-turn"}),
-        &[],
-    );
+    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
     let state = play(state, draw(), &[("cup", &[2]), ("morale:0909", &[1, 1])]);
     assert_eq!(
         refusal(check(&state, json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[])),
         "m1-a belongs to 1-66-ar, which is not active: only 62-mir's in-command units conduct operations now (btr-70, hq-62, inf-62, t-72)"
     );
     assert_eq!(
-        refusal(check(
-            &begun(),
-            json!({"type": "move", "unit": "t-72", "to": "0807"}),
-            &[]
-        )),
+        refusal(check(&begun(), json!({"type": "move", "unit": "t-72", "to": "0807"}), &[])),
         "no formation is active: draw a chit first"
     );
 }
@@ -1313,19 +949,11 @@ fn only_the_active_formation_conducts_operations() {
 fn a_move_or_assault_names_another_hex() {
     let state = sixty_second_active(&[3, 3]);
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "move", "unit": "t-72", "to": "0706"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "move", "unit": "t-72", "to": "0706"}), &[])),
         "t-72 is already in 0706: a move ends in another hex"
     );
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "assault", "unit": "t-72", "at": "0706"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "assault", "unit": "t-72", "at": "0706"}), &[])),
         "t-72 is in 0706: it assaults another hex"
     );
 }
@@ -1333,19 +961,10 @@ fn a_move_or_assault_names_another_hex() {
 /// "... but may take reaction fire during the opponent's action phase (6.2)."
 #[test]
 fn an_out_of_command_unit_may_take_reaction_fire_in_the_opponents_activation() {
-    let state = play(
-        sixty_second_active(&[3, 4]),
-        json!({"type": "end-activation"}),
-        &[],
-    );
+    let state = play(sixty_second_active(&[3, 4]), json!({"type": "end-activation"}), &[]);
     // Cup: 1-66-ar/1, 1-66-ar/2, end-turn.
     let state = play(state, draw(), &[("cup", &[0])]);
-    let facts = check(
-        &state,
-        json!({"type": "reaction-fire", "unit": "btr-70", "at": "0302"}),
-        &[],
-    )
-    .unwrap();
+    let facts = check(&state, json!({"type": "reaction-fire", "unit": "btr-70", "at": "0302"}), &[]).unwrap();
     assert_eq!(
         facts,
         vec![Fact::ReactionFired {
@@ -1366,11 +985,7 @@ fn reaction_fire_is_for_the_side_not_active() {
         "inf-62 is on the active side (warsaw-pact): reaction fire is taken during the opponent's action phase; 62-mir's in-command units conduct operations instead (hq-62, t-72)"
     );
     assert_eq!(
-        refusal(check(
-            &begun(),
-            json!({"type": "reaction-fire", "unit": "m1-a", "at": "0909"}),
-            &[]
-        )),
+        refusal(check(&begun(), json!({"type": "reaction-fire", "unit": "m1-a", "at": "0909"}), &[])),
         "no formation is active: reaction fire is taken during the opponent's action phase"
     );
 }
@@ -1381,25 +996,11 @@ fn reaction_fire_is_for_the_side_not_active() {
 fn the_referee_disrupts_eliminates_places_and_relocates() {
     let state = begun();
     assert_eq!(
-        check(
-            &state,
-            json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}),
-            &[]
-        )
-        .unwrap(),
-        vec![Fact::Disrupted {
-            unit: "t-72".into(),
-            hex: hex("0706"),
-            reason: "fire".into()
-        }]
+        check(&state, json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]).unwrap(),
+        vec![Fact::Disrupted { unit: "t-72".into(), hex: hex("0706"), reason: "fire".into() }]
     );
     assert_eq!(
-        check(
-            &state,
-            json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}),
-            &[]
-        )
-        .unwrap(),
+        check(&state, json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}), &[]).unwrap(),
         vec![Fact::Eliminated {
             unit: "hq-62".into(),
             formation: "62-mir".into(),
@@ -1409,104 +1010,49 @@ fn the_referee_disrupts_eliminates_places_and_relocates() {
         }]
     );
     assert!(matches!(
-        check(
-            &state,
-            json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}),
-            &[]
-        )
-        .unwrap()[0],
+        check(&state, json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}), &[]).unwrap()[0],
         Fact::Eliminated { hq: false, .. }
     ));
     assert_eq!(
-        check(
-            &state,
-            json!({"type": "relocate", "unit": "t-72", "to": "0807", "reason": "retreats"}),
-            &[]
-        )
-        .unwrap(),
-        vec![Fact::Relocated {
-            unit: "t-72".into(),
-            from: hex("0706"),
-            to: hex("0807"),
-            reason: "retreats".into()
-        }]
+        check(&state, json!({"type": "relocate", "unit": "t-72", "to": "0807", "reason": "retreats"}), &[]).unwrap(),
+        vec![Fact::Relocated { unit: "t-72".into(), from: hex("0706"), to: hex("0807"), reason: "retreats".into() }]
     );
 }
 
 #[test]
 fn referee_refusals_say_what_is_wrong() {
-    let state = play(
-        begun(),
-        json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}),
-        &[],
-    );
+    let state = play(begun(), json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]);
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[])),
         "t-72 is already disrupted"
     );
-    let state = play(
-        state,
-        json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}),
-        &[],
-    );
+    let state = play(state, json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}), &[]);
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "eliminate", "unit": "t-72", "reason": "again"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "eliminate", "unit": "t-72", "reason": "again"}), &[])),
         "t-72 has been eliminated"
     );
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "place", "unit": "t-72", "hex": "0101"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "place", "unit": "t-72", "hex": "0101"}), &[])),
         "t-72 has been eliminated"
     );
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "place", "unit": "m1-a", "hex": "0101"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "place", "unit": "m1-a", "hex": "0101"}), &[])),
         "m1-a is already on the map, in 0302"
     );
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "disrupt", "unit": "m1-r", "reason": "fire"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "disrupt", "unit": "m1-r", "reason": "fire"}), &[])),
         "m1-r is not on the map: the referee places it first"
     );
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "relocate", "unit": "m1-a", "to": "0302", "reason": "x"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "relocate", "unit": "m1-a", "to": "0302", "reason": "x"}), &[])),
         "m1-a is already in 0302"
     );
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "move", "unit": "m9", "to": "0302"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "move", "unit": "m9", "to": "0302"}), &[])),
         "no formation is active: draw a chit first"
     );
     assert_eq!(
-        refusal(check(
-            &state,
-            json!({"type": "disrupt", "unit": "m9", "reason": "x"}),
-            &[]
-        )),
+        refusal(check(&state, json!({"type": "disrupt", "unit": "m9", "reason": "x"}), &[])),
         "there is no unit \"m9\" in this game"
     );
     let active = play(state, draw(), &[("cup", &[0])]);
@@ -1518,16 +1064,9 @@ fn referee_refusals_say_what_is_wrong() {
 
 #[test]
 fn an_eliminated_unit_takes_no_test() {
-    let state = play(
-        begun(),
-        json!({"type": "eliminate", "unit": "btr-70", "reason": "fire"}),
-        &[],
-    );
+    let state = play(begun(), json!({"type": "eliminate", "unit": "btr-70", "reason": "fire"}), &[]);
     let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[6, 6])]).unwrap();
-    assert_eq!(
-        morale_tests(&facts),
-        vec![(hex("0909"), strings(&["inf-62"]), 12, false)]
-    );
+    assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["inf-62"]), 12, false)]);
 }
 
 // ---------------------------------------------------------------- narrative
@@ -1561,14 +1100,12 @@ mod fixtures {
     /// The text's example, transcribed with its dice.
     #[test]
     fn the_62nd_regiment_fixture_marks_the_stack_out_of_command() {
-        let script = parse(
-            include_str!("../../../../fixtures/formation-activation/62nd-regiment.json"),
-            "62nd-regiment",
-        );
+        let script =
+            parse(include_str!("../../../../fixtures/formation-activation/62nd-regiment.json"), "62nd-regiment");
         let outputs = script_outputs(&script).unwrap();
-        assert!(outputs.narrative.contains(
-            "2d6 3+4 = 7 vs morale 6, failed: out of command, hex 0809 marked out of command."
-        ));
+        assert!(outputs
+            .narrative
+            .contains("2d6 3+4 = 7 vs morale 6, failed: out of command, hex 0809 marked out of command."));
         let state = final_state(&script);
         assert!(state.units["btr-70"].out_of_command && state.units["inf-62"].out_of_command);
     }
@@ -1578,41 +1115,28 @@ mod fixtures {
     /// reaction fire.
     #[test]
     fn the_out_of_command_fixture_refuses_a_move_and_allows_reaction_fire() {
-        let script = parse(
-            include_str!("../../../../fixtures/formation-activation/out-of-command.json"),
-            "out-of-command",
-        );
+        let script =
+            parse(include_str!("../../../../fixtures/formation-activation/out-of-command.json"), "out-of-command");
         let mut game = Game::open(script.header.clone()).unwrap();
         for (decision, dice) in &script.decisions[..3] {
             game.play(decision, dice.as_ref()).unwrap();
         }
-        let refused = game
-            .decide(
-                &json!({"type": "move", "unit": "btr-70", "to": "0808"}),
-                Some(&TableDice::new()),
-            )
-            .unwrap_err();
+        let refused =
+            game.decide(&json!({"type": "move", "unit": "btr-70", "to": "0808"}), Some(&TableDice::new())).unwrap_err();
         assert_eq!(
             refused.to_string(),
             "btr-70 is out of command and may not move: \"Out-of-command units may not move or fire during the action phase, but may take reaction fire during the opponent's action phase\". 62-mir's units that may act: hq-62"
         );
         let outputs = script_outputs(&script).unwrap();
-        assert!(outputs
-            .narrative
-            .contains("btr-70 (62-mir, out of command) takes reaction fire from 0809 at 0707."));
+        assert!(outputs.narrative.contains("btr-70 (62-mir, out of command) takes reaction fire from 0809 at 0707."));
     }
 
     /// F2 in a fixture: both readings rally the same units.
     #[test]
     fn both_rally_fixtures_rally_the_same_units() {
-        let a = final_state(&parse(
-            include_str!("../../../../fixtures/formation-activation/rally.json"),
-            "rally",
-        ));
+        let a = final_state(&parse(include_str!("../../../../fixtures/formation-activation/rally.json"), "rally"));
         let b = final_state(&parse(
-            include_str!(
-                "../../../../fixtures/formation-activation/rally-leadership-adds-to-rating.json"
-            ),
+            include_str!("../../../../fixtures/formation-activation/rally-leadership-adds-to-rating.json"),
             "rally-leadership-adds-to-rating",
         ));
         assert_eq!(a.units, b.units);
@@ -1623,10 +1147,7 @@ mod fixtures {
     /// committed seed; it plays and verifies.
     #[test]
     fn the_seeded_game_plays_three_turns_of_four_formations_and_verifies() {
-        let script = parse(
-            include_str!("../../../../fixtures/formation-activation/three-turns.json"),
-            "three-turns",
-        );
+        let script = parse(include_str!("../../../../fixtures/formation-activation/three-turns.json"), "three-turns");
         assert_eq!(script.header.mode, crate::record::SeedMode::Open);
         script_outputs(&script).expect("plays and verifies");
         let mut activations: BTreeMap<(u32, String), u32> = BTreeMap::new();
@@ -1634,11 +1155,8 @@ mod fixtures {
         let game = script
             .play(|g, e| {
                 if e.kind == crate::record::Kind::Fact {
-                    let body: crate::record::FactBody =
-                        serde_json::from_value(e.body.clone()).unwrap();
-                    if let Ok(Fact::ActivationBegan { formation, .. }) =
-                        serde_json::from_value(body.fact)
-                    {
+                    let body: crate::record::FactBody = serde_json::from_value(e.body.clone()).unwrap();
+                    if let Ok(Fact::ActivationBegan { formation, .. }) = serde_json::from_value(body.fact) {
                         *activations.entry((g.turn(), formation)).or_default() += 1;
                     }
                     turn = g.turn();
@@ -1649,17 +1167,8 @@ mod fixtures {
         assert_eq!(turn, 3);
         assert!(state.turn.as_ref().unwrap().over);
         assert_eq!(state.formations.len(), 4);
-        let formations: std::collections::BTreeSet<&String> =
-            activations.keys().map(|(_, f)| f).collect();
-        assert_eq!(
-            formations.len(),
-            4,
-            "every formation activates: {activations:?}"
-        );
-        assert_eq!(
-            activations[&(3, "65-tr".to_string())],
-            2,
-            "two chits, two activations"
-        );
+        let formations: std::collections::BTreeSet<&String> = activations.keys().map(|(_, f)| f).collect();
+        assert_eq!(formations.len(), 4, "every formation activates: {activations:?}");
+        assert_eq!(activations[&(3, "65-tr".to_string())], 2, "two chits, two activations");
     }
 }

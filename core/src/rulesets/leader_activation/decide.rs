@@ -17,12 +17,12 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
     match decision {
         Decision::BeginTurn { first } => begin_turn(state, first, &mut facts)?,
         Decision::Activate { leader } => activate(state, leader, &mut facts)?,
-        Decision::SelfRally => self_rally(state, dice, &mut facts)?,
+        Decision::SelfRally {} => self_rally(state, dice, &mut facts)?,
         Decision::Command { unit } => command(state, unit, &mut facts)?,
         Decision::UnitAction { unit, action } => unit_action(state, unit, action, &mut facts)?,
         Decision::LeaderAction { action } => leader_action(state, action, &mut facts)?,
         Decision::Rally { units } => rally(state, units, dice, &mut facts)?,
-        Decision::EndActivation => {
+        Decision::EndActivation {} => {
             let a = activation(state)?;
             end_activation(a.leader.clone(), a.side.clone(), true, &mut facts);
         }

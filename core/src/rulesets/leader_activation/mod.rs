@@ -200,7 +200,7 @@ pub enum Decision {
     /// Chooses the next leader of the side whose slot it is.
     Activate { leader: String },
     /// A broken leader tries to self-rally.
-    SelfRally,
+    SelfRally {},
     /// The active leader commands (activates) a unit.
     Command { unit: String },
     /// The unit commanded last performs an action (described for the log).
@@ -210,7 +210,7 @@ pub enum Decision {
     /// The active leader's rally at the end of his activation.
     Rally { units: Vec<String> },
     /// The active leader's activation is over.
-    EndActivation,
+    EndActivation {},
     /// The side whose slot it is passes it to the opponent.
     Skip { side: String },
     /// Referee: a unit or leader breaks.

@@ -730,6 +730,14 @@ proptest! {
 // ---- Referee inputs and the scenario ----
 
 #[test]
+fn decisions_without_fields_still_refuse_unknown_ones() {
+    assert!(serde_json::from_value::<Decision>(json!({"type": "end-activation"})).is_ok());
+    let err = serde_json::from_value::<Decision>(json!({"type": "end-activation", "leader": "adams"})).unwrap_err();
+    assert!(err.to_string().contains("unknown field `leader`"), "{err}");
+    assert!(serde_json::from_value::<Decision>(json!({"type": "self-rally", "roll": 6})).is_err());
+}
+
+#[test]
 fn referee_inputs_change_the_table() {
     let c = Check::new();
     assert_eq!(
