@@ -568,3 +568,51 @@ fn diff_reports_every_divergence_by_turn_and_as_json() {
         "no-such-option: leader-activation@1 has no such setting",
     );
 }
+
+/// Combat HQ's rule change, on the showcase record: base against multi-bg.
+#[test]
+fn the_combat_hq_rule_change_parts_from_the_first_roll() {
+    let s = Store::new();
+    s.ok(&["run", fixture("combat-hq/showcase.json").to_str().unwrap()]);
+    let out = s.run(&["diff", "combat-hq-showcase", "--a", "combat-hq@base", "--b", "combat-hq@multi-bg"]);
+    failed_with(&out, 1, "first divergence: seq 1 · decision 1");
+    failed_with(&out, 1, "kg-max's 1s go to british as 2 Wild Dice");
+    failed_with(&out, 1, "kg-max's 1s go to the enemy CO, hart (british), as 2 Staff Orders");
+    // The dice both versions roll are the same dice.
+    failed_with(&out, 1, "A  roll d6 command-dice:kg-max#0 = 5");
+    failed_with(&out, 1, "B  roll d6 command-dice:kg-max#0 = 5");
+    let same = s.run(&["diff", "combat-hq-showcase", "--b", "combat-hq@base"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+}
+
+/// Formation activation's options: F3 parts, F2 (bookkeeping) never does.
+#[test]
+fn formation_activation_options_under_diff() {
+    let s = Store::new();
+    for name in ["three-turns", "rally-per-hex", "rally-leadership-adds-to-rating"] {
+        s.ok(&["run", fixture(&format!("formation-activation/{name}.json")).to_str().unwrap()]);
+    }
+    // A seeded game: per hex and per unit rally part.
+    failed_with(&s.run(&["diff", "three-turns", "--b", "formation-activation@1+rally-per-hex"]), 1, "part at seq");
+    // A table game recorded per hex: per unit needs dice the table never rolled.
+    failed_with(
+        &s.run(&["diff", "rally-per-hex", "--b", "formation-activation@1"]),
+        1,
+        "which the table did not roll (the die is unknown)",
+    );
+    // F2 changes only bookkeeping.
+    let same = s.run(&["diff", "three-turns", "--b", "formation-activation@1+leadership-adds-to-rating"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+    let same = s.run(&["diff", "rally-leadership-adds-to-rating", "--b", "formation-activation@1"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+}
+
+#[test]
+fn piped_into_a_closed_pipe_a_command_stops_quietly() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let mut child = s.cmd().args(["log", "skips"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}

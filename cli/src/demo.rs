@@ -23,6 +23,9 @@ const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.j
 const DISPUTE_SCRIPT: &str = include_str!("../../fixtures/leader-activation/disputes/rallied-units-stay-idle.json");
 const DISPUTE_B: &str = "leader-activation@1+rallied-units-stay-idle";
 
+/// A rule change: Combat HQ's multiple-battle-group rules against the base game.
+const SHOWCASE_SCRIPT: &str = include_str!("../../fixtures/combat-hq/showcase.json");
+
 fn section(title: &str) {
     println!("\n== {title} ==");
 }
@@ -112,20 +115,12 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     }
 
     section("5. settle a rules dispute: the same record under two readings of the text");
-    let dispute = Script::parse(DISPUTE_SCRIPT, "dispute").map_err(|e| Fail(format!("the dispute script: {e}")))?;
     println!("{}", dispute_about(DISPUTE_SCRIPT));
-    let mut dispute_events = Vec::new();
-    dispute.play(|_, e| dispute_events.push(e.clone())).map_err(|e| Fail(format!("the dispute script: {e}")))?;
-    let (b, _) = rollcall_core::ruleset::inline_version(DISPUTE_B).map_err(|e| Fail(e.to_string()))?;
-    let report = rollcall_core::diff::diff(
-        &dispute.header,
-        dispute_events.into_iter().map(Ok::<_, String>),
-        &dispute.header.rules,
-        &b,
-        false,
-    )
-    .map_err(|e| Fail(e.to_string()))?;
-    crate::diff::print_report(&dispute.header.game, &report, false);
+    show_diff(DISPUTE_SCRIPT, DISPUTE_B)?;
+
+    section("6. test a rule change: a four-turn Combat HQ game under the base rules and the multi-battle-group change");
+    println!("{}", dispute_about(SHOWCASE_SCRIPT));
+    show_diff(SHOWCASE_SCRIPT, "combat-hq@multi-bg")?;
 
     section("next");
     println!("rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store");
@@ -142,4 +137,22 @@ fn dispute_about(script: &str) -> String {
         .ok()
         .and_then(|v| v["about"].as_str().map(|about| about.split(" Dispute:").next().unwrap_or(about).to_string()))
         .unwrap_or_default()
+}
+
+/// Plays a script in memory and diffs it against version `b`, printing the report.
+fn show_diff(script: &str, b: &str) -> Result<(), Fail> {
+    let script = Script::parse(script, "diff").map_err(|e| Fail(format!("the demo script: {e}")))?;
+    let mut events = Vec::new();
+    script.play(|_, e| events.push(e.clone())).map_err(|e| Fail(format!("the demo script: {e}")))?;
+    let (b, _) = rollcall_core::ruleset::inline_version(b).map_err(|e| Fail(e.to_string()))?;
+    let report = rollcall_core::diff::diff(
+        &script.header,
+        events.into_iter().map(Ok::<_, String>),
+        &script.header.rules,
+        &b,
+        false,
+    )
+    .map_err(|e| Fail(e.to_string()))?;
+    crate::diff::print_report(&script.header.game, &report, false);
+    Ok(())
 }

@@ -16,6 +16,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Piped into `head`, a command should stop quietly, not panic on a
+    // closed pipe: restore the default SIGPIPE that Rust's runtime ignores.
+    // SAFETY: called first thing, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = args::Args::parse();
     let code = match commands::run(args) {
         Ok(code) => code,

@@ -277,31 +277,35 @@ fn command(f: &Formation, dice: &mut Dice, facts: &mut Facts) -> Result<(), Viol
     Ok(())
 }
 
-/// The modifiers of one unit's rally test, and its target.
+/// One unit's rally test: its modifiers written on the roll, the modified
+/// roll, and whether it passes.
 ///
 /// "Out-of-command units add one to the 2d6 roll. Units in the same hex as
-/// the HQ modify the morale test by the HQ's leadership value." (F2: by
-/// default the leadership is taken off the roll, a roll-under test; under
-/// `leadership-adds-to-rating` it is added to the rating instead — the same
-/// pass or fail.)
-fn rally_terms(state: &State, f: &Formation, u: &Unit) -> (Vec<Modifier>, Vec<Modifier>, i64) {
-    let mut roll_modifiers = Vec::new();
-    let mut rating_modifiers = Vec::new();
+/// the HQ modify the morale test by the HQ's leadership value." F2: by
+/// default the leadership is taken off the roll (a roll-under test); under
+/// `leadership-adds-to-rating` it is added to the rating instead. The two
+/// readings are computed separately here and always agree (a property test
+/// proves it), so the record writes one form and diff never parts on them.
+fn rally_test(state: &State, f: &Formation, u: &Unit, roll: u32) -> (Vec<Modifier>, i64, bool) {
+    let mut terms = Vec::new();
+    let out_of_command = if u.out_of_command { state.config.out_of_command_rally_modifier } else { 0 };
     if u.out_of_command {
-        roll_modifiers
-            .push(Modifier { what: "out of command".into(), value: state.config.out_of_command_rally_modifier });
+        terms.push(Modifier { what: "out of command".into(), value: out_of_command });
     }
     let stacked_with_hq = hq_hex(state, f).is_some_and(|hq| u.on_map() == Some(hq));
-    if stacked_with_hq && f.leadership > 0 {
-        let leadership = i64::from(f.leadership);
-        if state.config.leadership_adds_to_rating {
-            rating_modifiers.push(Modifier { what: format!("HQ {} leadership", f.hq), value: leadership });
-        } else {
-            roll_modifiers.push(Modifier { what: format!("HQ {} leadership", f.hq), value: -leadership });
-        }
+    let leadership = if stacked_with_hq && f.leadership > 0 { i64::from(f.leadership) } else { 0 };
+    if leadership > 0 {
+        terms.push(Modifier { what: format!("HQ {} leadership", f.hq), value: -leadership });
     }
-    let target = i64::from(f.morale) + rating_modifiers.iter().map(|m| m.value).sum::<i64>();
-    (roll_modifiers, rating_modifiers, target)
+    let roll = i64::from(roll);
+    let morale = i64::from(f.morale);
+    let modified_roll = roll + out_of_command - leadership;
+    let rallied = if state.config.leadership_adds_to_rating {
+        roll + out_of_command <= morale + leadership
+    } else {
+        modified_roll <= morale
+    };
+    (terms, modified_roll, rallied)
 }
 
 /// Rally.
@@ -331,20 +335,17 @@ fn rally(f: &Formation, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violat
             None => dice.nd6(&format!("rally:{}", u.id), MORALE_DICE)?,
         };
         let roll: u32 = rolled.iter().sum();
-        let (roll_modifiers, rating_modifiers, target) = rally_terms(&now, f, u);
-        let modified_roll = i64::from(roll) + roll_modifiers.iter().map(|m| m.value).sum::<i64>();
+        let (modifiers, modified_roll, rallied) = rally_test(&now, f, u, roll);
         facts.push(Fact::RallyTested {
             formation: f.id.clone(),
             unit: u.id.clone(),
             hex,
             dice: rolled,
             roll,
-            roll_modifiers,
-            rating_modifiers,
+            modifiers,
             modified_roll,
             morale: f.morale,
-            target,
-            rallied: modified_roll <= target,
+            rallied,
             per_hex,
         });
     }

@@ -350,11 +350,11 @@ pub enum Fact {
         hex: Hex,
         dice: Vec<u32>,
         roll: u32,
-        roll_modifiers: Vec<Modifier>,
-        rating_modifiers: Vec<Modifier>,
+        /// Every modifier, written on the roll (F2: whichever reading the
+        /// rule version takes, the record has this one form).
+        modifiers: Vec<Modifier>,
         modified_roll: i64,
         morale: u32,
-        target: i64,
         rallied: bool,
         per_hex: bool,
     },
@@ -828,27 +828,20 @@ pub fn narrate(fact: &Fact) -> String {
             hex,
             dice,
             roll,
-            roll_modifiers,
-            rating_modifiers,
+            modifiers: terms,
             modified_roll,
             morale,
-            target,
             rallied,
             per_hex,
         } => {
             let shared = if *per_hex { ", the hex's roll" } else { "" };
             let outcome = if *rallied { "rallied, disrupted removed" } else { "stays disrupted" };
-            let rating = if rating_modifiers.is_empty() {
-                format!("morale {morale}")
-            } else {
-                format!("morale {morale}{} = {target}", modifiers(rating_modifiers))
-            };
-            let roll_text = if roll_modifiers.is_empty() {
+            let roll_text = if terms.is_empty() {
                 format!("2d6 {} = {roll}", dice_text(dice))
             } else {
-                format!("2d6 {} = {roll}{} = {modified_roll}", dice_text(dice), modifiers(roll_modifiers))
+                format!("2d6 {} = {roll}{} = {modified_roll}", dice_text(dice), modifiers(terms))
             };
-            format!("Rally {unit} in {hex}{shared}: {roll_text} vs {rating}: {outcome}.")
+            format!("Rally {unit} in {hex}{shared}: {roll_text} vs morale {morale}: {outcome}.")
         }
         Fact::OperationsBegan { formation, may_act, out_of_command } => format!(
             "Operations of {formation}: may act {}; out of command (no movement or fire) {}.",

@@ -614,11 +614,9 @@ fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
                 hex: hex("0909"),
                 dice: vec![2, 4],
                 roll: 6,
-                roll_modifiers: vec![modifier("out of command", 1)],
-                rating_modifiers: vec![],
+                modifiers: vec![modifier("out of command", 1)],
                 modified_roll: 7,
                 morale: 6,
-                target: 6,
                 rallied: false,
                 per_hex: false,
             },
@@ -628,11 +626,9 @@ fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
                 hex: hex("0505"),
                 dice: vec![3, 4],
                 roll: 7,
-                roll_modifiers: vec![modifier("HQ hq-62 leadership", -2)],
-                rating_modifiers: vec![],
+                modifiers: vec![modifier("HQ hq-62 leadership", -2)],
                 modified_roll: 5,
                 morale: 6,
-                target: 6,
                 rallied: true,
                 per_hex: false,
             },
@@ -642,11 +638,9 @@ fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
                 hex: hex("0706"),
                 dice: vec![3, 3],
                 roll: 6,
-                roll_modifiers: vec![],
-                rating_modifiers: vec![],
+                modifiers: vec![],
                 modified_roll: 6,
                 morale: 6,
-                target: 6,
                 rallied: true,
                 per_hex: false,
             },
@@ -658,9 +652,10 @@ fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
     assert!(!unit(&state, "t-72").disrupted);
 }
 
-/// F2's option: the same test, the leadership added to the rating instead.
+/// F2's option: the leadership added to the rating instead gives the same
+/// pass or fail, and the record writes the test in one form.
 #[test]
-fn leadership_adds_to_rating_moves_the_modifier_to_the_target() {
+fn leadership_adds_to_rating_writes_the_same_record() {
     let state = rally_state(&rules(&["leadership-adds-to-rating"], &[]));
     let facts = check(
         &state,
@@ -674,14 +669,23 @@ fn leadership_adds_to_rating_moves_the_modifier_to_the_target() {
         ],
     )
     .unwrap();
-    let Fact::RallyTested { roll_modifiers, rating_modifiers, modified_roll, target, rallied, .. } =
-        rally_tests(&facts)[1]
-    else {
-        unreachable!()
-    };
-    assert_eq!(roll_modifiers, &vec![]);
-    assert_eq!(rating_modifiers, &vec![modifier("HQ hq-62 leadership", 2)]);
-    assert_eq!((*modified_roll, *target, *rallied), (7, 8, true));
+    let default = check(
+        &rally_state(&rules(&[], &[])),
+        draw(),
+        &[
+            ("cup", &[2]),
+            ("morale:0909", &[4, 4]),
+            ("rally:btr-70", &[2, 4]),
+            ("rally:inf-62", &[3, 4]),
+            ("rally:t-72", &[3, 3]),
+        ],
+    )
+    .unwrap();
+    // The record has one form: the leadership written on the roll, whichever reading.
+    assert_eq!(facts, default);
+    let Fact::RallyTested { modifiers, modified_roll, rallied, .. } = rally_tests(&facts)[1] else { unreachable!() };
+    assert_eq!(modifiers, &vec![modifier("HQ hq-62 leadership", -2)]);
+    assert_eq!((*modified_roll, *rallied), (5, true));
 }
 
 /// The out-of-command modifier is a constant a group may change.
@@ -806,8 +810,8 @@ fn play_situation(s: &Situation, rules: &RuleVersion) -> Played {
             let facts = FormationActivation::decide(&state, &when(decision), &mut dice).unwrap();
             for f in &facts {
                 match f {
-                    Fact::RallyTested { unit, dice, rallied, modified_roll, target, .. } => {
-                        rallies.push((unit.clone(), dice.clone(), *rallied, target - modified_roll))
+                    Fact::RallyTested { unit, dice, rallied, modified_roll, morale, .. } => {
+                        rallies.push((unit.clone(), dice.clone(), *rallied, i64::from(*morale) - modified_roll))
                     }
                     Fact::ActivationBegan { .. } => activated = true,
                     _ => {}
