@@ -168,6 +168,7 @@ pub struct RulesetInfo {
     pub id: &'static str,
     pub title: &'static str,
     pub versions: fn() -> Vec<VersionSpec>,
+    #[allow(clippy::type_complexity)]
     pub load: fn(&Value, &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError>,
 }
 
