@@ -3,10 +3,14 @@
 //! a module here and a line in [`registry`].
 
 pub mod leader_activation;
+pub mod phoenix_command;
 
 use crate::ruleset::{info, RulesetInfo};
 
 /// Every built-in ruleset, the registry the engine looks ids up in.
 pub fn registry() -> Vec<RulesetInfo> {
-    vec![info::<leader_activation::LeaderActivation>()]
+    vec![
+        info::<leader_activation::LeaderActivation>(),
+        info::<phoenix_command::PhoenixCommand>(),
+    ]
 }

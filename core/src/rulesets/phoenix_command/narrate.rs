@@ -1,0 +1,461 @@
+//! One line of narrative per fact (from the fact alone), and the state as text.
+
+use crate::geometry::Point;
+
+use super::actions::inches;
+use super::{Action, Check, Fact, InitiativeBy, NextUp, Phase, Spend, State, Succession};
+
+fn next_text(next: &Option<NextUp>) -> String {
+    match next {
+        None => "No unit is left to activate.".into(),
+        Some(n) => {
+            let units = n.units.join(" or ");
+            let why = match &n.ahead_of {
+                Some(waiting) => format!(
+                    " ({} holds the initiative, so its {} CP units act before {waiting}'s)",
+                    n.side, n.cp
+                ),
+                None => String::new(),
+            };
+            format!("Next: {} with {} CP: {units}{why}.", n.side, n.cp)
+        }
+    }
+}
+
+fn counts_text(counts: &std::collections::BTreeMap<String, u32>) -> String {
+    counts
+        .iter()
+        .map(|(s, n)| format!("{s} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn action_text(action: &Action, from: Option<Point>, distance: Option<u64>) -> String {
+    match action {
+        Action::Move { figure, to } => match (from, distance) {
+            (Some(from), Some(d)) => format!("{figure} moves from {from} to {to} ({}).", inches(d)),
+            _ => format!("{figure} moves to {to}."),
+        },
+        Action::Hold { figure } => format!("{figure} holds his position."),
+        Action::Other { figure, what } => format!("{figure}: {what}."),
+    }
+}
+
+/// One line of narrative for a fact.
+pub(super) fn narrate(fact: &Fact) -> String {
+    match fact {
+        Fact::TurnBegan { turn } => format!("Turn {turn} begins: strategic movement."),
+        Fact::UnitWithdrew { unit, side, figures, .. } => format!(
+            "{unit} ({side}) is broken and leaderless: it breaks from the battlefield, and {} leave play.",
+            figures.join(", ")
+        ),
+        Fact::ContactChanged {
+            unit,
+            enemy,
+            in_contact,
+        } => {
+            if *in_contact {
+                format!("{unit} and {enemy} are in contact (referee).")
+            } else {
+                format!("{unit} and {enemy} are no longer in contact (referee).")
+            }
+        }
+        Fact::MovedStrategically { unit, side, cp_lost } => format!(
+            "{unit} ({side}) moves strategically: it loses its {cp_lost} CP and may not act in operations this turn."
+        ),
+        Fact::FigureMoved {
+            figure,
+            from,
+            to,
+            distance_tenths,
+        } => format!("{figure} moves from {from} to {to} ({}).", inches(*distance_tenths)),
+        Fact::StragglerRemoved {
+            figure,
+            unit,
+            leader,
+            distance_tenths,
+            command_distance_tenths,
+            ..
+        } => format!(
+            "{figure} ends {unit}'s turn {} from his leader {leader}, beyond the command distance of {}: a straggler, removed from play.",
+            inches(*distance_tenths),
+            inches(*command_distance_tenths)
+        ),
+        Fact::InitiativeCounted {
+            turn,
+            counts,
+            holder,
+            by,
+        } => {
+            let how = match by {
+                InitiativeBy::Count => format!("{holder} has more and takes the initiative"),
+                InitiativeBy::Kept => format!("a tie: {holder}, who held it, keeps the initiative"),
+                InitiativeBy::RollOff { rounds } => {
+                    let rolls: Vec<String> = rounds
+                        .iter()
+                        .map(|r| {
+                            r.iter()
+                                .map(|(s, v)| format!("{s} {v}"))
+                                .collect::<Vec<_>>()
+                                .join(" v ")
+                        })
+                        .collect();
+                    format!(
+                        "a tie, rolled off ({}): {holder} takes the initiative",
+                        rolls.join("; ")
+                    )
+                }
+            };
+            format!(
+                "Turn {turn} initiative: active combatants {}; {how}.",
+                counts_text(counts)
+            )
+        }
+        Fact::InitiativeRecounted {
+            counts,
+            previous,
+            holder,
+        } => {
+            if holder == previous {
+                format!(
+                    "Initiative recounted: active combatants {}; {holder} keeps the initiative.",
+                    counts_text(counts)
+                )
+            } else {
+                format!(
+                    "Initiative recounted: active combatants {}; {holder} seizes the initiative from {previous}.",
+                    counts_text(counts)
+                )
+            }
+        }
+        Fact::OperationsBegan { turn, next } => {
+            format!("Turn {turn} operations begin. {}", next_text(next))
+        }
+        Fact::UnitActivated { unit, side, cp } => {
+            format!("{unit} ({side}) is activated with {cp} CP.")
+        }
+        Fact::CpAccumulated {
+            unit,
+            cp_before,
+            cp_after,
+            held,
+            cap,
+        } => {
+            let held = if *held > 0 {
+                format!(", {held} more held for an interrupt")
+            } else {
+                String::new()
+            };
+            if cp_after > cp_before {
+                format!(
+                    "{unit} accumulates another CP: {cp_before} -> {cp_after} CP{held} (command rating {cap})."
+                )
+            } else {
+                format!(
+                    "{unit} has {cp_before} CP{held}, its leader's command rating of {cap}: it gains nothing and completes its turn."
+                )
+            }
+        }
+        Fact::Passed { unit, cp } => format!("{unit} passes, doing nothing; it keeps its {cp} CP."),
+        Fact::CpSpent {
+            unit,
+            number,
+            cp,
+            on,
+            cp_left,
+        } => match on {
+            Spend::Actions => format!("{unit} spends CP {number} on actions ({cp_left} CP left)."),
+            Spend::TakeCommand => format!(
+                "{unit} spends {cp} CP for its new leader to take command ({cp_left} CP left)."
+            ),
+        },
+        Fact::FigureActed {
+            action,
+            from,
+            distance_tenths,
+            ..
+        } => action_text(action, *from, *distance_tenths),
+        Fact::CpCompleted {
+            unit,
+            number,
+            cp_left,
+        } => format!("Every figure of {unit} has acted on CP {number}; {cp_left} CP left."),
+        Fact::CpLost { unit, cp, reason } => {
+            format!("{unit} loses its {cp} remaining CP: {reason}.")
+        }
+        Fact::ActivationEnded { unit, next, .. } => {
+            format!("{unit}'s activation ends. {}", next_text(next))
+        }
+        Fact::TurnEnded { turn } => {
+            format!("Every unit has been activated: turn {turn} ends.")
+        }
+        Fact::Consolidated {
+            organisation,
+            kind,
+            leader,
+            by,
+            units,
+            sub_units,
+            cost,
+            cp_before,
+            cp_after,
+            lost,
+            ..
+        } => {
+            let lost: Vec<String> = lost.iter().map(|(u, cp)| format!("{u} loses {cp} CP")).collect();
+            format!(
+                "{leader} consolidates {} into the {kind} {organisation} for {cost} CP (sub-units {}): {by}'s {cp_before} CP - {cost} = {cp_after} CP; {}.",
+                units.join(" and "),
+                sub_units.join(", "),
+                lost.join(", ")
+            )
+        }
+        Fact::Detached {
+            unit,
+            detached,
+            cost,
+            cp_before,
+            cp_after,
+        } => {
+            let names: Vec<String> = detached
+                .iter()
+                .map(|d| format!("{} (led by {}: {})", d.unit, d.leader, d.figures.join(", ")))
+                .collect();
+            format!(
+                "{unit} detaches {} for {cost} CP ({cp_before} - {cost} = {cp_after} CP); a detached unit begins with no CP.",
+                names.join(" and ")
+            )
+        }
+        Fact::Reorganised {
+            organisation,
+            leader,
+            cost,
+            cp_before,
+            cp_after,
+            squads,
+            dissolved,
+            by,
+            ..
+        } => {
+            let squads: Vec<String> = squads
+                .iter()
+                .map(|s| {
+                    let teams: Vec<String> = s
+                        .teams
+                        .iter()
+                        .map(|t| format!("{} (led by {}: {})", t.id, t.leader, t.figures.join(", ")))
+                        .collect();
+                    format!("{} {} led by {} with {}", s.kind, s.id, s.leader, teams.join(" and "))
+                })
+                .collect();
+            let lost: Vec<String> = dissolved
+                .iter()
+                .map(|(u, cp)| format!("{u} ({cp} CP lost)"))
+                .collect();
+            format!(
+                "{leader} reorganises {organisation} into {} for {cost} CP ({by}: {cp_before} - {cost} = {cp_after} CP); units dissolved: {}; each new fire team begins with no CP.",
+                squads.join("; "),
+                lost.join(", ")
+            )
+        }
+        Fact::CommandChecked {
+            figure,
+            reason,
+            check,
+            ..
+        } => match check {
+            Check::Rolled {
+                roll,
+                target,
+                passed,
+            } => format!(
+                "Command check for {figure} ({reason}): rolled {roll} against a target of {target}: {}.",
+                if *passed { "passes" } else { "fails" }
+            ),
+            Check::AutomaticFail { morale } => format!(
+                "Command check for {figure} ({reason}): {} troops fail automatically.",
+                morale.name()
+            ),
+        },
+        Fact::FigureRemoved {
+            figure,
+            side,
+            unit,
+            reason,
+            ..
+        } => format!("{figure} ({unit}, {side}) is removed from play: {reason}."),
+        Fact::LeaderLost {
+            unit,
+            leader,
+            cp_lost,
+            rating,
+            successor_rating,
+            succession,
+            ..
+        } => {
+            let then = match succession {
+                Succession::Brevet => format!(
+                    "it must brevet a new leader now, with a command rating of {successor_rating} (his predecessor's {rating} less one)"
+                ),
+                Succession::Breaks => format!(
+                    "a new leader would have a command rating of {successor_rating} (his predecessor's {rating} less one), less than 1"
+                ),
+                Succession::Eliminated => "nobody is left to lead it".into(),
+            };
+            format!("{unit} loses its leader {leader} and all its CP ({cp_lost}): {then}.")
+        }
+        Fact::Breveted {
+            unit,
+            leader,
+            rating,
+            take_command_cp,
+            ..
+        } => format!(
+            "{leader} is breveted leader of {unit} with a command rating of {rating}; he must accumulate and spend {take_command_cp} CP to take command, and until then the unit can only mount a ragged defence."
+        ),
+        Fact::TookCommand { unit, leader } => {
+            format!("{leader} takes command of {unit}, which may now act normally.")
+        }
+        Fact::UnitBroke { unit, side, reason } => format!("{unit} ({side}) breaks: {reason}"),
+        Fact::UnitEliminated { unit, side } => {
+            format!("{unit} ({side}) has no figure left in play: it is eliminated.")
+        }
+    }
+}
+
+/// The state as text: the turn, the activation, each side's units and
+/// figures, the organisation trees, and who is out of play.
+pub(super) fn render(state: &State) -> String {
+    let mut out = String::new();
+    match &state.turn {
+        None => out.push_str(&format!(
+            "before the first turn; {} holds the initiative\n",
+            state.initiative
+        )),
+        Some(t) => {
+            let phase = match t.phase {
+                Phase::StrategicMovement => "strategic movement",
+                Phase::Operations => "operations",
+                Phase::Over => "over",
+            };
+            let counts = if t.counts.is_empty() {
+                String::new()
+            } else {
+                format!(" (active combatants {})", counts_text(&t.counts))
+            };
+            out.push_str(&format!(
+                "turn {}, {phase}; {} holds the initiative{counts}\n",
+                t.number, state.initiative
+            ));
+            if let Some(a) = &t.activation {
+                let step = match &a.step {
+                    Some(s) => format!(
+                        "; CP {} being spent, acted: {}",
+                        s.number,
+                        s.acted.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                    None => String::new(),
+                };
+                out.push_str(&format!(
+                    "active: {} ({} CP spent{}{step})\n",
+                    a.unit,
+                    a.spent,
+                    if a.expending { ", expending" } else { "" }
+                ));
+            }
+        }
+    }
+    for side in &state.sides {
+        out.push_str(&format!("{side}:\n"));
+        for u in state.units.values().filter(|u| &u.side == side) {
+            let mut marks = Vec::new();
+            if u.activated {
+                marks.push("activated".to_string());
+            }
+            if u.strategic {
+                marks.push("moved strategically".into());
+            }
+            if u.held_interrupt_cp > 0 {
+                marks.push(format!("{} CP held for an interrupt", u.held_interrupt_cp));
+            }
+            if u.brevet_due.is_some() {
+                marks.push("must brevet a leader".into());
+            }
+            if u.taking_command {
+                marks.push("new leader taking command".into());
+            }
+            if u.broken {
+                marks.push("broken".into());
+            }
+            if u.hero {
+                marks.push("hero".into());
+            }
+            if !u.contact.is_empty() {
+                marks.push(format!(
+                    "in contact with {}",
+                    u.contact.iter().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            let leader = match u.leader.as_ref().and_then(|l| state.figures.get(l)) {
+                Some(l) => format!(
+                    "leader {} (CR {}, {})",
+                    l.id,
+                    l.command_rating.unwrap_or(0),
+                    inches(l.command_distance_tenths)
+                ),
+                None => "no leader".into(),
+            };
+            let marks = if marks.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", marks.join(", "))
+            };
+            out.push_str(&format!("  unit {}, {leader}: {} CP{marks}\n", u.id, u.cp));
+            for f in state
+                .figures
+                .values()
+                .filter(|f| f.in_play() && f.unit == u.id)
+            {
+                out.push_str(&format!(
+                    "    {:<10} TQ {} {:<9} at {}\n",
+                    f.id,
+                    f.troop_quality,
+                    f.morale.name(),
+                    f.at
+                ));
+            }
+        }
+    }
+    out.push_str("organisation:\n");
+    fn tree(state: &State, parent: Option<&str>, depth: usize, out: &mut String) {
+        for o in state
+            .organisations
+            .values()
+            .filter(|o| o.parent.as_deref() == parent)
+        {
+            out.push_str(&format!(
+                "{}{} {} ({}), led by {}\n",
+                "  ".repeat(depth + 1),
+                o.id,
+                o.kind,
+                o.side,
+                o.leader.as_deref().unwrap_or("nobody")
+            ));
+            tree(state, Some(&o.id), depth + 1, out);
+        }
+    }
+    tree(state, None, 0, &mut out);
+    let gone: Vec<_> = state.figures.values().filter(|f| !f.in_play()).collect();
+    if !gone.is_empty() {
+        out.push_str("out of play:\n");
+        for f in gone {
+            out.push_str(&format!(
+                "  {} ({}): {}\n",
+                f.id,
+                f.side,
+                f.removed.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,131 @@
+//! `phoenix-command@1`: every option (an open point of
+//! `rules/INTERPRETATIONS.md`, P1–P12) and every constant (a number a group
+//! might change), each quoting the sentence it settles.
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{RuleVersion, Setting, VersionSpec};
+use crate::ruleset::ScenarioError;
+
+/// The settings of a rule version, typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// P1: a command check passes on a roll equal to the target too.
+    pub command_check_equal_passes: bool,
+    /// P4: an initiative tie is rolled off instead of kept by the holder.
+    pub initiative_tie_roll_off: bool,
+    pub shaken_check_modifier: i64,
+    pub accumulate_cp: u32,
+    pub brevet_rating_loss: i64,
+    pub brevet_minimum_rating: i64,
+    pub take_command_cp: u32,
+    pub consolidation_cp_per_sub_unit: u32,
+    pub detachment_cp_per_unit: u32,
+    pub reorganisation_cp_per_sub_unit: u32,
+    pub standard_move_tenths: u64,
+}
+
+impl Config {
+    pub fn from_rules(r: &RuleVersion) -> Result<Config, ScenarioError> {
+        let count = |name: &str| {
+            u32::try_from(r.int(name)).map_err(|_| {
+                ScenarioError::new(
+                    format!("rules.constants.{name}"),
+                    "must be a whole number from 0",
+                )
+            })
+        };
+        Ok(Config {
+            command_check_equal_passes: r.flag("command-check-equal-passes"),
+            initiative_tie_roll_off: r.flag("initiative-tie-roll-off"),
+            shaken_check_modifier: r.int("shaken-check-modifier"),
+            accumulate_cp: count("accumulate-cp")?,
+            brevet_rating_loss: r.int("brevet-rating-loss"),
+            brevet_minimum_rating: r.int("brevet-minimum-rating"),
+            take_command_cp: count("take-command-cp")?,
+            consolidation_cp_per_sub_unit: count("consolidation-cp-per-sub-unit")?,
+            detachment_cp_per_unit: count("detachment-cp-per-unit")?,
+            reorganisation_cp_per_sub_unit: count("reorganisation-cp-per-sub-unit")?,
+            standard_move_tenths: u64::from(count("standard-move-tenths")?),
+        })
+    }
+}
+
+const VERSION_SUMMARY: &str = "Phoenix Command Basic Miniatures v.001 as written, with the defaults of rules/INTERPRETATIONS.md P1-P12.";
+
+/// `phoenix-command@1`: every option and constant.
+pub fn versions() -> Vec<VersionSpec> {
+    vec![VersionSpec {
+        ruleset: "phoenix-command",
+        version: "1",
+        summary: VERSION_SUMMARY,
+        settings: vec![
+            Setting::option(
+                "command-check-equal-passes",
+                "P1",
+                "\"The command check is performed by making a 0-9 roll and trying to get under the sum of the figure's Troop Quality and the leader's Command Rating.\" — the example: \"Both rolls were below the Command Check Target 5\".",
+                "A command check also passes when the roll equals the Command Check Target (roll <= target); by default it must be under it (roll < target).",
+            ),
+            Setting::option(
+                "initiative-tie-roll-off",
+                "P4",
+                "\"The Side which has the most active combatants has initiative until the turn ends, or an interrupt causes a change in initiative.\"",
+                "At the initiative count, a tie is rolled off (each side a d10 labelled initiative:<side>, higher wins, ties rolled again) instead of the side that held initiative keeping it.",
+            ),
+            Setting::constant(
+                "shaken-check-modifier",
+                -2,
+                "\"Shaken troops suffer a penalty of –2 to their Command Check Target.\"",
+                "Added to a Shaken figure's Command Check Target (P2: it changes the target, not the roll).",
+            ),
+            Setting::constant(
+                "accumulate-cp",
+                1,
+                "\"Accumulate another CP\"",
+                "CP an activated unit gains when it accumulates (never above its leader's Command Rating).",
+            ),
+            Setting::constant(
+                "brevet-rating-loss",
+                1,
+                "\"The new leader has a Command Rating one less than his predecessor.\"",
+                "How much lower a breveted leader's Command Rating is than his predecessor's.",
+            ),
+            Setting::constant(
+                "brevet-minimum-rating",
+                1,
+                "\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\"",
+                "The lowest Command Rating a breveted leader may have; below it the unit breaks.",
+            ),
+            Setting::constant(
+                "take-command-cp",
+                1,
+                "\"The new leader must accumulate and spend 1 CP to take command of the unit. In the advanced rules, a nation's command and control doctrine can raise or lower this CP cost\"",
+                "CP a breveted leader spends to take command of his unit.",
+            ),
+            Setting::constant(
+                "consolidation-cp-per-sub-unit",
+                1,
+                "\"Consolidation requires 1 CP per sub-unit to be consolidated.\"",
+                "CP the organisation leader spends per sub-unit consolidated.",
+            ),
+            Setting::constant(
+                "detachment-cp-per-unit",
+                1,
+                "\"A consolidated unit can detach units. Doing so costs 1 CP per unit detached.\"",
+                "CP a consolidated unit spends per unit it detaches.",
+            ),
+            Setting::constant(
+                "reorganisation-cp-per-sub-unit",
+                2,
+                "\"Reorganization requires the expenditures of 2 CP for each sub-unit affected.\"",
+                "CP the reorganising leader spends per sub-unit (fire team) the reorganisation leaves.",
+            ),
+            Setting::constant(
+                "standard-move-tenths",
+                60,
+                "\"Jason moves the five figures of the fireteam twice their standard move of 6\"\"",
+                "A figure's standard move, in tenths of an inch: the furthest a move action may take it.",
+            ),
+        ],
+    }]
+}
