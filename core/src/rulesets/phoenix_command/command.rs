@@ -370,6 +370,7 @@ pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
             reason: format!(
                 "its leader {figure} fell, and a new leader's command rating would be {successor_rating}: \"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\""
             ),
+            rout: false,
         }),
         Succession::Brevet => {}
     }

@@ -11,7 +11,7 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{actions, command, organisation, turn};
+use super::{actions, command, fire, morale, organisation, turn};
 use super::{Activation, Decision, Fact, Figure, Organisation, State, Turn, Unit};
 
 pub(super) type Facts = crate::ruleset::Facts<super::PhoenixCommand>;
@@ -21,7 +21,7 @@ pub(super) fn decide(
     decision: &Decision,
     dice: &mut Dice,
 ) -> Result<Vec<Fact>, Violation> {
-    refuse_while_brevet_due(state, decision)?;
+    refuse_while_inputs_due(state, decision)?;
     let mut facts = Facts::new(state);
     match decision {
         Decision::BeginTurn => turn::begin_turn(state, &mut facts)?,
@@ -38,7 +38,7 @@ pub(super) fn decide(
         Decision::Accumulate => command::accumulate(state, &mut facts)?,
         Decision::Pass => command::pass(state, &mut facts)?,
         Decision::SpendCp => command::spend_cp(state, &mut facts)?,
-        Decision::Actions { actions } => actions::actions(state, actions, &mut facts)?,
+        Decision::Actions { actions } => actions::actions(state, actions, dice, &mut facts)?,
         Decision::Stop => command::stop(state, &mut facts)?,
         Decision::TakeCommand => command::take_command(state, &mut facts)?,
         Decision::Consolidate { organisation } => {
@@ -56,22 +56,35 @@ pub(super) fn decide(
             reason,
         } => command::command_check(state, unit, figures.as_deref(), reason, dice, &mut facts)?,
         Decision::Brevet { unit, leader } => command::brevet(state, unit, leader, &mut facts)?,
+        Decision::Injury { target, effect } => {
+            fire::rule_injury(state, target, *effect, dice, &mut facts)?
+        }
         Decision::Casualty {
             figure,
             effect,
             reason,
         } => command::casualty(state, figure, *effect, reason, &mut facts)?,
     }
+    morale::settle_unit_morale(&mut facts);
     turn::settle_initiative(&mut facts);
     Ok(facts.into_facts())
 }
 
-/// "If the leader of a unit is incapacitated or killed, the unit loses all
-/// accumulated CP and has to appoint (“brevet”) a new leader immediately from
-/// within its ranks." Nothing else happens until it has.
-fn refuse_while_brevet_due(state: &State, decision: &Decision) -> Result<(), Violation> {
-    if matches!(decision, Decision::Brevet { .. }) {
+/// Inputs the rules need before anything else happens: the referee's effect
+/// of a hit rolled without a table (P9: "a referee event after the rolled
+/// 0–9"), and a brevet — "If the leader of a unit is incapacitated or killed,
+/// the unit loses all accumulated CP and has to appoint (“brevet”) a new
+/// leader immediately from within its ranks."
+fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Violation> {
+    if matches!(decision, Decision::Brevet { .. } | Decision::Injury { .. }) {
         return Ok(());
+    }
+    if let Some(p) = state.turn.as_ref().and_then(|t| t.pending_injuries.first()) {
+        refuse!(
+            "the referee must first give the injury effect of the hit on {} (roll {} with modifiers; the scenario has no injury table)",
+            p.target,
+            p.total
+        );
     }
     if let Some(u) = state.units.values().find(|u| u.brevet_due.is_some()) {
         let ranks: Vec<&str> = members(state, &u.id)

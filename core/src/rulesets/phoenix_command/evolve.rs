@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    Activation, BrevetDue, Fact, Organisation, Phase, Spend, State, Step, Succession, Turn, Unit,
+    Action, Activation, BrevetDue, Fact, Organisation, PendingInjury, Phase, Posture, Spend, State,
+    Step, Succession, Turn, Unit, UnitMorale,
 };
 
 fn turn(state: &mut State) -> &mut Turn {
@@ -58,9 +59,13 @@ fn new_unit(state: &State, id: &str, side: &str, leader: &str, contact: BTreeSet
         strategic: false,
         brevet_due: None,
         taking_command: false,
-        broken: false,
         hero: state.organisations.get(id).is_some_and(|o| o.hero),
         contact,
+        morale: UnitMorale::Steady,
+        restored: false,
+        ragged_interrupt_used: false,
+        rout_due: false,
+        in_cover: false,
     }
 }
 
@@ -70,12 +75,18 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
             for u in state.units.values_mut() {
                 u.activated = false;
                 u.strategic = false;
+                u.restored = false;
+                u.ragged_interrupt_used = false;
+            }
+            for f in state.figures.values_mut() {
+                f.double_timed = false;
             }
             state.turn = Some(Turn {
                 number: *number,
                 phase: Phase::StrategicMovement,
                 counts: Default::default(),
                 activation: None,
+                pending_injuries: Vec::new(),
             });
         }
         Fact::UnitWithdrew {
@@ -153,6 +164,8 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 spent: 0,
                 expending: false,
                 step: None,
+                actions_begun: false,
+                abandoned: false,
             });
         }
         Fact::CpAccumulated {
@@ -171,6 +184,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
             a.spent += cp;
             a.expending = true;
             if *on == Spend::Actions {
+                a.actions_begun = true;
                 a.step = Some(Step {
                     number: *number,
                     acted: BTreeSet::new(),
@@ -179,14 +193,75 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
         }
         Fact::FigureActed { action, .. } => {
             let figure = action.figure().to_string();
-            if let super::Action::Move { to, .. } = action {
-                state.figures.get_mut(&figure).expect("a figure").at = *to;
+            let f = state.figures.get_mut(&figure).expect("a figure");
+            match action {
+                Action::Move { to, .. } | Action::Flee { to, .. } => {
+                    f.at = *to;
+                    f.posture = Posture::Standing;
+                }
+                Action::DoubleTime { to, .. } => {
+                    f.at = *to;
+                    f.posture = Posture::Standing;
+                    f.double_timed = true;
+                }
+                Action::Fire {
+                    move_to: Some(to), ..
+                } => {
+                    f.at = *to;
+                    f.posture = Posture::Standing;
+                }
+                Action::Fire { .. } | Action::Hold { .. } | Action::Other { .. } => {}
             }
             if let Some(step) = activation(&mut state).step.as_mut() {
                 step.acted.insert(figure);
             }
         }
-        Fact::CpCompleted { .. } => activation(&mut state).step = None,
+        Fact::Fired {
+            figure,
+            weapon,
+            one_use,
+            ..
+        } => {
+            if *one_use {
+                state
+                    .figures
+                    .get_mut(figure)
+                    .expect("a figure")
+                    .used_weapons
+                    .insert(weapon.clone());
+            }
+        }
+        Fact::InjuryRolled {
+            target,
+            shooter,
+            total,
+            effect,
+            melee,
+            ..
+        } => {
+            if effect.is_none() {
+                turn(&mut state).pending_injuries.push(PendingInjury {
+                    target: target.clone(),
+                    shooter: shooter.clone(),
+                    total: *total,
+                    melee: *melee,
+                });
+            }
+        }
+        Fact::InjuryRuled { .. } => {
+            turn(&mut state).pending_injuries.remove(0);
+        }
+        Fact::KnockoutRolled { .. } => {}
+        Fact::MoraleChanged { figure, to, .. } => {
+            state.figures.get_mut(figure).expect("a figure").morale = *to;
+        }
+        Fact::UnitShaken { unit: id, .. } => unit(&mut state, id).morale = UnitMorale::Shaken,
+        Fact::CpCompleted { caught_up, .. } => {
+            activation(&mut state).step = None;
+            for f in caught_up {
+                state.figures.get_mut(f).expect("a figure").lagging = false;
+            }
+        }
         Fact::CpLost { unit: id, .. } => {
             if let Some(u) = state.units.get_mut(id) {
                 u.cp = 0;
@@ -357,7 +432,11 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
             }
         }
         Fact::TookCommand { unit: id, .. } => unit(&mut state, id).taking_command = false,
-        Fact::UnitBroke { unit: id, .. } => unit(&mut state, id).broken = true,
+        Fact::UnitBroke { unit: id, rout, .. } => {
+            let u = unit(&mut state, id);
+            u.morale = UnitMorale::Broken;
+            u.rout_due = *rout;
+        }
         Fact::UnitEliminated { unit: id, .. } => {
             state.units.remove(id);
             for u in state.units.values_mut() {

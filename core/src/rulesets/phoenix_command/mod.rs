@@ -30,6 +30,8 @@ mod actions;
 mod command;
 mod decide;
 mod evolve;
+mod fire;
+mod morale;
 mod narrate;
 mod organisation;
 mod scenario;
@@ -47,7 +49,9 @@ use crate::geometry::Point;
 use crate::rules::{RuleVersion, VersionSpec};
 use crate::ruleset::{Ruleset, ScenarioError, Violation};
 
-pub use scenario::{FigureSetup, OrganisationSetup, Scenario, UnitSetup, Weapon};
+pub use scenario::{
+    FigureSetup, InjuryColumn, InjuryRow, OrganisationSetup, Scenario, UnitSetup, Weapon,
+};
 pub use versions::{versions, Config};
 
 /// The ruleset.
@@ -73,6 +77,80 @@ impl Morale {
             Morale::Fanatical => "Fanatical",
         }
     }
+}
+
+/// How a figure lies on the table: "A figure that has Taken Cover is able to
+/// use the “In Cover” or “Prone” Lines" (2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Posture {
+    Standing,
+    InCover,
+    Prone,
+}
+
+/// A unit's morale (2.8 Unit Morale Effects).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnitMorale {
+    Steady,
+    /// "If the majority (rounded up) of figures in a unit are Shaken, then the Unit becomes Shaken".
+    Shaken,
+    /// "If the majority (rounded up) of figures in a unit are Panicked, then the unit as a whole is Broken".
+    Broken,
+}
+
+/// An injury effect of the Hit Location and Injury Table (2.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Injury {
+    None,
+    Graze,
+    LightWound,
+    CriticalWound,
+}
+
+impl Injury {
+    pub fn name(self) -> &'static str {
+        match self {
+            Injury::None => "no effect",
+            Injury::Graze => "a Graze",
+            Injury::LightWound => "a Light Wound",
+            Injury::CriticalWound => "a Critical Wound",
+        }
+    }
+}
+
+/// How a figure fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FireMode {
+    /// The 1, 2 or 3 shot line, as chosen.
+    Aimed,
+    /// The chosen line and "an additional shot without modification to their odds of hitting".
+    Disciplined,
+    /// "the maximum rate of fire for his weapon … all … at a –2 penalty".
+    Ragged,
+}
+
+impl FireMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            FireMode::Aimed => "aimed fire",
+            FireMode::Disciplined => "disciplined fire",
+            FireMode::Ragged => "ragged fire",
+        }
+    }
+}
+
+/// A hit whose injury effect the referee must give (no table in the scenario, P9).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingInjury {
+    pub target: String,
+    pub shooter: String,
+    /// The hit location and injury roll with every modifier.
+    pub total: i64,
+    pub melee: bool,
 }
 
 /// A figure on the table.
@@ -103,6 +181,15 @@ pub struct Figure {
     pub knockout_chance: Option<i64>,
     /// Melee Attack Value (2.7), scenario data.
     pub melee_attack_value: Option<i64>,
+    /// Armour PF (scenario data), compared with a weapon's PEN.
+    pub armour_pf: u32,
+    /// Double-time advanced this turn: no second one, and no fire.
+    pub double_timed: bool,
+    pub posture: Posture,
+    /// 1 Use weapons he has fired.
+    pub used_weapons: BTreeSet<String>,
+    /// Failed the abandonment check: sits out the next CP (P6).
+    pub lagging: bool,
 }
 
 impl Figure {
@@ -145,11 +232,18 @@ pub struct Unit {
     pub brevet_due: Option<BrevetDue>,
     /// A breveted leader who has not yet spent CP to take command.
     pub taking_command: bool,
-    /// Broken: leaderless, it leaves the battlefield at the next strategic movement.
-    pub broken: bool,
     pub hero: bool,
     /// Enemy units it is in contact with (a referee input).
     pub contact: BTreeSet<String>,
+    pub morale: UnitMorale,
+    /// The leader restored the unit's morale to Bold for this turn.
+    pub restored: bool,
+    /// Its one ragged interrupt of the turn is spent.
+    pub ragged_interrupt_used: bool,
+    /// Broken: it must rout now (where it goes is a referee input).
+    pub rout_due: bool,
+    /// Broken and in cover after its rout: its leader may steady it.
+    pub in_cover: bool,
 }
 
 /// A brevet the unit owes: the new leader's rating, and what he takes over.
@@ -188,6 +282,10 @@ pub struct Activation {
     /// The unit has begun to expend its CP: it must go on until they are gone.
     pub expending: bool,
     pub step: Option<Step>,
+    /// A CP has been spent on figure actions (rally and self-rally come first).
+    pub actions_begun: bool,
+    /// The leader has abandoned the unit's Shaken figures this activation.
+    pub abandoned: bool,
 }
 
 /// The turn in progress.
@@ -198,6 +296,8 @@ pub struct Turn {
     /// Active combatants per side at the last count (operations only).
     pub counts: BTreeMap<String, u32>,
     pub activation: Option<Activation>,
+    /// Hits waiting for the referee's injury effect, oldest first.
+    pub pending_injuries: Vec<PendingInjury>,
 }
 
 /// The game so far.
@@ -212,6 +312,8 @@ pub struct State {
     pub figures: BTreeMap<String, Figure>,
     /// The scenario's weapons, by id.
     pub weapons: BTreeMap<String, Weapon>,
+    /// The scenario's Hit Location and Injury Table, if it has one (P9).
+    pub injury_table: Option<Vec<InjuryColumn>>,
     pub turn: Option<Turn>,
 }
 
@@ -238,6 +340,34 @@ impl Casualty {
 pub enum Action {
     /// A standard move to a position (tenths of an inch).
     Move { figure: String, to: Point },
+    /// Twice the standard move; once per figure per turn, and no fire after it.
+    DoubleTime { figure: String, to: Point },
+    /// Fires one weapon at an enemy figure, after a standard move to
+    /// `move_to` if given ("advancing and firing"). `odds` are the Odds of
+    /// Hitting read from the tables for the line fired, with the target's
+    /// modifier (P9); ragged fire's −2 is the engine's. `line` is the 1, 2
+    /// or 3 shot line (ragged fire: the weapon's maximum). `cover_pf`: the
+    /// PF of cover between shooter and target.
+    Fire {
+        figure: String,
+        #[serde(default)]
+        move_to: Option<Point>,
+        weapon: String,
+        target: String,
+        mode: FireMode,
+        #[serde(default)]
+        line: Option<u32>,
+        odds: i64,
+        #[serde(default)]
+        cover_pf: u32,
+    },
+    /// A Panicked figure flees a double-time move away from the enemy,
+    /// towards cover; reaching it, he surrenders.
+    Flee {
+        figure: String,
+        to: Point,
+        reached_cover: bool,
+    },
     /// Stays where he is.
     Hold { figure: String },
     /// An action the engine records but does not resolve (pops smoke, opens a door).
@@ -248,6 +378,9 @@ impl Action {
     pub fn figure(&self) -> &str {
         match self {
             Action::Move { figure, .. }
+            | Action::DoubleTime { figure, .. }
+            | Action::Fire { figure, .. }
+            | Action::Flee { figure, .. }
             | Action::Hold { figure }
             | Action::Other { figure, .. } => figure,
         }
@@ -333,6 +466,8 @@ pub enum Decision {
     },
     /// A unit whose leader fell appoints a new one from its ranks.
     Brevet { unit: String, leader: String },
+    /// Referee: the injury effect of the oldest hit waiting for one (P9).
+    Injury { target: String, effect: Injury },
     /// Referee: a figure is killed or incapacitated.
     Casualty {
         figure: String,
@@ -433,6 +568,15 @@ pub enum Succession {
     Eliminated,
 }
 
+/// One shot: its 0–9 roll, and whether it hit. Under stray fire (P11) a shot
+/// at odds below 0 strikes with `stray` added to its injury roll.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shot {
+    pub roll: u32,
+    pub hit: bool,
+    pub stray: Option<i64>,
+}
+
 /// What happened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
@@ -522,10 +666,64 @@ pub enum Fact {
         from: Option<Point>,
         distance_tenths: Option<u64>,
     },
+    Fired {
+        unit: String,
+        figure: String,
+        weapon: String,
+        target: String,
+        mode: FireMode,
+        /// The odds every shot was rolled against (ragged: with its penalty).
+        odds: i64,
+        shots: Vec<Shot>,
+        /// Hits each successful shot scores ("2 hits @ 60").
+        hits_per_shot: u32,
+        /// The PEN that reaches the target (less intervening cover's PF).
+        pen: u32,
+        one_use: bool,
+    },
+    InjuryRolled {
+        target: String,
+        shooter: String,
+        roll: u32,
+        sdm: i64,
+        stray: i64,
+        total: i64,
+        /// The injury effect from the scenario's table; none: the referee gives it.
+        effect: Option<Injury>,
+        melee: bool,
+    },
+    InjuryRuled {
+        target: String,
+        total: i64,
+        effect: Injury,
+    },
+    KnockoutRolled {
+        figure: String,
+        roll: u32,
+        chance: i64,
+        /// The fanatic's second roll (panic), not the knockout roll.
+        fanatic: bool,
+        /// At or under the chance.
+        under: bool,
+    },
+    MoraleChanged {
+        figure: String,
+        from: Morale,
+        to: Morale,
+        reason: String,
+    },
+    UnitShaken {
+        unit: String,
+        side: String,
+        shaken: u32,
+        of: u32,
+    },
     CpCompleted {
         unit: String,
         number: u32,
         cp_left: u32,
+        /// Figures who lagged behind on this CP and act again from the next (P6).
+        caught_up: Vec<String>,
     },
     CpLost {
         unit: String,
@@ -617,6 +815,8 @@ pub enum Fact {
         unit: String,
         side: String,
         reason: String,
+        /// It must rout now (2.8); a unit that could not brevet does not.
+        rout: bool,
     },
     UnitEliminated {
         unit: String,

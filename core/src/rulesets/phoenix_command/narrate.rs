@@ -3,7 +3,10 @@
 use crate::geometry::Point;
 
 use super::actions::inches;
-use super::{Action, Check, Fact, InitiativeBy, NextUp, Phase, Spend, State, Succession};
+use super::{
+    Action, Check, Fact, FireMode, InitiativeBy, NextUp, Phase, Posture, Spend, State, Succession,
+    UnitMorale,
+};
 
 fn next_text(next: &Option<NextUp>) -> String {
     match next {
@@ -32,6 +35,58 @@ fn counts_text(counts: &std::collections::BTreeMap<String, u32>) -> String {
 
 fn action_text(action: &Action, from: Option<Point>, distance: Option<u64>) -> String {
     match action {
+        Action::DoubleTime { figure, to } => match (from, distance) {
+            (Some(from), Some(d)) => format!(
+                "{figure} double-time advances from {from} to {to} ({}).",
+                inches(d)
+            ),
+            _ => format!("{figure} double-time advances to {to}."),
+        },
+        Action::Flee {
+            figure,
+            to,
+            reached_cover,
+        } => {
+            let d = distance
+                .map(|d| format!(" ({})", inches(d)))
+                .unwrap_or_default();
+            let end = if *reached_cover {
+                ", reaching cover"
+            } else {
+                ""
+            };
+            format!("{figure} flees to {to}{d}{end}.")
+        }
+        Action::Fire {
+            figure,
+            move_to,
+            weapon,
+            target,
+            mode,
+            line,
+            odds,
+            cover_pf,
+        } => {
+            let moved = match (move_to, from, distance) {
+                (Some(to), Some(from), Some(d)) => {
+                    format!("{figure} moves from {from} to {to} ({}) and ", inches(d))
+                }
+                _ => format!("{figure} "),
+            };
+            let line = match (mode, line) {
+                (FireMode::Ragged, _) | (_, None) => String::new(),
+                (_, Some(l)) => format!(" on the {l} shot line"),
+            };
+            let cover = if *cover_pf > 0 {
+                format!(", through cover of PF {cover_pf}")
+            } else {
+                String::new()
+            };
+            format!(
+                "{moved}opens {} with his {weapon} at {target}{line}, odds {odds}{cover}.",
+                mode.name()
+            )
+        }
         Action::Move { figure, to } => match (from, distance) {
             (Some(from), Some(d)) => format!("{figure} moves from {from} to {to} ({}).", inches(d)),
             _ => format!("{figure} moves to {to}."),
@@ -179,7 +234,96 @@ pub(super) fn narrate(fact: &Fact) -> String {
             unit,
             number,
             cp_left,
-        } => format!("Every figure of {unit} has acted on CP {number}; {cp_left} CP left."),
+            caught_up,
+        } => {
+            let caught = if caught_up.is_empty() {
+                String::new()
+            } else {
+                format!(" {} caught up and act normally from now.", caught_up.join(", "))
+            };
+            format!("Every figure of {unit} has acted on CP {number}; {cp_left} CP left.{caught}")
+        }
+        Fact::Fired {
+            figure,
+            target,
+            mode,
+            odds,
+            shots,
+            hits_per_shot,
+            pen,
+            ..
+        } => {
+            let rolls: Vec<String> = shots
+                .iter()
+                .map(|s| match (s.hit, s.stray) {
+                    (_, Some(m)) => format!("{} (stray, {m:+})", s.roll),
+                    (true, None) => format!("{} hit", s.roll),
+                    (false, None) => format!("{} miss", s.roll),
+                })
+                .collect();
+            let hits = shots.iter().filter(|s| s.hit).count() as u32 * hits_per_shot;
+            format!(
+                "{figure}'s {} at {target}: {} shot(s) against odds {odds}: {}; {hits} hit(s) at PEN {pen}.",
+                mode.name(),
+                shots.len(),
+                rolls.join(", ")
+            )
+        }
+        Fact::InjuryRolled {
+            target,
+            roll,
+            sdm,
+            stray,
+            total,
+            effect,
+            melee,
+            ..
+        } => {
+            let stray = if *stray != 0 {
+                format!(" {stray:+} stray")
+            } else {
+                String::new()
+            };
+            let table = if *melee { "melee " } else { "" };
+            let effect = match effect {
+                Some(e) => format!("{}.", e.name()),
+                None => "the referee gives the effect (no injury table).".into(),
+            };
+            format!(
+                "Hit location and {table}injury roll for {target}: {roll} {sdm:+} SDM{stray} = {total}: {effect}"
+            )
+        }
+        Fact::InjuryRuled {
+            target,
+            total,
+            effect,
+        } => format!("The referee reads {} for {target}'s roll of {total}.", effect.name()),
+        Fact::KnockoutRolled {
+            figure,
+            roll,
+            chance,
+            fanatic,
+            under,
+        } => match (fanatic, under) {
+            (false, true) => format!("{figure}'s knockout roll: {roll} against a Knockout Chance of {chance}: he goes unconscious."),
+            (false, false) => format!("{figure}'s knockout roll: {roll} against a Knockout Chance of {chance}: he stays conscious."),
+            (true, true) => format!("{figure}, a fanatic, rolls again: {roll} against {chance}: he panics."),
+            (true, false) => format!("{figure}, a fanatic, rolls again: {roll} against {chance}: he fights on."),
+        },
+        Fact::MoraleChanged {
+            figure,
+            from,
+            to,
+            reason,
+        } => format!("{figure} goes from {} to {} ({reason}).", from.name(), to.name()),
+        Fact::UnitShaken {
+            unit,
+            side,
+            shaken,
+            of,
+        } => format!(
+            "{unit} ({side}) is Shaken: {shaken} of its {of} figures are Shaken or worse."
+        ),
         Fact::CpLost { unit, cp, reason } => {
             format!("{unit} loses its {cp} remaining CP: {reason}.")
         }
@@ -316,7 +460,15 @@ pub(super) fn narrate(fact: &Fact) -> String {
         Fact::TookCommand { unit, leader } => {
             format!("{leader} takes command of {unit}, which may now act normally.")
         }
-        Fact::UnitBroke { unit, side, reason } => format!("{unit} ({side}) breaks: {reason}"),
+        Fact::UnitBroke {
+            unit,
+            side,
+            reason,
+            rout,
+        } => {
+            let rout = if *rout { " It must rout at once." } else { "" };
+            format!("{unit} ({side}) breaks: {reason}{rout}")
+        }
         Fact::UnitEliminated { unit, side } => {
             format!("{unit} ({side}) has no figure left in play: it is eliminated.")
         }
@@ -384,8 +536,22 @@ pub(super) fn render(state: &State) -> String {
             if u.taking_command {
                 marks.push("new leader taking command".into());
             }
-            if u.broken {
-                marks.push("broken".into());
+            match u.morale {
+                UnitMorale::Steady => {}
+                UnitMorale::Shaken => marks.push("Shaken".into()),
+                UnitMorale::Broken => marks.push("Broken".into()),
+            }
+            if u.restored {
+                marks.push("restored to Bold for the turn".into());
+            }
+            if u.rout_due {
+                marks.push("must rout".into());
+            }
+            if u.in_cover {
+                marks.push("in cover".into());
+            }
+            if u.ragged_interrupt_used {
+                marks.push("ragged interrupt spent".into());
             }
             if u.hero {
                 marks.push("hero".into());
@@ -416,8 +582,28 @@ pub(super) fn render(state: &State) -> String {
                 .values()
                 .filter(|f| f.in_play() && f.unit == u.id)
             {
+                let mut notes = Vec::new();
+                match f.posture {
+                    Posture::Standing => {}
+                    Posture::InCover => notes.push("in cover".to_string()),
+                    Posture::Prone => notes.push("prone".to_string()),
+                }
+                if f.double_timed {
+                    notes.push("double-timed".into());
+                }
+                if f.lagging {
+                    notes.push("lagging".into());
+                }
+                for w in &f.used_weapons {
+                    notes.push(format!("{w} used"));
+                }
+                let notes = if notes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", notes.join(", "))
+                };
                 out.push_str(&format!(
-                    "    {:<10} TQ {} {:<9} at {}\n",
+                    "    {:<10} TQ {} {:<9} at {}{notes}\n",
                     f.id,
                     f.troop_quality,
                     f.morale.name(),

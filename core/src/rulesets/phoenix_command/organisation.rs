@@ -17,7 +17,9 @@ use super::decide::{
     self, active_unit_between_steps, children, is_within, list, members, members_of_organisation,
     Facts,
 };
-use super::{DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, State, Unit};
+use super::{
+    DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, State, Unit, UnitMorale,
+};
 
 /// The active unit's leader, who gives the order.
 fn leader_of<'a>(state: &'a State, u: &Unit) -> Result<&'a Figure, Violation> {
@@ -132,7 +134,7 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
         if x.strategic {
             refuse!("{other} moved strategically this turn and cannot join {org}: it \"may not act in the operations phase\"");
         }
-        if x.broken {
+        if x.morale == UnitMorale::Broken {
             refuse!("{other} is broken and takes no orders");
         }
     }

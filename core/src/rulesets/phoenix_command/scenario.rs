@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::Point;
 use crate::ruleset::ScenarioError;
 
-use super::{Config, Figure, Morale, Organisation, State, Unit};
+use super::{Config, Figure, Injury, Morale, Organisation, Posture, State, Unit, UnitMorale};
 
 /// The scenario as a script or `rollcall new` gives it.
 #[derive(Debug, Clone, Deserialize)]
@@ -32,6 +32,29 @@ pub struct Scenario {
     /// text: scenario data).
     #[serde(default)]
     pub weapons: BTreeMap<String, Weapon>,
+    /// The Hit Location and Injury Table, if the group has it (P9); without
+    /// it the referee gives each hit's effect after the roll.
+    #[serde(default)]
+    pub injury_table: Option<Vec<InjuryColumn>>,
+}
+
+/// A column of the Hit Location and Injury Table: used when the PEN reaching
+/// the target, less his armour's PF, is at least `pen_over_pf`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InjuryColumn {
+    pub pen_over_pf: i64,
+    /// In ascending `from`: a roll (with SDM and modifiers) at or above `from`
+    /// has that row's effect; below the first row, no effect.
+    pub rows: Vec<InjuryRow>,
+}
+
+/// A row of an injury column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InjuryRow {
+    pub from: i64,
+    pub effect: Injury,
 }
 
 /// A weapon's line of the Weapons Tables (2.6), as the scenario gives it.
@@ -118,6 +141,9 @@ pub struct FigureSetup {
     /// His Melee Attack Value (2.7: a melee attack hits on a 0-9 roll under it).
     #[serde(default)]
     pub melee_attack_value: Option<i64>,
+    /// His armour's PF (0 unarmoured).
+    #[serde(default)]
+    pub armour_pf: u32,
 }
 
 fn bold() -> Morale {
@@ -285,6 +311,11 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             weapons: f.weapons.clone(),
             knockout_chance: f.knockout_chance,
             melee_attack_value: f.melee_attack_value,
+            armour_pf: f.armour_pf,
+            double_timed: false,
+            posture: Posture::Standing,
+            used_weapons: BTreeSet::new(),
+            lagging: false,
         };
         if figures.insert(f.id.clone(), figure).is_some() {
             return Err(ScenarioError::new(
@@ -440,9 +471,13 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
                 strategic: false,
                 brevet_due: None,
                 taking_command: false,
-                broken: false,
                 hero: o.hero,
                 contact: BTreeSet::new(),
+                morale: UnitMorale::Steady,
+                restored: false,
+                ragged_interrupt_used: false,
+                rout_due: false,
+                in_cover: false,
             },
         );
     }
@@ -460,9 +495,28 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             ));
         }
     }
+    if let Some(columns) = &s.injury_table {
+        for (c, column) in columns.iter().enumerate() {
+            if c > 0 && column.pen_over_pf <= columns[c - 1].pen_over_pf {
+                return Err(ScenarioError::new(
+                    format!("injury_table[{c}].pen_over_pf"),
+                    "columns go in ascending pen_over_pf",
+                ));
+            }
+            for (r, row) in column.rows.iter().enumerate() {
+                if r > 0 && row.from <= column.rows[r - 1].from {
+                    return Err(ScenarioError::new(
+                        format!("injury_table[{c}].rows[{r}].from"),
+                        "rows go in ascending from",
+                    ));
+                }
+            }
+        }
+    }
     Ok(State {
         config,
         weapons: s.weapons,
+        injury_table: s.injury_table,
         sides,
         initiative: s.initiative,
         organisations,

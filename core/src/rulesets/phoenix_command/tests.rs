@@ -6,7 +6,9 @@
 //!
 //! One file per section of the text, as in the module itself.
 
+mod actions;
 mod command;
+mod fire;
 mod games;
 mod organisation;
 mod scenario;

@@ -9,9 +9,9 @@ use crate::geometry::Point;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::command;
 use super::decide::{self, list, members, Facts};
-use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State};
+use super::{command, morale};
+use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State, UnitMorale};
 
 /// A roll-off that ties this many rounds running leaves initiative where it
 /// was: a guard against an endless loop, never met with fair dice.
@@ -61,7 +61,7 @@ pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violati
     let leaving: Vec<(String, String)> = state
         .units
         .values()
-        .filter(|u| u.broken && u.leader.is_none())
+        .filter(|u| u.morale == UnitMorale::Broken && u.leader.is_none())
         .map(|u| (u.id.clone(), u.side.clone()))
         .collect();
     for (unit, side) in leaving {
@@ -108,7 +108,7 @@ pub(super) fn strategic_move(
     if u.strategic {
         refuse!("{unit} has already moved strategically this turn");
     }
-    if u.broken {
+    if u.morale == UnitMorale::Broken {
         refuse!("{unit} is broken: it cannot be given orders");
     }
     if !u.contact.is_empty() {
@@ -283,7 +283,7 @@ fn next_in_order(state: &State) -> Option<NextUp> {
         .filter(|u| {
             !u.activated
                 && !u.strategic
-                && !u.broken
+                && !u.rout_due
                 && u.leader.is_some()
                 && !members(state, &u.id).is_empty()
         })
@@ -385,8 +385,11 @@ pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(
     if u.strategic {
         refuse!("{unit} moved strategically this turn: it \"may not act in the operations phase\". {whose}");
     }
-    if u.broken || u.leader.is_none() {
+    if u.leader.is_none() {
         refuse!("{unit} is broken and has no leader: it cannot act. {whose}");
+    }
+    if u.rout_due {
+        refuse!("{unit} is broken and must rout first. {whose}");
     }
     refuse!(
         "{unit} ({} CP) may not act now: the unactivated unit with the most CP acts next. {whose}",
@@ -411,6 +414,7 @@ pub(super) fn end_activation(facts: &mut Facts) {
         return;
     };
     command::remove_stragglers(facts, &a.unit);
+    morale::settle_unit_morale(facts);
     settle_initiative(facts);
     let next = next_up(facts.state());
     facts.push(Fact::ActivationEnded {

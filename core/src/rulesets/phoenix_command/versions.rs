@@ -14,6 +14,15 @@ pub struct Config {
     pub command_check_equal_passes: bool,
     /// P4: an initiative tie is rolled off instead of kept by the holder.
     pub initiative_tie_roll_off: bool,
+    /// P3: a majority is more than half, not half rounded up.
+    pub strict_majority: bool,
+    /// P11: the optional stray fire rule.
+    pub stray_fire: bool,
+    /// N15: a figure that double-timed may not fire for the rest of the turn.
+    pub double_time_bars_fire_for_the_turn: bool,
+    pub double_time_multiplier: u64,
+    pub disciplined_extra_shots: u32,
+    pub ragged_fire_modifier: i64,
     pub shaken_check_modifier: i64,
     pub accumulate_cp: u32,
     pub brevet_rating_loss: i64,
@@ -38,6 +47,12 @@ impl Config {
         Ok(Config {
             command_check_equal_passes: r.flag("command-check-equal-passes"),
             initiative_tie_roll_off: r.flag("initiative-tie-roll-off"),
+            strict_majority: r.flag("strict-majority"),
+            stray_fire: r.flag("stray-fire"),
+            double_time_bars_fire_for_the_turn: r.flag("double-time-bars-fire-for-the-turn"),
+            double_time_multiplier: u64::from(count("double-time-multiplier")?),
+            disciplined_extra_shots: count("disciplined-extra-shots")?,
+            ragged_fire_modifier: r.int("ragged-fire-modifier"),
             shaken_check_modifier: r.int("shaken-check-modifier"),
             accumulate_cp: count("accumulate-cp")?,
             brevet_rating_loss: r.int("brevet-rating-loss"),
@@ -71,6 +86,24 @@ pub fn versions() -> Vec<VersionSpec> {
                 "P4",
                 "\"The Side which has the most active combatants has initiative until the turn ends, or an interrupt causes a change in initiative.\"",
                 "At the initiative count, a tie is rolled off (each side a d10 labelled initiative:<side>, higher wins, ties rolled again) instead of the side that held initiative keeping it.",
+            ),
+            Setting::option(
+                "strict-majority",
+                "P3",
+                "\"If the majority (rounded up) of figures in a unit are Shaken, then the Unit becomes Shaken\" — and the forced rally's \"If the majority of his unit (rounded up) passes\".",
+                "A majority is more than half (3 of 4); by default it is half rounded up (2 of 4).",
+            ),
+            Setting::option(
+                "stray-fire",
+                "P11",
+                "\"Optional Stray Fire Rule: Where a shooter is firing at a target, and the shooter's Odds of Hitting are less than zero (0), have the shooter roll 0-9. Take the difference between the shooter's 0-9 roll, and the odds of hitting, and subtract this from the hit location and injury roll.\"",
+                "Play the optional stray fire rule: a shot at odds below 0 strikes, its hit location and injury roll reduced by (its 0-9 roll - the odds). Off by default: such a shot misses.",
+            ),
+            Setting::option(
+                "double-time-bars-fire-for-the-turn",
+                "N15",
+                "\"Units which have performed strategic movement in the turn or units which have used the Double-time advance in their action are not eligible to fire.\" — yet in the 2.4 example the fireteam double-times on its second CP and fires on its third.",
+                "A figure that double-time advanced may not fire for the rest of the turn. By default (following the 2.4 example) he only may not fire in the same action, which one action per CP already ensures.",
             ),
             Setting::constant(
                 "shaken-check-modifier",
@@ -119,6 +152,24 @@ pub fn versions() -> Vec<VersionSpec> {
                 2,
                 "\"Reorganization requires the expenditures of 2 CP for each sub-unit affected.\"",
                 "CP the reorganising leader spends per sub-unit (fire team) the reorganisation leaves.",
+            ),
+            Setting::constant(
+                "double-time-multiplier",
+                2,
+                "\"a double-time advance for the entire unit, which allows each figure in the unit to move twice the figure's standard move\"",
+                "How many standard moves a double-time advance (and a panicked figure's flight) covers.",
+            ),
+            Setting::constant(
+                "disciplined-extra-shots",
+                1,
+                "\"According to the rules for disciplined fire, a figure may take an additional shot without modification to their odds of hitting.\"",
+                "Extra shots disciplined fire gives, at the line's odds (none with 1 Shot/Action or 1 Use weapons).",
+            ),
+            Setting::constant(
+                "ragged-fire-modifier",
+                -2,
+                "\"This means he fires at the maximum rate of fire for his weapon, in this case three shots and all are performed at a –2 penalty.\"",
+                "Added to the Odds of Hitting of every ragged fire shot.",
             ),
             Setting::constant(
                 "standard-move-tenths",
