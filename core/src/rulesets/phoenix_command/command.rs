@@ -10,6 +10,7 @@ use crate::ruleset::Violation;
 use super::actions::complete_step_if_done;
 use super::decide::{self, active_unit_between_steps, led_by, list, members, Facts};
 use super::turn::end_activation;
+use super::{interrupts, morale};
 use super::{Casualty, Check, Fact, Morale, Spend, State, Succession, Unit};
 
 /// The Command Rating of a unit's leader: the cap on its CP.
@@ -100,9 +101,11 @@ pub(super) fn refuse_while_taking_command(u: &Unit, what: &str) -> Result<(), Vi
 /// actions." — "Units can only perform actions by expending accumulated CP."
 /// Each CP is one step: "Each figure in the unit must perform his action
 /// before the unit's next CP can be expended."
-pub(super) fn spend_cp(state: &State, facts: &mut Facts) -> Result<(), Violation> {
+pub(super) fn spend_cp(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "spend another CP")?;
     refuse_while_taking_command(u, "spend CP on actions")?;
+    morale::refuse_before_composure(state, a, u, "spend CP on actions")?;
+    morale::refuse_unless_figures_dealt_with(state, a, u)?;
     if u.cp == 0 {
         refuse!(
             "{} has no CP left to spend: \"Units can only perform actions by expending accumulated CP\"",
@@ -116,7 +119,7 @@ pub(super) fn spend_cp(state: &State, facts: &mut Facts) -> Result<(), Violation
         on: Spend::Actions,
         cp_left: u.cp - 1,
     });
-    Ok(())
+    interrupts::premature_checks(facts, &u.id, dice)
 }
 
 /// The active unit stops: its remaining CP are lost.
@@ -125,6 +128,11 @@ pub(super) fn spend_cp(state: &State, facts: &mut Facts) -> Result<(), Violation
 /// must be expended, leaving the unit with 0 CP when its actions are
 /// completed. Any CP not used in performing actions are lost."
 pub(super) fn stop(state: &State, facts: &mut Facts) -> Result<(), Violation> {
+    if decide::activation(state)?.interrupted_by.is_some() {
+        // "must cease performing actions and end their turn": no cover taken.
+        end_activation(facts);
+        return Ok(());
+    }
     let (a, u) = active_unit_between_steps(state, "stop")?;
     if !a.expending {
         refuse!(
@@ -147,7 +155,11 @@ pub(super) fn stop(state: &State, facts: &mut Facts) -> Result<(), Violation> {
 /// unit." — "The following turn, he expends that CP to take command of the
 /// unit and is then able to act normally." Taking command begins the unit's
 /// expenditure: CP left over are spent on actions or lost.
-pub(super) fn take_command(state: &State, facts: &mut Facts) -> Result<(), Violation> {
+pub(super) fn take_command(
+    state: &State,
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "take command")?;
     let leader = u.leader.clone().unwrap_or_default();
     if !u.taking_command {
@@ -169,6 +181,7 @@ pub(super) fn take_command(state: &State, facts: &mut Facts) -> Result<(), Viola
         on: Spend::TakeCommand,
         cp_left,
     });
+    interrupts::premature_checks(facts, &u.id, dice)?;
     facts.push(Fact::TookCommand {
         unit: u.id.clone(),
         leader,

@@ -11,7 +11,7 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{actions, command, fire, morale, organisation, turn};
+use super::{actions, command, fire, interrupts, morale, organisation, turn};
 use super::{Activation, Decision, Fact, Figure, Organisation, State, Turn, Unit};
 
 pub(super) type Facts = crate::ruleset::Facts<super::PhoenixCommand>;
@@ -37,10 +37,35 @@ pub(super) fn decide(
         Decision::Activate { unit } => turn::activate(state, unit, &mut facts)?,
         Decision::Accumulate => command::accumulate(state, &mut facts)?,
         Decision::Pass => command::pass(state, &mut facts)?,
-        Decision::SpendCp => command::spend_cp(state, &mut facts)?,
+        Decision::SpendCp => command::spend_cp(state, dice, &mut facts)?,
         Decision::Actions { actions } => actions::actions(state, actions, dice, &mut facts)?,
         Decision::Stop => command::stop(state, &mut facts)?,
-        Decision::TakeCommand => command::take_command(state, &mut facts)?,
+        Decision::TakeCommand => command::take_command(state, dice, &mut facts)?,
+        Decision::SetInterrupt => interrupts::set_interrupt(state, dice, &mut facts)?,
+        Decision::Sighted { target, by } => {
+            interrupts::sighted(state, target, by, dice, &mut facts)?
+        }
+        Decision::Interrupt { by, fire } => {
+            interrupts::interrupt(state, by, fire, dice, &mut facts)?
+        }
+        Decision::TakeCover { moves } => interrupts::take_cover(state, moves, &mut facts)?,
+        Decision::SelfRally => morale::self_rally(state, dice, &mut facts)?,
+        Decision::SteadyUnit { unit } => {
+            morale::steady_unit(state, unit.as_deref(), dice, &mut facts)?
+        }
+        Decision::Rally { unit } => morale::rally(state, unit.as_deref(), dice, &mut facts)?,
+        Decision::RallyPanicked { figure, unit } => {
+            morale::rally_panicked(state, figure, unit.as_deref(), dice, &mut facts)?
+        }
+        Decision::Abandon => morale::abandon(state, dice, &mut facts)?,
+        Decision::ForcedRally { figure, in_sight } => {
+            morale::forced_rally(state, figure, in_sight, dice, &mut facts)?
+        }
+        Decision::Rout {
+            unit,
+            moves,
+            reached_cover,
+        } => morale::rout(state, unit, moves, *reached_cover, &mut facts)?,
         Decision::Consolidate { organisation } => {
             organisation::consolidate(state, organisation, &mut facts)?
         }
@@ -66,6 +91,7 @@ pub(super) fn decide(
         } => command::casualty(state, figure, *effect, reason, &mut facts)?,
     }
     morale::settle_unit_morale(&mut facts);
+    interrupts::settle_interrupts(&mut facts);
     turn::settle_initiative(&mut facts);
     Ok(facts.into_facts())
 }
@@ -96,6 +122,30 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
             u.id,
             ranks.join(", ")
         );
+    }
+    if let Some(u) = state.units.values().find(|u| u.rout_due) {
+        if !matches!(decision, Decision::Rout { unit, .. } if *unit == u.id) {
+            refuse!(
+                "{} is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else",
+                u.id
+            );
+        }
+        return Ok(());
+    }
+    let deciding = match decision {
+        Decision::Interrupt { by, .. } => Some(by.as_str()),
+        _ => None,
+    };
+    interrupts::refuse_while_ambush_blown(state, deciding)?;
+    if let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) {
+        if let Some(by) = &a.interrupted_by {
+            if !matches!(decision, Decision::TakeCover { .. } | Decision::Stop) {
+                refuse!(
+                    "{} has been successfully interrupted by {by}: it \"must cease performing actions and end their turn\" — take cover, or stop",
+                    a.unit
+                );
+            }
+        }
     }
     Ok(())
 }

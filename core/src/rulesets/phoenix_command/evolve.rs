@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    Action, Activation, BrevetDue, Fact, Organisation, PendingInjury, Phase, Posture, Spend, State,
-    Step, Succession, Turn, Unit, UnitMorale,
+    Action, Activation, Ambush, BrevetDue, Fact, Organisation, PendingInjury, Phase, Posture,
+    Spend, State, Step, Succession, Turn, Unit, UnitMorale,
 };
 
 fn turn(state: &mut State) -> &mut Turn {
@@ -17,6 +17,14 @@ fn activation(state: &mut State) -> &mut Activation {
         .activation
         .as_mut()
         .expect("an activation is in progress")
+}
+
+fn ambush<'a>(state: &'a mut State, by: &str) -> &'a mut Ambush {
+    turn(state)
+        .ambushes
+        .iter_mut()
+        .find(|a| a.by == by)
+        .expect("facts name ambushes lying in wait")
 }
 
 fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
@@ -87,6 +95,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 counts: Default::default(),
                 activation: None,
                 pending_injuries: Vec::new(),
+                ambushes: Vec::new(),
             });
         }
         Fact::UnitWithdrew {
@@ -166,7 +175,12 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 step: None,
                 actions_begun: false,
                 abandoned: false,
+                interrupted_by: None,
             });
+            // A new activation: no figure lags behind from an earlier one.
+            for f in state.figures.values_mut().filter(|f| &f.unit == id) {
+                f.lagging = false;
+            }
         }
         Fact::CpAccumulated {
             unit: id, cp_after, ..
@@ -256,6 +270,95 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
             state.figures.get_mut(figure).expect("a figure").morale = *to;
         }
         Fact::UnitShaken { unit: id, .. } => unit(&mut state, id).morale = UnitMorale::Shaken,
+        Fact::InterruptSet { unit: id, cp, .. } => {
+            let u = unit(&mut state, id);
+            u.held_interrupt_cp = 1;
+            u.cp = *cp;
+        }
+        Fact::Sighted {
+            by,
+            target,
+            prepared,
+        } => {
+            if !*prepared {
+                unit(&mut state, by).ragged_interrupt_used = true;
+            }
+            turn(&mut state).ambushes.push(Ambush {
+                by: by.clone(),
+                target: target.clone(),
+                prepared: *prepared,
+                nervous: Vec::new(),
+                fired: false,
+                target_shaken_before: false,
+            });
+        }
+        Fact::AmbushBlown { by, nervous, .. } => ambush(&mut state, by).nervous = nervous.clone(),
+        Fact::InterruptFired {
+            by,
+            held_cp_spent,
+            target_shaken_before,
+            ..
+        } => {
+            let a = ambush(&mut state, by);
+            a.fired = true;
+            a.target_shaken_before = *target_shaken_before;
+            if *held_cp_spent {
+                unit(&mut state, by).held_interrupt_cp = 0;
+            }
+        }
+        Fact::InterruptResolved {
+            by,
+            target,
+            success,
+            target_active,
+            ..
+        } => {
+            turn(&mut state).ambushes.retain(|a| &a.by != by);
+            if *success {
+                if let Some(u) = state.units.get_mut(target) {
+                    u.cp = 0;
+                    u.held_interrupt_cp = 0;
+                    u.activated = true;
+                }
+                if *target_active {
+                    let a = activation(&mut state);
+                    a.interrupted_by = Some(by.clone());
+                    a.step = None;
+                }
+            }
+        }
+        Fact::AmbushLapsed { by, .. } => turn(&mut state).ambushes.retain(|a| &a.by != by),
+        Fact::TookCover {
+            in_cover, prone, ..
+        } => {
+            for f in in_cover {
+                state.figures.get_mut(f).expect("a figure").posture = Posture::InCover;
+            }
+            for f in prone {
+                state.figures.get_mut(f).expect("a figure").posture = Posture::Prone;
+            }
+        }
+        Fact::UnitSteadied { unit: id, to, .. } => {
+            let u = unit(&mut state, id);
+            u.morale = *to;
+            u.restored = true;
+        }
+        Fact::Abandoned { lagging, .. } => {
+            activation(&mut state).abandoned = true;
+            for f in lagging {
+                state.figures.get_mut(f).expect("a figure").lagging = true;
+            }
+        }
+        Fact::ForcedRallyChecked { .. } => {}
+        Fact::Routed {
+            unit: id,
+            reached_cover,
+            ..
+        } => {
+            let u = unit(&mut state, id);
+            u.rout_due = false;
+            u.in_cover = *reached_cover;
+        }
         Fact::CpCompleted { caught_up, .. } => {
             activation(&mut state).step = None;
             for f in caught_up {

@@ -31,6 +31,7 @@ mod command;
 mod decide;
 mod evolve;
 mod fire;
+mod interrupts;
 mod morale;
 mod narrate;
 mod organisation;
@@ -286,6 +287,26 @@ pub struct Activation {
     pub actions_begun: bool,
     /// The leader has abandoned the unit's Shaken figures this activation.
     pub abandoned: bool,
+    /// Successfully interrupted by this unit: it may take cover, then its turn ends.
+    pub interrupted_by: Option<String>,
+}
+
+/// An ambush (2.5): `by` lies in wait for `target`, which has entered its
+/// line of sight.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ambush {
+    pub by: String,
+    pub target: String,
+    /// With the CP held by a set interrupt; else a ragged interrupt.
+    pub prepared: bool,
+    /// Figures whose command check failed: they fire ragged before the
+    /// target acts (the ambush is blown).
+    pub nervous: Vec<String>,
+    /// The ambushers have fired: the interrupt is resolved once every hit's
+    /// effect is known.
+    pub fired: bool,
+    /// The target was Shaken before the ambushers fired.
+    pub target_shaken_before: bool,
 }
 
 /// The turn in progress.
@@ -298,6 +319,8 @@ pub struct Turn {
     pub activation: Option<Activation>,
     /// Hits waiting for the referee's injury effect, oldest first.
     pub pending_injuries: Vec<PendingInjury>,
+    /// Ambushes lying in wait.
+    pub ambushes: Vec<Ambush>,
 }
 
 /// The game so far.
@@ -387,6 +410,21 @@ impl Action {
     }
 }
 
+/// One ambusher's fire in an interrupt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterruptFire {
+    pub figure: String,
+    pub weapon: String,
+    pub target: String,
+    pub mode: FireMode,
+    #[serde(default)]
+    pub line: Option<u32>,
+    pub odds: i64,
+    #[serde(default)]
+    pub cover_pf: u32,
+}
+
 /// A fire team of a reorganisation: new (with its figures) or kept as it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -445,6 +483,57 @@ pub enum Decision {
     Actions { actions: Vec<Action> },
     /// The active unit performs no further actions: its remaining CP are lost.
     Stop,
+    /// The active unit spends 1 CP to set an interrupt, holds it, and ends its turn.
+    SetInterrupt,
+    /// Referee: `target` enters the line of sight of `by`, which lies in wait.
+    Sighted { target: String, by: String },
+    /// The ambushers of `by` fire at the unit they lie in wait for.
+    Interrupt {
+        by: String,
+        fire: Vec<InterruptFire>,
+    },
+    /// A Shaken or Panicked leader spends 1 CP composing himself.
+    SelfRally,
+    /// The leader spends 1 CP on his unit's morale: a Shaken unit to Bold
+    /// for the turn, a Broken unit in cover to Shaken. `unit`: another unit
+    /// a superior officer has joined.
+    SteadyUnit {
+        #[serde(default)]
+        unit: Option<String>,
+    },
+    /// The leader spends 1 CP to rally every Shaken figure of the unit.
+    Rally {
+        #[serde(default)]
+        unit: Option<String>,
+    },
+    /// The leader spends 1 CP to rally one Panicked figure.
+    RallyPanicked {
+        figure: String,
+        #[serde(default)]
+        unit: Option<String>,
+    },
+    /// The leader abandons the Shaken figures: a command check for each Bold figure.
+    Abandon,
+    /// The leader spends 1 CP and executes a Shaken figure; `in_sight`: the
+    /// friendly units within sight of it (a referee input).
+    ForcedRally {
+        figure: String,
+        #[serde(default)]
+        in_sight: Vec<String>,
+    },
+    /// Referee: where a Broken unit routs, and whether it reached cover.
+    Rout {
+        unit: String,
+        #[serde(default)]
+        moves: BTreeMap<String, Point>,
+        reached_cover: bool,
+    },
+    /// A successfully interrupted unit takes cover: each figure named moves
+    /// up to 3" to cover; the others go prone. Its turn then ends.
+    TakeCover {
+        #[serde(default)]
+        moves: BTreeMap<String, Point>,
+    },
     /// A breveted leader spends CP to take command of his unit.
     TakeCommand,
     /// The active unit's leader consolidates the organisation he leads.
@@ -506,6 +595,12 @@ pub enum InitiativeBy {
 pub enum Spend {
     Actions,
     TakeCommand,
+    SetInterrupt,
+    SelfRally,
+    SteadyUnit,
+    Rally,
+    RallyPanicked,
+    ForcedRally,
 }
 
 /// A unit detached from a consolidated unit.
@@ -717,6 +812,77 @@ pub enum Fact {
         side: String,
         shaken: u32,
         of: u32,
+    },
+    InterruptSet {
+        unit: String,
+        side: String,
+        /// Accumulated CP it keeps besides the held one.
+        cp: u32,
+    },
+    Sighted {
+        by: String,
+        target: String,
+        prepared: bool,
+    },
+    AmbushBlown {
+        by: String,
+        target: String,
+        nervous: Vec<String>,
+    },
+    InterruptFired {
+        by: String,
+        target: String,
+        prepared: bool,
+        /// The held CP was spent (a prepared ambush whose unit joined in).
+        held_cp_spent: bool,
+        nervous: Vec<String>,
+        /// The others who joined, with their one action.
+        joined: Vec<String>,
+        mode: Option<FireMode>,
+        target_shaken_before: bool,
+    },
+    InterruptResolved {
+        by: String,
+        target: String,
+        success: bool,
+        reason: String,
+        /// CP the target lost.
+        cp_lost: u32,
+        /// The target's activation is interrupted: it may take cover, then its turn ends.
+        target_active: bool,
+    },
+    UnitSteadied {
+        unit: String,
+        from: UnitMorale,
+        to: UnitMorale,
+    },
+    Abandoned {
+        unit: String,
+        shaken: Vec<String>,
+        /// Bold figures who failed their check: they lag behind by 1 CP.
+        lagging: Vec<String>,
+    },
+    ForcedRallyChecked {
+        unit: String,
+        leader: String,
+        passed: u32,
+        of: u32,
+        /// The majority passed: the leader goes on.
+        holds: bool,
+    },
+    Routed {
+        unit: String,
+        side: String,
+        reached_cover: bool,
+    },
+    AmbushLapsed {
+        by: String,
+        target: String,
+    },
+    TookCover {
+        unit: String,
+        in_cover: Vec<String>,
+        prone: Vec<String>,
     },
     CpCompleted {
         unit: String,

@@ -101,9 +101,143 @@ pub(super) fn narrate(fact: &Fact) -> String {
     match fact {
         Fact::TurnBegan { turn } => format!("Turn {turn} begins: strategic movement."),
         Fact::UnitWithdrew { unit, side, figures, .. } => format!(
-            "{unit} ({side}) is broken and leaderless: it breaks from the battlefield, and {} leave play.",
+            "{unit} ({side}) is still Broken: it breaks from the battlefield, and {} leave play.",
             figures.join(", ")
         ),
+        Fact::InterruptSet { unit, side, cp } => format!(
+            "{unit} ({side}) sets an interrupt: one CP held in reserve, {cp} CP accumulated besides; its turn ends."
+        ),
+        Fact::Sighted {
+            by,
+            target,
+            prepared,
+        } => {
+            let how = if *prepared {
+                "with its held CP"
+            } else {
+                "for a ragged interrupt"
+            };
+            format!("{target} enters {by}'s line of sight (referee): {by} lies in wait, {how}.")
+        }
+        Fact::AmbushBlown {
+            by,
+            target,
+            nervous,
+        } => format!(
+            "{by}'s ambush is blown: {} open ragged fire on {target} before it acts.",
+            nervous.join(", ")
+        ),
+        Fact::InterruptFired {
+            by,
+            target,
+            held_cp_spent,
+            joined,
+            mode,
+            ..
+        } => {
+            let rest = match (joined.is_empty(), mode) {
+                (true, _) | (_, None) => "the rest of the unit holds its fire".to_string(),
+                (false, Some(m)) => format!("{} join with {}", joined.join(", "), m.name()),
+            };
+            let cp = if *held_cp_spent {
+                "; the held CP is spent"
+            } else {
+                ""
+            };
+            format!("{by} interrupts {target}: {rest}{cp}.")
+        }
+        Fact::InterruptResolved {
+            by,
+            target,
+            success,
+            reason,
+            cp_lost,
+            target_active,
+        } => {
+            if *success {
+                let then = if *target_active {
+                    " It may take cover; its turn is over."
+                } else {
+                    ""
+                };
+                format!("{by}'s interrupt succeeds ({reason}): {target} loses its {cp_lost} remaining CP and ceases its turn.{then}")
+            } else {
+                format!("{by}'s interrupt fails: {reason}.")
+            }
+        }
+        Fact::AmbushLapsed { by, target } => {
+            format!("{by} no longer lies in wait for {target}.")
+        }
+        Fact::TookCover {
+            unit,
+            in_cover,
+            prone,
+        } => {
+            let mut parts = Vec::new();
+            if !in_cover.is_empty() {
+                parts.push(format!("{} in cover", in_cover.join(", ")));
+            }
+            if !prone.is_empty() {
+                parts.push(format!("{} prone", prone.join(", ")));
+            }
+            format!("{unit} takes cover: {}.", parts.join("; "))
+        }
+        Fact::UnitSteadied { unit, from, to } => {
+            let word = |m: &UnitMorale| match m {
+                UnitMorale::Steady => "Bold",
+                UnitMorale::Shaken => "Shaken",
+                UnitMorale::Broken => "Broken",
+            };
+            let turn = if *to == UnitMorale::Steady {
+                " for the turn"
+            } else {
+                ""
+            };
+            format!("{unit} is steadied from {} to {}{turn}.", word(from), word(to))
+        }
+        Fact::Abandoned {
+            unit,
+            shaken,
+            lagging,
+        } => {
+            let lag = if lagging.is_empty() {
+                "every Bold figure passes".to_string()
+            } else {
+                format!(
+                    "{} {} behind by 1 CP",
+                    lagging.join(", "),
+                    if lagging.len() == 1 { "lags" } else { "lag" }
+                )
+            };
+            format!(
+                "{unit}'s leader abandons {} and presses on: {lag}.",
+                shaken.join(", ")
+            )
+        }
+        Fact::ForcedRallyChecked {
+            unit,
+            leader,
+            passed,
+            of,
+            holds,
+        } => {
+            if *holds {
+                format!("{passed} of {of} of {unit} pass: {leader} can continue expending CP.")
+            } else {
+                format!("Only {passed} of {of} of {unit} pass: {leader} is shot by his own side, and the unit is Broken.")
+            }
+        }
+        Fact::Routed {
+            unit,
+            side,
+            reached_cover,
+        } => {
+            if *reached_cover {
+                format!("{unit} ({side}) routs and reaches cover.")
+            } else {
+                format!("{unit} ({side}) routs but cannot reach cover: it attempts to surrender.")
+            }
+        }
         Fact::ContactChanged {
             unit,
             enemy,
@@ -223,6 +357,22 @@ pub(super) fn narrate(fact: &Fact) -> String {
             Spend::TakeCommand => format!(
                 "{unit} spends {cp} CP for its new leader to take command ({cp_left} CP left)."
             ),
+            Spend::SetInterrupt => format!(
+                "{unit} spends {cp} CP to set an interrupt and holds it in reserve ({cp_left} CP left)."
+            ),
+            Spend::SelfRally => format!(
+                "{unit}'s leader spends {cp} CP composing himself ({cp_left} CP left)."
+            ),
+            Spend::SteadyUnit => format!(
+                "{unit}'s leader spends {cp} CP on a unit's morale ({cp_left} CP left)."
+            ),
+            Spend::Rally => format!("{unit}'s leader spends {cp} CP to rally ({cp_left} CP left)."),
+            Spend::RallyPanicked => format!(
+                "{unit}'s leader spends {cp} CP to rally a panicked figure ({cp_left} CP left)."
+            ),
+            Spend::ForcedRally => format!(
+                "{unit}'s leader spends {cp} CP on a forced rally ({cp_left} CP left)."
+            ),
         },
         Fact::FigureActed {
             action,
@@ -239,7 +389,11 @@ pub(super) fn narrate(fact: &Fact) -> String {
             let caught = if caught_up.is_empty() {
                 String::new()
             } else {
-                format!(" {} caught up and act normally from now.", caught_up.join(", "))
+                format!(
+                    " {} {} normally from the next CP.",
+                    caught_up.join(", "),
+                    if caught_up.len() == 1 { "acts" } else { "act" }
+                )
             };
             format!("Every figure of {unit} has acted on CP {number}; {cp_left} CP left.{caught}")
         }

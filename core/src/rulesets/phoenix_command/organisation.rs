@@ -17,6 +17,7 @@ use super::decide::{
     self, active_unit_between_steps, children, is_within, list, members, members_of_organisation,
     Facts,
 };
+use super::morale::refuse_before_composure;
 use super::{
     DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, State, Unit, UnitMorale,
 };
@@ -80,8 +81,9 @@ fn refuse_short_of_cp(u: &Unit, cost: u32, what: &str) -> Result<(), Violation> 
 /// activated this turn, or moved strategically, cannot join: "Once a unit has
 /// been activated in a turn, it cannot become activated again in the turn."
 pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result<(), Violation> {
-    let (_, u) = active_unit_between_steps(state, "consolidate")?;
+    let (a, u) = active_unit_between_steps(state, "consolidate")?;
     refuse_while_taking_command(u, "consolidate")?;
+    refuse_before_composure(state, a, u, "consolidate")?;
     let o = decide::organisation(state, org)?;
     let leader = leader_of(state, u)?;
     if o.side != u.side {
@@ -194,8 +196,9 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
 /// stays: it is what is left of the unit. A detached unit was part of the
 /// unit activated this turn, so it counts as activated.
 pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Result<(), Violation> {
-    let (_, u) = active_unit_between_steps(state, "detach units")?;
+    let (a, u) = active_unit_between_steps(state, "detach units")?;
     refuse_while_taking_command(u, "detach units")?;
+    refuse_before_composure(state, a, u, "detach units")?;
     let leader = leader_of(state, u)?;
     if subs.is_empty() {
         refuse!("name the sub-units to detach");
@@ -293,8 +296,9 @@ pub(super) fn reorganise(
     into: &[NewSquad],
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let (_, u) = active_unit_between_steps(state, "reorganise")?;
+    let (a, u) = active_unit_between_steps(state, "reorganise")?;
     refuse_while_taking_command(u, "reorganise")?;
+    refuse_before_composure(state, a, u, "reorganise")?;
     let o = decide::organisation(state, org)?;
     let leader = leader_of(state, u)?;
     if o.side != u.side {

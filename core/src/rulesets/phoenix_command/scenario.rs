@@ -111,6 +111,10 @@ pub struct UnitSetup {
     pub organisation: String,
     #[serde(default)]
     pub cp: u32,
+    /// An interrupt set in an earlier turn (its "interrupt prep" marker is on
+    /// the table): one CP held in reserve, besides `cp`.
+    #[serde(default)]
+    pub interrupt_set: bool,
 }
 
 /// A figure.
@@ -450,12 +454,14 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             ));
         }
         let rating = figures[&leader].command_rating.expect("checked above");
-        if i64::from(u.cp) > rating {
+        let held = u32::from(u.interrupt_set);
+        if i64::from(u.cp + held) > rating {
             return Err(ScenarioError::new(
                 format!("units[{i}].cp"),
                 format!(
-                    "{} CP is more than {leader}'s command rating of {rating}: \"A leader cannot accumulate more CP than his Command Rating.\"",
-                    u.cp
+                    "{} CP{} is more than {leader}'s command rating of {rating}: \"A leader cannot accumulate more CP than his Command Rating.\"",
+                    u.cp,
+                    if held > 0 { " and a held interrupt CP" } else { "" }
                 ),
             ));
         }
@@ -466,7 +472,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
                 side: o.side.clone(),
                 leader: Some(leader),
                 cp: u.cp,
-                held_interrupt_cp: 0,
+                held_interrupt_cp: held,
                 activated: false,
                 strategic: false,
                 brevet_due: None,

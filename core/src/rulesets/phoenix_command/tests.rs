@@ -10,6 +10,8 @@ mod actions;
 mod command;
 mod fire;
 mod games;
+mod interrupts;
+mod morale;
 mod organisation;
 mod scenario;
 mod turn;

@@ -10,7 +10,7 @@ use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::decide::{self, list, members, Facts};
-use super::{command, morale};
+use super::{command, interrupts, morale};
 use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State, UnitMorale};
 
 /// A roll-off that ties this many rounds running leaves initiative where it
@@ -28,9 +28,10 @@ fn other<'a>(state: &'a State, side: &str) -> &'a str {
 /// Starts the next turn with its strategic movement.
 ///
 /// "The game is played in a series of turns" — a turn begins once every unit
-/// of the last one has been activated. A broken unit without a leader "breaks
-/// from the battlefield": in the next strategic movement phase it moves "off
-/// the battlefield" (2.8), so it leaves play now.
+/// of the last one has been activated. A unit still Broken "will, during the
+/// next strategic movement phase, move back to its Forming Up Point, or off
+/// the battlefield" (2.8): it leaves play now — as does a unit that could not
+/// brevet, which "breaks from the battlefield" (N7).
 pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
     if let Some(t) = &state.turn {
         match t.phase {
@@ -61,7 +62,7 @@ pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violati
     let leaving: Vec<(String, String)> = state
         .units
         .values()
-        .filter(|u| u.morale == UnitMorale::Broken && u.leader.is_none())
+        .filter(|u| u.morale == UnitMorale::Broken)
         .map(|u| (u.id.clone(), u.side.clone()))
         .collect();
     for (unit, side) in leaving {
@@ -239,6 +240,16 @@ pub(super) fn begin_operations(
     } else {
         (state.initiative.clone(), InitiativeBy::Kept)
     };
+    // Ambushes of the strategic movement lapse with it.
+    let lapsed: Vec<String> = t
+        .ambushes
+        .iter()
+        .filter(|a| !a.fired)
+        .map(|a| a.target.clone())
+        .collect();
+    for target in lapsed {
+        interrupts::lapse_ambushes_on(facts, &target);
+    }
     facts.push(Fact::InitiativeCounted {
         turn: t.number,
         counts,
@@ -414,6 +425,7 @@ pub(super) fn end_activation(facts: &mut Facts) {
         return;
     };
     command::remove_stragglers(facts, &a.unit);
+    interrupts::lapse_ambushes_on(facts, &a.unit);
     morale::settle_unit_morale(facts);
     settle_initiative(facts);
     let next = next_up(facts.state());

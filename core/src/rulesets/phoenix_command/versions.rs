@@ -18,6 +18,11 @@ pub struct Config {
     pub strict_majority: bool,
     /// P11: the optional stray fire rule.
     pub stray_fire: bool,
+    /// P7: no command checks when the target enters LOS, only before its CP.
+    pub no_check_on_entering_los: bool,
+    pub take_cover_tenths: u64,
+    pub forced_rally_check_modifier: i64,
+    pub morale_cp: u32,
     /// N15: a figure that double-timed may not fire for the rest of the turn.
     pub double_time_bars_fire_for_the_turn: bool,
     pub double_time_multiplier: u64,
@@ -49,6 +54,10 @@ impl Config {
             initiative_tie_roll_off: r.flag("initiative-tie-roll-off"),
             strict_majority: r.flag("strict-majority"),
             stray_fire: r.flag("stray-fire"),
+            no_check_on_entering_los: r.flag("no-check-on-entering-los"),
+            take_cover_tenths: u64::from(count("take-cover-tenths")?),
+            forced_rally_check_modifier: r.int("forced-rally-check-modifier"),
+            morale_cp: count("morale-cp")?,
             double_time_bars_fire_for_the_turn: r.flag("double-time-bars-fire-for-the-turn"),
             double_time_multiplier: u64::from(count("double-time-multiplier")?),
             disciplined_extra_shots: count("disciplined-extra-shots")?,
@@ -98,6 +107,12 @@ pub fn versions() -> Vec<VersionSpec> {
                 "P11",
                 "\"Optional Stray Fire Rule: Where a shooter is firing at a target, and the shooter's Odds of Hitting are less than zero (0), have the shooter roll 0-9. Take the difference between the shooter's 0-9 roll, and the odds of hitting, and subtract this from the hit location and injury roll.\"",
                 "Play the optional stray fire rule: a shot at odds below 0 strikes, its hit location and injury roll reduced by (its 0-9 roll - the odds). Off by default: such a shot misses.",
+            ),
+            Setting::option(
+                "no-check-on-entering-los",
+                "P7",
+                "\"Each CP the target spends after entering the ambusher's LOS requires a Command Check\" — the example also checks \"as soon as Jason's unit enters Alex's team's line of sight\".",
+                "No command checks when the target enters the ambushers' line of sight; only before each CP it spends after.",
             ),
             Setting::option(
                 "double-time-bars-fire-for-the-turn",
@@ -170,6 +185,24 @@ pub fn versions() -> Vec<VersionSpec> {
                 -2,
                 "\"This means he fires at the maximum rate of fire for his weapon, in this case three shots and all are performed at a –2 penalty.\"",
                 "Added to the Odds of Hitting of every ragged fire shot.",
+            ),
+            Setting::constant(
+                "take-cover-tenths",
+                30,
+                "\"Each figure can move up to 3\" towards the nearest cover, but they cannot advance towards an enemy to do so.\"",
+                "How far a figure may move when its unit takes cover, in tenths of an inch.",
+            ),
+            Setting::constant(
+                "forced-rally-check-modifier",
+                2,
+                "\"The leader performing the forced rally then performs a command check at +2 on each figure in his unit.\"",
+                "Added to the Command Check Target of each figure after a forced rally (P2: the target).",
+            ),
+            Setting::constant(
+                "morale-cp",
+                1,
+                "\"a leader must first spend 1 accumulated CP to rally all shaken figures\"; \"the leader must expend 1 CP composing himself\"; \"the leader must expend a CP to restore the Unit Morale\"; \"by the unit's leader expending 1 CP for each panicked figure\"; \"the unit's leader expends a CP and removes one of the Shaken troops\".",
+                "CP each morale order costs: rally, self-rally, restoring or steadying the unit, rallying one panicked figure, a forced rally.",
             ),
             Setting::constant(
                 "standard-move-tenths",

@@ -124,7 +124,17 @@ fn a_figure_may_advance_and_fire_in_one_action() {
 fn shaken_figures_hold_or_fire_ragged_and_panicked_ones_flee_or_fire_ragged() {
     let s = with_figure(unit_of_four(), "a-1", "morale", json!("shaken"));
     let s = with_figure(s, "a-2", "morale", json!("panicked"));
-    let g = spending(s, &[]);
+    // 2 of 4 are Shaken or worse: the unit is Shaken. Its leader restores it,
+    // abandons a-1 (a-3, the one Bold figure, checks), then spends a CP.
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "a"}),
+            json!({"type": "steady-unit"}),
+        ])
+        .then_rolling(json!({"type": "abandon"}), &[("check:a-3", &[0])])
+        .then(json!({"type": "spend-cp"}));
     let e = refusal(check(
         &g,
         act(json!({"type": "move", "figure": "a-1", "to": [20, 10]})),

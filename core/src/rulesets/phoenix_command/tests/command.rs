@@ -471,7 +471,7 @@ fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
     let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
     assert_eq!(
         told(&facts)[1],
-        "m2 (alex) is broken and leaderless: it breaks from the battlefield, and m2-1, m2-2 leave play."
+        "m2 (alex) is still Broken: it breaks from the battlefield, and m2-1, m2-2 leave play."
     );
 }
 

@@ -288,7 +288,19 @@ fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
         ("panicked", "a-1 is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")"),
         ("fanatical", "a-1 is Fanatical and can only use ragged fire"),
     ] {
-        let g = firing(with_figure(armed(true), "a-1", "morale", json!(morale)));
+        // A Shaken figure is abandoned (a-2, the one Bold figure, checks) before the CP.
+        let g = given_with(with_figure(armed(true), "a-1", "morale", json!(morale)), &[])
+            .then_all(&[
+                json!({"type": "begin-turn"}),
+                json!({"type": "begin-operations"}),
+                json!({"type": "activate", "unit": "a"}),
+            ]);
+        let g = if morale == "shaken" {
+            g.then_rolling(json!({"type": "abandon"}), &[("check:a-2", &[0])])
+        } else {
+            g
+        }
+        .then(json!({"type": "spend-cp"}));
         let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[]));
         assert_eq!(e, refused);
         accepted(check(&g, shoot("a-1", "m16", "j-1", "ragged", None, 5), &[("hit:a-1", &[9, 9, 9])]));

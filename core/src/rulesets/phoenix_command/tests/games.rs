@@ -46,6 +46,8 @@ fn the_worked_examples_verify_with_their_dice_unproven() {
         fixture!("command-check"),
         fixture!("farmhouse-assault"),
         fixture!("stray-fire"),
+        fixture!("ambush"),
+        fixture!("abandonment"),
     ] {
         let v = verified(text, name);
         assert_eq!(v.mode, SeedMode::Table, "{name}");
