@@ -40,10 +40,16 @@ fn refuse_what_morale_forbids(f: &Figure, action: &Action) -> Result<(), Violati
             "{} is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\"",
             f.id
         ),
-        Morale::Panicked if !ragged && !matches!(action, Action::Flee { .. }) => refuse!(
-            "{} is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")",
-            f.id
-        ),
+        Morale::Panicked
+            if !(ragged
+                || matches!(action, Action::Flee { .. })
+                || (f.fanatic && matches!(action, Action::Melee { .. }))) =>
+        {
+            refuse!(
+                "{} is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")",
+                f.id
+            )
+        }
         _ => {}
     }
     if matches!(action, Action::Flee { .. }) && f.morale != Morale::Panicked {
@@ -130,6 +136,18 @@ pub(super) fn actions(
                 refuse_beyond(&f, *to, standard, "a standard move")?;
                 (Some(f.at), Some(f.at.distance_ceil(*to)))
             }
+            Action::Melee {
+                target, move_to, ..
+            } => {
+                if !std::ptr::eq(action, actions.last().expect("not empty")) {
+                    refuse!("{id} declares a melee attack: the target answers before anything else, so it comes last among the actions");
+                }
+                super::melee::check_melee(now, &f, target, *move_to)?;
+                match move_to {
+                    Some(to) => (Some(f.at), Some(f.at.distance_ceil(*to))),
+                    None => (None, None),
+                }
+            }
             Action::Fire { .. } | Action::Hold { .. } | Action::Other { .. } => (None, None),
         };
         let volley = match action {
@@ -146,6 +164,7 @@ pub(super) fn actions(
                 line,
                 odds,
                 cover_pf,
+                cover_at,
                 ..
             } => {
                 let order = FireOrder {
@@ -156,6 +175,7 @@ pub(super) fn actions(
                     line: *line,
                     odds: *odds,
                     cover_pf: *cover_pf,
+                    cover_at: *cover_at,
                 };
                 let v = check_fire(now, &order)?;
                 Some((order, v.shots, v.odds, v.weapon.clone()))
@@ -176,6 +196,12 @@ pub(super) fn actions(
                 odds,
             };
             fire(facts, &order, &volley, dice)?;
+        }
+        if let Action::Melee { target, .. } = action {
+            facts.push(Fact::MeleeDeclared {
+                attacker: id.to_string(),
+                target: target.clone(),
+            });
         }
         if let Action::Flee {
             reached_cover: true,
@@ -216,7 +242,9 @@ pub(super) fn complete_step_if_done(facts: &mut Facts) {
         return;
     };
     let Some(step) = &a.step else { return };
-    if !waiting_to_act(state, a).is_empty() {
+    if !waiting_to_act(state, a).is_empty()
+        || state.turn.as_ref().is_some_and(|t| t.melee.is_some())
+    {
         return;
     }
     let cp_left = state.units.get(&a.unit).map_or(0, |u| u.cp);

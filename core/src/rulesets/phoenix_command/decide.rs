@@ -11,7 +11,7 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{actions, command, fire, interrupts, morale, organisation, turn};
+use super::{actions, command, fire, interrupts, melee, morale, organisation, turn};
 use super::{Activation, Decision, Fact, Figure, Organisation, State, Turn, Unit};
 
 pub(super) type Facts = crate::ruleset::Facts<super::PhoenixCommand>;
@@ -81,6 +81,9 @@ pub(super) fn decide(
             reason,
         } => command::command_check(state, unit, figures.as_deref(), reason, dice, &mut facts)?,
         Decision::Brevet { unit, leader } => command::brevet(state, unit, leader, &mut facts)?,
+        Decision::MeleeResponse { escape, escape_to } => {
+            melee::respond(state, *escape, *escape_to, dice, &mut facts)?
+        }
         Decision::Injury { target, effect } => {
             fire::rule_injury(state, target, *effect, dice, &mut facts)?
         }
@@ -111,6 +114,15 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
             p.target,
             p.total
         );
+    }
+    if let Some(m) = state.turn.as_ref().and_then(|t| t.melee.as_ref()) {
+        if !matches!(decision, Decision::MeleeResponse { .. }) {
+            refuse!(
+                "{} has declared a melee attack on {}: \"The target figure then decides if he wishes to engage in melee or escape\" (melee-response) before anything else",
+                m.attacker,
+                m.target
+            );
+        }
     }
     if let Some(u) = state.units.values().find(|u| u.brevet_due.is_some()) {
         let ranks: Vec<&str> = members(state, &u.id)

@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::{
-    Action, Activation, Ambush, BrevetDue, Fact, Organisation, PendingInjury, Phase, Posture,
-    Spend, State, Step, Succession, Turn, Unit, UnitMorale,
+    Action, Activation, Ambush, BrevetDue, Fact, Organisation, PendingInjury, PendingMelee, Phase,
+    Posture, Spend, State, Step, Succession, Turn, Unit, UnitMorale,
 };
 
 fn turn(state: &mut State) -> &mut Turn {
@@ -96,6 +96,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 activation: None,
                 pending_injuries: Vec::new(),
                 ambushes: Vec::new(),
+                melee: None,
             });
         }
         Fact::UnitWithdrew {
@@ -220,11 +221,17 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 }
                 Action::Fire {
                     move_to: Some(to), ..
+                }
+                | Action::Melee {
+                    move_to: Some(to), ..
                 } => {
                     f.at = *to;
                     f.posture = Posture::Standing;
                 }
-                Action::Fire { .. } | Action::Hold { .. } | Action::Other { .. } => {}
+                Action::Fire { .. }
+                | Action::Melee { .. }
+                | Action::Hold { .. }
+                | Action::Other { .. } => {}
             }
             if let Some(step) = activation(&mut state).step.as_mut() {
                 step.acted.insert(figure);
@@ -265,7 +272,19 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
         Fact::InjuryRuled { .. } => {
             turn(&mut state).pending_injuries.remove(0);
         }
-        Fact::KnockoutRolled { .. } => {}
+        Fact::KnockoutRolled { .. } | Fact::Blast { .. } => {}
+        Fact::MeleeDeclared { attacker, target } => {
+            turn(&mut state).melee = Some(PendingMelee {
+                attacker: attacker.clone(),
+                target: target.clone(),
+            });
+        }
+        Fact::MeleeRolled { .. } => turn(&mut state).melee = None,
+        Fact::Escaped { figure, to, .. } => {
+            let f = state.figures.get_mut(figure).expect("a figure");
+            f.at = *to;
+            f.posture = Posture::Standing;
+        }
         Fact::MoraleChanged { figure, to, .. } => {
             state.figures.get_mut(figure).expect("a figure").morale = *to;
         }

@@ -15,6 +15,8 @@ use crate::ruleset::Violation;
 use super::command::remove_figure;
 use super::decide::{self, Facts};
 use super::morale::drop_morale;
+use crate::geometry::Point;
+
 use super::{Fact, FireMode, Injury, Morale, Shot, State, Weapon};
 
 /// A figure's order to fire, as an action or in an interrupt.
@@ -26,6 +28,7 @@ pub(super) struct FireOrder<'a> {
     pub line: Option<u32>,
     pub odds: i64,
     pub cover_pf: u32,
+    pub cover_at: Option<Point>,
 }
 
 /// The shots a legal order fires, and the odds they are rolled against.
@@ -99,6 +102,9 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
             f.id,
             f.morale.name()
         );
+    }
+    if weapon.explosive && order.cover_pf > 0 && order.cover_at.is_none() {
+        refuse!("a {name} is explosive and \"Explosive weapons detonate on the intervening cover\": give where the cover stands (cover_at)");
     }
     let one_shot = weapon.one_shot_per_action || weapon.one_use;
     let (shots, odds) = match order.mode {
@@ -177,7 +183,11 @@ pub(super) fn fire(
             stray,
         });
     }
-    let pen = weapon.pen.saturating_sub(order.cover_pf);
+    let pen = if weapon.explosive {
+        weapon.pen
+    } else {
+        weapon.pen.saturating_sub(order.cover_pf)
+    };
     facts.push(Fact::Fired {
         unit: shooter.unit.clone(),
         figure: order.figure.to_string(),
@@ -190,6 +200,12 @@ pub(super) fn fire(
         pen,
         one_use: weapon.one_use,
     });
+    if weapon.explosive {
+        for shot in &shots {
+            blast(facts, order, &weapon, shot.hit, dice)?;
+        }
+        return Ok(());
+    }
     for shot in shots.iter().filter(|s| s.hit) {
         for _ in 0..weapon.hits_per_shot {
             hit(
@@ -203,6 +219,83 @@ pub(super) fn fire(
                 dice,
             )?;
         }
+    }
+    Ok(())
+}
+
+/// Where face k of the deviation d10 points, 4" out: k × 36° clockwise from
+/// +y, in tenths of an inch, rounded to the nearest tenth.
+const DEVIATION: [(i64, i64); 10] = [
+    (0, 40),
+    (24, 32),
+    (38, 12),
+    (38, -12),
+    (24, -32),
+    (0, -40),
+    (-24, -32),
+    (-38, -12),
+    (-38, 12),
+    (-24, 32),
+];
+
+/// An explosive shot bursts.
+///
+/// "Weapons which have a (B) following their PEN have a significant blast
+/// effect. … All figures near the target may be injured, with injury effects
+/// taken from the Explosive Injury Table after cross indexing the weapon's
+/// SDM with the figure's range from the blast centre" (the weapon's blast
+/// ranges, scenario data). — "Explosive weapons detonate on the intervening
+/// cover." — "If the explosive weapon misses its target, roll a ten-sided
+/// die. The direction the upper corner of the first die points is the
+/// direction the explosive warhead deviates. The explosive warhead detonates
+/// 4" away from the target in the direction of deviation." The die is
+/// `deviation:<shooter>`, its face read as a direction (see `DEVIATION`).
+fn blast(
+    facts: &mut Facts,
+    order: &FireOrder,
+    weapon: &Weapon,
+    struck: bool,
+    dice: &mut Dice,
+) -> Result<(), Violation> {
+    let target_at = facts.state().figures[order.target].at;
+    let (at, deviation, on_cover) = if struck {
+        match order.cover_at {
+            Some(cover) => (cover, None, true),
+            None => (target_at, None, false),
+        }
+    } else {
+        let face = dice.d10(&format!("deviation:{}", order.figure))?;
+        let (dx, dy) = DEVIATION[face as usize];
+        let d = i64::try_from(facts.state().config.explosive_deviation_tenths).unwrap_or(i64::MAX);
+        let at = Point {
+            x: target_at.x + dx * d / 40,
+            y: target_at.y + dy * d / 40,
+        };
+        (at, Some(face), false)
+    };
+    let caught: Vec<(String, u64, Injury)> = facts
+        .state()
+        .figures
+        .values()
+        .filter(|f| f.in_play())
+        .filter_map(|f| {
+            weapon
+                .blast
+                .iter()
+                .find(|ring| at.within(f.at, ring.within_tenths))
+                .map(|ring| (f.id.clone(), at.distance_ceil(f.at), ring.effect))
+        })
+        .collect();
+    facts.push(Fact::Blast {
+        shooter: order.figure.to_string(),
+        weapon: order.weapon.to_string(),
+        at,
+        deviation,
+        on_cover,
+        caught: caught.clone(),
+    });
+    for (figure, _, effect) in caught {
+        injure(facts, &figure, effect, dice)?;
     }
     Ok(())
 }
@@ -248,7 +341,17 @@ pub(super) fn hit(
     let roll = dice.d10(&format!("injury:{target}"))?;
     let total = i64::from(roll) + sdm + stray;
     let effect = if melee {
-        None
+        facts.state().melee_injury_table.as_ref().map(|m| {
+            let rows = if t.armour_pf > 0 {
+                &m.armoured
+            } else {
+                &m.unarmoured
+            };
+            rows.iter()
+                .rev()
+                .find(|r| r.from <= total)
+                .map_or(Injury::None, |r| r.effect)
+        })
     } else {
         table_effect(
             facts.state(),

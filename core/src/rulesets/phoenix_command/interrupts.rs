@@ -295,6 +295,7 @@ pub(super) fn interrupt(
             line: o.line,
             odds: o.odds,
             cover_pf: o.cover_pf,
+            cover_at: o.cover_at,
         };
         let v = check_fire(state, &order)?;
         volleys.push((v.shots, v.odds, v.weapon.clone()));
@@ -319,6 +320,7 @@ pub(super) fn interrupt(
             line: o.line,
             odds: o.odds,
             cover_pf: o.cover_pf,
+            cover_at: o.cover_at,
         };
         let volley = super::fire::Volley {
             weapon: &weapon,

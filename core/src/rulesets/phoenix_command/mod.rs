@@ -32,6 +32,7 @@ mod decide;
 mod evolve;
 mod fire;
 mod interrupts;
+mod melee;
 mod morale;
 mod narrate;
 mod organisation;
@@ -51,7 +52,8 @@ use crate::rules::{RuleVersion, VersionSpec};
 use crate::ruleset::{Ruleset, ScenarioError, Violation};
 
 pub use scenario::{
-    FigureSetup, InjuryColumn, InjuryRow, OrganisationSetup, Scenario, UnitSetup, Weapon,
+    BlastRing, FigureSetup, InjuryColumn, InjuryRow, MeleeInjuryTable, OrganisationSetup, Scenario,
+    UnitSetup, Weapon,
 };
 pub use versions::{versions, Config};
 
@@ -142,6 +144,13 @@ impl FireMode {
             FireMode::Ragged => "ragged fire",
         }
     }
+}
+
+/// A melee attack declared, waiting for the target's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingMelee {
+    pub attacker: String,
+    pub target: String,
 }
 
 /// A hit whose injury effect the referee must give (no table in the scenario, P9).
@@ -321,6 +330,8 @@ pub struct Turn {
     pub pending_injuries: Vec<PendingInjury>,
     /// Ambushes lying in wait.
     pub ambushes: Vec<Ambush>,
+    /// A melee attack waiting for the target's answer.
+    pub melee: Option<PendingMelee>,
 }
 
 /// The game so far.
@@ -337,6 +348,7 @@ pub struct State {
     pub weapons: BTreeMap<String, Weapon>,
     /// The scenario's Hit Location and Injury Table, if it has one (P9).
     pub injury_table: Option<Vec<InjuryColumn>>,
+    pub melee_injury_table: Option<MeleeInjuryTable>,
     pub turn: Option<Turn>,
 }
 
@@ -383,6 +395,17 @@ pub enum Action {
         odds: i64,
         #[serde(default)]
         cover_pf: u32,
+        /// Where intervening cover stands: an explosive detonates on it.
+        #[serde(default)]
+        cover_at: Option<Point>,
+    },
+    /// Moves (a standard move, `move_to`) into base contact with an enemy
+    /// figure and declares a melee attack; the target answers.
+    Melee {
+        figure: String,
+        target: String,
+        #[serde(default)]
+        move_to: Option<Point>,
     },
     /// A Panicked figure flees a double-time move away from the enemy,
     /// towards cover; reaching it, he surrenders.
@@ -403,6 +426,7 @@ impl Action {
             Action::Move { figure, .. }
             | Action::DoubleTime { figure, .. }
             | Action::Fire { figure, .. }
+            | Action::Melee { figure, .. }
             | Action::Flee { figure, .. }
             | Action::Hold { figure }
             | Action::Other { figure, .. } => figure,
@@ -423,6 +447,8 @@ pub struct InterruptFire {
     pub odds: i64,
     #[serde(default)]
     pub cover_pf: u32,
+    #[serde(default)]
+    pub cover_at: Option<Point>,
 }
 
 /// A fire team of a reorganisation: new (with its figures) or kept as it is.
@@ -555,6 +581,13 @@ pub enum Decision {
     },
     /// A unit whose leader fell appoints a new one from its ranks.
     Brevet { unit: String, leader: String },
+    /// The target of a melee attack engages, or tries to escape (moving
+    /// to `escape_to` if he survives).
+    MeleeResponse {
+        escape: bool,
+        #[serde(default)]
+        escape_to: Option<Point>,
+    },
     /// Referee: the injury effect of the oldest hit waiting for one (P9).
     Injury { target: String, effect: Injury },
     /// Referee: a figure is killed or incapacitated.
@@ -775,6 +808,35 @@ pub enum Fact {
         /// The PEN that reaches the target (less intervening cover's PF).
         pen: u32,
         one_use: bool,
+    },
+    MeleeDeclared {
+        attacker: String,
+        target: String,
+    },
+    MeleeRolled {
+        attacker: String,
+        target: String,
+        escape: bool,
+        roll: u32,
+        /// The Melee Attack Value, +5 against an escape.
+        value: i64,
+        hit: bool,
+    },
+    Escaped {
+        figure: String,
+        from: Point,
+        to: Point,
+    },
+    Blast {
+        shooter: String,
+        weapon: String,
+        at: Point,
+        /// The d10 face of a miss's deviation (face k: k × 36° clockwise from +y).
+        deviation: Option<u32>,
+        /// On the intervening cover.
+        on_cover: bool,
+        /// Each figure caught: (figure, distance in tenths, effect).
+        caught: Vec<(String, u64, Injury)>,
     },
     InjuryRolled {
         target: String,

@@ -66,6 +66,7 @@ fn action_text(action: &Action, from: Option<Point>, distance: Option<u64>) -> S
             line,
             odds,
             cover_pf,
+            ..
         } => {
             let moved = match (move_to, from, distance) {
                 (Some(to), Some(from), Some(d)) => {
@@ -90,6 +91,17 @@ fn action_text(action: &Action, from: Option<Point>, distance: Option<u64>) -> S
         Action::Move { figure, to } => match (from, distance) {
             (Some(from), Some(d)) => format!("{figure} moves from {from} to {to} ({}).", inches(d)),
             _ => format!("{figure} moves to {to}."),
+        },
+        Action::Melee {
+            figure,
+            target,
+            move_to,
+        } => match (move_to, from, distance) {
+            (Some(to), Some(from), Some(d)) => format!(
+                "{figure} moves from {from} to {to} ({}) into base contact with {target} and declares a melee attack.",
+                inches(d)
+            ),
+            _ => format!("{figure} declares a melee attack on {target}."),
         },
         Action::Hold { figure } => format!("{figure} holds his position."),
         Action::Other { figure, what } => format!("{figure}: {what}."),
@@ -422,6 +434,52 @@ pub(super) fn narrate(fact: &Fact) -> String {
                 shots.len(),
                 rolls.join(", ")
             )
+        }
+        Fact::MeleeDeclared { attacker, target } => {
+            format!("{target} must choose: engage {attacker} in melee, or escape.")
+        }
+        Fact::MeleeRolled {
+            attacker,
+            target,
+            escape,
+            roll,
+            value,
+            hit,
+        } => {
+            let how = if *escape {
+                format!("{target} tries to escape (+5)")
+            } else {
+                format!("{target} engages")
+            };
+            let result = if *hit { "the attack hits" } else { "it misses" };
+            format!("{how}: {attacker} rolls {roll}, needing under {value}: {result}.")
+        }
+        Fact::Escaped { figure, from, to } => {
+            format!("{figure} escapes from {from} to {to} and may act normally.")
+        }
+        Fact::Blast {
+            shooter,
+            weapon,
+            at,
+            deviation,
+            on_cover,
+            caught,
+        } => {
+            let where_ = match (deviation, on_cover) {
+                (Some(face), _) => format!("misses and deviates 4\" (d10 face {face}) to {at}"),
+                (None, true) => format!("detonates on the intervening cover at {at}"),
+                (None, false) => format!("bursts on its target at {at}"),
+            };
+            let caught = if caught.is_empty() {
+                "nobody is caught".to_string()
+            } else {
+                caught
+                    .iter()
+                    .map(|(f, d, e)| format!("{f} at {} takes {}", inches(*d), e.name()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            format!("{shooter}'s {weapon} {where_}: {caught}.")
         }
         Fact::InjuryRolled {
             target,

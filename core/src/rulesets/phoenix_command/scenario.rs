@@ -36,6 +36,18 @@ pub struct Scenario {
     /// it the referee gives each hit's effect after the roll.
     #[serde(default)]
     pub injury_table: Option<Vec<InjuryColumn>>,
+    /// The Melee columns of the Hit Location and Injury Table, if the group
+    /// has them; without them the referee gives the effect.
+    #[serde(default)]
+    pub melee_injury_table: Option<MeleeInjuryTable>,
+}
+
+/// The Melee columns: "for unarmoured targets or targets wearing Body Armour".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeleeInjuryTable {
+    pub unarmoured: Vec<InjuryRow>,
+    pub armoured: Vec<InjuryRow>,
 }
 
 /// A column of the Hit Location and Injury Table: used when the PEN reaching
@@ -82,6 +94,18 @@ pub struct Weapon {
     pub explosive: bool,
     /// System Damage Modifier, added to the hit location and injury roll.
     pub sdm: i64,
+    /// An explosive's Explosive Injury Table line for its SDM: the effect on
+    /// a figure within each range of the blast centre, nearest first.
+    #[serde(default)]
+    pub blast: Vec<BlastRing>,
+}
+
+/// A range band of a blast.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BlastRing {
+    pub within_tenths: u64,
+    pub effect: Injury,
 }
 
 fn one() -> u32 {
@@ -494,6 +518,20 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
                 "max_shots and hits_per_shot must be at least 1",
             ));
         }
+        if w.explosive && w.blast.is_empty() {
+            return Err(ScenarioError::new(
+                format!("weapons.{id}.blast"),
+                "an explosive weapon needs its blast ranges (the Explosive Injury Table is not in the text)",
+            ));
+        }
+        for (r, ring) in w.blast.iter().enumerate() {
+            if r > 0 && ring.within_tenths <= w.blast[r - 1].within_tenths {
+                return Err(ScenarioError::new(
+                    format!("weapons.{id}.blast[{r}].within_tenths"),
+                    "blast ranges go nearest first",
+                ));
+            }
+        }
         if (w.one_shot_per_action || w.one_use) && w.max_shots != 1 {
             return Err(ScenarioError::new(
                 format!("weapons.{id}.max_shots"),
@@ -523,6 +561,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         config,
         weapons: s.weapons,
         injury_table: s.injury_table,
+        melee_injury_table: s.melee_injury_table,
         sides,
         initiative: s.initiative,
         organisations,

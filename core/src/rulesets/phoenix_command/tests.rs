@@ -11,6 +11,7 @@ mod command;
 mod fire;
 mod games;
 mod interrupts;
+mod melee;
 mod morale;
 mod organisation;
 mod scenario;

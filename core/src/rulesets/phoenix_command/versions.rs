@@ -23,6 +23,8 @@ pub struct Config {
     pub take_cover_tenths: u64,
     pub forced_rally_check_modifier: i64,
     pub morale_cp: u32,
+    pub melee_escape_bonus: i64,
+    pub explosive_deviation_tenths: u64,
     /// N15: a figure that double-timed may not fire for the rest of the turn.
     pub double_time_bars_fire_for_the_turn: bool,
     pub double_time_multiplier: u64,
@@ -58,6 +60,8 @@ impl Config {
             take_cover_tenths: u64::from(count("take-cover-tenths")?),
             forced_rally_check_modifier: r.int("forced-rally-check-modifier"),
             morale_cp: count("morale-cp")?,
+            melee_escape_bonus: r.int("melee-escape-bonus"),
+            explosive_deviation_tenths: u64::from(count("explosive-deviation-tenths")?),
             double_time_bars_fire_for_the_turn: r.flag("double-time-bars-fire-for-the-turn"),
             double_time_multiplier: u64::from(count("double-time-multiplier")?),
             disciplined_extra_shots: count("disciplined-extra-shots")?,
@@ -203,6 +207,18 @@ pub fn versions() -> Vec<VersionSpec> {
                 1,
                 "\"a leader must first spend 1 accumulated CP to rally all shaken figures\"; \"the leader must expend 1 CP composing himself\"; \"the leader must expend a CP to restore the Unit Morale\"; \"by the unit's leader expending 1 CP for each panicked figure\"; \"the unit's leader expends a CP and removes one of the Shaken troops\".",
                 "CP each morale order costs: rally, self-rally, restoring or steadying the unit, rallying one panicked figure, a forced rally.",
+            ),
+            Setting::constant(
+                "melee-escape-bonus",
+                5,
+                "\"If the target instead wishes to escape, there is an additional +5 to the attacker's Melee Attack Value.\"",
+                "Added to the attacker's Melee Attack Value when the target tries to escape.",
+            ),
+            Setting::constant(
+                "explosive-deviation-tenths",
+                40,
+                "\"The explosive warhead detonates 4\" away from the target in the direction of deviation.\"",
+                "How far a missed explosive deviates, in tenths of an inch.",
             ),
             Setting::constant(
                 "standard-move-tenths",

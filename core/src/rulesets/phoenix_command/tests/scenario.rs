@@ -125,6 +125,13 @@ fn weapons_are_scenario_data() {
         "figures[0].weapons[0]: there is no weapon \"m16\" under weapons"
     );
     s["weapons"] = json!({"m16": {"max_shots": 3, "pen": 20, "sdm": 3}, "law": {"max_shots": 3, "one_use": true, "pen": 400, "explosive": true, "sdm": 10}});
+    assert_eq!(error(s.clone()), "weapons.law.blast: an explosive weapon needs its blast ranges (the Explosive Injury Table is not in the text)");
+    s["weapons"]["law"]["blast"] = json!([{"within_tenths": 20, "effect": "critical-wound"}, {"within_tenths": 10, "effect": "graze"}]);
+    assert_eq!(
+        error(s.clone()),
+        "weapons.law.blast[1].within_tenths: blast ranges go nearest first"
+    );
+    s["weapons"]["law"]["blast"] = json!([{"within_tenths": 10, "effect": "critical-wound"}, {"within_tenths": 30, "effect": "graze"}]);
     assert_eq!(error(s.clone()), "weapons.law.max_shots: a 1 Shot/Action or 1 Use weapon fires 1 shot per action: \"A Shooter, even if willing, cannot use the 2 shot or 3 shot lines\"");
     s["weapons"]["law"]["max_shots"] = json!(1);
     let parsed: Scenario = serde_json::from_value(s).unwrap();
