@@ -320,17 +320,21 @@ pub(super) fn casualty(
 /// within its ranks." — "The new leader has a Command Rating one less than
 /// his predecessor. If the new leader's command rating is less than 1, then
 /// the unit cannot brevet a new leader and breaks." A unit whose leader falls
-/// while it is active ends its activation there.
+/// while it is active ends its activation there — or, under an interrupt's
+/// fire, when the interrupt is resolved.
 pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
     let state = facts.state();
     let f = state.figures[figure].clone();
     let u = state.units.get(&f.unit).cloned();
     let organisations = led_by(state, figure);
+    // An interrupt being fired at the active unit decides, once resolved,
+    // how its activation ends.
     let active = state
         .turn
         .as_ref()
         .and_then(|t| t.activation.as_ref())
-        .is_some_and(|a| a.unit == f.unit);
+        .is_some_and(|a| a.unit == f.unit)
+        && !interrupts::fired_on(state, &f.unit);
     facts.push(Fact::FigureRemoved {
         figure: figure.to_string(),
         side: f.side.clone(),

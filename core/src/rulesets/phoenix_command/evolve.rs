@@ -85,6 +85,11 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 u.strategic = false;
                 u.restored = false;
                 u.ragged_interrupt_used = false;
+                // A unit is Shaken for a turn; decide re-derives it from its
+                // figures at the start of the next (a Broken unit stays so).
+                if u.morale == UnitMorale::Shaken {
+                    u.morale = UnitMorale::Steady;
+                }
             }
             for f in state.figures.values_mut() {
                 f.double_timed = false;

@@ -378,8 +378,33 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
         });
     }
     for f in resolved {
+        let ends = match &f {
+            // The active target is gone, or lost its leader and carries on
+            // without one: its activation ends.
+            Fact::InterruptResolved {
+                target, success, ..
+            } if active.as_deref() == Some(target.as_str()) => {
+                let state = facts.state();
+                match state.units.get(target) {
+                    None => true,
+                    Some(u) => !success && u.leader.is_none(),
+                }
+            }
+            _ => false,
+        };
         facts.push(f);
+        if ends {
+            end_activation(facts);
+        }
     }
+}
+
+/// Whether an interrupt has been fired at `unit` and is not yet resolved.
+pub(super) fn fired_on(state: &State, unit: &str) -> bool {
+    state
+        .turn
+        .as_ref()
+        .is_some_and(|t| t.ambushes.iter().any(|a| a.target == unit && a.fired))
 }
 
 /// Ambushes lying in wait for `target` lapse (its activation is over).

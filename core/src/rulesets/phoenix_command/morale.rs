@@ -54,7 +54,10 @@ pub(super) fn majority(state: &State, count: usize, of: usize) -> bool {
 /// Morale to Bold for the turn." — "If the majority (rounded up) of figures
 /// in a unit are Panicked, then the unit as a whole is Broken and
 /// immediately routs". Panicked figures count as Shaken too (a unit most of
-/// whose figures are Shaken or worse is Shaken). A unit whose leader has
+/// whose figures are Shaken or worse is Shaken). A unit is Shaken for the
+/// turn: at the next turn's start it is Shaken again only if most of its
+/// figures still are ("to keep the unit morale from sliding back to Shaken in
+/// the next turn"). A unit whose leader has
 /// restored or steadied it this turn keeps that morale until the turn ends
 /// ("restore the Unit Morale to Bold for the turn"; a routed unit is steadied
 /// first, "Then, he must spend CP to rally each individual panicked member").

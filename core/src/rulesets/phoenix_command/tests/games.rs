@@ -64,3 +64,12 @@ fn the_seeded_three_turn_game_verifies() {
     assert_eq!((v.mode, v.turn), (SeedMode::Open, 3));
     assert!(v.guarantee().contains("committed seed"));
 }
+
+/// The seeded five-turn game — interrupts, fire, a forced rally and routs —
+/// verifies: every roll is the one the committed seed gives.
+#[test]
+fn the_seeded_five_turn_game_verifies() {
+    let (name, text) = fixture!("five-turns");
+    let v = verified(text, name);
+    assert_eq!((v.mode, v.turn), (SeedMode::Open, 5));
+}

@@ -421,3 +421,40 @@ fn resolution_waits_for_the_referees_injury_effects() {
         .iter()
         .any(|f| matches!(f, Fact::InterruptResolved { success: true, .. })));
 }
+
+/// Regression (found building the five-turn game): when the ambushers' fire
+/// took the active target's leader, its activation — and the turn — ended
+/// in the middle of the volley, and the interrupt was resolved after the
+/// turn was over. The volley is now fired out and the interrupt resolved
+/// before the target's turn ends.
+#[test]
+fn a_leader_falling_under_interrupt_fire_does_not_cut_the_volley_short() {
+    let g =
+        patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
+    let facts = accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-lead", "aimed", Some(1), 5), rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)]}),
+        &[
+            ("hit:ambush-lead", &[0]),
+            ("injury:patrol-lead", &[9]),
+            ("hit:ambush-1", &[0]),
+            ("injury:patrol-1", &[2]),
+        ],
+    ));
+    let position = |p: fn(&Fact) -> bool| facts.iter().position(p).expect("present");
+    let second_volley =
+        position(|f| matches!(f, Fact::Fired { figure, .. } if figure == "ambush-1"));
+    let resolved = position(|f| matches!(f, Fact::InterruptResolved { .. }));
+    assert!(!facts[..resolved]
+        .iter()
+        .any(|f| matches!(f, Fact::ActivationEnded { .. } | Fact::TurnEnded { .. })));
+    assert!(second_volley < resolved);
+    // 1 of 3 Shaken is not a majority: the interrupt fails, and the leaderless
+    // patrol's activation ends with the resolution.
+    assert!(matches!(
+        facts[resolved],
+        Fact::InterruptResolved { success: false, .. }
+    ));
+    let ended = position(|f| matches!(f, Fact::ActivationEnded { unit, .. } if unit == "patrol"));
+    assert!(ended > resolved);
+}

@@ -458,3 +458,28 @@ fn active_unit(s: Value, unit: &str) -> Given {
         json!({"type": "activate", "unit": unit}),
     ])
 }
+
+/// "He must then rally … the individual shaken figures with his next CP in
+/// order to keep the unit morale from sliding back to Shaken in the next
+/// turn": rallied, the unit begins the next turn Bold.
+#[test]
+fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
+    let g = active(
+        team(
+            3,
+            &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")],
+        ),
+        &[],
+    )
+    .then_all(&[
+        json!({"type": "steady-unit"}),
+        json!({"type": "rally"}),
+        json!({"type": "stop"}),
+        json!({"type": "activate", "unit": "b"}),
+        json!({"type": "pass"}),
+        json!({"type": "activate", "unit": "j"}),
+        json!({"type": "pass"}),
+    ]);
+    let g = g.then(json!({"type": "begin-turn"}));
+    assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
+}
