@@ -126,7 +126,18 @@ pub(super) fn actions(
                 refuse_beyond(&f, *to, double, "a double-time advance")?;
                 (Some(f.at), Some(f.at.distance_ceil(*to)))
             }
-            Action::Flee { to, .. } => {
+            Action::Flee {
+                to,
+                reached_cover,
+                left_battlefield,
+                ..
+            } => {
+                if *reached_cover && f.fanatic {
+                    refuse!("{id} is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic, and will attempt to leave the battlefield. If unable to do so, he will not surrender\" — he does not give himself up in cover");
+                }
+                if *reached_cover && *left_battlefield {
+                    refuse!("{id} either reaches cover or leaves the battlefield, not both");
+                }
                 refuse_beyond(&f, *to, double, "a double-time flight")?;
                 (Some(f.at), Some(f.at.distance_ceil(*to)))
             }
@@ -204,11 +215,16 @@ pub(super) fn actions(
             });
         }
         if let Action::Flee {
-            reached_cover: true,
+            reached_cover,
+            left_battlefield,
             ..
         } = action
         {
-            remove_figure(facts, id, "surrendered on reaching cover while Panicked");
+            if *reached_cover {
+                remove_figure(facts, id, "surrendered on reaching cover while Panicked");
+            } else if *left_battlefield {
+                remove_figure(facts, id, "fled the battlefield while Panicked");
+            }
         }
     }
     complete_step_if_done(facts);

@@ -165,6 +165,8 @@ pub(super) fn take_command(
     if !u.taking_command {
         refuse!("{}'s leader {leader} is already in command", u.id);
     }
+    // "the leader must expend 1 CP composing himself before he can expend any further CP"
+    morale::refuse_unless_leader_composed(state, u)?;
     let cost = state.config.take_command_cp;
     if u.cp < cost {
         refuse!(

@@ -408,11 +408,15 @@ pub enum Action {
         move_to: Option<Point>,
     },
     /// A Panicked figure flees a double-time move away from the enemy,
-    /// towards cover; reaching it, he surrenders.
+    /// towards cover; reaching it, he surrenders. A panicked fanatic instead
+    /// makes for the table edge; `left_battlefield`: he got off it.
     Flee {
         figure: String,
         to: Point,
+        #[serde(default)]
         reached_cover: bool,
+        #[serde(default)]
+        left_battlefield: bool,
     },
     /// Stays where he is.
     Hold { figure: String },

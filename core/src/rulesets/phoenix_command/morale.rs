@@ -129,7 +129,7 @@ pub(super) fn refuse_before_composure(
     }
 }
 
-fn refuse_unless_leader_composed(state: &State, u: &Unit) -> Result<(), Violation> {
+pub(super) fn refuse_unless_leader_composed(state: &State, u: &Unit) -> Result<(), Violation> {
     if let Some(l) = decide::leader(state, u) {
         if matches!(l.morale, Morale::Shaken | Morale::Panicked) {
             refuse!(

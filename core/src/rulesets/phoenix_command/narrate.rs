@@ -46,12 +46,15 @@ fn action_text(action: &Action, from: Option<Point>, distance: Option<u64>) -> S
             figure,
             to,
             reached_cover,
+            left_battlefield,
         } => {
             let d = distance
                 .map(|d| format!(" ({})", inches(d)))
                 .unwrap_or_default();
             let end = if *reached_cover {
                 ", reaching cover"
+            } else if *left_battlefield {
+                ", off the battlefield"
             } else {
                 ""
             };

@@ -246,3 +246,49 @@ fn a_unit_breaks_when_the_majority_of_its_figures_panic() {
     assert_eq!(g.state.units["a"].morale, UnitMorale::Broken);
     assert!(g.state.units["a"].rout_due);
 }
+
+/// A panicked figure who gets off the table is gone too; a panicked fanatic
+/// "will attempt to leave the battlefield. If unable to do so, he will not
+/// surrender" — he never gives himself up in cover.
+#[test]
+fn a_fleeing_figure_may_leave_the_battlefield_and_a_fanatic_never_surrenders() {
+    let g = spending(
+        with_figure(unit_of_four(), "a-2", "morale", json!("panicked")),
+        &[],
+    );
+    let facts = accepted(check(
+        &g,
+        act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "left_battlefield": true})),
+        &[],
+    ));
+    assert_eq!(
+        told(&facts)[..2],
+        [
+            "a-2 flees to (40, -100) (10.0\"), off the battlefield.",
+            "a-2 (a, alex) is removed from play: fled the battlefield while Panicked."
+        ]
+    );
+    // A fanatic panicked by a Light Wound's second roll, in jason's turn.
+    let mut s = with_figure(unit_of_four(), "a-2", "morale", json!("fanatical"));
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "light-wound"}]}]);
+    s["units"][0]["cp"] = json!(2);
+    s["units"][1]["cp"] = json!(3);
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "j"}),
+            json!({"type": "spend-cp"}),
+        ])
+        .then_rolling(
+            json!({"type": "actions", "actions": [{"type": "fire", "figure": "j-lead", "weapon": "m16", "target": "a-2", "mode": "aimed", "line": 1, "odds": 9}, {"type": "hold", "figure": "j-1"}]}),
+            &[("hit:j-lead", &[0]), ("injury:a-2", &[0]), ("knockout:a-2", &[9, 0])],
+        )
+        .then_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"}), json!({"type": "spend-cp"})]);
+    let e = refusal(check(
+        &g,
+        act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})),
+        &[],
+    ));
+    assert!(e.starts_with("a-2 is a fanatic:"), "{e}");
+}

@@ -681,3 +681,27 @@ fn strategic_movement_can_leave_stragglers() {
         Some(Fact::StragglerRemoved { figure, distance_tenths: 301, .. }) if figure == "b-1"
     ));
 }
+
+/// A Shaken breveted leader composes himself before he takes command: "the
+/// leader must expend 1 CP composing himself before he can expend any
+/// further CP".
+#[test]
+fn a_shaken_new_leader_composes_himself_before_taking_command() {
+    let s = with_figure(militia_units(), "m1-1", "morale", json!("shaken"));
+    let g = in_operations(s)
+        .then(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
+        .then(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}))
+        .then_all(&[
+            json!({"type": "activate", "unit": "m2"}),
+            json!({"type": "pass"}),
+            json!({"type": "activate", "unit": "m1"}),
+            json!({"type": "accumulate"}),
+            json!({"type": "activate", "unit": "j"}),
+            json!({"type": "pass"}),
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "m1"}),
+        ]);
+    let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
+    assert_eq!(e, "m1's leader m1-1 is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
+}
