@@ -1,12 +1,15 @@
 //! `phoenix-command`: Phoenix Command Basic Miniatures Rules v.001
-//! (`rules/phoenix-command-miniatures.txt`), the command-and-control layer.
+//! (`rules/phoenix-command-miniatures.txt`).
 //!
 //! Units accumulate command points (CP) turn by turn and spend them all at
 //! once; the unit with the most CP acts next, the side with more active
 //! combatants winning ties. Units consolidate, detach and reorganise along an
 //! organisation tree; a unit whose leader falls brevets a weaker one; figures
 //! straying beyond their leader's command distance are lost; command checks
-//! are a 0–9 roll under troop quality plus command rating.
+//! are a 0–9 roll under troop quality plus command rating. Ambushers hold a
+//! CP to interrupt an enemy, fire is rolled shot by shot against odds the
+//! players read, wounds shake and panic figures, and leaders spend CP on
+//! morale.
 //!
 //! The rules live in one file per section of the text, so a reader finds each
 //! section's rules in one place:
@@ -17,11 +20,17 @@
 //! | `organisation.rs` | 2.2 unit organisation: consolidation, detachment, reorganisation |
 //! | `command.rs` | 2.3 command and control: spending CP, breveting, command distance, command checks; 2.9 heroes |
 //! | `actions.rs` | 2.4 actions: what a figure does with a CP |
+//! | `interrupts.rs` | 2.5 interrupts |
+//! | `fire.rs` | 2.6 weapons fire, injuries, explosives |
+//! | `melee.rs` | 2.7 melee |
+//! | `morale.rs` | 2.8 morale |
 //!
 //! `decide.rs` dispatches a decision to its section and holds the lookups all
 //! sections share; `evolve.rs` records facts; `narrate.rs` tells them;
 //! `scenario.rs` reads and checks a scenario; `versions.rs` declares every
-//! option (P1–P12 of `rules/INTERPRETATIONS.md`) and constant.
+//! option (P1–P12 of `rules/INTERPRETATIONS.md`, and N15) and constant.
+//! `docs/rulesets/phoenix-command.md` lists every decision, fact, option,
+//! constant and open point.
 //!
 //! Units of measure: positions and distances are integers in **tenths of an
 //! inch** (`_tenths`); the table is a plane with `[x, y]` coordinates.
@@ -1058,7 +1067,7 @@ pub enum Fact {
 
 impl Ruleset for PhoenixCommand {
     const ID: &'static str = "phoenix-command";
-    const TITLE: &'static str = "Phoenix Command miniatures: command points, initiative, activation order, organisation, breveting, command checks";
+    const TITLE: &'static str = "Phoenix Command miniatures: command points, initiative, activation order, organisation, breveting, command checks, interrupts, fire, melee, morale";
     type Scenario = Scenario;
     type State = State;
     type Decision = Decision;
