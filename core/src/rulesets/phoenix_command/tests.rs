@@ -14,6 +14,7 @@ mod interrupts;
 mod melee;
 mod morale;
 mod organisation;
+mod refusals;
 mod scenario;
 mod turn;
 

@@ -399,9 +399,6 @@ pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(
     if u.leader.is_none() {
         refuse!("{unit} is broken and has no leader: it cannot act. {whose}");
     }
-    if u.rout_due {
-        refuse!("{unit} is broken and must rout first. {whose}");
-    }
     refuse!(
         "{unit} ({} CP) may not act now: the unactivated unit with the most CP acts next. {whose}",
         u.cp

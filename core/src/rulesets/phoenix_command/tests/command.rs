@@ -13,7 +13,7 @@ fn move_to(figure: &str, x: i64, y: i64) -> Value {
 }
 
 /// alex: a (CR 4, 3 figures), b (CR 3, 2 figures); jason: j (1 figure).
-fn small(a_cp: u32, b_cp: u32) -> Value {
+pub(super) fn small(a_cp: u32, b_cp: u32) -> Value {
     table(&[
         ("alex", "a", a_cp, 4, 3, [0, 0]),
         ("alex", "b", b_cp, 3, 2, [300, 0]),
@@ -375,7 +375,7 @@ fn command_check_refusals() {
 // --- Breveting -----------------------------------------------------------
 
 /// Militia of the breveting example: ratings 2 and 1.
-fn militia_units() -> Value {
+pub(super) fn militia_units() -> Value {
     table(&[
         ("alex", "m1", 2, 2, 3, [0, 0]),
         ("alex", "m2", 1, 1, 3, [300, 0]),

@@ -9,7 +9,7 @@ use crate::rulesets::phoenix_command::{Fact, Posture};
 /// alex: ambush (militia TQ 2, CR 3: ambush-lead, ambush-1, ambush-2) at
 /// y = 0, CP 1 and, with `set`, a held interrupt CP; jason: patrol (CR 4,
 /// 4 figures, 3 CP) 20" away. Rifles (3 shots, SDM 3), an injury table.
-fn ambush_scenario(set: bool, ambush_cp: u32) -> Value {
+pub(super) fn ambush_scenario(set: bool, ambush_cp: u32) -> Value {
     let mut s = table(&[
         ("alex", "ambush", ambush_cp, 3, 3, [0, 0]),
         ("jason", "patrol", 3, 4, 4, [0, 200]),
@@ -28,7 +28,7 @@ fn ambush_scenario(set: bool, ambush_cp: u32) -> Value {
 }
 
 /// Operations of turn 1, the patrol active and having spent its first CP.
-fn patrol_advancing(s: Value, options: &[&str]) -> Given {
+pub(super) fn patrol_advancing(s: Value, options: &[&str]) -> Given {
     given_with(s, options).then_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
@@ -47,7 +47,7 @@ fn sighted() -> Value {
     json!({"type": "sighted", "target": "patrol", "by": "ambush"})
 }
 
-fn rifle(figure: &str, target: &str, mode: &str, line: Option<u32>, odds: i64) -> Value {
+pub(super) fn rifle(figure: &str, target: &str, mode: &str, line: Option<u32>, odds: i64) -> Value {
     let mut f =
         json!({"figure": figure, "weapon": "rifle", "target": target, "mode": mode, "odds": odds});
     if let Some(l) = line {

@@ -8,7 +8,7 @@ use crate::rulesets::phoenix_command::{Fact, Injury, Morale};
 /// alex: a (a-lead, a-1, a-2; Melee Attack Value 4, knockout chance 3, a
 /// grenade launcher on a-lead); jason: j (j-lead, j-1, j-2) 5" away. Melee
 /// columns and blast ranges in the scenario.
-fn close_quarters() -> Value {
+pub(super) fn close_quarters() -> Value {
     let mut s = table(&[
         ("alex", "a", 3, 4, 3, [0, 0]),
         ("jason", "j", 0, 3, 3, [0, 50]),
@@ -28,7 +28,7 @@ fn close_quarters() -> Value {
     s
 }
 
-fn acting(s: Value) -> Given {
+pub(super) fn acting(s: Value) -> Given {
     given_with(s, &[]).then_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
@@ -37,7 +37,7 @@ fn acting(s: Value) -> Given {
     ])
 }
 
-fn melee(figure: &str, target: &str, to: [i64; 2]) -> Value {
+pub(super) fn melee(figure: &str, target: &str, to: [i64; 2]) -> Value {
     json!({"type": "actions", "actions": [{"type": "melee", "figure": figure, "target": target, "move_to": to}]})
 }
 

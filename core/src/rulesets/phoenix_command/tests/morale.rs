@@ -9,7 +9,7 @@ use crate::rulesets::phoenix_command::{Fact, Morale, UnitMorale};
 
 /// alex: a (CR 4, 5 figures: a-lead, a-1 … a-4, TQ 3) with `cp`; b (1
 /// figure) far off; jason: j (1 figure). Morale as given per figure.
-fn team(cp: u32, morale: &[(&str, &str)]) -> Value {
+pub(super) fn team(cp: u32, morale: &[(&str, &str)]) -> Value {
     let mut s = table(&[
         ("alex", "a", cp, 4, 5, [0, 0]),
         ("alex", "b", 0, 3, 1, [300, 0]),

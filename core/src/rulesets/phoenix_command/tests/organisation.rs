@@ -11,7 +11,7 @@ use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam};
 /// distance), squad 1-sqd of fire teams 1a (led by the squad leader sgt1)
 /// and 1b (cpl1b), squad 2-sqd of 2a (sgt2) and 2b (cpl2b); each fire team a
 /// unit. jason: one fire team j. CP: hq, 1a, 1b, 2a, 2b.
-fn platoon(cp: [u32; 5]) -> Value {
+pub(super) fn platoon(cp: [u32; 5]) -> Value {
     let mut figures = vec![
         json!({"id": "lt", "team": "hq", "troop_quality": 4, "command_rating": 5, "command_distance_tenths": 200, "at": [0, -50]}),
         json!({"id": "hq-1", "team": "hq", "troop_quality": 3, "at": [20, -50]}),
@@ -198,7 +198,7 @@ fn a_fire_team_has_nothing_to_detach() {
 }
 
 /// Squads 1 and 2 have each lost a fire team (2 alex figures each team).
-fn mauled() -> Given {
+pub(super) fn mauled() -> Given {
     let mut g = in_operations(platoon([5, 0, 0, 0, 0]));
     for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
         g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
