@@ -5,6 +5,7 @@
 pub mod combat_hq;
 pub mod formation_activation;
 pub mod leader_activation;
+pub mod phoenix_command;
 
 use crate::ruleset::{info, RulesetInfo};
 
@@ -12,6 +13,7 @@ use crate::ruleset::{info, RulesetInfo};
 pub fn registry() -> Vec<RulesetInfo> {
     vec![
         info::<leader_activation::LeaderActivation>(),
+        info::<phoenix_command::PhoenixCommand>(),
         info::<combat_hq::CombatHq>(),
         info::<formation_activation::FormationActivation>(),
     ]

@@ -1,0 +1,211 @@
+//! 2.4 Actions: what each figure of the active unit does with the CP being
+//! spent — move, double-time advance, fire, flee, hold. Where a figure goes
+//! is a referee input; how far it may go is not.
+
+use crate::dice::Dice;
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::command::remove_figure;
+use super::decide::{self, list, waiting_to_act, Facts};
+use super::fire::{check_fire, fire, FireOrder};
+use super::turn::end_activation;
+use super::{Action, Fact, Figure, FireMode, Morale, State};
+
+/// Tenths of an inch as inches: `72` → `7.2"`.
+pub(super) fn inches(tenths: u64) -> String {
+    format!("{}.{}\"", tenths / 10, tenths % 10)
+}
+
+/// What a figure's morale (or lagging) leaves him free to do.
+///
+/// Rallying: "Failure to spend the CP means that the Shaken figures will not
+/// move or perform actions, and can only perform ragged fire." — "Panicked
+/// figures can only use ragged fire", and flee. Abandonment: "Those that fail
+/// will lag behind by 1 CP" (P6: the failed figure does nothing on the next
+/// CP).
+fn refuse_what_morale_forbids(f: &Figure, action: &Action) -> Result<(), Violation> {
+    let ragged = matches!(action, Action::Fire { mode: FireMode::Ragged, .. });
+    if f.lagging && !matches!(action, Action::Hold { .. }) {
+        refuse!("{} failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP", f.id);
+    }
+    match f.morale {
+        Morale::Shaken if !ragged && !matches!(action, Action::Hold { .. }) => refuse!(
+            "{} is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\"",
+            f.id
+        ),
+        Morale::Panicked
+            if !(ragged
+                || matches!(action, Action::Flee { .. })
+                || (f.fanatic && matches!(action, Action::Melee { .. }))) =>
+        {
+            refuse!(
+                "{} is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")",
+                f.id
+            )
+        }
+        _ => {}
+    }
+    if matches!(action, Action::Flee { .. }) && f.morale != Morale::Panicked {
+        refuse!("{} is {}: only a Panicked figure flees", f.id, f.morale.name());
+    }
+    Ok(())
+}
+
+/// Figures of the active unit act on the CP being spent.
+///
+/// "Each figure in the unit must perform his action before the unit's next
+/// CP can be expended." — "Actions are performed by the figures in a unit,
+/// and not the unit as a whole. Individual figures in a unit can perform
+/// different actions on the expenditure of the same CP." — "When the unit's
+/// leader begins expending command points, all members in the unit must
+/// act." One action per figure per CP; the CP is complete when every figure
+/// has acted, and the activation ends with the last CP. A move is at most the
+/// standard move; "a double-time advance … allows each figure in the unit to
+/// move twice the figure's standard move" and "each figure can only
+/// double-time advance once per turn"; a Panicked figure "will retreat at a
+/// double-time advance rate of movement directly away from the enemy towards
+/// cover. He will do so even if he has already double-time advanced earlier
+/// in the turn. If the figure reach cover, the figure will instead attempt to
+/// surrender, and is removed from play."
+pub(super) fn actions(state: &State, actions: &[Action], dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let a = decide::activation(state)?;
+    let Some(step) = &a.step else {
+        refuse!(
+            "{} is not spending a CP on actions: spend its next CP first (\"Units can only perform actions by expending accumulated CP\")",
+            a.unit
+        );
+    };
+    if actions.is_empty() {
+        refuse!("name at least one figure's action");
+    }
+    let unit = a.unit.clone();
+    let number = step.number;
+    let mut acting: Vec<&str> = Vec::new();
+    for action in actions {
+        let id = action.figure();
+        let now = facts.state();
+        let f = decide::figure(now, id)?.clone();
+        if f.unit != unit || !f.in_play() {
+            refuse!("{id} is not a figure of {unit} in play: only the active unit's figures act on its CP");
+        }
+        if step.acted.contains(id) || acting.contains(&id) {
+            refuse!(
+                "{id} has already acted on CP {number}: \"Each figure in the unit must perform his action before the unit's next CP can be expended\" — one action per figure per CP (still to act: {})",
+                list(&waiting_to_act(state, a))
+            );
+        }
+        acting.push(id);
+        refuse_what_morale_forbids(&f, action)?;
+        let standard = now.config.standard_move_tenths;
+        let double = standard * now.config.double_time_multiplier;
+        let (from, distance_tenths) = match action {
+            Action::Move { to, .. } => {
+                refuse_beyond(&f, *to, standard, "a standard move")?;
+                (Some(f.at), Some(f.at.distance_ceil(*to)))
+            }
+            Action::DoubleTime { to, .. } => {
+                if f.double_timed {
+                    refuse!("{id} has already double-time advanced this turn: \"each figure can only double-time advance once per turn\"");
+                }
+                refuse_beyond(&f, *to, double, "a double-time advance")?;
+                (Some(f.at), Some(f.at.distance_ceil(*to)))
+            }
+            Action::Flee { to, reached_cover, left_battlefield, .. } => {
+                if *reached_cover && f.fanatic {
+                    refuse!("{id} is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic, and will attempt to leave the battlefield. If unable to do so, he will not surrender\" — he does not give himself up in cover");
+                }
+                if *reached_cover && *left_battlefield {
+                    refuse!("{id} either reaches cover or leaves the battlefield, not both");
+                }
+                refuse_beyond(&f, *to, double, "a double-time flight")?;
+                (Some(f.at), Some(f.at.distance_ceil(*to)))
+            }
+            Action::Fire { move_to: Some(to), .. } => {
+                refuse_beyond(&f, *to, standard, "a standard move")?;
+                (Some(f.at), Some(f.at.distance_ceil(*to)))
+            }
+            Action::Melee { target, move_to, .. } => {
+                if !std::ptr::eq(action, actions.last().expect("not empty")) {
+                    refuse!("{id} declares a melee attack: the target answers before anything else, so it comes last among the actions");
+                }
+                super::melee::check_melee(now, &f, target, *move_to)?;
+                match move_to {
+                    Some(to) => (Some(f.at), Some(f.at.distance_ceil(*to))),
+                    None => (None, None),
+                }
+            }
+            Action::Fire { .. } | Action::Hold { .. } | Action::Other { .. } => (None, None),
+        };
+        let volley = match action {
+            Action::Fire { move_to: Some(_), .. } if matches!(f.morale, Morale::Shaken | Morale::Panicked) => {
+                refuse!("{id} is {} and cannot advance and fire: he fires ragged where he stands", f.morale.name())
+            }
+            Action::Fire { weapon, target, mode, line, odds, cover_pf, cover_at, .. } => {
+                let order = FireOrder {
+                    figure: id,
+                    weapon,
+                    target,
+                    mode: *mode,
+                    line: *line,
+                    odds: *odds,
+                    cover_pf: *cover_pf,
+                    cover_at: *cover_at,
+                };
+                let v = check_fire(now, &order)?;
+                Some((order, v.shots, v.odds, v.weapon.clone()))
+            }
+            _ => None,
+        };
+        facts.push(Fact::FigureActed { unit: unit.clone(), number, action: action.clone(), from, distance_tenths });
+        if let Some((order, shots, odds, weapon)) = volley {
+            let volley = super::fire::Volley { weapon: &weapon, shots, odds };
+            fire(facts, &order, &volley, dice)?;
+        }
+        if let Action::Melee { target, .. } = action {
+            facts.push(Fact::MeleeDeclared { attacker: id.to_string(), target: target.clone() });
+        }
+        if let Action::Flee { reached_cover, left_battlefield, .. } = action {
+            if *reached_cover {
+                remove_figure(facts, id, "surrendered on reaching cover while Panicked");
+            } else if *left_battlefield {
+                remove_figure(facts, id, "fled the battlefield while Panicked");
+            }
+        }
+    }
+    complete_step_if_done(facts);
+    Ok(())
+}
+
+fn refuse_beyond(f: &Figure, to: crate::geometry::Point, allowance: u64, what: &str) -> Result<(), Violation> {
+    if !f.at.within(to, allowance) {
+        refuse!(
+            "{} cannot move from {} to {to}: that is {} and {what} is {}",
+            f.id,
+            f.at,
+            inches(f.at.distance_ceil(to)),
+            inches(allowance)
+        );
+    }
+    Ok(())
+}
+
+/// Closes the CP being spent once every figure of the unit has acted on it,
+/// and ends the activation when it was the last. Figures who lagged behind
+/// on it act normally from the next CP (P6).
+pub(super) fn complete_step_if_done(facts: &mut Facts) {
+    let state = facts.state();
+    let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) else {
+        return;
+    };
+    let Some(step) = &a.step else { return };
+    if !waiting_to_act(state, a).is_empty() || state.turn.as_ref().is_some_and(|t| t.melee.is_some()) {
+        return;
+    }
+    let cp_left = state.units.get(&a.unit).map_or(0, |u| u.cp);
+    let caught_up = step.acted.iter().filter(|f| state.figures.get(*f).is_some_and(|f| f.lagging)).cloned().collect();
+    facts.push(Fact::CpCompleted { unit: a.unit.clone(), number: step.number, cp_left, caught_up });
+    if cp_left == 0 {
+        end_activation(facts);
+    }
+}

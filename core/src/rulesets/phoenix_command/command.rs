@@ -1,0 +1,396 @@
+//! 2.3 Command and Control: what an activated unit does with its CP
+//! (expend them all, accumulate one more, or pass), breveting a new leader,
+//! command distance and stragglers, and command checks. 2.9: heroes are
+//! exempt from command distance.
+
+use crate::dice::Dice;
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::actions::complete_step_if_done;
+use super::decide::{self, active_unit_between_steps, led_by, list, members, Facts};
+use super::turn::end_activation;
+use super::{interrupts, morale};
+use super::{Casualty, Check, Fact, Morale, Spend, State, Succession, Unit};
+
+/// The Command Rating of a unit's leader: the cap on its CP.
+///
+/// "A leader cannot accumulate more CP than his Command Rating."
+fn rating(state: &State, u: &Unit) -> Result<i64, Violation> {
+    match decide::leader(state, u).and_then(|l| l.command_rating) {
+        Some(r) => Ok(r),
+        None => refuse!("{} has no leader with a command rating", u.id),
+    }
+}
+
+fn refuse_once_expending(state: &State, unit: &str, expending: bool, what: &str) -> Result<(), Violation> {
+    if expending {
+        let cp = state.units.get(unit).map_or(0, |u| u.cp);
+        refuse!(
+            "{unit} has begun to spend its CP and may not {what}: \"If a unit decides to expend CP by performing actions, all the unit's CP must be expended\" — spend the next CP or stop (its {cp} CP left are lost)"
+        );
+    }
+    Ok(())
+}
+
+/// The active unit accumulates another CP, up to its leader's rating.
+///
+/// "If the activated unit's leader does not choose to perform any actions and
+/// expend his entire accumulated CP, he accumulates another CP. There is a
+/// limit to the number of CP a leader can accumulate, and if the leader is
+/// already at his maximum for accumulated CP and does not wish to expend
+/// them, he does not gain another and the unit completes its turn. A leader
+/// cannot accumulate more CP than his Command Rating." A CP held for an
+/// interrupt counts towards the cap ("it may not accumulate more CP
+/// (including the reserve CP for the interrupt) than the leader's Command
+/// Rating"). A breveted leader accumulates too: he "must accumulate and spend
+/// 1 CP to take command".
+pub(super) fn accumulate(state: &State, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "accumulate")?;
+    refuse_once_expending(state, &a.unit, a.expending, "accumulate")?;
+    let cap = rating(state, u)?;
+    let room = (cap - i64::from(u.cp) - i64::from(u.held_interrupt_cp)).max(0);
+    let gain = i64::from(state.config.accumulate_cp).min(room) as u32;
+    facts.push(Fact::CpAccumulated {
+        unit: u.id.clone(),
+        cp_before: u.cp,
+        cp_after: u.cp + gain,
+        held: u.held_interrupt_cp,
+        cap,
+    });
+    end_activation(facts);
+    Ok(())
+}
+
+/// The active unit does nothing and gains nothing (P5: "3. Pass by doing nothing.").
+pub(super) fn pass(state: &State, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "pass")?;
+    refuse_once_expending(state, &a.unit, a.expending, "pass")?;
+    facts.push(Fact::Passed { unit: u.id.clone(), cp: u.cp });
+    end_activation(facts);
+    Ok(())
+}
+
+/// While a breveted leader has not taken command, the unit does nothing else.
+///
+/// "While a unit is breveting a new leader, it may not perform other actions,
+/// and can only mount a ragged defence."
+pub(super) fn refuse_while_taking_command(u: &Unit, what: &str) -> Result<(), Violation> {
+    if u.taking_command {
+        refuse!(
+            "{} may not {what}: its breveted leader {} must first take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\"; \"While a unit is breveting a new leader, it may not perform other actions\")",
+            u.id,
+            u.leader.as_deref().unwrap_or("?")
+        );
+    }
+    Ok(())
+}
+
+/// The active unit spends its next CP on figure actions.
+///
+/// "When a unit is activated in the Operations phase of a turn, the leader of
+/// the unit may expend all his accumulated CP by having the unit perform
+/// actions." — "Units can only perform actions by expending accumulated CP."
+/// Each CP is one step: "Each figure in the unit must perform his action
+/// before the unit's next CP can be expended."
+pub(super) fn spend_cp(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "spend another CP")?;
+    refuse_while_taking_command(u, "spend CP on actions")?;
+    morale::refuse_before_composure(state, a, u, "spend CP on actions")?;
+    morale::refuse_unless_figures_dealt_with(state, a, u)?;
+    if u.cp == 0 {
+        refuse!("{} has no CP left to spend: \"Units can only perform actions by expending accumulated CP\"", u.id);
+    }
+    facts.push(Fact::CpSpent { unit: u.id.clone(), number: a.spent + 1, cp: 1, on: Spend::Actions, cp_left: u.cp - 1 });
+    interrupts::premature_checks(facts, &u.id, dice)
+}
+
+/// The active unit stops: its remaining CP are lost.
+///
+/// "If a unit decides to expend CP by performing actions, all the unit's CP
+/// must be expended, leaving the unit with 0 CP when its actions are
+/// completed. Any CP not used in performing actions are lost."
+pub(super) fn stop(state: &State, facts: &mut Facts) -> Result<(), Violation> {
+    if decide::activation(state)?.interrupted_by.is_some() {
+        // "must cease performing actions and end their turn": no cover taken.
+        end_activation(facts);
+        return Ok(());
+    }
+    let (a, u) = active_unit_between_steps(state, "stop")?;
+    if !a.expending {
+        refuse!("{} has not begun to spend its CP: a unit that does not expend them accumulates or passes", u.id);
+    }
+    facts.push(Fact::CpLost { unit: u.id.clone(), cp: u.cp, reason: "it performs no further actions".into() });
+    end_activation(facts);
+    Ok(())
+}
+
+/// A breveted leader spends CP to take command.
+///
+/// "The new leader must accumulate and spend 1 CP to take command of the
+/// unit." — "The following turn, he expends that CP to take command of the
+/// unit and is then able to act normally." Taking command begins the unit's
+/// expenditure: CP left over are spent on actions or lost.
+pub(super) fn take_command(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "take command")?;
+    let leader = u.leader.clone().unwrap_or_default();
+    if !u.taking_command {
+        refuse!("{}'s leader {leader} is already in command", u.id);
+    }
+    // "the leader must expend 1 CP composing himself before he can expend any further CP"
+    morale::refuse_unless_leader_composed(state, u)?;
+    let cost = state.config.take_command_cp;
+    if u.cp < cost {
+        refuse!(
+            "{} has {} CP: its new leader {leader} must first accumulate {cost} CP to take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")",
+            u.id,
+            u.cp
+        );
+    }
+    let cp_left = u.cp - cost;
+    facts.push(Fact::CpSpent { unit: u.id.clone(), number: a.spent + 1, cp: cost, on: Spend::TakeCommand, cp_left });
+    interrupts::premature_checks(facts, &u.id, dice)?;
+    facts.push(Fact::TookCommand { unit: u.id.clone(), leader });
+    if cp_left == 0 {
+        end_activation(facts);
+    }
+    Ok(())
+}
+
+/// A command check for one figure against its unit's leader.
+///
+/// "The command check is performed by making a 0-9 roll and trying to get
+/// under the sum of the figure's Troop Quality and the leader's Command
+/// Rating. This sum is referred to as the Command Check Target. Shaken troops
+/// suffer a penalty of –2 to their Command Check Target. Panicked troops and
+/// Fanatical troops automatically fail command checks." Under (P1): roll <
+/// target, or roll ≤ target with `command-check-equal-passes`. The die is
+/// labelled `check:<figure>`.
+pub(super) fn check_figure(
+    state: &State,
+    figure: &str,
+    leader_rating: i64,
+    modifier: i64,
+    dice: &mut Dice,
+) -> Result<Check, Violation> {
+    let f = decide::figure(state, figure)?;
+    if matches!(f.morale, Morale::Panicked | Morale::Fanatical) {
+        return Ok(Check::AutomaticFail { morale: f.morale });
+    }
+    let shaken = if f.morale == Morale::Shaken { state.config.shaken_check_modifier } else { 0 };
+    let target = f.troop_quality + leader_rating + shaken + modifier;
+    let roll = dice.d10(&format!("check:{figure}"))?;
+    let passed =
+        if state.config.command_check_equal_passes { i64::from(roll) <= target } else { i64::from(roll) < target };
+    Ok(Check::Rolled { roll, target, passed })
+}
+
+/// Command checks the rules call for "from time to time": for the named
+/// figures of a unit, or all of them but the leader.
+///
+/// "From time to time, a command check will be required to confirm that a
+/// commander maintains control over his troops." — "Leaders are not required
+/// to perform command checks on themselves." The reason is the occasion the
+/// rules or the referee name.
+pub(super) fn command_check(
+    state: &State,
+    unit: &str,
+    figures: Option<&[String]>,
+    reason: &str,
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let u = decide::unit(state, unit)?;
+    let Some(leader) = decide::leader(state, u) else {
+        refuse!("{unit} has no leader: a command check is made against the leader's Command Rating");
+    };
+    let leader_rating = rating(state, u)?;
+    let mut checked: Vec<String> = Vec::new();
+    match figures {
+        None => checked.extend(members(state, unit).iter().filter(|f| f.id != leader.id).map(|f| f.id.clone())),
+        Some(named) => {
+            for id in named {
+                let f = decide::figure(state, id)?;
+                if f.unit != unit || !f.in_play() {
+                    refuse!("{id} is not a figure of {unit} in play");
+                }
+                if *id == leader.id {
+                    refuse!("{id} leads {unit}: \"Leaders are not required to perform command checks on themselves.\"");
+                }
+                if checked.contains(id) {
+                    refuse!("{id} is named twice");
+                }
+                checked.push(id.clone());
+            }
+        }
+    }
+    if checked.is_empty() {
+        refuse!("{unit} has no figure to check besides its leader {}", leader.id);
+    }
+    for id in checked {
+        let check = check_figure(state, &id, leader_rating, 0, dice)?;
+        facts.push(Fact::CommandChecked { figure: id, unit: unit.to_string(), reason: reason.to_string(), check });
+    }
+    Ok(())
+}
+
+/// Referee: a figure is killed or incapacitated (the injury tables are not in
+/// the text, P9). "Incapacitated figures are simply removed from play in the
+/// Basic rules."
+pub(super) fn casualty(
+    state: &State,
+    figure: &str,
+    effect: Casualty,
+    reason: &str,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let f = decide::figure(state, figure)?;
+    if let Some(why) = &f.removed {
+        refuse!("{figure} is already out of play ({why})");
+    }
+    remove_figure(facts, figure, &format!("{}: {reason}", effect.name()));
+    Ok(())
+}
+
+/// Removes a figure from play, with what follows when he led his unit.
+///
+/// "If the leader of a unit is incapacitated or killed, the unit loses all
+/// accumulated CP and has to appoint (“brevet”) a new leader immediately from
+/// within its ranks." — "The new leader has a Command Rating one less than
+/// his predecessor. If the new leader's command rating is less than 1, then
+/// the unit cannot brevet a new leader and breaks." A unit whose leader falls
+/// while it is active ends its activation there — or, under an interrupt's
+/// fire, when the interrupt is resolved.
+pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
+    let state = facts.state();
+    let f = state.figures[figure].clone();
+    let u = state.units.get(&f.unit).cloned();
+    let organisations = led_by(state, figure);
+    // An interrupt being fired at the active unit decides, once resolved,
+    // how its activation ends.
+    let active = state.turn.as_ref().and_then(|t| t.activation.as_ref()).is_some_and(|a| a.unit == f.unit)
+        && !interrupts::fired_on(state, &f.unit);
+    facts.push(Fact::FigureRemoved {
+        figure: figure.to_string(),
+        side: f.side.clone(),
+        unit: f.unit.clone(),
+        reason: reason.to_string(),
+        organisations: organisations.clone(),
+    });
+    let Some(u) = u else { return };
+    let remaining = members(facts.state(), &u.id).len();
+    if u.leader.as_deref() != Some(figure) {
+        if remaining == 0 {
+            facts.push(Fact::UnitEliminated { unit: u.id.clone(), side: u.side.clone() });
+            if active {
+                end_activation(facts);
+            }
+        } else if active {
+            complete_step_if_done(facts);
+        }
+        return;
+    }
+    let rating = f.command_rating.unwrap_or(0);
+    let successor_rating = rating - facts.state().config.brevet_rating_loss;
+    let succession = if remaining == 0 {
+        Succession::Eliminated
+    } else if successor_rating < facts.state().config.brevet_minimum_rating {
+        Succession::Breaks
+    } else {
+        Succession::Brevet
+    };
+    facts.push(Fact::LeaderLost {
+        unit: u.id.clone(),
+        leader: figure.to_string(),
+        cp_lost: u.cp + u.held_interrupt_cp,
+        rating,
+        successor_rating,
+        succession,
+        organisations,
+    });
+    match succession {
+        Succession::Eliminated => facts.push(Fact::UnitEliminated {
+            unit: u.id.clone(),
+            side: u.side.clone(),
+        }),
+        Succession::Breaks => facts.push(Fact::UnitBroke {
+            unit: u.id.clone(),
+            side: u.side.clone(),
+            reason: format!(
+                "its leader {figure} fell, and a new leader's command rating would be {successor_rating}: \"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\""
+            ),
+            rout: false,
+        }),
+        Succession::Brevet => {}
+    }
+    if active {
+        end_activation(facts);
+    }
+}
+
+/// A unit whose leader fell appoints a new one.
+///
+/// "has to appoint (“brevet”) a new leader immediately from within its ranks.
+/// The new leader must accumulate and spend 1 CP to take command of the unit."
+/// He takes over every organisation his predecessor led.
+pub(super) fn brevet(state: &State, unit: &str, leader: &str, facts: &mut Facts) -> Result<(), Violation> {
+    let u = decide::unit(state, unit)?;
+    let Some(due) = &u.brevet_due else {
+        refuse!("{unit} owes no brevet: its leader has not fallen");
+    };
+    let ranks: Vec<String> = members(state, unit).iter().map(|f| f.id.clone()).collect();
+    if !ranks.iter().any(|r| r == leader) {
+        refuse!(
+            "{leader} is not in {unit}'s ranks: the new leader is appointed \"from within its ranks\" ({})",
+            list(&ranks)
+        );
+    }
+    facts.push(Fact::Breveted {
+        unit: unit.to_string(),
+        leader: leader.to_string(),
+        rating: due.rating,
+        take_command_cp: state.config.take_command_cp,
+        organisations: due.organisations.clone(),
+    });
+    Ok(())
+}
+
+/// Figures of `unit` beyond their leader's command distance are removed.
+///
+/// "All figures in his unit must remain within this distance to the leader
+/// to be able to properly take and execute orders." — "A figure which ending
+/// his turn outside of his leader's command distance is a Straggler. … Under
+/// the basic rules, Stragglers are removed from play in the turn they become
+/// stragglers." Distances are exact and inclusive (P8). Heroes are "immune to
+/// command distance requirements" (2.9); a unit without a leader has no
+/// command distance to keep.
+pub(super) fn remove_stragglers(facts: &mut Facts, unit: &str) {
+    let state = facts.state();
+    let Some(u) = state.units.get(unit) else {
+        return;
+    };
+    if u.hero {
+        return;
+    }
+    let Some(leader) = decide::leader(state, u) else {
+        return;
+    };
+    let range = leader.command_distance_tenths;
+    let stragglers: Vec<(String, u64)> = members(state, unit)
+        .iter()
+        .filter(|f| f.id != leader.id && !leader.at.within(f.at, range))
+        .map(|f| (f.id.clone(), leader.at.distance_ceil(f.at)))
+        .collect();
+    let leader = leader.id.clone();
+    for (figure, distance_tenths) in stragglers {
+        let organisations = led_by(facts.state(), &figure);
+        facts.push(Fact::StragglerRemoved {
+            figure,
+            unit: unit.to_string(),
+            leader: leader.clone(),
+            distance_tenths,
+            command_distance_tenths: range,
+            organisations,
+        });
+    }
+}

@@ -1,0 +1,250 @@
+//! The decider: each decision goes to the section of the text that rules it
+//! (`turn.rs`, `organisation.rs`, `command.rs`, `actions.rs`); this file
+//! holds what they share — finding things, the members of a unit, and the
+//! one rule that comes before all others: a unit whose leader fell brevets
+//! "immediately".
+//!
+//! `decide` builds its facts on a scratch copy of the state, evolving it as
+//! it goes, so a later fact (who acts next) sees the earlier ones.
+
+use crate::dice::Dice;
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::{actions, command, fire, interrupts, melee, morale, organisation, turn};
+use super::{Activation, Decision, Fact, Figure, Organisation, State, Turn, Unit};
+
+pub(super) type Facts = crate::ruleset::Facts<super::PhoenixCommand>;
+
+pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
+    refuse_while_inputs_due(state, decision)?;
+    let mut facts = Facts::new(state);
+    match decision {
+        Decision::BeginTurn => turn::begin_turn(state, &mut facts)?,
+        Decision::StrategicMove { unit, moves } => turn::strategic_move(state, unit, moves, &mut facts)?,
+        Decision::Contact { unit, enemy, in_contact } => turn::contact(state, unit, enemy, *in_contact, &mut facts)?,
+        Decision::BeginOperations => turn::begin_operations(state, dice, &mut facts)?,
+        Decision::Activate { unit } => turn::activate(state, unit, &mut facts)?,
+        Decision::Accumulate => command::accumulate(state, &mut facts)?,
+        Decision::Pass => command::pass(state, &mut facts)?,
+        Decision::SpendCp => command::spend_cp(state, dice, &mut facts)?,
+        Decision::Actions { actions } => actions::actions(state, actions, dice, &mut facts)?,
+        Decision::Stop => command::stop(state, &mut facts)?,
+        Decision::TakeCommand => command::take_command(state, dice, &mut facts)?,
+        Decision::SetInterrupt => interrupts::set_interrupt(state, dice, &mut facts)?,
+        Decision::Sighted { target, by } => interrupts::sighted(state, target, by, dice, &mut facts)?,
+        Decision::Interrupt { by, fire } => interrupts::interrupt(state, by, fire, dice, &mut facts)?,
+        Decision::TakeCover { moves } => interrupts::take_cover(state, moves, &mut facts)?,
+        Decision::SelfRally => morale::self_rally(state, dice, &mut facts)?,
+        Decision::SteadyUnit { unit } => morale::steady_unit(state, unit.as_deref(), dice, &mut facts)?,
+        Decision::Rally { unit } => morale::rally(state, unit.as_deref(), dice, &mut facts)?,
+        Decision::RallyPanicked { figure, unit } => {
+            morale::rally_panicked(state, figure, unit.as_deref(), dice, &mut facts)?
+        }
+        Decision::Abandon => morale::abandon(state, dice, &mut facts)?,
+        Decision::ForcedRally { figure, in_sight } => morale::forced_rally(state, figure, in_sight, dice, &mut facts)?,
+        Decision::Rout { unit, moves, reached_cover } => morale::rout(state, unit, moves, *reached_cover, &mut facts)?,
+        Decision::Consolidate { organisation } => organisation::consolidate(state, organisation, &mut facts)?,
+        Decision::Detach { units } => organisation::detach(state, units, &mut facts)?,
+        Decision::Reorganise { organisation, replaces, into } => {
+            organisation::reorganise(state, organisation, replaces, into, &mut facts)?
+        }
+        Decision::CommandCheck { unit, figures, reason } => {
+            command::command_check(state, unit, figures.as_deref(), reason, dice, &mut facts)?
+        }
+        Decision::Brevet { unit, leader } => command::brevet(state, unit, leader, &mut facts)?,
+        Decision::MeleeResponse { escape, escape_to } => melee::respond(state, *escape, *escape_to, dice, &mut facts)?,
+        Decision::Injury { target, effect } => fire::rule_injury(state, target, *effect, dice, &mut facts)?,
+        Decision::Casualty { figure, effect, reason } => command::casualty(state, figure, *effect, reason, &mut facts)?,
+    }
+    morale::settle_unit_morale(&mut facts);
+    interrupts::settle_interrupts(&mut facts);
+    turn::settle_initiative(&mut facts);
+    Ok(facts.into_facts())
+}
+
+/// Inputs the rules need before anything else happens: the referee's effect
+/// of a hit rolled without a table (P9: "a referee event after the rolled
+/// 0–9"), and a brevet — "If the leader of a unit is incapacitated or killed,
+/// the unit loses all accumulated CP and has to appoint (“brevet”) a new
+/// leader immediately from within its ranks."
+fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Violation> {
+    if matches!(decision, Decision::Brevet { .. } | Decision::Injury { .. }) {
+        return Ok(());
+    }
+    if let Some(p) = state.turn.as_ref().and_then(|t| t.pending_injuries.first()) {
+        refuse!(
+            "the referee must first give the injury effect of the hit on {} (roll {} with modifiers; the scenario has no injury table)",
+            p.target,
+            p.total
+        );
+    }
+    if let Some(m) = state.turn.as_ref().and_then(|t| t.melee.as_ref()) {
+        if !matches!(decision, Decision::MeleeResponse { .. }) {
+            refuse!(
+                "{} has declared a melee attack on {}: \"The target figure then decides if he wishes to engage in melee or escape\" (melee-response) before anything else",
+                m.attacker,
+                m.target
+            );
+        }
+    }
+    if let Some(u) = state.units.values().find(|u| u.brevet_due.is_some()) {
+        let ranks: Vec<&str> = members(state, &u.id).iter().map(|f| f.id.as_str()).collect();
+        refuse!(
+            "{} must first brevet a new leader \"immediately from within its ranks\": choose one of {}",
+            u.id,
+            ranks.join(", ")
+        );
+    }
+    if let Some(u) = state.units.values().find(|u| u.rout_due) {
+        if !matches!(decision, Decision::Rout { unit, .. } if *unit == u.id) {
+            refuse!(
+                "{} is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else",
+                u.id
+            );
+        }
+        return Ok(());
+    }
+    let deciding = match decision {
+        Decision::Interrupt { by, .. } => Some(by.as_str()),
+        _ => None,
+    };
+    interrupts::refuse_while_ambush_blown(state, deciding)?;
+    if let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) {
+        if let Some(by) = &a.interrupted_by {
+            if !matches!(decision, Decision::TakeCover { .. } | Decision::Stop) {
+                refuse!(
+                    "{} has been successfully interrupted by {by}: it \"must cease performing actions and end their turn\" — take cover, or stop",
+                    a.unit
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn turn(state: &State) -> Result<&Turn, Violation> {
+    match &state.turn {
+        Some(t) => Ok(t),
+        None => refuse!("no turn has begun: begin a turn first"),
+    }
+}
+
+pub(super) fn activation(state: &State) -> Result<&Activation, Violation> {
+    let t = turn(state)?;
+    match &t.activation {
+        Some(a) => Ok(a),
+        None => refuse!("no unit is activated: activate the next unit first"),
+    }
+}
+
+pub(super) fn unit<'a>(state: &'a State, id: &str) -> Result<&'a Unit, Violation> {
+    match state.units.get(id) {
+        Some(u) => Ok(u),
+        None => {
+            if state.organisations.contains_key(id) {
+                let acting: Vec<&str> = members_of_organisation(state, id)
+                    .iter()
+                    .map(|f| f.unit.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                if acting.is_empty() {
+                    refuse!("{id} is not a unit on the battlefield: it has no figures left in play")
+                }
+                refuse!("{id} is not acting as a unit now: its figures act with {}", acting.join(", "))
+            }
+            refuse!("there is no unit {id:?} in this game")
+        }
+    }
+}
+
+pub(super) fn figure<'a>(state: &'a State, id: &str) -> Result<&'a Figure, Violation> {
+    match state.figures.get(id) {
+        Some(f) => Ok(f),
+        None => refuse!("there is no figure {id:?} in this game"),
+    }
+}
+
+pub(super) fn organisation<'a>(state: &'a State, id: &str) -> Result<&'a Organisation, Violation> {
+    match state.organisations.get(id) {
+        Some(o) => Ok(o),
+        None => refuse!("there is no organisation {id:?} in this game"),
+    }
+}
+
+/// The figures in play acting with `unit`.
+pub(super) fn members<'a>(state: &'a State, unit: &str) -> Vec<&'a Figure> {
+    state.figures.values().filter(|f| f.in_play() && f.unit == unit).collect()
+}
+
+/// Whether organisation `inner` is `outer` or below it.
+pub(super) fn is_within(state: &State, inner: &str, outer: &str) -> bool {
+    let mut at = Some(inner);
+    while let Some(id) = at {
+        if id == outer {
+            return true;
+        }
+        at = state.organisations.get(id).and_then(|o| o.parent.as_deref());
+    }
+    false
+}
+
+/// The figures in play of an organisation and everything below it.
+pub(super) fn members_of_organisation<'a>(state: &'a State, org: &str) -> Vec<&'a Figure> {
+    state.figures.values().filter(|f| f.in_play() && is_within(state, &f.team, org)).collect()
+}
+
+/// The direct sub-units of an organisation.
+pub(super) fn children<'a>(state: &'a State, org: &str) -> Vec<&'a Organisation> {
+    state.organisations.values().filter(|o| o.parent.as_deref() == Some(org)).collect()
+}
+
+/// A unit's leader figure, when it has one in play.
+pub(super) fn leader<'a>(state: &'a State, unit: &Unit) -> Option<&'a Figure> {
+    unit.leader.as_ref().and_then(|l| state.figures.get(l)).filter(|f| f.in_play())
+}
+
+/// The active unit, checked to be able to give orders now: no CP open.
+pub(super) fn active_unit_between_steps<'a>(
+    state: &'a State,
+    what: &str,
+) -> Result<(&'a Activation, &'a Unit), Violation> {
+    let a = activation(state)?;
+    if let Some(step) = &a.step {
+        let waiting = waiting_to_act(state, a);
+        refuse!(
+            "{} is in the middle of CP {}: {} must act before it may {what} ({} still to act)",
+            a.unit,
+            step.number,
+            "each figure",
+            waiting.join(", ")
+        );
+    }
+    let u = unit(state, &a.unit)?;
+    Ok((a, u))
+}
+
+/// Figures of the active unit that have not acted on the CP being spent.
+pub(super) fn waiting_to_act(state: &State, a: &Activation) -> Vec<String> {
+    match &a.step {
+        None => Vec::new(),
+        Some(step) => {
+            members(state, &a.unit).into_iter().filter(|f| !step.acted.contains(&f.id)).map(|f| f.id.clone()).collect()
+        }
+    }
+}
+
+/// "1 and 2" / "1, 2 and 3".
+pub(super) fn list(items: &[String]) -> String {
+    match items {
+        [] => "nobody".into(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The organisations a figure leads.
+pub(super) fn led_by(state: &State, figure: &str) -> Vec<String> {
+    state.organisations.values().filter(|o| o.leader.as_deref() == Some(figure)).map(|o| o.id.clone()).collect()
+}

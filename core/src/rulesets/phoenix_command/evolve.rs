@@ -1,0 +1,442 @@
+//! Records what a fact says. No rule logic: every consequence — who acts
+//! next, what a check gave, which CP were lost — is in the fact.
+
+use std::collections::BTreeSet;
+
+use super::{
+    Action, Activation, Ambush, BrevetDue, Fact, Organisation, PendingInjury, PendingMelee, Phase, Posture, Spend,
+    State, Step, Succession, Turn, Unit, UnitMorale,
+};
+
+fn turn(state: &mut State) -> &mut Turn {
+    state.turn.as_mut().expect("a turn is in progress")
+}
+
+fn activation(state: &mut State) -> &mut Activation {
+    turn(state).activation.as_mut().expect("an activation is in progress")
+}
+
+fn ambush<'a>(state: &'a mut State, by: &str) -> &'a mut Ambush {
+    turn(state).ambushes.iter_mut().find(|a| a.by == by).expect("facts name ambushes lying in wait")
+}
+
+fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
+    state.units.get_mut(id).expect("facts name units in play")
+}
+
+fn remove_figure(state: &mut State, figure: &str, reason: String, organisations: &[String]) {
+    state.figures.get_mut(figure).expect("facts name figures of the scenario").removed = Some(reason);
+    for o in organisations {
+        if let Some(o) = state.organisations.get_mut(o) {
+            o.leader = None;
+        }
+    }
+}
+
+/// Replaces unit ids in every contact set: `old` ids go, `new` comes in
+/// where any of them was.
+fn rename_contacts(state: &mut State, old: &[String], new: &str) {
+    for u in state.units.values_mut() {
+        let before = u.contact.len();
+        u.contact.retain(|c| !old.contains(c));
+        if u.contact.len() != before {
+            u.contact.insert(new.to_string());
+        }
+    }
+}
+
+fn new_unit(state: &State, id: &str, side: &str, leader: &str, contact: BTreeSet<String>) -> Unit {
+    Unit {
+        id: id.to_string(),
+        side: side.to_string(),
+        leader: Some(leader.to_string()),
+        cp: 0,
+        held_interrupt_cp: 0,
+        activated: true,
+        strategic: false,
+        brevet_due: None,
+        taking_command: false,
+        hero: state.organisations.get(id).is_some_and(|o| o.hero),
+        contact,
+        morale: UnitMorale::Steady,
+        restored: false,
+        ragged_interrupt_used: false,
+        rout_due: false,
+        in_cover: false,
+    }
+}
+
+pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
+    match fact {
+        Fact::TurnBegan { turn: number } => {
+            for u in state.units.values_mut() {
+                u.activated = false;
+                u.strategic = false;
+                u.restored = false;
+                u.ragged_interrupt_used = false;
+                // A unit is Shaken for a turn; decide re-derives it from its
+                // figures at the start of the next (a Broken unit stays so).
+                if u.morale == UnitMorale::Shaken {
+                    u.morale = UnitMorale::Steady;
+                }
+            }
+            for f in state.figures.values_mut() {
+                f.double_timed = false;
+            }
+            state.turn = Some(Turn {
+                number: *number,
+                phase: Phase::StrategicMovement,
+                counts: Default::default(),
+                activation: None,
+                pending_injuries: Vec::new(),
+                ambushes: Vec::new(),
+                melee: None,
+            });
+        }
+        Fact::UnitWithdrew { unit: id, figures, organisations, .. } => {
+            for f in figures {
+                remove_figure(&mut state, f, "withdrew from the battlefield".into(), &[]);
+            }
+            for o in organisations {
+                if let Some(o) = state.organisations.get_mut(o) {
+                    o.leader = None;
+                }
+            }
+            state.units.remove(id);
+            for u in state.units.values_mut() {
+                u.contact.remove(id);
+            }
+        }
+        Fact::ContactChanged { unit: a, enemy: b, in_contact } => {
+            for (x, y) in [(a, b), (b, a)] {
+                let u = unit(&mut state, x);
+                if *in_contact {
+                    u.contact.insert(y.clone());
+                } else {
+                    u.contact.remove(y);
+                }
+            }
+        }
+        Fact::MovedStrategically { unit: id, .. } => {
+            let u = unit(&mut state, id);
+            u.strategic = true;
+            u.cp = 0;
+            u.held_interrupt_cp = 0;
+        }
+        Fact::FigureMoved { figure, to, .. } => {
+            state.figures.get_mut(figure).expect("a figure").at = *to;
+        }
+        Fact::StragglerRemoved { figure, distance_tenths, command_distance_tenths, organisations, .. } => {
+            let reason = format!(
+                "straggler: {}.{}\" from his leader, beyond the command distance of {}.{}\"",
+                distance_tenths / 10,
+                distance_tenths % 10,
+                command_distance_tenths / 10,
+                command_distance_tenths % 10
+            );
+            remove_figure(&mut state, figure, reason, organisations);
+        }
+        Fact::InitiativeCounted { counts, holder, .. } => {
+            state.initiative = holder.clone();
+            turn(&mut state).counts = counts.clone();
+        }
+        Fact::InitiativeRecounted { counts, holder, .. } => {
+            state.initiative = holder.clone();
+            turn(&mut state).counts = counts.clone();
+        }
+        Fact::OperationsBegan { .. } => turn(&mut state).phase = Phase::Operations,
+        Fact::UnitActivated { unit: id, side, .. } => {
+            unit(&mut state, id).activated = true;
+            turn(&mut state).activation = Some(Activation {
+                unit: id.clone(),
+                side: side.clone(),
+                spent: 0,
+                expending: false,
+                step: None,
+                actions_begun: false,
+                abandoned: false,
+                interrupted_by: None,
+            });
+            // A new activation: no figure lags behind from an earlier one.
+            for f in state.figures.values_mut().filter(|f| &f.unit == id) {
+                f.lagging = false;
+            }
+        }
+        Fact::CpAccumulated { unit: id, cp_after, .. } => unit(&mut state, id).cp = *cp_after,
+        Fact::Passed { .. } => {}
+        Fact::CpSpent { unit: id, number, cp, on, cp_left } => {
+            unit(&mut state, id).cp = *cp_left;
+            let a = activation(&mut state);
+            a.spent += cp;
+            a.expending = true;
+            if *on == Spend::Actions {
+                a.actions_begun = true;
+                a.step = Some(Step { number: *number, acted: BTreeSet::new() });
+            }
+        }
+        Fact::FigureActed { action, .. } => {
+            let figure = action.figure().to_string();
+            let f = state.figures.get_mut(&figure).expect("a figure");
+            match action {
+                Action::Move { to, .. } | Action::Flee { to, .. } => {
+                    f.at = *to;
+                    f.posture = Posture::Standing;
+                }
+                Action::DoubleTime { to, .. } => {
+                    f.at = *to;
+                    f.posture = Posture::Standing;
+                    f.double_timed = true;
+                }
+                Action::Fire { move_to: Some(to), .. } | Action::Melee { move_to: Some(to), .. } => {
+                    f.at = *to;
+                    f.posture = Posture::Standing;
+                }
+                Action::Fire { .. } | Action::Melee { .. } | Action::Hold { .. } | Action::Other { .. } => {}
+            }
+            if let Some(step) = activation(&mut state).step.as_mut() {
+                step.acted.insert(figure);
+            }
+        }
+        Fact::Fired { figure, weapon, one_use, .. } => {
+            if *one_use {
+                state.figures.get_mut(figure).expect("a figure").used_weapons.insert(weapon.clone());
+            }
+        }
+        Fact::InjuryRolled { target, shooter, total, effect, melee, .. } => {
+            if effect.is_none() {
+                turn(&mut state).pending_injuries.push(PendingInjury {
+                    target: target.clone(),
+                    shooter: shooter.clone(),
+                    total: *total,
+                    melee: *melee,
+                });
+            }
+        }
+        Fact::InjuryRuled { .. } => {
+            turn(&mut state).pending_injuries.remove(0);
+        }
+        Fact::KnockoutRolled { .. } | Fact::Blast { .. } => {}
+        Fact::MeleeDeclared { attacker, target } => {
+            turn(&mut state).melee = Some(PendingMelee { attacker: attacker.clone(), target: target.clone() });
+        }
+        Fact::MeleeRolled { .. } => turn(&mut state).melee = None,
+        Fact::Escaped { figure, to, .. } => {
+            let f = state.figures.get_mut(figure).expect("a figure");
+            f.at = *to;
+            f.posture = Posture::Standing;
+        }
+        Fact::MoraleChanged { figure, to, .. } => {
+            state.figures.get_mut(figure).expect("a figure").morale = *to;
+        }
+        Fact::UnitShaken { unit: id, .. } => unit(&mut state, id).morale = UnitMorale::Shaken,
+        Fact::InterruptSet { unit: id, cp, .. } => {
+            let u = unit(&mut state, id);
+            u.held_interrupt_cp = 1;
+            u.cp = *cp;
+        }
+        Fact::Sighted { by, target, prepared } => {
+            if !*prepared {
+                unit(&mut state, by).ragged_interrupt_used = true;
+            }
+            turn(&mut state).ambushes.push(Ambush {
+                by: by.clone(),
+                target: target.clone(),
+                prepared: *prepared,
+                nervous: Vec::new(),
+                fired: false,
+                target_shaken_before: false,
+            });
+        }
+        Fact::AmbushBlown { by, nervous, .. } => ambush(&mut state, by).nervous = nervous.clone(),
+        Fact::InterruptFired { by, held_cp_spent, target_shaken_before, .. } => {
+            let a = ambush(&mut state, by);
+            a.fired = true;
+            a.target_shaken_before = *target_shaken_before;
+            if *held_cp_spent {
+                unit(&mut state, by).held_interrupt_cp = 0;
+            }
+        }
+        Fact::InterruptResolved { by, target, success, target_active, .. } => {
+            turn(&mut state).ambushes.retain(|a| &a.by != by);
+            if *success {
+                if let Some(u) = state.units.get_mut(target) {
+                    u.cp = 0;
+                    u.held_interrupt_cp = 0;
+                    u.activated = true;
+                }
+                if *target_active {
+                    let a = activation(&mut state);
+                    a.interrupted_by = Some(by.clone());
+                    a.step = None;
+                }
+            }
+        }
+        Fact::AmbushLapsed { by, .. } => turn(&mut state).ambushes.retain(|a| &a.by != by),
+        Fact::TookCover { in_cover, prone, .. } => {
+            for f in in_cover {
+                state.figures.get_mut(f).expect("a figure").posture = Posture::InCover;
+            }
+            for f in prone {
+                state.figures.get_mut(f).expect("a figure").posture = Posture::Prone;
+            }
+        }
+        Fact::UnitSteadied { unit: id, to, .. } => {
+            let u = unit(&mut state, id);
+            u.morale = *to;
+            u.restored = true;
+        }
+        Fact::Abandoned { lagging, .. } => {
+            activation(&mut state).abandoned = true;
+            for f in lagging {
+                state.figures.get_mut(f).expect("a figure").lagging = true;
+            }
+        }
+        Fact::ForcedRallyChecked { .. } => {}
+        Fact::Routed { unit: id, reached_cover, .. } => {
+            let u = unit(&mut state, id);
+            u.rout_due = false;
+            u.in_cover = *reached_cover;
+        }
+        Fact::CpCompleted { caught_up, .. } => {
+            activation(&mut state).step = None;
+            for f in caught_up {
+                state.figures.get_mut(f).expect("a figure").lagging = false;
+            }
+        }
+        Fact::CpLost { unit: id, .. } => {
+            if let Some(u) = state.units.get_mut(id) {
+                u.cp = 0;
+            }
+        }
+        Fact::ActivationEnded { .. } => turn(&mut state).activation = None,
+        Fact::TurnEnded { .. } => {
+            let t = turn(&mut state);
+            t.phase = Phase::Over;
+            t.activation = None;
+        }
+        Fact::Consolidated { organisation, side, leader, by, units, cost, cp_after, contact, .. } => {
+            let held = state.units.get(by).map_or(0, |u| u.held_interrupt_cp);
+            for x in units {
+                state.units.remove(x);
+            }
+            let mut merged = new_unit(&state, organisation, side, leader, contact.clone());
+            merged.cp = *cp_after;
+            merged.held_interrupt_cp = held;
+            state.units.insert(organisation.clone(), merged);
+            for f in state.figures.values_mut() {
+                if units.contains(&f.unit) {
+                    f.unit = organisation.clone();
+                }
+            }
+            rename_contacts(&mut state, units, organisation);
+            let a = activation(&mut state);
+            a.unit = organisation.clone();
+            a.spent += cost;
+        }
+        Fact::Detached { unit: id, detached, cost, cp_after, .. } => {
+            let side = unit(&mut state, id).side.clone();
+            unit(&mut state, id).cp = *cp_after;
+            for d in detached {
+                let new = new_unit(&state, &d.unit, &side, &d.leader, d.contact.clone());
+                state.units.insert(d.unit.clone(), new);
+                for f in &d.figures {
+                    state.figures.get_mut(f).expect("a figure").unit = d.unit.clone();
+                }
+                for e in &d.contact {
+                    unit(&mut state, e).contact.insert(d.unit.clone());
+                }
+            }
+            activation(&mut state).spent += cost;
+        }
+        Fact::Reorganised { organisation, by, cost, cp_after, replaced, squads, dissolved, .. } => {
+            let side = unit(&mut state, by).side.clone();
+            unit(&mut state, by).cp = *cp_after;
+            for r in replaced {
+                state.organisations.remove(r);
+            }
+            let gone: Vec<String> = dissolved.keys().cloned().collect();
+            for x in &gone {
+                state.units.remove(x);
+            }
+            for u in state.units.values_mut() {
+                u.contact.retain(|c| !gone.contains(c));
+            }
+            for squad in squads {
+                state.organisations.insert(
+                    squad.id.clone(),
+                    Organisation {
+                        id: squad.id.clone(),
+                        side: side.clone(),
+                        kind: squad.kind.clone(),
+                        parent: Some(organisation.clone()),
+                        leader: Some(squad.leader.clone()),
+                        hero: false,
+                    },
+                );
+                for team in &squad.teams {
+                    state.organisations.insert(
+                        team.id.clone(),
+                        Organisation {
+                            id: team.id.clone(),
+                            side: side.clone(),
+                            kind: team.kind.clone(),
+                            parent: Some(squad.id.clone()),
+                            leader: Some(team.leader.clone()),
+                            hero: false,
+                        },
+                    );
+                    let new = new_unit(&state, &team.id, &side, &team.leader, team.contact.clone());
+                    state.units.insert(team.id.clone(), new);
+                    for f in &team.figures {
+                        let f = state.figures.get_mut(f).expect("a figure");
+                        f.team = team.id.clone();
+                        f.unit = team.id.clone();
+                    }
+                    for e in &team.contact {
+                        unit(&mut state, e).contact.insert(team.id.clone());
+                    }
+                }
+            }
+            activation(&mut state).spent += cost;
+        }
+        Fact::CommandChecked { .. } => {}
+        Fact::FigureRemoved { figure, reason, organisations, .. } => {
+            remove_figure(&mut state, figure, reason.clone(), organisations)
+        }
+        Fact::LeaderLost { unit: id, successor_rating, succession, organisations, .. } => {
+            let u = unit(&mut state, id);
+            u.cp = 0;
+            u.held_interrupt_cp = 0;
+            u.leader = None;
+            u.taking_command = false;
+            if *succession == Succession::Brevet {
+                u.brevet_due = Some(BrevetDue { rating: *successor_rating, organisations: organisations.clone() });
+            }
+        }
+        Fact::Breveted { unit: id, leader, rating, organisations, .. } => {
+            let u = unit(&mut state, id);
+            u.leader = Some(leader.clone());
+            u.brevet_due = None;
+            u.taking_command = true;
+            state.figures.get_mut(leader).expect("a figure").command_rating = Some(*rating);
+            for o in organisations {
+                if let Some(o) = state.organisations.get_mut(o) {
+                    o.leader = Some(leader.clone());
+                }
+            }
+        }
+        Fact::TookCommand { unit: id, .. } => unit(&mut state, id).taking_command = false,
+        Fact::UnitBroke { unit: id, rout, .. } => {
+            let u = unit(&mut state, id);
+            u.morale = UnitMorale::Broken;
+            u.rout_due = *rout;
+        }
+        Fact::UnitEliminated { unit: id, .. } => {
+            state.units.remove(id);
+            for u in state.units.values_mut() {
+                u.contact.remove(id);
+            }
+        }
+    }
+    state
+}

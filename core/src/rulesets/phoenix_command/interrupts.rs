@@ -1,0 +1,420 @@
+//! 2.5 Interrupts: setting one, lying in wait, premature fire by figures who
+//! fail their command checks, the ambushers' one action, its resolution, the
+//! ragged interrupt, and taking cover.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::dice::Dice;
+use crate::geometry::Point;
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::actions::inches;
+use super::command::{check_figure, refuse_while_taking_command};
+use super::decide::{self, active_unit_between_steps, list, members, Facts};
+use super::fire::{check_fire, fire, FireOrder};
+use super::turn::end_activation;
+use super::{Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+
+/// The active unit sets an interrupt.
+///
+/// "A unit (ambushers) sets an interrupt by expending 1 CP. Once the
+/// interrupt is set, the unit ends its turn and holds the CP it expended
+/// setting the interrupt in reserve." The CP it has accumulated besides stay
+/// with it ("While waiting for an enemy to appear, the unit can continue to
+/// accumulate CP as normal") — unless it had begun to spend them on actions,
+/// which must all be spent: those left are lost. A breveting unit "can only
+/// mount a ragged defence".
+pub(super) fn set_interrupt(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "set an interrupt")?;
+    refuse_while_taking_command(u, "set an interrupt")?;
+    super::morale::refuse_before_composure(state, a, u, "set an interrupt")?;
+    if u.held_interrupt_cp > 0 {
+        refuse!("{} already holds a CP for an interrupt", u.id);
+    }
+    if u.cp == 0 {
+        refuse!("{} has no CP: \"A unit (ambushers) sets an interrupt by expending 1 CP\"", u.id);
+    }
+    let cp_left = u.cp - 1;
+    facts.push(Fact::CpSpent { unit: u.id.clone(), number: a.spent + 1, cp: 1, on: Spend::SetInterrupt, cp_left });
+    premature_checks(facts, &u.id, dice)?;
+    let kept = if a.expending && cp_left > 0 {
+        facts.push(Fact::CpLost {
+            unit: u.id.clone(),
+            cp: cp_left,
+            reason: "it had begun to spend its CP on actions, and setting the interrupt ends its turn".into(),
+        });
+        0
+    } else {
+        cp_left
+    };
+    facts.push(Fact::InterruptSet { unit: u.id.clone(), side: u.side.clone(), cp: kept });
+    end_activation(facts);
+    Ok(())
+}
+
+/// Command checks for the figures under the ambush leader; those who fail
+/// blow the ambush.
+///
+/// "Each CP the target spends after entering the ambusher's LOS requires a
+/// Command Check to be done for each figure under the ambush team leader's
+/// control. A successful command check means that the unit holds its fire
+/// and can decide when to fire while the target is performing its action. A
+/// failed roll means that the figures that failed perform ragged fire on the
+/// target before the target begins its action."
+fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dice: &mut Dice) -> Result<(), Violation> {
+    let state = facts.state();
+    let u = &state.units[by];
+    let Some(leader) = decide::leader(state, u) else {
+        return Ok(());
+    };
+    let rating = leader.command_rating.unwrap_or(0);
+    let leader = leader.id.clone();
+    let figures: Vec<String> = members(state, by).iter().filter(|f| f.id != leader).map(|f| f.id.clone()).collect();
+    let mut nervous = Vec::new();
+    for figure in figures {
+        let check = check_figure(facts.state(), &figure, rating, 0, dice)?;
+        if !check.passed() {
+            nervous.push(figure.clone());
+        }
+        facts.push(Fact::CommandChecked { figure, unit: by.to_string(), reason: reason.to_string(), check });
+    }
+    if !nervous.is_empty() {
+        facts.push(Fact::AmbushBlown { by: by.to_string(), target: target.to_string(), nervous });
+    }
+    Ok(())
+}
+
+/// Before each CP a watched unit spends, the ambushers check again (P7).
+pub(super) fn premature_checks(facts: &mut Facts, target: &str, dice: &mut Dice) -> Result<(), Violation> {
+    let watching: Vec<String> = facts
+        .state()
+        .turn
+        .as_ref()
+        .map(|t| {
+            t.ambushes
+                .iter()
+                .filter(|a| a.target == target && !a.fired && a.nervous.is_empty())
+                .map(|a| a.by.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    for by in watching {
+        hold_fire_checks(facts, &by, target, &format!("{target} spends another CP in {by}'s line of sight"), dice)?;
+    }
+    Ok(())
+}
+
+/// Referee: `target` enters the line of sight of `by`, which lies in wait.
+///
+/// "When an enemy unit enters an ambusher's LOS, the ambushers have the
+/// option of expending the held CP to perform a single action." — "a hidden
+/// unit which becomes spotted as a result of performing actions (even
+/// another interrupt) is considered to have entered LOS." — "Often, a unit
+/// will not have any CP in reserve to set or perform a prepared interrupt.
+/// However, they may still attempt an interrupt against an enemy unit
+/// entering their LOS. … A unit can only attempt one Ragged Interrupt in a
+/// turn." The checks on entering LOS follow the example ("as soon as Jason's
+/// unit enters Alex's team's line of sight, rolling a 3 and 0"); with
+/// `no-check-on-entering-los` the first checks come with the target's next
+/// CP (P7). A unit that moved strategically this turn is not eligible to fire.
+pub(super) fn sighted(
+    state: &State,
+    target: &str,
+    by: &str,
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let t = decide::turn(state)?;
+    if t.phase == Phase::Over {
+        refuse!("turn {} is over: begin the next turn", t.number);
+    }
+    let ambusher = decide::unit(state, by)?;
+    let watched = decide::unit(state, target)?;
+    if ambusher.side == watched.side {
+        refuse!("{by} and {target} are both {}'s: an ambush lies in wait for the enemy", ambusher.side);
+    }
+    if decide::leader(state, ambusher).is_none() || ambusher.morale == UnitMorale::Broken {
+        refuse!("{by} is broken: it cannot lie in wait");
+    }
+    if ambusher.strategic {
+        refuse!("{by} moved strategically this turn and is not eligible to fire");
+    }
+    if let Some(a) = t.ambushes.iter().find(|a| a.by == by) {
+        refuse!("{by} already lies in wait for {}", a.target);
+    }
+    let prepared = ambusher.held_interrupt_cp > 0;
+    if !prepared && ambusher.ragged_interrupt_used {
+        refuse!("{by} holds no CP for an interrupt and has already attempted its ragged interrupt this turn: \"A unit can only attempt one Ragged Interrupt in a turn.\"");
+    }
+    facts.push(Fact::Sighted { by: by.to_string(), target: target.to_string(), prepared });
+    if !state.config.no_check_on_entering_los {
+        hold_fire_checks(facts, by, target, &format!("{target} enters {by}'s line of sight"), dice)?;
+    }
+    Ok(())
+}
+
+/// The ambushers fire.
+///
+/// "A failed roll means that the figures that failed perform ragged fire on
+/// the target before the target begins its action." — "Having the ambush
+/// blown by a nervous soldier, Alex has the rest of his ambush team open
+/// fire" — "the ambushers have the option of expending the held CP to
+/// perform a single action. The entire unit must perform the same action" —
+/// "Even though a unit that has set an interrupt may have multiple
+/// accumulated CP, only a single CP may be used in performing the
+/// interrupt." — "a unit performing a Ragged Interrupt can only perform
+/// ragged fire." All fire at figures of the unit lain in wait for.
+pub(super) fn interrupt(
+    state: &State,
+    by: &str,
+    orders: &[InterruptFire],
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let t = decide::turn(state)?;
+    let Some(ambush) = t.ambushes.iter().find(|a| a.by == by) else {
+        refuse!(
+            "{by} is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"
+        );
+    };
+    if orders.is_empty() {
+        refuse!("name the ambushers who fire");
+    }
+    let ranks: Vec<String> = members(state, by).iter().map(|f| f.id.clone()).collect();
+    let mut seen = BTreeSet::new();
+    for o in orders {
+        if !ranks.contains(&o.figure) {
+            refuse!("{} is not a figure of {by} in play", o.figure);
+        }
+        if !seen.insert(o.figure.as_str()) {
+            refuse!("{} is named twice: one action each", o.figure);
+        }
+        let target = decide::figure(state, &o.target)?;
+        if target.unit != ambush.target {
+            refuse!("{} is not in {}: the ambushers fire at the unit they lay in wait for", o.target, ambush.target);
+        }
+    }
+    for n in &ambush.nervous {
+        if !orders.iter().any(|o| &o.figure == n && o.mode == FireMode::Ragged) {
+            refuse!("{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
+        }
+    }
+    let joined: Vec<&InterruptFire> = orders.iter().filter(|o| !ambush.nervous.contains(&o.figure)).collect();
+    let mode = joined.first().map(|o| o.mode);
+    if let Some(mode) = mode {
+        if let Some(other) = joined.iter().find(|o| o.mode != mode) {
+            refuse!(
+                "\"The entire unit must perform the same action\": {} fires {} but {} {}",
+                joined[0].figure,
+                mode.name(),
+                other.figure,
+                other.mode.name()
+            );
+        }
+        if !ambush.prepared && mode != FireMode::Ragged {
+            refuse!("{by} holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\"");
+        }
+    }
+    let mut volleys = Vec::new();
+    for o in orders {
+        let order = FireOrder {
+            figure: &o.figure,
+            weapon: &o.weapon,
+            target: &o.target,
+            mode: o.mode,
+            line: o.line,
+            odds: o.odds,
+            cover_pf: o.cover_pf,
+            cover_at: o.cover_at,
+        };
+        let v = check_fire(state, &order)?;
+        volleys.push((v.shots, v.odds, v.weapon.clone()));
+    }
+    let target_unit = &state.units[&ambush.target];
+    facts.push(Fact::InterruptFired {
+        by: by.to_string(),
+        target: ambush.target.clone(),
+        prepared: ambush.prepared,
+        held_cp_spent: ambush.prepared && !joined.is_empty(),
+        nervous: ambush.nervous.clone(),
+        joined: joined.iter().map(|o| o.figure.clone()).collect(),
+        mode,
+        target_shaken_before: target_unit.morale != UnitMorale::Steady,
+    });
+    for (o, (shots, odds, weapon)) in orders.iter().zip(volleys) {
+        let order = FireOrder {
+            figure: &o.figure,
+            weapon: &o.weapon,
+            target: &o.target,
+            mode: o.mode,
+            line: o.line,
+            odds: o.odds,
+            cover_pf: o.cover_pf,
+            cover_at: o.cover_at,
+        };
+        let volley = super::fire::Volley { weapon: &weapon, shots, odds };
+        fire(facts, &order, &volley, dice)?;
+    }
+    Ok(())
+}
+
+/// Resolves every interrupt whose fire is over and whose hits all have their
+/// effects.
+///
+/// "If an ambusher's actions are sufficient to cause the morale of the unit
+/// to become Shaken, then the interrupt is successful. The target unit loses
+/// its entire remaining CP and ceases its turn. An interrupt is automatically
+/// successful against units that were already Shaken before the interrupt
+/// occurred." — "A failed interrupt means that the target unit is able to
+/// continue to perform actions normally."
+pub(super) fn settle_interrupts(facts: &mut Facts) {
+    let state = facts.state();
+    let Some(t) = &state.turn else { return };
+    if !t.pending_injuries.is_empty() {
+        return;
+    }
+    let active = t.activation.as_ref().map(|a| a.unit.clone());
+    let mut resolved = Vec::new();
+    for a in t.ambushes.iter().filter(|a| a.fired) {
+        let (success, reason, cp_lost) = match state.units.get(&a.target) {
+            None => (true, format!("{} has no figure left in play", a.target), 0),
+            Some(u) if a.target_shaken_before => (
+                true,
+                format!("{} was already Shaken: \"An interrupt is automatically successful against units that were already Shaken before the interrupt occurred.\"", a.target),
+                u.cp + u.held_interrupt_cp,
+            ),
+            Some(u) if u.morale != UnitMorale::Steady => (
+                true,
+                format!("the ambushers' fire has made {} Shaken", a.target),
+                u.cp + u.held_interrupt_cp,
+            ),
+            Some(_) => (
+                false,
+                format!("{} is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\"", a.target),
+                0,
+            ),
+        };
+        resolved.push(Fact::InterruptResolved {
+            by: a.by.clone(),
+            target: a.target.clone(),
+            success,
+            reason,
+            cp_lost,
+            target_active: success && active.as_deref() == Some(a.target.as_str()),
+        });
+    }
+    for f in resolved {
+        let ends = match &f {
+            // The active target is gone, or lost its leader and carries on
+            // without one: its activation ends.
+            Fact::InterruptResolved { target, success, .. } if active.as_deref() == Some(target.as_str()) => {
+                let state = facts.state();
+                match state.units.get(target) {
+                    None => true,
+                    Some(u) => !success && u.leader.is_none(),
+                }
+            }
+            _ => false,
+        };
+        facts.push(f);
+        if ends {
+            end_activation(facts);
+        }
+    }
+}
+
+/// Whether an interrupt has been fired at `unit` and is not yet resolved.
+pub(super) fn fired_on(state: &State, unit: &str) -> bool {
+    state.turn.as_ref().is_some_and(|t| t.ambushes.iter().any(|a| a.target == unit && a.fired))
+}
+
+/// Ambushes lying in wait for `target` lapse (its activation is over).
+pub(super) fn lapse_ambushes_on(facts: &mut Facts, target: &str) {
+    let lapsed: Vec<(String, String)> = facts
+        .state()
+        .turn
+        .as_ref()
+        .map(|t| {
+            t.ambushes
+                .iter()
+                .filter(|a| a.target == target && !a.fired)
+                .map(|a| (a.by.clone(), a.target.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (by, target) in lapsed {
+        facts.push(Fact::AmbushLapsed { by, target });
+    }
+}
+
+/// A successfully interrupted unit takes cover, then its turn ends.
+///
+/// "A unit which has been successfully interrupted must cease performing
+/// actions and end their turn. As an option, they can “Take Cover” … Each
+/// figure can move up to 3" towards the nearest cover, but they cannot
+/// advance towards an enemy to do so. If there is no cover within the 3"
+/// limit, then the figures go prone. The unit should be checked for any
+/// Stragglers after they have taken cover". Where cover is, is the
+/// referee's: a figure named moves to cover, the others go prone. None may
+/// come closer to any figure of the unit that interrupted it.
+pub(super) fn take_cover(state: &State, moves: &BTreeMap<String, Point>, facts: &mut Facts) -> Result<(), Violation> {
+    let a = decide::activation(state)?;
+    let Some(by) = &a.interrupted_by else {
+        refuse!("{} has not been successfully interrupted: \"A unit which has been successfully interrupted must cease performing actions and end their turn. As an option, they can “Take Cover”\"", a.unit);
+    };
+    let limit = state.config.take_cover_tenths;
+    let enemies = members(state, by);
+    for (id, to) in moves {
+        let f = decide::figure(state, id)?;
+        if f.unit != a.unit || !f.in_play() {
+            refuse!("{id} is not a figure of {} in play", a.unit);
+        }
+        if !f.at.within(*to, limit) {
+            refuse!(
+                "{id} cannot take cover at {to}: that is {} away, and \"Each figure can move up to 3\" towards the nearest cover\"",
+                inches(f.at.distance_ceil(*to))
+            );
+        }
+        if let Some(e) = enemies.iter().find(|e| !closer_ok(f.at, *to, e.at)) {
+            refuse!("{id} would move towards {} of {by}: \"they cannot advance towards an enemy to do so\"", e.id);
+        }
+    }
+    for (id, to) in moves {
+        let from = state.figures[id].at;
+        facts.push(Fact::FigureMoved { figure: id.clone(), from, to: *to, distance_tenths: from.distance_ceil(*to) });
+    }
+    let in_cover: Vec<String> = moves.keys().cloned().collect();
+    let prone = members(state, &a.unit).iter().filter(|f| !moves.contains_key(&f.id)).map(|f| f.id.clone()).collect();
+    facts.push(Fact::TookCover { unit: a.unit.clone(), in_cover, prone });
+    end_activation(facts);
+    Ok(())
+}
+
+/// Exactly: the new position is not nearer the enemy than the old.
+fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
+    let d2 = |p: Point| {
+        let dx = i128::from(p.x) - i128::from(enemy.x);
+        let dy = i128::from(p.y) - i128::from(enemy.y);
+        dx * dx + dy * dy
+    };
+    d2(to) >= d2(from)
+}
+
+/// Units whose ambush has been blown must fire first: "This weapons fire is
+/// resolved before Jason's unit begins performing their actions on the
+/// current CP."
+pub(super) fn refuse_while_ambush_blown(state: &State, by_deciding: Option<&str>) -> Result<(), Violation> {
+    if let Some(a) = state.turn.as_ref().and_then(|t| t.ambushes.iter().find(|a| !a.nervous.is_empty() && !a.fired)) {
+        if by_deciding == Some(a.by.as_str()) {
+            return Ok(());
+        }
+        refuse!(
+            "{}'s ambush is blown: {} must fire ragged at {} before anything else (\"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP\")",
+            a.by,
+            list(&a.nervous),
+            a.target
+        );
+    }
+    Ok(())
+}

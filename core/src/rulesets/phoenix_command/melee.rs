@@ -1,0 +1,107 @@
+//! 2.7 Melee: a figure moves into base contact and declares an attack; the
+//! target engages or tries to escape; the attacker rolls under his Melee
+//! Attack Value.
+
+use crate::dice::Dice;
+use crate::geometry::Point;
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::actions::{complete_step_if_done, inches};
+use super::decide::{self, Facts};
+use super::fire::hit;
+use super::{Fact, Figure, State};
+
+/// Whether `f` may declare a melee attack on `target`.
+///
+/// "To make a Melee attack, a figure must move to where his base is touching
+/// the base of his target and declare a Melee attack." Base contact is the
+/// referee's judgement; the move to it is at most a standard move.
+pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Option<Point>) -> Result<(), Violation> {
+    let t = decide::figure(state, target)?;
+    if !t.in_play() {
+        refuse!("{target} is out of play and cannot be attacked");
+    }
+    if t.side == f.side {
+        refuse!("{target} is on {}'s own side: a melee attack is on an enemy figure", f.id);
+    }
+    if f.melee_attack_value.is_none() {
+        refuse!("{} has no Melee Attack Value in the scenario", f.id);
+    }
+    if let Some(to) = move_to {
+        let allowance = state.config.standard_move_tenths;
+        if !f.at.within(to, allowance) {
+            refuse!(
+                "{} cannot move from {} to {to} to attack: that is {} and a standard move is {}",
+                f.id,
+                f.at,
+                inches(f.at.distance_ceil(to)),
+                inches(allowance)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The target answers a melee attack.
+///
+/// "The target figure then decides if he wishes to engage in melee or
+/// escape. Assuming the target engages in melee, the attacker rolls a 0-9
+/// number; if the number rolled is less than his Melee Attack Value, the
+/// attack hits. Any successful attacks roll on the Hit Location and Injury
+/// Table using the appropriate Melee column for unarmoured targets or targets
+/// wearing Body Armour. If the target instead wishes to escape, there is an
+/// additional +5 to the attacker's Melee Attack Value. If the target
+/// survives this attack, the target can then perform actions normally." The
+/// attack is rolled `melee:<attacker>`; an escaping target who survives
+/// moves away (at most a standard move).
+pub(super) fn respond(
+    state: &State,
+    escape: bool,
+    escape_to: Option<Point>,
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let Some(m) = state.turn.as_ref().and_then(|t| t.melee.clone()) else {
+        refuse!("no melee attack is waiting for an answer");
+    };
+    let attacker = decide::figure(state, &m.attacker)?;
+    let target = decide::figure(state, &m.target)?;
+    if escape_to.is_some() && !escape {
+        refuse!("{} engages in melee: only an escaping target moves away", target.id);
+    }
+    if let Some(to) = escape_to {
+        let allowance = state.config.standard_move_tenths;
+        if !target.at.within(to, allowance) {
+            refuse!(
+                "{} cannot escape to {to}: that is {} and a standard move is {}",
+                target.id,
+                inches(target.at.distance_ceil(to)),
+                inches(allowance)
+            );
+        }
+    }
+    let value = attacker.melee_attack_value.unwrap_or(0) + if escape { state.config.melee_escape_bonus } else { 0 };
+    let roll = dice.d10(&format!("melee:{}", attacker.id))?;
+    let struck = i64::from(roll) < value;
+    facts.push(Fact::MeleeRolled {
+        attacker: attacker.id.clone(),
+        target: target.id.clone(),
+        escape,
+        roll,
+        value,
+        hit: struck,
+    });
+    if struck {
+        hit(facts, &attacker.id, &target.id, 0, 0, 0, true, dice)?;
+    }
+    if let Some(to) = escape_to {
+        let t = &facts.state().figures[&m.target];
+        if t.in_play() {
+            let from = t.at;
+            facts.push(Fact::Escaped { figure: m.target.clone(), from, to });
+        }
+    }
+    complete_step_if_done(facts);
+    Ok(())
+}

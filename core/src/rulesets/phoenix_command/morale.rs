@@ -1,0 +1,526 @@
+//! 2.8 Morale: figures' morale states, and the unit's — Shaken when most of
+//! its figures are, Broken when most have panicked.
+
+use std::collections::BTreeMap;
+
+use crate::dice::Dice;
+use crate::geometry::Point;
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::actions::inches;
+use super::command::{check_figure, remove_figure};
+use super::decide::{self, active_unit_between_steps, list, members, Facts};
+use super::interrupts::premature_checks;
+use super::turn::end_activation;
+use super::{Activation, Fact, Morale, Spend, State, Unit, UnitMorale};
+
+/// "A Graze result reduces the Morale of a Bold target to Shaken, and a
+/// Shaken target to Panicked. It has no effect on Fanatical or Panicked
+/// targets." (A Light Wound the same, for a figure who stays conscious.)
+pub(super) fn drop_morale(facts: &mut Facts, figure: &str, reason: &str) {
+    let from = facts.state().figures[figure].morale;
+    let to = match from {
+        Morale::Bold => Morale::Shaken,
+        Morale::Shaken => Morale::Panicked,
+        Morale::Panicked | Morale::Fanatical => return,
+    };
+    facts.push(Fact::MoraleChanged { figure: figure.to_string(), from, to, reason: reason.to_string() });
+}
+
+/// "the majority (rounded up)": `count` of `of` is a majority when it is at
+/// least half, rounded up (P3: 2 of 4 is a majority), or, with
+/// `strict-majority`, more than half.
+pub(super) fn majority(state: &State, count: usize, of: usize) -> bool {
+    if of == 0 {
+        return false;
+    }
+    if state.config.strict_majority {
+        2 * count > of
+    } else {
+        2 * count >= of
+    }
+}
+
+/// A unit's morale follows its figures'.
+///
+/// "If the majority (rounded up) of figures in a unit are Shaken, then the
+/// Unit becomes Shaken and the leader must expend a CP to restore the Unit
+/// Morale to Bold for the turn." — "If the majority (rounded up) of figures
+/// in a unit are Panicked, then the unit as a whole is Broken and
+/// immediately routs". Panicked figures count as Shaken too (a unit most of
+/// whose figures are Shaken or worse is Shaken). A unit is Shaken for the
+/// turn: at the next turn's start it is Shaken again only if most of its
+/// figures still are ("to keep the unit morale from sliding back to Shaken in
+/// the next turn"). A unit whose leader has
+/// restored or steadied it this turn keeps that morale until the turn ends
+/// ("restore the Unit Morale to Bold for the turn"; a routed unit is steadied
+/// first, "Then, he must spend CP to rally each individual panicked member").
+pub(super) fn settle_unit_morale(facts: &mut Facts) {
+    let state = facts.state();
+    let mut changes = Vec::new();
+    for u in state.units.values().filter(|u| !u.restored) {
+        let figures = members(state, &u.id);
+        let of = figures.len();
+        let panicked = figures.iter().filter(|f| f.morale == Morale::Panicked).count();
+        let shaken = figures.iter().filter(|f| matches!(f.morale, Morale::Shaken | Morale::Panicked)).count();
+        if u.morale != UnitMorale::Broken && majority(state, panicked, of) {
+            changes.push(Fact::UnitBroke {
+                unit: u.id.clone(),
+                side: u.side.clone(),
+                reason: format!(
+                    "{panicked} of its {of} figures are Panicked: \"If the majority (rounded up) of figures in a unit are Panicked, then the unit as a whole is Broken and immediately routs\""
+                ),
+                rout: true,
+            });
+        } else if u.morale == UnitMorale::Steady && majority(state, shaken, of) {
+            changes.push(Fact::UnitShaken {
+                unit: u.id.clone(),
+                side: u.side.clone(),
+                shaken: shaken as u32,
+                of: of as u32,
+            });
+        }
+    }
+    for fact in changes {
+        facts.push(fact);
+    }
+}
+
+/// Before a unit spends CP on anything else, its leader composes himself and
+/// its morale is restored.
+///
+/// "If the leader of a unit has been Shaken or Panicked, the leader must
+/// expend 1 CP composing himself before he can expend any further CP." —
+/// "If the majority (rounded up) of figures in a unit are Shaken, then the
+/// Unit becomes Shaken and the leader must expend a CP to restore the Unit
+/// Morale to Bold for the turn. He must then rally, abandon, or force-rally
+/// the individual shaken figures" — a Broken unit: "Once the unit is in
+/// cover, the leader must expend a CP to steady the unit to Shaken state, and
+/// then expend another CP to steady the unit to Bold state."
+pub(super) fn refuse_before_composure(state: &State, _a: &Activation, u: &Unit, what: &str) -> Result<(), Violation> {
+    refuse_unless_leader_composed(state, u)?;
+    match u.morale {
+        UnitMorale::Broken => refuse!(
+            "{} is Broken and may not {what}: its leader must first steady it (\"Once the unit is in cover, the leader must expend a CP to steady the unit to Shaken state, and then expend another CP to steady the unit to Bold state\")",
+            u.id
+        ),
+        UnitMorale::Shaken => refuse!(
+            "{} is Shaken and may not {what}: \"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" (steady-unit)",
+            u.id
+        ),
+        UnitMorale::Steady => Ok(()),
+    }
+}
+
+pub(super) fn refuse_unless_leader_composed(state: &State, u: &Unit) -> Result<(), Violation> {
+    if let Some(l) = decide::leader(state, u) {
+        if matches!(l.morale, Morale::Shaken | Morale::Panicked) {
+            refuse!(
+                "{}'s leader {} is {}: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)",
+                u.id,
+                l.id,
+                l.morale.name()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Before CP are spent on actions, the Shaken figures are rallied,
+/// abandoned, or the rally forced.
+///
+/// "When a unit decides to perform actions, a leader must first spend 1
+/// accumulated CP to rally all shaken figures in his unit." — "a leader may
+/// be tempted to abandon a Shaken figure and press on with his plan. Doing so
+/// requires a successful command check for each Bold figure in the unit".
+pub(super) fn refuse_unless_figures_dealt_with(state: &State, a: &Activation, u: &Unit) -> Result<(), Violation> {
+    let shaken = shaken_figures(state, &u.id);
+    if !shaken.is_empty() && !a.abandoned {
+        refuse!(
+            "{} has Shaken figures ({}): \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\" — rally them, abandon them (a command check for each Bold figure), or force a rally, before spending CP on actions",
+            u.id,
+            list(&shaken)
+        );
+    }
+    Ok(())
+}
+
+fn shaken_figures(state: &State, unit: &str) -> Vec<String> {
+    members(state, unit).iter().filter(|f| f.morale == Morale::Shaken).map(|f| f.id.clone()).collect()
+}
+
+/// The unit a morale order is for: the active unit, or a unit its leader
+/// commands and has joined.
+///
+/// "If the leader has no CP, the leader's superior officer can move to join
+/// the unit and expend his own CP to rally the unit." — "A commanding
+/// officer can attempt to rendezvous with the unit as it routs and may use
+/// his CP to rally and steady the unit and its members." Joined: within his
+/// command distance of the unit's leader (or of every figure, leaderless).
+fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> Result<&'a Unit, Violation> {
+    let Some(id) = unit.filter(|id| *id != payer.id) else {
+        return Ok(payer);
+    };
+    let target = decide::unit(state, id)?;
+    let Some(officer) = decide::leader(state, payer) else {
+        refuse!("{} has no leader to give orders", payer.id);
+    };
+    let commands = state.organisations.values().any(|o| {
+        o.leader.as_deref() == Some(officer.id.as_str())
+            && o.id != target.id
+            && decide::is_within(state, &target.id, &o.id)
+    });
+    if target.side != payer.side || !commands {
+        refuse!(
+            "{} does not command {id}: only its leader, or a superior officer who has joined it, spends CP on its morale",
+            officer.id
+        );
+    }
+    let range = officer.command_distance_tenths;
+    let near = match decide::leader(state, target) {
+        Some(l) => vec![l],
+        None => members(state, id),
+    };
+    if let Some(far) = near.iter().find(|f| !officer.at.within(f.at, range)) {
+        refuse!(
+            "{} has not joined {id}: {} is {} away, beyond his command distance of {}",
+            officer.id,
+            far.id,
+            inches(officer.at.distance_ceil(far.at)),
+            inches(range)
+        );
+    }
+    Ok(target)
+}
+
+/// Spends the morale order's CP from the active unit, with the checks of
+/// any ambush lying in wait for it (P7).
+fn spend(facts: &mut Facts, a: &Activation, payer: &Unit, on: Spend, dice: &mut Dice) -> Result<(), Violation> {
+    let cost = facts.state().config.morale_cp;
+    if payer.cp < cost {
+        refuse!("{} has {} CP and this costs {cost}", payer.id, payer.cp);
+    }
+    facts.push(Fact::CpSpent { unit: payer.id.clone(), number: a.spent + 1, cp: cost, on, cp_left: payer.cp - cost });
+    premature_checks(facts, &payer.id, dice)
+}
+
+/// Ends the activation once the last CP is spent.
+fn end_if_spent(facts: &mut Facts) {
+    let state = facts.state();
+    let spent = state
+        .turn
+        .as_ref()
+        .and_then(|t| t.activation.as_ref())
+        .is_some_and(|a| a.step.is_none() && state.units.get(&a.unit).map_or(0, |u| u.cp) == 0);
+    if spent {
+        end_activation(facts);
+    }
+}
+
+/// "If the leader of a unit has been Shaken or Panicked, the leader must
+/// expend 1 CP composing himself before he can expend any further CP. On
+/// completing a self-rally, the leader is returned to a Bold morale state."
+/// A fanatic who has panicked "cannot be rallied out of his panic".
+pub(super) fn self_rally(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "self-rally")?;
+    let Some(l) = decide::leader(state, u) else {
+        refuse!("{} has no leader", u.id);
+    };
+    if !matches!(l.morale, Morale::Shaken | Morale::Panicked) {
+        refuse!("{} is {}: only a Shaken or Panicked leader composes himself", l.id, l.morale.name());
+    }
+    if l.fanatic {
+        refuse!(
+            "{} is a fanatic who has panicked: \"Once a fanatic has panicked, he cannot be rallied out of his panic\"",
+            l.id
+        );
+    }
+    let leader = l.id.clone();
+    let from = l.morale;
+    spend(facts, a, u, Spend::SelfRally, dice)?;
+    facts.push(Fact::MoraleChanged { figure: leader, from, to: Morale::Bold, reason: "he composes himself".into() });
+    end_if_spent(facts);
+    Ok(())
+}
+
+/// The leader restores a Shaken unit to Bold for the turn, or steadies a
+/// Broken unit in cover to Shaken.
+///
+/// "the leader must expend a CP to restore the Unit Morale to Bold for the
+/// turn" — "Once the unit is in cover, the leader must expend a CP to steady
+/// the unit to Shaken state, and then expend another CP to steady the unit
+/// to Bold state."
+pub(super) fn steady_unit(
+    state: &State,
+    unit: Option<&str>,
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let (a, payer) = active_unit_between_steps(state, "steady a unit")?;
+    refuse_unless_leader_composed(state, payer)?;
+    let target = morale_target(state, payer, unit)?;
+    let to = match target.morale {
+        UnitMorale::Steady => refuse!("{} is neither Shaken nor Broken", target.id),
+        UnitMorale::Broken if !target.in_cover => refuse!(
+            "{} has not reached cover: \"Once the unit is in cover, the leader must expend a CP to steady the unit\"",
+            target.id
+        ),
+        UnitMorale::Broken => UnitMorale::Shaken,
+        UnitMorale::Shaken => UnitMorale::Steady,
+    };
+    let (id, from) = (target.id.clone(), target.morale);
+    spend(facts, a, payer, Spend::SteadyUnit, dice)?;
+    facts.push(Fact::UnitSteadied { unit: id, from, to });
+    end_if_spent(facts);
+    Ok(())
+}
+
+/// "When a unit decides to perform actions, a leader must first spend 1
+/// accumulated CP to rally all shaken figures in his unit."
+pub(super) fn rally(state: &State, unit: Option<&str>, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, payer) = active_unit_between_steps(state, "rally")?;
+    refuse_unless_leader_composed(state, payer)?;
+    let target = morale_target(state, payer, unit)?;
+    refuse_before_composure(state, a, target, "rally its figures")?;
+    if target.id == payer.id && a.actions_begun {
+        refuse!("{} has begun its actions: \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\"", payer.id);
+    }
+    let shaken = shaken_figures(state, &target.id);
+    if shaken.is_empty() {
+        refuse!("{} has no Shaken figure to rally", target.id);
+    }
+    spend(facts, a, payer, Spend::Rally, dice)?;
+    for figure in shaken {
+        facts.push(Fact::MoraleChanged { figure, from: Morale::Shaken, to: Morale::Bold, reason: "rallied".into() });
+    }
+    end_if_spent(facts);
+    Ok(())
+}
+
+/// "A Panicked figure can be rallied and restored to a Bold morale state by
+/// the unit's leader expending 1 CP for each panicked figure." — "Once a
+/// fanatic has panicked, he cannot be rallied out of his panic". In a Broken
+/// unit, after it has been steadied: "Then, he must spend CP to rally each
+/// individual panicked member in the unit".
+pub(super) fn rally_panicked(
+    state: &State,
+    figure: &str,
+    unit: Option<&str>,
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let (a, payer) = active_unit_between_steps(state, "rally a panicked figure")?;
+    refuse_unless_leader_composed(state, payer)?;
+    let target = morale_target(state, payer, unit)?;
+    refuse_before_composure(state, a, target, "rally its panicked figures")?;
+    let f = decide::figure(state, figure)?;
+    if f.unit != target.id || !f.in_play() {
+        refuse!("{figure} is not a figure of {} in play", target.id);
+    }
+    if f.morale != Morale::Panicked {
+        refuse!("{figure} is {}, not Panicked", f.morale.name());
+    }
+    if f.fanatic {
+        refuse!("{figure} is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic\"");
+    }
+    spend(facts, a, payer, Spend::RallyPanicked, dice)?;
+    facts.push(Fact::MoraleChanged {
+        figure: figure.to_string(),
+        from: Morale::Panicked,
+        to: Morale::Bold,
+        reason: "rallied".into(),
+    });
+    end_if_spent(facts);
+    Ok(())
+}
+
+/// The leader abandons the unit's Shaken figures.
+///
+/// "Doing so requires a successful command check for each Bold figure in the
+/// unit—any that pass the command check are able to execute actions
+/// normally. Those that fail will lag behind by 1 CP." (P6: a failed figure
+/// does nothing on the next CP, then acts normally.) Abandoning costs no CP
+/// and comes before the unit's actions.
+pub(super) fn abandon(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "abandon its Shaken figures")?;
+    refuse_before_composure(state, a, u, "abandon its Shaken figures")?;
+    if a.abandoned {
+        refuse!("{} has already abandoned its Shaken figures this activation", u.id);
+    }
+    if a.actions_begun {
+        refuse!("{} has begun its actions: the Shaken figures are dealt with before them", u.id);
+    }
+    let shaken = shaken_figures(state, &u.id);
+    if shaken.is_empty() {
+        refuse!("{} has no Shaken figure to abandon", u.id);
+    }
+    let Some(leader) = decide::leader(state, u) else {
+        refuse!("{} has no leader", u.id);
+    };
+    let rating = leader.command_rating.unwrap_or(0);
+    let bold: Vec<String> = members(state, &u.id)
+        .iter()
+        .filter(|f| f.id != leader.id && f.morale == Morale::Bold)
+        .map(|f| f.id.clone())
+        .collect();
+    let mut lagging = Vec::new();
+    for figure in bold {
+        let check = check_figure(state, &figure, rating, 0, dice)?;
+        if !check.passed() {
+            lagging.push(figure.clone());
+        }
+        facts.push(Fact::CommandChecked {
+            figure,
+            unit: u.id.clone(),
+            reason: "the leader abandons the Shaken figures".into(),
+            check,
+        });
+    }
+    facts.push(Fact::Abandoned { unit: u.id.clone(), shaken, lagging });
+    Ok(())
+}
+
+/// A forced rally.
+///
+/// "To do a Forced Rally, the unit's leader expends a CP and removes one of
+/// the Shaken troops in his unit from play. The remaining Shaken and
+/// Panicked troops in his unit and in any friendly units within sight of the
+/// execution are immediately restored to Bold morale state. The leader
+/// performing the forced rally then performs a command check at +2 on each
+/// figure in his unit. If the majority of his unit (rounded up) passes, the
+/// leader can continue expending CP. If, however, the majority of the unit
+/// fails the command check, then the leader is removed from play (shot by
+/// his own side) and the unit is Broken." — only "where he has multiple
+/// shaken troops in his unit". Which units are within sight is the
+/// referee's; fanatics who have panicked stay Panicked ("cannot be rallied
+/// out of his panic").
+pub(super) fn forced_rally(
+    state: &State,
+    figure: &str,
+    in_sight: &[String],
+    dice: &mut Dice,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "force a rally")?;
+    refuse_before_composure(state, a, u, "force a rally")?;
+    if a.actions_begun {
+        refuse!("{} has begun its actions: the Shaken figures are dealt with before them", u.id);
+    }
+    let shaken = shaken_figures(state, &u.id);
+    if shaken.len() < 2 {
+        refuse!(
+            "{} has {} Shaken figure(s): a forced rally is for \"where he has multiple shaken troops in his unit\"",
+            u.id,
+            shaken.len()
+        );
+    }
+    if !shaken.iter().any(|s| s == figure) {
+        refuse!("{figure} is not one of {}'s Shaken figures ({})", u.id, list(&shaken));
+    }
+    for other in in_sight {
+        let o = decide::unit(state, other)?;
+        if o.side != u.side || o.id == u.id {
+            refuse!("{other} is not another friendly unit");
+        }
+    }
+    let Some(leader) = decide::leader(state, u) else {
+        refuse!("{} has no leader", u.id);
+    };
+    let (leader, rating) = (leader.id.clone(), leader.command_rating.unwrap_or(0));
+    spend(facts, a, u, Spend::ForcedRally, dice)?;
+    remove_figure(facts, figure, "executed by his leader in a forced rally");
+    let units: Vec<&str> = std::iter::once(u.id.as_str()).chain(in_sight.iter().map(String::as_str)).collect();
+    let restored: Vec<(String, Morale)> = units
+        .iter()
+        .flat_map(|x| members(facts.state(), x))
+        .filter(|f| f.morale == Morale::Shaken || (f.morale == Morale::Panicked && !f.fanatic))
+        .map(|f| (f.id.clone(), f.morale))
+        .collect();
+    for (f, from) in restored {
+        facts.push(Fact::MoraleChanged { figure: f, from, to: Morale::Bold, reason: "the forced rally".into() });
+    }
+    let checked: Vec<String> =
+        members(facts.state(), &u.id).iter().filter(|f| f.id != leader).map(|f| f.id.clone()).collect();
+    let modifier = facts.state().config.forced_rally_check_modifier;
+    let mut passed = 0;
+    for f in &checked {
+        let check = check_figure(facts.state(), f, rating, modifier, dice)?;
+        passed += u32::from(check.passed());
+        facts.push(Fact::CommandChecked {
+            figure: f.clone(),
+            unit: u.id.clone(),
+            reason: "after the forced rally, at +2".into(),
+            check,
+        });
+    }
+    let of = checked.len() as u32;
+    let holds = majority(facts.state(), passed as usize, of as usize);
+    facts.push(Fact::ForcedRallyChecked { unit: u.id.clone(), leader: leader.clone(), passed, of, holds });
+    if holds {
+        end_if_spent(facts);
+    } else {
+        remove_figure(facts, &leader, "shot by his own side after a failed forced rally");
+        if facts.state().units.contains_key(&u.id) {
+            facts.push(Fact::UnitBroke {
+                unit: u.id.clone(),
+                side: u.side.clone(),
+                reason: format!(
+                    "only {passed} of {of} passed the command check after the forced rally: \"the leader is removed from play (shot by his own side) and the unit is Broken\""
+                ),
+                rout: true,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Referee: the Broken unit routs.
+///
+/// "the unit as a whole is Broken and immediately routs, moving directly away
+/// from the enemy towards the nearest cover at a double-time advance rate of
+/// movement. They will do so even if they have already double-time advanced
+/// earlier in the turn. If the unit cannot reach cover within its rout, the
+/// unit will instead attempt to surrender, and is removed from play."
+pub(super) fn rout(
+    state: &State,
+    unit: &str,
+    moves: &BTreeMap<String, Point>,
+    reached_cover: bool,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let u = decide::unit(state, unit)?;
+    if !u.rout_due {
+        refuse!("{unit} is not routing");
+    }
+    let allowance = state.config.standard_move_tenths * state.config.double_time_multiplier;
+    for (id, to) in moves {
+        let f = decide::figure(state, id)?;
+        if f.unit != unit || !f.in_play() {
+            refuse!("{id} is not a figure of {unit} in play");
+        }
+        if !f.at.within(*to, allowance) {
+            refuse!(
+                "{id} cannot rout from {} to {to}: that is {}, and a rout is at a double-time advance rate of {}",
+                f.at,
+                inches(f.at.distance_ceil(*to)),
+                inches(allowance)
+            );
+        }
+    }
+    for (id, to) in moves {
+        let from = state.figures[id].at;
+        facts.push(Fact::FigureMoved { figure: id.clone(), from, to: *to, distance_tenths: from.distance_ceil(*to) });
+    }
+    facts.push(Fact::Routed { unit: unit.to_string(), side: u.side.clone(), reached_cover });
+    if !reached_cover {
+        let leader = u.leader.clone();
+        let mut order: Vec<String> =
+            members(state, unit).iter().map(|f| f.id.clone()).filter(|f| Some(f) != leader.as_ref()).collect();
+        order.extend(leader);
+        for f in order {
+            remove_figure(facts, &f, "surrendered: his unit could not reach cover in its rout");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,423 @@
+//! 2.2 Unit Organization: consolidating sub-units into a larger unit,
+//! detaching them again, and reorganising a mauled organisation.
+//!
+//! Each is an order the active unit's leader pays for in CP. It does not by
+//! itself begin the unit's expenditure: "the Squad leader would have his
+//! original CP less 2 for the consolidation leaving (4-2 =) 2 CP", so the
+//! unit may then spend what is left, accumulate, or pass.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::actions::inches;
+use super::command::refuse_while_taking_command;
+use super::decide::{
+    self, active_unit_between_steps, children, is_within, list, members, members_of_organisation, Facts,
+};
+use super::morale::refuse_before_composure;
+use super::{DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, State, Unit, UnitMorale};
+
+/// The active unit's leader, who gives the order.
+fn leader_of<'a>(state: &'a State, u: &Unit) -> Result<&'a Figure, Violation> {
+    match decide::leader(state, u) {
+        Some(l) => Ok(l),
+        None => refuse!("{} has no leader to give orders", u.id),
+    }
+}
+
+/// Refuses unless every figure is within `leader`'s command distance.
+fn refuse_beyond_command_distance(leader: &Figure, figures: &[&Figure], quote: &str) -> Result<(), Violation> {
+    let range = leader.command_distance_tenths;
+    let beyond: Vec<String> = figures
+        .iter()
+        .filter(|f| !leader.at.within(f.at, range))
+        .map(|f| format!("{} ({}) is {} away", f.id, f.unit, inches(leader.at.distance_ceil(f.at))))
+        .collect();
+    if !beyond.is_empty() {
+        refuse!("not within {}'s command distance of {}: {}; {quote}", leader.id, inches(range), list(&beyond));
+    }
+    Ok(())
+}
+
+fn refuse_short_of_cp(u: &Unit, cost: u32, what: &str) -> Result<(), Violation> {
+    if u.cp < cost {
+        refuse!("{what} costs {cost} CP and {} has {}", u.id, u.cp);
+    }
+    Ok(())
+}
+
+/// The organisation leader consolidates his sub-units into one unit.
+///
+/// "To consolidate sub-units into a larger unit or organization, all
+/// sub-units to be consolidated must be within the Organization Leader's
+/// Command Radius. Consolidation requires 1 CP per sub-unit to be
+/// consolidated. Once consolidated, any CP not belonging to the organization
+/// Leader are lost." — "If the intent were to consolidate to a platoon, all
+/// the units would first have to be consolidated into squads, and then the
+/// squads consolidated into a platoon." — "Only units in the same
+/// organizational structure can consolidate". The leader pays from the unit
+/// he leads, the one being activated. A sub-unit that has already been
+/// activated this turn, or moved strategically, cannot join: "Once a unit has
+/// been activated in a turn, it cannot become activated again in the turn."
+pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "consolidate")?;
+    refuse_while_taking_command(u, "consolidate")?;
+    refuse_before_composure(state, a, u, "consolidate")?;
+    let o = decide::organisation(state, org)?;
+    let leader = leader_of(state, u)?;
+    if o.side != u.side {
+        refuse!("{org} is {}'s, not {}'s", o.side, u.side);
+    }
+    if o.leader.as_deref() != Some(leader.id.as_str()) {
+        refuse!(
+            "{org} is led by {}, not by {}: \"To consolidate sub-units into a larger unit or organization, all sub-units to be consolidated must be within the Organization Leader's Command Radius\" — the organisation leader's own unit consolidates it",
+            o.leader.as_deref().unwrap_or("nobody"),
+            leader.id
+        );
+    }
+    let subs: Vec<String> = children(state, org)
+        .iter()
+        .filter(|c| !members_of_organisation(state, &c.id).is_empty())
+        .map(|c| c.id.clone())
+        .collect();
+    if subs.is_empty() {
+        refuse!("{org} has no sub-units left to consolidate");
+    }
+    let mut units: BTreeSet<String> = BTreeSet::new();
+    for sub in &subs {
+        let acting: BTreeSet<String> = members_of_organisation(state, sub).iter().map(|f| f.unit.clone()).collect();
+        let whole = acting.len() == 1 && acting.iter().all(|a| a.as_str() == sub.as_str() || a.as_str() == org);
+        if !whole {
+            refuse!(
+                "{sub} is not one unit (its figures act with {}): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"",
+                acting.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+        units.extend(acting);
+    }
+    if !units.contains(&u.id) {
+        refuse!("{} is not part of {org}", u.id);
+    }
+    if units.len() == 1 {
+        refuse!("{org} is already one unit: there is nothing to consolidate");
+    }
+    for other in units.iter().filter(|x| **x != u.id) {
+        let x = &state.units[other];
+        if x.activated {
+            refuse!("{other} has already been activated this turn and cannot join {org}: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\"");
+        }
+        if x.strategic {
+            refuse!("{other} moved strategically this turn and cannot join {org}: it \"may not act in the operations phase\"");
+        }
+        if x.morale == UnitMorale::Broken {
+            refuse!("{other} is broken and takes no orders");
+        }
+    }
+    let figures: Vec<&Figure> = units.iter().flat_map(|x| members(state, x)).collect();
+    refuse_beyond_command_distance(
+        leader,
+        &figures,
+        "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
+    )?;
+    let per = state.config.consolidation_cp_per_sub_unit;
+    let cost = per * subs.len() as u32;
+    refuse_short_of_cp(
+        u,
+        cost,
+        &format!("consolidating {org} (\"1 CP per sub-unit to be consolidated\": {})", list(&subs)),
+    )?;
+    let lost: BTreeMap<String, u32> = units
+        .iter()
+        .filter(|x| **x != u.id)
+        .map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp))
+        .collect();
+    let contact: BTreeSet<String> = units.iter().flat_map(|x| state.units[x].contact.iter().cloned()).collect();
+    facts.push(Fact::Consolidated {
+        organisation: org.to_string(),
+        kind: o.kind.clone(),
+        side: o.side.clone(),
+        leader: leader.id.clone(),
+        by: u.id.clone(),
+        units: units.into_iter().collect(),
+        sub_units: subs,
+        cost,
+        cp_before: u.cp,
+        cp_after: u.cp - cost,
+        lost,
+        contact,
+    });
+    Ok(())
+}
+
+/// A consolidated unit detaches sub-units.
+///
+/// "A consolidated unit can detach units. Doing so costs 1 CP per unit
+/// detached. A detached unit begins with no CP." — "A US infantry squad
+/// breaks itself into two fire teams. Doing so requires 1 CP … since
+/// officially, only one unit was detached". The sub-unit holding the leader
+/// stays: it is what is left of the unit. A detached unit was part of the
+/// unit activated this turn, so it counts as activated.
+pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "detach units")?;
+    refuse_while_taking_command(u, "detach units")?;
+    refuse_before_composure(state, a, u, "detach units")?;
+    let leader = leader_of(state, u)?;
+    if subs.is_empty() {
+        refuse!("name the sub-units to detach");
+    }
+    let own: Vec<String> = children(state, &u.id)
+        .iter()
+        .filter(|c| members_of_organisation(state, &c.id).iter().all(|f| f.unit == u.id))
+        .filter(|c| !members_of_organisation(state, &c.id).is_empty())
+        .map(|c| c.id.clone())
+        .collect();
+    let mut detached = Vec::new();
+    for sub in subs {
+        if detached.iter().any(|d: &DetachedUnit| &d.unit == sub) {
+            refuse!("{sub} is named twice");
+        }
+        let o = decide::organisation(state, sub)?;
+        if o.parent.as_deref() != Some(u.id.as_str()) || !own.contains(sub) {
+            refuse!(
+                "{sub} is not a sub-unit of {} that it can detach (it can detach {})",
+                u.id,
+                if own.is_empty() { "none: it is not a consolidated unit".to_string() } else { list(&own) }
+            );
+        }
+        if is_within(state, &leader.team, sub) {
+            refuse!(
+                "{sub} holds {}'s leader {}: the leader stays with his unit; detach the other sub-units",
+                u.id,
+                leader.id
+            );
+        }
+        let Some(sub_leader) = o
+            .leader
+            .as_ref()
+            .and_then(|l| state.figures.get(l))
+            .filter(|l| l.in_play() && is_within(state, &l.team, sub))
+        else {
+            refuse!("{sub} has no leader in play to lead it once detached");
+        };
+        detached.push(DetachedUnit {
+            unit: sub.clone(),
+            leader: sub_leader.id.clone(),
+            figures: members_of_organisation(state, sub).iter().map(|f| f.id.clone()).collect(),
+            contact: u.contact.clone(),
+        });
+    }
+    let cost = state.config.detachment_cp_per_unit * detached.len() as u32;
+    refuse_short_of_cp(u, cost, &format!("detaching {} (\"1 CP per unit detached\")", list(subs)))?;
+    facts.push(Fact::Detached { unit: u.id.clone(), detached, cost, cp_before: u.cp, cp_after: u.cp - cost });
+    Ok(())
+}
+
+/// A leader two levels above reorganises mauled units.
+///
+/// "The reorganization requires expenditures of command points from two
+/// levels above the units subject to reorganization. So, a Platoon leader
+/// would be necessary to give reorganization orders to units under his
+/// command" — "Reorganization requires the expenditures of 2 CP for each
+/// sub-unit affected. In the event that the reorganization results in the
+/// elimination of sub-units from the command structure, CP are only expended
+/// on the remaining sub-units. As with consolidation, the units being
+/// reorganized must be within the Reorganizing leader's Command Distance."
+///
+/// `replaces` names the squads (directly under the reorganising organisation,
+/// made of fire teams) whose figures are regrouped; `into` gives the squads
+/// and fire teams that result, every figure of the replaced squads in exactly
+/// one team. The cost is per resulting fire team. As with consolidation, CP
+/// of the units reorganised are lost; each resulting fire team is a unit that
+/// begins with no CP, activated this turn (its figures were ordered by the
+/// activated leader).
+pub(super) fn reorganise(
+    state: &State,
+    org: &str,
+    replaces: &[String],
+    into: &[NewSquad],
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let (a, u) = active_unit_between_steps(state, "reorganise")?;
+    refuse_while_taking_command(u, "reorganise")?;
+    refuse_before_composure(state, a, u, "reorganise")?;
+    let o = decide::organisation(state, org)?;
+    let leader = leader_of(state, u)?;
+    if o.side != u.side {
+        refuse!("{org} is {}'s, not {}'s", o.side, u.side);
+    }
+    if o.leader.as_deref() != Some(leader.id.as_str()) {
+        refuse!(
+            "{org} is led by {}, not by {}: reorganisation orders come from the leader two levels above the units reorganised",
+            o.leader.as_deref().unwrap_or("nobody"),
+            leader.id
+        );
+    }
+    if replaces.is_empty() {
+        refuse!("name the squads of {org} to reorganise");
+    }
+    let mut replaced: Vec<String> = Vec::new();
+    for (i, r) in replaces.iter().enumerate() {
+        if replaces[..i].contains(r) {
+            refuse!("{r} is named twice");
+        }
+        let ro = decide::organisation(state, r)?;
+        if ro.parent.as_deref() != Some(org) {
+            refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
+        }
+        let teams = children(state, r);
+        if teams.is_empty() || teams.iter().any(|t| !children(state, &t.id).is_empty()) {
+            refuse!("{r}'s sub-units are not fire teams: \"a Platoon leader would be necessary to give reorganization orders to units under his command, and a company leader would be necessary to give reorganization orders to squads\"");
+        }
+        if is_within(state, &leader.team, r) {
+            refuse!(
+                "{} is in {r}: the reorganising leader stands two levels above the units he reorganises",
+                leader.id
+            );
+        }
+        replaced.push(r.clone());
+        replaced.extend(teams.iter().map(|t| t.id.clone()));
+    }
+    let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
+    if pool.is_empty() {
+        refuse!("{} have no figures left in play to reorganise", list(replaces));
+    }
+    let old_units: BTreeSet<String> = pool.iter().map(|f| f.unit.clone()).collect();
+    for x in &old_units {
+        let outside: Vec<String> =
+            members(state, x).iter().filter(|f| !pool.iter().any(|p| p.id == f.id)).map(|f| f.id.clone()).collect();
+        if !outside.is_empty() || *x == u.id {
+            refuse!(
+                "unit {x} reaches outside {}: {} would be left behind; reorganise whole units",
+                list(replaces),
+                list(&outside)
+            );
+        }
+    }
+    if into.is_empty() {
+        refuse!("name the squads the reorganisation forms");
+    }
+    let mut ids: BTreeSet<&str> = BTreeSet::new();
+    let mut assigned: BTreeSet<String> = BTreeSet::new();
+    let mut squads = Vec::new();
+    let mut teams_count = 0u32;
+    for squad in into {
+        let mut teams = Vec::new();
+        if squad.teams.is_empty() {
+            refuse!("squad {} has no fire teams", squad.id);
+        }
+        for team in squad.teams.iter() {
+            let kept = state.organisations.get(&team.id);
+            let figures: Vec<String> = match &team.figures {
+                Some(named) => {
+                    for id in named {
+                        if !pool.iter().any(|p| &p.id == id) {
+                            refuse!("{id} is not a figure in play of {}", list(replaces));
+                        }
+                    }
+                    named.clone()
+                }
+                None => {
+                    let is_old_team = matches!(kept, Some(k) if k.parent.as_deref() != Some(org));
+                    if !replaced.contains(&team.id) || !is_old_team {
+                        refuse!(
+                            "team {} is not a fire team of {}: name the figures of a new team",
+                            team.id,
+                            list(replaces)
+                        );
+                    }
+                    members_of_organisation(state, &team.id).iter().map(|f| f.id.clone()).collect()
+                }
+            };
+            if figures.is_empty() {
+                refuse!("team {} has no figures", team.id);
+            }
+            for f in &figures {
+                if !assigned.insert(f.clone()) {
+                    refuse!("{f} is put in two teams");
+                }
+            }
+            let team_leader = match &team.leader {
+                Some(l) => l.clone(),
+                None => match kept.and_then(|k| k.leader.clone()).filter(|l| figures.contains(l)) {
+                    Some(l) => l,
+                    None => refuse!("team {} needs a leader: name one of {}", team.id, list(&figures)),
+                },
+            };
+            if !figures.contains(&team_leader) {
+                refuse!("{team_leader} is not in team {}: a leader leads from within his team", team.id);
+            }
+            if state.figures[&team_leader].command_rating.is_none() {
+                refuse!("{team_leader} has no command rating and cannot lead team {}", team.id);
+            }
+            let contact =
+                figures.iter().flat_map(|f| state.units[&state.figures[f].unit].contact.iter().cloned()).collect();
+            teams.push(FormedTeam {
+                id: team.id.clone(),
+                kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),
+                leader: team_leader,
+                figures,
+                contact,
+            });
+            teams_count += 1;
+        }
+        if !teams.iter().any(|t| t.figures.contains(&squad.leader)) {
+            refuse!("{} is not in squad {}: a leader leads from within his squad", squad.leader, squad.id);
+        }
+        if state.figures[&squad.leader].command_rating.is_none() {
+            refuse!("{} has no command rating and cannot lead squad {}", squad.leader, squad.id);
+        }
+        squads.push(FormedSquad {
+            id: squad.id.clone(),
+            kind: squad
+                .kind
+                .clone()
+                .or_else(|| state.organisations.get(&squad.id).map(|k| k.kind.clone()))
+                .unwrap_or_else(|| "squad".into()),
+            leader: squad.leader.clone(),
+            teams,
+        });
+    }
+    for id in into.iter().flat_map(|s| std::iter::once(&s.id).chain(s.teams.iter().map(|t| &t.id))) {
+        if !ids.insert(id) {
+            refuse!("{id} is named twice among the new squads and teams");
+        }
+        if state.organisations.contains_key(id) && !replaced.contains(id) {
+            refuse!("{id} is already an organisation outside {}", list(replaces));
+        }
+    }
+    let left_out: Vec<String> = pool.iter().filter(|f| !assigned.contains(&f.id)).map(|f| f.id.clone()).collect();
+    if !left_out.is_empty() {
+        refuse!(
+            "{} would be left out: every figure of {} goes into one of the new teams",
+            list(&left_out),
+            list(replaces)
+        );
+    }
+    refuse_beyond_command_distance(
+        leader,
+        &pool,
+        "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
+    )?;
+    let cost = state.config.reorganisation_cp_per_sub_unit * teams_count;
+    refuse_short_of_cp(
+        u,
+        cost,
+        &format!("reorganising into {teams_count} fire teams (\"2 CP for each sub-unit affected\")"),
+    )?;
+    let dissolved =
+        old_units.iter().map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp)).collect();
+    facts.push(Fact::Reorganised {
+        organisation: org.to_string(),
+        by: u.id.clone(),
+        leader: leader.id.clone(),
+        cost,
+        cp_before: u.cp,
+        cp_after: u.cp - cost,
+        replaced,
+        squads,
+        dissolved,
+    });
+    Ok(())
+}

@@ -1,0 +1,372 @@
+//! 2.5 Interrupts: setting, lying in wait, premature fire, the ambushers'
+//! one action, resolution, ragged interrupts, taking cover.
+
+use serde_json::{json, Value};
+
+use super::{accepted, check, given_with, refusal, table, told, with_figure, Given};
+use crate::rulesets::phoenix_command::{Fact, Posture};
+
+/// alex: ambush (militia TQ 2, CR 3: ambush-lead, ambush-1, ambush-2) at
+/// y = 0, CP 1 and, with `set`, a held interrupt CP; jason: patrol (CR 4,
+/// 4 figures, 3 CP) 20" away. Rifles (3 shots, SDM 3), an injury table.
+pub(super) fn ambush_scenario(set: bool, ambush_cp: u32) -> Value {
+    let mut s = table(&[("alex", "ambush", ambush_cp, 3, 3, [0, 0]), ("jason", "patrol", 3, 4, 4, [0, 200])]);
+    s["units"][0]["interrupt_set"] = json!(set);
+    for f in s["figures"].as_array_mut().unwrap() {
+        f["weapons"] = json!(["rifle"]);
+        f["knockout_chance"] = json!(3);
+        if f["team"] == "ambush" {
+            f["troop_quality"] = json!(2);
+        }
+    }
+    s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 3}});
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 5, "effect": "graze"}, {"from": 8, "effect": "light-wound"}, {"from": 11, "effect": "critical-wound"}]}]);
+    s
+}
+
+/// Operations of turn 1, the patrol active and having spent its first CP.
+pub(super) fn patrol_advancing(s: Value, options: &[&str]) -> Given {
+    given_with(s, options).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "patrol"}),
+        json!({"type": "spend-cp"}),
+        json!({"type": "actions", "actions": [
+            {"type": "move", "figure": "patrol-lead", "to": [0, 150]},
+            {"type": "move", "figure": "patrol-1", "to": [20, 150]},
+            {"type": "move", "figure": "patrol-2", "to": [40, 150]},
+            {"type": "move", "figure": "patrol-3", "to": [60, 150]}
+        ]}),
+    ])
+}
+
+fn sighted() -> Value {
+    json!({"type": "sighted", "target": "patrol", "by": "ambush"})
+}
+
+pub(super) fn rifle(figure: &str, target: &str, mode: &str, line: Option<u32>, odds: i64) -> Value {
+    let mut f = json!({"figure": figure, "weapon": "rifle", "target": target, "mode": mode, "odds": odds});
+    if let Some(l) = line {
+        f["line"] = json!(l);
+    }
+    f
+}
+
+fn checks(facts: &[Fact]) -> Vec<(String, bool)> {
+    facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::CommandChecked { figure, check, .. } => Some((figure.clone(), check.passed())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "A unit (ambushers) sets an interrupt by expending 1 CP. Once the
+/// interrupt is set, the unit ends its turn and holds the CP" — and keeps the
+/// CP it accumulated besides.
+#[test]
+fn setting_an_interrupt_holds_a_cp_and_ends_the_turn() {
+    let s = table(&[("alex", "a", 3, 3, 2, [0, 0]), ("jason", "j", 0, 3, 1, [0, 300])]);
+    let g = given_with(s, &[]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "a"}),
+    ]);
+    let facts = accepted(check(&g, json!({"type": "set-interrupt"}), &[]));
+    assert_eq!(
+        told(&facts)[..3],
+        [
+            "a spends 1 CP to set an interrupt and holds it in reserve (2 CP left).",
+            "a (alex) sets an interrupt: one CP held in reserve, 2 CP accumulated besides; its turn ends.",
+            "a's activation ends. Next: jason with 0 CP: j."
+        ]
+    );
+    let g = g.then(json!({"type": "set-interrupt"}));
+    assert_eq!((g.state.units["a"].cp, g.state.units["a"].held_interrupt_cp), (2, 1));
+}
+
+/// "it may not accumulate more CP (including the reserve CP for the
+/// interrupt) than the leader's Command Rating"; a unit holds one.
+#[test]
+fn a_held_interrupt_cp_counts_towards_the_cap() {
+    let g = given_with(ambush_scenario(true, 2), &[]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "patrol"}),
+        json!({"type": "pass"}),
+        json!({"type": "activate", "unit": "ambush"}),
+    ]);
+    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    assert!(matches!(facts[0], Fact::CpAccumulated { cp_before: 2, cp_after: 2, held: 1, cap: 3, .. }));
+    let e = refusal(check(&g, json!({"type": "set-interrupt"}), &[]));
+    assert_eq!(e, "ambush already holds a CP for an interrupt");
+}
+
+/// The checks on entering LOS (P7 default): "as soon as Jason's unit enters
+/// Alex's team's line of sight, rolling a 3 and 0" — leaders make none.
+#[test]
+fn entering_line_of_sight_calls_for_command_checks() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &[]);
+    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[3]), ("check:ambush-2", &[0])]));
+    assert_eq!(
+        told(&facts)[0],
+        "patrol enters ambush's line of sight (referee): ambush lies in wait, with its held CP."
+    );
+    assert_eq!(checks(&facts), [("ambush-1".into(), true), ("ambush-2".into(), true)]);
+    // P7 option: no checks on entering LOS.
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]);
+    let facts = accepted(check(&g, sighted(), &[]));
+    assert!(checks(&facts).is_empty());
+}
+
+/// "Each CP the target spends after entering the ambusher's LOS requires a
+/// Command Check … A failed roll means that the figures that failed perform
+/// ragged fire on the target before the target begins its action."
+#[test]
+fn a_failed_check_before_the_targets_next_cp_blows_the_ambush() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &[])
+        .then_rolling(sighted(), &[("check:ambush-1", &[3]), ("check:ambush-2", &[0])]);
+    let facts = accepted(check(&g, json!({"type": "spend-cp"}), &[("check:ambush-1", &[6]), ("check:ambush-2", &[4])]));
+    assert_eq!(
+        told(&facts).last().unwrap(),
+        "ambush's ambush is blown: ambush-1 open ragged fire on patrol before it acts."
+    );
+    let g = g.then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[6]), ("check:ambush-2", &[4])]);
+    let e = refusal(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]));
+    assert_eq!(e, "ambush's ambush is blown: ambush-1 must fire ragged at patrol before anything else (\"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP\")");
+    let e = refusal(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)]}),
+        &[],
+    ));
+    assert!(e.starts_with("ambush-1 failed his command check and fires ragged at once"), "{e}");
+    let e = refusal(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-2", "patrol-2", "aimed", Some(3), 5)]}),
+        &[],
+    ));
+    assert_eq!(
+        e,
+        "\"The entire unit must perform the same action\": ambush-lead fires disciplined fire but ambush-2 aimed fire"
+    );
+}
+
+/// "If an ambusher's actions are sufficient to cause the morale of the unit
+/// to become Shaken, then the interrupt is successful. The target unit loses
+/// its entire remaining CP and ceases its turn."
+#[test]
+fn an_interrupt_that_shakes_the_target_ends_its_turn() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
+    // Two grazes: 2 of 4 Shaken, a majority rounded up (P3).
+    let facts = accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+        &[
+            ("hit:ambush-lead", &[0, 9]),
+            ("hit:ambush-1", &[0, 9]),
+            ("injury:patrol-1", &[2]),
+            ("injury:patrol-2", &[2]),
+        ],
+    ));
+    let lines = told(&facts);
+    assert!(
+        lines.contains(
+            &"ambush interrupts patrol: ambush-lead, ambush-1 join with disciplined fire; the held CP is spent."
+                .to_string()
+        ),
+        "{lines:?}"
+    );
+    assert!(lines.contains(&"ambush's interrupt succeeds (the ambushers' fire has made patrol Shaken): patrol loses its 2 remaining CP and ceases its turn. It may take cover; its turn is over.".to_string()), "{lines:?}");
+    let g = g.then_rolling(
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+        &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
+    );
+    assert_eq!(g.state.units["ambush"].held_interrupt_cp, 0);
+    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert_eq!(e, "patrol has been successfully interrupted by ambush: it \"must cease performing actions and end their turn\" — take cover, or stop");
+}
+
+/// "A failed interrupt means that the target unit is able to continue to
+/// perform actions normally."
+#[test]
+fn an_interrupt_that_does_not_shake_the_target_fails() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
+    let facts = accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
+        &[("hit:ambush-lead", &[9])],
+    ));
+    assert_eq!(
+        told(&facts).last().unwrap(),
+        "ambush's interrupt fails: patrol is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\"."
+    );
+    let g = g.then_rolling(
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
+        &[("hit:ambush-lead", &[9])],
+    );
+    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+}
+
+/// "An interrupt is automatically successful against units that were already
+/// Shaken before the interrupt occurred."
+#[test]
+fn an_interrupt_on_a_shaken_unit_succeeds_automatically() {
+    let s = with_figure(ambush_scenario(true, 0), "patrol-1", "morale", json!("shaken"));
+    let s = with_figure(s, "patrol-2", "morale", json!("shaken"));
+    let g = given_with(s, &["no-check-on-entering-los"])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+            json!({"type": "steady-unit"}),
+        ])
+        .then(sighted());
+    assert!(g.state.units["patrol"].restored);
+    let facts = accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)]}),
+        &[("hit:ambush-lead", &[9])],
+    ));
+    assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: false, .. })));
+    // Shaken when the fire began: success whatever the fire did.
+    let s = with_figure(ambush_scenario(true, 0), "patrol-1", "morale", json!("shaken"));
+    let s = with_figure(s, "patrol-2", "morale", json!("shaken"));
+    let g = given_with(s, &["no-check-on-entering-los"])
+        .then_all(&[json!({"type": "begin-turn"})])
+        .then(json!({"type": "sighted", "target": "patrol", "by": "ambush"}));
+    let facts = accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)]}),
+        &[("hit:ambush-lead", &[9])],
+    ));
+    assert!(told(&facts).last().unwrap().contains("patrol was already Shaken"));
+}
+
+/// "Often, a unit will not have any CP in reserve … they may still attempt an
+/// interrupt … a unit performing a Ragged Interrupt can only perform ragged
+/// fire. A unit can only attempt one Ragged Interrupt in a turn."
+#[test]
+fn a_ragged_interrupt_fires_ragged_once_a_turn() {
+    let g = patrol_advancing(ambush_scenario(false, 0), &["no-check-on-entering-los"]);
+    let facts = accepted(check(&g, sighted(), &[]));
+    assert_eq!(
+        told(&facts)[0],
+        "patrol enters ambush's line of sight (referee): ambush lies in wait, for a ragged interrupt."
+    );
+    let g = g.then(sighted());
+    let e = refusal(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5)]}),
+        &[],
+    ));
+    assert_eq!(
+        e,
+        "ambush holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\""
+    );
+    let g = g.then_rolling(
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "ragged", None, 5)]}),
+        &[("hit:ambush-lead", &[9, 9, 9])],
+    );
+    let e = refusal(check(&g, sighted(), &[]));
+    assert_eq!(e, "ambush holds no CP for an interrupt and has already attempted its ragged interrupt this turn: \"A unit can only attempt one Ragged Interrupt in a turn.\"");
+}
+
+#[test]
+fn interrupt_refusals() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]);
+    let e = refusal(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
+        &[],
+    ));
+    assert_eq!(
+        e,
+        "ambush is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"
+    );
+    let e = refusal(check(&g, json!({"type": "sighted", "target": "patrol", "by": "patrol"}), &[]));
+    assert_eq!(e, "patrol and patrol are both jason's: an ambush lies in wait for the enemy");
+    let g = g.then(sighted());
+    let e = refusal(check(&g, sighted(), &[]));
+    assert_eq!(e, "ambush already lies in wait for patrol");
+    let e = refusal(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "ambush-1", "aimed", Some(1), 5)]}),
+        &[],
+    ));
+    assert_eq!(e, "ambush-1 is not in patrol: the ambushers fire at the unit they lay in wait for");
+}
+
+/// "Each figure can move up to 3" towards the nearest cover, but they cannot
+/// advance towards an enemy to do so. If there is no cover within the 3"
+/// limit, then the figures go prone. The unit should be checked for any
+/// Stragglers after they have taken cover".
+#[test]
+fn an_interrupted_unit_takes_cover_then_its_turn_ends() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"])
+        .then(sighted())
+        .then_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+            &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
+        );
+    let e = refusal(check(&g, json!({"type": "take-cover", "moves": {"patrol-1": [20, 181]}}), &[]));
+    assert_eq!(e, "patrol-1 cannot take cover at (20, 181): that is 3.1\" away, and \"Each figure can move up to 3\" towards the nearest cover\"");
+    let e = refusal(check(&g, json!({"type": "take-cover", "moves": {"patrol-1": [20, 130]}}), &[]));
+    assert_eq!(e, "patrol-1 would move towards ambush-1 of ambush: \"they cannot advance towards an enemy to do so\"");
+    let facts = accepted(check(
+        &g,
+        json!({"type": "take-cover", "moves": {"patrol-1": [20, 180], "patrol-lead": [0, 170]}}),
+        &[],
+    ));
+    assert!(told(&facts)
+        .contains(&"patrol takes cover: patrol-1, patrol-lead in cover; patrol-2, patrol-3 prone.".to_string()));
+    assert!(matches!(facts.last(), Some(Fact::ActivationEnded { .. }) | Some(Fact::TurnEnded { .. })));
+    let g = g.then(json!({"type": "take-cover", "moves": {"patrol-1": [20, 180], "patrol-lead": [0, 170]}}));
+    assert_eq!(g.state.figures["patrol-2"].posture, Posture::Prone);
+    assert_eq!(g.state.figures["patrol-1"].posture, Posture::InCover);
+    let g2 = patrol_advancing(ambush_scenario(true, 0), &[]);
+    let e = refusal(check(&g2, json!({"type": "take-cover"}), &[]));
+    assert!(e.starts_with("patrol has not been successfully interrupted"), "{e}");
+}
+
+/// Without an injury table the interrupt waits for the referee's effects.
+#[test]
+fn resolution_waits_for_the_referees_injury_effects() {
+    let mut s = ambush_scenario(true, 0);
+    s["injury_table"] = Value::Null;
+    let g = patrol_advancing(s, &["no-check-on-entering-los"])
+        .then(sighted())
+        .then_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+            &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
+        )
+        .then(json!({"type": "injury", "target": "patrol-1", "effect": "graze"}));
+    assert!(!g.state.turn.as_ref().unwrap().ambushes.is_empty());
+    let facts = accepted(check(&g, json!({"type": "injury", "target": "patrol-2", "effect": "graze"}), &[]));
+    assert!(facts.iter().any(|f| matches!(f, Fact::InterruptResolved { success: true, .. })));
+}
+
+/// Regression (found building the five-turn game): when the ambushers' fire
+/// took the active target's leader, its activation — and the turn — ended
+/// in the middle of the volley, and the interrupt was resolved after the
+/// turn was over. The volley is now fired out and the interrupt resolved
+/// before the target's turn ends.
+#[test]
+fn a_leader_falling_under_interrupt_fire_does_not_cut_the_volley_short() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
+    let facts = accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-lead", "aimed", Some(1), 5), rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)]}),
+        &[("hit:ambush-lead", &[0]), ("injury:patrol-lead", &[9]), ("hit:ambush-1", &[0]), ("injury:patrol-1", &[2])],
+    ));
+    let position = |p: fn(&Fact) -> bool| facts.iter().position(p).expect("present");
+    let second_volley = position(|f| matches!(f, Fact::Fired { figure, .. } if figure == "ambush-1"));
+    let resolved = position(|f| matches!(f, Fact::InterruptResolved { .. }));
+    assert!(!facts[..resolved].iter().any(|f| matches!(f, Fact::ActivationEnded { .. } | Fact::TurnEnded { .. })));
+    assert!(second_volley < resolved);
+    // 1 of 3 Shaken is not a majority: the interrupt fails, and the leaderless
+    // patrol's activation ends with the resolution.
+    assert!(matches!(facts[resolved], Fact::InterruptResolved { success: false, .. }));
+    let ended = position(|f| matches!(f, Fact::ActivationEnded { unit, .. } if unit == "patrol"));
+    assert!(ended > resolved);
+}

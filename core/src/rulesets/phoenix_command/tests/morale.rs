@@ -1,0 +1,349 @@
+//! 2.8 Morale: self-rally, restoring the unit, rally, abandonment, forced
+//! rally, rallying the panicked, rout, steadying a broken unit, and a
+//! superior officer's CP.
+
+use serde_json::{json, Value};
+
+use super::{accepted, check, given_with, refusal, table, told, with_figure, Given};
+use crate::rulesets::phoenix_command::{Fact, Morale, UnitMorale};
+
+/// alex: a (CR 4, 5 figures: a-lead, a-1 … a-4, TQ 3) with `cp`; b (1
+/// figure) far off; jason: j (1 figure). Morale as given per figure.
+pub(super) fn team(cp: u32, morale: &[(&str, &str)]) -> Value {
+    let mut s =
+        table(&[("alex", "a", cp, 4, 5, [0, 0]), ("alex", "b", 0, 3, 1, [300, 0]), ("jason", "j", 0, 3, 1, [0, 600])]);
+    for (f, m) in morale {
+        s = with_figure(s, f, "morale", json!(m));
+    }
+    s
+}
+
+fn active(s: Value, options: &[&str]) -> Given {
+    given_with(s, options).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "a"}),
+    ])
+}
+
+fn changes(facts: &[Fact]) -> Vec<(String, Morale)> {
+    facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::MoraleChanged { figure, to, .. } => Some((figure.clone(), *to)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "If the leader of a unit has been Shaken or Panicked, the leader must
+/// expend 1 CP composing himself before he can expend any further CP. On
+/// completing a self-rally, the leader is returned to a Bold morale state."
+#[test]
+fn a_shaken_leader_composes_himself_before_anything_else() {
+    let g = active(team(3, &[("a-lead", "shaken")]), &[]);
+    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert_eq!(e, "a's leader a-lead is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
+    let facts = accepted(check(&g, json!({"type": "self-rally"}), &[]));
+    assert_eq!(changes(&facts), [("a-lead".to_string(), Morale::Bold)]);
+    let g = g.then(json!({"type": "self-rally"}));
+    assert_eq!(g.state.units["a"].cp, 2);
+    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+    let g = active(team(3, &[]), &[]);
+    let e = refusal(check(&g, json!({"type": "self-rally"}), &[]));
+    assert_eq!(e, "a-lead is Bold: only a Shaken or Panicked leader composes himself");
+}
+
+/// "the leader must expend a CP to restore the Unit Morale to Bold for the
+/// turn. He must then rally, abandon, or force-rally the individual shaken
+/// figures with his next CP in order to keep the unit morale from sliding
+/// back to Shaken in the next turn."
+#[test]
+fn a_shaken_unit_is_restored_for_the_turn_and_slides_back_next_turn() {
+    let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]), &[]);
+    assert_eq!(g.state.units["a"].morale, UnitMorale::Shaken);
+    let e = refusal(check(&g, json!({"type": "rally"}), &[]));
+    assert_eq!(e, "a is Shaken and may not rally its figures: \"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" (steady-unit)");
+    let g = g.then(json!({"type": "steady-unit"}));
+    assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
+    // Abandoned rather than rallied, the Shaken figures stay Shaken: next turn the unit slides back.
+    let g =
+        g.then_rolling(json!({"type": "abandon"}), &[("check:a-4", &[0])]).then(json!({"type": "stop"})).then_all(&[
+            json!({"type": "activate", "unit": "b"}),
+            json!({"type": "pass"}),
+            json!({"type": "activate", "unit": "j"}),
+            json!({"type": "pass"}),
+        ]);
+    let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    assert!(facts.iter().any(|f| matches!(f, Fact::UnitShaken { unit, .. } if unit == "a")));
+}
+
+/// "When a unit decides to perform actions, a leader must first spend 1
+/// accumulated CP to rally all shaken figures in his unit."
+#[test]
+fn a_rally_costs_one_cp_and_comes_first() {
+    let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken")]), &["strict-majority"]);
+    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert_eq!(e, "a has Shaken figures (a-1 and a-2): \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\" — rally them, abandon them (a command check for each Bold figure), or force a rally, before spending CP on actions");
+    let facts = accepted(check(&g, json!({"type": "rally"}), &[]));
+    assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold), ("a-2".to_string(), Morale::Bold)]);
+    let g = g.then(json!({"type": "rally"}));
+    assert_eq!(g.state.units["a"].cp, 2);
+    let e = refusal(check(&g, json!({"type": "rally"}), &[]));
+    assert_eq!(e, "a has no Shaken figure to rally");
+}
+
+/// "Doing so requires a successful command check for each Bold figure in the
+/// unit—any that pass the command check are able to execute actions
+/// normally. Those that fail will lag behind by 1 CP." (P6)
+#[test]
+fn abandonment_checks_each_bold_figure_and_the_failed_lag_one_cp() {
+    let g = active(team(3, &[("a-4", "shaken")]), &[]);
+    let facts = accepted(check(
+        &g,
+        json!({"type": "abandon"}),
+        &[("check:a-1", &[2]), ("check:a-2", &[7]), ("check:a-3", &[6])],
+    ));
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::Abandoned { unit: "a".into(), shaken: vec!["a-4".into()], lagging: vec!["a-2".into()] })
+    );
+    let g =
+        g.then_rolling(json!({"type": "abandon"}), &[("check:a-1", &[2]), ("check:a-2", &[7]), ("check:a-3", &[6])]);
+    let e = refusal(check(&g, json!({"type": "abandon"}), &[]));
+    assert_eq!(e, "a has already abandoned its Shaken figures this activation");
+    let g = g.then(json!({"type": "spend-cp"}));
+    let e = refusal(check(
+        &g,
+        json!({"type": "actions", "actions": [{"type": "move", "figure": "a-2", "to": [40, 10]}]}),
+        &[],
+    ));
+    assert_eq!(e, "a-2 failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP");
+    let g = g
+        .then(json!({"type": "actions", "actions": [
+            {"type": "hold", "figure": "a-lead"}, {"type": "hold", "figure": "a-1"}, {"type": "hold", "figure": "a-2"},
+            {"type": "hold", "figure": "a-3"}, {"type": "hold", "figure": "a-4"}
+        ]}))
+        .then(json!({"type": "spend-cp"}));
+    accepted(check(
+        &g,
+        json!({"type": "actions", "actions": [{"type": "move", "figure": "a-2", "to": [40, 10]}]}),
+        &[],
+    ));
+}
+
+/// "To do a Forced Rally, the unit's leader expends a CP and removes one of
+/// the Shaken troops in his unit from play. The remaining Shaken and
+/// Panicked troops in his unit and in any friendly units within sight of the
+/// execution are immediately restored to Bold morale state. The leader …
+/// then performs a command check at +2 on each figure in his unit. If the
+/// majority of his unit (rounded up) passes, the leader can continue
+/// expending CP."
+#[test]
+fn a_forced_rally_executes_one_and_restores_the_rest() {
+    let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "panicked")]);
+    let s = with_figure(s, "b-lead", "morale", json!("shaken"));
+    let g = active(s, &[]).then(json!({"type": "steady-unit"}));
+    let e = refusal(check(&g, json!({"type": "forced-rally", "figure": "a-4"}), &[]));
+    assert_eq!(e, "a-4 is not one of a's Shaken figures (a-1 and a-2)");
+    let facts = accepted(check(
+        &g,
+        json!({"type": "forced-rally", "figure": "a-1", "in_sight": ["b"]}),
+        &[("check:a-2", &[5]), ("check:a-3", &[6]), ("check:a-4", &[9])],
+    ));
+    assert_eq!(
+        changes(&facts),
+        [("a-2".to_string(), Morale::Bold), ("a-3".to_string(), Morale::Bold), ("b-lead".to_string(), Morale::Bold)]
+    );
+    // Target 3 + 4 + 2 = 9: 5 and 6 pass, 9 fails; 2 of 3 is a majority.
+    assert!(facts.iter().any(|f| matches!(f, Fact::ForcedRallyChecked { passed: 2, of: 3, holds: true, .. })));
+    assert!(facts.iter().any(|f| matches!(f, Fact::FigureRemoved { figure, .. } if figure == "a-1")));
+}
+
+/// "If, however, the majority of the unit fails the command check, then the
+/// leader is removed from play (shot by his own side) and the unit is Broken."
+#[test]
+fn a_failed_forced_rally_costs_the_leader_and_breaks_the_unit() {
+    let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken")]);
+    let g = active(s, &["strict-majority"]);
+    let facts = accepted(check(
+        &g,
+        json!({"type": "forced-rally", "figure": "a-1"}),
+        &[("check:a-2", &[9]), ("check:a-3", &[9]), ("check:a-4", &[0])],
+    ));
+    let lines = told(&facts);
+    assert!(
+        lines.contains(&"Only 1 of 3 of a pass: a-lead is shot by his own side, and the unit is Broken.".to_string()),
+        "{lines:?}"
+    );
+    assert!(facts.iter().any(|f| matches!(f, Fact::UnitBroke { rout: true, .. })));
+    let e = refusal(check(
+        &active(team(3, &[("a-1", "shaken")]), &[]),
+        json!({"type": "forced-rally", "figure": "a-1"}),
+        &[],
+    ));
+    assert_eq!(
+        e,
+        "a has 1 Shaken figure(s): a forced rally is for \"where he has multiple shaken troops in his unit\""
+    );
+}
+
+/// "A Panicked figure can be rallied and restored to a Bold morale state by
+/// the unit's leader expending 1 CP for each panicked figure." — "Once a
+/// fanatic has panicked, he cannot be rallied out of his panic".
+#[test]
+fn panicked_figures_are_rallied_one_cp_each_but_not_fanatics() {
+    let s = team(3, &[("a-1", "panicked")]);
+    let g = active(s, &[]);
+    let facts = accepted(check(&g, json!({"type": "rally-panicked", "figure": "a-1"}), &[]));
+    assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold)]);
+    // A fanatic panicked by a Light Wound's second roll (jason's j acts first).
+    let mut s = with_figure(team(1, &[]), "a-1", "morale", json!("fanatical"));
+    s = with_figure(s, "a-1", "knockout_chance", json!(3));
+    s = with_figure(s, "j-lead", "weapons", json!(["rifle"]));
+    s["units"][2]["cp"] = json!(2);
+    s["weapons"] = json!({"rifle": {"max_shots": 1, "pen": 20, "sdm": 3}});
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 8, "effect": "light-wound"}]}]);
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "j"}),
+            json!({"type": "spend-cp"}),
+        ])
+        .then_rolling(
+            json!({"type": "actions", "actions": [{"type": "fire", "figure": "j-lead", "weapon": "rifle", "target": "a-1", "mode": "aimed", "line": 1, "odds": 5}]}),
+            &[("hit:j-lead", &[0]), ("injury:a-1", &[6]), ("knockout:a-1", &[8, 2])],
+        )
+        .then_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"})]);
+    assert_eq!(g.state.figures["a-1"].morale, Morale::Panicked);
+    let e = refusal(check(&g, json!({"type": "rally-panicked", "figure": "a-1"}), &[]));
+    assert_eq!(e, "a-1 is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic\"");
+}
+
+/// "If the majority (rounded up) of figures in a unit are Panicked, then the
+/// unit as a whole is Broken and immediately routs … If the unit cannot
+/// reach cover within its rout, the unit will instead attempt to surrender,
+/// and is removed from play." — "Once the unit is in cover, the leader must
+/// expend a CP to steady the unit to Shaken state, and then expend another CP
+/// to steady the unit to Bold state. Then, he must spend CP to rally each
+/// individual panicked member in the unit".
+#[test]
+fn a_broken_unit_routs_then_is_steadied_in_cover() {
+    let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "panicked")]);
+    let g = given_with(s, &[]).then(json!({"type": "begin-turn"}));
+    assert!(g.state.units["a"].rout_due);
+    let e = refusal(check(&g, json!({"type": "begin-operations"}), &[]));
+    assert_eq!(e, "a is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else");
+    let e = refusal(check(
+        &g,
+        json!({"type": "rout", "unit": "a", "moves": {"a-1": [20, -121]}, "reached_cover": true}),
+        &[],
+    ));
+    assert!(e.ends_with("and a rout is at a double-time advance rate of 12.0\""), "{e}");
+    let g = g.then(
+        json!({"type": "rout", "unit": "a", "moves": {"a-lead": [0, -100], "a-1": [20, -100]}, "reached_cover": true}),
+    );
+    let g = g.then_all(&[json!({"type": "begin-operations"}), json!({"type": "activate", "unit": "a"})]);
+    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert!(e.starts_with("a is Broken and may not spend CP on actions"), "{e}");
+    let g = g.then(json!({"type": "steady-unit"})).then(json!({"type": "steady-unit"}));
+    assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
+    let facts = accepted(check(&g, json!({"type": "rally-panicked", "figure": "a-1"}), &[]));
+    assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold)]);
+}
+
+#[test]
+fn a_unit_that_cannot_reach_cover_surrenders() {
+    let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "panicked")]);
+    let g = given_with(s, &[]).then(json!({"type": "begin-turn"}));
+    let facts = accepted(check(&g, json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]));
+    assert_eq!(told(&facts)[0], "a (alex) routs but cannot reach cover: it attempts to surrender.");
+    assert!(facts.iter().any(|f| matches!(f, Fact::UnitEliminated { unit, .. } if unit == "a")));
+}
+
+/// "If the leader does not have sufficient CP to expend, then the unit will,
+/// during the next strategic movement phase, move back to its Forming Up
+/// Point, or off the battlefield."
+#[test]
+fn a_unit_still_broken_leaves_at_the_next_strategic_movement() {
+    let s = team(0, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "panicked")]);
+    let g = given_with(s, &[]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "rout", "unit": "a", "reached_cover": true}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "a"}),
+        json!({"type": "accumulate"}),
+        json!({"type": "activate", "unit": "b"}),
+        json!({"type": "pass"}),
+        json!({"type": "activate", "unit": "j"}),
+        json!({"type": "pass"}),
+    ]);
+    let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    assert!(facts.iter().any(|f| matches!(f, Fact::UnitWithdrew { unit, .. } if unit == "a")));
+}
+
+/// "If the leader has no CP, the leader's superior officer can move to join
+/// the unit and expend his own CP to rally the unit."
+#[test]
+fn a_superior_officer_who_has_joined_a_unit_spends_his_cp_on_it() {
+    let s = json!({
+        "sides": ["alex", "jason"],
+        "initiative": "alex",
+        "command_distance_tenths": 60,
+        "organisations": [
+            {"id": "platoon", "side": "alex", "kind": "platoon", "leader": "lt"},
+            {"id": "hq", "parent": "platoon", "kind": "headquarters", "leader": "lt"},
+            {"id": "sqd", "parent": "platoon", "kind": "squad", "leader": "sgt"},
+            {"id": "j", "side": "jason", "kind": "fire team", "leader": "j-lead"}
+        ],
+        "units": [{"organisation": "hq", "cp": 2}, {"organisation": "sqd", "cp": 0}, {"organisation": "j"}],
+        "figures": [
+            {"id": "lt", "team": "hq", "troop_quality": 4, "command_rating": 4, "at": [0, 0]},
+            {"id": "sgt", "team": "sqd", "troop_quality": 3, "command_rating": 3, "at": [50, 0]},
+            {"id": "s-1", "team": "sqd", "troop_quality": 3, "morale": "shaken", "at": [60, 0]},
+            {"id": "s-2", "team": "sqd", "troop_quality": 3, "at": [70, 0]},
+            {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
+        ]
+    });
+    let g = active_unit(s.clone(), "hq");
+    let facts = accepted(check(&g, json!({"type": "rally", "unit": "sqd"}), &[]));
+    assert_eq!(changes(&facts), [("s-1".to_string(), Morale::Bold)]);
+    let mut far = s;
+    far["figures"][1]["at"] = json!([80, 0]);
+    let g = active_unit(far, "hq");
+    let e = refusal(check(&g, json!({"type": "rally", "unit": "sqd"}), &[]));
+    assert_eq!(e, "lt has not joined sqd: sgt is 8.0\" away, beyond his command distance of 6.0\"");
+    let g = active_unit(team(3, &[("b-lead", "shaken")]), "a");
+    let e = refusal(check(&g, json!({"type": "rally", "unit": "b"}), &[]));
+    assert_eq!(
+        e,
+        "a-lead does not command b: only its leader, or a superior officer who has joined it, spends CP on its morale"
+    );
+}
+
+fn active_unit(s: Value, unit: &str) -> Given {
+    given_with(s, &[]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": unit}),
+    ])
+}
+
+/// "He must then rally … the individual shaken figures with his next CP in
+/// order to keep the unit morale from sliding back to Shaken in the next
+/// turn": rallied, the unit begins the next turn Bold.
+#[test]
+fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
+    let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]), &[]).then_all(&[
+        json!({"type": "steady-unit"}),
+        json!({"type": "rally"}),
+        json!({"type": "stop"}),
+        json!({"type": "activate", "unit": "b"}),
+        json!({"type": "pass"}),
+        json!({"type": "activate", "unit": "j"}),
+        json!({"type": "pass"}),
+    ]);
+    let g = g.then(json!({"type": "begin-turn"}));
+    assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
+}

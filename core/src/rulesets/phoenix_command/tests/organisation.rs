@@ -1,0 +1,311 @@
+//! 2.2 Unit Organization: consolidation, detachment, reorganisation.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::{accepted, check, in_operations, refusal, told, Given};
+use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam};
+
+/// alex's platoon 1-plt: an HQ team (lt, command rating 5, a 20" command
+/// distance), squad 1-sqd of fire teams 1a (led by the squad leader sgt1)
+/// and 1b (cpl1b), squad 2-sqd of 2a (sgt2) and 2b (cpl2b); each fire team a
+/// unit. jason: one fire team j. CP: hq, 1a, 1b, 2a, 2b.
+pub(super) fn platoon(cp: [u32; 5]) -> Value {
+    let mut figures = vec![
+        json!({"id": "lt", "team": "hq", "troop_quality": 4, "command_rating": 5, "command_distance_tenths": 200, "at": [0, -50]}),
+        json!({"id": "hq-1", "team": "hq", "troop_quality": 3, "at": [20, -50]}),
+        json!({"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}),
+    ];
+    let teams = [
+        ("1a", "sgt1", 4, [0, 0]),
+        ("1b", "cpl1b", 3, [0, 30]),
+        ("2a", "sgt2", 4, [100, 0]),
+        ("2b", "cpl2b", 3, [100, 30]),
+    ];
+    for (team, leader, rating, [x, y]) in teams {
+        figures.push(json!({"id": leader, "team": team, "troop_quality": 3, "command_rating": rating, "at": [x, y]}));
+        for i in 1..3i64 {
+            figures.push(json!({"id": format!("{team}-{i}"), "team": team, "troop_quality": 3, "at": [x + 20 * i, y]}));
+        }
+    }
+    json!({
+        "sides": ["alex", "jason"],
+        "initiative": "alex",
+        "command_distance_tenths": 60,
+        "organisations": [
+            {"id": "1-plt", "side": "alex", "kind": "platoon", "leader": "lt"},
+            {"id": "hq", "parent": "1-plt", "kind": "headquarters", "leader": "lt"},
+            {"id": "1-sqd", "parent": "1-plt", "kind": "squad", "leader": "sgt1"},
+            {"id": "1a", "parent": "1-sqd", "kind": "fire team", "leader": "sgt1"},
+            {"id": "1b", "parent": "1-sqd", "kind": "fire team", "leader": "cpl1b"},
+            {"id": "2-sqd", "parent": "1-plt", "kind": "squad", "leader": "sgt2"},
+            {"id": "2a", "parent": "2-sqd", "kind": "fire team", "leader": "sgt2"},
+            {"id": "2b", "parent": "2-sqd", "kind": "fire team", "leader": "cpl2b"},
+            {"id": "j", "side": "jason", "kind": "fire team", "leader": "j-lead"}
+        ],
+        "units": [
+            {"organisation": "hq", "cp": cp[0]},
+            {"organisation": "1a", "cp": cp[1]},
+            {"organisation": "1b", "cp": cp[2]},
+            {"organisation": "2a", "cp": cp[3]},
+            {"organisation": "2b", "cp": cp[4]},
+            {"organisation": "j"}
+        ],
+        "figures": figures
+    })
+}
+
+fn move_figure(mut scenario: Value, figure: &str, at: [i64; 2]) -> Value {
+    for f in scenario["figures"].as_array_mut().unwrap() {
+        if f["id"] == figure {
+            f["at"] = json!(at);
+        }
+    }
+    scenario
+}
+
+fn activated(scenario: Value, unit: &str) -> Given {
+    in_operations(scenario).then(json!({"type": "activate", "unit": unit}))
+}
+
+fn consolidate(org: &str) -> Value {
+    json!({"type": "consolidate", "organisation": org})
+}
+
+/// "the Squad leader had 4 CP and the Team Leader of the second fire team had
+/// 3 CP, following the consolidation, the Squad leader would have his
+/// original CP less 2 for the consolidation leaving (4-2 =) 2 CP, and the
+/// team leader of the second fire team would have lost the 3 CP"
+#[test]
+fn consolidation_costs_one_cp_per_sub_unit_and_the_other_leaders_cp_are_lost() {
+    let g = activated(platoon([0, 4, 3, 0, 0]), "1a");
+    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+    assert_eq!(
+        facts,
+        vec![Fact::Consolidated {
+            organisation: "1-sqd".into(),
+            kind: "squad".into(),
+            side: "alex".into(),
+            leader: "sgt1".into(),
+            by: "1a".into(),
+            units: vec!["1a".into(), "1b".into()],
+            sub_units: vec!["1a".into(), "1b".into()],
+            cost: 2,
+            cp_before: 4,
+            cp_after: 2,
+            lost: [("1b".to_string(), 3)].into(),
+            contact: Default::default(),
+        }]
+    );
+    assert_eq!(
+        told(&facts),
+        ["sgt1 consolidates 1a and 1b into the squad 1-sqd for 2 CP (sub-units 1a, 1b): 1a's 4 CP - 2 = 2 CP; 1b loses 3 CP."]
+    );
+    let g = g.then(consolidate("1-sqd"));
+    let squad = &g.state.units["1-sqd"];
+    assert_eq!((squad.cp, squad.activated, squad.leader.as_deref()), (2, true, Some("sgt1")));
+    assert!(!g.state.units.contains_key("1a") && !g.state.units.contains_key("1b"));
+    assert_eq!(g.state.figures["1b-2"].unit, "1-sqd");
+    // The squad goes on with what is left: here it accumulates.
+    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    assert!(matches!(facts[0], Fact::CpAccumulated { cp_before: 2, cp_after: 3, .. }));
+}
+
+/// "all sub-units to be consolidated must be within the Organization
+/// Leader's Command Radius"
+#[test]
+fn consolidation_needs_every_sub_unit_within_the_leaders_command_distance() {
+    let g = activated(move_figure(platoon([0, 4, 3, 0, 0]), "1b-2", [0, 70]), "1a");
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert_eq!(e, "not within sgt1's command distance of 6.0\": 1b-2 (1b) is 7.0\" away; \"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"");
+}
+
+#[test]
+fn consolidation_refusals() {
+    let g = activated(platoon([0, 1, 0, 0, 0]), "1a");
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert_eq!(e, "consolidating 1-sqd (\"1 CP per sub-unit to be consolidated\": 1a and 1b) costs 2 CP and 1a has 1");
+    let e = refusal(check(&g, consolidate("2-sqd"), &[]));
+    assert!(e.starts_with("2-sqd is led by sgt2, not by sgt1"), "{e}");
+    // 1b acted first: it cannot act again inside the squad.
+    let g = activated(platoon([0, 2, 3, 0, 0]), "1b")
+        .then(json!({"type": "pass"}))
+        .then(json!({"type": "activate", "unit": "1a"}));
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert_eq!(e, "1b has already been activated this turn and cannot join 1-sqd: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\"");
+}
+
+/// "If the intent were to consolidate to a platoon, all the units would first
+/// have to be consolidated into squads, and then the squads consolidated into
+/// a platoon."
+#[test]
+fn a_platoon_consolidates_squads_not_fire_teams() {
+    let g = activated(platoon([5, 0, 0, 0, 0]), "hq");
+    let e = refusal(check(&g, consolidate("1-plt"), &[]));
+    assert_eq!(e, "1-sqd is not one unit (its figures act with 1a, 1b): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"");
+}
+
+/// "A consolidated unit can detach units. Doing so costs 1 CP per unit
+/// detached. A detached unit begins with no CP." — "Only 1 CP was required
+/// for the detachment since officially, only one unit was detached"
+#[test]
+fn a_consolidated_unit_detaches_a_sub_unit_for_one_cp() {
+    let g = activated(platoon([0, 4, 3, 0, 0]), "1a").then(consolidate("1-sqd"));
+    let e = refusal(check(&g, json!({"type": "detach", "units": ["1a"]}), &[]));
+    assert_eq!(e, "1a holds 1-sqd's leader sgt1: the leader stays with his unit; detach the other sub-units");
+    let e = refusal(check(&g, json!({"type": "detach", "units": ["2a"]}), &[]));
+    assert_eq!(e, "2a is not a sub-unit of 1-sqd that it can detach (it can detach 1a and 1b)");
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
+    let facts = accepted(check(&g, json!({"type": "detach", "units": ["1b"]}), &[]));
+    assert_eq!(
+        told(&facts),
+        ["1-sqd detaches 1b (led by cpl1b: 1b-1, 1b-2, cpl1b) for 1 CP (2 - 1 = 1 CP); a detached unit begins with no CP."]
+    );
+    let g = g.then(json!({"type": "detach", "units": ["1b"]}));
+    let detached = &g.state.units["1b"];
+    assert_eq!((detached.cp, detached.activated), (0, true));
+    assert_eq!(g.state.units["1-sqd"].cp, 1);
+    assert_eq!(g.state.figures["1b-1"].unit, "1b");
+    assert_eq!(g.state.figures["1a-1"].unit, "1-sqd");
+}
+
+#[test]
+fn a_fire_team_has_nothing_to_detach() {
+    let g = activated(platoon([0, 4, 3, 0, 0]), "1a");
+    let e = refusal(check(&g, json!({"type": "detach", "units": ["1b"]}), &[]));
+    assert_eq!(e, "1b is not a sub-unit of 1a that it can detach (it can detach none: it is not a consolidated unit)");
+}
+
+/// Squads 1 and 2 have each lost a fire team (2 alex figures each team).
+pub(super) fn mauled() -> Given {
+    let mut g = in_operations(platoon([5, 0, 0, 0, 0]));
+    for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
+        g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
+    }
+    g.then(json!({"type": "activate", "unit": "hq"}))
+}
+
+fn reorganise(into: Value) -> Value {
+    json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["1-sqd", "2-sqd"], "into": into})
+}
+
+/// "The Platoon leader is able to expend CP to reorganize the remaining fire
+/// teams into a single squad." — "as the reorganization results in the
+/// formation of a single squad with two units, only 4 CP are required from
+/// the platoon leader."
+#[test]
+fn reorganisation_costs_two_cp_per_remaining_sub_unit() {
+    let g = mauled();
+    let facts = accepted(check(
+        &g,
+        reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])),
+        &[],
+    ));
+    let team = |id: &str, leader: &str, figures: [&str; 3]| FormedTeam {
+        id: id.into(),
+        kind: "fire team".into(),
+        leader: leader.into(),
+        figures: figures.iter().map(|f| f.to_string()).collect(),
+        contact: Default::default(),
+    };
+    assert_eq!(
+        facts,
+        vec![Fact::Reorganised {
+            organisation: "1-plt".into(),
+            by: "hq".into(),
+            leader: "lt".into(),
+            cost: 4,
+            cp_before: 5,
+            cp_after: 1,
+            replaced: ["1-sqd", "1a", "1b", "2-sqd", "2a", "2b"].map(String::from).to_vec(),
+            squads: vec![FormedSquad {
+                id: "1-sqd".into(),
+                kind: "squad".into(),
+                leader: "sgt1".into(),
+                teams: vec![team("1a", "sgt1", ["1a-1", "1a-2", "sgt1"]), team("2a", "sgt2", ["2a-1", "2a-2", "sgt2"])]
+            }],
+            dissolved: BTreeMap::from([("1a".to_string(), 0), ("2a".to_string(), 0)]),
+        }]
+    );
+    let g = g.then(reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])));
+    assert_eq!(g.state.organisations["2a"].parent.as_deref(), Some("1-sqd"));
+    assert!(!g.state.organisations.contains_key("2-sqd"));
+    assert_eq!(g.state.units["hq"].cp, 1);
+    assert!(g.state.units["2a"].activated);
+}
+
+/// "reorganize all the individuals in the two squads into new fire teams"
+#[test]
+fn reorganisation_may_regroup_individuals_into_new_teams() {
+    let g = mauled();
+    let facts = accepted(check(
+        &g,
+        reorganise(json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
+            {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
+            {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
+        ]}])),
+        &[],
+    ));
+    assert!(matches!(&facts[0], Fact::Reorganised { cost: 4, .. }));
+    let g = g.then(reorganise(json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
+        {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
+        {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
+    ]}])));
+    assert_eq!(g.state.figures["1a-1"].team, "3a");
+    assert!(!g.state.organisations.contains_key("1a"));
+}
+
+#[test]
+fn reorganisation_refusals() {
+    let g = mauled();
+    let one = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}]}]);
+    let e = refusal(check(&g, reorganise(one), &[]));
+    assert_eq!(
+        e,
+        "2a-1, 2a-2 and sgt2 would be left out: every figure of 1-sqd and 2-sqd goes into one of the new teams"
+    );
+    let twice = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a", "leader": "sgt2", "figures": ["sgt2", "2a-1", "2a-2", "sgt1"]}]}]);
+    let e = refusal(check(&g, reorganise(twice), &[]));
+    assert_eq!(e, "sgt1 is put in two teams");
+    let outsider = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a", "leader": "lt", "figures": ["sgt2", "2a-1", "2a-2"]}]}]);
+    let e = refusal(check(&g, reorganise(outsider), &[]));
+    assert_eq!(e, "lt is not in team 2a: a leader leads from within his team");
+    let e =
+        refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["hq"], "into": []}), &[]));
+    assert!(e.starts_with("hq's sub-units are not fire teams"), "{e}");
+    let e =
+        refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["1a"], "into": []}), &[]));
+    assert_eq!(
+        e,
+        "1a is not directly under 1-plt: reorganisation orders reach units two levels below the leader who gives them"
+    );
+}
+
+/// "As with consolidation, the units being reorganized must be within the
+/// Reorganizing leader's Command Distance." — and the CP must be there.
+#[test]
+fn reorganisation_needs_command_distance_and_cp() {
+    let far = move_figure(platoon([5, 0, 0, 0, 0]), "2a-2", [400, 0]);
+    let mut g = in_operations(far);
+    for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
+        g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
+    }
+    let g = g.then(json!({"type": "activate", "unit": "hq"}));
+    let e = refusal(check(
+        &g,
+        reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])),
+        &[],
+    ));
+    assert_eq!(e, "not within lt's command distance of 20.0\": 2a-2 (2a) is 40.4\" away; \"the units being reorganized must be within the Reorganizing leader's Command Distance\"");
+    let g = in_operations(platoon([3, 0, 0, 0, 0])).then(json!({"type": "activate", "unit": "hq"}));
+    let e = refusal(check(
+        &g,
+        reorganise(
+            json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "1b"}, {"id": "2a"}, {"id": "2b"}]}]),
+        ),
+        &[],
+    ));
+    assert_eq!(e, "reorganising into 4 fire teams (\"2 CP for each sub-unit affected\") costs 8 CP and hq has 3");
+}

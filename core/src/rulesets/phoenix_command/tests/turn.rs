@@ -1,0 +1,297 @@
+//! 2.1 Turn Sequence: strategic movement, initiative, activation order.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::{accepted, check, given, given_with, in_operations, refusal, table, told, with_figure};
+use crate::rulesets::phoenix_command::{Fact, InitiativeBy, NextUp};
+
+/// alex: a (2 CP, 3 figures), b (1 CP, 3 figures); jason: j (2 CP, 3
+/// figures), k (0 CP, 2 figures). alex 6 active combatants, jason 5.
+fn two_a_side() -> Value {
+    table(&[
+        ("alex", "a", 2, 3, 3, [0, 0]),
+        ("alex", "b", 1, 3, 3, [200, 0]),
+        ("jason", "j", 2, 3, 3, [0, 600]),
+        ("jason", "k", 0, 3, 2, [200, 600]),
+    ])
+}
+
+fn counts(alex: u32, jason: u32) -> BTreeMap<String, u32> {
+    [("alex".to_string(), alex), ("jason".to_string(), jason)].into()
+}
+
+#[test]
+fn a_turn_begins_with_strategic_movement() {
+    let facts = accepted(check(&given(two_a_side()), json!({"type": "begin-turn"}), &[]));
+    assert_eq!(facts, vec![Fact::TurnBegan { turn: 1 }]);
+}
+
+#[test]
+fn the_next_turn_waits_for_every_unit_to_be_activated() {
+    let g = in_operations(two_a_side());
+    let e = refusal(check(&g, json!({"type": "begin-turn"}), &[]));
+    assert_eq!(e, "turn 1 is not over: \"The decision then passes to the unit with the next highest number of CP, and so forth until all units have been activated.\" It is alex's turn: alex may activate a (2 CP); alex holds the initiative, so its 2 CP units act before jason's.");
+    let g = given(two_a_side()).then(json!({"type": "begin-turn"}));
+    let e = refusal(check(&g, json!({"type": "begin-turn"}), &[]));
+    assert!(e.starts_with("turn 1 is in its strategic movement"), "{e}");
+}
+
+#[test]
+fn the_side_with_the_most_active_combatants_has_initiative() {
+    let g = given(two_a_side()).then(json!({"type": "begin-turn"}));
+    let facts = accepted(check(&g, json!({"type": "begin-operations"}), &[]));
+    assert_eq!(
+        facts[0],
+        Fact::InitiativeCounted { turn: 1, counts: counts(6, 5), holder: "alex".into(), by: InitiativeBy::Count }
+    );
+    assert_eq!(
+        told(&facts),
+        [
+            "Turn 1 initiative: active combatants alex 6, jason 5; alex has more and takes the initiative.",
+            "Turn 1 operations begin. Next: alex with 2 CP: a (alex holds the initiative, so its 2 CP units act before jason's)."
+        ]
+    );
+}
+
+/// "An active combatant is one who: 1. did not perform actions in the
+/// Strategic Movement phase … and 2. is not panicked or incapacitated."
+#[test]
+fn panicked_figures_casualties_and_strategic_movers_are_not_active_combatants() {
+    let scenario = with_figure(two_a_side(), "a-1", "morale", json!("panicked"));
+    let g = given(scenario)
+        .then(json!({"type": "begin-turn"}))
+        .then(json!({"type": "strategic-move", "unit": "b"}))
+        .then(json!({"type": "casualty", "figure": "k-1", "effect": "incapacitated", "reason": "a mine"}));
+    let facts = accepted(check(&g, json!({"type": "begin-operations"}), &[]));
+    assert_eq!(
+        facts[0],
+        Fact::InitiativeCounted { turn: 1, counts: counts(2, 4), holder: "jason".into(), by: InitiativeBy::Count }
+    );
+}
+
+/// P4: "The side that held initiative keeps it; in turn 1 the scenario names it."
+#[test]
+fn a_tie_leaves_initiative_with_the_side_that_held_it() {
+    let mut scenario = table(&[("alex", "a", 1, 3, 2, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
+    scenario["initiative"] = json!("jason");
+    let g = given(scenario).then(json!({"type": "begin-turn"}));
+    let facts = accepted(check(&g, json!({"type": "begin-operations"}), &[]));
+    assert_eq!(
+        facts[0],
+        Fact::InitiativeCounted { turn: 1, counts: counts(2, 2), holder: "jason".into(), by: InitiativeBy::Kept }
+    );
+    assert_eq!(
+        told(&facts)[0],
+        "Turn 1 initiative: active combatants alex 2, jason 2; a tie: jason, who held it, keeps the initiative."
+    );
+}
+
+/// P4 option `initiative-tie-roll-off`: each side a d10, higher wins, ties again.
+#[test]
+fn a_tie_is_rolled_off_under_the_option() {
+    let scenario = table(&[("alex", "a", 1, 3, 2, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
+    let g = given_with(scenario, &["initiative-tie-roll-off"]).then(json!({"type": "begin-turn"}));
+    let facts = accepted(check(
+        &g,
+        json!({"type": "begin-operations"}),
+        &[("initiative:alex", &[4, 2]), ("initiative:jason", &[4, 7])],
+    ));
+    let round = |a, j| -> BTreeMap<String, u32> { [("alex".into(), a), ("jason".into(), j)].into() };
+    assert_eq!(
+        facts[0],
+        Fact::InitiativeCounted {
+            turn: 1,
+            counts: counts(2, 2),
+            holder: "jason".into(),
+            by: InitiativeBy::RollOff { rounds: vec![round(4, 4), round(2, 7)] }
+        }
+    );
+    // A table record that lacks a die the rules need: the die is unknown.
+    let e = refusal(check(&g, json!({"type": "begin-operations"}), &[("initiative:alex", &[4])]));
+    assert_eq!(e, "the rules need d10 'initiative:jason' #0, which the table did not roll (the die is unknown)");
+}
+
+/// "The unit on the battlefield with the highest number of CP is activated."
+/// — "In the event that both sides have a unit with an equal number of CP,
+/// the side with initiative activates their unit first."
+#[test]
+fn the_unit_with_the_most_cp_acts_next_and_initiative_breaks_ties() {
+    let g = in_operations(two_a_side());
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    assert_eq!(e, "j (2 CP) may not act now: the unactivated unit with the most CP acts next. It is alex's turn: alex may activate a (2 CP); alex holds the initiative, so its 2 CP units act before jason's.");
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "b"}), &[]));
+    assert!(e.starts_with("b (1 CP) may not act now"), "{e}");
+    let facts = accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    assert_eq!(facts, vec![Fact::UnitActivated { unit: "a".into(), side: "alex".into(), cp: 2 }]);
+    // Then jason's 2 CP unit, then alex's 1 CP unit, then jason's 0 CP unit.
+    let g = g.then(json!({"type": "activate", "unit": "a"}));
+    let facts = accepted(check(&g, json!({"type": "pass"}), &[]));
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::ActivationEnded {
+            unit: "a".into(),
+            side: "alex".into(),
+            next: Some(NextUp { side: "jason".into(), cp: 2, units: vec!["j".into()], ahead_of: None })
+        })
+    );
+}
+
+/// "He chooses the order in which these two units are activated."
+#[test]
+fn within_a_side_the_player_picks_among_units_of_equal_cp() {
+    let scenario =
+        table(&[("alex", "a", 2, 3, 2, [0, 0]), ("alex", "b", 2, 3, 2, [200, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
+    let g = in_operations(scenario);
+    accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    accepted(check(&g, json!({"type": "activate", "unit": "b"}), &[]));
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    assert!(e.ends_with("It is alex's turn: alex may activate a or b (2 CP each; the player picks the order)."), "{e}");
+}
+
+/// "Once a unit has been activated in a turn, it cannot become activated again in the turn."
+#[test]
+fn a_unit_is_activated_once_per_turn_and_one_at_a_time() {
+    let g = in_operations(two_a_side()).then(json!({"type": "activate", "unit": "a"}));
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    assert_eq!(e, "a is still active: it must accumulate, pass, or spend its CP before another unit is activated");
+    let g = g.then(json!({"type": "pass"}));
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    assert_eq!(e, "a has already been activated this turn: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\" It is jason's turn: jason may activate j (2 CP).");
+}
+
+/// "and so forth until all units have been activated" — then the turn ends.
+#[test]
+fn the_turn_ends_when_every_unit_has_been_activated() {
+    let g = in_operations(two_a_side()).then_all(&[
+        json!({"type": "activate", "unit": "a"}),
+        json!({"type": "pass"}),
+        json!({"type": "activate", "unit": "j"}),
+        json!({"type": "pass"}),
+        json!({"type": "activate", "unit": "b"}),
+        json!({"type": "pass"}),
+        json!({"type": "activate", "unit": "k"}),
+    ]);
+    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
+    let g = g.then(json!({"type": "accumulate"}));
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    assert_eq!(e, "turn 1 is over: every unit has been activated; begin the next turn");
+    // The next turn: every unit may be activated again.
+    let g = g.then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
+    accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+}
+
+/// "that unit may not act in the operations phase and loses any CP it may
+/// have accumulated over prior turns."
+#[test]
+fn strategic_movement_costs_the_cp_and_the_operations() {
+    let g = given(two_a_side()).then(json!({"type": "begin-turn"}));
+    let facts = accepted(check(
+        &g,
+        json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200], "a-1": [20, 200], "a-2": [40, 200]}}),
+        &[],
+    ));
+    assert_eq!(
+        told(&facts),
+        [
+            "a (alex) moves strategically: it loses its 2 CP and may not act in operations this turn.",
+            "a-1 moves from (20, 0) to (20, 200) (20.0\").",
+            "a-2 moves from (40, 0) to (40, 200) (20.0\").",
+            "a-lead moves from (0, 0) to (0, 200) (20.0\")."
+        ]
+    );
+    let g = g.then(json!({"type": "strategic-move", "unit": "a"})).then(json!({"type": "begin-operations"}));
+    assert_eq!(g.state.units["a"].cp, 0);
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    assert_eq!(e, "a moved strategically this turn: it \"may not act in the operations phase\". It is jason's turn: jason may activate j (2 CP).");
+}
+
+#[test]
+fn strategic_movement_is_refused_in_contact_twice_or_after_operations_began() {
+    let g = given(two_a_side())
+        .then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}))
+        .then(json!({"type": "begin-turn"}));
+    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
+    assert_eq!(e, "a is in contact with j: \"The unit must not be in contact with the enemy before it engages in strategic movement\"");
+    let g = g.then(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": false}));
+    let g = g.then(json!({"type": "strategic-move", "unit": "a"}));
+    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
+    assert_eq!(e, "a has already moved strategically this turn");
+    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "b", "moves": {"a-1": [0, 0]}}), &[]));
+    assert_eq!(e, "a-1 is not a figure of b in play: only the unit's own figures move with it");
+    let g = g.then(json!({"type": "begin-operations"}));
+    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "b"}), &[]));
+    assert_eq!(e, "strategic movement is over in turn 1: units move strategically before operations begin");
+}
+
+/// "Units are in contact if they are in weapons range of each other and are
+/// able to draw a Line of Sight to each other" — the referee says so.
+#[test]
+fn contact_is_a_referee_input_between_enemy_units() {
+    let g = given(two_a_side());
+    let e = refusal(check(&g, json!({"type": "contact", "unit": "a", "enemy": "b", "in_contact": true}), &[]));
+    assert_eq!(e, "a and b are both alex's: contact is between enemy units");
+    let e = refusal(check(&g, json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": false}), &[]));
+    assert_eq!(e, "a and j are not in contact");
+    let g = g.then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
+    assert!(g.state.units["j"].contact.contains("a"));
+    let e = refusal(check(&g, json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": true}), &[]));
+    assert_eq!(e, "j and a are already in contact");
+}
+
+#[test]
+fn operations_begin_once() {
+    let g = in_operations(two_a_side());
+    let e = refusal(check(&g, json!({"type": "begin-operations"}), &[]));
+    assert_eq!(e, "turn 1's operations have already begun");
+    let e = refusal(check(&given(two_a_side()), json!({"type": "begin-operations"}), &[]));
+    assert_eq!(e, "no turn has begun: begin a turn first");
+}
+
+/// "Jason had 27 active combatants before the ambush and now has 24, while
+/// Alex has 26. Alex seizes the initiative from Jason." — and the order of
+/// the rest of the turn changes with it.
+#[test]
+fn casualties_that_change_the_count_hand_initiative_over_mid_turn() {
+    let mut scenario = table(&[
+        ("alex", "a", 2, 3, 4, [0, 0]),
+        ("jason", "j", 2, 3, 3, [0, 600]),
+        ("jason", "k", 2, 3, 2, [200, 600]),
+    ]);
+    scenario["initiative"] = json!("jason");
+    let g = in_operations(scenario);
+    assert_eq!(g.state.initiative, "jason");
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    assert!(e.contains("It is jason's turn"), "{e}");
+    let g = g.then(json!({"type": "casualty", "figure": "j-1", "effect": "killed", "reason": "sniper"}));
+    let facts =
+        accepted(check(&g, json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "sniper"}), &[]));
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::InitiativeRecounted { counts: counts(4, 3), previous: "jason".into(), holder: "alex".into() })
+    );
+    assert_eq!(
+        told(&facts).last().unwrap(),
+        "Initiative recounted: active combatants alex 4, jason 3; alex seizes the initiative from jason."
+    );
+    let g = g.then(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "sniper"}));
+    accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    assert!(e.ends_with("alex holds the initiative, so its 2 CP units act before jason's."), "{e}");
+}
+
+/// A count that changes without passing the other side leaves initiative
+/// where it is (P4: a tie does not change it either).
+#[test]
+fn a_recount_that_only_ties_keeps_initiative() {
+    let scenario = table(&[("alex", "a", 1, 3, 3, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
+    let g = in_operations(scenario);
+    let facts =
+        accepted(check(&g, json!({"type": "casualty", "figure": "a-1", "effect": "killed", "reason": "mortar"}), &[]));
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::InitiativeRecounted { counts: counts(2, 2), previous: "alex".into(), holder: "alex".into() })
+    );
+}

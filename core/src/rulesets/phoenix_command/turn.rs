@@ -1,0 +1,370 @@
+//! 2.1 Turn Sequence: strategic movement, initiative, operations — and the
+//! activation order of operations: the unactivated unit with the most CP acts
+//! next, the side with initiative first on equal CP.
+
+use std::collections::BTreeMap;
+
+use crate::dice::Dice;
+use crate::geometry::Point;
+use crate::refuse;
+use crate::ruleset::Violation;
+
+use super::decide::{self, list, members, Facts};
+use super::{command, interrupts, morale};
+use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State, UnitMorale};
+
+/// A roll-off that ties this many rounds running leaves initiative where it
+/// was: a guard against an endless loop, never met with fair dice.
+const ROLL_OFF_ROUNDS: usize = 100;
+
+fn other<'a>(state: &'a State, side: &str) -> &'a str {
+    if state.sides[0] == side {
+        &state.sides[1]
+    } else {
+        &state.sides[0]
+    }
+}
+
+/// Starts the next turn with its strategic movement.
+///
+/// "The game is played in a series of turns" — a turn begins once every unit
+/// of the last one has been activated. A unit still Broken "will, during the
+/// next strategic movement phase, move back to its Forming Up Point, or off
+/// the battlefield" (2.8): it leaves play now — as does a unit that could not
+/// brevet, which "breaks from the battlefield" (N7).
+pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
+    if let Some(t) = &state.turn {
+        match t.phase {
+            Phase::Over => {}
+            Phase::StrategicMovement => refuse!(
+                "turn {} is in its strategic movement: begin operations and activate every unit before the next turn",
+                t.number
+            ),
+            Phase::Operations => {
+                if let Some(a) = &t.activation {
+                    refuse!("turn {} is not over: {} is still active", t.number, a.unit);
+                }
+                let next = next_up(state);
+                refuse!(
+                    "turn {} is not over: \"The decision then passes to the unit with the next highest number of CP, and so forth until all units have been activated.\" {}",
+                    t.number,
+                    whose_turn(next.as_ref())
+                );
+            }
+        }
+    }
+    let number = state.turn.as_ref().map_or(1, |t| t.number + 1);
+    facts.push(Fact::TurnBegan { turn: number });
+    let leaving: Vec<(String, String)> = state
+        .units
+        .values()
+        .filter(|u| u.morale == UnitMorale::Broken)
+        .map(|u| (u.id.clone(), u.side.clone()))
+        .collect();
+    for (unit, side) in leaving {
+        let figures: Vec<String> = members(facts.state(), &unit).iter().map(|f| f.id.clone()).collect();
+        let organisations = figures.iter().flat_map(|f| decide::led_by(facts.state(), f)).collect();
+        facts.push(Fact::UnitWithdrew { unit, side, figures, organisations });
+    }
+    Ok(())
+}
+
+/// A unit moves strategically.
+///
+/// "Move any units that are designated for strategic movement—that unit may
+/// not act in the operations phase and loses any CP it may have accumulated
+/// over prior turns. The unit must not be in contact with the enemy before it
+/// engages in strategic movement". Contact is a referee input (`contact`);
+/// where the figures go is too. Its figures are then checked for stragglers,
+/// as at the end of any of the unit's turns (P12).
+pub(super) fn strategic_move(
+    state: &State,
+    unit: &str,
+    moves: &BTreeMap<String, Point>,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let t = decide::turn(state)?;
+    if t.phase != Phase::StrategicMovement {
+        refuse!("strategic movement is over in turn {}: units move strategically before operations begin", t.number);
+    }
+    let u = decide::unit(state, unit)?;
+    if u.strategic {
+        refuse!("{unit} has already moved strategically this turn");
+    }
+    if u.morale == UnitMorale::Broken {
+        refuse!("{unit} is broken: it cannot be given orders");
+    }
+    if !u.contact.is_empty() {
+        let enemies: Vec<String> = u.contact.iter().cloned().collect();
+        refuse!(
+            "{unit} is in contact with {}: \"The unit must not be in contact with the enemy before it engages in strategic movement\"",
+            list(&enemies)
+        );
+    }
+    for figure in moves.keys() {
+        let f = decide::figure(state, figure)?;
+        if f.unit != unit || !f.in_play() {
+            refuse!("{figure} is not a figure of {unit} in play: only the unit's own figures move with it");
+        }
+    }
+    facts.push(Fact::MovedStrategically {
+        unit: unit.to_string(),
+        side: u.side.clone(),
+        cp_lost: u.cp + u.held_interrupt_cp,
+    });
+    for (figure, to) in moves {
+        let from = state.figures[figure].at;
+        facts.push(Fact::FigureMoved {
+            figure: figure.clone(),
+            from,
+            to: *to,
+            distance_tenths: from.distance_ceil(*to),
+        });
+    }
+    command::remove_stragglers(facts, unit);
+    Ok(())
+}
+
+/// Referee: two enemy units are, or are no longer, in contact.
+///
+/// "Units are in contact if they are in weapons range of each other and are
+/// able to draw a Line of Sight to each other." Range and line of sight are
+/// on the table, not in the record: the referee says.
+pub(super) fn contact(
+    state: &State,
+    unit: &str,
+    enemy: &str,
+    in_contact: bool,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let u = decide::unit(state, unit)?;
+    let e = decide::unit(state, enemy)?;
+    if u.side == e.side {
+        refuse!("{unit} and {enemy} are both {}'s: contact is between enemy units", u.side);
+    }
+    if u.contact.contains(enemy) == in_contact {
+        refuse!("{unit} and {enemy} are {} in contact", if in_contact { "already" } else { "not" });
+    }
+    facts.push(Fact::ContactChanged { unit: unit.to_string(), enemy: enemy.to_string(), in_contact });
+    Ok(())
+}
+
+/// Active combatants per side.
+///
+/// "An active combatant is one who: 1. did not perform actions in the
+/// Strategic Movement phase (does not include actions performed in
+/// interrupts), and 2. is not panicked or incapacitated." Incapacitated
+/// figures are out of play.
+pub(super) fn active_combatants(state: &State) -> BTreeMap<String, u32> {
+    let mut counts: BTreeMap<String, u32> = state.sides.iter().map(|s| (s.clone(), 0)).collect();
+    for f in state.figures.values() {
+        let moved = state.units.get(&f.unit).is_some_and(|u| u.strategic);
+        if f.in_play() && f.morale != Morale::Panicked && !moved {
+            *counts.entry(f.side.clone()).or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// Ends strategic movement: initiative is counted and operations begin.
+///
+/// "Count the number of active combatants on each side. The Side which has
+/// the most active combatants has initiative until the turn ends, or an
+/// interrupt causes a change in initiative." A tie (P4): the side that held
+/// initiative keeps it (the scenario names it for turn 1), or, with
+/// `initiative-tie-roll-off`, each side rolls a d10 and the higher wins,
+/// ties rolled again.
+pub(super) fn begin_operations(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+    let t = decide::turn(state)?;
+    match t.phase {
+        Phase::StrategicMovement => {}
+        Phase::Operations => refuse!("turn {}'s operations have already begun", t.number),
+        Phase::Over => refuse!("turn {} is over: begin the next turn, whose strategic movement comes first", t.number),
+    }
+    let counts = active_combatants(state);
+    let [a, b] = &state.sides;
+    let (holder, by) = if counts[a] != counts[b] {
+        let more = if counts[a] > counts[b] { a } else { b };
+        (more.clone(), InitiativeBy::Count)
+    } else if state.config.initiative_tie_roll_off {
+        let mut rounds = Vec::new();
+        let mut holder = state.initiative.clone();
+        for _ in 0..ROLL_OFF_ROUNDS {
+            let mut round = BTreeMap::new();
+            for side in &state.sides {
+                round.insert(side.clone(), dice.d10(&format!("initiative:{side}"))?);
+            }
+            let (ra, rb) = (round[a], round[b]);
+            rounds.push(round);
+            if ra != rb {
+                holder = if ra > rb { a.clone() } else { b.clone() };
+                break;
+            }
+        }
+        (holder, InitiativeBy::RollOff { rounds })
+    } else {
+        (state.initiative.clone(), InitiativeBy::Kept)
+    };
+    // Ambushes of the strategic movement lapse with it.
+    let lapsed: Vec<String> = t.ambushes.iter().filter(|a| !a.fired).map(|a| a.target.clone()).collect();
+    for target in lapsed {
+        interrupts::lapse_ambushes_on(facts, &target);
+    }
+    facts.push(Fact::InitiativeCounted { turn: t.number, counts, holder, by });
+    let next = next_in_order(facts.state());
+    facts.push(Fact::OperationsBegan { turn: t.number, next: next.clone() });
+    if next.is_none() {
+        facts.push(Fact::TurnEnded { turn: t.number });
+    }
+    Ok(())
+}
+
+/// Who acts next.
+///
+/// "The unit on the battlefield with the highest number of CP is activated."
+/// — "The decision then passes to the unit with the next highest number of
+/// CP, and so forth until all units have been activated." — "In the event
+/// that both sides have a unit with an equal number of CP, the side with
+/// initiative activates their unit first." — "Once a unit has been activated
+/// in a turn, it cannot become activated again in the turn." A unit that
+/// moved strategically "may not act in the operations phase"; a broken unit
+/// without a leader cannot act at all. Within a side the player picks among
+/// units of equal CP ("He chooses the order in which these two units are
+/// activated"). CP held for an interrupt do not count.
+pub(super) fn next_up(state: &State) -> Option<NextUp> {
+    if state.turn.as_ref()?.phase != Phase::Operations {
+        return None;
+    }
+    next_in_order(state)
+}
+
+/// [`next_up`] as operations begin, before the phase has changed.
+fn next_in_order(state: &State) -> Option<NextUp> {
+    let eligible: Vec<_> = state
+        .units
+        .values()
+        .filter(|u| {
+            !u.activated && !u.strategic && !u.rout_due && u.leader.is_some() && !members(state, &u.id).is_empty()
+        })
+        .collect();
+    let cp = eligible.iter().map(|u| u.cp).max()?;
+    let at = |side: &str| -> Vec<String> {
+        eligible.iter().filter(|u| u.cp == cp && u.side == side).map(|u| u.id.clone()).collect()
+    };
+    let holder = state.initiative.as_str();
+    let challenger = other(state, holder);
+    let theirs = at(challenger);
+    let ours = at(holder);
+    if ours.is_empty() {
+        Some(NextUp { side: challenger.to_string(), cp, units: theirs, ahead_of: None })
+    } else {
+        Some(NextUp {
+            side: holder.to_string(),
+            cp,
+            units: ours,
+            ahead_of: (!theirs.is_empty()).then(|| challenger.to_string()),
+        })
+    }
+}
+
+/// "It is alex's turn: alex may activate 1a or 1b (2 CP each)".
+pub(super) fn whose_turn(next: Option<&NextUp>) -> String {
+    match next {
+        None => "Every unit has been activated this turn: begin the next turn.".into(),
+        Some(n) => {
+            let units = match n.units.as_slice() {
+                [one] => format!("{one} ({} CP)", n.cp),
+                many => format!("{} ({} CP each; the player picks the order)", many.join(" or "), n.cp),
+            };
+            let why = match &n.ahead_of {
+                Some(waiting) => {
+                    format!("; {} holds the initiative, so its {} CP units act before {waiting}'s", n.side, n.cp)
+                }
+                None => String::new(),
+            };
+            format!("It is {}'s turn: {} may activate {units}{why}.", n.side, n.side)
+        }
+    }
+}
+
+/// Activates the unit whose turn it is.
+pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation> {
+    let t = decide::turn(state)?;
+    match t.phase {
+        Phase::Operations => {}
+        Phase::StrategicMovement => {
+            refuse!("turn {} is in its strategic movement: begin operations before activating units", t.number)
+        }
+        Phase::Over => refuse!("turn {} is over: every unit has been activated; begin the next turn", t.number),
+    }
+    if let Some(a) = &t.activation {
+        refuse!(
+            "{} is still active: it must accumulate, pass, or spend its CP before another unit is activated",
+            a.unit
+        );
+    }
+    let u = decide::unit(state, unit)?;
+    let next = next_up(state);
+    if next.as_ref().is_some_and(|n| n.units.iter().any(|x| x == unit)) {
+        facts.push(Fact::UnitActivated { unit: unit.to_string(), side: u.side.clone(), cp: u.cp });
+        return Ok(());
+    }
+    let whose = whose_turn(next.as_ref());
+    if u.activated {
+        refuse!("{unit} has already been activated this turn: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\" {whose}");
+    }
+    if u.strategic {
+        refuse!("{unit} moved strategically this turn: it \"may not act in the operations phase\". {whose}");
+    }
+    if u.leader.is_none() {
+        refuse!("{unit} is broken and has no leader: it cannot act. {whose}");
+    }
+    refuse!("{unit} ({} CP) may not act now: the unactivated unit with the most CP acts next. {whose}", u.cp);
+}
+
+/// The end of the active unit's activation: stragglers, then who is next.
+///
+/// "Under the basic rules, Stragglers are removed from play in the turn they
+/// become stragglers" (checked as the unit's turn ends, P12); "The decision
+/// then passes to the unit with the next highest number of CP, and so forth
+/// until all units have been activated." — when none is left, the operations
+/// phase and the turn end.
+pub(super) fn end_activation(facts: &mut Facts) {
+    let Some(a) = facts.state().turn.as_ref().and_then(|t| t.activation.clone()) else {
+        return;
+    };
+    command::remove_stragglers(facts, &a.unit);
+    interrupts::lapse_ambushes_on(facts, &a.unit);
+    morale::settle_unit_morale(facts);
+    settle_initiative(facts);
+    let next = next_up(facts.state());
+    facts.push(Fact::ActivationEnded { unit: a.unit.clone(), side: a.side.clone(), next: next.clone() });
+    if next.is_none() {
+        let turn = facts.state().turn.as_ref().map_or(0, |t| t.number);
+        facts.push(Fact::TurnEnded { turn });
+    }
+}
+
+/// Recounts initiative when the count has changed during operations.
+///
+/// "A truly successful interrupt may not only cause the target to become
+/// Shaken and end its turn, but if sufficient casualties are inflicted, it
+/// may also cause the enemy side to lose initiative" — "Jason had 27 active
+/// combatants before the ambush and now has 24, while Alex has 26. Alex
+/// seizes the initiative from Jason." Initiative changes hands only when the
+/// other side now has more; a tie leaves it where it is (P4).
+pub(super) fn settle_initiative(facts: &mut Facts) {
+    let state = facts.state();
+    let Some(t) = &state.turn else { return };
+    if t.phase != Phase::Operations {
+        return;
+    }
+    let counts = active_combatants(state);
+    if counts == t.counts {
+        return;
+    }
+    let previous = state.initiative.clone();
+    let challenger = other(state, &previous).to_string();
+    let holder = if counts[&challenger] > counts[&previous] { challenger } else { previous.clone() };
+    facts.push(Fact::InitiativeRecounted { counts, previous, holder });
+}
