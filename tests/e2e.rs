@@ -616,3 +616,36 @@ fn piped_into_a_closed_pipe_a_command_stops_quietly() {
     let out = child.wait_with_output().unwrap();
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
 }
+
+/// Every option of Phoenix Command parts from its other setting on a record
+/// of the project's fixtures, through diff with B written relative to A.
+#[test]
+fn every_phoenix_command_option_parts_on_a_fixture() {
+    let s = Store::new();
+    let cases = [
+        (
+            "three-turns",
+            "+command-check-equal-passes",
+            "seq 22 · decision 6",
+            "red-a-2 (red comes under long-range fire): rolled 7 against a target of 7: passes.",
+        ),
+        ("ambush", "+strict-majority", "seq 38 · decision 9", "B  "),
+        ("five-turns", "+initiative-tie-roll-off", "seq 4 · decision 2", "B  "),
+        ("three-turns", "+initiative-tie-roll-off=off", "seq 3 · decision 2", "B  "),
+        ("ambush", "+no-check-on-entering-los", "seq 25 · decision 7", "B  "),
+        ("stray-fire", "+stray-fire=off", "seq 10 · decision 5", "B  "),
+        ("farmhouse-assault", "+double-time-bars-fire-for-the-turn", "seq 53 · decision 9", "REFUSED"),
+    ];
+    for (name, _, _, _) in cases {
+        if !s.ok(&["games"]).contains(name) {
+            s.ok(&["run", fixture(&format!("phoenix-command/{name}.json")).to_str().unwrap()]);
+        }
+    }
+    for (name, b, at, says) in cases {
+        let out = s.run(&["diff", name, "--b", b]);
+        failed_with(&out, 1, &format!("first divergence: {at}"));
+        failed_with(&out, 1, says);
+    }
+    // --a names a version; only --b may be written relative to A.
+    failed_with(&s.run(&["diff", "ambush", "--a", "+stray-fire", "--b", "+stray-fire"]), 2, "unknown ruleset");
+}

@@ -131,7 +131,8 @@ pub enum Command {
         /// Version A: `ruleset@version` or a house-rules file (default: the record's own).
         #[arg(long)]
         a: Option<String>,
-        /// Version B: `ruleset@version` or a house-rules file.
+        /// Version B: `ruleset@version[+option][+name=value]…`, a house-rules
+        /// file, or `+option…` for version A with those settings changed.
         #[arg(long)]
         b: String,
         /// Report every divergent decision, grouped by turn (default: the first).

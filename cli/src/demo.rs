@@ -23,6 +23,9 @@ const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.j
 const DISPUTE_SCRIPT: &str = include_str!("../../fixtures/leader-activation/disputes/rallied-units-stay-idle.json");
 const DISPUTE_B: &str = "leader-activation@1+rallied-units-stay-idle";
 
+/// A dispute over Phoenix Command's P1: does a command check roll equal to its target pass?
+const P1_SCRIPT: &str = include_str!("../../fixtures/phoenix-command/three-turns.json");
+
 /// A rule change: Combat HQ's multiple-battle-group rules against the base game.
 const SHOWCASE_SCRIPT: &str = include_str!("../../fixtures/combat-hq/showcase.json");
 
@@ -122,6 +125,12 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     println!("{}", dispute_about(SHOWCASE_SCRIPT));
     show_diff(SHOWCASE_SCRIPT, "combat-hq@multi-bg")?;
 
+    section("7. settle a Phoenix Command dispute: does a command check roll equal to its target pass (P1)?");
+    println!("\"The command check is performed by making a 0-9 roll and trying to get under the sum\"; the example:");
+    println!("\"Both rolls were below the Command Check Target\". Neither says what a roll equal to it does. The same");
+    println!("seeded three-turn game, read strictly (A, the default) and with an equal roll passing (B):");
+    show_diff_relative(P1_SCRIPT, "+command-check-equal-passes")?;
+
     section("next");
     println!("rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store");
     println!("rollcall log skips                                   # its events, narrated");
@@ -141,10 +150,23 @@ fn dispute_about(script: &str) -> String {
 
 /// Plays a script in memory and diffs it against version `b`, printing the report.
 fn show_diff(script: &str, b: &str) -> Result<(), Fail> {
+    let (b, _) = rollcall_core::ruleset::inline_version(b).map_err(|e| Fail(e.to_string()))?;
+    diff_script(script, |_| Ok(b))
+}
+
+/// The same, with B the script's own rules and `overrides` applied.
+fn show_diff_relative(script: &str, overrides: &str) -> Result<(), Fail> {
+    diff_script(script, |a| rollcall_core::ruleset::relative_version(a, overrides).map_err(|e| Fail(e.to_string())))
+}
+
+fn diff_script(
+    script: &str,
+    b: impl FnOnce(&rollcall_core::RuleVersion) -> Result<rollcall_core::RuleVersion, Fail>,
+) -> Result<(), Fail> {
     let script = Script::parse(script, "diff").map_err(|e| Fail(format!("the demo script: {e}")))?;
     let mut events = Vec::new();
     script.play(|_, e| events.push(e.clone())).map_err(|e| Fail(format!("the demo script: {e}")))?;
-    let (b, _) = rollcall_core::ruleset::inline_version(b).map_err(|e| Fail(e.to_string()))?;
+    let b = b(&script.header.rules)?;
     let report = rollcall_core::diff::diff(
         &script.header,
         events.into_iter().map(Ok::<_, String>),

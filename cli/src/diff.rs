@@ -21,24 +21,29 @@ fn load_and_diff(
     b: &str,
     all: bool,
 ) -> Result<(Header, Report), Fail> {
-    let b = rule_version(b)?.0;
     let path = Path::new(target);
     let from_file = path.is_file() || target.ends_with(".jsonl");
-    let resolve_a = |header: &Header| -> Result<RuleVersion, Fail> {
-        match a {
-            Some(a) => Ok(rule_version(a)?.0),
-            None => Ok(header.rules.clone()),
-        }
+    // A and B; a B written `+option…` is A with those settings changed.
+    let resolve = |header: &Header| -> Result<(RuleVersion, RuleVersion), Fail> {
+        let a = match a {
+            Some(a) => rule_version(a)?.0,
+            None => header.rules.clone(),
+        };
+        let b = match b.strip_prefix('+') {
+            Some(_) => rollcall_core::ruleset::relative_version(&a, b).map_err(|e| Fail(format!("--b: {e}")))?,
+            None => rule_version(b)?.0,
+        };
+        Ok((a, b))
     };
     if from_file {
         let (header, events) = rollcall_store::file::read(path)?;
-        let a = resolve_a(&header)?;
+        let (a, b) = resolve(&header)?;
         let report = diff(&header, events, &a, &b, all).map_err(|e| Fail(format!("{target}: {e}")))?;
         Ok((header, report))
     } else {
         let log = store::open(db)?;
         let header = log.header(target)?;
-        let a = resolve_a(&header)?;
+        let (a, b) = resolve(&header)?;
         let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> = log.events(target, 1)?;
         let report = diff(&header, events, &a, &b, all).map_err(|e| Fail(format!("{target}: {e}")))?;
         Ok((header, report))

@@ -246,15 +246,16 @@ impl<R: Ruleset> Facts<R> {
     }
 }
 
-/// A rule version written inline: `ruleset[@version][+option][+name=value]…`,
-/// e.g. `leader-activation@1+natural-6-rallies+rally-target=4`. A bare option
-/// name turns it on; `name=true|false` sets an option, `name=N` a constant.
-pub fn inline_version(arg: &str) -> Result<(RuleVersion, VersionSpec), RulesError> {
-    let mut parts = arg.split('+');
-    let spec = version(parts.next().unwrap_or_default())?;
-    let mut options = std::collections::BTreeMap::new();
-    let mut constants = std::collections::BTreeMap::new();
-    for part in parts {
+type Overrides = std::collections::BTreeMap<String, Value>;
+
+/// `+name`, `+name=true|false|on|off`, `+name=N`: options and constants to set.
+fn parse_overrides<'a>(
+    spec: &VersionSpec,
+    parts: impl Iterator<Item = &'a str>,
+) -> Result<(Overrides, Overrides), RulesError> {
+    let mut options = Overrides::new();
+    let mut constants = Overrides::new();
+    for part in parts.filter(|p| !p.is_empty()) {
         let (name, value) = part.split_once('=').unwrap_or((part, "true"));
         let Some(setting) = spec.setting(name) else {
             return Err(RulesError::Unknown {
@@ -263,21 +264,44 @@ pub fn inline_version(arg: &str) -> Result<(RuleVersion, VersionSpec), RulesErro
                 known: spec.settings.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
             });
         };
-        let is_option = setting.kind == crate::rules::SettingKind::Option;
         let parsed: Value = match value {
             "true" | "on" => Value::Bool(true),
             "false" | "off" => Value::Bool(false),
             n => n.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(n.to_string())),
         };
-        if is_option {
-            options.insert(name.to_string(), parsed);
-        } else {
-            constants.insert(name.to_string(), parsed);
-        }
+        match setting.kind {
+            crate::rules::SettingKind::Option => options.insert(name.to_string(), parsed),
+            crate::rules::SettingKind::Constant => constants.insert(name.to_string(), parsed),
+        };
     }
+    Ok((options, constants))
+}
+
+/// A rule version written inline: `ruleset[@version][+option][+name=value]…`,
+/// e.g. `leader-activation@1+natural-6-rallies+rally-target=4`. A bare option
+/// name turns it on; `name=true|false` sets an option, `name=N` a constant.
+pub fn inline_version(arg: &str) -> Result<(RuleVersion, VersionSpec), RulesError> {
+    let mut parts = arg.split('+');
+    let spec = version(parts.next().unwrap_or_default())?;
+    let (options, constants) = parse_overrides(&spec, parts)?;
     let mut resolved = spec.resolve(&options, &constants, "")?;
     if arg.contains('+') {
         resolved.name = Some(arg.to_string());
     }
     Ok((resolved, spec))
+}
+
+/// A rule version relative to another: `+option`, `+option=false`,
+/// `+constant=N` applied on top of `base` — for `diff --b +option`, "the
+/// record's own rules with this one reading changed".
+pub fn relative_version(base: &RuleVersion, overrides: &str) -> Result<RuleVersion, RulesError> {
+    let spec = version(&base.version)?;
+    let mut options: Overrides = base.options.iter().map(|(k, v)| (k.clone(), Value::Bool(*v))).collect();
+    let mut constants: Overrides = base.constants.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
+    let (new_options, new_constants) = parse_overrides(&spec, overrides.split('+'))?;
+    options.extend(new_options);
+    constants.extend(new_constants);
+    let mut resolved = spec.resolve(&options, &constants, "")?;
+    resolved.name = Some(format!("{}{overrides}", base.label()));
+    Ok(resolved)
 }
