@@ -65,5 +65,9 @@ pub fn read_file(path: &Path) -> Result<String, Fail> {
 
 /// Whether `id` names a game in the store.
 pub fn has_game(log: &dyn EventLog, id: &str) -> Result<bool, Fail> {
-    Ok(log.games()?.iter().any(|g| g == id))
+    match log.head(id) {
+        Ok(_) => Ok(true),
+        Err(LogError::UnknownGame(_)) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
 }
