@@ -1164,3 +1164,39 @@ fn decisions_with_unknown_fields_are_refused() {
     .unwrap_err();
     assert!(err.contains("unknown field `unit`"), "{err}");
 }
+
+/// Regression: `verify` narrates the facts of a changed record to say how it
+/// differs, and a changed `turn-began` whose `released` names a battle group
+/// that its `staff_orders` lacks made the narration panic (found by the
+/// single-byte-change property, `ROLLCALL_SEED=10000`). So did a changed
+/// `chain-played` with a Wild Dice count near `u32::MAX`, by overflow.
+#[test]
+fn a_changed_fact_that_does_not_add_up_still_narrates() {
+    let turn_began = Fact::TurnBegan {
+        turn: 2,
+        first: "germans".into(),
+        released: [("kg-mbx".to_string(), 1)].into(),
+        staff_orders: [("kg-max".to_string(), 3)].into(),
+    };
+    assert_eq!(
+        narrative(&[turn_began]),
+        ["Turn 2 begins, germans rolling first. Staff Orders restocked last turn become usable: kg-mbx +1."]
+    );
+    let chain = Fact::ChainPlayed {
+        side: "germans".into(),
+        battle_group: "kg-max".into(),
+        number: 5,
+        dice: vec![5],
+        wild_dice: u32::MAX,
+        dice_left: vec![],
+        wild_dice_left: 0,
+    };
+    assert_eq!(
+        narrative(&[chain]),
+        [format!(
+            "Command Pulse, germans: kg-max plays a chain of 5s (5 + {} Wild Dice: {} dice); dice left: none.",
+            u32::MAX,
+            u32::MAX
+        )]
+    );
+}

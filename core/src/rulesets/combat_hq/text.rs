@@ -46,9 +46,14 @@ pub fn narrate(fact: &Fact) -> String {
         } => {
             let mut line = format!("Turn {turn} begins, {first} rolling first.");
             if !released.is_empty() {
+                // A fact narrates whatever it holds: verify narrates the
+                // facts of a changed record too, which need not add up.
                 let now: Vec<String> = released
                     .iter()
-                    .map(|(bg, n)| format!("{bg} +{n} (now {})", staff_orders[bg]))
+                    .map(|(bg, n)| match staff_orders.get(bg) {
+                        Some(now) => format!("{bg} +{n} (now {now})"),
+                        None => format!("{bg} +{n}"),
+                    })
                     .collect();
                 line.push_str(&format!(
                     " Staff Orders restocked last turn become usable: {}.",
@@ -182,7 +187,7 @@ pub fn narrate(fact: &Fact) -> String {
             } else {
                 String::new()
             };
-            let total = dice.len() as u32 + wild_dice;
+            let total = (dice.len() as u32).saturating_add(*wild_dice);
             let left = if dice_left.is_empty() {
                 "none".to_string()
             } else {

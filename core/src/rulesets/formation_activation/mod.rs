@@ -751,7 +751,7 @@ fn ordinal(n: u32) -> &'static str {
 
 fn signed(value: i64) -> String {
     if value < 0 {
-        format!("−{}", -value)
+        format!("−{}", value.unsigned_abs())
     } else {
         format!("+{value}")
     }

@@ -1176,3 +1176,27 @@ mod fixtures {
         assert_eq!(activations[&(3, "65-tr".to_string())], 2, "two chits, two activations");
     }
 }
+
+/// Regression: `verify` narrates the facts of a changed record to say how it
+/// differs, and a changed `rally-tested` whose modifier is `i64::MIN` made
+/// the narration panic on negating it (the combat-hq narration had the same
+/// kind of fault, found by the single-byte-change property).
+#[test]
+fn a_changed_rally_fact_with_the_least_modifier_still_narrates() {
+    let fact = Fact::RallyTested {
+        formation: "62nd".into(),
+        unit: "btr-1".into(),
+        hex: Hex::new(3, 4),
+        dice: vec![3, 4],
+        roll: 7,
+        modifiers: vec![Modifier { what: "HQ 62-hq leadership".into(), value: i64::MIN }],
+        modified_roll: 7,
+        morale: 7,
+        rallied: true,
+        per_hex: false,
+    };
+    assert_eq!(
+        narrate(&fact),
+        "Rally btr-1 in 0304: 2d6 3+4 = 7 −9223372036854775808 (HQ 62-hq leadership) = 7 vs morale 7: rallied, disrupted removed."
+    );
+}

@@ -1,0 +1,876 @@
+//! Property tests over random legal games of combat-hq (both versions) and
+//! formation-activation, as `properties.rs` does for leader activation.
+//!
+//! A seeded generator makes a small random scenario, then proposes plausible
+//! decisions from the current state — players' and the referee's — and plays
+//! the first the rules accept. For each game:
+//! - it is never stuck: some decision is always legal, and the one that
+//!   moves the game on (the pulse, the end of a turn, the next chit) is;
+//! - every state keeps the ruleset's invariants (Staff Orders under their
+//!   cap, reserves holding their dice, the cup and its end-turn chits, …)
+//!   and round-trips through serde;
+//! - replay equals the live game, verify passes, and the heads match;
+//! - a sample of single-byte changes to the exported record all fail;
+//! - dice agree across versions (combat-hq@base and @multi-bg; formation's
+//!   options on and off), and with nothing in reserve the two combat-hq
+//!   versions part first at the first Command Failure;
+//! - formation's F2 (`leadership-adds-to-rating`) never parts under diff;
+//! - every fact narrates to a line and round-trips through serde, and any
+//!   single change to a fact that still parses narrates without panicking
+//!   (verify narrates the facts of a changed record);
+//! - the games make progress (turns advance, chains and activations are
+//!   played), so none of the above holds vacuously.
+//!
+//! The generators also propose mistakes (a chain of 7s, a unit operating
+//! out of turn, …): the rules refuse them, and none may panic.
+//!
+//! Reproducible randomness: the base seed is printed, and
+//! `ROLLCALL_SEED=<n> cargo test -p rollcall-core --test properties_rulesets`
+//! reruns it.
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rollcall_core::game::Game;
+use rollcall_core::record::{Event, Header};
+use rollcall_core::rules::RuleVersion;
+use rollcall_core::ruleset;
+use rollcall_core::rulesets::combat_hq::{self, CombatHq};
+use rollcall_core::rulesets::formation_activation::{self as formation, FormationActivation};
+use serde_json::{json, Value};
+use support::{base_seed, Rng};
+
+/// Decisions per random game.
+const DECISIONS: usize = 300;
+
+/// Decisions per game whose record is changed byte by byte: verify re-runs
+/// the record up to the change, each time, so these games are shorter.
+const SHORT: usize = 30;
+
+/// A random game played to its end: the seed, header, events and live game.
+struct Played {
+    seed: u64,
+    header: Header,
+    events: Vec<Event>,
+    game: Game,
+}
+
+/// Resolves a version with these constants (options at their defaults unless given).
+fn rules(version: &str, options: &BTreeMap<String, Value>, constants: &BTreeMap<String, Value>) -> RuleVersion {
+    ruleset::version(version).unwrap().resolve(options, constants, "").unwrap()
+}
+
+// ------------------------------------------------------------------ combat-hq
+
+const COMBAT_SIDES: [&str; 2] = ["axis", "allies"];
+
+/// A small random Combat HQ scenario with up to `max_battle_groups` per side.
+/// Artillery starts on the table only with another group of its battle
+/// group, so a scenario with one battle group per side plays under both
+/// versions.
+fn combat_scenario(rng: &mut Rng, max_battle_groups: usize) -> Value {
+    let kinds = ["company", "company", "support", "artillery"];
+    let mut sides = Vec::new();
+    for (s, side) in COMBAT_SIDES.iter().enumerate() {
+        let mut battle_groups = Vec::new();
+        for b in 0..1 + rng.below(max_battle_groups) {
+            let command_dice = 1 + rng.below(8);
+            let mut groups = Vec::new();
+            for c in 0..1 + rng.below(4) {
+                let centre = [c as i64 * 250 + rng.below(40) as i64, s as i64 * 900 + b as i64 * 250];
+                let units: Vec<Value> = (0..1 + rng.below(4))
+                    .map(|u| {
+                        let at = [centre[0] + rng.below(180) as i64 - 90, centre[1] + rng.below(180) as i64 - 90];
+                        json!({"id": format!("{side}-{b}-{c}-u{u}"), "at_tenths": at})
+                    })
+                    .collect();
+                let command_unit = rng.pick(&units)["id"].clone();
+                groups.push(json!({
+                    "id": format!("{side}-{b}-cg{c}"),
+                    "kind": rng.pick(&kinds),
+                    "start": if rng.below(5) < 3 { "table" } else { "reserve" },
+                    "command_unit": command_unit,
+                    "units": units,
+                }));
+            }
+            if !groups.iter().any(|g| g["kind"] != "artillery" && g["start"] == "table") {
+                for g in groups.iter_mut().filter(|g| g["kind"] == "artillery") {
+                    g["start"] = json!("reserve");
+                }
+            }
+            battle_groups.push(json!({
+                "id": format!("{side}-bg{b}"),
+                "command_dice": command_dice,
+                "staff_orders": rng.below(command_dice + 1),
+                "morale_points": 1 + rng.below(12),
+                "command_groups": groups,
+            }));
+        }
+        sides.push(json!({"id": side, "co": {"id": format!("{side}-co")}, "battle_groups": battle_groups}));
+    }
+    json!({"sides": sides})
+}
+
+/// The constants both versions share, mostly at their defaults.
+fn combat_constants(rng: &mut Rng) -> BTreeMap<String, Value> {
+    let mut constants = BTreeMap::new();
+    if rng.one_in(3) {
+        constants.insert("activation-range-tenths".into(), json!(rng.pick(&[30, 60, 90])));
+        constants.insert("units-per-activation".into(), json!(1 + rng.below(3)));
+        constants.insert("reserve-entry-staff-orders".into(), json!(rng.below(3)));
+    }
+    constants
+}
+
+/// A combat-hq version with the shared constants (and, for multi-bg, its own).
+fn combat_rules(rng: &mut Rng, version: &str, shared: &BTreeMap<String, Value>) -> RuleVersion {
+    let mut constants = shared.clone();
+    if version.ends_with("multi-bg") && rng.one_in(3) {
+        constants.insert("reserve-entry-staff-orders-after-failure".into(), json!(1 + rng.below(3)));
+    }
+    rules(version, &BTreeMap::new(), &constants)
+}
+
+/// The header of a random combat-hq game under `version`.
+fn combat_header(seed: u64, version: &str, max_battle_groups: usize) -> Header {
+    let mut rng = Rng(seed);
+    let scenario = combat_scenario(&mut rng, max_battle_groups);
+    let shared = combat_constants(&mut rng);
+    let rules = combat_rules(&mut rng, version, &shared);
+    let parties = support::parties(&mut rng, &COMBAT_SIDES);
+    support::header(format!("random-combat-{seed}"), rules, scenario, parties)
+}
+
+/// The orders of a chain of `length` dice of `battle_group`: mostly one per
+/// die, each activating a group on the table with some of its units (mostly
+/// those in range) or entering a reserve group.
+fn combat_orders(state: &combat_hq::State, battle_group: &str, length: u32, rng: &mut Rng) -> Vec<Value> {
+    let groups = &state.battle_groups[battle_group].command_groups;
+    let count = if rng.one_in(3) { rng.below(length as usize + 1) } else { length as usize };
+    let mut used = BTreeSet::new();
+    let mut orders = Vec::new();
+    for _ in 0..count {
+        // Now and then a group of another battle group: the rules refuse it.
+        let id = if rng.one_in(12) {
+            rng.pick(&state.command_groups.keys().collect::<Vec<_>>()).to_string()
+        } else {
+            rng.pick(groups).clone()
+        };
+        if !used.insert(id.clone()) {
+            continue;
+        }
+        let cg = &state.command_groups[&id];
+        if cg.in_reserve {
+            orders.push(json!({"do": "enter", "command_group": id}));
+            continue;
+        }
+        let at = state.units[&cg.command_unit].at_tenths;
+        let range = state.config.activation_range_tenths;
+        let mut units: Vec<&String> = cg
+            .units
+            .iter()
+            .filter(|u| **u != cg.command_unit && (at.within(state.units[*u].at_tenths, range) || rng.one_in(8)))
+            .collect();
+        let keep = rng.below(state.config.units_per_activation + 1);
+        while units.len() > keep {
+            units.swap_remove(rng.below(units.len()));
+        }
+        orders.push(json!({"do": "activate", "command_group": id, "units": units}));
+    }
+    orders
+}
+
+/// The dice each battle group of `side` has left, by battle group.
+fn combat_dice_left<'a>(state: &'a combat_hq::State, side: &str) -> Vec<(&'a String, &'a Vec<u32>)> {
+    let Some(t) = &state.turn else { return Vec::new() };
+    t.dice.iter().filter(|(bg, left)| state.battle_groups[*bg].side == side && !left.is_empty()).collect()
+}
+
+/// Every decision worth trying in this state: chains for the side whose
+/// pulse it is, reserves entering by Staff Orders, the turn's end and
+/// beginning, and the referee moving units.
+fn combat_candidates(state: &combat_hq::State, rng: &mut Rng) -> Vec<Value> {
+    let mut out = Vec::new();
+    for side in &state.sides {
+        out.push(json!({"type": "begin-turn", "first": side.id}));
+    }
+    out.push(json!({"type": "end-turn"}));
+    if let Some(t) = state.turn.as_ref().filter(|t| !t.ended) {
+        if let Some(side) = &t.pulse {
+            let wild = t.wild_dice.get(side).copied().unwrap_or(0) as usize;
+            for (bg, left) in combat_dice_left(state, side) {
+                let sixes = left.iter().filter(|&&d| d == 6).count();
+                let numbers: BTreeSet<u32> = left.iter().copied().collect();
+                for &number in &numbers {
+                    for _ in 0..3 {
+                        let of_number = left.iter().filter(|&&d| d == number).count();
+                        let with_sixes = if number == 6 { 0 } else { rng.below(sixes + 1) };
+                        let wild_dice = rng.below(wild + 1);
+                        let length = (of_number + with_sixes + wild_dice) as u32;
+                        let orders = combat_orders(state, bg, length, rng);
+                        out.push(json!({"type": "pulse", "battle_group": bg, "number": number, "sixes": with_sixes, "wild_dice": wild_dice, "orders": orders}));
+                    }
+                }
+            }
+        }
+        let reserves: Vec<&combat_hq::CommandGroup> = state.command_groups.values().filter(|c| c.in_reserve).collect();
+        if !reserves.is_empty() {
+            let cg = rng.pick(&reserves);
+            let bg = &state.battle_groups[&cg.battle_group];
+            let side = state.sides.iter().find(|s| s.id == bg.side).unwrap();
+            let from = match rng.below(4) {
+                0 => Value::Null,
+                1 => json!(side.co),
+                2 => json!(rng.pick(&side.battle_groups)),
+                _ => json!(rng.pick(&state.battle_groups.keys().collect::<Vec<_>>())),
+            };
+            out.push(json!({"type": "enter-reserve", "command_group": cg.id, "staff_orders_from": from}));
+        }
+    }
+    if rng.one_in(3) {
+        let units: Vec<&combat_hq::Unit> = state.units.values().collect();
+        let u = rng.pick(&units);
+        let toward = &state.units[&state.command_groups[&u.command_group].command_unit].at_tenths;
+        let to = if rng.one_in(2) {
+            [toward.x + rng.below(100) as i64 - 50, toward.y + rng.below(100) as i64 - 50]
+        } else {
+            [u.at_tenths.x + rng.below(120) as i64 - 60, u.at_tenths.y + rng.below(120) as i64 - 60]
+        };
+        out.push(json!({"type": "move", "unit": u.id, "to_tenths": to}));
+    }
+    if rng.one_in(2) {
+        out.push(combat_mistake(state, rng));
+    }
+    out
+}
+
+/// A decision a player might get wrong: a chain of a number the battle
+/// group lacks, of 1s or of 7s, too many sixes or Wild Dice or orders, the
+/// other side's battle group, a group entering that is on the table. The
+/// rules refuse most of them; none may panic.
+fn combat_mistake(state: &combat_hq::State, rng: &mut Rng) -> Value {
+    let bgs: Vec<&String> = state.battle_groups.keys().collect();
+    let bg = rng.pick(&bgs);
+    let groups: Vec<&String> = state.command_groups.keys().collect();
+    let group = rng.pick(&groups);
+    match rng.below(6) {
+        0 => {
+            json!({"type": "pulse", "battle_group": bg, "number": rng.below(8), "sixes": rng.below(3), "wild_dice": rng.below(3)})
+        }
+        1 => {
+            let orders: Vec<Value> = (0..1 + rng.below(4))
+                .map(|_| json!({"do": rng.pick(&["activate", "enter"]), "command_group": rng.pick(&groups)}))
+                .collect();
+            json!({"type": "pulse", "battle_group": bg, "number": 2 + rng.below(5), "orders": orders})
+        }
+        2 => json!({"type": "enter-reserve", "command_group": group, "staff_orders_from": rng.pick(&bgs)}),
+        3 => json!({"type": "begin-turn", "first": rng.pick(&["axis", "allies", "neutrals"])}),
+        4 => json!({"type": "move", "unit": rng.pick(&["axis-0-0-u0", "nobody"]), "to_tenths": [-5, 7]}),
+        _ => json!({"type": "pulse", "battle_group": "nobody", "number": 6}),
+    }
+}
+
+/// What must always be legal in combat-hq: the side whose Command Pulse it
+/// is can play a chain (the plainest: every die of its highest number); a
+/// turn with no pulse left has no dice left either; an open turn can end;
+/// an ended turn (or none) lets the next begin.
+fn assert_combat_can_move_on(seed: u64, game: &Game, state: &combat_hq::State) {
+    assert_combat_invariants(seed, game, state);
+    let legal = |decision: Value| {
+        game.decide(&decision, None).unwrap_or_else(|refusal| {
+            panic!(
+                "seed {seed}: after {} decisions, {decision} is refused: {refusal}\n{}",
+                game.decisions(),
+                game.render()
+            )
+        });
+    };
+    match state.turn.as_ref().filter(|t| !t.ended) {
+        None => legal(json!({"type": "begin-turn", "first": state.sides[0].id})),
+        Some(t) => {
+            match &t.pulse {
+                Some(side) => {
+                    let left = combat_dice_left(state, side);
+                    let Some((bg, dice)) = left.first() else {
+                        panic!("seed {seed}: the pulse is {side}'s, but {side} has no dice:\n{}", game.render())
+                    };
+                    legal(json!({"type": "pulse", "battle_group": bg, "number": dice[0]}));
+                }
+                None => {
+                    for side in &state.sides {
+                        let left = combat_dice_left(state, &side.id);
+                        assert!(
+                            left.is_empty(),
+                            "seed {seed}: no pulse is left, but {} has dice {left:?}:\n{}",
+                            side.id,
+                            game.render()
+                        );
+                    }
+                }
+            }
+            legal(json!({"type": "end-turn"}));
+        }
+    }
+}
+
+/// What holds in every combat-hq state: a battle group holds no more Staff
+/// Orders (usable and waiting) than it has Command Dice; its reserves hold
+/// one die each under multi-bg (never more than it has) and none under base;
+/// the dice left to chain are 2 to 6, highest first; Wild Dice only under base.
+fn assert_combat_invariants(seed: u64, game: &Game, state: &combat_hq::State) {
+    let fail = |what: String| panic!("seed {seed}: after {} decisions, {what}\n{}", game.decisions(), game.render());
+    let multi = state.config.version == combat_hq::Version::MultiBg;
+    for bg in state.battle_groups.values() {
+        if bg.staff_orders + bg.staff_orders_next_turn > bg.command_dice {
+            fail(format!(
+                "{} holds {} + {} Staff Orders with {} Command Dice",
+                bg.id, bg.staff_orders, bg.staff_orders_next_turn, bg.command_dice
+            ));
+        }
+        let reserves = bg.command_groups.iter().filter(|c| state.command_groups[*c].in_reserve).count() as u32;
+        let held = if multi { reserves.min(bg.command_dice) } else { 0 };
+        if bg.dice_held_by_reserves != held {
+            fail(format!("{}'s {reserves} reserve groups hold {} dice, not {held}", bg.id, bg.dice_held_by_reserves));
+        }
+        if bg.active_pool > bg.command_dice {
+            fail(format!("{}'s Active Dice Pool {} is more than its {} dice", bg.id, bg.active_pool, bg.command_dice));
+        }
+    }
+    if let Some(t) = &state.turn {
+        for (bg, left) in &t.dice {
+            if left.iter().any(|d| !(2..=6).contains(d)) || left.windows(2).any(|w| w[0] < w[1]) {
+                fail(format!("{bg} has dice {left:?} left to chain"));
+            }
+        }
+        if multi && t.wild_dice.values().any(|n| *n > 0) {
+            fail(format!("Wild Dice {:?} under multi-bg", t.wild_dice));
+        }
+    }
+}
+
+/// A random legal combat-hq game of `decisions` decisions.
+fn combat_game(seed: u64, header: Header, decisions: usize) -> Played {
+    let mut rng = Rng(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let (events, game) = support::play(seed, &header, decisions, &mut rng, |game, rng| {
+        let value = game.state();
+        let state: combat_hq::State = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&state).unwrap(), value, "seed {seed}: the state does not round-trip");
+        assert_combat_can_move_on(seed, game, &state);
+        combat_candidates(&state, rng)
+    });
+    Played { seed, header, events, game }
+}
+
+/// Random games under `version`, seeds `base + offset ..`.
+fn combat_games(
+    base: u64,
+    offset: u64,
+    version: &str,
+    count: u64,
+    max_battle_groups: usize,
+    decisions: usize,
+) -> Vec<Played> {
+    (0..count)
+        .map(|i| {
+            let seed = base.wrapping_add(offset + i);
+            combat_game(seed, combat_header(seed, version, max_battle_groups), decisions)
+        })
+        .collect()
+}
+
+/// Replay, verify, narration and serde over random games, and the games
+/// make progress: turns advance and chains, activations, reserves entering,
+/// restocking and Command Failures all occur.
+fn check_combat_games(version: &str, max_battle_groups: usize, expected: &[&str]) {
+    let base = base_seed();
+    let mut facts = BTreeMap::new();
+    for played in combat_games(base, 0, version, 6, max_battle_groups, DECISIONS) {
+        let Played { seed, header, events, game } = played;
+        support::assert_replay_equals_live_and_verifies(seed, &header, &events, &game);
+        support::assert_facts_narrate_and_round_trip::<CombatHq>(seed, &events);
+        support::assert_changed_facts_narrate::<CombatHq>(seed, &events);
+        assert!(game.turn() >= 5, "seed {seed}: {DECISIONS} decisions reached only turn {}", game.turn());
+        support::count_facts(&events, combat_fact_kinds, &mut facts);
+    }
+    println!("{version}: facts {facts:#?}");
+    for kind in expected {
+        assert!(facts.get(*kind).copied().unwrap_or(0) > 0, "no {kind} in any game: the test exercised too little");
+    }
+}
+
+/// A combat-hq fact's type, and how it came about where that varies.
+fn combat_fact_kinds(fact: &Value) -> Vec<String> {
+    let t = fact["type"].as_str().unwrap().to_string();
+    let how = match t.as_str() {
+        "first-pulse" => fact["decided"]["by"].as_str(),
+        "reserve-entered" => fact["paid"]["with"].as_str(),
+        "command-dice-not-rolled" => fact["reason"].as_str(),
+        "command-dice-rolled" if fact["command_failure"] == true => Some("command-failure"),
+        "staff-orders-restocked" if fact["restocked"].as_u64() < fact["earned"].as_u64() => Some("capped"),
+        _ => None,
+    };
+    let mut kinds = vec![t.clone()];
+    kinds.extend(how.map(|h| format!("{t}/{h}")));
+    kinds
+}
+
+const COMBAT_FACTS: [&str; 9] = [
+    "turn-began",
+    "command-dice-rolled",
+    "first-pulse",
+    "chain-played",
+    "command-group-activated",
+    "reserve-entered",
+    "staff-orders-restocked",
+    "pulse-ended",
+    "turn-ended",
+];
+
+#[test]
+fn combat_hq_base_random_games_replay_verify_and_narrate() {
+    let mut expected = COMBAT_FACTS.to_vec();
+    expected.extend(["wild-dice-given", "unit-moved"]);
+    check_combat_games("combat-hq@base", 1, &expected);
+}
+
+#[test]
+fn combat_hq_multi_bg_random_games_replay_verify_and_narrate() {
+    let mut expected = COMBAT_FACTS.to_vec();
+    expected.extend(["staff-orders-captured", "reserves-held-back", "command-dice-not-rolled", "unit-moved"]);
+    check_combat_games("combat-hq@multi-bg", 3, &expected);
+}
+
+/// A sample of single-byte changes to each exported record, all caught.
+fn assert_sampled_byte_changes_caught(games: Vec<Played>, samples: usize) {
+    for Played { seed, header, events, .. } in games {
+        let bytes = support::export(&header, &events);
+        support::check(&bytes).unwrap_or_else(|e| panic!("seed {seed}: the untouched record fails: {e}"));
+        let mut rng = Rng(seed);
+        for _ in 0..samples {
+            let at = rng.below(bytes.len());
+            support::assert_byte_change_caught(seed, &bytes, at, &mut rng);
+        }
+    }
+}
+
+#[test]
+fn combat_hq_single_byte_changes_are_caught() {
+    let base = base_seed();
+    let mut games = combat_games(base, 0, "combat-hq@base", 1, 1, SHORT);
+    games.extend(combat_games(base, 1, "combat-hq@multi-bg", 1, 3, SHORT));
+    assert_sampled_byte_changes_caught(games, 100);
+}
+
+/// The same decisions under combat-hq@base and @multi-bg (a scenario both
+/// accept: one battle group a side): every die both roll has one face.
+#[test]
+fn combat_hq_dice_agree_between_base_and_multi_bg() {
+    let base = base_seed();
+    let mut shared = 0;
+    for i in 0..6 {
+        let seed = base.wrapping_add(i);
+        let mut rng = Rng(seed);
+        let scenario = combat_scenario(&mut rng, 1);
+        let constants = combat_constants(&mut rng);
+        let parties = support::parties(&mut rng, &COMBAT_SIDES);
+        let (first, other) = if i % 2 == 0 { ("base", "multi-bg") } else { ("multi-bg", "base") };
+        let rules_a = combat_rules(&mut rng, &format!("combat-hq@{first}"), &constants);
+        let rules_b = combat_rules(&mut rng, &format!("combat-hq@{other}"), &constants);
+        let header = support::header(format!("random-combat-{seed}"), rules_a, scenario, parties);
+        let played = combat_game(seed, header.clone(), DECISIONS);
+        let rolls = support::dice_under(&[header.clone(), support::under(&header, rules_b)], &played.events);
+        shared += support::assert_dice_agree(seed, &rolls[0], &rolls[1]);
+    }
+    assert!(shared > 0, "no die was rolled under both versions: the test checked nothing");
+}
+
+/// The versions differ in reserves and in Command Failures only: with every
+/// command group on the table, the same decisions part under diff first at
+/// the first Command Failure (Wild Dice under base, Staff Orders under
+/// multi-bg), and not at all in a game without one.
+#[test]
+fn combat_hq_versions_part_first_at_a_command_failure_when_nothing_is_in_reserve() {
+    let base = base_seed();
+    let (mut parted, mut agreed) = (0, 0);
+    for i in 0..6 {
+        let seed = base.wrapping_add(i);
+        let mut rng = Rng(seed);
+        let mut scenario = combat_scenario(&mut rng, 1);
+        for side in scenario["sides"].as_array_mut().unwrap() {
+            for cg in side["battle_groups"][0]["command_groups"].as_array_mut().unwrap() {
+                cg["start"] = json!("table");
+                cg["kind"] = json!("company");
+            }
+        }
+        let constants = combat_constants(&mut rng);
+        let parties = support::parties(&mut rng, &COMBAT_SIDES);
+        let rules_base = combat_rules(&mut rng, "combat-hq@base", &constants);
+        let rules_multi = combat_rules(&mut rng, "combat-hq@multi-bg", &constants);
+        let header = support::header(format!("random-combat-{seed}"), rules_base.clone(), scenario, parties);
+        let Played { events, .. } = combat_game(seed, header.clone(), DECISIONS / 3);
+        let first_failure = events
+            .iter()
+            .find(|e| e.body["fact"]["type"] == "command-dice-rolled" && e.body["fact"]["command_failure"] == true)
+            .map(|e| e.body["decision"].as_u64().unwrap());
+        let report = rollcall_core::diff::diff(
+            &header,
+            events.into_iter().map(Ok::<_, String>),
+            &rules_base,
+            &rules_multi,
+            false,
+        )
+        .unwrap();
+        let first_divergence = report.divergences.first().map(|d| d.number);
+        assert_eq!(first_divergence, first_failure, "seed {seed}: {}", report.summary());
+        if first_failure.is_some() {
+            parted += 1;
+        } else {
+            agreed += 1;
+        }
+    }
+    assert!(parted > 0, "no game had a Command Failure: the test checked little (agreed {agreed})");
+}
+
+// ------------------------------------------------------- formation-activation
+
+const FORMATION_SIDES: [&str; 2] = ["red", "blue"];
+
+/// A hex number `CCRR`, kept on a small map.
+fn hex(column: i64, row: i64) -> String {
+    format!("{:02}{:02}", column.clamp(0, 12), row.clamp(0, 12))
+}
+
+/// A hex at most `reach` columns and rows from `from`.
+fn near(rng: &mut Rng, from: &formation::Hex, reach: usize) -> String {
+    let step = |rng: &mut Rng| rng.below(2 * reach + 1) as i64 - reach as i64;
+    hex(i64::from(from.column) + step(rng), i64::from(from.row) + step(rng))
+}
+
+/// A small random formation-activation scenario: one or two formations a
+/// side, each an HQ and up to four units around it (some off the map, some
+/// disrupted, some newly placed), and one or two end-turn chits.
+fn formation_scenario(rng: &mut Rng) -> Value {
+    let mut formations = Vec::new();
+    let mut units = Vec::new();
+    for (s, side) in FORMATION_SIDES.iter().enumerate() {
+        for f in 0..1 + rng.below(2) {
+            let id = format!("{side}-f{f}");
+            let hq = format!("{id}-hq");
+            let (column, row) = (2 + 4 * f as i64, 2 + 5 * s as i64);
+            formations.push(json!({
+                "id": id, "side": side, "hq": hq,
+                "morale": 4 + rng.below(7),
+                "leadership": rng.below(4),
+                "command_radius_hexes": rng.below(4),
+                "chits": 1 + rng.below(2),
+            }));
+            units.push(json!({"id": hq, "formation": id, "hex": hex(column, row), "disrupted": rng.one_in(4)}));
+            for u in 0..1 + rng.below(4) {
+                let mut unit = json!({"id": format!("{id}-u{u}"), "formation": id, "disrupted": rng.one_in(3)});
+                if !rng.one_in(6) {
+                    // Often stacked with the HQ, otherwise around it, some beyond its radius.
+                    let at = if rng.one_in(3) {
+                        hex(column, row)
+                    } else {
+                        hex(column + rng.below(7) as i64 - 3, row + rng.below(7) as i64 - 3)
+                    };
+                    unit["hex"] = json!(at);
+                    unit["newly_placed"] = json!(rng.one_in(8));
+                }
+                units.push(unit);
+            }
+        }
+    }
+    let end_turn_chits: Vec<String> = (1..=1 + rng.below(2)).map(|n| format!("end-{n}")).collect();
+    let mut scenario =
+        json!({"sides": FORMATION_SIDES, "formations": formations, "units": units, "end_turn_chits": end_turn_chits});
+    if rng.one_in(2) {
+        scenario["end_turn_after"] = json!(1 + rng.below(end_turn_chits.len()));
+    }
+    scenario
+}
+
+/// The header of a random formation-activation game, options and some
+/// constants at random.
+fn formation_header(seed: u64) -> Header {
+    let mut rng = Rng(seed);
+    let scenario = formation_scenario(&mut rng);
+    let mut options = BTreeMap::new();
+    for name in ["leadership-adds-to-rating", "rally-per-hex"] {
+        options.insert(name.to_string(), json!(rng.one_in(2)));
+    }
+    let mut constants = BTreeMap::new();
+    if rng.one_in(3) {
+        constants.insert("operations-per-activation".into(), json!(1 + rng.below(2)));
+        constants.insert("out-of-command-rally-modifier".into(), json!(rng.below(3)));
+    }
+    let rules = rules("formation-activation@1", &options, &constants);
+    let parties = support::parties(&mut rng, &FORMATION_SIDES);
+    support::header(format!("random-formation-{seed}"), rules, scenario, parties)
+}
+
+/// Every decision worth trying in this state: begin a turn, draw chits,
+/// operations of the active formation's units, reaction fire by the other
+/// side, the end of the activation, and the referee's outcomes (disrupted,
+/// eliminated, placed, relocated).
+fn formation_candidates(state: &formation::State, rng: &mut Rng) -> Vec<Value> {
+    let mut out = vec![json!({"type": "begin-turn"})];
+    for _ in 0..3 {
+        out.push(json!({"type": "draw-chit"}));
+    }
+    let units: Vec<&formation::Unit> = state.units.values().collect();
+    let on_map: Vec<&formation::Unit> = units.iter().copied().filter(|u| u.on_map().is_some()).collect();
+    let active = state.turn.as_ref().and_then(|t| t.activation.as_ref());
+    if let Some(a) = active {
+        out.push(json!({"type": "end-activation"}));
+        for u in on_map.iter().filter(|u| u.formation == a.formation) {
+            let at = u.on_map().unwrap();
+            out.push(match rng.below(3) {
+                0 => json!({"type": "move", "unit": u.id, "to": near(rng, &at, 1)}),
+                1 => json!({"type": "fire", "unit": u.id, "at": near(rng, &at, 3)}),
+                _ => json!({"type": "assault", "unit": u.id, "at": near(rng, &at, 1)}),
+            });
+        }
+        let others: Vec<&&formation::Unit> =
+            on_map.iter().filter(|u| state.formations[&u.formation].side != a.side).collect();
+        if !others.is_empty() && rng.one_in(3) {
+            let u = rng.pick(&others);
+            out.push(json!({"type": "reaction-fire", "unit": u.id, "at": near(rng, &u.on_map().unwrap(), 3)}));
+        }
+    }
+    if rng.one_in(4) {
+        out.push(json!({"type": "disrupt", "unit": rng.pick(&units).id, "reason": "fire"}));
+    }
+    if rng.one_in(40) {
+        out.push(json!({"type": "eliminate", "unit": rng.pick(&units).id, "reason": "assault"}));
+    }
+    let off_map: Vec<&&formation::Unit> = units.iter().filter(|u| u.hex.is_none() && !u.eliminated).collect();
+    if !off_map.is_empty() && rng.one_in(3) {
+        let u = rng.pick(&off_map);
+        let hq = &state.units[&state.formations[&u.formation].hq];
+        let at = hq.hex.unwrap_or(formation::Hex::new(5, 5));
+        out.push(json!({"type": "place", "unit": u.id, "hex": near(rng, &at, 2)}));
+    }
+    if !on_map.is_empty() && rng.one_in(10) {
+        let u = rng.pick(&on_map);
+        out.push(
+            json!({"type": "relocate", "unit": u.id, "to": near(rng, &u.on_map().unwrap(), 1), "reason": "retreat"}),
+        );
+    }
+    if rng.one_in(2) {
+        out.push(formation_mistake(&units, rng));
+    }
+    out
+}
+
+/// A decision a player or referee might get wrong: any unit operating or
+/// taking reaction fire (eliminated, off the map, of the wrong side or
+/// formation), a unit moving or relocated to where it is, a unit placed
+/// that is on the map. The rules refuse most of them; none may panic.
+fn formation_mistake(units: &[&formation::Unit], rng: &mut Rng) -> Value {
+    let u = rng.pick(units);
+    let here = u.hex.map(|h| h.to_string()).unwrap_or_else(|| hex(5, 5));
+    match rng.below(6) {
+        0 => json!({"type": rng.pick(&["move", "relocate"]), "unit": u.id, "to": here, "reason": "stays"}),
+        1 => json!({"type": rng.pick(&["fire", "assault"]), "unit": u.id, "at": here}),
+        2 => json!({"type": "reaction-fire", "unit": u.id, "at": here}),
+        3 => json!({"type": "place", "unit": u.id, "hex": here}),
+        4 => json!({"type": rng.pick(&["disrupt", "eliminate"]), "unit": "nobody", "reason": "none"}),
+        _ => json!({"type": "move", "unit": u.id, "to": hex(rng.below(13) as i64, rng.below(13) as i64)}),
+    }
+}
+
+/// A formation-activation fact's type, and how it came about where that varies.
+fn formation_fact_kinds(fact: &Value) -> Vec<String> {
+    let t = fact["type"].as_str().unwrap().to_string();
+    let how = match t.as_str() {
+        "morale-tested" => fact["reason"]["why"].as_str(),
+        "rally-tested" if fact["per_hex"] == true => Some("per-hex"),
+        "eliminated" if fact["hq"] == true => Some("hq"),
+        _ => None,
+    };
+    let mut kinds = vec![t.clone()];
+    kinds.extend(how.map(|h| format!("{t}/{h}")));
+    if t == "rally-tested" && fact["rallied"] == true {
+        kinds.push("rally-tested/rallied".into());
+    }
+    kinds
+}
+
+/// What must always be legal in formation-activation: with a formation
+/// active, its activation can end; with none, a chit can be drawn while the
+/// turn goes on; once the turn is over (or before the first), the next begins.
+fn assert_formation_can_move_on(seed: u64, game: &Game, state: &formation::State) {
+    assert_formation_invariants(seed, game, state);
+    let next = match &state.turn {
+        None => json!({"type": "begin-turn"}),
+        Some(t) if t.activation.is_some() => json!({"type": "end-activation"}),
+        Some(t) if t.over => json!({"type": "begin-turn"}),
+        Some(_) => json!({"type": "draw-chit"}),
+    };
+    if let Err(refusal) = game.decide(&next, None) {
+        panic!("seed {seed}: after {} decisions, {next} is refused: {refusal}\n{}", game.decisions(), game.render());
+    }
+}
+
+/// What holds in every formation-activation state: the cup holds chits of
+/// the game, once each, in canonical order, and every end-turn chit until
+/// the turn is over; a formation is activated at most once per chit; the
+/// active formation's side is its own; a unit conducts at most
+/// `operations-per-activation` operations, and is operations complete once
+/// it has; a unit off the map is neither out of
+/// command, nor operations complete, nor newly placed (it may be disrupted:
+/// the scenario may say so).
+fn assert_formation_invariants(seed: u64, game: &Game, state: &formation::State) {
+    let fail = |what: String| panic!("seed {seed}: after {} decisions, {what}\n{}", game.decisions(), game.render());
+    if let Some(t) = &state.turn {
+        if t.cup.windows(2).any(|w| w[0] >= w[1]) || t.cup.iter().any(|c| !state.chits.contains_key(c)) {
+            fail(format!("the cup holds {:?}", t.cup));
+        }
+        let end_turn_left = t.cup.iter().filter(|c| state.chits[*c] == formation::Chit::EndTurn).count() as u32;
+        let end_turn_chits = state.chits.values().filter(|c| **c == formation::Chit::EndTurn).count() as u32;
+        if end_turn_left + t.end_turn_drawn != end_turn_chits || t.over != (t.end_turn_drawn >= state.end_turn_after) {
+            fail(format!("{} end-turn chits drawn, {end_turn_left} left, over: {}", t.end_turn_drawn, t.over));
+        }
+        for (f, n) in &t.activations {
+            if *n as usize > state.formations[f].chits.len() {
+                fail(format!("{f} activated {n} times with {} chits", state.formations[f].chits.len()));
+            }
+        }
+        if let Some(a) = &t.activation {
+            if state.formations[&a.formation].side != a.side || t.over {
+                fail(format!("{} is active for {} (turn over: {})", a.formation, a.side, t.over));
+            }
+        }
+    }
+    let most = state.config.operations_per_activation;
+    for u in state.units.values() {
+        if u.operations > most || u.operations_complete != (u.operations >= most) {
+            fail(format!(
+                "{} has {} operations (of {most}), operations complete: {}",
+                u.id, u.operations, u.operations_complete
+            ));
+        }
+    }
+    for u in state.units.values().filter(|u| u.hex.is_none()) {
+        if u.out_of_command || u.operations_complete || u.newly_placed {
+            fail(format!("{} is off the map with command or operations markers", u.id));
+        }
+    }
+}
+
+/// A random legal formation-activation game of `decisions` decisions.
+fn formation_game(seed: u64, header: Header, decisions: usize) -> Played {
+    let mut rng = Rng(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let (events, game) = support::play(seed, &header, decisions, &mut rng, |game, rng| {
+        let value = game.state();
+        let state: formation::State = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&state).unwrap(), value, "seed {seed}: the state does not round-trip");
+        assert_formation_can_move_on(seed, game, &state);
+        formation_candidates(&state, rng)
+    });
+    Played { seed, header, events, game }
+}
+
+fn formation_games(base: u64, count: u64, decisions: usize) -> Vec<Played> {
+    (0..count)
+        .map(|i| {
+            let seed = base.wrapping_add(i);
+            formation_game(seed, formation_header(seed), decisions)
+        })
+        .collect()
+}
+
+#[test]
+fn formation_random_games_replay_verify_and_narrate() {
+    let base = base_seed();
+    let mut facts = BTreeMap::new();
+    for Played { seed, header, events, game } in formation_games(base, 8, DECISIONS) {
+        support::assert_replay_equals_live_and_verifies(seed, &header, &events, &game);
+        support::assert_facts_narrate_and_round_trip::<FormationActivation>(seed, &events);
+        support::assert_changed_facts_narrate::<FormationActivation>(seed, &events);
+        assert!(game.turn() >= 3, "seed {seed}: {DECISIONS} decisions reached only turn {}", game.turn());
+        support::count_facts(&events, formation_fact_kinds, &mut facts);
+    }
+    println!("formation-activation: facts {facts:#?}");
+    for kind in [
+        "turn-began",
+        "chit-drawn",
+        "end-turn-chit-drawn",
+        "turn-ended",
+        "activation-began",
+        "cleaned-up",
+        "in-command-within-radius",
+        "newly-placed-in-command",
+        "morale-tested",
+        "rally-tested",
+        "operations-began",
+        "moved",
+        "fired",
+        "assaulted",
+        "reaction-fired",
+        "activation-ended",
+        "disrupted",
+        "placed",
+        "relocated",
+    ] {
+        assert!(facts.get(kind).copied().unwrap_or(0) > 0, "no {kind} in any game: the test exercised too little");
+    }
+}
+
+#[test]
+fn formation_single_byte_changes_are_caught() {
+    let base = base_seed();
+    assert_sampled_byte_changes_caught(formation_games(base, 2, SHORT), 100);
+}
+
+/// The same decisions with each option on and off: every die two settings
+/// both roll has one face.
+#[test]
+fn formation_dice_agree_with_options_on_and_off() {
+    let base = base_seed();
+    let mut shared = 0;
+    for Played { seed, header, events, .. } in formation_games(base, 4, DECISIONS) {
+        let mut headers = Vec::new();
+        for (f2, f3) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut rules = header.rules.clone();
+            rules.options.insert("leadership-adds-to-rating".into(), f2);
+            rules.options.insert("rally-per-hex".into(), f3);
+            headers.push(support::under(&header, rules));
+        }
+        let rolls = support::dice_under(&headers, &events);
+        for other in &rolls[1..] {
+            shared += support::assert_dice_agree(seed, &rolls[0], other);
+        }
+    }
+    assert!(shared > 0, "no die was rolled under two settings: the test checked nothing");
+}
+
+/// F2 only changes bookkeeping: under diff its two readings never part, on
+/// games in which units stacked with their HQ rally with its leadership.
+#[test]
+fn formation_leadership_adds_to_rating_never_parts_under_diff() {
+    let base = base_seed();
+    let mut with_leadership = 0;
+    for Played { seed, header, events, .. } in formation_games(base, 6, DECISIONS) {
+        with_leadership += events
+            .iter()
+            .filter(|e| e.body["fact"]["type"] == "rally-tested")
+            .filter(|e| {
+                e.body["fact"]["modifiers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|m| m["value"].as_i64().is_some_and(|v| v < 0))
+            })
+            .count();
+        let mut a = header.rules.clone();
+        a.options.insert("leadership-adds-to-rating".into(), false);
+        let mut b = a.clone();
+        b.options.insert("leadership-adds-to-rating".into(), true);
+        let report = rollcall_core::diff::diff(&header, events.into_iter().map(Ok::<_, String>), &a, &b, true).unwrap();
+        assert!(report.agree(), "seed {seed}: {}\n{:?}", report.summary(), report.divergences);
+    }
+    assert!(with_leadership > 0, "no rally took the HQ's leadership: F2 was not exercised");
+}

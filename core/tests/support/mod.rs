@@ -1,0 +1,310 @@
+//! What the property tests share: a seedable generator, the base seed, the
+//! header of a random game, a driver that plays random legal games, and the
+//! checks every ruleset's games must pass (replay, verify, single-byte
+//! changes, dice across versions, facts that narrate and round-trip).
+//!
+//! Each test file uses part of it, so unused items are allowed here.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use rollcall_core::game::{verify, Game};
+use rollcall_core::record::{self, Event, Header, Party, SeedMode};
+use rollcall_core::seed::Share;
+use rollcall_core::{Kind, RuleVersion, Ruleset};
+use serde_json::Value;
+
+/// A small, seedable generator (xorshift64*): tests only.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True one time in `n`.
+    pub fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    /// One of `items`, which must not be empty.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// The base seed: `ROLLCALL_SEED`, or the clock. Printed, so a failure can be rerun.
+pub fn base_seed() -> u64 {
+    let seed = std::env::var("ROLLCALL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+    });
+    println!("ROLLCALL_SEED={seed}");
+    seed
+}
+
+/// Two parties with random shares and their commitments (an open game).
+pub fn parties(rng: &mut Rng, names: &[&str]) -> Vec<Party> {
+    names
+        .iter()
+        .map(|name| {
+            let mut bytes = [0u8; 32];
+            bytes[..8].copy_from_slice(&rng.next().to_be_bytes());
+            let share = Share(bytes);
+            Party { name: name.to_string(), commitment: Some(share.commitment()), share: Some(share) }
+        })
+        .collect()
+}
+
+/// The header of an open game.
+pub fn header(game: String, rules: RuleVersion, scenario: Value, parties: Vec<Party>) -> Header {
+    let rules_hash = rules.hash();
+    Header { game, rules, rules_hash, scenario, mode: SeedMode::Open, parties }
+}
+
+/// The same game under other rules (the hash follows the settings).
+pub fn under(header: &Header, rules: RuleVersion) -> Header {
+    let mut h = header.clone();
+    h.rules_hash = rules.hash();
+    h.rules = rules;
+    h
+}
+
+/// Plays up to `n` decisions: at each, the candidates `propose` makes from the
+/// game are tried in random order and the first the rules accept is played.
+/// A game in which no candidate is legal is stuck, and the test fails there.
+pub fn play(
+    seed: u64,
+    header: &Header,
+    n: usize,
+    rng: &mut Rng,
+    mut propose: impl FnMut(&Game, &mut Rng) -> Vec<Value>,
+) -> (Vec<Event>, Game) {
+    let mut game = Game::open(header.clone()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    let mut events = Vec::new();
+    for _ in 0..n {
+        let mut options = propose(&game, rng);
+        let mut played = false;
+        while !options.is_empty() {
+            let pick = options.swap_remove(rng.below(options.len()));
+            if let Ok(new) = game.play(&pick, None) {
+                events.extend(new);
+                played = true;
+                break;
+            }
+        }
+        assert!(played, "seed {seed}: no legal decision after {} decisions in\n{}", game.decisions(), game.render());
+    }
+    (events, game)
+}
+
+/// Replay (folding the logged events) equals the live game, and verify
+/// (re-deciding every decision) passes with the same head.
+pub fn assert_replay_equals_live_and_verifies(seed: u64, header: &Header, events: &[Event], live: &Game) {
+    let mut replayed = Game::open(header.clone()).unwrap();
+    for e in events {
+        replayed.apply(e).unwrap_or_else(|err| panic!("seed {seed}: {err}"));
+    }
+    assert_eq!(replayed.state(), live.state(), "seed {seed}: replay differs from the live game");
+    assert_eq!(replayed.head(), live.head(), "seed {seed}: replay ends at another head");
+    assert_eq!(replayed.render(), live.render(), "seed {seed}: replay renders otherwise");
+    let verified = verify(header, events.iter().cloned().map(Ok::<_, String>))
+        .unwrap_or_else(|f| panic!("seed {seed}: a legal game does not verify: {f}"));
+    assert_eq!(verified.head, live.head(), "seed {seed}: verify ends at another head");
+    assert_eq!(verified.decisions, live.decisions());
+    assert_eq!(verified.turn, live.turn());
+}
+
+/// The record as `rollcall export` writes it: the header line, then one line per event.
+pub fn export(header: &Header, events: &[Event]) -> Vec<u8> {
+    let mut text = record::encode_header(header).unwrap();
+    text.push('\n');
+    for e in events {
+        text.push_str(&record::encode_event(e).unwrap());
+        text.push('\n');
+    }
+    text.into_bytes()
+}
+
+/// Parses and verifies record bytes as `rollcall verify` does; Ok if it verifies.
+pub fn check(bytes: &[u8]) -> Result<(), String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+    let Some(body) = text.strip_suffix('\n') else { return Err("the last line has no newline".into()) };
+    let mut lines = body.split('\n');
+    let header = record::parse_header(lines.next().unwrap()).map_err(|e| format!("line 1: {e}"))?;
+    let events = lines.enumerate().map(|(i, l)| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2)));
+    verify(&header, events).map(|_| ()).map_err(|f| f.to_string())
+}
+
+/// Changes the byte at `at` to another — sometimes a neighbour (a digit for
+/// a digit), sometimes anything — and demands that the record then fails to
+/// parse or to verify, with a reason.
+pub fn assert_byte_change_caught(seed: u64, bytes: &[u8], at: usize, rng: &mut Rng) {
+    let mut changed = bytes.to_vec();
+    let new = match rng.below(3) {
+        0 => bytes[at] ^ 1,
+        1 => bytes[at].wrapping_add(1 + rng.below(9) as u8),
+        _ => loop {
+            let b = rng.below(256) as u8;
+            if b != bytes[at] {
+                break b;
+            }
+        },
+    };
+    changed[at] = new;
+    let result = check(&changed);
+    assert!(
+        result.is_err(),
+        "seed {seed}: changing byte {at} ({:?} -> {:?}) went unnoticed",
+        bytes[at] as char,
+        new as char
+    );
+    assert!(!result.unwrap_err().is_empty(), "seed {seed}: changing byte {at} fails without a reason");
+}
+
+/// Runs a record's decisions under each header (the same game under other
+/// rules), each on its own state; a decision one refuses is skipped under it
+/// but keeps its number. Returns every die each rolled, by address.
+pub fn dice_under(headers: &[Header], events: &[Event]) -> Vec<BTreeMap<(u64, String, u64), u64>> {
+    let mut games: Vec<Game> = headers.iter().map(|h| Game::open(h.clone()).unwrap()).collect();
+    let mut rolls = vec![BTreeMap::new(); games.len()];
+    for e in events.iter().filter(|e| e.kind == Kind::Decision) {
+        for (g, game) in games.iter_mut().enumerate() {
+            match game.decide(&e.body["decision"], None) {
+                Ok(new) => {
+                    for r in new.iter().filter(|e| e.kind == Kind::Roll) {
+                        let key = (
+                            r.body["decision"].as_u64().unwrap(),
+                            r.body["label"].as_str().unwrap().to_string(),
+                            r.body["index"].as_u64().unwrap(),
+                        );
+                        rolls[g].insert(key, r.body["value"].as_u64().unwrap());
+                    }
+                    game.adopt(&new);
+                }
+                Err(_) => game.pass_decision(),
+            }
+        }
+    }
+    rolls
+}
+
+/// Every die that two versions both roll has the same face under both.
+/// Returns how many dice they shared.
+pub fn assert_dice_agree(
+    seed: u64,
+    a: &BTreeMap<(u64, String, u64), u64>,
+    b: &BTreeMap<(u64, String, u64), u64>,
+) -> usize {
+    let mut shared = 0;
+    for (address, value) in a {
+        if let Some(other) = b.get(address) {
+            shared += 1;
+            assert_eq!(value, other, "seed {seed}: the die at {address:?} differs between versions");
+        }
+    }
+    shared
+}
+
+/// Every fact of a record reads back as the ruleset's own fact, writes out
+/// byte for byte as it was logged, and narrates to a line of words.
+pub fn assert_facts_narrate_and_round_trip<R: Ruleset>(seed: u64, events: &[Event]) {
+    for e in events.iter().filter(|e| e.kind == Kind::Fact) {
+        let logged = &e.body["fact"];
+        let fact: R::Fact = serde_json::from_value(logged.clone())
+            .unwrap_or_else(|err| panic!("seed {seed}: seq {}: the fact {logged} does not read back: {err}", e.seq));
+        let again = serde_json::to_value(&fact).unwrap();
+        assert_eq!(
+            rollcall_core::canon::to_bytes(&again).unwrap(),
+            rollcall_core::canon::to_bytes(logged).unwrap(),
+            "seed {seed}: seq {}: the fact does not round-trip",
+            e.seq
+        );
+        let line = R::narrate(&fact);
+        assert!(
+            line.trim().chars().any(char::is_alphabetic) && !line.contains('\n'),
+            "seed {seed}: seq {}: the fact {logged} narrates as {line:?}",
+            e.seq
+        );
+    }
+}
+
+/// Every way of changing one thing in a JSON value: a string emptied or
+/// replaced, a number made 0, -1 or extreme, a flag flipped, a list
+/// emptied, a map key renamed — at any depth.
+pub fn one_change_each(value: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    match value {
+        Value::String(_) => out.extend([Value::from(""), Value::from("zz")]),
+        Value::Number(_) => {
+            out.extend([0, -1, i64::MIN, i64::MAX].map(Value::from));
+            out.extend([u64::from(u32::MAX), u64::MAX].map(Value::from));
+        }
+        Value::Bool(b) => out.push(Value::Bool(!b)),
+        Value::Null => out.push(Value::from("zz")),
+        Value::Array(items) => {
+            if !items.is_empty() {
+                out.push(Value::Array(Vec::new()));
+            }
+            for (i, item) in items.iter().enumerate() {
+                for changed in one_change_each(item) {
+                    let mut copy = items.clone();
+                    copy[i] = changed;
+                    out.push(Value::Array(copy));
+                }
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let mut renamed = map.clone();
+                let moved = renamed.remove(key).unwrap();
+                renamed.insert(format!("{key}z"), moved);
+                out.push(Value::Object(renamed));
+                for changed in one_change_each(item) {
+                    let mut copy = map.clone();
+                    copy.insert(key.clone(), changed);
+                    out.push(Value::Object(copy));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A changed fact that still reads as one narrates, without panicking:
+/// verify narrates the facts of a changed record to say how they differ,
+/// and those need not add up. Tries every single change of a few facts of
+/// each type.
+pub fn assert_changed_facts_narrate<R: Ruleset>(seed: u64, events: &[Event]) {
+    let mut tried: BTreeMap<String, usize> = BTreeMap::new();
+    for e in events.iter().filter(|e| e.kind == Kind::Fact) {
+        let logged = &e.body["fact"];
+        let count = tried.entry(logged["type"].as_str().unwrap_or("?").to_string()).or_insert(0);
+        *count += 1;
+        if *count > 3 {
+            continue;
+        }
+        for changed in one_change_each(logged) {
+            let Ok(fact) = serde_json::from_value::<R::Fact>(changed.clone()) else { continue };
+            let line = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| R::narrate(&fact)))
+                .unwrap_or_else(|_| panic!("seed {seed}: narrating the changed fact {changed} panics"));
+            assert!(!line.trim().is_empty(), "seed {seed}: the changed fact {changed} narrates as {line:?}");
+        }
+    }
+}
+
+/// Counts a record's facts by the kinds `kind` names for each (its type,
+/// and perhaps how it came about), to show what random games exercised.
+pub fn count_facts(events: &[Event], kind: impl Fn(&Value) -> Vec<String>, into: &mut BTreeMap<String, usize>) {
+    for e in events.iter().filter(|e| e.kind == Kind::Fact) {
+        for k in kind(&e.body["fact"]) {
+            *into.entry(k).or_insert(0) += 1;
+        }
+    }
+}
