@@ -12,7 +12,7 @@ use crate::ruleset::Violation;
 use super::actions::inches;
 use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
-use super::fire::{check_fire, fire, FireOrder};
+use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
 use super::{Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
 
@@ -61,7 +61,10 @@ pub(super) fn set_interrupt(state: &State, dice: &mut Dice, facts: &mut Facts) -
 /// control. A successful command check means that the unit holds its fire
 /// and can decide when to fire while the target is performing its action. A
 /// failed roll means that the figures that failed perform ragged fire on the
-/// target before the target begins its action."
+/// target before the target begins its action." A figure who fails but has
+/// nothing he may fire (no weapon, his 1 Use weapon spent, barred by a
+/// double-time advance) cannot perform that fire: he does not blow the
+/// ambush (N33).
 fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dice: &mut Dice) -> Result<(), Violation> {
     let state = facts.state();
     let u = &state.units[by];
@@ -74,7 +77,7 @@ fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dic
     let mut nervous = Vec::new();
     for figure in figures {
         let check = check_figure(facts.state(), &figure, rating, 0, dice)?;
-        if !check.passed() {
+        if !check.passed() && able_to_fire(facts.state(), &figure) {
             nervous.push(figure.clone());
         }
         facts.push(Fact::CommandChecked { figure, unit: by.to_string(), reason: reason.to_string(), check });
@@ -195,7 +198,9 @@ pub(super) fn interrupt(
             refuse!("{} is not in {}: the ambushers fire at the unit they lay in wait for", o.target, ambush.target);
         }
     }
-    for n in &ambush.nervous {
+    // A nervous figure who has left play since (caught by another
+    // ambusher's blast) no longer fires.
+    for n in ambush.nervous.iter().filter(|n| ranks.contains(n)) {
         if !orders.iter().any(|o| &o.figure == n && o.mode == FireMode::Ragged) {
             refuse!("{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
         }
@@ -237,7 +242,7 @@ pub(super) fn interrupt(
         target: ambush.target.clone(),
         prepared: ambush.prepared,
         held_cp_spent: ambush.prepared && !joined.is_empty(),
-        nervous: ambush.nervous.clone(),
+        nervous: ambush.nervous.iter().filter(|n| ranks.contains(n)).cloned().collect(),
         joined: joined.iter().map(|o| o.figure.clone()).collect(),
         mode,
         target_shaken_before: target_unit.morale != UnitMorale::Steady,
@@ -405,7 +410,10 @@ fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
 /// resolved before Jason's unit begins performing their actions on the
 /// current CP."
 pub(super) fn refuse_while_ambush_blown(state: &State, by_deciding: Option<&str>) -> Result<(), Violation> {
-    if let Some(a) = state.turn.as_ref().and_then(|t| t.ambushes.iter().find(|a| !a.nervous.is_empty() && !a.fired)) {
+    let blown = |a: &&super::Ambush| {
+        !a.fired && a.nervous.iter().any(|n| state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by))
+    };
+    if let Some(a) = state.turn.as_ref().and_then(|t| t.ambushes.iter().find(blown)) {
         if by_deciding == Some(a.by.as_str()) {
             return Ok(());
         }

@@ -370,3 +370,78 @@ fn a_leader_falling_under_interrupt_fire_does_not_cut_the_volley_short() {
     let ended = position(|f| matches!(f, Fact::ActivationEnded { unit, .. } if unit == "patrol"));
     assert!(ended > resolved);
 }
+
+/// Found by the random games (`properties_phoenix`, seed 1): a figure who
+/// fails his hold-fire check but carries nothing he can fire cannot "perform
+/// ragged fire on the target", so he does not blow the ambush — before, the
+/// ambush was blown, he could never fire, and every decision was refused.
+#[test]
+fn a_nervous_figure_with_nothing_to_fire_does_not_blow_the_ambush() {
+    let s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!([]));
+    let g = patrol_advancing(s.clone(), &[]);
+    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]));
+    assert_eq!(checks(&facts), [("ambush-1".into(), false), ("ambush-2".into(), true)]);
+    assert!(!facts.iter().any(|f| matches!(f, Fact::AmbushBlown { .. })), "{:?}", told(&facts));
+    let g = g.then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]);
+    accepted(check(&g, json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]));
+    // Both fail: only the one with a rifle fires, and the interrupt is his alone.
+    let g = patrol_advancing(s, &[]);
+    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]));
+    assert_eq!(
+        told(&facts).last().unwrap(),
+        "ambush's ambush is blown: ambush-2 open ragged fire on patrol before it acts."
+    );
+    let g = g.then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]);
+    let fire = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-2", "patrol-1", "ragged", None, 0)]});
+    accepted(check(&g, fire, &[("hit:ambush-2", &[9, 9, 9])]));
+}
+
+/// Found with the above: a nervous figure caught by another ambusher's blast
+/// before his own unit fires leaves play; his ambush no longer holds up the
+/// game (before, it waited for him to fire for ever).
+#[test]
+fn a_nervous_figure_who_leaves_play_no_longer_holds_up_the_game() {
+    let mut s = table(&[
+        ("alex", "amb-a", 0, 3, 2, [0, 0]),
+        ("alex", "amb-b", 0, 3, 2, [200, 0]),
+        ("jason", "patrol", 3, 4, 2, [0, 200]),
+    ]);
+    s["units"][0]["interrupt_set"] = json!(true);
+    s["units"][1]["interrupt_set"] = json!(true);
+    for f in s["figures"].as_array_mut().unwrap() {
+        f["weapons"] = json!(["rifle"]);
+    }
+    s = with_figure(s, "amb-a-1", "weapons", json!(["m79"]));
+    // amb-b-1 has crept up to 4" short of the patrol's leader.
+    s = with_figure(s, "amb-b-1", "at", json!([0, 160]));
+    s["weapons"] = json!({
+        "rifle": {"max_shots": 3, "pen": 20, "sdm": 3},
+        "m79": {"max_shots": 1, "one_shot_per_action": true, "pen": 30, "explosive": true, "sdm": 5,
+                "blast": [{"within_tenths": 10, "effect": "critical-wound"}]}
+    });
+    let g = given_with(s, &[]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "patrol"}),
+    ]);
+    let g = g
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-a"}), &[("check:amb-a-1", &[0])])
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-b"}), &[("check:amb-b-1", &[0])])
+        .then_rolling(json!({"type": "spend-cp"}), &[("check:amb-a-1", &[9]), ("check:amb-b-1", &[9])]);
+    // amb-a-1's grenade misses and deviates 4" along -y, onto amb-b-1.
+    let grenade = json!({"type": "interrupt", "by": "amb-a", "fire": [
+        {"figure": "amb-a-1", "weapon": "m79", "target": "patrol-lead", "mode": "ragged", "odds": 2}
+    ]});
+    let facts = accepted(check(&g, grenade.clone(), &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]));
+    assert!(
+        told(&facts).iter().any(|l| l.starts_with("amb-b-1 (amb-b, alex) is removed from play")),
+        "{:?}",
+        told(&facts)
+    );
+    let g = g.then_rolling(grenade, &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]);
+    accepted(check(
+        &g,
+        json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}]}),
+        &[],
+    ));
+}
