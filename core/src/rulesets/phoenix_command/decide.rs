@@ -60,6 +60,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
     morale::settle_unit_morale(&mut facts);
     interrupts::settle_interrupts(&mut facts);
     turn::settle_initiative(&mut facts);
+    turn::settle_turn_end(&mut facts);
     Ok(facts.into_facts())
 }
 
