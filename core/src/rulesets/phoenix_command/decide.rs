@@ -58,6 +58,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::Casualty { figure, effect, reason } => command::casualty(state, figure, *effect, reason, &mut facts)?,
     }
     morale::settle_unit_morale(&mut facts);
+    interrupts::lapse_orphaned_ambushes(&mut facts);
     interrupts::settle_interrupts(&mut facts);
     turn::settle_initiative(&mut facts);
     turn::settle_turn_end(&mut facts);

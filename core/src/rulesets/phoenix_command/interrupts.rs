@@ -67,8 +67,7 @@ pub(super) fn set_interrupt(state: &State, dice: &mut Dice, facts: &mut Facts) -
 /// ambush (N33).
 fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dice: &mut Dice) -> Result<(), Violation> {
     let state = facts.state();
-    let u = &state.units[by];
-    let Some(leader) = decide::leader(state, u) else {
+    let Some(leader) = state.units.get(by).and_then(|u| decide::leader(state, u)) else {
         return Ok(());
     };
     let rating = leader.command_rating.unwrap_or(0);
@@ -349,6 +348,30 @@ pub(super) fn lapse_ambushes_on(facts: &mut Facts, target: &str) {
         })
         .unwrap_or_default();
     for (by, target) in lapsed {
+        facts.push(Fact::AmbushLapsed { by, target });
+    }
+}
+
+/// Ambushes whose ambushers or target are no longer a unit lapse: the unit
+/// left play (eliminated by fire, even another interrupt), or was merged
+/// into another (consolidation, reorganisation). An ambush lies in wait by
+/// one unit for one unit (N21); a new sighting is a new `sighted`. Fired
+/// ambushes are resolved instead (`settle_interrupts`).
+pub(super) fn lapse_orphaned_ambushes(facts: &mut Facts) {
+    let state = facts.state();
+    let gone = |unit: &str| !state.units.contains_key(unit);
+    let orphaned: Vec<(String, String)> = state
+        .turn
+        .as_ref()
+        .map(|t| {
+            t.ambushes
+                .iter()
+                .filter(|a| !a.fired && (gone(&a.by) || gone(&a.target)))
+                .map(|a| (a.by.clone(), a.target.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (by, target) in orphaned {
         facts.push(Fact::AmbushLapsed { by, target });
     }
 }

@@ -445,3 +445,35 @@ fn a_nervous_figure_who_leaves_play_no_longer_holds_up_the_game() {
         &[],
     ));
 }
+
+/// Found by the random games (`properties_phoenix`, seed 8005): an ambusher
+/// lying in wait for the active unit was itself eliminated (by another
+/// unit's interrupt); when the active unit spent its next CP, the hold-fire
+/// checks looked for the ambusher's unit and the engine panicked. Its
+/// ambush now lapses with it.
+#[test]
+fn an_ambush_lapses_when_its_ambushers_are_gone() {
+    let mut s = table(&[
+        ("alex", "amb", 0, 3, 1, [0, 0]),
+        ("jason", "patrol", 3, 4, 2, [0, 200]),
+        ("jason", "guard", 0, 3, 2, [100, 200]),
+    ]);
+    s["units"][0]["interrupt_set"] = json!(true);
+    s["units"][2]["interrupt_set"] = json!(true);
+    s = with_figure(s, "guard-1", "weapons", json!(["rifle"]));
+    s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 3}});
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "critical-wound"}]}]);
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+            json!({"type": "sighted", "target": "patrol", "by": "amb"}),
+        ])
+        .then_rolling(json!({"type": "sighted", "target": "amb", "by": "guard"}), &[("check:guard-1", &[0])]);
+    let fire = json!({"type": "interrupt", "by": "guard", "fire": [rifle("guard-1", "amb-lead", "aimed", Some(1), 5)]});
+    let facts = accepted(check(&g, fire.clone(), &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]));
+    assert!(told(&facts).contains(&"amb no longer lies in wait for patrol.".to_string()), "{:?}", told(&facts));
+    let g = g.then_rolling(fire, &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]);
+    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+}
