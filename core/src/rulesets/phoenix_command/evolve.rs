@@ -215,7 +215,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
         Fact::InjuryRuled { .. } => {
             turn(&mut state).pending_injuries.remove(0);
         }
-        Fact::KnockoutRolled { .. } | Fact::Blast { .. } => {}
+        Fact::KnockoutRolled { .. } | Fact::Blast { .. } | Fact::ActionVoided { .. } => {}
         Fact::MeleeDeclared { attacker, target } => {
             turn(&mut state).melee = Some(PendingMelee { attacker: attacker.clone(), target: target.clone() });
         }

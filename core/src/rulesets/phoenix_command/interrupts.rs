@@ -14,7 +14,7 @@ use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+use super::{Action, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
 
 /// The active unit sets an interrupt.
 ///
@@ -167,10 +167,10 @@ pub(super) fn sighted(
 /// accumulated CP, only a single CP may be used in performing the
 /// interrupt." — "a unit performing a Ragged Interrupt can only perform
 /// ragged fire." All fire at figures of the unit lain in wait for.
-pub(super) fn interrupt(
+pub(super) fn interrupt<'a>(
     state: &State,
     by: &str,
-    orders: &[InterruptFire],
+    orders: &'a [InterruptFire],
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
@@ -220,20 +220,18 @@ pub(super) fn interrupt(
             refuse!("{by} holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\"");
         }
     }
-    let mut volleys = Vec::new();
+    let order = |o: &'a InterruptFire| FireOrder {
+        figure: &o.figure,
+        weapon: &o.weapon,
+        target: &o.target,
+        mode: o.mode,
+        line: o.line,
+        odds: o.odds,
+        cover_pf: o.cover_pf,
+        cover_at: o.cover_at,
+    };
     for o in orders {
-        let order = FireOrder {
-            figure: &o.figure,
-            weapon: &o.weapon,
-            target: &o.target,
-            mode: o.mode,
-            line: o.line,
-            odds: o.odds,
-            cover_pf: o.cover_pf,
-            cover_at: o.cover_at,
-        };
-        let v = check_fire(state, &order)?;
-        volleys.push((v.shots, v.odds, v.weapon.clone()));
+        check_fire(state, &order(o))?;
     }
     let target_unit = &state.units[&ambush.target];
     facts.push(Fact::InterruptFired {
@@ -246,19 +244,38 @@ pub(super) fn interrupt(
         mode,
         target_shaken_before: target_unit.morale != UnitMorale::Steady,
     });
-    for (o, (shots, odds, weapon)) in orders.iter().zip(volleys) {
-        let order = FireOrder {
-            figure: &o.figure,
-            weapon: &o.weapon,
-            target: &o.target,
-            mode: o.mode,
-            line: o.line,
-            odds: o.odds,
-            cover_pf: o.cover_pf,
-            cover_at: o.cover_at,
+    // Every order was checked before any die was rolled; one that an earlier
+    // order's dice made impossible (its shooter or his target fell, his
+    // morale dropped) is void (N36).
+    for o in orders {
+        let now = facts.state();
+        let checked = match now.figures.get(&o.figure).filter(|f| f.in_play()) {
+            None => Err(format!("{} is no longer in play", o.figure)),
+            Some(_) => {
+                check_fire(now, &order(o)).map(|v| (v.shots, v.odds, v.weapon.clone())).map_err(|v| v.to_string())
+            }
         };
-        let volley = super::fire::Volley { weapon: &weapon, shots, odds };
-        fire(facts, &order, &volley, dice)?;
+        match checked {
+            Ok((shots, odds, weapon)) => {
+                let volley = super::fire::Volley { weapon: &weapon, shots, odds };
+                fire(facts, &order(o), &volley, dice)?;
+            }
+            Err(reason) => facts.push(Fact::ActionVoided {
+                figure: o.figure.clone(),
+                action: Action::Fire {
+                    figure: o.figure.clone(),
+                    move_to: None,
+                    weapon: o.weapon.clone(),
+                    target: o.target.clone(),
+                    mode: o.mode,
+                    line: o.line,
+                    odds: o.odds,
+                    cover_pf: o.cover_pf,
+                    cover_at: o.cover_at,
+                },
+                reason,
+            }),
+        }
     }
     Ok(())
 }

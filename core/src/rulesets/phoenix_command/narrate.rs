@@ -358,6 +358,18 @@ pub(super) fn narrate(fact: &Fact) -> String {
             distance_tenths,
             ..
         } => action_text(action, *from, *distance_tenths),
+        Fact::ActionVoided { figure, action, reason } => {
+            let what = match action {
+                Action::Move { .. } => "move",
+                Action::DoubleTime { .. } => "double-time advance",
+                Action::Fire { .. } => "fire",
+                Action::Melee { .. } => "melee attack",
+                Action::Flee { .. } => "flight",
+                Action::Hold { .. } => "hold",
+                Action::Other { .. } => "action",
+            };
+            format!("{figure}'s {what} is void: {reason}.")
+        }
         Fact::CpCompleted {
             unit,
             number,

@@ -477,3 +477,39 @@ fn an_ambush_lapses_when_its_ambushers_are_gone() {
     let g = g.then_rolling(fire, &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]);
     accepted(check(&g, json!({"type": "spend-cp"}), &[]));
 }
+
+/// An ambusher caught by an earlier ambusher's blast in the same interrupt
+/// does not fire from out of play: his order is void (N36), and no die is
+/// rolled for it.
+#[test]
+fn an_ambushers_order_is_void_once_he_has_fallen() {
+    let mut s = table(&[("alex", "amb", 0, 3, 2, [0, 0]), ("jason", "patrol", 3, 4, 2, [0, 200])]);
+    s["units"][0]["interrupt_set"] = json!(true);
+    s = with_figure(s, "amb-lead", "weapons", json!(["rifle"]));
+    s = with_figure(s, "amb-1", "weapons", json!(["m79"]));
+    // amb-lead has crept up to 4" short of the patrol's leader.
+    s = with_figure(s, "amb-lead", "at", json!([0, 160]));
+    s["weapons"] = json!({
+        "rifle": {"max_shots": 3, "pen": 20, "sdm": 3},
+        "m79": {"max_shots": 1, "one_shot_per_action": true, "pen": 30, "explosive": true, "sdm": 5,
+                "blast": [{"within_tenths": 10, "effect": "critical-wound"}]}
+    });
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+        ])
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb"}), &[("check:amb-1", &[0])]);
+    let fire = json!({"type": "interrupt", "by": "amb", "fire": [
+        {"figure": "amb-1", "weapon": "m79", "target": "patrol-lead", "mode": "ragged", "odds": 2},
+        rifle("amb-lead", "patrol-1", "ragged", None, 5)
+    ]});
+    // The grenade misses and deviates 4" along -y, onto amb-lead.
+    let facts = accepted(check(&g, fire, &[("hit:amb-1", &[9]), ("deviation:amb-1", &[5])]));
+    assert!(
+        told(&facts).contains(&"amb-lead's fire is void: amb-lead is no longer in play.".to_string()),
+        "{:?}",
+        told(&facts)
+    );
+}
