@@ -23,11 +23,15 @@ pub(super) fn inches(tenths: u64) -> String {
 /// move or perform actions, and can only perform ragged fire." — "Panicked
 /// figures can only use ragged fire", and flee. Abandonment: "Those that fail
 /// will lag behind by 1 CP" (P6: the failed figure does nothing on the next
-/// CP).
+/// CP — he holds, even if interrupt fire has since panicked him: N37).
 fn refuse_what_morale_forbids(f: &Figure, action: &Action) -> Result<(), Violation> {
     let ragged = matches!(action, Action::Fire { mode: FireMode::Ragged, .. });
-    if f.lagging && !matches!(action, Action::Hold { .. }) {
-        refuse!("{} failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP", f.id);
+    if f.lagging {
+        // He sits the CP out, whatever his morale has become since.
+        if !matches!(action, Action::Hold { .. }) {
+            refuse!("{} failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP", f.id);
+        }
+        return Ok(());
     }
     match f.morale {
         Morale::Shaken if !ragged && !matches!(action, Action::Hold { .. }) => refuse!(

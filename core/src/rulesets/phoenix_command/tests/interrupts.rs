@@ -513,3 +513,37 @@ fn an_ambushers_order_is_void_once_he_has_fallen() {
         told(&facts)
     );
 }
+
+/// A figure who lags behind after his leader abandoned the Shaken (P6) and
+/// is then panicked by interrupt fire on the same CP still sits it out:
+/// he holds. (Before, the lag allowed only a hold and his panic forbade it:
+/// the CP could never be completed.)
+#[test]
+fn a_lagging_figure_panicked_on_the_cp_holds() {
+    let mut s = ambush_scenario(true, 0);
+    s = with_figure(s, "patrol-lead", "at", json!([0, 200]));
+    for i in 4..6 {
+        s["figures"].as_array_mut().unwrap().push(json!({"id": format!("patrol-{i}"), "team": "patrol",
+            "troop_quality": 3, "at": [20 * i, 200], "weapons": ["rifle"], "knockout_chance": 3}));
+    }
+    s = with_figure(s, "patrol-3", "morale", json!("shaken"));
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+        ])
+        .then_rolling(
+            json!({"type": "abandon"}),
+            &[("check:patrol-1", &[9]), ("check:patrol-2", &[0]), ("check:patrol-4", &[0]), ("check:patrol-5", &[0])],
+        )
+        .then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(2), 5)]}),
+            &[("hit:ambush-1", &[0, 0]), ("injury:patrol-1", &[2, 2])],
+        );
+    assert_eq!(g.state.figures["patrol-1"].morale, crate::rulesets::phoenix_command::Morale::Panicked);
+    assert!(g.state.figures["patrol-1"].lagging);
+    accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]));
+}
