@@ -243,6 +243,19 @@ fn refuse_beyond(f: &Figure, to: crate::geometry::Point, allowance: u64, what: &
     Ok(())
 }
 
+/// A CP whose last figure still to act left play outside his unit's own
+/// actions — under interrupt fire, whose resolution comes first (N30) — is
+/// complete once that interrupt is resolved: nobody is left to act on it.
+pub(super) fn settle_step(facts: &mut Facts) {
+    let state = facts.state();
+    let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) else {
+        return;
+    };
+    if !super::interrupts::fired_on(state, &a.unit) {
+        complete_step_if_done(facts);
+    }
+}
+
 /// Closes the CP being spent once every figure of the unit has acted on it,
 /// and ends the activation when it was the last. Figures who lagged behind
 /// on it act normally from the next CP (P6).

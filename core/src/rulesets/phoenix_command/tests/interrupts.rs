@@ -547,3 +547,24 @@ fn a_lagging_figure_panicked_on_the_cp_holds() {
     assert!(g.state.figures["patrol-1"].lagging);
     accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]));
 }
+
+/// Found by the random games (`properties_phoenix`, seed 35004): interrupt
+/// fire removed the one figure of the active unit still to act on its CP,
+/// and the interrupt failed; the CP stayed open with nobody left to act on
+/// it, and every decision was refused. It is now complete once the
+/// interrupt is resolved.
+#[test]
+fn a_cp_whose_last_figure_to_act_falls_under_interrupt_fire_is_complete() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &[])
+        .then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then(json!({"type": "actions", "actions": [
+            {"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}, {"type": "hold", "figure": "patrol-2"}
+        ]}));
+    let fire =
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-3", "aimed", Some(1), 5)]});
+    let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[0]), ("injury:patrol-3", &[9])]));
+    let told = told(&facts);
+    assert!(told.iter().any(|l| l.starts_with("ambush's interrupt fails")), "{told:?}");
+    assert!(facts.iter().any(|f| matches!(f, Fact::CpCompleted { number: 2, cp_left: 1, .. })), "{told:?}");
+}
