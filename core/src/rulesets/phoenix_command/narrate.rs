@@ -140,7 +140,9 @@ pub(super) fn narrate(fact: &Fact) -> String {
                 };
                 format!("{by}'s interrupt succeeds ({reason}): {target} loses its {cp_lost} remaining CP and ceases its turn.{then}")
             } else {
-                format!("{by}'s interrupt fails: {reason}.")
+                // The reason may end on a quoted sentence: no second full stop.
+                let stop = if reason.ends_with('.') || reason.ends_with(".\"") { "" } else { "." };
+                format!("{by}'s interrupt fails: {reason}{stop}")
             }
         }
         Fact::AmbushLapsed { by, target } => {

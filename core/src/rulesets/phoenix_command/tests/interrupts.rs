@@ -199,7 +199,7 @@ fn an_interrupt_that_does_not_shake_the_target_fails() {
     ));
     assert_eq!(
         told(&facts).last().unwrap(),
-        "ambush's interrupt fails: patrol is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\"."
+        "ambush's interrupt fails: patrol is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\""
     );
     let g = g.then_rolling(
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
