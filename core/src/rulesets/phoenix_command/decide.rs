@@ -60,6 +60,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
     morale::settle_unit_morale(&mut facts);
     interrupts::lapse_orphaned_ambushes(&mut facts);
     interrupts::settle_interrupts(&mut facts);
+    melee::settle_melee(&mut facts);
     actions::settle_step(&mut facts);
     turn::settle_initiative(&mut facts);
     turn::settle_turn_end(&mut facts);

@@ -790,7 +790,8 @@ pub enum Fact {
     /// An action of the decision that an earlier action's dice made
     /// impossible (its figure or his target fell, his morale dropped, his
     /// unit's activation ended): it is not performed (N36). A figure still
-    /// in play is still to act on the CP.
+    /// in play is still to act on the CP. Also a melee attack waiting for
+    /// its answer whose attacker or target has since left play.
     ActionVoided {
         figure: String,
         action: Action,

@@ -232,3 +232,33 @@ fn a_melee_declared_as_the_target_unit_breaks_is_answered_before_the_rout() {
     let g = g.then_rolling(answer, &[("melee:a-2", &[9])]);
     accepted(check(&g, rout, &[]));
 }
+
+/// A melee attack on a figure whose hit was still waiting for the referee's
+/// effect is void once the referee rules him out of play: nobody is left to
+/// answer it, and no die is rolled for it (N36). Before, the fallen figure
+/// "engaged" and the attack was rolled.
+#[test]
+fn a_melee_attack_on_a_figure_who_falls_before_answering_is_void() {
+    let mut s = close_quarters();
+    s = with_figure(s, "a-1", "weapons", json!(["rifle"]));
+    s["weapons"]["rifle"] = json!({"max_shots": 1, "pen": 20, "sdm": 3});
+    let cp = json!({"type": "actions", "actions": [
+        {"type": "fire", "figure": "a-1", "weapon": "rifle", "target": "j-1", "mode": "aimed", "line": 1, "odds": 5},
+        {"type": "melee", "figure": "a-2", "target": "j-1", "move_to": [40, 40]}
+    ]});
+    let g = acting(s).then_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-1", &[5])]);
+    assert!(g.state.turn.as_ref().unwrap().melee.is_some());
+    let ruling = json!({"type": "injury", "target": "j-1", "effect": "critical-wound"});
+    let facts = accepted(check(&g, ruling.clone(), &[]));
+    assert!(
+        told(&facts).contains(&"a-2's melee attack is void: j-1 is out of play.".to_string()),
+        "{:?}",
+        told(&facts)
+    );
+    let g = g.then(ruling);
+    assert!(g.state.turn.as_ref().unwrap().melee.is_none());
+    let e = refusal(check(&g, json!({"type": "melee-response", "escape": false}), &[]));
+    assert_eq!(e, "no melee attack is waiting for an answer");
+    let facts = accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}]}), &[]));
+    assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
+}
