@@ -58,8 +58,12 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::Casualty { figure, effect, reason } => command::casualty(state, figure, *effect, reason, &mut facts)?,
     }
     morale::settle_unit_morale(&mut facts);
+    interrupts::lapse_orphaned_ambushes(&mut facts);
     interrupts::settle_interrupts(&mut facts);
+    melee::settle_melee(&mut facts);
+    actions::settle_step(&mut facts);
     turn::settle_initiative(&mut facts);
+    turn::settle_turn_end(&mut facts);
     Ok(facts.into_facts())
 }
 
@@ -97,6 +101,13 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
         );
     }
     if let Some(u) = state.units.values().find(|u| u.rout_due) {
+        // A melee declared on the same CP as the fire that broke the unit
+        // is answered first: it was declared with both figures in play.
+        let answering = matches!(decision, Decision::MeleeResponse { .. })
+            && state.turn.as_ref().is_some_and(|t| t.melee.is_some());
+        if answering {
+            return Ok(());
+        }
         if !matches!(decision, Decision::Rout { unit, .. } if *unit == u.id) {
             refuse!(
                 "{} is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else",

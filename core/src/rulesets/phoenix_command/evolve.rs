@@ -216,6 +216,13 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
             turn(&mut state).pending_injuries.remove(0);
         }
         Fact::KnockoutRolled { .. } | Fact::Blast { .. } => {}
+        Fact::ActionVoided { figure, action: Action::Melee { .. }, .. } => {
+            // The attack waiting for its answer, if it is this one, is void.
+            if let Some(t) = state.turn.as_mut().filter(|t| t.melee.as_ref().is_some_and(|m| &m.attacker == figure)) {
+                t.melee = None;
+            }
+        }
+        Fact::ActionVoided { .. } => {}
         Fact::MeleeDeclared { attacker, target } => {
             turn(&mut state).melee = Some(PendingMelee { attacker: attacker.clone(), target: target.clone() });
         }

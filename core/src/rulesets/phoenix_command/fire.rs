@@ -116,6 +116,24 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     Ok(Volley { weapon, shots, odds })
 }
 
+/// Whether a figure has anything he may fire now, whatever the target or
+/// mode: a weapon he carries that is not a spent 1 Use weapon, and nothing
+/// barring him from fire this turn (strategic movement; a double-time
+/// advance, under `double-time-bars-fire-for-the-turn`). A figure who fails
+/// his hold-fire check but has nothing to fire cannot blow the ambush (N33).
+pub(super) fn able_to_fire(state: &State, figure: &str) -> bool {
+    let Some(f) = state.figures.get(figure).filter(|f| f.in_play()) else {
+        return false;
+    };
+    if f.double_timed && state.config.double_time_bars_fire_for_the_turn {
+        return false;
+    }
+    if state.units.get(&f.unit).is_some_and(|u| u.strategic) {
+        return false;
+    }
+    f.weapons.iter().any(|w| state.weapons.contains_key(w) && !f.used_weapons.contains(w))
+}
+
 /// Fires a checked order: a 0–9 roll per shot (`hit:<shooter>`), hits,
 /// and each hit's injury.
 ///

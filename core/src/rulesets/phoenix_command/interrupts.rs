@@ -12,9 +12,9 @@ use crate::ruleset::Violation;
 use super::actions::inches;
 use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
-use super::fire::{check_fire, fire, FireOrder};
+use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+use super::{Action, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
 
 /// The active unit sets an interrupt.
 ///
@@ -61,11 +61,13 @@ pub(super) fn set_interrupt(state: &State, dice: &mut Dice, facts: &mut Facts) -
 /// control. A successful command check means that the unit holds its fire
 /// and can decide when to fire while the target is performing its action. A
 /// failed roll means that the figures that failed perform ragged fire on the
-/// target before the target begins its action."
+/// target before the target begins its action." A figure who fails but has
+/// nothing he may fire (no weapon, his 1 Use weapon spent, barred by a
+/// double-time advance) cannot perform that fire: he does not blow the
+/// ambush (N33).
 fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dice: &mut Dice) -> Result<(), Violation> {
     let state = facts.state();
-    let u = &state.units[by];
-    let Some(leader) = decide::leader(state, u) else {
+    let Some(leader) = state.units.get(by).and_then(|u| decide::leader(state, u)) else {
         return Ok(());
     };
     let rating = leader.command_rating.unwrap_or(0);
@@ -74,7 +76,7 @@ fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dic
     let mut nervous = Vec::new();
     for figure in figures {
         let check = check_figure(facts.state(), &figure, rating, 0, dice)?;
-        if !check.passed() {
+        if !check.passed() && able_to_fire(facts.state(), &figure) {
             nervous.push(figure.clone());
         }
         facts.push(Fact::CommandChecked { figure, unit: by.to_string(), reason: reason.to_string(), check });
@@ -165,10 +167,10 @@ pub(super) fn sighted(
 /// accumulated CP, only a single CP may be used in performing the
 /// interrupt." — "a unit performing a Ragged Interrupt can only perform
 /// ragged fire." All fire at figures of the unit lain in wait for.
-pub(super) fn interrupt(
+pub(super) fn interrupt<'a>(
     state: &State,
     by: &str,
-    orders: &[InterruptFire],
+    orders: &'a [InterruptFire],
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
@@ -195,7 +197,9 @@ pub(super) fn interrupt(
             refuse!("{} is not in {}: the ambushers fire at the unit they lay in wait for", o.target, ambush.target);
         }
     }
-    for n in &ambush.nervous {
+    // A nervous figure who has left play since (caught by another
+    // ambusher's blast) no longer fires.
+    for n in ambush.nervous.iter().filter(|n| ranks.contains(n)) {
         if !orders.iter().any(|o| &o.figure == n && o.mode == FireMode::Ragged) {
             refuse!("{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
         }
@@ -216,20 +220,18 @@ pub(super) fn interrupt(
             refuse!("{by} holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\"");
         }
     }
-    let mut volleys = Vec::new();
+    let order = |o: &'a InterruptFire| FireOrder {
+        figure: &o.figure,
+        weapon: &o.weapon,
+        target: &o.target,
+        mode: o.mode,
+        line: o.line,
+        odds: o.odds,
+        cover_pf: o.cover_pf,
+        cover_at: o.cover_at,
+    };
     for o in orders {
-        let order = FireOrder {
-            figure: &o.figure,
-            weapon: &o.weapon,
-            target: &o.target,
-            mode: o.mode,
-            line: o.line,
-            odds: o.odds,
-            cover_pf: o.cover_pf,
-            cover_at: o.cover_at,
-        };
-        let v = check_fire(state, &order)?;
-        volleys.push((v.shots, v.odds, v.weapon.clone()));
+        check_fire(state, &order(o))?;
     }
     let target_unit = &state.units[&ambush.target];
     facts.push(Fact::InterruptFired {
@@ -237,24 +239,43 @@ pub(super) fn interrupt(
         target: ambush.target.clone(),
         prepared: ambush.prepared,
         held_cp_spent: ambush.prepared && !joined.is_empty(),
-        nervous: ambush.nervous.clone(),
+        nervous: ambush.nervous.iter().filter(|n| ranks.contains(n)).cloned().collect(),
         joined: joined.iter().map(|o| o.figure.clone()).collect(),
         mode,
         target_shaken_before: target_unit.morale != UnitMorale::Steady,
     });
-    for (o, (shots, odds, weapon)) in orders.iter().zip(volleys) {
-        let order = FireOrder {
-            figure: &o.figure,
-            weapon: &o.weapon,
-            target: &o.target,
-            mode: o.mode,
-            line: o.line,
-            odds: o.odds,
-            cover_pf: o.cover_pf,
-            cover_at: o.cover_at,
+    // Every order was checked before any die was rolled; one that an earlier
+    // order's dice made impossible (its shooter or his target fell, his
+    // morale dropped) is void (N36).
+    for o in orders {
+        let now = facts.state();
+        let checked = match now.figures.get(&o.figure).filter(|f| f.in_play()) {
+            None => Err(format!("{} is no longer in play", o.figure)),
+            Some(_) => {
+                check_fire(now, &order(o)).map(|v| (v.shots, v.odds, v.weapon.clone())).map_err(|v| v.to_string())
+            }
         };
-        let volley = super::fire::Volley { weapon: &weapon, shots, odds };
-        fire(facts, &order, &volley, dice)?;
+        match checked {
+            Ok((shots, odds, weapon)) => {
+                let volley = super::fire::Volley { weapon: &weapon, shots, odds };
+                fire(facts, &order(o), &volley, dice)?;
+            }
+            Err(reason) => facts.push(Fact::ActionVoided {
+                figure: o.figure.clone(),
+                action: Action::Fire {
+                    figure: o.figure.clone(),
+                    move_to: None,
+                    weapon: o.weapon.clone(),
+                    target: o.target.clone(),
+                    mode: o.mode,
+                    line: o.line,
+                    odds: o.odds,
+                    cover_pf: o.cover_pf,
+                    cover_at: o.cover_at,
+                },
+                reason,
+            }),
+        }
     }
     Ok(())
 }
@@ -348,6 +369,30 @@ pub(super) fn lapse_ambushes_on(facts: &mut Facts, target: &str) {
     }
 }
 
+/// Ambushes whose ambushers or target are no longer a unit lapse: the unit
+/// left play (eliminated by fire, even another interrupt), or was merged
+/// into another (consolidation, reorganisation). An ambush lies in wait by
+/// one unit for one unit (N21); a new sighting is a new `sighted`. Fired
+/// ambushes are resolved instead (`settle_interrupts`).
+pub(super) fn lapse_orphaned_ambushes(facts: &mut Facts) {
+    let state = facts.state();
+    let gone = |unit: &str| !state.units.contains_key(unit);
+    let orphaned: Vec<(String, String)> = state
+        .turn
+        .as_ref()
+        .map(|t| {
+            t.ambushes
+                .iter()
+                .filter(|a| !a.fired && (gone(&a.by) || gone(&a.target)))
+                .map(|a| (a.by.clone(), a.target.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (by, target) in orphaned {
+        facts.push(Fact::AmbushLapsed { by, target });
+    }
+}
+
 /// A successfully interrupted unit takes cover, then its turn ends.
 ///
 /// "A unit which has been successfully interrupted must cease performing
@@ -405,7 +450,10 @@ fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
 /// resolved before Jason's unit begins performing their actions on the
 /// current CP."
 pub(super) fn refuse_while_ambush_blown(state: &State, by_deciding: Option<&str>) -> Result<(), Violation> {
-    if let Some(a) = state.turn.as_ref().and_then(|t| t.ambushes.iter().find(|a| !a.nervous.is_empty() && !a.fired)) {
+    let blown = |a: &&super::Ambush| {
+        !a.fired && a.nervous.iter().any(|n| state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by))
+    };
+    if let Some(a) = state.turn.as_ref().and_then(|t| t.ambushes.iter().find(blown)) {
         if by_deciding == Some(a.by.as_str()) {
             return Ok(());
         }

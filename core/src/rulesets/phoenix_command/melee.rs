@@ -10,7 +10,7 @@ use crate::ruleset::Violation;
 use super::actions::{complete_step_if_done, inches};
 use super::decide::{self, Facts};
 use super::fire::hit;
-use super::{Fact, Figure, State};
+use super::{Action, Fact, Figure, State};
 
 /// Whether `f` may declare a melee attack on `target`.
 ///
@@ -104,4 +104,20 @@ pub(super) fn respond(
     }
     complete_step_if_done(facts);
     Ok(())
+}
+
+/// A melee attack waiting for its answer is void once its attacker or its
+/// target has left play (the referee's effect of an earlier hit on the same
+/// CP): nobody is left to answer it, or to strike (N36). The CP goes on.
+pub(super) fn settle_melee(facts: &mut Facts) {
+    let state = facts.state();
+    let Some(m) = state.turn.as_ref().and_then(|t| t.melee.clone()) else {
+        return;
+    };
+    let gone = [&m.attacker, &m.target].into_iter().find(|f| !state.figures.get(*f).is_some_and(|f| f.in_play()));
+    if let Some(gone) = gone {
+        let reason = format!("{gone} is out of play");
+        let action = Action::Melee { figure: m.attacker.clone(), target: m.target.clone(), move_to: None };
+        facts.push(Fact::ActionVoided { figure: m.attacker, action, reason });
+    }
 }

@@ -787,6 +787,16 @@ pub enum Fact {
         from: Option<Point>,
         distance_tenths: Option<u64>,
     },
+    /// An action of the decision that an earlier action's dice made
+    /// impossible (its figure or his target fell, his morale dropped, his
+    /// unit's activation ended): it is not performed (N36). A figure still
+    /// in play is still to act on the CP. Also a melee attack waiting for
+    /// its answer whose attacker or target has since left play.
+    ActionVoided {
+        figure: String,
+        action: Action,
+        reason: String,
+    },
     Fired {
         unit: String,
         figure: String,

@@ -140,7 +140,9 @@ pub(super) fn narrate(fact: &Fact) -> String {
                 };
                 format!("{by}'s interrupt succeeds ({reason}): {target} loses its {cp_lost} remaining CP and ceases its turn.{then}")
             } else {
-                format!("{by}'s interrupt fails: {reason}.")
+                // The reason may end on a quoted sentence: no second full stop.
+                let stop = if reason.ends_with('.') || reason.ends_with(".\"") { "" } else { "." };
+                format!("{by}'s interrupt fails: {reason}{stop}")
             }
         }
         Fact::AmbushLapsed { by, target } => {
@@ -358,6 +360,18 @@ pub(super) fn narrate(fact: &Fact) -> String {
             distance_tenths,
             ..
         } => action_text(action, *from, *distance_tenths),
+        Fact::ActionVoided { figure, action, reason } => {
+            let what = match action {
+                Action::Move { .. } => "move",
+                Action::DoubleTime { .. } => "double-time advance",
+                Action::Fire { .. } => "fire",
+                Action::Melee { .. } => "melee attack",
+                Action::Flee { .. } => "flight",
+                Action::Hold { .. } => "hold",
+                Action::Other { .. } => "action",
+            };
+            format!("{figure}'s {what} is void: {reason}.")
+        }
         Fact::CpCompleted {
             unit,
             number,

@@ -507,6 +507,33 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             }
         }
     }
+    // "A Light Wound Result requires the target to make a 0-9 roll against
+    // his Knockout Chance": when the scenario's own tables can give one, the
+    // engine rolls it, so every figure needs his chance — else a fire order
+    // would be refused after its dice were rolled, telling the player how
+    // they fell.
+    let light = |rows: &[InjuryRow]| rows.iter().any(|r| r.effect == Injury::LightWound);
+    let source = if s.injury_table.iter().flatten().any(|c| light(&c.rows)) {
+        Some("injury_table".to_string())
+    } else if s.melee_injury_table.as_ref().is_some_and(|m| light(&m.unarmoured) || light(&m.armoured)) {
+        Some("melee_injury_table".to_string())
+    } else {
+        s.weapons
+            .iter()
+            .find(|(_, w)| w.blast.iter().any(|r| r.effect == Injury::LightWound))
+            .map(|(id, _)| format!("weapons.{id}.blast"))
+    };
+    if let Some(source) = source {
+        if let Some(i) = s.figures.iter().position(|f| f.knockout_chance.is_none()) {
+            return Err(ScenarioError::new(
+                format!("figures[{i}].knockout_chance"),
+                format!(
+                    "{:?} needs a knockout chance: {source} gives Light Wounds, and \"A Light Wound Result requires the target to make a 0-9 roll against his Knockout Chance\"",
+                    s.figures[i].id
+                ),
+            ));
+        }
+    }
     Ok(State {
         config,
         weapons: s.weapons,

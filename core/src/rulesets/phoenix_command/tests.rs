@@ -153,6 +153,17 @@ pub(super) fn with_figure(mut scenario: Value, figure: &str, field: &str, value:
     scenario
 }
 
+/// Gives every figure without one a knockout chance, as a scenario whose
+/// tables give Light Wounds must.
+pub(super) fn with_knockout_chances(mut scenario: Value, chance: i64) -> Value {
+    for f in scenario["figures"].as_array_mut().unwrap() {
+        if f.get("knockout_chance").is_none() {
+            f["knockout_chance"] = json!(chance);
+        }
+    }
+    scenario
+}
+
 /// Operations of turn 1 have begun.
 pub(super) fn in_operations(scenario: Value) -> Given {
     given(scenario).then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})])

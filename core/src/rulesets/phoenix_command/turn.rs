@@ -345,6 +345,26 @@ pub(super) fn end_activation(facts: &mut Facts) {
     }
 }
 
+/// Ends the turn once no unit is left to activate, however the last one
+/// went: "The decision then passes to the unit with the next highest number
+/// of CP, and so forth until all units have been activated." Between
+/// activations the unit due next can leave play (a casualty, a surrender in
+/// its rout) or be marked activated by a successful interrupt (N22); when no
+/// other is left, the operations phase and the turn end there — once no
+/// input is due, since a brevet or a rout into cover can make a unit able to
+/// act again.
+pub(super) fn settle_turn_end(facts: &mut Facts) {
+    let state = facts.state();
+    let Some(t) = &state.turn else { return };
+    if t.phase != Phase::Operations || t.activation.is_some() || !t.pending_injuries.is_empty() || t.melee.is_some() {
+        return;
+    }
+    if state.units.values().any(|u| u.brevet_due.is_some() || u.rout_due) || next_up(state).is_some() {
+        return;
+    }
+    facts.push(Fact::TurnEnded { turn: t.number });
+}
+
 /// Recounts initiative when the count has changed during operations.
 ///
 /// "A truly successful interrupt may not only cause the target to become

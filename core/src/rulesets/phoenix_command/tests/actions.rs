@@ -230,3 +230,57 @@ fn a_fleeing_figure_may_leave_the_battlefield_and_a_fanatic_never_surrenders() {
         refusal(check(&g, act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})), &[]));
     assert!(e.starts_with("a-2 is a fanatic:"), "{e}");
 }
+
+/// alex's a (a-lead, a-1 with a rifle, a-2; Melee Attack Values) has begun
+/// its CP 1 against jason's j (j-lead, j-1, j-2) 5" away; a hit is a
+/// Critical Wound.
+fn rifle_and_bayonet() -> Given {
+    let mut s = super::melee::close_quarters();
+    s = with_figure(s, "a-1", "weapons", json!(["rifle"]));
+    s["weapons"]["rifle"] = json!({"max_shots": 3, "pen": 20, "sdm": 3});
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "critical-wound"}]}]);
+    super::melee::acting(s)
+}
+
+fn shot_then(second: Value) -> Value {
+    json!({"type": "actions", "actions": [
+        {"type": "fire", "figure": "a-1", "weapon": "rifle", "target": "j-1", "mode": "aimed", "line": 1, "odds": 5},
+        second
+    ]})
+}
+
+/// Found by the random games (`properties_phoenix`, seeds 6 and 202): the
+/// actions of a decision were checked one by one as they were performed, so
+/// a later action's refusal came after an earlier one's dice — and could
+/// depend on them ("j-1 is out of play and cannot be attacked"), telling the
+/// player how the dice would fall before he committed. Every action is now
+/// checked before any die is rolled (the table gives none here).
+#[test]
+fn a_refusal_comes_before_any_die_is_rolled() {
+    let g = rifle_and_bayonet();
+    let e = refusal(check(&g, shot_then(json!({"type": "move", "figure": "a-2", "to": [40, 200]})), &[]));
+    assert_eq!(e, "a-2 cannot move from (40, 0) to (40, 200): that is 20.0\" and a standard move is 6.0\"");
+}
+
+/// An action that an earlier action's dice made impossible is void, not
+/// refused (N36): the decision stands, and the figure is still to act.
+#[test]
+fn an_action_made_impossible_by_an_earlier_actions_dice_is_void() {
+    let g = rifle_and_bayonet();
+    let cp = shot_then(json!({"type": "melee", "figure": "a-2", "target": "j-1", "move_to": [40, 40]}));
+    let dice: &[(&str, &[u32])] = &[("hit:a-1", &[0]), ("injury:j-1", &[0])];
+    let facts = accepted(check(&g, cp.clone(), dice));
+    assert!(
+        told(&facts).contains(&"a-2's melee attack is void: j-1 is out of play and cannot be attacked.".to_string()),
+        "{:?}",
+        told(&facts)
+    );
+    let g = g.then_rolling(cp, dice);
+    assert!(g.state.turn.as_ref().unwrap().melee.is_none());
+    let facts = accepted(check(
+        &g,
+        json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}, {"type": "hold", "figure": "a-2"}]}),
+        &[],
+    ));
+    assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
+}

@@ -199,7 +199,7 @@ fn an_interrupt_that_does_not_shake_the_target_fails() {
     ));
     assert_eq!(
         told(&facts).last().unwrap(),
-        "ambush's interrupt fails: patrol is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\"."
+        "ambush's interrupt fails: patrol is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\""
     );
     let g = g.then_rolling(
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
@@ -369,4 +369,202 @@ fn a_leader_falling_under_interrupt_fire_does_not_cut_the_volley_short() {
     assert!(matches!(facts[resolved], Fact::InterruptResolved { success: false, .. }));
     let ended = position(|f| matches!(f, Fact::ActivationEnded { unit, .. } if unit == "patrol"));
     assert!(ended > resolved);
+}
+
+/// Found by the random games (`properties_phoenix`, seed 1): a figure who
+/// fails his hold-fire check but carries nothing he can fire cannot "perform
+/// ragged fire on the target", so he does not blow the ambush — before, the
+/// ambush was blown, he could never fire, and every decision was refused.
+#[test]
+fn a_nervous_figure_with_nothing_to_fire_does_not_blow_the_ambush() {
+    let s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!([]));
+    let g = patrol_advancing(s.clone(), &[]);
+    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]));
+    assert_eq!(checks(&facts), [("ambush-1".into(), false), ("ambush-2".into(), true)]);
+    assert!(!facts.iter().any(|f| matches!(f, Fact::AmbushBlown { .. })), "{:?}", told(&facts));
+    let g = g.then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]);
+    accepted(check(&g, json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]));
+    // Both fail: only the one with a rifle fires, and the interrupt is his alone.
+    let g = patrol_advancing(s, &[]);
+    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]));
+    assert_eq!(
+        told(&facts).last().unwrap(),
+        "ambush's ambush is blown: ambush-2 open ragged fire on patrol before it acts."
+    );
+    let g = g.then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]);
+    let fire = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-2", "patrol-1", "ragged", None, 0)]});
+    accepted(check(&g, fire, &[("hit:ambush-2", &[9, 9, 9])]));
+}
+
+/// Found with the above: a nervous figure caught by another ambusher's blast
+/// before his own unit fires leaves play; his ambush no longer holds up the
+/// game (before, it waited for him to fire for ever).
+#[test]
+fn a_nervous_figure_who_leaves_play_no_longer_holds_up_the_game() {
+    let mut s = table(&[
+        ("alex", "amb-a", 0, 3, 2, [0, 0]),
+        ("alex", "amb-b", 0, 3, 2, [200, 0]),
+        ("jason", "patrol", 3, 4, 2, [0, 200]),
+    ]);
+    s["units"][0]["interrupt_set"] = json!(true);
+    s["units"][1]["interrupt_set"] = json!(true);
+    for f in s["figures"].as_array_mut().unwrap() {
+        f["weapons"] = json!(["rifle"]);
+    }
+    s = with_figure(s, "amb-a-1", "weapons", json!(["m79"]));
+    // amb-b-1 has crept up to 4" short of the patrol's leader.
+    s = with_figure(s, "amb-b-1", "at", json!([0, 160]));
+    s["weapons"] = json!({
+        "rifle": {"max_shots": 3, "pen": 20, "sdm": 3},
+        "m79": {"max_shots": 1, "one_shot_per_action": true, "pen": 30, "explosive": true, "sdm": 5,
+                "blast": [{"within_tenths": 10, "effect": "critical-wound"}]}
+    });
+    let g = given_with(s, &[]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "patrol"}),
+    ]);
+    let g = g
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-a"}), &[("check:amb-a-1", &[0])])
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-b"}), &[("check:amb-b-1", &[0])])
+        .then_rolling(json!({"type": "spend-cp"}), &[("check:amb-a-1", &[9]), ("check:amb-b-1", &[9])]);
+    // amb-a-1's grenade misses and deviates 4" along -y, onto amb-b-1.
+    let grenade = json!({"type": "interrupt", "by": "amb-a", "fire": [
+        {"figure": "amb-a-1", "weapon": "m79", "target": "patrol-lead", "mode": "ragged", "odds": 2}
+    ]});
+    let facts = accepted(check(&g, grenade.clone(), &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]));
+    assert!(
+        told(&facts).iter().any(|l| l.starts_with("amb-b-1 (amb-b, alex) is removed from play")),
+        "{:?}",
+        told(&facts)
+    );
+    let g = g.then_rolling(grenade, &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]);
+    accepted(check(
+        &g,
+        json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}]}),
+        &[],
+    ));
+}
+
+/// Found by the random games (`properties_phoenix`, seed 8005): an ambusher
+/// lying in wait for the active unit was itself eliminated (by another
+/// unit's interrupt); when the active unit spent its next CP, the hold-fire
+/// checks looked for the ambusher's unit and the engine panicked. Its
+/// ambush now lapses with it.
+#[test]
+fn an_ambush_lapses_when_its_ambushers_are_gone() {
+    let mut s = table(&[
+        ("alex", "amb", 0, 3, 1, [0, 0]),
+        ("jason", "patrol", 3, 4, 2, [0, 200]),
+        ("jason", "guard", 0, 3, 2, [100, 200]),
+    ]);
+    s["units"][0]["interrupt_set"] = json!(true);
+    s["units"][2]["interrupt_set"] = json!(true);
+    s = with_figure(s, "guard-1", "weapons", json!(["rifle"]));
+    s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 3}});
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "critical-wound"}]}]);
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+            json!({"type": "sighted", "target": "patrol", "by": "amb"}),
+        ])
+        .then_rolling(json!({"type": "sighted", "target": "amb", "by": "guard"}), &[("check:guard-1", &[0])]);
+    let fire = json!({"type": "interrupt", "by": "guard", "fire": [rifle("guard-1", "amb-lead", "aimed", Some(1), 5)]});
+    let facts = accepted(check(&g, fire.clone(), &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]));
+    assert!(told(&facts).contains(&"amb no longer lies in wait for patrol.".to_string()), "{:?}", told(&facts));
+    let g = g.then_rolling(fire, &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]);
+    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+}
+
+/// An ambusher caught by an earlier ambusher's blast in the same interrupt
+/// does not fire from out of play: his order is void (N36), and no die is
+/// rolled for it.
+#[test]
+fn an_ambushers_order_is_void_once_he_has_fallen() {
+    let mut s = table(&[("alex", "amb", 0, 3, 2, [0, 0]), ("jason", "patrol", 3, 4, 2, [0, 200])]);
+    s["units"][0]["interrupt_set"] = json!(true);
+    s = with_figure(s, "amb-lead", "weapons", json!(["rifle"]));
+    s = with_figure(s, "amb-1", "weapons", json!(["m79"]));
+    // amb-lead has crept up to 4" short of the patrol's leader.
+    s = with_figure(s, "amb-lead", "at", json!([0, 160]));
+    s["weapons"] = json!({
+        "rifle": {"max_shots": 3, "pen": 20, "sdm": 3},
+        "m79": {"max_shots": 1, "one_shot_per_action": true, "pen": 30, "explosive": true, "sdm": 5,
+                "blast": [{"within_tenths": 10, "effect": "critical-wound"}]}
+    });
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+        ])
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb"}), &[("check:amb-1", &[0])]);
+    let fire = json!({"type": "interrupt", "by": "amb", "fire": [
+        {"figure": "amb-1", "weapon": "m79", "target": "patrol-lead", "mode": "ragged", "odds": 2},
+        rifle("amb-lead", "patrol-1", "ragged", None, 5)
+    ]});
+    // The grenade misses and deviates 4" along -y, onto amb-lead.
+    let facts = accepted(check(&g, fire, &[("hit:amb-1", &[9]), ("deviation:amb-1", &[5])]));
+    assert!(
+        told(&facts).contains(&"amb-lead's fire is void: amb-lead is no longer in play.".to_string()),
+        "{:?}",
+        told(&facts)
+    );
+}
+
+/// A figure who lags behind after his leader abandoned the Shaken (P6) and
+/// is then panicked by interrupt fire on the same CP still sits it out:
+/// he holds. (Before, the lag allowed only a hold and his panic forbade it:
+/// the CP could never be completed.)
+#[test]
+fn a_lagging_figure_panicked_on_the_cp_holds() {
+    let mut s = ambush_scenario(true, 0);
+    s = with_figure(s, "patrol-lead", "at", json!([0, 200]));
+    for i in 4..6 {
+        s["figures"].as_array_mut().unwrap().push(json!({"id": format!("patrol-{i}"), "team": "patrol",
+            "troop_quality": 3, "at": [20 * i, 200], "weapons": ["rifle"], "knockout_chance": 3}));
+    }
+    s = with_figure(s, "patrol-3", "morale", json!("shaken"));
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+        ])
+        .then_rolling(
+            json!({"type": "abandon"}),
+            &[("check:patrol-1", &[9]), ("check:patrol-2", &[0]), ("check:patrol-4", &[0]), ("check:patrol-5", &[0])],
+        )
+        .then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(2), 5)]}),
+            &[("hit:ambush-1", &[0, 0]), ("injury:patrol-1", &[2, 2])],
+        );
+    assert_eq!(g.state.figures["patrol-1"].morale, crate::rulesets::phoenix_command::Morale::Panicked);
+    assert!(g.state.figures["patrol-1"].lagging);
+    accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]));
+}
+
+/// Found by the random games (`properties_phoenix`, seed 35004): interrupt
+/// fire removed the one figure of the active unit still to act on its CP,
+/// and the interrupt failed; the CP stayed open with nobody left to act on
+/// it, and every decision was refused. It is now complete once the
+/// interrupt is resolved.
+#[test]
+fn a_cp_whose_last_figure_to_act_falls_under_interrupt_fire_is_complete() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &[])
+        .then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .then(json!({"type": "actions", "actions": [
+            {"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}, {"type": "hold", "figure": "patrol-2"}
+        ]}));
+    let fire =
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-3", "aimed", Some(1), 5)]});
+    let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[0]), ("injury:patrol-3", &[9])]));
+    let told = told(&facts);
+    assert!(told.iter().any(|l| l.starts_with("ambush's interrupt fails")), "{told:?}");
+    assert!(facts.iter().any(|f| matches!(f, Fact::CpCompleted { number: 2, cp_left: 1, .. })), "{told:?}");
 }

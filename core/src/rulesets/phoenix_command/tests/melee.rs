@@ -200,3 +200,65 @@ fn an_explosive_through_cover_detonates_on_it() {
     assert!(told(&facts)[2]
         .starts_with("a-lead's m79 detonates on the intervening cover at (20, 30): j-1 at 2.0\" takes a Graze"));
 }
+
+/// Found by the random games (`properties_phoenix`, seed 206): one CP's fire
+/// breaks a unit and a later figure of the same CP declares a melee attack.
+/// The attack is answered first, then the unit routs — before, each waited
+/// for the other and every decision was refused.
+#[test]
+fn a_melee_declared_as_the_target_unit_breaks_is_answered_before_the_rout() {
+    let mut s = table(&[("alex", "a", 3, 4, 3, [0, 0]), ("jason", "j", 0, 3, 1, [0, 50])]);
+    for f in s["figures"].as_array_mut().unwrap() {
+        f["melee_attack_value"] = json!(4);
+    }
+    s = with_figure(s, "a-1", "weapons", json!(["rifle"]));
+    s = with_figure(s, "j-lead", "morale", json!("shaken"));
+    s["weapons"] = json!({"rifle": {"max_shots": 1, "pen": 20, "sdm": 3}});
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "graze"}]}]);
+    s["melee_injury_table"] = json!({"unarmoured": [{"from": 9, "effect": "graze"}], "armoured": []});
+    let cp = json!({"type": "actions", "actions": [
+        {"type": "hold", "figure": "a-lead"},
+        {"type": "fire", "figure": "a-1", "weapon": "rifle", "target": "j-lead", "mode": "aimed", "line": 1, "odds": 5},
+        {"type": "melee", "figure": "a-2", "target": "j-lead", "move_to": [40, 40]}
+    ]});
+    let g = acting(s).then_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-lead", &[0])]);
+    assert!(g.state.units["j"].rout_due);
+    let rout = json!({"type": "rout", "unit": "j", "moves": {"j-lead": [0, 150]}, "reached_cover": true});
+    let e = refusal(check(&g, rout.clone(), &[]));
+    assert!(e.starts_with("a-2 has declared a melee attack on j-lead"), "{e}");
+    let answer = json!({"type": "melee-response", "escape": false});
+    let facts = accepted(check(&g, answer.clone(), &[("melee:a-2", &[9])]));
+    assert_eq!(told(&facts)[0], "j-lead engages: a-2 rolls 9, needing under 4: it misses.");
+    let g = g.then_rolling(answer, &[("melee:a-2", &[9])]);
+    accepted(check(&g, rout, &[]));
+}
+
+/// A melee attack on a figure whose hit was still waiting for the referee's
+/// effect is void once the referee rules him out of play: nobody is left to
+/// answer it, and no die is rolled for it (N36). Before, the fallen figure
+/// "engaged" and the attack was rolled.
+#[test]
+fn a_melee_attack_on_a_figure_who_falls_before_answering_is_void() {
+    let mut s = close_quarters();
+    s = with_figure(s, "a-1", "weapons", json!(["rifle"]));
+    s["weapons"]["rifle"] = json!({"max_shots": 1, "pen": 20, "sdm": 3});
+    let cp = json!({"type": "actions", "actions": [
+        {"type": "fire", "figure": "a-1", "weapon": "rifle", "target": "j-1", "mode": "aimed", "line": 1, "odds": 5},
+        {"type": "melee", "figure": "a-2", "target": "j-1", "move_to": [40, 40]}
+    ]});
+    let g = acting(s).then_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-1", &[5])]);
+    assert!(g.state.turn.as_ref().unwrap().melee.is_some());
+    let ruling = json!({"type": "injury", "target": "j-1", "effect": "critical-wound"});
+    let facts = accepted(check(&g, ruling.clone(), &[]));
+    assert!(
+        told(&facts).contains(&"a-2's melee attack is void: j-1 is out of play.".to_string()),
+        "{:?}",
+        told(&facts)
+    );
+    let g = g.then(ruling);
+    assert!(g.state.turn.as_ref().unwrap().melee.is_none());
+    let e = refusal(check(&g, json!({"type": "melee-response", "escape": false}), &[]));
+    assert_eq!(e, "no melee attack is waiting for an answer");
+    let facts = accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}]}), &[]));
+    assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
+}

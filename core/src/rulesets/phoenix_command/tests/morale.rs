@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given_with, refusal, table, told, with_figure, Given};
+use super::{accepted, check, given_with, refusal, table, told, with_figure, with_knockout_chances, Given};
 use crate::rulesets::phoenix_command::{Fact, Morale, UnitMorale};
 
 /// alex: a (CR 4, 5 figures: a-lead, a-1 … a-4, TQ 3) with `cp`; b (1
@@ -204,7 +204,7 @@ fn panicked_figures_are_rallied_one_cp_each_but_not_fanatics() {
     s["units"][2]["cp"] = json!(2);
     s["weapons"] = json!({"rifle": {"max_shots": 1, "pen": 20, "sdm": 3}});
     s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 8, "effect": "light-wound"}]}]);
-    let g = given_with(s, &[])
+    let g = given_with(with_knockout_chances(s, 3), &[])
         .then_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),

@@ -8,7 +8,7 @@ use super::interrupts::{ambush_scenario, patrol_advancing, rifle};
 use super::melee::{acting, close_quarters, melee};
 use super::morale::team;
 use super::organisation::{mauled, platoon};
-use super::{check, given, given_with, in_operations, refusal, with_figure, Given};
+use super::{check, given, given_with, in_operations, refusal, with_figure, with_knockout_chances, Given};
 
 fn refused(g: &Given, decision: Value, dice: &[(&str, &[u32])], expected: &str) {
     assert_eq!(refusal(check(g, decision, dice)), expected);
@@ -260,7 +260,7 @@ fn a_panicked_fanatic_leader_cannot_self_rally() {
     s["weapons"] = json!({"pistol": {"max_shots": 1, "pen": 5, "sdm": 0}});
     s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "light-wound"}]}]);
     s["units"][2]["cp"] = json!(3);
-    let g = given_with(s, &[])
+    let g = given_with(with_knockout_chances(s, 3), &[])
         .then_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),

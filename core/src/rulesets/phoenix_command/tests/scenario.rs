@@ -126,3 +126,33 @@ fn weapons_are_scenario_data() {
     assert_eq!(state.figures["a-lead"].weapons, ["m16"]);
     assert_eq!(state.weapons["m16"].hits_per_shot, 1);
 }
+
+/// Found by the random games (`properties_phoenix`, seed 7): a blast read a
+/// Light Wound on a figure without a knockout chance, and the fire order was
+/// refused after its dice were rolled — telling the player how they fell,
+/// and letting him order something else. When the scenario's own tables can
+/// give a Light Wound, every figure needs his Knockout Chance.
+#[test]
+fn tables_that_give_light_wounds_need_every_knockout_chance() {
+    let light = json!([{"from": 5, "effect": "light-wound"}]);
+    let mut s = base();
+    s["figures"][1]["knockout_chance"] = json!(3);
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": light}]);
+    assert_eq!(
+        error(s.clone()),
+        "figures[0].knockout_chance: \"a-lead\" needs a knockout chance: injury_table gives Light Wounds, and \"A Light Wound Result requires the target to make a 0-9 roll against his Knockout Chance\""
+    );
+    s["injury_table"] = Value::Null;
+    s["melee_injury_table"] = json!({"unarmoured": [], "armoured": light});
+    assert!(error(s.clone())
+        .starts_with("figures[0].knockout_chance: \"a-lead\" needs a knockout chance: melee_injury_table gives"));
+    s["melee_injury_table"] = Value::Null;
+    s["weapons"] = json!({"m79": {"max_shots": 1, "pen": 30, "explosive": true, "sdm": 5,
+        "blast": [{"within_tenths": 10, "effect": "critical-wound"}, {"within_tenths": 25, "effect": "light-wound"}]}});
+    assert!(error(s.clone())
+        .starts_with("figures[0].knockout_chance: \"a-lead\" needs a knockout chance: weapons.m79.blast gives"));
+    // Tables without Light Wounds, or no tables (the referee gives effects), need none.
+    s["weapons"]["m79"]["blast"][1]["effect"] = json!("graze");
+    let parsed: crate::rulesets::phoenix_command::Scenario = serde_json::from_value(s).unwrap();
+    assert!(PhoenixCommand::initial(parsed, &rules(&[])).is_ok());
+}

@@ -295,3 +295,41 @@ fn a_recount_that_only_ties_keeps_initiative() {
         Some(&Fact::InitiativeRecounted { counts: counts(2, 2), previous: "alex".into(), holder: "alex".into() })
     );
 }
+
+/// Found by the random games (`properties_phoenix`, seed 2): the unit due to
+/// act next is removed between activations (here a referee's casualty) and
+/// no other is left — the turn ends there. Before, the operations phase
+/// stayed open with nobody to activate, and `begin-turn` was refused.
+#[test]
+fn the_turn_ends_when_the_last_unit_to_act_leaves_play_between_activations() {
+    let scenario = table(&[("alex", "a", 2, 3, 2, [0, 0]), ("jason", "j", 1, 3, 1, [0, 600])]);
+    let g = in_operations(scenario).then_all(&[json!({"type": "activate", "unit": "a"}), json!({"type": "pass"})]);
+    let facts =
+        accepted(check(&g, json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "mine"}), &[]));
+    assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
+    assert_eq!(told(&facts).last().unwrap(), "Every unit has been activated: turn 1 ends.");
+    let g = g.then(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "mine"}));
+    accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+}
+
+/// The same when a successful interrupt marks the last unit to act as
+/// activated (N22) between activations.
+#[test]
+fn the_turn_ends_when_an_interrupt_on_the_last_unit_to_act_succeeds() {
+    let mut s = super::interrupts::ambush_scenario(true, 2);
+    s["units"][1]["cp"] = json!(1);
+    // The patrol is Shaken already: an interrupt on it succeeds whatever it hits.
+    s = with_figure(with_figure(s, "patrol-1", "morale", json!("shaken")), "patrol-2", "morale", json!("shaken"));
+    let g = in_operations(s)
+        .then_all(&[json!({"type": "activate", "unit": "ambush"}), json!({"type": "pass"})])
+        .then_rolling(
+            json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
+            &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
+        );
+    let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
+        {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-3", "mode": "aimed", "line": 1, "odds": 3}
+    ]});
+    let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[9])]));
+    assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: true, target_active: false, .. }));
+    assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
+}
