@@ -170,3 +170,17 @@ fn dice_agree_across_versions() {
     }
     assert!(shared > 0, "no die was rolled under both versions: the test checked nothing");
 }
+
+/// A damaged record's facts are narrated in verify's report: narration
+/// must never panic on a fact that parses, however its values were changed.
+#[test]
+fn changed_facts_still_narrate() {
+    let base = base_seed();
+    for i in 0..8 {
+        let seed = base.wrapping_add(i);
+        let (_, events, _) = random_game(seed, 80);
+        support::assert_changed_facts_narrate::<rollcall_core::rulesets::leader_activation::LeaderActivation>(
+            seed, &events,
+        );
+    }
+}
