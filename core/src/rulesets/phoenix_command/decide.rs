@@ -123,7 +123,10 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
     interrupts::refuse_while_ambush_blown(state, deciding)?;
     if let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) {
         if let Some(by) = &a.interrupted_by {
-            if !matches!(decision, Decision::TakeCover { .. } | Decision::Stop) {
+            // A second ambush blown by the same CP's checks fires first: its
+            // nervous figures' fire is not theirs to hold.
+            let compelled = matches!(decision, Decision::Interrupt { by, .. } if interrupts::is_blown(state, by));
+            if !matches!(decision, Decision::TakeCover { .. } | Decision::Stop) && !compelled {
                 refuse!(
                     "{} has been successfully interrupted by {by}: it \"must cease performing actions and end their turn\" — take cover, or stop",
                     a.unit

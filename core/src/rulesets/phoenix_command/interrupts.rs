@@ -446,14 +446,21 @@ fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
     d2(to) >= d2(from)
 }
 
+/// An ambush whose nervous figures (still in play) have yet to fire.
+fn blown(state: &State, a: &super::Ambush) -> bool {
+    !a.fired && a.nervous.iter().any(|n| state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by))
+}
+
+/// Whether `by`'s ambush is blown: its nervous figures must fire.
+pub(super) fn is_blown(state: &State, by: &str) -> bool {
+    state.turn.as_ref().is_some_and(|t| t.ambushes.iter().any(|a| a.by == by && blown(state, a)))
+}
+
 /// Units whose ambush has been blown must fire first: "This weapons fire is
 /// resolved before Jason's unit begins performing their actions on the
 /// current CP."
 pub(super) fn refuse_while_ambush_blown(state: &State, by_deciding: Option<&str>) -> Result<(), Violation> {
-    let blown = |a: &&super::Ambush| {
-        !a.fired && a.nervous.iter().any(|n| state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by))
-    };
-    if let Some(a) = state.turn.as_ref().and_then(|t| t.ambushes.iter().find(blown)) {
+    if let Some(a) = state.turn.as_ref().and_then(|t| t.ambushes.iter().find(|a| blown(state, a))) {
         if by_deciding == Some(a.by.as_str()) {
             return Ok(());
         }

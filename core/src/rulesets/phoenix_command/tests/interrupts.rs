@@ -568,3 +568,51 @@ fn a_cp_whose_last_figure_to_act_falls_under_interrupt_fire_is_complete() {
     assert!(told.iter().any(|l| l.starts_with("ambush's interrupt fails")), "{told:?}");
     assert!(facts.iter().any(|f| matches!(f, Fact::CpCompleted { number: 2, cp_left: 1, .. })), "{told:?}");
 }
+
+/// Found by the random games (`properties_phoenix`, seed 230006): two
+/// ambushes were blown by the same CP's checks; the first's fire made the
+/// target Shaken, so it could only take cover or stop — but the second's
+/// nervous figures had to fire first, and their interrupt was refused
+/// because the target had been interrupted. Their fire is compelled: it
+/// comes before the target takes cover.
+#[test]
+fn a_second_blown_ambush_fires_before_the_interrupted_unit_takes_cover() {
+    let mut s = table(&[
+        ("alex", "amb-a", 0, 3, 2, [0, 0]),
+        ("alex", "amb-b", 0, 3, 2, [100, 0]),
+        ("jason", "patrol", 3, 4, 4, [0, 200]),
+    ]);
+    for f in s["figures"].as_array_mut().unwrap() {
+        f["weapons"] = json!(["rifle"]);
+        f["knockout_chance"] = json!(3);
+    }
+    s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 3}});
+    s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 5, "effect": "graze"}]}]);
+    let g = given_with(s, &[])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+        ])
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-a"}), &[("check:amb-a-1", &[0])])
+        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-b"}), &[("check:amb-b-1", &[0])])
+        .then_rolling(json!({"type": "spend-cp"}), &[("check:amb-a-1", &[9]), ("check:amb-b-1", &[9])])
+        .then_rolling(
+            json!({"type": "interrupt", "by": "amb-a", "fire": [
+                rifle("amb-a-1", "patrol-1", "ragged", None, 9), rifle("amb-a-lead", "patrol-2", "ragged", None, 9)
+            ]}),
+            &[
+                ("hit:amb-a-1", &[0, 9, 9]),
+                ("injury:patrol-1", &[2]),
+                ("hit:amb-a-lead", &[0, 9, 9]),
+                ("injury:patrol-2", &[2]),
+            ],
+        );
+    assert_eq!(g.state.turn.as_ref().unwrap().activation.as_ref().unwrap().interrupted_by.as_deref(), Some("amb-a"));
+    let e = refusal(check(&g, json!({"type": "take-cover"}), &[]));
+    assert!(e.starts_with("amb-b's ambush is blown: amb-b-1 must fire ragged"), "{e}");
+    let fire = json!({"type": "interrupt", "by": "amb-b", "fire": [rifle("amb-b-1", "patrol-3", "ragged", None, 5)]});
+    accepted(check(&g, fire.clone(), &[("hit:amb-b-1", &[9, 9, 9])]));
+    let g = g.then_rolling(fire, &[("hit:amb-b-1", &[9, 9, 9])]);
+    accepted(check(&g, json!({"type": "take-cover"}), &[]));
+}
