@@ -37,12 +37,14 @@
 //! `ROLLCALL_TRACE=<that seed>` (with `-- --nocapture`) prints its narrative
 //! as it is played.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use rollcall_core::game::{verify, Game};
 use rollcall_core::geometry::Point;
-use rollcall_core::record::{self, Event, Header, Party, SeedMode};
+use rollcall_core::record::{Event, Header, Party, SeedMode};
 use rollcall_core::ruleset::{self, Ruleset};
 use rollcall_core::rulesets::phoenix_command::{
     Activation, Ambush, Decision, Fact, Figure, Morale, Phase, PhoenixCommand, State, Unit,
@@ -50,44 +52,7 @@ use rollcall_core::rulesets::phoenix_command::{
 use rollcall_core::seed::{game_seed, Share};
 use rollcall_core::{Dice, Kind, Refusal, Seed};
 use serde_json::{json, Value};
-
-/// A small, seedable generator (xorshift64*): tests only.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// One chance in `n`.
-    fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-
-    /// An integer in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as usize) as i64
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        (!items.is_empty()).then(|| &items[self.below(items.len())])
-    }
-}
-
-fn base_seed() -> u64 {
-    let seed = std::env::var("ROLLCALL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
-    });
-    println!("ROLLCALL_SEED={seed}");
-    seed
-}
+use support::{assert_byte_change_caught, base_seed, check, export, Rng};
 
 // ---------------------------------------------------------------------------
 // Scenarios
@@ -366,7 +331,7 @@ impl<'a> Gen<'a> {
     /// A fire order's fields for `f` (none when he has no weapon left).
     fn fire(&mut self, f: &Figure, target: &Figure, mode: &str) -> Option<Value> {
         let usable: Vec<&String> = f.weapons.iter().filter(|w| !f.used_weapons.contains(*w)).collect();
-        let weapon = (*self.rng.pick(&usable)?).clone();
+        let weapon = (*self.rng.try_pick(&usable)?).clone();
         let max = self.s.weapons[&weapon].max_shots as i64;
         let explosive = self.s.weapons[&weapon].explosive;
         let mut order =
@@ -402,7 +367,7 @@ impl<'a> Gen<'a> {
             return hold;
         }
         let enemies = self.enemies(&f.side);
-        let target = self.rng.pick(&enemies).copied();
+        let target = self.rng.try_pick(&enemies).copied();
         let threat = centroid(&enemies);
         let fire = |g: &mut Self, mode: &str| -> Option<Value> {
             let mut o = g.fire(f, target?, mode)?;
@@ -552,7 +517,7 @@ impl<'a> Gen<'a> {
                 if !nervous && !joins {
                     continue;
                 }
-                let t = *self.rng.pick(&targets).expect("targets");
+                let t = *self.rng.try_pick(&targets).expect("targets");
                 if let Some(o) = self.fire(f, t, if nervous { "ragged" } else { mode }) {
                     orders.push(o);
                 }
@@ -587,7 +552,7 @@ impl<'a> Gen<'a> {
             self.add(2, json!({"type": "rally-panicked", "figure": f.id}));
         }
         let shaken: Vec<&&Figure> = members.iter().filter(|f| f.morale == Morale::Shaken).collect();
-        if let Some(f) = self.rng.pick(&shaken) {
+        if let Some(f) = self.rng.try_pick(&shaken) {
             let friends: Vec<String> = self
                 .side_units(&u.side)
                 .iter()
@@ -758,11 +723,11 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        if let Some(u) = self.rng.pick(&units) {
+        if let Some(u) = self.rng.try_pick(&units) {
             self.referee(2, json!({"type": "command-check", "unit": u.id, "reason": "the referee calls for one"}));
         }
         let alive: Vec<&Figure> = s.figures.values().filter(|f| f.in_play()).collect();
-        if let Some(f) = self.rng.pick(&alive) {
+        if let Some(f) = self.rng.try_pick(&alive) {
             let effect = ["killed", "incapacitated"][self.rng.below(2)];
             self.referee(
                 1,
@@ -954,26 +919,6 @@ fn weighted(pool: &[Candidate], rng: &mut Rng) -> usize {
 // ---------------------------------------------------------------------------
 // The properties
 
-fn export(header: &Header, events: &[Event]) -> Vec<u8> {
-    let mut text = record::encode_header(header).unwrap();
-    text.push('\n');
-    for e in events {
-        text.push_str(&record::encode_event(e).unwrap());
-        text.push('\n');
-    }
-    text.into_bytes()
-}
-
-/// Parses and verifies record bytes as `rollcall verify` does; Ok if it verifies.
-fn check(bytes: &[u8]) -> Result<(), String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
-    let Some(body) = text.strip_suffix('\n') else { return Err("the last line has no newline".into()) };
-    let mut lines = body.split('\n');
-    let header = record::parse_header(lines.next().unwrap()).map_err(|e| format!("line 1: {e}"))?;
-    let events = lines.enumerate().map(|(i, l)| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2)));
-    verify(&header, events).map(|_| ()).map_err(|f| f.to_string())
-}
-
 /// 1, 2, 5 and 6: random games never stick, replay equals live, verify
 /// passes, every fact narrates and round-trips — and the games go somewhere.
 #[test]
@@ -1096,26 +1041,7 @@ fn single_byte_changes_are_caught() {
         let mut rng = Rng(seed);
         for _ in 0..200 {
             let at = rng.below(bytes.len());
-            let mut changed = bytes.clone();
-            let new = match rng.below(3) {
-                0 => bytes[at] ^ 1,
-                1 => bytes[at].wrapping_add(1 + rng.below(9) as u8),
-                _ => loop {
-                    let b = rng.below(256) as u8;
-                    if b != bytes[at] {
-                        break b;
-                    }
-                },
-            };
-            changed[at] = new;
-            let result = check(&changed);
-            assert!(
-                result.is_err(),
-                "seed {seed}: changing byte {at} ({:?} -> {:?}) went unnoticed",
-                bytes[at] as char,
-                new as char
-            );
-            assert!(!result.unwrap_err().is_empty());
+            assert_byte_change_caught(seed, &bytes, at, &mut rng);
         }
     }
 }

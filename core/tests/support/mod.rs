@@ -38,6 +38,16 @@ impl Rng {
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
+
+    /// One of `items`, or none (drawing nothing) when there are none.
+    pub fn try_pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        (!items.is_empty()).then(|| &items[self.below(items.len())])
+    }
+
+    /// An integer in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as usize) as i64
+    }
 }
 
 /// The base seed: `ROLLCALL_SEED`, or the clock. Printed, so a failure can be rerun.
