@@ -1099,3 +1099,30 @@ fn dice_agree_across_versions() {
     }
     assert!(shared > 0, "no die was rolled under both versions: the test checked nothing");
 }
+
+/// A damaged record's facts are narrated in verify's report: narration must
+/// never panic on a fact that parses, however its values were changed.
+#[test]
+fn changed_facts_still_narrate() {
+    let base = base_seed();
+    for i in 0..6 {
+        let seed = base.wrapping_add(200 + i);
+        let (_, events, _) = random_game(seed, 120);
+        support::assert_changed_facts_narrate::<rollcall_core::rulesets::phoenix_command::PhoenixCommand>(
+            seed, &events,
+        );
+    }
+}
+
+/// Regression: a `fired` fact with a changed hits-per-shot overflowed the
+/// narration's u32 multiplication, so verify panicked on the damaged record.
+#[test]
+fn a_fired_fact_with_huge_hits_per_shot_still_narrates() {
+    let fact: Fact = serde_json::from_value(json!({
+        "figure": "red-s0-t0-0", "hits_per_shot": u32::MAX, "mode": "disciplined", "odds": 2, "one_use": false,
+        "pen": 20, "shots": [{"hit": true, "roll": 0, "stray": null}, {"hit": true, "roll": 2, "stray": null}],
+        "target": "blue-s0-t1-1", "type": "fired", "unit": "red-s0-t0", "weapon": "rifle"
+    }))
+    .unwrap();
+    assert!(PhoenixCommand::narrate(&fact).contains("8589934590 hit(s)"));
+}

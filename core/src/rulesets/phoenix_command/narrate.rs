@@ -407,7 +407,7 @@ pub(super) fn narrate(fact: &Fact) -> String {
                     (false, None) => format!("{} miss", s.roll),
                 })
                 .collect();
-            let hits = shots.iter().filter(|s| s.hit).count() as u32 * hits_per_shot;
+            let hits = u64::from(*hits_per_shot) * shots.iter().filter(|s| s.hit).count() as u64;
             format!(
                 "{figure}'s {} at {target}: {} shot(s) against odds {odds}: {}; {hits} hit(s) at PEN {pen}.",
                 mode.name(),
