@@ -14,7 +14,7 @@ use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Action, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
 
 /// The active unit sets an interrupt.
 ///
@@ -167,10 +167,10 @@ pub(super) fn sighted(
 /// accumulated CP, only a single CP may be used in performing the
 /// interrupt." — "a unit performing a Ragged Interrupt can only perform
 /// ragged fire." All fire at figures of the unit lain in wait for.
-pub(super) fn interrupt<'a>(
+pub(super) fn interrupt(
     state: &State,
     by: &str,
-    orders: &'a [InterruptFire],
+    orders: &[InterruptFire],
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
@@ -180,10 +180,34 @@ pub(super) fn interrupt<'a>(
             "{by} is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"
         );
     };
+    let ranks: Vec<String> = members(state, by).iter().map(|f| f.id.clone()).collect();
+    let (joined, mode) = check_interrupt_orders(state, ambush, &ranks, orders)?;
+    let target_unit = &state.units[&ambush.target];
+    facts.push(Fact::InterruptFired {
+        by: by.to_string(),
+        target: ambush.target.clone(),
+        prepared: ambush.prepared,
+        held_cp_spent: ambush.prepared && !joined.is_empty(),
+        nervous: ambush.nervous.iter().filter(|n| ranks.contains(n)).cloned().collect(),
+        joined,
+        mode,
+        target_shaken_before: target_unit.morale != UnitMorale::Steady,
+    });
+    fire_interrupt_orders(facts, orders, dice)
+}
+
+/// The ambushers' orders, checked before any die is rolled: the figures who
+/// join (besides the nervous), and the one fire mode they share.
+fn check_interrupt_orders(
+    state: &State,
+    ambush: &Ambush,
+    ranks: &[String],
+    orders: &[InterruptFire],
+) -> Result<(Vec<String>, Option<FireMode>), Violation> {
+    let by = &ambush.by;
     if orders.is_empty() {
         refuse!("name the ambushers who fire");
     }
-    let ranks: Vec<String> = members(state, by).iter().map(|f| f.id.clone()).collect();
     let mut seen = BTreeSet::new();
     for o in orders {
         if !ranks.contains(&o.figure) {
@@ -220,7 +244,14 @@ pub(super) fn interrupt<'a>(
             refuse!("{by} holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\"");
         }
     }
-    let order = |o: &'a InterruptFire| FireOrder {
+    for o in orders {
+        check_fire(state, &fire_order(o))?;
+    }
+    Ok((joined.iter().map(|o| o.figure.clone()).collect(), mode))
+}
+
+fn fire_order(o: &InterruptFire) -> FireOrder<'_> {
+    FireOrder {
         figure: &o.figure,
         weapon: &o.weapon,
         target: &o.target,
@@ -229,36 +260,25 @@ pub(super) fn interrupt<'a>(
         odds: o.odds,
         cover_pf: o.cover_pf,
         cover_at: o.cover_at,
-    };
-    for o in orders {
-        check_fire(state, &order(o))?;
     }
-    let target_unit = &state.units[&ambush.target];
-    facts.push(Fact::InterruptFired {
-        by: by.to_string(),
-        target: ambush.target.clone(),
-        prepared: ambush.prepared,
-        held_cp_spent: ambush.prepared && !joined.is_empty(),
-        nervous: ambush.nervous.iter().filter(|n| ranks.contains(n)).cloned().collect(),
-        joined: joined.iter().map(|o| o.figure.clone()).collect(),
-        mode,
-        target_shaken_before: target_unit.morale != UnitMorale::Steady,
-    });
-    // Every order was checked before any die was rolled; one that an earlier
-    // order's dice made impossible (its shooter or his target fell, his
-    // morale dropped) is void (N36).
+}
+
+/// Fires the checked orders in turn. Every order was checked before any
+/// die was rolled; one that an earlier order's dice made impossible (its
+/// shooter or his target fell, his morale dropped) is void (N36).
+fn fire_interrupt_orders(facts: &mut Facts, orders: &[InterruptFire], dice: &mut Dice) -> Result<(), Violation> {
     for o in orders {
         let now = facts.state();
         let checked = match now.figures.get(&o.figure).filter(|f| f.in_play()) {
             None => Err(format!("{} is no longer in play", o.figure)),
             Some(_) => {
-                check_fire(now, &order(o)).map(|v| (v.shots, v.odds, v.weapon.clone())).map_err(|v| v.to_string())
+                check_fire(now, &fire_order(o)).map(|v| (v.shots, v.odds, v.weapon.clone())).map_err(|v| v.to_string())
             }
         };
         match checked {
             Ok((shots, odds, weapon)) => {
                 let volley = super::fire::Volley { weapon: &weapon, shots, odds };
-                fire(facts, &order(o), &volley, dice)?;
+                fire(facts, &fire_order(o), &volley, dice)?;
             }
             Err(reason) => facts.push(Fact::ActionVoided {
                 figure: o.figure.clone(),

@@ -17,7 +17,7 @@ use super::decide::{
     self, active_unit_between_steps, children, is_within, list, members, members_of_organisation, Facts,
 };
 use super::morale::refuse_before_composure;
-use super::{DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, State, Unit, UnitMorale};
+use super::{DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, NewTeam, State, Unit, UnitMorale};
 
 /// The active unit's leader, who gives the order.
 fn leader_of<'a>(state: &'a State, u: &Unit) -> Result<&'a Figure, Violation> {
@@ -242,6 +242,44 @@ pub(super) fn reorganise(
     let (a, u) = active_unit_between_steps(state, "reorganise")?;
     refuse_while_taking_command(u, "reorganise")?;
     refuse_before_composure(state, a, u, "reorganise")?;
+    let leader = reorganising_leader(state, org, u)?;
+    let replaced = replaced_organisations(state, org, leader, replaces)?;
+    let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
+    if pool.is_empty() {
+        refuse!("{} have no figures left in play to reorganise", list(replaces));
+    }
+    let old_units = whole_units(state, u, replaces, &pool)?;
+    let squads = form_squads(state, org, replaces, &replaced, &pool, into)?;
+    refuse_beyond_command_distance(
+        leader,
+        &pool,
+        "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
+    )?;
+    let teams_count = squads.iter().map(|s| s.teams.len() as u32).sum::<u32>();
+    let cost = state.config.reorganisation_cp_per_sub_unit * teams_count;
+    refuse_short_of_cp(
+        u,
+        cost,
+        &format!("reorganising into {teams_count} fire teams (\"2 CP for each sub-unit affected\")"),
+    )?;
+    let dissolved =
+        old_units.iter().map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp)).collect();
+    facts.push(Fact::Reorganised {
+        organisation: org.to_string(),
+        by: u.id.clone(),
+        leader: leader.id.clone(),
+        cost,
+        cp_before: u.cp,
+        cp_after: u.cp - cost,
+        replaced,
+        squads,
+        dissolved,
+    });
+    Ok(())
+}
+
+/// The active unit's leader, who must lead the organisation reorganised.
+fn reorganising_leader<'a>(state: &'a State, org: &str, u: &Unit) -> Result<&'a Figure, Violation> {
     let o = decide::organisation(state, org)?;
     let leader = leader_of(state, u)?;
     if o.side != u.side {
@@ -254,6 +292,16 @@ pub(super) fn reorganise(
             leader.id
         );
     }
+    Ok(leader)
+}
+
+/// The squads named, and their fire teams: every organisation replaced.
+fn replaced_organisations(
+    state: &State,
+    org: &str,
+    leader: &Figure,
+    replaces: &[String],
+) -> Result<Vec<String>, Violation> {
     if replaces.is_empty() {
         refuse!("name the squads of {org} to reorganise");
     }
@@ -279,10 +327,11 @@ pub(super) fn reorganise(
         replaced.push(r.clone());
         replaced.extend(teams.iter().map(|t| t.id.clone()));
     }
-    let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
-    if pool.is_empty() {
-        refuse!("{} have no figures left in play to reorganise", list(replaces));
-    }
+    Ok(replaced)
+}
+
+/// The units the figures reorganised act with, each wholly among them.
+fn whole_units(state: &State, u: &Unit, replaces: &[String], pool: &[&Figure]) -> Result<BTreeSet<String>, Violation> {
     let old_units: BTreeSet<String> = pool.iter().map(|f| f.unit.clone()).collect();
     for x in &old_units {
         let outside: Vec<String> =
@@ -295,72 +344,31 @@ pub(super) fn reorganise(
             );
         }
     }
+    Ok(old_units)
+}
+
+/// The squads and fire teams `into` forms: every figure of the pool in
+/// exactly one team, every id new or one of those replaced.
+fn form_squads(
+    state: &State,
+    org: &str,
+    replaces: &[String],
+    replaced: &[String],
+    pool: &[&Figure],
+    into: &[NewSquad],
+) -> Result<Vec<FormedSquad>, Violation> {
     if into.is_empty() {
         refuse!("name the squads the reorganisation forms");
     }
-    let mut ids: BTreeSet<&str> = BTreeSet::new();
     let mut assigned: BTreeSet<String> = BTreeSet::new();
     let mut squads = Vec::new();
-    let mut teams_count = 0u32;
     for squad in into {
-        let mut teams = Vec::new();
         if squad.teams.is_empty() {
             refuse!("squad {} has no fire teams", squad.id);
         }
-        for team in squad.teams.iter() {
-            let kept = state.organisations.get(&team.id);
-            let figures: Vec<String> = match &team.figures {
-                Some(named) => {
-                    for id in named {
-                        if !pool.iter().any(|p| &p.id == id) {
-                            refuse!("{id} is not a figure in play of {}", list(replaces));
-                        }
-                    }
-                    named.clone()
-                }
-                None => {
-                    let is_old_team = matches!(kept, Some(k) if k.parent.as_deref() != Some(org));
-                    if !replaced.contains(&team.id) || !is_old_team {
-                        refuse!(
-                            "team {} is not a fire team of {}: name the figures of a new team",
-                            team.id,
-                            list(replaces)
-                        );
-                    }
-                    members_of_organisation(state, &team.id).iter().map(|f| f.id.clone()).collect()
-                }
-            };
-            if figures.is_empty() {
-                refuse!("team {} has no figures", team.id);
-            }
-            for f in &figures {
-                if !assigned.insert(f.clone()) {
-                    refuse!("{f} is put in two teams");
-                }
-            }
-            let team_leader = match &team.leader {
-                Some(l) => l.clone(),
-                None => match kept.and_then(|k| k.leader.clone()).filter(|l| figures.contains(l)) {
-                    Some(l) => l,
-                    None => refuse!("team {} needs a leader: name one of {}", team.id, list(&figures)),
-                },
-            };
-            if !figures.contains(&team_leader) {
-                refuse!("{team_leader} is not in team {}: a leader leads from within his team", team.id);
-            }
-            if state.figures[&team_leader].command_rating.is_none() {
-                refuse!("{team_leader} has no command rating and cannot lead team {}", team.id);
-            }
-            let contact =
-                figures.iter().flat_map(|f| state.units[&state.figures[f].unit].contact.iter().cloned()).collect();
-            teams.push(FormedTeam {
-                id: team.id.clone(),
-                kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),
-                leader: team_leader,
-                figures,
-                contact,
-            });
-            teams_count += 1;
+        let mut teams = Vec::new();
+        for team in &squad.teams {
+            teams.push(form_team(state, org, replaces, replaced, pool, team, &mut assigned)?);
         }
         if !teams.iter().any(|t| t.figures.contains(&squad.leader)) {
             refuse!("{} is not in squad {}: a leader leads from within his squad", squad.leader, squad.id);
@@ -379,6 +387,7 @@ pub(super) fn reorganise(
             teams,
         });
     }
+    let mut ids: BTreeSet<&str> = BTreeSet::new();
     for id in into.iter().flat_map(|s| std::iter::once(&s.id).chain(s.teams.iter().map(|t| &t.id))) {
         if !ids.insert(id) {
             refuse!("{id} is named twice among the new squads and teams");
@@ -395,29 +404,65 @@ pub(super) fn reorganise(
             list(replaces)
         );
     }
-    refuse_beyond_command_distance(
-        leader,
-        &pool,
-        "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
-    )?;
-    let cost = state.config.reorganisation_cp_per_sub_unit * teams_count;
-    refuse_short_of_cp(
-        u,
-        cost,
-        &format!("reorganising into {teams_count} fire teams (\"2 CP for each sub-unit affected\")"),
-    )?;
-    let dissolved =
-        old_units.iter().map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp)).collect();
-    facts.push(Fact::Reorganised {
-        organisation: org.to_string(),
-        by: u.id.clone(),
-        leader: leader.id.clone(),
-        cost,
-        cp_before: u.cp,
-        cp_after: u.cp - cost,
-        replaced,
-        squads,
-        dissolved,
-    });
-    Ok(())
+    Ok(squads)
+}
+
+/// One fire team of a reorganisation: new, with its figures, or an old team
+/// kept whole.
+fn form_team(
+    state: &State,
+    org: &str,
+    replaces: &[String],
+    replaced: &[String],
+    pool: &[&Figure],
+    team: &NewTeam,
+    assigned: &mut BTreeSet<String>,
+) -> Result<FormedTeam, Violation> {
+    let kept = state.organisations.get(&team.id);
+    let figures: Vec<String> = match &team.figures {
+        Some(named) => {
+            for id in named {
+                if !pool.iter().any(|p| &p.id == id) {
+                    refuse!("{id} is not a figure in play of {}", list(replaces));
+                }
+            }
+            named.clone()
+        }
+        None => {
+            let is_old_team = matches!(kept, Some(k) if k.parent.as_deref() != Some(org));
+            if !replaced.contains(&team.id) || !is_old_team {
+                refuse!("team {} is not a fire team of {}: name the figures of a new team", team.id, list(replaces));
+            }
+            members_of_organisation(state, &team.id).iter().map(|f| f.id.clone()).collect()
+        }
+    };
+    if figures.is_empty() {
+        refuse!("team {} has no figures", team.id);
+    }
+    for f in &figures {
+        if !assigned.insert(f.clone()) {
+            refuse!("{f} is put in two teams");
+        }
+    }
+    let team_leader = match &team.leader {
+        Some(l) => l.clone(),
+        None => match kept.and_then(|k| k.leader.clone()).filter(|l| figures.contains(l)) {
+            Some(l) => l,
+            None => refuse!("team {} needs a leader: name one of {}", team.id, list(&figures)),
+        },
+    };
+    if !figures.contains(&team_leader) {
+        refuse!("{team_leader} is not in team {}: a leader leads from within his team", team.id);
+    }
+    if state.figures[&team_leader].command_rating.is_none() {
+        refuse!("{team_leader} has no command rating and cannot lead team {}", team.id);
+    }
+    let contact = figures.iter().flat_map(|f| state.units[&state.figures[f].unit].contact.iter().cloned()).collect();
+    Ok(FormedTeam {
+        id: team.id.clone(),
+        kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),
+        leader: team_leader,
+        figures,
+        contact,
+    })
 }
