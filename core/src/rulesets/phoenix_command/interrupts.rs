@@ -359,6 +359,8 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
             _ => false,
         };
         facts.push(f);
+        // "or an interrupt causes a change in initiative" (N40).
+        super::turn::recount_initiative(facts);
         if ends {
             end_activation(facts);
         }

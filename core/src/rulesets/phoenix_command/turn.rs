@@ -365,15 +365,32 @@ pub(super) fn settle_turn_end(facts: &mut Facts) {
     facts.push(Fact::TurnEnded { turn: t.number });
 }
 
-/// Recounts initiative when the count has changed during operations.
+/// Recounts initiative after every decision, under the option
+/// `initiative-recount-on-any-change` (N40) only.
+///
+/// "The Side which has the most active combatants has initiative until the
+/// turn ends, or an interrupt causes a change in initiative." By default the
+/// count is taken again only once an interrupt is resolved
+/// ([`recount_initiative`], from `interrupts::settle_interrupts`); casualties
+/// of ordinary fire, stragglers and the referee's casualties leave initiative
+/// where it is until then, or until the turn ends.
+pub(super) fn settle_initiative(facts: &mut Facts) {
+    if facts.state().config.initiative_recount_on_any_change {
+        recount_initiative(facts);
+    }
+}
+
+/// Counts active combatants again during operations, when the count has
+/// changed since it was last taken.
 ///
 /// "A truly successful interrupt may not only cause the target to become
 /// Shaken and end its turn, but if sufficient casualties are inflicted, it
-/// may also cause the enemy side to lose initiative" — "Jason had 27 active
-/// combatants before the ambush and now has 24, while Alex has 26. Alex
-/// seizes the initiative from Jason." Initiative changes hands only when the
-/// other side now has more; a tie leaves it where it is (P4).
-pub(super) fn settle_initiative(facts: &mut Facts) {
+/// may also cause the enemy side to lose initiative" — "Alex calls to check
+/// initiative and both sides quickly count their active combatants. Jason
+/// had 27 active combatants before the ambush and now has 24, while Alex has
+/// 26. Alex seizes the initiative from Jason." Initiative changes hands only
+/// when the other side now has more; a tie leaves it where it is (P4, N9).
+pub(super) fn recount_initiative(facts: &mut Facts) {
     let state = facts.state();
     let Some(t) = &state.turn else { return };
     if t.phase != Phase::Operations {

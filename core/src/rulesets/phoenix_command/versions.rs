@@ -27,6 +27,9 @@ pub struct Config {
     pub explosive_deviation_tenths: u64,
     /// N15: a figure that double-timed may not fire for the rest of the turn.
     pub double_time_bars_fire_for_the_turn: bool,
+    /// N40: initiative is recounted whenever the count changes, not only
+    /// after an interrupt.
+    pub initiative_recount_on_any_change: bool,
     pub double_time_multiplier: u64,
     pub disciplined_extra_shots: u32,
     pub ragged_fire_modifier: i64,
@@ -59,6 +62,7 @@ impl Config {
             melee_escape_bonus: r.int("melee-escape-bonus"),
             explosive_deviation_tenths: u64::from(count("explosive-deviation-tenths")?),
             double_time_bars_fire_for_the_turn: r.flag("double-time-bars-fire-for-the-turn"),
+            initiative_recount_on_any_change: r.flag("initiative-recount-on-any-change"),
             double_time_multiplier: u64::from(count("double-time-multiplier")?),
             disciplined_extra_shots: count("disciplined-extra-shots")?,
             ragged_fire_modifier: r.int("ragged-fire-modifier"),
@@ -120,6 +124,12 @@ fn options() -> Vec<Setting> {
             "P7",
             "\"Each CP the target spends after entering the ambusher's LOS requires a Command Check\" — the example also checks \"as soon as Jason's unit enters Alex's team's line of sight\".",
             "No command checks when the target enters the ambushers' line of sight; only before each CP it spends after.",
+        ),
+        Setting::option(
+            "initiative-recount-on-any-change",
+            "N40",
+            "\"The Side which has the most active combatants has initiative until the turn ends, or an interrupt causes a change in initiative.\" — and the 2.5 example: \"Alex calls to check initiative and both sides quickly count their active combatants\" after the ambush.",
+            "Initiative is recounted whenever the number of active combatants changes during operations (ordinary fire, stragglers, a referee's casualty). By default it is recounted only when an interrupt has been resolved.",
         ),
         Setting::option(
             "double-time-bars-fire-for-the-turn",

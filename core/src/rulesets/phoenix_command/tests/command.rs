@@ -372,7 +372,6 @@ fn a_leader_falling_during_his_units_activation_ends_it() {
         told(&facts)[1..],
         [
             "a loses its leader a-lead and all its CP (1): it must brevet a new leader now, with a command rating of 3 (his predecessor's 4 less one).",
-            "Initiative recounted: active combatants alex 4, jason 1; alex keeps the initiative.",
             "a's activation ends. Next: alex with 1 CP: b."
         ]
     );

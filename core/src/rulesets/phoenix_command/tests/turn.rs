@@ -250,18 +250,19 @@ fn operations_begin_once() {
     assert_eq!(e, "no turn has begun: begin a turn first");
 }
 
-/// "Jason had 27 active combatants before the ambush and now has 24, while
-/// Alex has 26. Alex seizes the initiative from Jason." — and the order of
-/// the rest of the turn changes with it.
+/// N40 option `initiative-recount-on-any-change`: any casualty that changes
+/// the count recounts initiative, and the order of the rest of the turn
+/// changes with it.
 #[test]
-fn casualties_that_change_the_count_hand_initiative_over_mid_turn() {
+fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_turn() {
     let mut scenario = table(&[
         ("alex", "a", 2, 3, 4, [0, 0]),
         ("jason", "j", 2, 3, 3, [0, 600]),
         ("jason", "k", 2, 3, 2, [200, 600]),
     ]);
     scenario["initiative"] = json!("jason");
-    let g = in_operations(scenario);
+    let g = given_with(scenario, &["initiative-recount-on-any-change"])
+        .then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
     assert_eq!(g.state.initiative, "jason");
     let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
     assert!(e.contains("It is jason's turn"), "{e}");
@@ -287,7 +288,8 @@ fn casualties_that_change_the_count_hand_initiative_over_mid_turn() {
 #[test]
 fn a_recount_that_only_ties_keeps_initiative() {
     let scenario = table(&[("alex", "a", 1, 3, 3, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
-    let g = in_operations(scenario);
+    let g = given_with(scenario, &["initiative-recount-on-any-change"])
+        .then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
     let facts =
         accepted(check(&g, json!({"type": "casualty", "figure": "a-1", "effect": "killed", "reason": "mortar"}), &[]));
     assert_eq!(
@@ -332,4 +334,37 @@ fn the_turn_ends_when_an_interrupt_on_the_last_unit_to_act_succeeds() {
     let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[9])]));
     assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: true, target_active: false, .. }));
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
+}
+
+/// N40: "The Side which has the most active combatants has initiative until
+/// the turn ends, or an interrupt causes a change in initiative." Casualties
+/// outside an interrupt leave initiative where it is; once an interrupt is
+/// resolved, the sides count again ("Alex calls to check initiative") —
+/// counting every casualty since the last count.
+#[test]
+fn initiative_is_recounted_only_after_an_interrupt() {
+    let mut s = super::interrupts::ambush_scenario(true, 0);
+    s["initiative"] = json!("alex");
+    // jason 4, alex 3: jason takes the initiative.
+    let g = in_operations(s);
+    assert_eq!(g.state.initiative, "jason");
+    let kill = |f: &str| json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "a mine"});
+    let g = g.then(kill("patrol-2"));
+    let facts = accepted(check(&g, kill("patrol-3"), &[]));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::InitiativeRecounted { .. })), "{:?}", told(&facts));
+    let g = g.then(kill("patrol-3"));
+    assert_eq!(g.state.initiative, "jason");
+    let g = g.then_rolling(
+        json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
+        &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
+    );
+    let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
+        {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 3}
+    ]});
+    let facts = accepted(check(&g, fire, &[("hit:ambush-lead", &[9])]));
+    assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: false, .. }), "{:?}", told(&facts));
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::InitiativeRecounted { counts: counts(3, 2), previous: "jason".into(), holder: "alex".into() })
+    );
 }
