@@ -192,7 +192,18 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
 /// 2.2: consolidation, detachment, reorganisation. Whether the fact was one of these.
 fn record_organisation(state: &mut State, fact: &Fact) -> bool {
     match fact {
-        Fact::Consolidated { organisation, side, leader, by, units, cost, cp_after, contact, .. } => {
+        Fact::Consolidated {
+            organisation,
+            side,
+            leader,
+            by,
+            units,
+            cost,
+            cp_after,
+            contact,
+            ragged_interrupt_used,
+            ..
+        } => {
             let held = state.units.get(by).map_or(0, |u| u.held_interrupt_cp);
             for x in units {
                 state.units.remove(x);
@@ -200,6 +211,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             let mut merged = new_unit(state, organisation, side, leader, contact.clone());
             merged.cp = *cp_after;
             merged.held_interrupt_cp = held;
+            merged.ragged_interrupt_used = *ragged_interrupt_used;
             state.units.insert(organisation.clone(), merged);
             for f in state.figures.values_mut() {
                 if units.contains(&f.unit) {
@@ -215,7 +227,8 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             let side = unit(state, id).side.clone();
             unit(state, id).cp = *cp_after;
             for d in detached {
-                let new = new_unit(state, &d.unit, &side, &d.leader, d.contact.clone());
+                let mut new = new_unit(state, &d.unit, &side, &d.leader, d.contact.clone());
+                new.ragged_interrupt_used = d.ragged_interrupt_used;
                 state.units.insert(d.unit.clone(), new);
                 for f in &d.figures {
                     state.figures.get_mut(f).expect("a figure").unit = d.unit.clone();
@@ -226,60 +239,69 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             }
             activation(state).spent += cost;
         }
-        Fact::Reorganised { organisation, by, cost, cp_after, replaced, squads, dissolved, .. } => {
-            let side = unit(state, by).side.clone();
-            unit(state, by).cp = *cp_after;
-            for r in replaced {
-                state.organisations.remove(r);
-            }
-            let gone: Vec<String> = dissolved.keys().cloned().collect();
-            for x in &gone {
-                state.units.remove(x);
-            }
-            for u in state.units.values_mut() {
-                u.contact.retain(|c| !gone.contains(c));
-            }
-            for squad in squads {
-                state.organisations.insert(
-                    squad.id.clone(),
-                    Organisation {
-                        id: squad.id.clone(),
-                        side: side.clone(),
-                        kind: squad.kind.clone(),
-                        parent: Some(organisation.clone()),
-                        leader: Some(squad.leader.clone()),
-                        hero: false,
-                    },
-                );
-                for team in &squad.teams {
-                    state.organisations.insert(
-                        team.id.clone(),
-                        Organisation {
-                            id: team.id.clone(),
-                            side: side.clone(),
-                            kind: team.kind.clone(),
-                            parent: Some(squad.id.clone()),
-                            leader: Some(team.leader.clone()),
-                            hero: false,
-                        },
-                    );
-                    let new = new_unit(state, &team.id, &side, &team.leader, team.contact.clone());
-                    state.units.insert(team.id.clone(), new);
-                    for f in &team.figures {
-                        let f = state.figures.get_mut(f).expect("a figure");
-                        f.team = team.id.clone();
-                        f.unit = team.id.clone();
-                    }
-                    for e in &team.contact {
-                        unit(state, e).contact.insert(team.id.clone());
-                    }
-                }
-            }
-            activation(state).spent += cost;
-        }
+        Fact::Reorganised { .. } => record_reorganised(state, fact),
         _ => return false,
     }
     true
+}
+
+/// A reorganisation: the old organisations and units go, the new squads
+/// and fire teams come, each team a unit with the restrictions it inherits.
+fn record_reorganised(state: &mut State, fact: &Fact) {
+    let Fact::Reorganised { organisation, by, cost, cp_after, replaced, squads, dissolved, .. } = fact else {
+        return;
+    };
+    let side = unit(state, by).side.clone();
+    unit(state, by).cp = *cp_after;
+    for r in replaced {
+        state.organisations.remove(r);
+    }
+    let gone: Vec<String> = dissolved.keys().cloned().collect();
+    for x in &gone {
+        state.units.remove(x);
+    }
+    for u in state.units.values_mut() {
+        u.contact.retain(|c| !gone.contains(c));
+    }
+    for squad in squads {
+        state.organisations.insert(
+            squad.id.clone(),
+            Organisation {
+                id: squad.id.clone(),
+                side: side.clone(),
+                kind: squad.kind.clone(),
+                parent: Some(organisation.clone()),
+                leader: Some(squad.leader.clone()),
+                hero: false,
+            },
+        );
+        for team in &squad.teams {
+            state.organisations.insert(
+                team.id.clone(),
+                Organisation {
+                    id: team.id.clone(),
+                    side: side.clone(),
+                    kind: team.kind.clone(),
+                    parent: Some(squad.id.clone()),
+                    leader: Some(team.leader.clone()),
+                    hero: false,
+                },
+            );
+            let mut new = new_unit(state, &team.id, &side, &team.leader, team.contact.clone());
+            new.strategic = team.moved_strategically;
+            new.ragged_interrupt_used = team.ragged_interrupt_used;
+            state.units.insert(team.id.clone(), new);
+            for f in &team.figures {
+                let f = state.figures.get_mut(f).expect("a figure");
+                f.team = team.id.clone();
+                f.unit = team.id.clone();
+            }
+            for e in &team.contact {
+                unit(state, e).contact.insert(team.id.clone());
+            }
+        }
+    }
+    activation(state).spent += cost;
 }
 
 /// 2.3: CP, command checks, figures leaving play, leaders, broken and eliminated units. Whether the fact was one of these.

@@ -633,6 +633,10 @@ pub enum Spend {
     ForcedRally,
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// A unit detached from a consolidated unit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DetachedUnit {
@@ -640,9 +644,14 @@ pub struct DetachedUnit {
     pub leader: String,
     pub figures: Vec<String>,
     pub contact: BTreeSet<String>,
+    /// The unit it leaves has attempted its ragged interrupt this turn: so
+    /// has it (N41).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ragged_interrupt_used: bool,
 }
 
-/// A fire team as a reorganisation formed it.
+/// A fire team as a reorganisation formed it, with the restrictions its
+/// figures' units carried this turn (N41).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormedTeam {
     pub id: String,
@@ -650,6 +659,13 @@ pub struct FormedTeam {
     pub leader: String,
     pub figures: Vec<String>,
     pub contact: BTreeSet<String>,
+    /// Some of its figures moved strategically this turn: it "may not act in
+    /// the operations phase" and is "not eligible to fire".
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub moved_strategically: bool,
+    /// Some of its figures' units attempted their ragged interrupt this turn.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ragged_interrupt_used: bool,
 }
 
 /// A squad as a reorganisation formed it.
@@ -985,6 +1001,10 @@ pub enum Fact {
         /// CP the other leaders lost.
         lost: BTreeMap<String, u32>,
         contact: BTreeSet<String>,
+        /// One of the units merged attempted its ragged interrupt this turn:
+        /// so has the consolidated unit (N41).
+        #[serde(default, skip_serializing_if = "is_false")]
+        ragged_interrupt_used: bool,
     },
     Detached {
         unit: String,

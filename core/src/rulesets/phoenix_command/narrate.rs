@@ -193,7 +193,10 @@ fn organisation_text(fact: &Fact) -> Option<String> {
                     let teams: Vec<String> = s
                         .teams
                         .iter()
-                        .map(|t| format!("{} (led by {}: {})", t.id, t.leader, t.figures.join(", ")))
+                        .map(|t| {
+                            let moved = if t.moved_strategically { "; moved strategically this turn" } else { "" };
+                            format!("{} (led by {}: {}{moved})", t.id, t.leader, t.figures.join(", "))
+                        })
                         .collect();
                     format!("{} {} led by {} with {}", s.kind, s.id, s.leader, teams.join(" and "))
                 })

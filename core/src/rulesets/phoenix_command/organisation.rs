@@ -134,6 +134,7 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
         .map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp))
         .collect();
     let contact: BTreeSet<String> = units.iter().flat_map(|x| state.units[x].contact.iter().cloned()).collect();
+    let ragged_interrupt_used = units.iter().any(|x| state.units[x].ragged_interrupt_used);
     facts.push(Fact::Consolidated {
         organisation: org.to_string(),
         kind: o.kind.clone(),
@@ -147,6 +148,7 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
         cp_after: u.cp - cost,
         lost,
         contact,
+        ragged_interrupt_used,
     });
     Ok(())
 }
@@ -206,6 +208,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
             leader: sub_leader.id.clone(),
             figures: members_of_organisation(state, sub).iter().map(|f| f.id.clone()).collect(),
             contact: u.contact.clone(),
+            ragged_interrupt_used: u.ragged_interrupt_used,
         });
     }
     let cost = state.config.detachment_cp_per_unit * detached.len() as u32;
@@ -457,12 +460,16 @@ fn form_team(
     if state.figures[&team_leader].command_rating.is_none() {
         refuse!("{team_leader} has no command rating and cannot lead team {}", team.id);
     }
-    let contact = figures.iter().flat_map(|f| state.units[&state.figures[f].unit].contact.iter().cloned()).collect();
+    // "A unit formed by consolidation or reorganisation inherits every
+    // restriction its members carried this turn" (N41).
+    let old_units: Vec<&Unit> = figures.iter().map(|f| &state.units[&state.figures[f].unit]).collect();
     Ok(FormedTeam {
         id: team.id.clone(),
         kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),
         leader: team_leader,
+        contact: old_units.iter().flat_map(|u| u.contact.iter().cloned()).collect(),
+        moved_strategically: old_units.iter().any(|u| u.strategic),
+        ragged_interrupt_used: old_units.iter().any(|u| u.ragged_interrupt_used),
         figures,
-        contact,
     })
 }

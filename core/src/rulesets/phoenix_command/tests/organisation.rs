@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, in_operations, refusal, told, Given};
+use super::{accepted, check, given, in_operations, refusal, told, Given};
 use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam};
 
 /// alex's platoon 1-plt: an HQ team (lt, command rating 5, a 20" command
@@ -96,6 +96,7 @@ fn consolidation_costs_one_cp_per_sub_unit_and_the_other_leaders_cp_are_lost() {
             cp_after: 2,
             lost: [("1b".to_string(), 3)].into(),
             contact: Default::default(),
+            ragged_interrupt_used: false,
         }]
     );
     assert_eq!(
@@ -209,6 +210,8 @@ fn reorganisation_costs_two_cp_per_remaining_sub_unit() {
         leader: leader.into(),
         figures: figures.iter().map(|f| f.to_string()).collect(),
         contact: Default::default(),
+        moved_strategically: false,
+        ragged_interrupt_used: false,
     };
     assert_eq!(
         facts,
@@ -308,4 +311,54 @@ fn reorganisation_needs_command_distance_and_cp() {
         &[],
     ));
     assert_eq!(e, "reorganising into 4 fire teams (\"2 CP for each sub-unit affected\") costs 8 CP and hq has 3");
+}
+
+/// Issue 20, item 2: a fire team that moved strategically, reorganised into
+/// a new unit, fired a ragged interrupt the same turn and counted again
+/// among the active combatants — the new unit was formed without its
+/// members' restrictions. It "may not act in the operations phase" and is
+/// "not eligible to fire" (N41).
+#[test]
+fn a_reorganised_unit_keeps_the_strategic_move_of_its_figures() {
+    let mut g = given(platoon([5, 0, 0, 0, 0])).then(json!({"type": "begin-turn"}));
+    for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
+        g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
+    }
+    let g = g.then_all(&[
+        json!({"type": "strategic-move", "unit": "2a"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "hq"}),
+    ]);
+    assert_eq!(g.state.turn.as_ref().unwrap().counts["alex"], 5);
+    let into = json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
+        {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
+        {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
+    ]}]);
+    let facts = accepted(check(&g, reorganise(into.clone()), &[]));
+    let Fact::Reorganised { squads, .. } = &facts[0] else { panic!("{facts:?}") };
+    assert!(squads[0].teams.iter().all(|t| t.moved_strategically));
+    let g = g.then(reorganise(into));
+    assert!(g.state.units["3a"].strategic && g.state.units["3b"].strategic);
+    assert_eq!(super::super::turn::active_combatants(&g.state)["alex"], 2);
+    let e = refusal(check(&g, json!({"type": "sighted", "target": "j", "by": "3a"}), &[]));
+    assert_eq!(e, "3a moved strategically this turn and is not eligible to fire");
+}
+
+/// N41: a consolidated unit has attempted the ragged interrupt any of its
+/// sub-units attempted this turn ("A unit can only attempt one Ragged
+/// Interrupt in a turn"), and so has a unit it detaches.
+#[test]
+fn a_consolidated_unit_keeps_the_ragged_interrupt_its_sub_units_spent() {
+    let g = in_operations(platoon([0, 4, 0, 0, 0]))
+        .then_rolling(
+            json!({"type": "sighted", "target": "j", "by": "1b"}),
+            &[("check:1b-1", &[0]), ("check:1b-2", &[0])],
+        )
+        .then(json!({"type": "activate", "unit": "1a"}));
+    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+    assert!(matches!(facts[0], Fact::Consolidated { ragged_interrupt_used: true, .. }), "{facts:?}");
+    let g = g.then(consolidate("1-sqd"));
+    assert!(g.state.units["1-sqd"].ragged_interrupt_used);
+    let g = g.then(json!({"type": "detach", "units": ["1b"]}));
+    assert!(g.state.units["1b"].ragged_interrupt_used);
 }
