@@ -175,8 +175,9 @@ fn check_action(state: &State, f: &Figure, action: &Action, last: bool) -> Resul
 
 fn fire_order(action: &Action) -> Option<FireOrder<'_>> {
     match action {
-        Action::Fire { figure, weapon, target, mode, line, odds, cover_pf, cover_at, .. } => Some(FireOrder {
+        Action::Fire { figure, move_to, weapon, target, mode, line, odds, cover_pf, cover_at } => Some(FireOrder {
             figure,
+            move_to: *move_to,
             weapon,
             target,
             mode: *mode,

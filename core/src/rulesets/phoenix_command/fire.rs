@@ -22,6 +22,9 @@ use super::{Fact, FireMode, Injury, Morale, Shot, State, Weapon};
 /// A figure's order to fire, as an action or in an interrupt.
 pub(super) struct FireOrder<'a> {
     pub figure: &'a str,
+    /// Where he advances to first ("advancing and firing"); none in an
+    /// interrupt.
+    pub move_to: Option<Point>,
     pub weapon: &'a str,
     pub target: &'a str,
     pub mode: FireMode,
@@ -91,6 +94,9 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
         refuse!("a {name} is explosive and \"Explosive weapons detonate on the intervening cover\": give where the cover stands (cover_at)");
     }
     let one_shot = weapon.one_shot_per_action || weapon.one_use;
+    if order.move_to.is_some() {
+        refuse_after_an_advance(state, order, name, one_shot)?;
+    }
     let (shots, odds) = match order.mode {
         FireMode::Aimed | FireMode::Disciplined => {
             let Some(line) = order.line else {
@@ -114,6 +120,23 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
         }
     };
     Ok(Volley { weapon, shots, odds })
+}
+
+/// What may not be fired after a standard move in the same action.
+///
+/// "Note that a weapon listed as having 1 Shot/Action or 1 Use takes the
+/// shooter his entire action to aim and fire" (N42; option
+/// `one-shot-weapons-after-an-advance`). — 2.4 lists "performing disciplined
+/// fire" and "advancing and firing" as different actions (N47; option
+/// `disciplined-fire-after-an-advance`).
+fn refuse_after_an_advance(state: &State, order: &FireOrder, name: &str, one_shot: bool) -> Result<(), Violation> {
+    if one_shot && !state.config.one_shot_weapons_after_an_advance {
+        refuse!("{} cannot advance and fire his {name}: \"a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire\" — fire it where he stands", order.figure);
+    }
+    if order.mode == FireMode::Disciplined && !state.config.disciplined_fire_after_an_advance {
+        refuse!("{} cannot advance and fire disciplined: \"performing disciplined fire\" and \"advancing and firing\" are different actions (2.4) — fire aimed after the advance, or disciplined where he stands", order.figure);
+    }
+    Ok(())
 }
 
 /// Whether a figure has anything he may fire now, whatever the target or

@@ -253,6 +253,7 @@ fn check_interrupt_orders(
 fn fire_order(o: &InterruptFire) -> FireOrder<'_> {
     FireOrder {
         figure: &o.figure,
+        move_to: None,
         weapon: &o.weapon,
         target: &o.target,
         mode: o.mode,

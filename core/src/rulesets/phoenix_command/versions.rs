@@ -30,6 +30,10 @@ pub struct Config {
     /// N40: initiative is recounted whenever the count changes, not only
     /// after an interrupt.
     pub initiative_recount_on_any_change: bool,
+    /// N42: a 1 Shot/Action or 1 Use weapon may be fired after an advance.
+    pub one_shot_weapons_after_an_advance: bool,
+    /// N47: disciplined fire may follow an advance in the same action.
+    pub disciplined_fire_after_an_advance: bool,
     pub double_time_multiplier: u64,
     pub disciplined_extra_shots: u32,
     pub ragged_fire_modifier: i64,
@@ -63,6 +67,8 @@ impl Config {
             explosive_deviation_tenths: u64::from(count("explosive-deviation-tenths")?),
             double_time_bars_fire_for_the_turn: r.flag("double-time-bars-fire-for-the-turn"),
             initiative_recount_on_any_change: r.flag("initiative-recount-on-any-change"),
+            one_shot_weapons_after_an_advance: r.flag("one-shot-weapons-after-an-advance"),
+            disciplined_fire_after_an_advance: r.flag("disciplined-fire-after-an-advance"),
             double_time_multiplier: u64::from(count("double-time-multiplier")?),
             disciplined_extra_shots: count("disciplined-extra-shots")?,
             ragged_fire_modifier: r.int("ragged-fire-modifier"),
@@ -130,6 +136,18 @@ fn options() -> Vec<Setting> {
             "N40",
             "\"The Side which has the most active combatants has initiative until the turn ends, or an interrupt causes a change in initiative.\" — and the 2.5 example: \"Alex calls to check initiative and both sides quickly count their active combatants\" after the ambush.",
             "Initiative is recounted whenever the number of active combatants changes during operations (ordinary fire, stragglers, a referee's casualty). By default it is recounted only when an interrupt has been resolved.",
+        ),
+        Setting::option(
+            "one-shot-weapons-after-an-advance",
+            "N42",
+            "\"Note that a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire. A Shooter, even if willing, cannot use the 2 shot or 3 shot lines on the Odds of Hitting Tables with these weapons.\"",
+            "A 1 Shot/Action or 1 Use weapon may be fired after a standard move in the same action (\"his entire action\" read as explaining the single shot). By default aiming and firing it is the whole action: no advance before it.",
+        ),
+        Setting::option(
+            "disciplined-fire-after-an-advance",
+            "N47",
+            "\"one figure in a unit could be performing a double-time advance, at the same time as another is performing disciplined fire, while others in the unit are advancing and firing\" — disciplined fire and advancing and firing listed as different actions.",
+            "Disciplined fire (and its extra shot) may follow a standard move in the same action. By default a figure who advances and fires fires aimed (or ragged); disciplined fire is an action of its own, from where he stands.",
         ),
         Setting::option(
             "double-time-bars-fire-for-the-turn",
