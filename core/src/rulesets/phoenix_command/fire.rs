@@ -12,6 +12,7 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
+use super::actions::inches;
 use super::command::remove_figure;
 use super::decide::{self, Facts};
 use super::morale::drop_morale;
@@ -86,6 +87,17 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     }
     if t.side == f.side {
         refuse!("{} is on {}'s own side: fire at an enemy figure", t.id, f.id);
+    }
+    // "The Weapons Tables provide information on Range" (N45).
+    let from = order.move_to.unwrap_or(f.at);
+    if let Some(range) = weapon.range_tenths.filter(|r| !from.within(t.at, *r)) {
+        refuse!(
+            "{} is {} from {}, beyond the range of his {name} ({}): \"The Weapons Tables provide information on Range\"",
+            t.id,
+            inches(from.distance_ceil(t.at)),
+            f.id,
+            inches(range)
+        );
     }
     if order.mode != FireMode::Ragged && f.morale != Morale::Bold {
         refuse!("{} is {} and can only use ragged fire", f.id, f.morale.name());

@@ -29,7 +29,7 @@ pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Opti
         refuse!("{} has no Melee Attack Value in the scenario", f.id);
     }
     if let Some(to) = move_to {
-        let allowance = state.config.standard_move_tenths;
+        let allowance = f.standard_move_tenths;
         if !f.at.within(to, allowance) {
             refuse!(
                 "{} cannot move from {} to {to} to attack: that is {} and a standard move is {}",
@@ -71,7 +71,7 @@ pub(super) fn respond(
         refuse!("{} engages in melee: only an escaping target moves away", target.id);
     }
     if let Some(to) = escape_to {
-        let allowance = state.config.standard_move_tenths;
+        let allowance = target.standard_move_tenths;
         if !target.at.within(to, allowance) {
             refuse!(
                 "{} cannot escape to {to}: that is {} and a standard move is {}",

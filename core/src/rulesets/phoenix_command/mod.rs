@@ -187,6 +187,9 @@ pub struct Figure {
     pub command_rating: Option<i64>,
     /// The distance this figure's unit must stay within if he leads it (P8).
     pub command_distance_tenths: u64,
+    /// His standard move: "twice the figure's standard move" (N51); the
+    /// scenario's, else the constant `standard-move-tenths`.
+    pub standard_move_tenths: u64,
     pub morale: Morale,
     /// Began the battle Fanatical: "can never be changed to a Bold or Shaken morale state".
     pub fanatic: bool,

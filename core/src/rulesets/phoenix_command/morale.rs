@@ -493,12 +493,12 @@ pub(super) fn rout(
     if !u.rout_due {
         refuse!("{unit} is not routing");
     }
-    let allowance = state.config.standard_move_tenths * state.config.double_time_multiplier;
     for (id, to) in moves {
         let f = decide::figure(state, id)?;
         if f.unit != unit || !f.in_play() {
             refuse!("{id} is not a figure of {unit} in play");
         }
+        let allowance = f.standard_move_tenths * state.config.double_time_multiplier;
         if !f.at.within(*to, allowance) {
             refuse!(
                 "{id} cannot rout from {} to {to}: that is {}, and a rout is at a double-time advance rate of {}",

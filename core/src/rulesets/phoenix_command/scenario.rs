@@ -85,6 +85,11 @@ pub struct Weapon {
     /// "1 Use": fired once, then discarded.
     #[serde(default)]
     pub one_use: bool,
+    /// Its range, in tenths of an inch ("The Weapons Tables provide
+    /// information on Range"): a target beyond it cannot be fired at. None:
+    /// the referee judges (N45).
+    #[serde(default)]
+    pub range_tenths: Option<u64>,
     /// "2 hits @ 60": hits each successful shot scores.
     #[serde(default = "one")]
     pub hits_per_shot: u32,
@@ -157,6 +162,10 @@ pub struct FigureSetup {
     /// This leader's own command distance, in tenths of an inch.
     #[serde(default)]
     pub command_distance_tenths: Option<u64>,
+    /// His own standard move, in tenths of an inch ("twice the figure's
+    /// standard move"); else the constant `standard-move-tenths`.
+    #[serde(default)]
+    pub standard_move_tenths: Option<u64>,
     #[serde(default = "bold")]
     pub morale: Morale,
     pub at: Point,
@@ -183,7 +192,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
     let sides = check_sides(&s)?;
     let index = organisation_index(&s)?;
     let org_sides = organisation_sides(&s, &index, &sides)?;
-    let mut figures = build_figures(&s, &index, &org_sides)?;
+    let mut figures = build_figures(&s, &index, &org_sides, &config)?;
     let organisations = build_organisations(&s, &index, &org_sides, &figures)?;
     assign_units(&s, &index, &mut figures)?;
     let units = build_units(&s, &organisations, &figures)?;
@@ -317,6 +326,7 @@ fn build_figures(
     s: &Scenario,
     index: &BTreeMap<&str, usize>,
     org_sides: &[String],
+    config: &Config,
 ) -> Result<BTreeMap<String, Figure>, ScenarioError> {
     let mut figures: BTreeMap<String, Figure> = BTreeMap::new();
     for (i, f) in s.figures.iter().enumerate() {
@@ -361,6 +371,7 @@ fn build_figures(
             troop_quality: f.troop_quality,
             command_rating: f.command_rating,
             command_distance_tenths: f.command_distance_tenths.unwrap_or(s.command_distance_tenths),
+            standard_move_tenths: f.standard_move_tenths.unwrap_or(config.standard_move_tenths),
             morale: f.morale,
             fanatic: f.morale == Morale::Fanatical,
             at: f.at,

@@ -267,7 +267,7 @@ fn table_constants() -> Vec<Setting> {
             "standard-move-tenths",
             60,
             "\"Jason moves the five figures of the fireteam twice their standard move of 6\"\"",
-            "A figure's standard move, in tenths of an inch: the furthest a move action may take it.",
+            "A figure's standard move, in tenths of an inch: the furthest a move action may take it, unless the scenario gives the figure his own (standard_move_tenths).",
         ),
     ]
 }

@@ -387,3 +387,18 @@ fn disciplined_fire_is_not_advancing_and_firing() {
     let facts = accepted(check(&g, advance_and_shoot("a-1", "m16", "disciplined", 2), &[("hit:a-1", &[9, 9, 9])]));
     assert_eq!(shots(&facts).len(), 3);
 }
+
+/// Issue 20, item 5 (N45): "The Weapons Tables provide information on
+/// Range" — a weapon's range, when the scenario gives it, bounds the fire,
+/// measured from where the shooter stands after his advance.
+#[test]
+fn fire_beyond_the_weapons_range_is_refused() {
+    let mut s = armed(true);
+    s["weapons"]["m16"]["range_tenths"] = json!(260);
+    let g = firing(s);
+    let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(1), 4), &[]));
+    assert_eq!(e, "j-1 is 30.0\" from a-1, beyond the range of his m16 (26.0\"): \"The Weapons Tables provide information on Range\"");
+    accepted(check(&g, advance_and_shoot("a-1", "m16", "aimed", 1), &[("hit:a-1", &[9])]));
+    // A weapon without a range is the referee's to judge.
+    accepted(check(&g, shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 4), &[("hit:a-lead", &[9])]));
+}
