@@ -283,7 +283,9 @@ fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
     assert_eq!(g.state.figures["m1-2"].command_rating, Some(1));
     assert_eq!(g.state.organisations["m1"].leader.as_deref(), Some("m1-2"));
     let e = refusal(check(&g, json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}), &[]));
-    assert_eq!(e, "m1 owes no brevet: its leader has not fallen");
+    assert_eq!(e, "m1 has breveted m1-2 already: he must now take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")");
+    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]));
+    assert_eq!(e, "m2 owes no brevet: its leader has not fallen");
 }
 
 /// "If the new leader's command rating is less than 1, then the unit cannot
@@ -307,6 +309,10 @@ fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
     let g = g.then(json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}));
     let e = refusal(check(&g, json!({"type": "activate", "unit": "m2"}), &[]));
     assert!(e.starts_with("m2 is broken and has no leader: it cannot act."), "{e}");
+    // Issue 14, item 6: the refusal said "m2 owes no brevet: its leader has
+    // not fallen" — the reason is that the unit broke.
+    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]));
+    assert_eq!(e, "m2 cannot brevet a new leader: its leader fell and his successor's command rating would have been below 1, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")");
     let g = g.then_all(&[
         json!({"type": "activate", "unit": "m1"}),
         json!({"type": "pass"}),
