@@ -958,6 +958,10 @@ pub enum Fact {
         unit: String,
         side: String,
         reached_cover: bool,
+        /// Its fanatics, who do not surrender when it cannot reach cover
+        /// (N55).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        fanatics: Vec<String>,
     },
     AmbushLapsed {
         by: String,

@@ -13,7 +13,7 @@ use super::command::{check_figure, remove_figure};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::interrupts::premature_checks;
 use super::turn::end_activation;
-use super::{Activation, Fact, Morale, Spend, State, Unit, UnitMorale};
+use super::{Activation, Fact, Figure, Morale, Spend, State, Unit, UnitMorale};
 
 /// "A Graze result reduces the Morale of a Bold target to Shaken, and a
 /// Shaken target to Panicked. It has no effect on Fanatical or Panicked
@@ -481,7 +481,12 @@ pub(super) fn forced_rally(
 /// from the enemy towards the nearest cover at a double-time advance rate of
 /// movement. They will do so even if they have already double-time advanced
 /// earlier in the turn. If the unit cannot reach cover within its rout, the
-/// unit will instead attempt to surrender, and is removed from play."
+/// unit will instead attempt to surrender, and is removed from play." —
+/// except its fanatics: a fanatic who has panicked "will attempt to leave the
+/// battlefield. If unable to do so, he will not surrender, but instead
+/// attack the enemy with the ferocity of a cornered animal" (N55). They stay
+/// in play with their Broken unit, which leaves the battlefield at the next
+/// strategic movement if it is still Broken (N26).
 pub(super) fn rout(
     state: &State,
     unit: &str,
@@ -512,12 +517,17 @@ pub(super) fn rout(
         let from = state.figures[id].at;
         facts.push(Fact::FigureMoved { figure: id.clone(), from, to: *to, distance_tenths: from.distance_ceil(*to) });
     }
-    facts.push(Fact::Routed { unit: unit.to_string(), side: u.side.clone(), reached_cover });
+    // A fanatic "will not surrender, but instead attack the enemy with the
+    // ferocity of a cornered animal" (N55).
+    let (fanatics, surrendering): (Vec<&Figure>, Vec<&Figure>) =
+        members(state, unit).into_iter().partition(|f| f.fanatic);
+    let fanatics = if reached_cover { Vec::new() } else { fanatics.iter().map(|f| f.id.clone()).collect() };
+    facts.push(Fact::Routed { unit: unit.to_string(), side: u.side.clone(), reached_cover, fanatics });
     if !reached_cover {
         let leader = u.leader.clone();
         let mut order: Vec<String> =
-            members(state, unit).iter().map(|f| f.id.clone()).filter(|f| Some(f) != leader.as_ref()).collect();
-        order.extend(leader);
+            surrendering.iter().map(|f| f.id.clone()).filter(|f| Some(f) != leader.as_ref()).collect();
+        order.extend(leader.filter(|l| surrendering.iter().any(|f| &f.id == l)));
         for f in order {
             remove_figure(facts, &f, "surrendered: his unit could not reach cover in its rout");
         }

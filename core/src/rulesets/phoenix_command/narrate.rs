@@ -514,11 +514,16 @@ fn morale_text(fact: &Fact) -> Option<String> {
                 )
             }
         }
-        Fact::Routed { unit, side, reached_cover } => {
+        Fact::Routed { unit, side, reached_cover, fanatics } => {
             if *reached_cover {
                 format!("{unit} ({side}) routs and reaches cover.")
-            } else {
+            } else if fanatics.is_empty() {
                 format!("{unit} ({side}) routs but cannot reach cover: it attempts to surrender.")
+            } else {
+                format!(
+                    "{unit} ({side}) routs but cannot reach cover: it attempts to surrender, but {} will not surrender.",
+                    fanatics.join(", ")
+                )
             }
         }
         Fact::UnitShaken { unit, side, shaken, of } => {

@@ -262,6 +262,37 @@ fn a_unit_that_cannot_reach_cover_surrenders() {
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitEliminated { unit, .. } if unit == "a")));
 }
 
+/// Issue 14, item 4 (N55): a failed rout removed every figure as surrendered,
+/// fanatics too — yet a panicked fanatic "will attempt to leave the
+/// battlefield. If unable to do so, he will not surrender, but instead
+/// attack the enemy with the ferocity of a cornered animal". The fanatics
+/// stay in play; the leader gone, the unit brevets one of them.
+#[test]
+fn fanatics_do_not_surrender_when_their_unit_cannot_reach_cover() {
+    let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "fanatical"), ("a-4", "fanatical")]);
+    let mut g = given_with(s, &[]);
+    // a-3, a fanatic, has panicked (a Light Wound's second roll).
+    g.state.figures.get_mut("a-3").unwrap().morale = Morale::Panicked;
+    let g = g.then(json!({"type": "begin-turn"}));
+    assert!(g.state.units["a"].rout_due);
+    let facts = accepted(check(&g, json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]));
+    assert_eq!(
+        told(&facts)[0],
+        "a (alex) routs but cannot reach cover: it attempts to surrender, but a-3, a-4 will not surrender."
+    );
+    let removed: Vec<&str> = facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::FigureRemoved { figure, .. } => Some(figure.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(removed, ["a-1", "a-2", "a-lead"]);
+    let g = g.then(json!({"type": "rout", "unit": "a", "reached_cover": false}));
+    assert!(g.state.figures["a-3"].in_play() && g.state.figures["a-4"].in_play());
+    assert!(g.state.units["a"].brevet_due.is_some());
+}
+
 /// "If the leader does not have sufficient CP to expend, then the unit will,
 /// during the next strategic movement phase, move back to its Forming Up
 /// Point, or off the battlefield."
