@@ -74,7 +74,10 @@ pub(super) fn pass(state: &State, facts: &mut Facts) -> Result<(), Violation> {
 /// While a breveted leader has not taken command, the unit does nothing else.
 ///
 /// "While a unit is breveting a new leader, it may not perform other actions,
-/// and can only mount a ragged defence."
+/// and can only mount a ragged defence." Its CP go on nothing but taking
+/// command — no morale orders either ("A rally involves performing
+/// actions"); only a Shaken or Panicked new leader composes himself first
+/// (N32, N53). A superior officer may still spend his own CP on it.
 pub(super) fn refuse_while_taking_command(u: &Unit, what: &str) -> Result<(), Violation> {
     if u.taking_command {
         refuse!(

@@ -9,7 +9,7 @@ use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::actions::inches;
-use super::command::{check_figure, remove_figure};
+use super::command::{check_figure, refuse_while_taking_command, remove_figure};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::interrupts::premature_checks;
 use super::turn::end_activation;
@@ -258,6 +258,7 @@ pub(super) fn steady_unit(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, payer) = active_unit_between_steps(state, "steady a unit")?;
+    refuse_while_taking_command(payer, "steady a unit")?;
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     let to = match target.morale {
@@ -280,6 +281,7 @@ pub(super) fn steady_unit(
 /// accumulated CP to rally all shaken figures in his unit."
 pub(super) fn rally(state: &State, unit: Option<&str>, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, payer) = active_unit_between_steps(state, "rally")?;
+    refuse_while_taking_command(payer, "rally")?;
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     refuse_before_composure(state, a, target, "rally its figures")?;
@@ -311,6 +313,7 @@ pub(super) fn rally_panicked(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, payer) = active_unit_between_steps(state, "rally a panicked figure")?;
+    refuse_while_taking_command(payer, "rally a panicked figure")?;
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     refuse_before_composure(state, a, target, "rally its panicked figures")?;
@@ -344,6 +347,7 @@ pub(super) fn rally_panicked(
 /// and comes before the unit's actions.
 pub(super) fn abandon(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "abandon its Shaken figures")?;
+    refuse_while_taking_command(u, "abandon its Shaken figures")?;
     refuse_before_composure(state, a, u, "abandon its Shaken figures")?;
     if a.abandoned {
         refuse!("{} has already abandoned its Shaken figures this activation", u.id);
@@ -403,6 +407,7 @@ pub(super) fn forced_rally(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "force a rally")?;
+    refuse_while_taking_command(u, "force a rally")?;
     refuse_before_composure(state, a, u, "force a rally")?;
     if a.actions_begun {
         refuse!("{} has begun its actions: the Shaken figures are dealt with before them", u.id);

@@ -510,3 +510,40 @@ fn a_shaken_new_leader_composes_himself_before_taking_command() {
     let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
     assert_eq!(e, "m1's leader m1-1 is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
 }
+
+/// Issue 14, item 2 (N53): "While a unit is breveting a new leader, it may
+/// not perform other actions" — morale orders were accepted, spending the CP
+/// its new leader needs to take command. Only taking command (and a Shaken
+/// new leader's composing himself first, N32) is allowed.
+#[test]
+fn a_breveting_unit_spends_its_cp_on_nothing_but_taking_command() {
+    let s =
+        with_figure(with_figure(militia_units(), "m1-2", "morale", json!("shaken")), "m1-1", "morale", json!("shaken"));
+    let g = in_operations(s)
+        .then(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
+        .then(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}))
+        .then_all(&[
+            json!({"type": "activate", "unit": "m2"}),
+            json!({"type": "pass"}),
+            json!({"type": "activate", "unit": "m1"}),
+            json!({"type": "accumulate"}),
+            json!({"type": "activate", "unit": "j"}),
+            json!({"type": "pass"}),
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "m1"}),
+        ]);
+    for (d, what) in [
+        (json!({"type": "steady-unit"}), "steady a unit"),
+        (json!({"type": "rally"}), "rally"),
+        (json!({"type": "rally-panicked", "figure": "m1-1"}), "rally a panicked figure"),
+        (json!({"type": "abandon"}), "abandon its Shaken figures"),
+        (json!({"type": "forced-rally", "figure": "m1-1"}), "force a rally"),
+    ] {
+        let e = refusal(check(&g, d, &[]));
+        assert!(e.starts_with(&format!("m1 may not {what}: its breveted leader m1-2 must first take command")), "{e}");
+    }
+    // The new leader composes himself, then takes command.
+    let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
+    assert!(e.contains("(self-rally)"), "{e}");
+}
