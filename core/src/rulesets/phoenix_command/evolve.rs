@@ -60,6 +60,7 @@ fn new_unit(state: &State, id: &str, side: &str, leader: &str, contact: BTreeSet
         contact,
         morale: UnitMorale::Steady,
         restored: false,
+        restored_against: Default::default(),
         ragged_interrupt_used: false,
         rout_due: false,
         in_cover: false,
@@ -73,6 +74,7 @@ fn begin_turn(state: &mut State, number: u32) {
         u.activated = false;
         u.strategic = false;
         u.restored = false;
+        u.restored_against.clear();
         u.ragged_interrupt_used = false;
         // A unit is Shaken for a turn; decide re-derives it from its
         // figures at the start of the next (a Broken unit stays so).
@@ -435,7 +437,16 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
             f.posture = Posture::Standing;
         }
         Fact::MoraleChanged { figure, to, .. } => {
-            state.figures.get_mut(figure).expect("a figure").morale = *to;
+            let f = state.figures.get_mut(figure).expect("a figure");
+            f.morale = *to;
+            // A figure rallied since his unit was restored: what the
+            // restoring answered is his morale now.
+            let unit = f.unit.clone();
+            if let Some(was) = state.units.get_mut(&unit).and_then(|u| u.restored_against.get_mut(figure)) {
+                if to.severity() < was.severity() {
+                    *was = *to;
+                }
+            }
         }
         _ => return false,
     }
@@ -504,11 +515,23 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
 /// 2.8: unit morale. Whether the fact was one of these.
 fn record_morale(state: &mut State, fact: &Fact) -> bool {
     match fact {
-        Fact::UnitShaken { unit: id, .. } => unit(state, id).morale = UnitMorale::Shaken,
+        Fact::UnitShaken { unit: id, .. } => {
+            let u = unit(state, id);
+            u.morale = UnitMorale::Shaken;
+            u.restored = false;
+            u.restored_against.clear();
+        }
         Fact::UnitSteadied { unit: id, to, .. } => {
+            let against = state
+                .figures
+                .values()
+                .filter(|f| f.in_play() && &f.unit == id)
+                .map(|f| (f.id.clone(), f.morale))
+                .collect();
             let u = unit(state, id);
             u.morale = *to;
             u.restored = true;
+            u.restored_against = against;
         }
         Fact::Abandoned { lagging, .. } => {
             activation(state).abandoned = true;

@@ -80,6 +80,16 @@ pub enum Morale {
 }
 
 impl Morale {
+    /// How far from Bold for the unit's morale: Bold and Fanatical 0,
+    /// Shaken 1, Panicked 2.
+    pub fn severity(self) -> u8 {
+        match self {
+            Morale::Bold | Morale::Fanatical => 0,
+            Morale::Shaken => 1,
+            Morale::Panicked => 2,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Morale::Bold => "Bold",
@@ -257,8 +267,14 @@ pub struct Unit {
     /// Enemy units it is in contact with (a referee input).
     pub contact: BTreeSet<String>,
     pub morale: UnitMorale,
-    /// The leader restored the unit's morale to Bold for this turn.
+    /// The leader restored the unit's morale to Bold for this turn (or
+    /// steadied it from Broken).
     pub restored: bool,
+    /// Its figures' morale when it was restored, each lowered when the
+    /// figure was rallied since: what the restoring answered. A figure worse
+    /// off than this is a new morale event (N52).
+    #[serde(default)]
+    pub restored_against: BTreeMap<String, Morale>,
     /// Its one ragged interrupt of the turn is spent.
     pub ragged_interrupt_used: bool,
     /// Broken: it must rout now (where it goes is a referee input).

@@ -52,19 +52,27 @@ pub(super) fn majority(state: &State, count: usize, of: usize) -> bool {
 /// whose figures are Shaken or worse is Shaken). A unit is Shaken for the
 /// turn: at the next turn's start it is Shaken again only if most of its
 /// figures still are ("to keep the unit morale from sliding back to Shaken in
-/// the next turn"). A unit whose leader has
-/// restored or steadied it this turn keeps that morale until the turn ends
-/// ("restore the Unit Morale to Bold for the turn"; a routed unit is steadied
-/// first, "Then, he must spend CP to rally each individual panicked member").
+/// the next turn").
+///
+/// A unit whose leader has restored or steadied it this turn keeps that
+/// morale against the figures Shaken or Panicked at that moment ("restore
+/// the Unit Morale to Bold for the turn"; a routed unit is steadied first,
+/// "Then, he must spend CP to rally each individual panicked member"). A
+/// figure Shaken or Panicked since is a new event (N52): a Panicked majority
+/// with a newly panicked figure breaks the unit, and a Shaken majority with
+/// a figure newly worse off makes it Shaken again — unless, under
+/// `restored-unit-stays-bold-for-the-turn`, it stays Bold for the turn.
 pub(super) fn settle_unit_morale(facts: &mut Facts) {
     let state = facts.state();
     let mut changes = Vec::new();
-    for u in state.units.values().filter(|u| !u.restored) {
+    for u in state.units.values() {
         let figures = members(state, &u.id);
         let of = figures.len();
         let panicked = figures.iter().filter(|f| f.morale == Morale::Panicked).count();
         let shaken = figures.iter().filter(|f| matches!(f.morale, Morale::Shaken | Morale::Panicked)).count();
-        if u.morale != UnitMorale::Broken && majority(state, panicked, of) {
+        let (newly_worse, newly_panicked) = morale_events_since_restored(u, &figures);
+        let shaken_again = newly_worse && !(u.restored && state.config.restored_unit_stays_bold_for_the_turn);
+        if u.morale != UnitMorale::Broken && majority(state, panicked, of) && newly_panicked {
             changes.push(Fact::UnitBroke {
                 unit: u.id.clone(),
                 side: u.side.clone(),
@@ -73,7 +81,7 @@ pub(super) fn settle_unit_morale(facts: &mut Facts) {
                 ),
                 rout: true,
             });
-        } else if u.morale == UnitMorale::Steady && majority(state, shaken, of) {
+        } else if u.morale == UnitMorale::Steady && majority(state, shaken, of) && shaken_again {
             changes.push(Fact::UnitShaken {
                 unit: u.id.clone(),
                 side: u.side.clone(),
@@ -85,6 +93,20 @@ pub(super) fn settle_unit_morale(facts: &mut Facts) {
     for fact in changes {
         facts.push(fact);
     }
+}
+
+/// Whether any figure of `u` is worse off than when its leader restored or
+/// steadied it, and whether any has panicked since: a new morale event the
+/// restoring did not answer (N52). For a unit not restored, every Shaken or
+/// Panicked figure is new.
+fn morale_events_since_restored(u: &Unit, figures: &[&super::Figure]) -> (bool, bool) {
+    if !u.restored {
+        return (true, true);
+    }
+    let was = |f: &super::Figure| u.restored_against.get(&f.id).map_or(0, |m| m.severity());
+    let worse = figures.iter().any(|f| f.morale.severity() > was(f));
+    let panicked = figures.iter().any(|f| f.morale == Morale::Panicked && was(f) < Morale::Panicked.severity());
+    (worse, panicked)
 }
 
 /// Before a unit spends CP on anything else, its leader composes himself and

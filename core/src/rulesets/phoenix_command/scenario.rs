@@ -543,6 +543,7 @@ fn build_units(
                 contact: BTreeSet::new(),
                 morale: UnitMorale::Steady,
                 restored: false,
+                restored_against: BTreeMap::new(),
                 ragged_interrupt_used: false,
                 rout_due: false,
                 in_cover: false,

@@ -34,6 +34,9 @@ pub struct Config {
     pub one_shot_weapons_after_an_advance: bool,
     /// N47: disciplined fire may follow an advance in the same action.
     pub disciplined_fire_after_an_advance: bool,
+    /// N52: a restored unit stays Bold for the turn whatever befalls its
+    /// figures, short of a new Panicked majority.
+    pub restored_unit_stays_bold_for_the_turn: bool,
     pub double_time_multiplier: u64,
     pub disciplined_extra_shots: u32,
     pub ragged_fire_modifier: i64,
@@ -69,6 +72,7 @@ impl Config {
             initiative_recount_on_any_change: r.flag("initiative-recount-on-any-change"),
             one_shot_weapons_after_an_advance: r.flag("one-shot-weapons-after-an-advance"),
             disciplined_fire_after_an_advance: r.flag("disciplined-fire-after-an-advance"),
+            restored_unit_stays_bold_for_the_turn: r.flag("restored-unit-stays-bold-for-the-turn"),
             double_time_multiplier: u64::from(count("double-time-multiplier")?),
             disciplined_extra_shots: count("disciplined-extra-shots")?,
             ragged_fire_modifier: r.int("ragged-fire-modifier"),
@@ -148,6 +152,12 @@ fn options() -> Vec<Setting> {
             "N47",
             "\"one figure in a unit could be performing a double-time advance, at the same time as another is performing disciplined fire, while others in the unit are advancing and firing\" — disciplined fire and advancing and firing listed as different actions.",
             "Disciplined fire (and its extra shot) may follow a standard move in the same action. By default a figure who advances and fires fires aimed (or ragged); disciplined fire is an action of its own, from where he stands.",
+        ),
+        Setting::option(
+            "restored-unit-stays-bold-for-the-turn",
+            "N52",
+            "\"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" — against \"If the majority (rounded up) of figures in a unit are Shaken, then the Unit becomes Shaken\" and \"If an ambusher's actions are sufficient to cause the morale of the unit to become Shaken, then the interrupt is successful\".",
+            "A unit restored to Bold stays Bold for the rest of the turn whatever befalls its figures; only a new Panicked majority breaks it. By default the restoring answers the figures Shaken at that moment, and a figure who is Shaken or Panicked since makes the unit Shaken again when most of its figures are.",
         ),
         Setting::option(
             "double-time-bars-fire-for-the-turn",

@@ -616,3 +616,44 @@ fn a_second_blown_ambush_fires_before_the_interrupted_unit_takes_cover() {
     let g = g.then_rolling(fire, &[("hit:amb-b-1", &[9, 9, 9])]);
     accepted(check(&g, json!({"type": "take-cover"}), &[]));
 }
+
+/// The patrol (2 of 4 Shaken) is activated and restored to Bold for the
+/// turn; ambush then sees it, and two more of its figures are grazed.
+fn restored_patrol_grazed(options: &[&str]) -> Vec<Fact> {
+    let s = with_figure(ambush_scenario(true, 0), "patrol-1", "morale", json!("shaken"));
+    let s = with_figure(s, "patrol-2", "morale", json!("shaken"));
+    let mut all = vec!["no-check-on-entering-los"];
+    all.extend_from_slice(options);
+    let g = given_with(s, &all)
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+            json!({"type": "steady-unit"}),
+        ])
+        .then(sighted());
+    accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [
+            rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5), rifle("ambush-1", "patrol-lead", "aimed", Some(1), 5)
+        ]}),
+        &[("hit:ambush-lead", &[0]), ("injury:patrol-3", &[2]), ("hit:ambush-1", &[0]), ("injury:patrol-lead", &[2])],
+    ))
+}
+
+/// Issue 14, item 1 (N52): a unit restored to Bold "for the turn" was immune
+/// to every later morale change, so an ambush that grazed the rest of it
+/// "failed: patrol is not Shaken". The restoring answered the Shaken of that
+/// moment; figures grazed since make the unit Shaken again ("If an
+/// ambusher's actions are sufficient to cause the morale of the unit to
+/// become Shaken, then the interrupt is successful"). Option
+/// `restored-unit-stays-bold-for-the-turn`: it stays Bold.
+#[test]
+fn a_restored_unit_shaken_again_by_new_casualties_is_successfully_interrupted() {
+    let facts = restored_patrol_grazed(&[]);
+    assert!(facts.iter().any(|f| matches!(f, Fact::UnitShaken { unit, shaken: 4, of: 4, .. } if unit == "patrol")));
+    assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: true, .. })), "{:?}", told(&facts));
+    let facts = restored_patrol_grazed(&["restored-unit-stays-bold-for-the-turn"]);
+    assert!(!facts.iter().any(|f| matches!(f, Fact::UnitShaken { .. })));
+    assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: false, .. })), "{:?}", told(&facts));
+}

@@ -378,3 +378,31 @@ fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
     let g = g.then(json!({"type": "begin-turn"}));
     assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
 }
+
+/// Issue 14, item 1 (N52): a restored unit most of whose figures panic after
+/// the restoring is Broken and routs — "If the majority (rounded up) of
+/// figures in a unit are Panicked, then the unit as a whole is Broken and
+/// immediately routs" — under either reading of "for the turn".
+#[test]
+fn a_restored_unit_breaks_when_most_of_its_figures_panic_after() {
+    for options in [&[][..], &["restored-unit-stays-bold-for-the-turn"][..]] {
+        let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]);
+        let g = active(s, options).then(json!({"type": "steady-unit"}));
+        assert!(g.state.units["a"].restored);
+        // Shaken again, each panics: a majority (3 of 5) newly Panicked.
+        let mut g = g;
+        for f in ["a-1", "a-2"] {
+            g.state.figures.get_mut(f).unwrap().morale = Morale::Panicked;
+        }
+        let facts = accepted(check(
+            &g,
+            json!({"type": "casualty", "figure": "a-4", "effect": "killed", "reason": "mortar"}),
+            &[],
+        ));
+        assert!(
+            facts.iter().any(|f| matches!(f, Fact::UnitBroke { rout: true, .. })),
+            "{options:?}: {:?}",
+            told(&facts)
+        );
+    }
+}
