@@ -509,12 +509,18 @@ impl<'a> Gen<'a> {
         let ranks = self.members(&ambush.by);
         for variant in 0..2 {
             let mut orders = Vec::new();
+            // "The entire unit must perform the same action": all who join
+            // fire, but for those the referee rules have no line of sight.
+            let mut blind = Vec::new();
             let joining = variant == 0 || ambush.nervous.is_empty();
             let mode = if ambush.prepared { ["aimed", "disciplined", "ragged"][self.rng.below(3)] } else { "ragged" };
             for f in &ranks {
                 let nervous = ambush.nervous.contains(&f.id);
-                let joins = joining && !self.rng.one_in(3);
-                if !nervous && !joins {
+                if !nervous && !joining {
+                    continue;
+                }
+                if !nervous && self.rng.one_in(4) {
+                    blind.push(f.id.clone());
                     continue;
                 }
                 let t = *self.rng.try_pick(&targets).expect("targets");
@@ -523,7 +529,11 @@ impl<'a> Gen<'a> {
                 }
             }
             if !orders.is_empty() {
-                self.add(3, json!({"type": "interrupt", "by": ambush.by, "fire": orders}));
+                let mut decision = json!({"type": "interrupt", "by": ambush.by, "fire": orders});
+                if !blind.is_empty() {
+                    decision["no_line_of_sight"] = json!(blind);
+                }
+                self.add(3, decision);
             }
         }
     }

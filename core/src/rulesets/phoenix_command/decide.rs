@@ -33,7 +33,9 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::TakeCommand => command::take_command(state, dice, &mut facts)?,
         Decision::SetInterrupt => interrupts::set_interrupt(state, dice, &mut facts)?,
         Decision::Sighted { target, by } => interrupts::sighted(state, target, by, dice, &mut facts)?,
-        Decision::Interrupt { by, fire } => interrupts::interrupt(state, by, fire, dice, &mut facts)?,
+        Decision::Interrupt { by, fire, no_line_of_sight } => {
+            interrupts::interrupt(state, by, fire, no_line_of_sight, dice, &mut facts)?
+        }
         Decision::TakeCover { moves } => interrupts::take_cover(state, moves, &mut facts)?,
         Decision::SelfRally => morale::self_rally(state, dice, &mut facts)?,
         Decision::SteadyUnit { unit } => morale::steady_unit(state, unit.as_deref(), dice, &mut facts)?,

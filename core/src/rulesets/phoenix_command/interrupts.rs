@@ -171,6 +171,7 @@ pub(super) fn interrupt(
     state: &State,
     by: &str,
     orders: &[InterruptFire],
+    no_line_of_sight: &[String],
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
@@ -182,6 +183,7 @@ pub(super) fn interrupt(
     };
     let ranks: Vec<String> = members(state, by).iter().map(|f| f.id.clone()).collect();
     let (joined, mode) = check_interrupt_orders(state, ambush, &ranks, orders)?;
+    refuse_a_split(state, ambush, &ranks, &joined, no_line_of_sight)?;
     let target_unit = &state.units[&ambush.target];
     facts.push(Fact::InterruptFired {
         by: by.to_string(),
@@ -192,6 +194,7 @@ pub(super) fn interrupt(
         joined,
         mode,
         target_shaken_before: target_unit.morale != UnitMorale::Steady,
+        no_line_of_sight: no_line_of_sight.to_vec(),
     });
     fire_interrupt_orders(facts, orders, dice)
 }
@@ -248,6 +251,47 @@ fn check_interrupt_orders(
         check_fire(state, &fire_order(o))?;
     }
     Ok((joined.iter().map(|o| o.figure.clone()).collect(), mode))
+}
+
+/// "The entire unit must perform the same action, since there usually is no
+/// time to coordinate a complex response to the appearance of an enemy
+/// unit." Once the rest of the unit joins the nervous figures' fire, every
+/// figure of it who can fire fires, in the one mode; a figure without a line
+/// of sight to the target (the referee's `no_line_of_sight`) takes part by
+/// holding. Figures with nothing they may fire (N33) are left out (N54).
+fn refuse_a_split(
+    state: &State,
+    ambush: &Ambush,
+    ranks: &[String],
+    joined: &[String],
+    no_line_of_sight: &[String],
+) -> Result<(), Violation> {
+    let by = &ambush.by;
+    for (i, f) in no_line_of_sight.iter().enumerate() {
+        if !ranks.contains(f) || ambush.nervous.contains(f) || joined.contains(f) || no_line_of_sight[..i].contains(f) {
+            refuse!("{f} is not a figure of {by} left out of its fire: name under no_line_of_sight only ambushers in play who neither fire nor failed their check");
+        }
+    }
+    if joined.is_empty() {
+        if !no_line_of_sight.is_empty() {
+            refuse!("the rest of {by} holds its fire: no_line_of_sight is for a unit that joins in");
+        }
+        return Ok(());
+    }
+    let left: Vec<String> = ranks
+        .iter()
+        .filter(|f| !ambush.nervous.contains(f) && !joined.contains(f) && !no_line_of_sight.contains(f))
+        .filter(|f| able_to_fire(state, f))
+        .cloned()
+        .collect();
+    if !left.is_empty() {
+        refuse!(
+            "\"The entire unit must perform the same action\": {} of {by} would neither fire with {} nor hold for want of a line of sight (no_line_of_sight)",
+            list(&left),
+            list(joined)
+        );
+    }
+    Ok(())
 }
 
 fn fire_order(o: &InterruptFire) -> FireOrder<'_> {

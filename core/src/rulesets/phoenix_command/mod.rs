@@ -541,7 +541,14 @@ pub enum Decision {
     /// Referee: `target` enters the line of sight of `by`, which lies in wait.
     Sighted { target: String, by: String },
     /// The ambushers of `by` fire at the unit they lie in wait for.
-    Interrupt { by: String, fire: Vec<InterruptFire> },
+    /// `no_line_of_sight`: ambushers who joining in cannot see (or reach)
+    /// any figure of the target — a referee input; they hold (N54).
+    Interrupt {
+        by: String,
+        fire: Vec<InterruptFire>,
+        #[serde(default)]
+        no_line_of_sight: Vec<String>,
+    },
     /// A Shaken or Panicked leader spends 1 CP composing himself.
     SelfRally,
     /// The leader spends 1 CP on his unit's morale: a Shaken unit to Bold
@@ -940,6 +947,10 @@ pub enum Fact {
         joined: Vec<String>,
         mode: Option<FireMode>,
         target_shaken_before: bool,
+        /// Those of the unit who joined without a line of sight to the
+        /// target: their part of the action is to hold (N54).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        no_line_of_sight: Vec<String>,
     },
     InterruptResolved {
         by: String,

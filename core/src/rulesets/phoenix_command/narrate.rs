@@ -450,13 +450,22 @@ fn interrupt_text(fact: &Fact) -> Option<String> {
         Fact::AmbushBlown { by, target, nervous } => {
             format!("{by}'s ambush is blown: {} open ragged fire on {target} before it acts.", nervous.join(", "))
         }
-        Fact::InterruptFired { by, target, held_cp_spent, joined, mode, .. } => {
+        Fact::InterruptFired { by, target, held_cp_spent, joined, mode, no_line_of_sight, .. } => {
             let rest = match (joined.is_empty(), mode) {
                 (true, _) | (_, None) => "the rest of the unit holds its fire".to_string(),
-                (false, Some(m)) => format!("{} join with {}", joined.join(", "), m.name()),
+                (false, Some(m)) => {
+                    let verb = if joined.len() == 1 { "joins" } else { "join" };
+                    format!("{} {verb} with {}", joined.join(", "), m.name())
+                }
+            };
+            let blind = if no_line_of_sight.is_empty() {
+                String::new()
+            } else {
+                let hold = if no_line_of_sight.len() == 1 { "holds" } else { "hold" };
+                format!("; {} cannot see the target and {hold}", no_line_of_sight.join(", "))
             };
             let cp = if *held_cp_spent { "; the held CP is spent" } else { "" };
-            format!("{by} interrupts {target}: {rest}{cp}.")
+            format!("{by} interrupts {target}: {rest}{blind}{cp}.")
         }
         Fact::InterruptResolved { by, target, success, reason, cp_lost, target_active } => {
             if *success {

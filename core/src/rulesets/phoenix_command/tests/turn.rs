@@ -330,7 +330,7 @@ fn the_turn_ends_when_an_interrupt_on_the_last_unit_to_act_succeeds() {
         );
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
         {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-3", "mode": "aimed", "line": 1, "odds": 3}
-    ]});
+    ], "no_line_of_sight": ["ambush-lead", "ambush-2"]});
     let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[9])]));
     assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: true, target_active: false, .. }));
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
@@ -360,7 +360,7 @@ fn initiative_is_recounted_only_after_an_interrupt() {
     );
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
         {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 3}
-    ]});
+    ], "no_line_of_sight": ["ambush-1", "ambush-2"]});
     let facts = accepted(check(&g, fire, &[("hit:ambush-lead", &[9])]));
     assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: false, .. }), "{:?}", told(&facts));
     assert_eq!(
