@@ -764,6 +764,9 @@ pub enum Fact {
         unit: String,
         side: String,
         cp_lost: u32,
+        /// A further leg of a move already begun this turn (N43).
+        #[serde(default, skip_serializing_if = "is_false")]
+        continued: bool,
     },
     FigureMoved {
         figure: String,

@@ -103,7 +103,10 @@ fn turn_text(fact: &Fact) -> Option<String> {
                 format!("{unit} and {enemy} are no longer in contact (referee).")
             }
         }
-        Fact::MovedStrategically { unit, side, cp_lost } => format!(
+        Fact::MovedStrategically { unit, side, continued: true, .. } => {
+            format!("{unit} ({side}) moves on strategically.")
+        }
+        Fact::MovedStrategically { unit, side, cp_lost, .. } => format!(
             "{unit} ({side}) moves strategically: it loses its {cp_lost} CP and may not act in operations this turn."
         ),
         Fact::FigureMoved { figure, from, to, distance_tenths } => {

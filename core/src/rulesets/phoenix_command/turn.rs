@@ -69,14 +69,20 @@ pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violati
     Ok(())
 }
 
-/// A unit moves strategically.
+/// A unit moves strategically, or moves on.
 ///
 /// "Move any units that are designated for strategic movement—that unit may
 /// not act in the operations phase and loses any CP it may have accumulated
 /// over prior turns. The unit must not be in contact with the enemy before it
-/// engages in strategic movement". Contact is a referee input (`contact`);
-/// where the figures go is too. Its figures are then checked for stragglers,
-/// as at the end of any of the unit's turns (P12).
+/// engages in strategic movement, and its movement may not bring it into
+/// enemy contact. Its movement may, however, be subject to an interrupt if it
+/// passes through an ambush or enemy overwatch." Contact is a referee input
+/// (`contact`); where the figures go is too. A move may be given in legs, so
+/// that an ambush can interrupt it where it triggers (N43): a further leg is
+/// refused once the unit has been successfully interrupted ("The target unit
+/// loses its entire remaining CP and ceases its turn") or has come into
+/// contact (N49). Its figures are then checked for stragglers, as at the end
+/// of any of the unit's turns (P12, N10).
 pub(super) fn strategic_move(
     state: &State,
     unit: &str,
@@ -88,19 +94,7 @@ pub(super) fn strategic_move(
         refuse!("strategic movement is over in turn {}: units move strategically before operations begin", t.number);
     }
     let u = decide::unit(state, unit)?;
-    if u.strategic {
-        refuse!("{unit} has already moved strategically this turn");
-    }
-    if u.morale == UnitMorale::Broken {
-        refuse!("{unit} is broken: it cannot be given orders");
-    }
-    if !u.contact.is_empty() {
-        let enemies: Vec<String> = u.contact.iter().cloned().collect();
-        refuse!(
-            "{unit} is in contact with {}: \"The unit must not be in contact with the enemy before it engages in strategic movement\"",
-            list(&enemies)
-        );
-    }
+    refuse_unable_to_move_strategically(u)?;
     for figure in moves.keys() {
         let f = decide::figure(state, figure)?;
         if f.unit != unit || !f.in_play() {
@@ -111,6 +105,7 @@ pub(super) fn strategic_move(
         unit: unit.to_string(),
         side: u.side.clone(),
         cp_lost: u.cp + u.held_interrupt_cp,
+        continued: u.strategic,
     });
     for (figure, to) in moves {
         let from = state.figures[figure].at;
@@ -122,6 +117,31 @@ pub(super) fn strategic_move(
         });
     }
     command::remove_stragglers(facts, unit);
+    Ok(())
+}
+
+/// Whether a unit may begin (or go on with) a strategic move.
+fn refuse_unable_to_move_strategically(u: &super::Unit) -> Result<(), Violation> {
+    let unit = &u.id;
+    if u.activated {
+        refuse!("{unit} has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
+    }
+    if u.morale == UnitMorale::Broken {
+        refuse!("{unit} is broken: it cannot be given orders");
+    }
+    if !u.contact.is_empty() {
+        let enemies: Vec<String> = u.contact.iter().cloned().collect();
+        if u.strategic {
+            refuse!(
+                "{unit} has come into contact with {}: \"its movement may not bring it into enemy contact\" — it moves no further",
+                list(&enemies)
+            );
+        }
+        refuse!(
+            "{unit} is in contact with {}: \"The unit must not be in contact with the enemy before it engages in strategic movement\"",
+            list(&enemies)
+        );
+    }
     Ok(())
 }
 

@@ -209,7 +209,7 @@ fn strategic_movement_costs_the_cp_and_the_operations() {
 }
 
 #[test]
-fn strategic_movement_is_refused_in_contact_twice_or_after_operations_began() {
+fn strategic_movement_is_refused_in_contact_or_after_operations_began() {
     let g = given(two_a_side())
         .then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}))
         .then(json!({"type": "begin-turn"}));
@@ -217,8 +217,6 @@ fn strategic_movement_is_refused_in_contact_twice_or_after_operations_began() {
     assert_eq!(e, "a is in contact with j: \"The unit must not be in contact with the enemy before it engages in strategic movement\"");
     let g = g.then(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": false}));
     let g = g.then(json!({"type": "strategic-move", "unit": "a"}));
-    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
-    assert_eq!(e, "a has already moved strategically this turn");
     let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "b", "moves": {"a-1": [0, 0]}}), &[]));
     assert_eq!(e, "a-1 is not a figure of b in play: only the unit's own figures move with it");
     let g = g.then(json!({"type": "begin-operations"}));
@@ -366,5 +364,61 @@ fn initiative_is_recounted_only_after_an_interrupt() {
     assert_eq!(
         facts.last(),
         Some(&Fact::InitiativeRecounted { counts: counts(3, 2), previous: "jason".into(), holder: "alex".into() })
+    );
+}
+
+/// The patrol of the ambush scenario moves strategically, abreast, to `y`.
+fn patrol_to(y: i64) -> Value {
+    json!({"type": "strategic-move", "unit": "patrol", "moves": {
+        "patrol-lead": [0, y], "patrol-1": [20, y], "patrol-2": [40, y], "patrol-3": [60, y]
+    }})
+}
+
+/// Issue 20, item 4 (N43): "Its movement may, however, be subject to an
+/// interrupt if it passes through an ambush or enemy overwatch." — a
+/// strategic move was one decision, so it could not be stopped part-way. It
+/// may now be given in legs: the referee stops it where the ambush triggers,
+/// and a successful interrupt ends it ("The target unit loses its entire
+/// remaining CP and ceases its turn"); a failed one lets it move on.
+#[test]
+fn a_strategic_move_is_stopped_where_a_successful_interrupt_catches_it() {
+    let g = super::super::tests::given(super::interrupts::ambush_scenario(true, 0))
+        .then(json!({"type": "begin-turn"}))
+        .then(patrol_to(150));
+    let leg = patrol_to(120);
+    let facts = accepted(check(&g, leg.clone(), &[]));
+    assert_eq!(told(&facts)[0], "patrol (jason) moves on strategically.");
+    // The ambush sees it, fires, and grazes two: the patrol is Shaken, the
+    // interrupt succeeds, and the patrol moves no further.
+    let g = g
+        .then_rolling(
+            json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
+            &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
+        )
+        .then_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [
+                {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 5},
+                {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-2", "mode": "aimed", "line": 1, "odds": 5},
+                {"figure": "ambush-2", "weapon": "rifle", "target": "patrol-2", "mode": "aimed", "line": 1, "odds": 5}
+            ]}),
+            &[("hit:ambush-lead", &[0]), ("injury:patrol-1", &[2]), ("hit:ambush-1", &[0]), ("injury:patrol-2", &[2]), ("hit:ambush-2", &[9])],
+        );
+    let e = refusal(check(&g, leg, &[]));
+    assert_eq!(e, "patrol has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
+}
+
+/// Issue 20, item 9 (N49): "its movement may not bring it into enemy
+/// contact" — the referee declares the contact a leg has made, and the unit
+/// moves no further.
+#[test]
+fn a_strategic_move_stops_where_it_comes_into_contact() {
+    let g = given(two_a_side())
+        .then(json!({"type": "begin-turn"}))
+        .then(json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200]}}))
+        .then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
+    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
+    assert_eq!(
+        e,
+        "a has come into contact with j: \"its movement may not bring it into enemy contact\" — it moves no further"
     );
 }
