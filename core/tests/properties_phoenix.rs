@@ -589,6 +589,13 @@ impl<'a> Gen<'a> {
             .collect();
         for org in &led {
             self.add(5, json!({"type": "consolidate", "organisation": org}));
+            // Some of its sub-units only (N46).
+            let children: Vec<String> =
+                s.organisations.values().filter(|o| o.parent.as_deref() == Some(org)).map(|o| o.id.clone()).collect();
+            let some: Vec<String> = children.iter().filter(|_| !self.rng.one_in(3)).cloned().collect();
+            if !some.is_empty() {
+                self.add(2, json!({"type": "consolidate", "organisation": org, "sub_units": some}));
+            }
             self.reorganise(org, &leader);
         }
         let subs: Vec<String> = s

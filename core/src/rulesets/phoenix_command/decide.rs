@@ -46,7 +46,9 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::Abandon => morale::abandon(state, dice, &mut facts)?,
         Decision::ForcedRally { figure, in_sight } => morale::forced_rally(state, figure, in_sight, dice, &mut facts)?,
         Decision::Rout { unit, moves, reached_cover } => morale::rout(state, unit, moves, *reached_cover, &mut facts)?,
-        Decision::Consolidate { organisation } => organisation::consolidate(state, organisation, &mut facts)?,
+        Decision::Consolidate { organisation, sub_units } => {
+            organisation::consolidate(state, organisation, sub_units.as_deref(), &mut facts)?
+        }
         Decision::Detach { units } => organisation::detach(state, units, &mut facts)?,
         Decision::Reorganise { organisation, replaces, into } => {
             organisation::reorganise(state, organisation, replaces, into, &mut facts)?

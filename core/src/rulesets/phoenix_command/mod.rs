@@ -593,8 +593,13 @@ pub enum Decision {
     },
     /// A breveted leader spends CP to take command of his unit.
     TakeCommand,
-    /// The active unit's leader consolidates the organisation he leads.
-    Consolidate { organisation: String },
+    /// The active unit's leader consolidates the organisation he leads:
+    /// `sub_units`, or all of them (N46).
+    Consolidate {
+        organisation: String,
+        #[serde(default)]
+        sub_units: Option<Vec<String>>,
+    },
     /// The active (consolidated) unit detaches sub-units.
     Detach { units: Vec<String> },
     /// The active unit's leader reorganises units two levels below him.

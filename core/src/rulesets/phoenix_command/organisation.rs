@@ -61,7 +61,17 @@ fn refuse_short_of_cp(u: &Unit, cost: u32, what: &str) -> Result<(), Violation> 
 /// he leads, the one being activated. A sub-unit that has already been
 /// activated this turn, or moved strategically, cannot join: "Once a unit has
 /// been activated in a turn, it cannot become activated again in the turn."
-pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result<(), Violation> {
+///
+/// `named`: the sub-units to be consolidated (N46), by default all of them;
+/// under `consolidate-whole-organisation` they must be all of them. Sub-units
+/// already consolidated into the organisation's unit come with it, at no
+/// cost; the others cost 1 CP each.
+pub(super) fn consolidate(
+    state: &State,
+    org: &str,
+    named: Option<&[String]>,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "consolidate")?;
     refuse_while_taking_command(u, "consolidate")?;
     refuse_before_composure(state, a, u, "consolidate")?;
@@ -77,16 +87,87 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
             leader.id
         );
     }
-    let subs: Vec<String> = children(state, org)
+    let subs = sub_units_to_consolidate(state, org, named)?;
+    let (units, joining) = consolidated_units(state, org, u, &subs)?;
+    let figures: Vec<&Figure> = units.iter().flat_map(|x| members(state, x)).collect();
+    refuse_beyond_command_distance(
+        leader,
+        &figures,
+        "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
+    )?;
+    let cost = state.config.consolidation_cp_per_sub_unit * joining.len() as u32;
+    refuse_short_of_cp(
+        u,
+        cost,
+        &format!("consolidating {org} (\"1 CP per sub-unit to be consolidated\": {})", list(&joining)),
+    )?;
+    let lost: BTreeMap<String, u32> = units
+        .iter()
+        .filter(|x| **x != u.id)
+        .map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp))
+        .collect();
+    let contact: BTreeSet<String> = units.iter().flat_map(|x| state.units[x].contact.iter().cloned()).collect();
+    let ragged_interrupt_used = units.iter().any(|x| state.units[x].ragged_interrupt_used);
+    facts.push(Fact::Consolidated {
+        organisation: org.to_string(),
+        kind: o.kind.clone(),
+        side: o.side.clone(),
+        leader: leader.id.clone(),
+        by: u.id.clone(),
+        units: units.into_iter().collect(),
+        sub_units: joining,
+        cost,
+        cp_before: u.cp,
+        cp_after: u.cp - cost,
+        lost,
+        contact,
+        ragged_interrupt_used,
+    });
+    Ok(())
+}
+
+/// The sub-units named to be consolidated, or every sub-unit with figures in
+/// play; under `consolidate-whole-organisation` every one of them (N46).
+fn sub_units_to_consolidate(state: &State, org: &str, named: Option<&[String]>) -> Result<Vec<String>, Violation> {
+    let all: Vec<String> = children(state, org)
         .iter()
         .filter(|c| !members_of_organisation(state, &c.id).is_empty())
         .map(|c| c.id.clone())
         .collect();
-    if subs.is_empty() {
+    if all.is_empty() {
         refuse!("{org} has no sub-units left to consolidate");
     }
+    let Some(named) = named else { return Ok(all) };
+    for (i, sub) in named.iter().enumerate() {
+        if !all.contains(sub) {
+            refuse!("{sub} is not a sub-unit of {org} with figures in play ({})", list(&all));
+        }
+        if named[..i].contains(sub) {
+            refuse!("{sub} is named twice");
+        }
+    }
+    let left: Vec<String> = all.iter().filter(|s| !named.contains(s)).cloned().collect();
+    if !left.is_empty() && state.config.consolidate_whole_organisation {
+        refuse!(
+            "{} would be left out of {org} (consolidate-whole-organisation): \"units can be consolidated into larger organizations … so the entire larger organization acts at the same time\"",
+            list(&left)
+        );
+    }
+    Ok(named.to_vec())
+}
+
+/// The units the sub-units act with, each sub-unit wholly one unit, the
+/// active unit among them and each other able to join; and the sub-units
+/// that join now (those not already consolidated into `org`'s unit).
+fn consolidated_units(
+    state: &State,
+    org: &str,
+    u: &Unit,
+    subs: &[String],
+) -> Result<(BTreeSet<String>, Vec<String>), Violation> {
     let mut units: BTreeSet<String> = BTreeSet::new();
-    for sub in &subs {
+    let mut joining = Vec::new();
+    for sub in subs {
         let acting: BTreeSet<String> = members_of_organisation(state, sub).iter().map(|f| f.unit.clone()).collect();
         let whole = acting.len() == 1 && acting.iter().all(|a| a.as_str() == sub.as_str() || a.as_str() == org);
         if !whole {
@@ -94,6 +175,9 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
                 "{sub} is not one unit (its figures act with {}): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"",
                 acting.into_iter().collect::<Vec<_>>().join(", ")
             );
+        }
+        if !acting.contains(org) {
+            joining.push(sub.clone());
         }
         units.extend(acting);
     }
@@ -115,42 +199,7 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
             refuse!("{other} is broken and takes no orders");
         }
     }
-    let figures: Vec<&Figure> = units.iter().flat_map(|x| members(state, x)).collect();
-    refuse_beyond_command_distance(
-        leader,
-        &figures,
-        "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
-    )?;
-    let per = state.config.consolidation_cp_per_sub_unit;
-    let cost = per * subs.len() as u32;
-    refuse_short_of_cp(
-        u,
-        cost,
-        &format!("consolidating {org} (\"1 CP per sub-unit to be consolidated\": {})", list(&subs)),
-    )?;
-    let lost: BTreeMap<String, u32> = units
-        .iter()
-        .filter(|x| **x != u.id)
-        .map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp))
-        .collect();
-    let contact: BTreeSet<String> = units.iter().flat_map(|x| state.units[x].contact.iter().cloned()).collect();
-    let ragged_interrupt_used = units.iter().any(|x| state.units[x].ragged_interrupt_used);
-    facts.push(Fact::Consolidated {
-        organisation: org.to_string(),
-        kind: o.kind.clone(),
-        side: o.side.clone(),
-        leader: leader.id.clone(),
-        by: u.id.clone(),
-        units: units.into_iter().collect(),
-        sub_units: subs,
-        cost,
-        cp_before: u.cp,
-        cp_after: u.cp - cost,
-        lost,
-        contact,
-        ragged_interrupt_used,
-    });
-    Ok(())
+    Ok((units, joining))
 }
 
 /// A consolidated unit detaches sub-units.

@@ -37,6 +37,10 @@ pub struct Config {
     /// N52: a restored unit stays Bold for the turn whatever befalls its
     /// figures, short of a new Panicked majority.
     pub restored_unit_stays_bold_for_the_turn: bool,
+    /// N46: a consolidation takes every sub-unit of the organisation.
+    pub consolidate_whole_organisation: bool,
+    /// N48: a hero has no unit morale apart from his own.
+    pub hero_without_unit_morale: bool,
     pub double_time_multiplier: u64,
     pub disciplined_extra_shots: u32,
     pub ragged_fire_modifier: i64,
@@ -73,6 +77,8 @@ impl Config {
             one_shot_weapons_after_an_advance: r.flag("one-shot-weapons-after-an-advance"),
             disciplined_fire_after_an_advance: r.flag("disciplined-fire-after-an-advance"),
             restored_unit_stays_bold_for_the_turn: r.flag("restored-unit-stays-bold-for-the-turn"),
+            consolidate_whole_organisation: r.flag("consolidate-whole-organisation"),
+            hero_without_unit_morale: r.flag("hero-without-unit-morale"),
             double_time_multiplier: u64::from(count("double-time-multiplier")?),
             disciplined_extra_shots: count("disciplined-extra-shots")?,
             ragged_fire_modifier: r.int("ragged-fire-modifier"),
@@ -158,6 +164,18 @@ fn options() -> Vec<Setting> {
             "N52",
             "\"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" — against \"If the majority (rounded up) of figures in a unit are Shaken, then the Unit becomes Shaken\" and \"If an ambusher's actions are sufficient to cause the morale of the unit to become Shaken, then the interrupt is successful\".",
             "A unit restored to Bold stays Bold for the rest of the turn whatever befalls its figures; only a new Panicked majority breaks it. By default the restoring answers the figures Shaken at that moment, and a figure who is Shaken or Panicked since makes the unit Shaken again when most of its figures are.",
+        ),
+        Setting::option(
+            "consolidate-whole-organisation",
+            "N46",
+            "\"To consolidate sub-units into a larger unit or organization, all sub-units to be consolidated must be within the Organization Leader's Command Radius. Consolidation requires 1 CP per sub-unit to be consolidated.\" — against \"so the entire larger organization acts at the same time\".",
+            "A consolidation takes every sub-unit of the organisation with figures in play. By default the leader names the sub-units to be consolidated (all of them if he names none), and the others stay units of their own until they join.",
+        ),
+        Setting::option(
+            "hero-without-unit-morale",
+            "N48",
+            "\"Heroes accumulate CP and perform actions in the same way as other, larger units.\" — \"the heroes have no special abilities and act in the same way as other, larger units with the sole exception of being immune to command distance requirements\" — against \"The morale of figures in a unit can have a ripple effect on others in the same unit.\"",
+            "Unit morale effects do not apply to a hero: his morale is his unit's, and composing himself is all a Shaken or Panicked hero must do. By default a hero is a unit of one like any other: Shaken (or Panicked), his unit is Shaken (or Broken), and he restores it after composing himself.",
         ),
         Setting::option(
             "double-time-bars-fire-for-the-turn",

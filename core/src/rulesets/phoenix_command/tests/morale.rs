@@ -406,3 +406,46 @@ fn a_restored_unit_breaks_when_most_of_its_figures_panic_after() {
         );
     }
 }
+
+/// A hero, Shaken, with 2 CP; a jason fire team far off.
+fn shaken_hero(options: &[&str]) -> Given {
+    let s = json!({
+        "sides": ["alex", "jason"],
+        "initiative": "alex",
+        "command_distance_tenths": 60,
+        "organisations": [
+            {"id": "rambo", "side": "alex", "kind": "hero", "leader": "john"},
+            {"id": "j", "side": "jason", "kind": "fire team", "leader": "j-lead"}
+        ],
+        "units": [{"organisation": "rambo", "cp": 2}, {"organisation": "j"}],
+        "figures": [
+            {"id": "john", "team": "rambo", "troop_quality": 5, "command_rating": 3, "morale": "shaken", "at": [0, 0]},
+            {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
+        ]
+    });
+    given_with(s, options).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "rambo"}),
+    ])
+}
+
+/// Issue 20, item 8 (N48): "Heroes accumulate CP and perform actions in the
+/// same way as other, larger units" — "with the sole exception of being
+/// immune to command distance requirements". A Shaken hero is a Shaken unit
+/// of one: he composes himself, then restores his unit — 2 CP for one graze.
+/// Option `hero-without-unit-morale`: composing himself is all he must do.
+#[test]
+fn a_shaken_hero_composes_himself_and_then_restores_his_unit_of_one() {
+    let g = shaken_hero(&[]);
+    assert_eq!(g.state.units["rambo"].morale, UnitMorale::Shaken);
+    let g = g.then(json!({"type": "self-rally"}));
+    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert!(e.starts_with("rambo is Shaken and may not spend CP on actions"), "{e}");
+    let g = g.then(json!({"type": "steady-unit"}));
+    assert_eq!(g.state.units["rambo"].cp, 0);
+    let g = shaken_hero(&["hero-without-unit-morale"]);
+    assert_eq!(g.state.units["rambo"].morale, UnitMorale::Steady);
+    let g = g.then(json!({"type": "self-rally"}));
+    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+}

@@ -362,3 +362,73 @@ fn a_consolidated_unit_keeps_the_ragged_interrupt_its_sub_units_spent() {
     let g = g.then(json!({"type": "detach", "units": ["1b"]}));
     assert!(g.state.units["1b"].ragged_interrupt_used);
 }
+
+/// `platoon`, with a third fire team 1c (cpl1c, 1c-1) in 1-sqd, standing at
+/// `at`, with 2 CP.
+fn three_teams(cp_1a: u32, at: [i64; 2]) -> Value {
+    let mut s = platoon([0, cp_1a, 0, 0, 0]);
+    s["organisations"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": "1c", "parent": "1-sqd", "kind": "fire team", "leader": "cpl1c"}));
+    s["units"].as_array_mut().unwrap().push(json!({"organisation": "1c", "cp": 2}));
+    let figures = s["figures"].as_array_mut().unwrap();
+    figures.push(json!({"id": "cpl1c", "team": "1c", "troop_quality": 3, "command_rating": 3, "at": at}));
+    figures.push(json!({"id": "1c-1", "team": "1c", "troop_quality": 3, "at": [at[0] + 20, at[1]]}));
+    s
+}
+
+fn consolidate_named(org: &str, subs: &[&str]) -> Value {
+    json!({"type": "consolidate", "organisation": org, "sub_units": subs})
+}
+
+/// Issue 20, item 6 (N46): "all sub-units to be consolidated must be within
+/// the Organization Leader's Command Radius. Consolidation requires 1 CP per
+/// sub-unit to be consolidated." — the engine merged every sub-unit, so a
+/// third fire team far away blocked consolidating the other two. The leader
+/// names the sub-units to be consolidated; option
+/// `consolidate-whole-organisation` takes the whole organisation.
+#[test]
+fn a_leader_consolidates_the_sub_units_he_names() {
+    let g = activated(three_teams(4, [400, 0]), "1a");
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert!(
+        e.starts_with(
+            "not within sgt1's command distance of 6.0\": 1c-1 (1c) is 42.0\" away and cpl1c (1c) is 40.0\" away"
+        ),
+        "{e}"
+    );
+    let facts = accepted(check(&g, consolidate_named("1-sqd", &["1a", "1b"]), &[]));
+    assert!(matches!(&facts[0], Fact::Consolidated { cost: 2, cp_after: 2, units, .. } if units == &["1a", "1b"]));
+    let g = g.then(consolidate_named("1-sqd", &["1a", "1b"]));
+    assert_eq!(g.state.figures["1b-1"].unit, "1-sqd");
+    assert_eq!(g.state.figures["1c-1"].unit, "1c");
+    let e = refusal(check(&g, consolidate_named("1-sqd", &["2a"]), &[]));
+    assert_eq!(e, "2a is not a sub-unit of 1-sqd with figures in play (1a, 1b and 1c)");
+    // Under the option the whole squad consolidates, or nothing.
+    let g = super::given_with(three_teams(4, [400, 0]), &["consolidate-whole-organisation"]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "1a"}),
+    ]);
+    let e = refusal(check(&g, consolidate_named("1-sqd", &["1a", "1b"]), &[]));
+    assert!(e.starts_with("1c would be left out of 1-sqd (consolidate-whole-organisation)"), "{e}");
+}
+
+/// N46: a sub-unit left out may join the consolidated unit later, for its
+/// own CP only; the others are consolidated already.
+#[test]
+fn a_sub_unit_left_out_joins_later_for_one_cp() {
+    let g = activated(three_teams(4, [0, 50]), "1a").then(consolidate_named("1-sqd", &["1a", "1b"]));
+    assert_eq!(g.state.units["1-sqd"].cp, 2);
+    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+    assert!(
+        matches!(&facts[0], Fact::Consolidated { cost: 1, cp_before: 2, cp_after: 1, sub_units, lost, .. }
+            if sub_units == &["1c"] && lost == &BTreeMap::from([("1c".to_string(), 2)])),
+        "{facts:?}"
+    );
+    let g = g.then(consolidate("1-sqd"));
+    assert_eq!(g.state.figures["1c-1"].unit, "1-sqd");
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
+}
