@@ -54,7 +54,8 @@ pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Opti
 /// additional +5 to the attacker's Melee Attack Value. If the target
 /// survives this attack, the target can then perform actions normally." The
 /// attack is rolled `melee:<attacker>`; an escaping target who survives
-/// moves away (at most a standard move).
+/// moves away (at most a standard move), or, under
+/// `melee-escape-without-moving`, only later on his own unit's CP (N50).
 pub(super) fn respond(
     state: &State,
     escape: bool,
@@ -69,6 +70,9 @@ pub(super) fn respond(
     let target = decide::figure(state, &m.target)?;
     if escape_to.is_some() && !escape {
         refuse!("{} engages in melee: only an escaping target moves away", target.id);
+    }
+    if escape_to.is_some() && state.config.melee_escape_without_moving {
+        refuse!("{} escapes without moving now (melee-escape-without-moving): \"If the target survives this attack, the target can then perform actions normally\" — he moves on his own unit's CP", target.id);
     }
     if let Some(to) = escape_to {
         let allowance = target.standard_move_tenths;

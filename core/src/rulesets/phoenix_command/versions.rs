@@ -41,6 +41,8 @@ pub struct Config {
     pub consolidate_whole_organisation: bool,
     /// N48: a hero has no unit morale apart from his own.
     pub hero_without_unit_morale: bool,
+    /// N50: a target who escapes a melee does not move at once.
+    pub melee_escape_without_moving: bool,
     pub double_time_multiplier: u64,
     pub disciplined_extra_shots: u32,
     pub ragged_fire_modifier: i64,
@@ -79,6 +81,7 @@ impl Config {
             restored_unit_stays_bold_for_the_turn: r.flag("restored-unit-stays-bold-for-the-turn"),
             consolidate_whole_organisation: r.flag("consolidate-whole-organisation"),
             hero_without_unit_morale: r.flag("hero-without-unit-morale"),
+            melee_escape_without_moving: r.flag("melee-escape-without-moving"),
             double_time_multiplier: u64::from(count("double-time-multiplier")?),
             disciplined_extra_shots: count("disciplined-extra-shots")?,
             ragged_fire_modifier: r.int("ragged-fire-modifier"),
@@ -176,6 +179,12 @@ fn options() -> Vec<Setting> {
             "N48",
             "\"Heroes accumulate CP and perform actions in the same way as other, larger units.\" — \"the heroes have no special abilities and act in the same way as other, larger units with the sole exception of being immune to command distance requirements\" — against \"The morale of figures in a unit can have a ripple effect on others in the same unit.\"",
             "Unit morale effects do not apply to a hero: his morale is his unit's, and composing himself is all a Shaken or Panicked hero must do. By default a hero is a unit of one like any other: Shaken (or Panicked), his unit is Shaken (or Broken), and he restores it after composing himself.",
+        ),
+        Setting::option(
+            "melee-escape-without-moving",
+            "N50",
+            "\"If the target instead wishes to escape, there is an additional +5 to the attacker's Melee Attack Value. If the target survives this attack, the target can then perform actions normally.\" — against 2.4: \"Units can only perform actions by expending accumulated CP.\"",
+            "A target who escapes a melee and survives moves only with his own unit's CP (\"can then perform actions normally\"). By default he gets away at once, a standard move at most.",
         ),
         Setting::option(
             "double-time-bars-fire-for-the-turn",
