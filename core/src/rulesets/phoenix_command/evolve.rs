@@ -242,6 +242,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             activation(state).spent += cost;
         }
         Fact::Reorganised { .. } => record_reorganised(state, fact),
+        Fact::SquadsReorganised { .. } => record_squads_reorganised(state, fact),
         _ => return false,
     }
     true
@@ -302,6 +303,45 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
                 unit(state, e).contact.insert(team.id.clone());
             }
         }
+    }
+    activation(state).spent += cost;
+}
+
+/// A company leader's reorganisation: the old platoons go, the new come,
+/// each squad moved whole under its new platoon; the squads' units lose
+/// their CP and count as activated.
+fn record_squads_reorganised(state: &mut State, fact: &Fact) {
+    let Fact::SquadsReorganised { organisation, by, cost, cp_after, replaced, platoons, units, .. } = fact else {
+        return;
+    };
+    let side = unit(state, by).side.clone();
+    unit(state, by).cp = *cp_after;
+    for r in replaced {
+        state.organisations.remove(r);
+    }
+    for p in platoons {
+        state.organisations.insert(
+            p.id.clone(),
+            Organisation {
+                id: p.id.clone(),
+                side: side.clone(),
+                kind: p.kind.clone(),
+                parent: Some(organisation.clone()),
+                leader: Some(p.leader.clone()),
+                hero: false,
+            },
+        );
+        for s in &p.squads {
+            if let Some(o) = state.organisations.get_mut(s) {
+                o.parent = Some(p.id.clone());
+            }
+        }
+    }
+    for x in units.keys() {
+        let u = unit(state, x);
+        u.cp = 0;
+        u.held_interrupt_cp = 0;
+        u.activated = true;
     }
     activation(state).spent += cost;
 }

@@ -497,7 +497,9 @@ pub struct NewTeam {
     pub figures: Option<Vec<String>>,
 }
 
-/// A squad of a reorganisation and the fire teams it is made of.
+/// A squad of a reorganisation and the fire teams it is made of; in a
+/// company leader's reorganisation, a platoon and the squads (`squads`) it
+/// is made of, each kept whole (N57).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewSquad {
@@ -505,6 +507,7 @@ pub struct NewSquad {
     #[serde(default)]
     pub kind: Option<String>,
     pub leader: String,
+    #[serde(alias = "squads")]
     pub teams: Vec<NewTeam>,
 }
 
@@ -706,6 +709,17 @@ pub struct FormedSquad {
     pub kind: String,
     pub leader: String,
     pub teams: Vec<FormedTeam>,
+}
+
+/// A platoon as a company leader's reorganisation formed it, of whole squads
+/// (N57).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormedPlatoon {
+    pub id: String,
+    pub kind: String,
+    pub leader: String,
+    /// The squads (and headquarters teams) it is made of, each kept whole.
+    pub squads: Vec<String>,
 }
 
 /// A command check's outcome for one figure.
@@ -1068,6 +1082,21 @@ pub enum Fact {
         squads: Vec<FormedSquad>,
         /// Units dissolved, and the CP each lost.
         dissolved: BTreeMap<String, u32>,
+    },
+    /// A company leader reorganises squads into platoons (N57).
+    SquadsReorganised {
+        organisation: String,
+        by: String,
+        leader: String,
+        cost: u32,
+        cp_before: u32,
+        cp_after: u32,
+        /// The platoons replaced (ids the new ones take again included).
+        replaced: Vec<String>,
+        platoons: Vec<FormedPlatoon>,
+        /// The units of the squads regrouped, and the CP each lost; they
+        /// stay units, activated this turn.
+        units: BTreeMap<String, u32>,
     },
     CommandChecked {
         figure: String,

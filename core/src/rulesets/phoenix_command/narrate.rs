@@ -189,6 +189,18 @@ fn organisation_text(fact: &Fact) -> Option<String> {
                 names.join(" and ")
             )
         }
+        Fact::SquadsReorganised { organisation, leader, cost, cp_before, cp_after, platoons, units, by, .. } => {
+            let platoons: Vec<String> = platoons
+                .iter()
+                .map(|p| format!("{} {} led by {} with {}", p.kind, p.id, p.leader, p.squads.join(" and ")))
+                .collect();
+            let lost: Vec<String> = units.iter().map(|(u, cp)| format!("{u} ({cp} CP lost)")).collect();
+            format!(
+                "{leader} reorganises {organisation} into {} for {cost} CP ({by}: {cp_before} - {cost} = {cp_after} CP); the squads' units lose their CP: {}.",
+                platoons.join("; "),
+                lost.join(", ")
+            )
+        }
         Fact::Reorganised { organisation, leader, cost, cp_before, cp_after, squads, dissolved, by, .. } => {
             let squads: Vec<String> = squads
                 .iter()

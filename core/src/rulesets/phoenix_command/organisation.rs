@@ -17,7 +17,9 @@ use super::decide::{
     self, active_unit_between_steps, children, is_within, list, members, members_of_organisation, Facts,
 };
 use super::morale::refuse_before_composure;
-use super::{DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, NewTeam, State, Unit, UnitMorale};
+use super::{
+    DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, State, Unit, UnitMorale,
+};
 
 /// The active unit's leader, who gives the order.
 fn leader_of<'a>(state: &'a State, u: &Unit) -> Result<&'a Figure, Violation> {
@@ -295,6 +297,9 @@ pub(super) fn reorganise(
     refuse_while_taking_command(u, "reorganise")?;
     refuse_before_composure(state, a, u, "reorganise")?;
     let leader = reorganising_leader(state, org, u)?;
+    if replaces_platoons(state, replaces) {
+        return reorganise_squads(state, org, u, leader, replaces, into, facts);
+    }
     let replaced = replaced_organisations(state, org, leader, replaces)?;
     let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
     if pool.is_empty() {
@@ -367,8 +372,10 @@ fn replaced_organisations(
             refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
         }
         let teams = children(state, r);
-        if teams.is_empty() || teams.iter().any(|t| !children(state, &t.id).is_empty()) {
-            refuse!("{r}'s sub-units are not fire teams: \"a Platoon leader would be necessary to give reorganization orders to units under his command, and a company leader would be necessary to give reorganization orders to squads\"");
+        if teams.is_empty() {
+            refuse!(
+                "{r} has no sub-units: reorganisation orders reach units two levels below the leader who gives them"
+            );
         }
         if is_within(state, &leader.team, r) {
             refuse!(
@@ -521,4 +528,174 @@ fn form_team(
         ragged_interrupt_used: old_units.iter().any(|u| u.ragged_interrupt_used),
         figures,
     })
+}
+
+/// Whether `replaces` names platoons (organisations whose sub-units have
+/// sub-units of their own): a company leader's reorganisation of squads.
+fn replaces_platoons(state: &State, replaces: &[String]) -> bool {
+    replaces.iter().any(|r| children(state, r).iter().any(|c| !children(state, &c.id).is_empty()))
+}
+
+/// A company leader reorganises squads into new platoons (N57).
+///
+/// "The reorganization requires expenditures of command points from two
+/// levels above the units subject to reorganization. So, a Platoon leader
+/// would be necessary to give reorganization orders to units under his
+/// command, and a company leader would be necessary to give reorganization
+/// orders to squads." `replaces` names platoons directly under the company;
+/// `into` the platoons that result, each made of their squads (and
+/// headquarters teams) kept whole — regrouping a squad's fire teams is its
+/// platoon leader's reorganisation. "2 CP for each sub-unit affected": per
+/// squad of the result. The units of the squads stay units, but lose their
+/// CP and count as activated this turn, as a platoon leader's reorganised
+/// fire teams do (N5).
+fn reorganise_squads(
+    state: &State,
+    org: &str,
+    u: &Unit,
+    leader: &Figure,
+    replaces: &[String],
+    into: &[NewSquad],
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let squads = replaced_squads(state, org, leader, replaces)?;
+    let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
+    let units = units_within_squads(state, u, &squads, &pool)?;
+    let platoons = form_platoons(state, replaces, &squads, into)?;
+    refuse_beyond_command_distance(
+        leader,
+        &pool,
+        "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
+    )?;
+    let count = platoons.iter().map(|p| p.squads.len() as u32).sum::<u32>();
+    let cost = state.config.reorganisation_cp_per_sub_unit * count;
+    refuse_short_of_cp(u, cost, &format!("reorganising into {count} squads (\"2 CP for each sub-unit affected\")"))?;
+    facts.push(Fact::SquadsReorganised {
+        organisation: org.to_string(),
+        by: u.id.clone(),
+        leader: leader.id.clone(),
+        cost,
+        cp_before: u.cp,
+        cp_after: u.cp - cost,
+        replaced: replaces.to_vec(),
+        platoons,
+        units: units.iter().map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp)).collect(),
+    });
+    Ok(())
+}
+
+/// The squads (and headquarters teams) of the platoons named, with figures
+/// in play: every one a squad of fire teams, or a team.
+fn replaced_squads(state: &State, org: &str, leader: &Figure, replaces: &[String]) -> Result<Vec<String>, Violation> {
+    let mut squads = Vec::new();
+    for (i, r) in replaces.iter().enumerate() {
+        if replaces[..i].contains(r) {
+            refuse!("{r} is named twice");
+        }
+        if decide::organisation(state, r)?.parent.as_deref() != Some(org) {
+            refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
+        }
+        if is_within(state, &leader.team, r) {
+            refuse!(
+                "{} is in {r}: the reorganising leader stands two levels above the units he reorganises",
+                leader.id
+            );
+        }
+        for c in children(state, r) {
+            let teams = children(state, &c.id);
+            if teams.iter().any(|t| !children(state, &t.id).is_empty()) {
+                refuse!("{}'s sub-units are not fire teams: a company leader's reorganisation reaches squads, two levels below him", c.id);
+            }
+            if !members_of_organisation(state, &c.id).is_empty() {
+                squads.push(c.id.clone());
+            }
+        }
+    }
+    if squads.is_empty() {
+        refuse!("{} have no figures left in play to reorganise", list(replaces));
+    }
+    Ok(squads)
+}
+
+/// The units the figures regrouped act with: each within one squad, and
+/// not the unit giving the order.
+fn units_within_squads(
+    state: &State,
+    u: &Unit,
+    squads: &[String],
+    pool: &[&Figure],
+) -> Result<BTreeSet<String>, Violation> {
+    let units: BTreeSet<String> = pool.iter().map(|f| f.unit.clone()).collect();
+    for x in &units {
+        let within_one = squads.iter().any(|s| members(state, x).iter().all(|f| is_within(state, &f.team, s)));
+        if !within_one || *x == u.id {
+            refuse!("unit {x} is not within one squad: detach its squads first, so that each squad moves whole");
+        }
+    }
+    Ok(units)
+}
+
+/// The platoons `into` forms, each of whole squads, every squad in one.
+fn form_platoons(
+    state: &State,
+    replaces: &[String],
+    squads: &[String],
+    into: &[NewSquad],
+) -> Result<Vec<FormedPlatoon>, Violation> {
+    if into.is_empty() {
+        refuse!("name the platoons the reorganisation forms");
+    }
+    let mut assigned: BTreeSet<&str> = BTreeSet::new();
+    let mut platoons = Vec::new();
+    for p in into {
+        if into.iter().filter(|q| q.id == p.id).count() > 1 {
+            refuse!("{} is named twice among the new platoons", p.id);
+        }
+        if state.organisations.contains_key(&p.id) && !replaces.contains(&p.id) {
+            refuse!("{} is already an organisation outside {}", p.id, list(replaces));
+        }
+        for s in &p.teams {
+            if !squads.contains(&s.id) || s.figures.is_some() || s.leader.is_some() || s.kind.is_some() {
+                refuse!(
+                    "{} is not a squad of {} kept whole: a company leader regroups whole squads ({})",
+                    s.id,
+                    list(replaces),
+                    list(squads)
+                );
+            }
+            if !assigned.insert(&s.id) {
+                refuse!("{} is put in two platoons", s.id);
+            }
+        }
+        let within = p
+            .teams
+            .iter()
+            .any(|s| state.figures.get(&p.leader).is_some_and(|l| l.in_play() && is_within(state, &l.team, &s.id)));
+        if !within || state.figures[&p.leader].command_rating.is_none() {
+            refuse!(
+                "{} cannot lead platoon {}: a leader with a command rating leads from within his platoon",
+                p.leader,
+                p.id
+            );
+        }
+        platoons.push(FormedPlatoon {
+            id: p.id.clone(),
+            kind: p
+                .kind
+                .clone()
+                .or_else(|| state.organisations.get(&p.id).map(|o| o.kind.clone()))
+                .unwrap_or_else(|| "platoon".into()),
+            leader: p.leader.clone(),
+            squads: p.teams.iter().map(|s| s.id.clone()).collect(),
+        });
+    }
+    let left_out: Vec<String> = squads.iter().filter(|s| !assigned.contains(s.as_str())).cloned().collect();
+    if !left_out.is_empty() {
+        refuse!(
+            "{} would be left out: every squad of {} goes into one of the new platoons",
+            list(&left_out),
+            list(replaces)
+        );
+    }
+    Ok(platoons)
 }

@@ -277,7 +277,7 @@ fn reorganisation_refusals() {
     assert_eq!(e, "lt is not in team 2a: a leader leads from within his team");
     let e =
         refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["hq"], "into": []}), &[]));
-    assert!(e.starts_with("hq's sub-units are not fire teams"), "{e}");
+    assert_eq!(e, "hq has no sub-units: reorganisation orders reach units two levels below the leader who gives them");
     let e =
         refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["1a"], "into": []}), &[]));
     assert_eq!(
@@ -431,4 +431,90 @@ fn a_sub_unit_left_out_joins_later_for_one_cp() {
     assert_eq!(g.state.figures["1c-1"].unit, "1-sqd");
     let e = refusal(check(&g, consolidate("1-sqd"), &[]));
     assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
+}
+
+/// alex's company a-coy: the captain's headquarters (6 CP, a 30" command
+/// distance), platoons 1-plt and 2-plt, each of one squad of one fire team
+/// (1-sqd: 1a, sgt1 and 1a-1, 2 CP; 2-sqd: 2a, sgt2 and 2a-1, 1 CP).
+fn company() -> Value {
+    json!({
+        "sides": ["alex", "jason"],
+        "initiative": "alex",
+        "command_distance_tenths": 60,
+        "organisations": [
+            {"id": "a-coy", "side": "alex", "kind": "company", "leader": "capt"},
+            {"id": "coy-hq", "parent": "a-coy", "kind": "headquarters", "leader": "capt"},
+            {"id": "1-plt", "parent": "a-coy", "kind": "platoon", "leader": "sgt1"},
+            {"id": "1-sqd", "parent": "1-plt", "kind": "squad", "leader": "sgt1"},
+            {"id": "1a", "parent": "1-sqd", "kind": "fire team", "leader": "sgt1"},
+            {"id": "2-plt", "parent": "a-coy", "kind": "platoon", "leader": "sgt2"},
+            {"id": "2-sqd", "parent": "2-plt", "kind": "squad", "leader": "sgt2"},
+            {"id": "2a", "parent": "2-sqd", "kind": "fire team", "leader": "sgt2"},
+            {"id": "j", "side": "jason", "kind": "fire team", "leader": "j-lead"}
+        ],
+        "units": [
+            {"organisation": "coy-hq", "cp": 6},
+            {"organisation": "1a", "cp": 2},
+            {"organisation": "2a", "cp": 1},
+            {"organisation": "j"}
+        ],
+        "figures": [
+            {"id": "capt", "team": "coy-hq", "troop_quality": 4, "command_rating": 6, "command_distance_tenths": 300, "at": [0, -50]},
+            {"id": "sgt1", "team": "1a", "troop_quality": 3, "command_rating": 4, "at": [0, 0]},
+            {"id": "1a-1", "team": "1a", "troop_quality": 3, "at": [20, 0]},
+            {"id": "sgt2", "team": "2a", "troop_quality": 3, "command_rating": 4, "at": [100, 0]},
+            {"id": "2a-1", "team": "2a", "troop_quality": 3, "at": [120, 0]},
+            {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
+        ]
+    })
+}
+
+fn reorganise_coy(into: Value) -> Value {
+    json!({"type": "reorganise", "organisation": "a-coy", "replaces": ["1-plt", "2-plt"], "into": into})
+}
+
+/// Issue 20, item 5 (N57): "a company leader would be necessary to give
+/// reorganization orders to squads" — the engine refused a company
+/// leader's reorganisation quoting that very sentence. He regroups whole
+/// squads into new platoons, 2 CP per squad; the squads' units keep their
+/// figures but lose their CP and count as activated.
+#[test]
+fn a_company_leader_reorganises_squads_into_platoons() {
+    let g = activated(company(), "coy-hq");
+    let into = json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}]);
+    let facts = accepted(check(&g, reorganise_coy(into.clone()), &[]));
+    assert_eq!(
+        told(&facts),
+        ["capt reorganises a-coy into platoon 1-plt led by sgt1 with 1-sqd and 2-sqd for 4 CP (coy-hq: 6 - 4 = 2 CP); the squads' units lose their CP: 1a (2 CP lost), 2a (1 CP lost)."]
+    );
+    let g = g.then(reorganise_coy(into));
+    assert_eq!(g.state.organisations["2-sqd"].parent.as_deref(), Some("1-plt"));
+    assert!(!g.state.organisations.contains_key("2-plt"));
+    assert_eq!((g.state.units["2a"].cp, g.state.units["2a"].activated), (0, true));
+    assert_eq!(g.state.units["coy-hq"].cp, 2);
+}
+
+#[test]
+fn a_company_leaders_reorganisation_refusals() {
+    let g = activated(company(), "coy-hq");
+    let e = refusal(check(
+        &g,
+        reorganise_coy(json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}]}])),
+        &[],
+    ));
+    assert_eq!(e, "2-sqd would be left out: every squad of 1-plt and 2-plt goes into one of the new platoons");
+    let e = refusal(check(
+        &g,
+        reorganise_coy(
+            json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}, {"id": "2-sqd", "figures": ["sgt2"]}]}]),
+        ),
+        &[],
+    ));
+    assert!(e.starts_with("2-sqd is not a squad of 1-plt and 2-plt kept whole"), "{e}");
+    let e = refusal(check(
+        &g,
+        reorganise_coy(json!([{"id": "1-plt", "leader": "capt", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}])),
+        &[],
+    ));
+    assert_eq!(e, "capt cannot lead platoon 1-plt: a leader with a command rating leads from within his platoon");
 }
