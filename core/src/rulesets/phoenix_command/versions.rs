@@ -146,6 +146,12 @@ fn options() -> Vec<Setting> {
             "No command checks when the target enters the ambushers' line of sight; only before each CP it spends after.",
         ),
         Setting::option(
+            "double-time-bars-fire-for-the-turn",
+            "N15",
+            "\"Units which have performed strategic movement in the turn or units which have used the Double-time advance in their action are not eligible to fire.\" — yet in the 2.4 example the fireteam double-times on its second CP and fires on its third.",
+            "A figure that double-time advanced may not fire for the rest of the turn. By default (following the 2.4 example) he only may not fire in the same action, which one action per CP already ensures.",
+        ),
+        Setting::option(
             "initiative-recount-on-any-change",
             "N40",
             "\"The Side which has the most active combatants has initiative until the turn ends, or an interrupt causes a change in initiative.\" — and the 2.5 example: \"Alex calls to check initiative and both sides quickly count their active combatants\" after the ambush.",
@@ -158,22 +164,16 @@ fn options() -> Vec<Setting> {
             "A 1 Shot/Action or 1 Use weapon may be fired after a standard move in the same action (\"his entire action\" read as explaining the single shot). By default aiming and firing it is the whole action: no advance before it.",
         ),
         Setting::option(
-            "disciplined-fire-after-an-advance",
-            "N47",
-            "\"one figure in a unit could be performing a double-time advance, at the same time as another is performing disciplined fire, while others in the unit are advancing and firing\" — disciplined fire and advancing and firing listed as different actions.",
-            "Disciplined fire (and its extra shot) may follow a standard move in the same action. By default a figure who advances and fires fires aimed (or ragged); disciplined fire is an action of its own, from where he stands.",
-        ),
-        Setting::option(
-            "restored-unit-stays-bold-for-the-turn",
-            "N52",
-            "\"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" — against \"If the majority (rounded up) of figures in a unit are Shaken, then the Unit becomes Shaken\" and \"If an ambusher's actions are sufficient to cause the morale of the unit to become Shaken, then the interrupt is successful\".",
-            "A unit restored to Bold stays Bold for the rest of the turn whatever befalls its figures; only a new Panicked majority breaks it. By default the restoring answers the figures Shaken at that moment, and a figure who is Shaken or Panicked since makes the unit Shaken again when most of its figures are.",
-        ),
-        Setting::option(
             "consolidate-whole-organisation",
             "N46",
             "\"To consolidate sub-units into a larger unit or organization, all sub-units to be consolidated must be within the Organization Leader's Command Radius. Consolidation requires 1 CP per sub-unit to be consolidated.\" — against \"so the entire larger organization acts at the same time\".",
             "A consolidation takes every sub-unit of the organisation with figures in play. By default the leader names the sub-units to be consolidated (all of them if he names none), and the others stay units of their own until they join.",
+        ),
+        Setting::option(
+            "disciplined-fire-after-an-advance",
+            "N47",
+            "\"one figure in a unit could be performing a double-time advance, at the same time as another is performing disciplined fire, while others in the unit are advancing and firing\" — disciplined fire and advancing and firing listed as different actions.",
+            "Disciplined fire (and its extra shot) may follow a standard move in the same action. By default a figure who advances and fires fires aimed (or ragged); disciplined fire is an action of its own, from where he stands.",
         ),
         Setting::option(
             "hero-without-unit-morale",
@@ -188,10 +188,10 @@ fn options() -> Vec<Setting> {
             "A target who escapes a melee and survives moves only with his own unit's CP (\"can then perform actions normally\"). By default he gets away at once, a standard move at most.",
         ),
         Setting::option(
-            "double-time-bars-fire-for-the-turn",
-            "N15",
-            "\"Units which have performed strategic movement in the turn or units which have used the Double-time advance in their action are not eligible to fire.\" — yet in the 2.4 example the fireteam double-times on its second CP and fires on its third.",
-            "A figure that double-time advanced may not fire for the rest of the turn. By default (following the 2.4 example) he only may not fire in the same action, which one action per CP already ensures.",
+            "restored-unit-stays-bold-for-the-turn",
+            "N52",
+            "\"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" — against \"If the majority (rounded up) of figures in a unit are Shaken, then the Unit becomes Shaken\" and \"If an ambusher's actions are sufficient to cause the morale of the unit to become Shaken, then the interrupt is successful\".",
+            "A unit restored to Bold stays Bold for the rest of the turn whatever befalls its figures; only a new Panicked majority breaks it. By default the restoring answers the figures Shaken at that moment, and a figure who is Shaken or Panicked since makes the unit Shaken again when most of its figures are.",
         ),
     ]
 }
