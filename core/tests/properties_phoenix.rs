@@ -65,7 +65,7 @@ fn weapons(light_wounds: bool) -> Value {
     json!({
         "rifle": {"name": "Rifle", "max_shots": 3, "pen": 20, "sdm": 3},
         "smg": {"name": "SMG", "max_shots": 3, "hits_per_shot": 2, "pen": 10, "sdm": 2},
-        "pistol": {"max_shots": 2, "pen": 8, "sdm": 1},
+        "pistol": {"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 150},
         "sniper": {"max_shots": 1, "one_shot_per_action": true, "pen": 40, "sdm": 6},
         "gl": {"name": "M79", "max_shots": 1, "one_shot_per_action": true, "pen": 30, "explosive": true, "sdm": 5,
                "blast": [{"within_tenths": 10, "effect": "critical-wound"}, {"within_tenths": 25, "effect": ring},
@@ -104,6 +104,9 @@ fn figure(rng: &mut Rng, id: &str, team: &str, at: [i64; 2], rating: Option<i64>
     }
     if rng.one_in(5) {
         f["armour_pf"] = json!(10);
+    }
+    if rng.one_in(6) {
+        f["standard_move_tenths"] = json!(40 + 10 * rng.below(4));
     }
     f
 }
@@ -330,7 +333,11 @@ impl<'a> Gen<'a> {
 
     /// A fire order's fields for `f` (none when he has no weapon left).
     fn fire(&mut self, f: &Figure, target: &Figure, mode: &str) -> Option<Value> {
-        let usable: Vec<&String> = f.weapons.iter().filter(|w| !f.used_weapons.contains(*w)).collect();
+        // Weapons that reach the target (N45), mostly; now and then any.
+        let reach = |w: &String| self.s.weapons[w].range_tenths.is_none_or(|r| f.at.within(target.at, r));
+        let any = self.rng.one_in(8);
+        let usable: Vec<&String> =
+            f.weapons.iter().filter(|w| !f.used_weapons.contains(*w) && (any || reach(w))).collect();
         let weapon = (*self.rng.try_pick(&usable)?).clone();
         let max = self.s.weapons[&weapon].max_shots as i64;
         let explosive = self.s.weapons[&weapon].explosive;

@@ -151,12 +151,14 @@ fn refuse_after_an_advance(state: &State, order: &FireOrder, name: &str, one_sho
     Ok(())
 }
 
-/// Whether a figure has anything he may fire now, whatever the target or
-/// mode: a weapon he carries that is not a spent 1 Use weapon, and nothing
-/// barring him from fire this turn (strategic movement; a double-time
-/// advance, under `double-time-bars-fire-for-the-turn`). A figure who fails
-/// his hold-fire check but has nothing to fire cannot blow the ambush (N33).
-pub(super) fn able_to_fire(state: &State, figure: &str) -> bool {
+/// Whether a figure has anything he may fire now at some figure of unit
+/// `at`, whatever the mode: a weapon he carries that is not a spent 1 Use
+/// weapon and whose range (when the scenario gives one, N45) reaches a
+/// figure of that unit in play, and nothing barring him from fire this turn
+/// (strategic movement; a double-time advance, under
+/// `double-time-bars-fire-for-the-turn`). A figure who fails his hold-fire
+/// check but has nothing to fire cannot blow the ambush (N33).
+pub(super) fn able_to_fire(state: &State, figure: &str, at: &str) -> bool {
     let Some(f) = state.figures.get(figure).filter(|f| f.in_play()) else {
         return false;
     };
@@ -166,7 +168,13 @@ pub(super) fn able_to_fire(state: &State, figure: &str) -> bool {
     if state.units.get(&f.unit).is_some_and(|u| u.strategic) {
         return false;
     }
-    f.weapons.iter().any(|w| state.weapons.contains_key(w) && !f.used_weapons.contains(w))
+    let targets: Vec<Point> = state.figures.values().filter(|t| t.in_play() && t.unit == at).map(|t| t.at).collect();
+    f.weapons.iter().filter(|w| !f.used_weapons.contains(*w)).filter_map(|w| state.weapons.get(w)).any(|w| {
+        match w.range_tenths {
+            None => !targets.is_empty(),
+            Some(range) => targets.iter().any(|t| f.at.within(*t, range)),
+        }
+    })
 }
 
 /// Fires a checked order: a 0–9 roll per shot (`hit:<shooter>`), hits,

@@ -76,7 +76,7 @@ fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dic
     let mut nervous = Vec::new();
     for figure in figures {
         let check = check_figure(facts.state(), &figure, rating, 0, dice)?;
-        if !check.passed() && able_to_fire(facts.state(), &figure) {
+        if !check.passed() && able_to_fire(facts.state(), &figure, target) {
             nervous.push(figure.clone());
         }
         facts.push(Fact::CommandChecked { figure, unit: by.to_string(), reason: reason.to_string(), check });
@@ -190,7 +190,12 @@ pub(super) fn interrupt(
         target: ambush.target.clone(),
         prepared: ambush.prepared,
         held_cp_spent: ambush.prepared && !joined.is_empty(),
-        nervous: ambush.nervous.iter().filter(|n| ranks.contains(n)).cloned().collect(),
+        nervous: ambush
+            .nervous
+            .iter()
+            .filter(|n| ranks.contains(n) && able_to_fire(state, n, &ambush.target))
+            .cloned()
+            .collect(),
         joined,
         mode,
         target_shaken_before: target_unit.morale != UnitMorale::Steady,
@@ -226,7 +231,7 @@ fn check_interrupt_orders(
     }
     // A nervous figure who has left play since (caught by another
     // ambusher's blast) no longer fires.
-    for n in ambush.nervous.iter().filter(|n| ranks.contains(n)) {
+    for n in ambush.nervous.iter().filter(|n| ranks.contains(n) && able_to_fire(state, n, &ambush.target)) {
         if !orders.iter().any(|o| &o.figure == n && o.mode == FireMode::Ragged) {
             refuse!("{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
         }
@@ -281,7 +286,7 @@ fn refuse_a_split(
     let left: Vec<String> = ranks
         .iter()
         .filter(|f| !ambush.nervous.contains(f) && !joined.contains(f) && !no_line_of_sight.contains(f))
-        .filter(|f| able_to_fire(state, f))
+        .filter(|f| able_to_fire(state, f, &ambush.target))
         .cloned()
         .collect();
     if !left.is_empty() {
@@ -513,9 +518,13 @@ fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
     d2(to) >= d2(from)
 }
 
-/// An ambush whose nervous figures (still in play) have yet to fire.
+/// An ambush whose nervous figures (still in play, and still with something
+/// to fire at the target) have yet to fire.
 fn blown(state: &State, a: &super::Ambush) -> bool {
-    !a.fired && a.nervous.iter().any(|n| state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by))
+    !a.fired
+        && a.nervous.iter().any(|n| {
+            state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by) && able_to_fire(state, n, &a.target)
+        })
 }
 
 /// Whether `by`'s ambush is blown: its nervous figures must fire.

@@ -692,3 +692,17 @@ fn the_whole_ambush_performs_the_one_action() {
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5)]});
     accepted(check(&g, nervous_only, &[("hit:ambush-1", &[9, 9, 9])]));
 }
+
+/// Found by the random games (`properties_phoenix`) once weapons had a range
+/// (N45): a figure who failed his hold-fire check with only a pistol that
+/// cannot reach the target blew the ambush, could never fire, and every
+/// decision was refused. Like a figure with nothing to fire (N33), he does
+/// not blow it.
+#[test]
+fn a_nervous_figure_out_of_range_does_not_blow_the_ambush() {
+    let mut s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!(["pistol"]));
+    s["weapons"]["pistol"] = json!({"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 100});
+    let g = patrol_advancing(s, &[]);
+    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::AmbushBlown { .. })), "{:?}", told(&facts));
+}
