@@ -333,11 +333,10 @@ impl<'a> Gen<'a> {
 
     /// A fire order's fields for `f` (none when he has no weapon left).
     fn fire(&mut self, f: &Figure, target: &Figure, mode: &str) -> Option<Value> {
-        // Weapons that reach the target (N45), mostly; now and then any.
+        // Weapons that reach the target (N45; fire beyond range is refused,
+        // which the unit tests cover).
         let reach = |w: &String| self.s.weapons[w].range_tenths.is_none_or(|r| f.at.within(target.at, r));
-        let any = self.rng.one_in(8);
-        let usable: Vec<&String> =
-            f.weapons.iter().filter(|w| !f.used_weapons.contains(*w) && (any || reach(w))).collect();
+        let usable: Vec<&String> = f.weapons.iter().filter(|w| !f.used_weapons.contains(*w) && reach(w)).collect();
         let weapon = (*self.rng.try_pick(&usable)?).clone();
         let max = self.s.weapons[&weapon].max_shots as i64;
         let explosive = self.s.weapons[&weapon].explosive;
@@ -530,9 +529,14 @@ impl<'a> Gen<'a> {
                     blind.push(f.id.clone());
                     continue;
                 }
-                let t = *self.rng.try_pick(&targets).expect("targets");
-                if let Some(o) = self.fire(f, t, if nervous { "ragged" } else { mode }) {
-                    orders.push(o);
+                // A target some weapon of his reaches, if there is one (N45).
+                let start = self.rng.below(targets.len());
+                for k in 0..targets.len() {
+                    let t = targets[(start + k) % targets.len()];
+                    if let Some(o) = self.fire(f, t, if nervous { "ragged" } else { mode }) {
+                        orders.push(o);
+                        break;
+                    }
                 }
             }
             if !orders.is_empty() {
