@@ -465,3 +465,45 @@ fn a_record_that_went_through_email_verifies_and_says_what_was_normalised() {
     let out = tom.run(&["verify", &tom.path("holed.jsonl")]);
     refused_with(&out, 1, "a blank line inside the record");
 }
+
+#[test]
+fn import_extends_a_stored_game_and_a_record_that_parts_from_it_is_a_fork() {
+    let (tom, jerry, t1) = first_turn();
+    jerry.apply("turn-1.txt", &t1);
+    jerry.turn("axis-1.json", "turn-2.txt");
+    // Instead of a turn file, Jerry sends his whole record: Tom's store takes what it lacks.
+    jerry.ok(&["export", "friday", "-o", &jerry.path("friday.jsonl")]);
+    let out = tom.ok(&["import", &jerry.path("friday.jsonl")]);
+    assert!(out.contains("extended friday"), "{out}");
+    assert_eq!(tom.head(), jerry.head());
+    let out = tom.ok(&["import", &jerry.path("friday.jsonl")]);
+    assert!(out.contains("nothing to import"), "{out}");
+    // A record of the same game that parts from it: a fork, kept; nothing else written.
+    let cheat = Player { dir: tempfile::tempdir().unwrap(), side: "axis" };
+    let db = cheat.db();
+    std::fs::create_dir_all(&db).unwrap();
+    jerry.ok(&["export", "friday", "-o", &cheat.path("jerry.jsonl")]);
+    let lines: Vec<String> =
+        std::fs::read_to_string(cheat.path("jerry.jsonl")).unwrap().lines().map(String::from).collect();
+    // Keep the header and turn 1, up to Tom's checkpoint.
+    let cut = lines.iter().position(|l| l.contains("\"kind\":\"checkpoint\"")).unwrap() + 1;
+    std::fs::write(cheat.path("short.jsonl"), lines[..cut].join("\n") + "\n").unwrap();
+    std::fs::copy(jerry.key(), cheat.key()).unwrap();
+    cheat.ok(&["keygen", "-o", &cheat.path("stranger.key")]);
+    let out = cheat.run(&["import", &cheat.path("short.jsonl"), "--key", &cheat.path("stranger.key")]);
+    refused_with(&out, 2, "is not a key of game \"friday\"'s sides");
+    cheat.ok(&["import", &cheat.path("short.jsonl"), "--key", &cheat.key()]);
+    let other = r#"[{"type":"activate","leader":"fw-weber"},{"type":"end-activation"}]"#;
+    std::fs::write(cheat.path("other.json"), other).unwrap();
+    // The copy plays axis (the record it came from is Jerry's), signs, and exports its record.
+    cheat.ok(&["play", "friday", &cheat.path("other.json")]);
+    cheat.ok(&["export", "friday", "-o", &cheat.path("forked.jsonl")]);
+    let before = snapshot(&tom);
+    let out = tom.run(&["import", &cheat.path("forked.jsonl")]);
+    refused_with(&out, 1, "FORK");
+    let after = snapshot(&tom);
+    assert_ne!(after, before, "the fork is kept as evidence");
+    assert_eq!(tom.head(), jerry.head(), "the game itself is unchanged");
+    let forks = tom.ok(&["fork", "show", "friday"]);
+    assert!(forks.contains("fw-weber (axis) is activated"), "{forks}");
+}

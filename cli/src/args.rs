@@ -150,10 +150,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Verify a record file and store it as a game.
-    #[command(after_help = "Example:\n  rollcall import rally.jsonl")]
+    /// Verify a record file and store it as a game (or extend the stored game).
+    #[command(
+        after_help = "Example:\n  rollcall import rally.jsonl\n  rollcall import friday.jsonl --key allies.key\n\nA record of a game the store has must agree with it and may extend it; one that parts from it is a fork, kept as evidence (exit 1)."
+    )]
     Import {
         file: PathBuf,
+        /// In a play-by-email game: take up your side again, proven by your
+        /// secret key (a new machine, a lost store).
+        #[arg(long)]
+        key: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },

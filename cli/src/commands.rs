@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
         Command::Export { game, output, json } => export(db, &game, &output, json),
-        Command::Import { file, json } => import(db, &file, json),
+        Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
         Command::Games { json } => games(db, json),
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
@@ -577,15 +577,32 @@ fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, json: bool) 
 /// game being created, which appears whole once the record has verified to
 /// its end (and not at all otherwise). A record that extends a game in the
 /// store appends what the store lacks, after verifying the whole record.
-fn import(db: &Option<std::path::PathBuf>, file: &Path, json: bool) -> Result<ExitCode, Fail> {
-    let (header, events) = rollcall_store::file::read(file)?;
+fn import(db: &Option<std::path::PathBuf>, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
+    let (header, _) = rollcall_store::file::read(file)?;
+    let side = match key {
+        Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
+        None => None,
+    };
     let log = store::open(db)?;
-    if has_game(&log, &header.game)? {
-        return import_extend(&log, file, &header, json);
+    let code = if has_game(&log, &header.game)? {
+        import_extend(&log, file, &header, json)?
+    } else {
+        import_new(&log, file, json)?
+    };
+    if let (Some(side), true) = (&side, code == ExitCode::SUCCESS) {
+        exchange::take_side(&log, &header.game, side)?;
+        if !json {
+            println!("this store plays {side} in {}", header.game);
+        }
     }
+    Ok(code)
+}
+
+fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, Fail> {
+    let (header, events) = rollcall_store::file::read(file)?;
     let not_imported =
         |f: VerifyFailure| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display()));
-    let mut creation = Creation::begin(&log, &header)?;
+    let mut creation = Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
     let mut unit: Vec<Event> = Vec::new();
     for event in events {
@@ -725,10 +742,20 @@ fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> 
             println!("{id:<24} {:<28} {:>6} events  head {}", header.rules.label(), head.seq, head.hash.short());
         }
     }
+    let incomplete = log.incomplete()?;
     if json {
-        print_json(&json!({"games": rows}));
-    } else if rows.is_empty() {
+        print_json(&json!({"games": rows, "incomplete": incomplete}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rows.is_empty() {
         println!("no games in this store");
+    }
+    if !incomplete.is_empty() {
+        println!(
+            "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
+            incomplete.len(),
+            incomplete.join(", ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

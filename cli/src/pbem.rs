@@ -73,6 +73,19 @@ fn read_key(path: &Path) -> Result<SecretKey, Fail> {
     Ok(key)
 }
 
+/// The side of `header` whose key the key file holds.
+pub fn side_of_key_file(header: &rollcall_core::Header, path: &Path) -> Result<String, Fail> {
+    let key = read_key(path)?;
+    header.side_of(&key.public()).map(String::from).ok_or_else(|| {
+        Fail(format!(
+            "--key {}: this key ({}) is not a key of game {:?}'s sides (nothing was written)",
+            path.display(),
+            key.public().short(),
+            header.game
+        ))
+    })
+}
+
 fn fresh_share() -> Result<Share, Fail> {
     Ok(Share(random_bytes()?))
 }

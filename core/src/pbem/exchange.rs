@@ -89,6 +89,11 @@ pub fn local_side(log: &dyn EventLog, game: &str) -> Result<Option<String>, LogE
     Ok(log.note(&side_note(game))?.map(|v| String::from_utf8_lossy(&v).into_owned()))
 }
 
+/// Records that this store plays `side` in `game` (its key was shown).
+pub fn take_side(log: &dyn EventLog, game: &str, side: &str) -> Result<(), LogError> {
+    log.set_note(&side_note(game), Some(side.as_bytes()))
+}
+
 /// The head the opponent last acknowledged, if any.
 pub fn acked(log: &dyn EventLog, game: &str) -> Result<Option<Head>, LogError> {
     match log.note(&acked_note(game))? {
