@@ -27,8 +27,12 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::New { rules, scenario, game, parties, table, json } => {
             new(db, &rules, &scenario, game, parties, table, json)
         }
-        Command::Play { game, decision, stream: true, json } => play_stream(db, &game, &decision, json),
-        Command::Play { game, decision, stream: false, json } => play(db, &game, &decision, json),
+        Command::Play { game, decision, server: Some(url), token, json, .. } => {
+            crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, json)
+        }
+        Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, json),
+        Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
+        Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, json } => log(db, &game, from, json),
         Command::State { game, at, json } => state(db, &game, at, json),
         Command::Replay { game, step, to, json } => replay(db, &game, step, to, json),
@@ -552,6 +556,12 @@ fn verify(
 ) -> Result<ExitCode, Fail> {
     if let Some(h) = &expect_head {
         h.parse::<Digest>().map_err(|e| Fail(format!("--expect-head: {e}")))?;
+    }
+    let downloaded;
+    let mut target = target;
+    if target.starts_with("http://") || target.starts_with("https://") {
+        downloaded = crate::serve::client::download(target)?;
+        target = downloaded.path().to_str().unwrap_or_default();
     }
     let path = Path::new(target);
     if path.is_file() || target.ends_with(".jsonl") {

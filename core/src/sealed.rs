@@ -34,6 +34,31 @@ pub const TURN_SEED_CONTEXT: &str = "rollcall 2026-11-30 sealed turn seed v1";
 /// How many sealed turns a chain holds unless the server is told otherwise.
 pub const DEFAULT_LENGTH: u64 = 10_000;
 
+/// What a server signs to vouch for a head: (game, seq, head).
+pub fn head_message(game: &str, head: &crate::log::Head) -> Vec<u8> {
+    let mut out = b"rollcall server head v1\n".to_vec();
+    out.extend_from_slice(&(game.len() as u64).to_be_bytes());
+    out.extend_from_slice(game.as_bytes());
+    out.extend_from_slice(&head.seq.to_be_bytes());
+    out.extend_from_slice(head.hash.as_bytes());
+    out
+}
+
+/// What a server signs over a turn file: (game, previous head, head).
+pub fn turn_message(game: &str, previous: &crate::log::Head, head: &crate::log::Head) -> Vec<u8> {
+    let mut out = b"rollcall server turn v1\n".to_vec();
+    out.extend_from_slice(&(game.len() as u64).to_be_bytes());
+    out.extend_from_slice(game.as_bytes());
+    out.extend_from_slice(&previous.seq.to_be_bytes());
+    out.extend_from_slice(previous.hash.as_bytes());
+    out.extend_from_slice(&head.seq.to_be_bytes());
+    out.extend_from_slice(head.hash.as_bytes());
+    out
+}
+
+/// The side name a server's turn files are sent by.
+pub const SERVER: &str = "server";
+
 /// One step down the chain: `x_{k-1} = H(x_k)`.
 pub fn step(x: &Digest) -> Digest {
     Digest(blake3::derive_key(CHAIN_CONTEXT, x.as_bytes()))
