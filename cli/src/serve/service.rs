@@ -97,7 +97,7 @@ struct Live {
 }
 
 enum Slot {
-    Waiting(Waiting),
+    Waiting(Box<Waiting>),
     Live(Box<Live>),
 }
 
@@ -171,7 +171,7 @@ impl Service {
         if let Some(bytes) = self.log.note(&waiting_note(game)).map_err(storage)? {
             let waiting: Waiting =
                 serde_json::from_slice(&bytes).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
-            *slot = Some(Slot::Waiting(waiting));
+            *slot = Some(Slot::Waiting(Box::new(waiting)));
             return Ok(());
         }
         let mut g = match open_game(&*self.log, game, None) {
@@ -260,7 +260,7 @@ impl Service {
         self.log
             .set_note(&waiting_note(&game), Some(&serde_json::to_vec(&waiting).expect("serialises")))
             .map_err(storage)?;
-        *slot = Some(Slot::Waiting(waiting));
+        *slot = Some(Slot::Waiting(Box::new(waiting)));
         Ok(json!({
             "game": game, "commitment": server.commitment.to_string(), "server_key": server.key.to_hex(),
             "length": server.length, "tokens": tokens,
