@@ -706,3 +706,17 @@ fn a_nervous_figure_out_of_range_does_not_blow_the_ambush() {
     let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]));
     assert!(!facts.iter().any(|f| matches!(f, Fact::AmbushBlown { .. })), "{:?}", told(&facts));
 }
+
+/// After the merge of who-decides: an ambush whose nervous figure cannot
+/// fire at the target (here out of range, N33) is not blown, so the game
+/// does not wait on the ambushers' side.
+#[test]
+fn an_ambush_that_is_not_blown_does_not_wait_on_the_ambushers() {
+    use crate::ruleset::{Actor, Ruleset};
+    let mut s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!(["pistol"]));
+    s["weapons"]["pistol"] = json!({"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 100});
+    let mut g = patrol_advancing(s, &[]).then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]);
+    // ambush-1 failed a check before the pistol's range was known to matter.
+    g.state.turn.as_mut().unwrap().ambushes[0].nervous = vec!["ambush-1".into()];
+    assert_eq!(super::super::PhoenixCommand::awaited(&g.state), Actor::side("jason"));
+}
