@@ -10,6 +10,7 @@ mod demo;
 mod diff;
 mod golden;
 mod store;
+mod view;
 
 use std::process::ExitCode;
 
