@@ -377,7 +377,7 @@ fn every_ruleset_steps_in_a_real_browser() {
         }
         if let (Some(dir), SeedMode::Open) = (&readme, replay.header.mode) {
             viewer.slide_to(busy);
-            viewer.screenshot(&dir.join(format!("{}.png", replay.ruleset)), Some("#pane-0 .body"), 0.6);
+            viewer.screenshot(&dir.join(format!("{}.png", replay.ruleset)), Some("#pane-0 .body"), 0.8);
         }
         viewer.assert_no_console_errors();
         viewer.tab.close(false).unwrap();
@@ -848,4 +848,69 @@ fn check_diff_page(browser: &Browser, db: &Path, dir: &Path) {
     shown_at(report.decisions);
     v.screenshot(&screenshots_dir().join("showcase-diff.png"), None, 1.0);
     v.assert_no_console_errors();
+}
+
+// ---- The command (no browser needed) ----
+
+fn rollcall_in(cwd: &Path, db: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .current_dir(cwd)
+        .env_remove("ROLLCALL_DB")
+        .env_remove("CI")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn output_text(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+}
+
+#[test]
+fn view_writes_game_html_and_a_bad_bookmark_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let rally = root().join("fixtures/leader-activation/rally.json");
+    assert!(rollcall_in(dir.path(), &db, &["run", rally.to_str().unwrap()]).status.success());
+    let out = rollcall_in(dir.path(), &db, &["view", "rally"]);
+    assert!(out.status.success(), "{}", output_text(&out));
+    assert!(output_text(&out).starts_with("wrote rally.html for rally: 39 events"), "{}", output_text(&out));
+    let page = std::fs::read_to_string(dir.path().join("rally.html")).unwrap();
+    assert!(page.starts_with("<!doctype html>"));
+
+    let out = rollcall_in(dir.path(), &db, &["view", "rally", "-o", "late.html", "--bookmark", "40:after the end"]);
+    assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("--bookmark 40:after the end: the record has 39 events"),
+        "{}",
+        output_text(&out)
+    );
+    let out = rollcall_in(dir.path(), &db, &["view", "rally", "-o", "late.html", "--bookmark", "no seq"]);
+    assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
+    assert!(output_text(&out).contains("write SEQ:label"), "{}", output_text(&out));
+    let out = rollcall_in(dir.path(), &db, &["view", "rally", "-o", "late.html", "--b", "+natural-6-rallies"]);
+    assert_eq!(out.status.code(), Some(2), "--b without --diff: {}", output_text(&out));
+    let out = rollcall_in(dir.path(), &db, &["view", "rally", "-o", "late.html", "--diff"]);
+    assert_eq!(out.status.code(), Some(2), "--diff without --b: {}", output_text(&out));
+    assert!(!dir.path().join("late.html").exists(), "nothing is written on bad input");
+}
+
+#[test]
+fn view_of_a_forged_record_writes_the_page_says_so_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let rally = root().join("fixtures/leader-activation/rally.json");
+    assert!(rollcall_in(dir.path(), &db, &["run", rally.to_str().unwrap()]).status.success());
+    assert!(rollcall_in(dir.path(), &db, &["export", "rally", "-o", "rally.jsonl"]).status.success());
+    let record = std::fs::read_to_string(dir.path().join("rally.jsonl")).unwrap();
+    let forged = record.replacen(r#""label":"rally","value":4"#, r#""label":"rally","value":5"#, 1);
+    assert_ne!(forged, record, "the rally fixture's failed rally is a 4");
+    std::fs::write(dir.path().join("forged.jsonl"), forged).unwrap();
+    let out = rollcall_in(dir.path(), &db, &["view", "forged.jsonl", "-o", "forged.html"]);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    assert!(output_text(&out).contains("the record does NOT verify (seq 14:"), "{}", output_text(&out));
+    let page = std::fs::read_to_string(dir.path().join("forged.html")).unwrap();
+    assert!(page.contains(r#""integrity":{"outcome":"failed","reason":"#), "the page says the record failed");
 }

@@ -204,7 +204,7 @@
       return bounds(pts, (span) => Math.max(span / 12, Math.min(reach, span / 4), 20));
     },
     table(state, box) {
-      const size = Math.max(box.span / 45, 6);
+      const size = Math.max(box.span / 30, 8);
       const svg = svgTable(box, 'mm', size);
       grid(svg, box, 100);
       const sides = arr(state.sides);
@@ -279,7 +279,7 @@
       return bounds(pts, (span) => Math.max(span / 10, 30));
     },
     table(state, box) {
-      const size = Math.max(box.span / 50, 4);
+      const size = Math.max(box.span / 40, 4);
       const svg = svgTable(box, 'tenths of an inch', size);
       grid(svg, box, 60);
       const sides = arr(state.sides);
@@ -420,13 +420,13 @@
           if (u.operations_complete) marks.push('operations-complete');
           if (u.newly_placed) marks.push('newly-placed');
           if (act.formation && u.formation === act.formation) marks.push('active');
-          const k = HEX * 0.95;
+          const k = HEX * 1.2;
           const x = cx - k / 2 + i * 1.6 - (stack.length - 1) * 0.8;
           const y = cy - k / 2 + i * 1.6 - (stack.length - 1) * 0.8 + 1;
           const g = s('g', { class: 'piece counter', 'data-id': u.id, 'data-hex': hexId, 'data-formation': str(u.formation), 'data-marks': markText(marks), opacity: u.operations_complete ? 0.65 : 1 });
           g.append(s('rect', { x, y, width: k, height: k * 0.8, rx: 0.8, fill: sideColour(sides, f.side), stroke: marks.includes('active') ? '#f0b400' : '#111', 'stroke-width': marks.includes('active') ? 0.8 : 0.3 }));
-          g.append(s('text', { x: x + k / 2, y: y + k * 0.33, 'font-size': 2.3, 'text-anchor': 'middle', fill: '#fff' }, str(u.id).slice(0, 9)));
-          g.append(s('text', { x: x + k / 2, y: y + k * 0.62, 'font-size': 2, 'text-anchor': 'middle', fill: '#fff' }, str(u.formation).slice(0, 9)));
+          g.append(s('text', { x: x + k / 2, y: y + k * 0.3, 'font-size': 2.6, 'text-anchor': 'middle', fill: '#fff' }, str(u.id).slice(0, 9)));
+          g.append(s('text', { x: x + k / 2, y: y + k * 0.55, 'font-size': 2.2, 'text-anchor': 'middle', fill: '#fff' }, str(u.formation).slice(0, 9)));
           if (isHq) g.append(s('text', { x: x + 0.6, y: y + k * 0.78, 'font-size': 2.2, fill: '#ffe680' }, 'HQ'));
           if (u.disrupted) g.append(s('text', { x: x + k - 0.5, y: y + k * 0.78, 'font-size': 2.4, 'text-anchor': 'end', fill: '#ff8080', 'font-weight': 'bold' }, 'D'));
           if (u.out_of_command) g.append(s('text', { x: x + k / 2, y: y - 0.4, 'font-size': 2.2, 'text-anchor': 'middle', fill: '#c05000', 'font-weight': 'bold' }, 'OoC'));
@@ -473,7 +473,7 @@
       return bounds(pts, (span) => Math.max(span / 10, 40));
     },
     table(state, box, ctx) {
-      const size = Math.max(box.span / 50, 4);
+      const size = Math.max(box.span / 35, 4);
       const svg = svgTable(box, 'tenths of an inch', size);
       grid(svg, box, 100);
       const sideIds = arr(state.sides).map((x) => obj(x).id);
