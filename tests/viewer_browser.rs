@@ -284,18 +284,11 @@ function snapshot(p) {
 }
 "#;
 
+/// Runs the binary on a store; it must succeed.
 fn rollcall(db: &Path, args: &[&OsStr]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_rollcall"))
-        .env_remove("ROLLCALL_DB")
-        .env_remove("CI")
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "rollcall {args:?}: {text}");
-    text
+    let out = rollcall_in(&root(), db, args);
+    assert!(out.status.success(), "rollcall {args:?}: {}", output_text(&out));
+    output_text(&out)
 }
 
 fn launch(chromium: PathBuf, profile: &Path) -> Browser {
@@ -384,6 +377,31 @@ fn every_ruleset_steps_in_a_real_browser() {
         eprintln!("viewer_browser: {fixture}: stepped, checked at 3 steps, no console errors");
     }
     check_diff_page(&browser, &db, dir.path());
+    check_forged_page(&browser, &db, dir.path());
+}
+
+/// A record with a forged die: the page says it did not verify, shows the
+/// game up to the event before, and still steps without an error.
+fn check_forged_page(browser: &Browser, db: &Path, dir: &Path) {
+    let record = dir.join("rally.jsonl");
+    rollcall(db, &[OsStr::new("export"), OsStr::new("rally"), OsStr::new("-o"), record.as_os_str()]);
+    let text = std::fs::read_to_string(&record).unwrap();
+    let forged = dir.join("forged.jsonl");
+    std::fs::write(&forged, text.replacen(r#""label":"rally","value":4"#, r#""label":"rally","value":5"#, 1)).unwrap();
+    let page = dir.join("forged.html");
+    let out = rollcall_in(dir, db, &["view", forged.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let v = Viewer::open(browser, &page, "a forged rally");
+    assert_eq!(v.eval("document.getElementById('verdict').dataset.verified"), "no");
+    let banner = v.eval("document.getElementById('integrity').textContent");
+    assert!(
+        banner.as_str().unwrap().contains("seq 14: roll d6 'rally' #0 of decision 7 is 5 in the record"),
+        "{banner}"
+    );
+    assert!(v.eval("document.getElementById('cut-short').textContent").as_str().unwrap().contains("up to seq 13"));
+    v.key("End");
+    assert_eq!(v.seq(), 13, "the page ends where the record stops folding");
+    v.assert_no_console_errors();
 }
 
 /// The banner: the head, the seed mode, and that the record verified.
@@ -852,7 +870,7 @@ fn check_diff_page(browser: &Browser, db: &Path, dir: &Path) {
 
 // ---- The command (no browser needed) ----
 
-fn rollcall_in(cwd: &Path, db: &Path, args: &[&str]) -> std::process::Output {
+fn rollcall_in<S: AsRef<OsStr>>(cwd: &Path, db: &Path, args: &[S]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rollcall"))
         .current_dir(cwd)
         .env_remove("ROLLCALL_DB")

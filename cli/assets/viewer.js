@@ -52,10 +52,15 @@
     return out;
   }
 
+  // A decision opens a group of events (its rolls and facts follow); so does
+  // a checkpoint, a side's signature between decisions.
+  function opensGroup(kind) { return kind === 'decision' || kind === 'checkpoint'; }
+
   // A run: the record replayed, or one version of a --diff. events[i] is
   // the event of seq i (events[0] is none: the state before the first).
   function buildRun(run, fromRecord) {
     const events = [null];
+    let decision = 0;
     const states = [run.initial];
     arr(run.steps).forEach((st, i) => {
       const ev = Object.assign({}, st);
@@ -66,7 +71,7 @@
         ev.seq = i + 1;
       }
       const body = obj(ev.body);
-      ev.decision = num(ev.decision, num(body.number, num(body.decision, 0)));
+      ev.decision = decision = num(ev.decision, num(body.number, num(body.decision, decision)));
       events.push(ev);
       states.push(ev.patch ? applyPatch(states[states.length - 1], ev.patch) : states[states.length - 1]);
     });
@@ -86,7 +91,7 @@
     const run = RUNS[0];
     run.events.forEach((e, i) => {
       const next = run.events[i + 1];
-      STOPS.push({ at: [i], decisionEnd: !next || next.kind === 'decision', turn: e ? num(e.turn, 0) : 0, decision: e ? e.decision : 0 });
+      STOPS.push({ at: [i], decisionEnd: !next || opensGroup(next.kind), turn: e ? num(e.turn, 0) : 0, decision: e ? e.decision : 0 });
     });
   } else {
     const ends = RUNS.map(lastOfDecision);
@@ -198,7 +203,7 @@
   DRAW['leader-activation'] = {
     extent(run) {
       const pts = [];
-      for (const st of sampleStates(run)) for (const p of Object.values(obj(st.pieces))) { const a = pt(p.at); if (a) pts.push(a); }
+      for (const st of sampleStates(run)) for (const p of Object.values(obj(st.pieces)).map(obj)) { const a = pt(p.at); if (a) pts.push(a); }
       const cfg = obj(run.states[0].config);
       const reach = Math.max(num(cfg.command_range_elite_mm, 0), num(cfg.command_range_trained_mm, 0), num(cfg.command_range_conscript_mm, 0));
       return bounds(pts, (span) => Math.max(span / 12, Math.min(reach, span / 4), 20));
@@ -226,7 +231,7 @@
       }
       const names = {};
       for (const p of arr(SCENARIO.leaders).concat(arr(SCENARIO.units))) if (p && p.id) names[p.id] = p.name || p.id;
-      for (const p of Object.values(pieces)) {
+      for (const p of Object.values(pieces).map(obj)) {
         const at = pt(p.at);
         if (!at) continue;
         const marks = [];
@@ -263,7 +268,7 @@
         if (act) out.push(h('h3', {}, 'Activation'), h('p', {}, `${str(act.leader)} (${str(act.side)}) commands: ${arr(act.commanded).join(', ') || 'nobody yet'}`,
           act.leader_acted ? tag('acted') : null, act.self_rally_tried ? tag('self-rally tried') : null));
       }
-      const pieces = Object.values(obj(state.pieces));
+      const pieces = Object.values(obj(state.pieces)).map(obj);
       const rows = pieces.map((p) => h('tr', { 'data-id': p.id }, h('td', {}, p.id), h('td', {}, str(p.side)), h('td', {}, str(p.skill)),
         h('td', {}, p.broken ? tag('broken', 'bad') : null, p.locked ? tag('locked', 'warn') : null, p.activated ? tag('activated') : null)));
       out.push(h('h3', {}, 'Leaders and units'), h('table', {}, rows));
@@ -275,7 +280,7 @@
   DRAW['phoenix-command'] = {
     extent(run) {
       const pts = [];
-      for (const st of sampleStates(run)) for (const f of Object.values(obj(st.figures))) { const a = pt(f.at); if (a) pts.push(a); }
+      for (const st of sampleStates(run)) for (const f of Object.values(obj(st.figures)).map(obj)) { const a = pt(f.at); if (a) pts.push(a); }
       return bounds(pts, (span) => Math.max(span / 10, 30));
     },
     table(state, box) {
@@ -293,7 +298,7 @@
         if (r > 0) circle(svg, pt(leader.at), r, `command distance ${r / 10}"`, size);
       }
       const centres = {};
-      for (const f of Object.values(figures)) {
+      for (const f of Object.values(figures).map(obj)) {
         const at = pt(f.at);
         if (!at) continue;
         const marks = [];
@@ -337,7 +342,7 @@
         out.push(h('p', {}, `active: ${str(a.unit)} (${str(a.side)}), CP spent ${num(a.spent, 0)}`, a.step ? `, CP #${str(obj(a.step).number)}` : '',
           a.interrupted_by ? tag(`interrupted by ${a.interrupted_by}`, 'warn') : null, a.abandoned ? tag('abandoned its Shaken', 'warn') : null));
       }
-      const units = Object.values(obj(state.units));
+      const units = Object.values(obj(state.units)).map(obj);
       const rows = units.map((u) => h('tr', { 'data-unit': u.id }, h('td', {}, u.id), h('td', {}, str(u.side)), h('td', {}, str(u.leader || '—')),
         h('td', { class: 'cp' }, '●'.repeat(Math.min(num(u.cp, 0), 12)) || '0'),
         h('td', {}, u.morale && u.morale !== 'steady' ? tag(str(u.morale), u.morale === 'broken' ? 'bad' : 'warn') : null,
@@ -348,7 +353,7 @@
       if (turn && arr(turn.ambushes).length) out.push(h('h3', {}, 'Ambushes'), h('ul', {}, arr(turn.ambushes).map((a) => h('li', {}, `${str(a.by)} waits for ${str(a.target)}${a.prepared ? ' (prepared)' : ''}`))));
       if (turn && arr(turn.pending_injuries).length) out.push(h('h3', {}, 'Hits awaiting their effect'), h('ul', {}, arr(turn.pending_injuries).map((p) => h('li', {}, `${str(p.target)} hit by ${str(p.shooter)}`))));
       if (turn && turn.melee) out.push(h('p', {}, `melee: ${str(obj(turn.melee).attacker)} attacks ${str(obj(turn.melee).target)}`));
-      const gone = Object.values(obj(state.figures)).filter((f) => f.removed);
+      const gone = Object.values(obj(state.figures)).map(obj).filter((f) => f.removed);
       if (gone.length) out.push(h('h3', {}, 'Out of the fight'), h('ul', {}, gone.map((f) => h('li', {}, `${str(f.name || f.id)}: ${str(f.removed)}`))));
       return out;
     },
@@ -373,7 +378,7 @@
   DRAW['formation-activation'] = {
     extent(run) {
       let c0 = 99, c1 = 0, r0 = 99, r1 = 0;
-      for (const st of sampleStates(run)) for (const u of Object.values(obj(st.units))) {
+      for (const st of sampleStates(run)) for (const u of Object.values(obj(st.units)).map(obj)) {
         const hx = hexParse(u.hex);
         if (hx) { c0 = Math.min(c0, hx[0]); c1 = Math.max(c1, hx[0]); r0 = Math.min(r0, hx[1]); r1 = Math.max(r1, hx[1]); }
       }
@@ -403,7 +408,7 @@
       }
       if (hqHex) circle(svg, hexCentre(hqHex[0], hqHex[1]), radius * Math.sqrt(3) * HEX, `command radius ${radius} hexes`, HEX * 0.45);
       const stacks = {};
-      for (const u of Object.values(units)) {
+      for (const u of Object.values(units).map(obj)) {
         const hx = hexParse(u.hex);
         if (!hx || u.eliminated) continue;
         (stacks[u.hex] = stacks[u.hex] || []).push(u);
@@ -455,11 +460,11 @@
         }
         out.push(h('h3', {}, `Chits in the cup (${arr(turn.cup).length})`), cup);
       }
-      const rows = Object.values(formations).map((f) => h('tr', { 'data-formation': f.id }, h('td', {}, f.id), h('td', {}, str(f.side)),
+      const rows = Object.values(formations).map(obj).map((f) => h('tr', { 'data-formation': f.id }, h('td', {}, f.id), h('td', {}, str(f.side)),
         h('td', {}, `morale ${str(f.morale)}, leadership ${str(f.leadership)}, radius ${str(f.command_radius_hexes)}`),
         h('td', {}, turn ? `${num(obj(turn.activations)[f.id], 0)} activation(s)` : '')));
       out.push(h('h3', {}, 'Formations'), h('table', {}, rows));
-      const off = Object.values(obj(state.units)).filter((u) => !hexParse(u.hex) || u.eliminated);
+      const off = Object.values(obj(state.units)).map(obj).filter((u) => !hexParse(u.hex) || u.eliminated);
       if (off.length) out.push(h('h3', {}, 'Not on the map'), h('ul', {}, off.map((u) => h('li', {}, `${str(u.name || u.id)}: ${u.eliminated ? 'eliminated' : 'off the map'}`))));
       return out;
     },
@@ -469,7 +474,7 @@
   DRAW['combat-hq'] = {
     extent(run) {
       const pts = [];
-      for (const st of sampleStates(run)) for (const u of Object.values(obj(st.units))) { const a = pt(u.at_tenths); if (a) pts.push(a); }
+      for (const st of sampleStates(run)) for (const u of Object.values(obj(st.units)).map(obj)) { const a = pt(u.at_tenths); if (a) pts.push(a); }
       return bounds(pts, (span) => Math.max(span / 10, 40));
     },
     table(state, box, ctx) {
@@ -493,7 +498,7 @@
         }
       }
       const active = new Set(activated.flatMap((f) => [f.command_unit].concat(arr(f.units).map((u) => obj(u).unit))));
-      for (const u of Object.values(units)) {
+      for (const u of Object.values(units).map(obj)) {
         const at = pt(u.at_tenths);
         const g0 = obj(groups[u.command_group]);
         if (!at || g0.in_reserve) continue;
@@ -581,6 +586,10 @@
       box.className = 'failed';
       box.append(h('span', { class: 'verdict', id: 'verdict', 'data-verified': 'no' }, `✘ this record did NOT verify when this page was made (${str(DATA.made_by)}): `),
         `${it.seq !== null && it.seq !== undefined ? 'seq ' + it.seq + ': ' : ''}${str(it.reason)}`);
+    }
+    const shown = RUNS[0].events.length - 1;
+    if (!COMPARE && shown < num(DATA.events, 0)) {
+      box.append(h('div', { id: 'cut-short' }, `The page shows the game up to seq ${shown}: seq ${shown + 1} does not fold into it (see above); the record holds ${DATA.events} events.`));
     }
     box.append(h('div', {}, 'head ', h('code', { class: 'hash', id: 'head' }, str(DATA.head)), ' · ', h('span', { id: 'seed-mode', 'data-mode': str(DATA.mode) }, mode), ' ', save));
   }
@@ -683,9 +692,9 @@
   function decisionAround(run, at) {
     if (at <= 0) return [];
     let start = at;
-    while (start > 1 && run.events[start].kind !== 'decision') start--;
+    while (start > 1 && !opensGroup(run.events[start].kind)) start--;
     let end = start;
-    while (end + 1 < run.events.length && run.events[end + 1].kind !== 'decision') end++;
+    while (end + 1 < run.events.length && !opensGroup(run.events[end + 1].kind)) end++;
     return run.events.slice(start, end + 1);
   }
   function turnAround(run, at) {

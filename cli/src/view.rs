@@ -205,22 +205,29 @@ fn record_run(header: &Header, events: &[Event], failed_at: Option<u64>) -> Resu
         if game.apply(e).is_err() {
             break;
         }
-        let mut step = json!({"kind": e.kind.name(), "text": game.narrate(e).trim(), "turn": game.turn()});
-        match e.kind {
-            Kind::Fact => {
-                let after = game.state();
-                let ops = patch::diff(&before, &after);
-                if !ops.is_empty() {
-                    step["patch"] = Value::Array(ops);
-                }
-                before = after;
-            }
-            Kind::Roll => step["proof"] = json!(proof(header.mode, e.seq, failed_at)),
-            Kind::Decision => {}
-        }
-        steps.push(step);
+        steps.push(step(&game, e, &mut before, proof(header.mode, e.seq, failed_at)));
     }
     Ok(json!({"label": header.rules.label(), "initial": initial, "steps": steps}))
+}
+
+/// What the page needs of an event just folded into `game`: its kind,
+/// narration and turn, the patch from `before` (then moved on) for a fact,
+/// and the proof of a die.
+fn step(game: &Game, e: &Event, before: &mut Value, proof: DieProof) -> Value {
+    let mut step = json!({"kind": e.kind.name(), "text": game.narrate(e).trim(), "turn": game.turn()});
+    match e.kind {
+        Kind::Fact => {
+            let after = game.state();
+            let ops = patch::diff(before, &after);
+            if !ops.is_empty() {
+                step["patch"] = Value::Array(ops);
+            }
+            *before = after;
+        }
+        Kind::Roll => step["proof"] = json!(proof),
+        Kind::Decision => {}
+    }
+    step
 }
 
 fn proof(mode: SeedMode, seq: u64, failed_at: Option<u64>) -> DieProof {
@@ -251,20 +258,9 @@ fn compare_runs(header: &Header, events: &[Event], compare: &Compare) -> Result<
                 Ok(decided) => {
                     for d in &decided {
                         game.adopt(std::slice::from_ref(d));
-                        let mut step = json!({"kind": d.kind.name(), "text": game.narrate(d).trim(),
-                            "turn": game.turn(), "body": d.body, "decision": body.number});
-                        match d.kind {
-                            Kind::Fact => {
-                                let after = game.state();
-                                let ops = patch::diff(&before, &after);
-                                if !ops.is_empty() {
-                                    step["patch"] = Value::Array(ops);
-                                }
-                                before = after;
-                            }
-                            Kind::Roll => step["proof"] = json!(proof(header.mode, 0, None)),
-                            Kind::Decision => {}
-                        }
+                        let mut step = step(&game, d, &mut before, proof(header.mode, 0, None));
+                        step["body"] = d.body.clone();
+                        step["decision"] = json!(body.number);
                         steps.push(step);
                     }
                 }
@@ -352,7 +348,10 @@ pub fn run(
     let Page { html: page, verified } = render_page(&header, &events, &options).map_err(|e| Fail(e.to_string()))?;
     let output = output.unwrap_or_else(|| PathBuf::from(format!("{}.html", header.game)));
     write_atomically(&output, page.as_bytes())?;
-    let head = events.last().map(|e| e.hash.to_string()).unwrap_or_default();
+    let head = match events.last() {
+        Some(e) => e.hash.to_string(),
+        None => record::header_hash(&header).map(|h| h.to_string()).unwrap_or_default(),
+    };
     if json_out {
         println!(
             "{}",
