@@ -96,9 +96,10 @@ impl Replay {
         &self.events[seq as usize - 1]
     }
 
-    /// Whether the decision shown at `seq` is whole there.
+    /// Whether the decision shown at `seq` is whole there: the next event
+    /// opens a decision, or is a checkpoint between decisions.
     fn decision_end(&self, seq: u64) -> bool {
-        seq == self.last() || self.event(seq + 1).kind == Kind::Decision
+        seq == self.last() || opens_group(self.event(seq + 1).kind)
     }
 
     fn next_decision_end(&self, seq: u64) -> u64 {
@@ -115,9 +116,8 @@ impl Replay {
         if seq == 0 {
             return vec![];
         }
-        let start = (1..=seq).rev().find(|&s| self.event(s).kind == Kind::Decision).unwrap();
-        let end =
-            (start..=self.last()).take_while(|&s| s == start || self.event(s).kind != Kind::Decision).last().unwrap();
+        let start = (1..=seq).rev().find(|&s| opens_group(self.event(s).kind)).unwrap();
+        let end = (start..=self.last()).take_while(|&s| s == start || !opens_group(self.event(s).kind)).last().unwrap();
         (start..=end).collect()
     }
 
@@ -148,6 +148,12 @@ impl Replay {
             .map(|s| self.event(s).body["fact"].clone())
             .collect()
     }
+}
+
+/// A decision opens the step the page shows with its rolls and facts; a
+/// checkpoint (a side's signature between decisions) is a step of its own.
+fn opens_group(kind: Kind) -> bool {
+    matches!(kind, Kind::Decision | Kind::Checkpoint)
 }
 
 /// A page open in the browser, with every console error and exception it raises.
@@ -280,6 +286,7 @@ function snapshot(p) {
     groups: [...p.querySelectorAll('tr[data-group]')].map((e) => Object.assign({}, e.dataset)),
     cup: [...p.querySelectorAll('.cup .chit')].map((e) => e.dataset.chit),
     diverges: p.classList.contains('diverges'),
+    blunders: (p.innerText.match(/null|undefined|NaN|\[object Object\]/g) || []),
   };
 }
 "#;
@@ -521,6 +528,7 @@ fn check_step(v: &Viewer, replay: &Replay, seq: u64) {
         other => panic!("no browser check for {other}"),
     }
     check_on_screen(&name, &snap);
+    assert_eq!(snap["blunders"], json!([]), "{name}: the page shows a value that is not there");
 }
 
 fn piece<'a>(snap: &'a Value, id: &str) -> Option<&'a Value> {
@@ -854,6 +862,7 @@ fn check_diff_page(browser: &Browser, db: &Path, dir: &Path) {
                     rules.label()
                 );
             }
+            assert_eq!(snap["blunders"], json!([]), "pane {pane} at decision {decision}: a value that is not there");
             let diverges = report.divergences.iter().any(|d| d.number == decision);
             assert_eq!(snap["diverges"], diverges, "pane {pane} at decision {decision}: marked as divergent");
         }

@@ -724,8 +724,8 @@
     const wrap = pane.querySelector('.table-wrap');
     const panel = pane.querySelector('.panel');
     try {
-      wrap.replaceChildren(drawer.table(state, EXTENTS[i], ctx));
-      panel.replaceChildren(...drawer.panel(state, ctx));
+      put(wrap.replaceChildren() || wrap, drawer.table(state, EXTENTS[i], ctx));
+      put(panel.replaceChildren() || panel, drawer.panel(state, ctx));
     } catch (e) {
       console.error('rollcall view: drawing', e);
       wrap.replaceChildren(h('p', {}, `This state could not be drawn (${e}); it is below, as JSON.`));
@@ -738,7 +738,7 @@
         COMPARE ? '' : h('code', { class: 'hash' }, str(run.events[at].hash)));
     const dice = events.filter((e) => e.kind === 'roll');
     const refused = events.find((e) => e.refused);
-    step.replaceChildren(head,
+    put(step.replaceChildren() || step, head,
       h('h3', {}, 'This step'), h('ul', { class: 'lines narrative' }, events.map((e) => lineItem(e, at))),
       refused ? h('p', { class: 'refused' }, tag('refused under this version', 'bad'), ' ', str(refused.refused)) : null,
       dice.length ? h('h3', {}, 'Dice') : null, dice.length ? h('div', { class: 'dice' }, dice.map((e) => dieBox(e, e.seq > at))) : null,

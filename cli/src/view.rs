@@ -225,7 +225,7 @@ fn step(game: &Game, e: &Event, before: &mut Value, proof: DieProof) -> Value {
             *before = after;
         }
         Kind::Roll => step["proof"] = json!(proof),
-        Kind::Decision => {}
+        Kind::Decision | Kind::Checkpoint => {}
     }
     step
 }

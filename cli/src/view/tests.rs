@@ -213,3 +213,56 @@ fn the_same_record_gives_the_same_page() {
     let options = ViewOptions { bookmarks: vec![Bookmark { seq: 3, label: "a chit".into() }], compare: None };
     assert_eq!(render(&header, &events, &options).unwrap(), render(&header, &events, &options).unwrap());
 }
+
+/// The rally fixture played as a play-by-email game: the header lists both
+/// sides' keys, every decision names its side, and each side signs a
+/// checkpoint when the other is to decide.
+fn signed_rally() -> (Header, Vec<Event>) {
+    use rollcall_core::keys::SecretKey;
+    use rollcall_core::record::SideKey;
+    use rollcall_core::ruleset::Actor;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/leader-activation/rally.json");
+    let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+    let keys = [("allies", SecretKey::from_bytes([1; 32])), ("axis", SecretKey::from_bytes([2; 32]))];
+    let mut header = script.header.clone();
+    header.sides = keys.iter().map(|(name, key)| SideKey { key: key.public(), name: name.to_string() }).collect();
+    let mut game = Game::open(header.clone()).unwrap();
+    let mut events = Vec::new();
+    let mut turn_of: Option<&str> = None;
+    for (decision, dice) in &script.decisions {
+        let side = match game.author(decision).unwrap() {
+            Actor::Side(side) => keys.iter().map(|(n, _)| *n).find(|n| *n == side).unwrap(),
+            Actor::Referee => turn_of.unwrap_or("allies"),
+        };
+        if let Some(previous) = turn_of.filter(|p| *p != side) {
+            let key = &keys.iter().find(|(n, _)| *n == previous).unwrap().1;
+            let checkpoint = game.checkpoint(previous, key).unwrap();
+            game.apply(&checkpoint).unwrap();
+            events.push(checkpoint);
+        }
+        turn_of = Some(side);
+        events.extend(game.play_as(decision, dice.as_ref(), Some(side)).unwrap());
+    }
+    (header, events)
+}
+
+#[test]
+fn a_signed_game_shows_its_checkpoints_as_steps_and_verifies() {
+    let (header, events) = signed_rally();
+    let checkpoints = events.iter().filter(|e| e.kind == Kind::Checkpoint).count();
+    assert!(checkpoints > 1, "the sides take turns");
+    let (_, data) = page(&header, &events, &ViewOptions::default());
+    assert_eq!(data["integrity"]["outcome"], "verified", "{}", data["integrity"]);
+    assert_eq!(data["record"].as_str().unwrap(), record_text(&header, &events));
+    let steps = data["runs"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), events.len());
+    let mut game = Game::open(header.clone()).unwrap();
+    for (step, e) in steps.iter().zip(&events) {
+        game.apply(e).unwrap();
+        assert_eq!(step["kind"], e.kind.name());
+        assert_eq!(step["text"], game.narrate(e).trim());
+        if e.kind == Kind::Checkpoint {
+            assert!(step.get("patch").is_none() && step.get("proof").is_none(), "a checkpoint changes no state");
+        }
+    }
+}
