@@ -147,6 +147,7 @@ pub fn scenario_sides(game: &str, rules: &RuleVersion, scenario: &serde_json::Va
         mode: record::SeedMode::Table,
         parties: Vec::new(),
         sides: Vec::new(),
+        server: None,
     };
     Game::open(header).map(|g| g.sides()).map_err(|e| e.to_string())
 }

@@ -294,6 +294,7 @@ pub fn agreed_header(
         mode: record::SeedMode::Open,
         parties,
         sides: keyed,
+        server: None,
     })
 }
 
