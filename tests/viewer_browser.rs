@@ -151,9 +151,9 @@ impl Replay {
 }
 
 /// A decision opens the step the page shows with its rolls and facts; a
-/// checkpoint (a side's signature between decisions) is a step of its own.
+/// checkpoint or a reveal (between decisions) is a step of its own.
 fn opens_group(kind: Kind) -> bool {
-    matches!(kind, Kind::Decision | Kind::Checkpoint)
+    matches!(kind, Kind::Decision | Kind::Checkpoint | Kind::Reveal)
 }
 
 /// A page open in the browser, with every console error and exception it raises.
@@ -420,6 +420,7 @@ fn check_integrity(v: &Viewer, replay: &Replay) {
     let mode = match replay.header.mode {
         SeedMode::Open => "open",
         SeedMode::Table => "table",
+        SeedMode::Sealed => "sealed",
     };
     assert_eq!(banner["mode"], mode, "{}", v.name);
     assert!(banner["text"].as_str().unwrap().contains("verified when this page was made"), "{}", v.name);
@@ -496,6 +497,7 @@ fn check_step(v: &Viewer, replay: &Replay, seq: u64) {
     let proof = match replay.header.mode {
         SeedMode::Open => "proven",
         SeedMode::Table => "unproven",
+        SeedMode::Sealed => panic!("{name}: a sealed fixture: scripts refuse the sealed mode"),
     };
     let dice: Vec<Value> = snap["dice"]
         .as_array()

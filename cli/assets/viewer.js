@@ -52,9 +52,10 @@
     return out;
   }
 
-  // A decision opens a group of events (its rolls and facts follow); so does
-  // a checkpoint, a side's signature between decisions.
-  function opensGroup(kind) { return kind === 'decision' || kind === 'checkpoint'; }
+  // A decision opens a group of events (its rolls and facts follow); so do a
+  // checkpoint (a side's signature) and a reveal (a sealed turn's chain value),
+  // which stand between decisions.
+  function opensGroup(kind) { return kind === 'decision' || kind === 'checkpoint' || kind === 'reveal'; }
 
   // A run: the record replayed, or one version of a --diff. events[i] is
   // the event of seq i (events[0] is none: the state before the first).
@@ -572,7 +573,8 @@
     const mode = DATA.mode === 'open'
       ? 'open seed: every party\'s share is in the header, so anyone can re-draw every die (and a player could have foreseen them)'
       : DATA.mode === 'table' ? 'table dice: rolled by hand and entered with each decision; legal and chained, but the faces are unproven'
-        : `seed mode ${str(DATA.mode)}`;
+        : DATA.mode === 'sealed' ? 'sealed dice: drawn from a server\'s hash chain committed before the game; a turn\'s dice are proven once its value is revealed, and sealed until its turn ends'
+          : `seed mode ${str(DATA.mode)}`;
     const save = h('button', { id: 'save-record', title: 'save the embedded record; check it with rollcall verify' }, 'save the record (.jsonl)');
     save.addEventListener('click', () => {
       const a = h('a', { href: URL.createObjectURL(new Blob([DATA.record], { type: 'application/x-ndjson' })), download: `${DATA.game}.jsonl` });

@@ -28,6 +28,7 @@ use rollcall_core::log::EventLog;
 use rollcall_core::record::{self, DecisionBody, Event, Header, Kind, SeedMode};
 use rollcall_core::rules::RuleVersion;
 use rollcall_core::ruleset::{Refusal, Violation};
+use rollcall_core::sealed::RevealBody;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -88,18 +89,56 @@ pub enum ViewError {
     Diff(#[from] DiffError),
 }
 
-/// How far a die is proven, as the page shows it. A die drawn from a sealed
-/// server's chain will be `sealed` until its turn ends (the page already
-/// knows the word); the set is open to that.
+/// How far a die is proven, as the page shows it (the page labels each; a
+/// word it does not know is shown as it is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DieProof {
-    /// Re-drawn from the committed seed when the page was made, and equal.
+    /// Re-drawn from the committed seed (or, sealed, from the revealed chain
+    /// value of its turn) when the page was made, and equal.
     Proven,
+    /// A sealed die whose turn the record has not revealed yet: "sealed until
+    /// its turn ends".
+    Sealed,
     /// Rolled by hand at a table: legal, but nobody can prove the face.
     Unproven,
     /// At or after the first event where verify failed: not checked.
     Unchecked,
+}
+
+/// What decides a die's proof in a record: its seed mode, where verify
+/// failed, and (sealed) which decisions the record's reveals cover.
+struct Proofs {
+    mode: SeedMode,
+    failed_at: Option<u64>,
+    revealed: Vec<(u64, u64)>,
+}
+
+impl Proofs {
+    fn of(header: &Header, events: &[Event], failed_at: Option<u64>) -> Proofs {
+        let revealed = events
+            .iter()
+            .filter(|e| e.kind == Kind::Reveal)
+            .filter_map(|e| serde_json::from_value::<RevealBody>(e.body.clone()).ok())
+            .map(|r| (r.first, r.last))
+            .collect();
+        Proofs { mode: header.mode, failed_at, revealed }
+    }
+
+    /// The proof of the die at `seq` rolled for decision `decision`.
+    fn of_die(&self, seq: u64, decision: u64) -> DieProof {
+        if self.failed_at.is_some_and(|bad| seq >= bad) && self.mode != SeedMode::Table {
+            return DieProof::Unchecked;
+        }
+        match self.mode {
+            SeedMode::Table => DieProof::Unproven,
+            SeedMode::Open => DieProof::Proven,
+            SeedMode::Sealed if self.revealed.iter().any(|(first, last)| (*first..=*last).contains(&decision)) => {
+                DieProof::Proven
+            }
+            SeedMode::Sealed => DieProof::Sealed,
+        }
+    }
 }
 
 /// What the page says about the record's integrity.
@@ -162,9 +201,10 @@ fn page_data(
         record.push_str(&record::encode_event(e).map_err(|e| OpenError::Header(e.to_string()))?);
         record.push('\n');
     }
+    let proofs = Proofs::of(header, events, failed_at);
     let runs = match &options.compare {
-        None => vec![record_run(header, events, failed_at)?],
-        Some(c) => compare_runs(header, events, c)?,
+        None => vec![record_run(header, events, &proofs)?],
+        Some(c) => compare_runs(header, events, c, &proofs)?,
     };
     let divergences = match &options.compare {
         None => Value::Null,
@@ -196,7 +236,7 @@ fn page_data(
 /// The record's own events, replayed: narration, turn, state patch, proof.
 /// A record that stops folding (a broken link) is shown up to the event
 /// before; the integrity banner says why.
-fn record_run(header: &Header, events: &[Event], failed_at: Option<u64>) -> Result<Value, ViewError> {
+fn record_run(header: &Header, events: &[Event], proofs: &Proofs) -> Result<Value, ViewError> {
     let mut game = Game::open(header.clone())?;
     let initial = game.state();
     let mut before = initial.clone();
@@ -205,7 +245,7 @@ fn record_run(header: &Header, events: &[Event], failed_at: Option<u64>) -> Resu
         if game.apply(e).is_err() {
             break;
         }
-        steps.push(step(&game, e, &mut before, proof(header.mode, e.seq, failed_at)));
+        steps.push(step(&game, e, &mut before, proofs));
     }
     Ok(json!({"label": header.rules.label(), "initial": initial, "steps": steps}))
 }
@@ -213,7 +253,7 @@ fn record_run(header: &Header, events: &[Event], failed_at: Option<u64>) -> Resu
 /// What the page needs of an event just folded into `game`: its kind,
 /// narration and turn, the patch from `before` (then moved on) for a fact,
 /// and the proof of a die.
-fn step(game: &Game, e: &Event, before: &mut Value, proof: DieProof) -> Value {
+fn step(game: &Game, e: &Event, before: &mut Value, proofs: &Proofs) -> Value {
     let mut step = json!({"kind": e.kind.name(), "text": game.narrate(e).trim(), "turn": game.turn()});
     match e.kind {
         Kind::Fact => {
@@ -224,24 +264,27 @@ fn step(game: &Game, e: &Event, before: &mut Value, proof: DieProof) -> Value {
             }
             *before = after;
         }
-        Kind::Roll => step["proof"] = json!(proof),
-        Kind::Decision | Kind::Checkpoint => {}
+        Kind::Roll => {
+            let decision = e.body.get("decision").and_then(Value::as_u64).unwrap_or(0);
+            step["proof"] = json!(proofs.of_die(e.seq, decision));
+        }
+        Kind::Decision | Kind::Checkpoint | Kind::Reveal => {}
     }
     step
-}
-
-fn proof(mode: SeedMode, seq: u64, failed_at: Option<u64>) -> DieProof {
-    match (mode, failed_at) {
-        (SeedMode::Table, _) => DieProof::Unproven,
-        (SeedMode::Open, Some(bad)) if seq >= bad => DieProof::Unchecked,
-        (SeedMode::Open, _) => DieProof::Proven,
-    }
 }
 
 /// The record's decisions under two versions, as `diff` runs them: each
 /// version on its own state, dice drawn by address; a refused decision is
 /// skipped under that version but keeps its number.
-fn compare_runs(header: &Header, events: &[Event], compare: &Compare) -> Result<Vec<Value>, ViewError> {
+fn compare_runs(
+    header: &Header,
+    events: &[Event],
+    compare: &Compare,
+    proofs: &Proofs,
+) -> Result<Vec<Value>, ViewError> {
+    // A die of a run is the record's die at the same address: its proof is
+    // the record's (a version's own events have no seq in the record).
+    let proofs = Proofs { mode: proofs.mode, failed_at: None, revealed: proofs.revealed.clone() };
     let mut runs = Vec::new();
     for rules in [&compare.a, &compare.b] {
         let mut h = header.clone();
@@ -258,7 +301,7 @@ fn compare_runs(header: &Header, events: &[Event], compare: &Compare) -> Result<
                 Ok(decided) => {
                     for d in &decided {
                         game.adopt(std::slice::from_ref(d));
-                        let mut step = step(&game, d, &mut before, proof(header.mode, 0, None));
+                        let mut step = step(&game, d, &mut before, &proofs);
                         step["body"] = d.body.clone();
                         step["decision"] = json!(body.number);
                         steps.push(step);

@@ -266,3 +266,73 @@ fn a_signed_game_shows_its_checkpoints_as_steps_and_verifies() {
         }
     }
 }
+
+/// The rally fixture played as a sealed game through a server, as
+/// `core/tests/sealed.rs` plays it: each turn's dice from the chain value the
+/// server holds, revealed when the turn ends (and at the end, if asked).
+fn sealed_rally(end_with_reveal: bool) -> (Header, Vec<Event>) {
+    use rollcall_core::keys::SecretKey;
+    use rollcall_core::record::{SeedMode, SideKey};
+    use rollcall_core::ruleset::Actor;
+    use rollcall_core::sealed::{Chain, ServerCommitment};
+    let chain = Chain::new([9; 32], 50);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/leader-activation/rally.json");
+    let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+    let mut header = script.header.clone();
+    header.mode = SeedMode::Sealed;
+    header.sides = ["allies", "axis"]
+        .iter()
+        .zip([1u8, 2])
+        .map(|(name, k)| SideKey { name: name.to_string(), key: SecretKey::from_bytes([k; 32]).public() })
+        .collect();
+    header.server = Some(ServerCommitment {
+        commitment: chain.commitment(),
+        key: SecretKey::from_bytes([3; 32]).public(),
+        length: chain.length(),
+    });
+    let mut game = Game::open(header.clone()).unwrap();
+    game.unseal(chain.value(1).unwrap()).unwrap();
+    let mut events = Vec::new();
+    let reveal = |game: &mut Game, events: &mut Vec<Event>| {
+        let e = game.reveal().unwrap();
+        game.apply(&e).unwrap();
+        events.push(e);
+        let next = game.sealed().unwrap().index;
+        game.unseal(chain.value(next).unwrap()).unwrap();
+    };
+    for (decision, _) in &script.decisions {
+        let by = match game.author(decision).unwrap() {
+            Actor::Side(side) => side,
+            Actor::Referee => "allies".to_string(),
+        };
+        let before = game.turn();
+        events.extend(game.play_as(decision, None, Some(&by)).unwrap());
+        if game.turn() != before {
+            reveal(&mut game, &mut events);
+        }
+    }
+    if end_with_reveal {
+        reveal(&mut game, &mut events);
+    }
+    (header, events)
+}
+
+#[test]
+fn sealed_dice_are_sealed_until_their_turn_is_revealed_then_proven() {
+    let proofs = |end_with_reveal| {
+        let (header, events) = sealed_rally(end_with_reveal);
+        let (_, data) = page(&header, &events, &ViewOptions::default());
+        assert_eq!(data["mode"], "sealed");
+        assert_eq!(data["integrity"]["outcome"], "verified", "{}", data["integrity"]);
+        let steps = data["runs"][0]["steps"].as_array().unwrap().clone();
+        assert_eq!(steps.len(), events.len());
+        assert!(events.iter().any(|e| e.kind == Kind::Reveal));
+        steps.iter().filter_map(|s| s.get("proof").cloned()).collect::<Vec<Value>>()
+    };
+    let open_turn = proofs(false);
+    assert!(!open_turn.is_empty());
+    assert!(open_turn.iter().all(|p| p == "sealed"), "the turn in play is not revealed: {open_turn:?}");
+    let revealed = proofs(true);
+    assert_eq!(revealed.len(), open_turn.len());
+    assert!(revealed.iter().all(|p| p == "proven"), "every turn revealed: {revealed:?}");
+}
