@@ -12,6 +12,7 @@ mod golden;
 mod pbem;
 mod serve;
 mod store;
+mod view;
 
 use std::process::ExitCode;
 
