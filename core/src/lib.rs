@@ -22,6 +22,7 @@ pub mod ruleset;
 pub mod rulesets;
 pub mod script;
 pub mod seed;
+pub mod sim;
 
 pub use dice::{Dice, Die, Roll, Seed, TableDice};
 pub use digest::Digest;
