@@ -141,6 +141,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Play N seeded games under two rule versions, with the same policy and dice, and compare them.
+    #[command(
+        after_help = "Example:\n  rollcall simulate fixtures/leader-activation/rally.json --b +natural-6-rallies --games 1000\n  rollcall simulate scenario.json --a combat-hq@base --b combat-hq@multi-bg --games 500 --policy longest-chain --keep sims\n\nExit 0 when no measure differs significantly, 1 when one does, 2 on bad input."
+    )]
+    Simulate(crate::simulate::SimulateArgs),
     /// Write a stored game to a record file (JSON Lines).
     #[command(after_help = "Example:\n  rollcall export rally -o rally.jsonl")]
     Export {

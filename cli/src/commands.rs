@@ -33,6 +33,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Replay { game, step, to, json } => replay(db, &game, step, to, json),
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
+        Command::Simulate(args) => crate::simulate::run(&args),
         Command::Export { game, output, json } => export(db, &game, &output, json),
         Command::Import { file, json } => import(db, &file, json),
         Command::Games { json } => games(db, json),

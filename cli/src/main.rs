@@ -9,6 +9,7 @@ mod commands;
 mod demo;
 mod diff;
 mod golden;
+mod simulate;
 mod store;
 
 use std::process::ExitCode;

@@ -49,7 +49,7 @@ pub use stats::{Measure, Tally};
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -58,7 +58,7 @@ impl Rng {
 
     /// A number in `0..n`; `n` must not be 0.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 
     /// True one time in `n`.
@@ -97,7 +97,7 @@ pub fn parties(rng: &mut Rng, names: &[&str]) -> Vec<Party> {
         .iter()
         .map(|name| {
             let mut bytes = [0u8; 32];
-            bytes[..8].copy_from_slice(&rng.next().to_be_bytes());
+            bytes[..8].copy_from_slice(&rng.next_u64().to_be_bytes());
             let share = Share(bytes);
             Party { name: name.to_string(), commitment: Some(share.commitment()), share: Some(share) }
         })
@@ -235,7 +235,7 @@ fn weighted(pool: &[Candidate], rng: &mut Rng) -> usize {
 pub enum Ending {
     /// The ruleset's game is over (a side has won, or cannot go on).
     Over,
-    /// The turn limit was passed.
+    /// The turn limit was reached: the next turn would have begun.
     Turns,
     /// The decision limit was reached.
     Decisions,
@@ -484,9 +484,12 @@ impl<R: Ruleset> Simulation<R> {
 pub struct Limits {
     /// At most this many decisions.
     pub decisions: u64,
-    /// Stop once the game is past this turn: the decision that begins the
-    /// next turn is its last.
+    /// Stop once this turn is over: the decision that would begin the next
+    /// turn is not played.
     pub turns: Option<u32>,
+    /// Play on after the ruleset says the game is over (a side that has
+    /// won goes on playing alone), for games of a given length.
+    pub play_on: bool,
 }
 
 /// One simulated game: how it went, where it went (a digest per decision),
@@ -515,42 +518,54 @@ pub fn play<G: Generator>(
     let mut tally = Tally::default();
     let mut trace = Vec::new();
     let mut events = Vec::new();
+    let mut decisions = 0;
     let ending = loop {
-        let state = sim.state();
-        if G::over(state) {
+        if !limits.play_on && G::over(sim.state()) {
             break Ending::Over;
         }
-        if limits.turns.is_some_and(|t| G::Ruleset::turn(state) > t) {
-            break Ending::Turns;
-        }
-        if sim.game().decisions() >= limits.decisions {
+        if decisions >= limits.decisions {
             break Ending::Decisions;
         }
         let new = sim.step(policy).map_err(|e| explained::<G>(e, sim.state()))?;
-        let mut bytes = Vec::new();
-        for e in &new {
-            bytes.extend(crate::canon::to_bytes(&e.body).expect("events just decided are canonical"));
-            bytes.push(b'\n');
-            if e.kind == Kind::Fact {
-                let fact: <G::Ruleset as Ruleset>::Fact =
-                    serde_json::from_value(e.body["fact"].clone()).expect("facts just decided read back");
-                G::observe(&fact, &mut tally);
-            }
+        if limits.turns.is_some_and(|t| G::Ruleset::turn(sim.state()) > t) {
+            // The decision that begins the next turn is not counted (nor kept).
+            break Ending::Turns;
         }
-        trace.push(Digest::of(&bytes));
+        let (digest, step_tally) = digest_and_tally::<G>(&new);
+        trace.push(digest);
+        for (name, n) in step_tally.0 {
+            tally.add(name, n);
+        }
+        decisions += 1;
         if keep {
             events.extend(new);
         }
     };
     let state = sim.state();
-    let summary = stats::GameSummary {
-        decisions: sim.game().decisions(),
-        turns: G::Ruleset::turn(state),
-        ending,
-        winner: if ending == Ending::Over { G::winner(state) } else { None },
-        tally,
+    let turns = match ending {
+        Ending::Turns => limits.turns.unwrap_or(0),
+        _ => G::Ruleset::turn(state),
     };
+    let winner = if ending == Ending::Over { G::winner(state) } else { None };
+    let summary = stats::GameSummary { decisions, turns, ending, winner, tally };
     Ok(Played { summary, trace, events })
+}
+
+/// A digest of what one decision led to (its events' bodies, without the
+/// chain), and what its facts count.
+fn digest_and_tally<G: Generator>(events: &[Event]) -> (Digest, Tally) {
+    let mut tally = Tally::default();
+    let mut bytes = Vec::new();
+    for e in events {
+        bytes.extend(crate::canon::to_bytes(&e.body).expect("events just decided are canonical"));
+        bytes.push(b'\n');
+        if e.kind == Kind::Fact {
+            let fact: <G::Ruleset as Ruleset>::Fact =
+                serde_json::from_value(e.body["fact"].clone()).expect("facts just decided read back");
+            G::observe(&fact, &mut tally);
+        }
+    }
+    (Digest::of(&bytes), tally)
 }
 
 /// A stuck game's report, with what the generator adds to explain it.
@@ -641,15 +656,17 @@ pub fn simulator(ruleset: &str) -> Result<Box<dyn Simulator>, SimError> {
 /// A random legal game of a version (`ruleset` or `ruleset@version`) of at
 /// least `decisions` decisions, from `seed`: its header and its decisions,
 /// as `rollcall play` takes them. For tests that need long legal games of
-/// every ruleset. A game that ends sooner (phoenix-command's, once a side
-/// has no unit left) is drawn again from the next seeds.
+/// every ruleset. A game the ruleset calls over goes on (in phoenix-command,
+/// once a side has no unit left, the other plays on alone); one that sticks
+/// before the end is an error, and one that ends sooner all the same is
+/// drawn again from the next seeds.
 pub fn random_game(version: &str, seed: u64, decisions: usize) -> Result<(Header, Vec<Value>), SimError> {
     let sim = simulator(version)?;
     let version = match version.split_once('@') {
         Some(_) => version.to_string(),
         None => crate::ruleset::version(version).map_err(|e| SimError::UnknownRuleset(e.to_string()))?.id(),
     };
-    let limits = Limits { decisions: decisions as u64, turns: None };
+    let limits = Limits { decisions: decisions as u64, turns: None, play_on: true };
     let mut longest = None;
     for attempt in 0..64u64 {
         let seed = seed.wrapping_add(attempt << 32);
@@ -722,12 +739,14 @@ impl Run {
     /// Plays game `index` under A and under B; `keep`: with their events.
     pub fn pair(&self, sim: &dyn Simulator, index: u64, keep: bool) -> Result<Pair, SimError> {
         let header = self.header(index);
-        let rng = play_rng(game_rng(self.seed, index).next());
+        let rng = play_rng(game_rng(self.seed, index).next_u64());
         let in_game = |version: &RuleVersion| {
-            move |e: SimError| SimError::InGame { index, version: version.label(), source: Box::new(e) }
+            let version = version.label();
+            move |e: SimError| SimError::InGame { index, version, source: Box::new(e) }
         };
         let a = sim.play(header.clone(), &self.policy, rng.clone(), self.limits, keep).map_err(in_game(&self.a))?;
-        let b = sim.play(under(&header, self.b.clone()), &self.policy, rng, self.limits, keep).map_err(in_game(&self.b))?;
+        let b =
+            sim.play(under(&header, self.b.clone()), &self.policy, rng, self.limits, keep).map_err(in_game(&self.b))?;
         let parted_at = match a.trace.iter().zip(&b.trace).position(|(x, y)| x != y) {
             Some(i) => Some(i as u64 + 1),
             None if a.trace.len() != b.trace.len() => Some(a.trace.len().min(b.trace.len()) as u64 + 1),

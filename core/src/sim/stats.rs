@@ -54,7 +54,7 @@ impl Tally {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GameSummary {
     pub decisions: u64,
-    /// The turn it ended in.
+    /// The turn it ended in (the turn limit, for a game stopped there).
     pub turns: u32,
     pub ending: Ending,
     /// The side that won, where the ruleset names one and the game is over.
@@ -134,7 +134,11 @@ pub fn compare(
     };
     let mut rows = vec![
         count_row("decisions", "game length in decisions", column(&|g| g.decisions as f64)),
-        count_row("turns", "game length in turns (the turn it ended in)", column(&|g| f64::from(g.turns))),
+        count_row(
+            "turns",
+            "game length in turns (the turn it ended in, or the turn limit)",
+            column(&|g| f64::from(g.turns)),
+        ),
         count_row(
             "decisions-per-turn",
             "decisions per turn",
@@ -486,8 +490,8 @@ mod tests {
         assert_eq!((c.parted, c.first_parting), (40, Some((0, 1))));
     }
 
-    /// Holm: with p-values 0.01, 0.02, 0.04 against α 0.05, the first two
-    /// pass (0.01 ≤ 0.05/3, 0.02 ≤ 0.05/2), the third does not (0.04 > 0.05/1? no: it passes too).
+    /// Holm: sorted by p, the k-th smallest of m must be at most α/(m − k),
+    /// and the first that is not stops the rest.
     #[test]
     fn holm_steps_down() {
         let row = |p: f64| Row {
@@ -501,6 +505,7 @@ mod tests {
             significant: false,
             test: PAIRED_T,
         };
+        // 0.01 ≤ 0.05/3, 0.02 ≤ 0.05/2, 0.04 ≤ 0.05/1.
         let mut rows = vec![row(0.04), row(0.01), row(0.02)];
         holm(&mut rows, 0.05);
         assert_eq!(rows.iter().map(|r| r.significant).collect::<Vec<_>>(), [true, true, true]);
@@ -508,9 +513,13 @@ mod tests {
         holm(&mut rows, 0.05);
         // 0.01 ≤ 0.0167, 0.02 ≤ 0.025, 0.03 ≤ 0.05.
         assert!(rows.iter().all(|r| r.significant));
+        // 0.02 > 0.05/3: none, though each alone is below 0.05.
         let mut rows = vec![row(0.02), row(0.02), row(0.02)];
         holm(&mut rows, 0.05);
-        // 0.02 > 0.0167: none.
         assert!(rows.iter().all(|r| !r.significant));
+        // 0.001 ≤ 0.05/3, then 0.03 > 0.05/2 stops 0.04 too.
+        let mut rows = vec![row(0.04), row(0.001), row(0.03)];
+        holm(&mut rows, 0.05);
+        assert_eq!(rows.iter().map(|r| r.significant).collect::<Vec<_>>(), [false, true, false]);
     }
 }
