@@ -155,10 +155,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Verify a record file and store it as a game.
-    #[command(after_help = "Example:\n  rollcall import rally.jsonl")]
+    /// Verify a record file and store it as a game (or extend the stored game).
+    #[command(
+        after_help = "Example:\n  rollcall import rally.jsonl\n  rollcall import friday.jsonl --key allies.key\n\nA record of a game the store has must agree with it and may extend it; one that parts from it is a fork, kept as evidence (exit 1)."
+    )]
     Import {
         file: PathBuf,
+        /// In a play-by-email game: take up your side again, proven by your
+        /// secret key (a new machine, a lost store).
+        #[arg(long)]
+        key: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -174,9 +180,129 @@ pub enum Command {
     /// Check fixtures against their golden outputs, or rewrite them.
     #[command(subcommand)]
     Golden(GoldenCommand),
+    /// Make a side's key pair for play by email (ed25519).
+    #[command(
+        after_help = "Example:\n  rollcall keygen -o allies.key\n\nThe key file is created readable by you only; the public key is printed (and is also in the file)."
+    )]
+    Keygen {
+        /// Where to write the secret key (refused if the file exists).
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start a play-by-email game: invite, accept, start.
+    #[command(subcommand)]
+    Pbem(PbemCommand),
+    /// Exchange turns of a play-by-email game: export yours, apply the opponent's.
+    #[command(subcommand)]
+    Turn(TurnCommand),
+    /// Show the forks of a game kept as evidence (two different turns on one head).
+    #[command(subcommand)]
+    Fork(ForkCommand),
     /// Play, replay and verify a game, then catch a tampered die.
     #[command(after_help = "Example:\n  rollcall demo\n  rollcall demo --db /tmp/demo-db")]
     Demo,
+}
+
+#[derive(Debug, Subcommand)]
+#[command(
+    after_help = "Example (two players, each with a store and a key):\n  tom$   rollcall pbem invite --rules leader-activation@1 --scenario s.json --side allies --key allies.key --game friday -o invite.txt\n  jerry$ rollcall pbem accept invite.txt --key axis.key -o accept.txt\n  tom$   rollcall pbem start accept.txt --key allies.key\n  tom$   rollcall play friday decisions.json && rollcall turn export friday --key allies.key -o turn-1.txt"
+)]
+pub enum PbemCommand {
+    /// Invite an opponent: your terms, your side and key, and a commitment to
+    /// your seed share (the share stays secret in your store until `start`).
+    #[command(
+        after_help = "Example:\n  rollcall pbem invite --rules leader-activation@1 --scenario s.json --side allies --key allies.key --game friday -o invite.txt"
+    )]
+    Invite {
+        /// A rule version (`ruleset@version[+option]…`) or a house-rules JSON file.
+        #[arg(long)]
+        rules: String,
+        /// The scenario JSON file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// The side you play.
+        #[arg(long)]
+        side: String,
+        /// Your secret key file (rollcall keygen).
+        #[arg(long)]
+        key: PathBuf,
+        /// The game id (default: a random one).
+        #[arg(long)]
+        game: Option<String>,
+        /// Where to write the invitation (- for standard output).
+        #[arg(short, long)]
+        output: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer an invitation: take the other side, with your key and your seed share.
+    #[command(after_help = "Example:\n  rollcall pbem accept invite.txt --key axis.key -o accept.txt")]
+    Accept {
+        /// The invitation (a file, or - for standard input; pasted email text is fine).
+        invite: String,
+        /// Your secret key file (rollcall keygen).
+        #[arg(long)]
+        key: PathBuf,
+        /// Where to write the answer (- for standard output).
+        #[arg(short, long)]
+        output: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start the game from the answer: your share is revealed in the game's
+    /// header, which your first turn file carries to the opponent.
+    #[command(after_help = "Example:\n  rollcall pbem start accept.txt --key allies.key")]
+    Start {
+        /// The answer (a file, or - for standard input).
+        accept: String,
+        /// Your secret key file.
+        #[arg(long)]
+        key: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TurnCommand {
+    /// Sign your turn and write the events your opponent has not acknowledged.
+    #[command(
+        after_help = "Example:\n  rollcall turn export friday --key allies.key -o turn-3.txt\n  rollcall turn export friday --key allies.key -o - | mail -s 'friday, turn 3' jerry@example.org"
+    )]
+    Export {
+        game: String,
+        /// Your secret key file.
+        #[arg(long)]
+        key: PathBuf,
+        /// Where to write the turn file (- for standard output).
+        #[arg(short, long)]
+        output: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify the opponent's turn file and add it to your game, narrated.
+    #[command(
+        after_help = "Example:\n  rollcall turn apply turn-3.txt\n  rollcall turn apply - < email.txt\n\nExit 1 when the turn does not verify or forks the game (the fork is kept: rollcall fork show GAME); 2 when it does not fit (out of order, unknown game)."
+    )]
+    Apply {
+        /// The turn file (a file, or - for standard input; pasted or quoted email text is fine).
+        turn: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ForkCommand {
+    /// Both branches of every fork kept for a game, with hashes and signatures.
+    #[command(after_help = "Example:\n  rollcall fork show friday")]
+    Show {
+        game: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

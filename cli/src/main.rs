@@ -9,6 +9,7 @@ mod commands;
 mod demo;
 mod diff;
 mod golden;
+mod pbem;
 mod simulate;
 mod store;
 

@@ -20,9 +20,11 @@ use serde_json::Value;
 use crate::canon;
 use crate::dice::{Dice, Seed, TableDice};
 use crate::digest::Digest;
-use crate::record::{self, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
-use crate::ruleset::{self, Machine, Refusal, ScenarioError};
+use crate::keys::{self, SecretKey};
+use crate::record::{self, CheckpointBody, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
+use crate::ruleset::{self, Actor, Machine, Refusal, ScenarioError};
 use crate::seed::game_seed;
+use crate::words::possessive;
 
 /// Why a game cannot be opened from its header.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,6 +68,22 @@ pub fn check_header(header: &Header) -> Result<(), String> {
     Ok(())
 }
 
+/// The header's sides, when it lists keys, are the ruleset's sides, in order.
+fn check_sides(header: &Header, sides: &[String]) -> Result<(), String> {
+    if header.sides.is_empty() {
+        return Ok(());
+    }
+    let listed: Vec<&str> = header.sides.iter().map(|s| s.name.as_str()).collect();
+    if listed != sides.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(format!(
+            "the header lists keys for {}, but the scenario's sides are {}",
+            listed.join(", "),
+            sides.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// A game in play.
 pub struct Game {
     header: Header,
@@ -77,6 +95,24 @@ pub struct Game {
     decisions: u64,
     /// Under diff, a rule version may need fewer dice than the table rolled.
     tolerate_unused_dice: bool,
+    turns: Turns,
+}
+
+/// Where the sides' signed turns stand: the head the open turn started from
+/// (after the last checkpoint, or the header's), who signed last, and the
+/// sides that decided since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turns {
+    /// The head after the last checkpoint (the root before the first).
+    pub start: Digest,
+    /// The side that signed the last checkpoint, and its seq.
+    pub last: Option<(String, u64)>,
+    /// Sides that made the decisions since the last checkpoint, in order of first decision.
+    pub deciders: Vec<String>,
+    /// Decisions since the last checkpoint.
+    pub unsigned: u64,
+    /// Checkpoints each side has signed.
+    pub signed: std::collections::BTreeMap<String, u64>,
 }
 
 impl Clone for Game {
@@ -90,6 +126,7 @@ impl Clone for Game {
             seq: self.seq,
             decisions: self.decisions,
             tolerate_unused_dice: self.tolerate_unused_dice,
+            turns: self.turns.clone(),
         }
     }
 }
@@ -111,7 +148,9 @@ impl Game {
             SeedMode::Table => None,
         };
         let root = record::header_hash(&header).map_err(|e| OpenError::Header(e.to_string()))?;
-        Ok(Game { header, root, machine, seed, head: root, seq: 0, decisions: 0, tolerate_unused_dice: false })
+        check_sides(&header, &machine.sides()).map_err(OpenError::Header)?;
+        let turns = Turns { start: root, last: None, deciders: Vec::new(), unsigned: 0, signed: Default::default() };
+        Ok(Game { header, root, machine, seed, head: root, seq: 0, decisions: 0, tolerate_unused_dice: false, turns })
     }
 
     pub fn header(&self) -> &Header {
@@ -150,9 +189,42 @@ impl Game {
         self.machine.state()
     }
 
+    /// The ruleset's sides, in the scenario's order.
+    pub fn sides(&self) -> Vec<String> {
+        self.machine.sides()
+    }
+
+    /// Whose decision the game awaits: a side, or the referee.
+    pub fn awaited(&self) -> Actor {
+        self.machine.awaited()
+    }
+
+    /// Who may make `decision` now.
+    pub fn author(&self, decision: &Value) -> Result<Actor, Refusal> {
+        self.machine.author(decision)
+    }
+
+    /// Where the sides' signed turns stand.
+    pub fn turns(&self) -> &Turns {
+        &self.turns
+    }
+
     /// Runs a decision on the current state: the events it leads to, chained
     /// from the head. Nothing changes until they are applied.
     pub fn decide(&self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
+        self.decide_as(decision, dice, None)
+    }
+
+    /// [`Game::decide`] by a side: in a game whose header lists the sides'
+    /// keys every decision names the side that made it, which must be the
+    /// decision's author (or any side, for a referee decision).
+    pub fn decide_as(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+    ) -> Result<Vec<Event>, Refusal> {
+        self.check_decider(decision, by)?;
         let number = self.decisions + 1;
         let mut rolled = match (self.header.mode, dice, &self.seed) {
             (SeedMode::Open, None, Some(seed)) => Dice::seeded(seed, number),
@@ -175,7 +247,7 @@ impl Game {
             rolled.finish().map_err(|e| Refusal::Violation(e.into()))?
         };
         let mut bodies = Vec::with_capacity(1 + rolls.len() + facts.len());
-        let body = DecisionBody { number, decision: decision.clone(), dice: dice.cloned() };
+        let body = DecisionBody { number, decision: decision.clone(), dice: dice.cloned(), by: by.map(String::from) };
         bodies.push((Kind::Decision, serde_json::to_value(body).expect("serialises")));
         for roll in &rolls {
             bodies.push((Kind::Roll, serde_json::to_value(RollBodyV1::from(roll)).expect("serialises")));
@@ -219,6 +291,21 @@ impl Game {
                     )));
                 }
                 self.decisions = body.number;
+                self.turns.unsigned += 1;
+                if let Some(by) = body.by {
+                    if !self.turns.deciders.contains(&by) {
+                        self.turns.deciders.push(by);
+                    }
+                }
+            }
+            Kind::Checkpoint => {
+                let body: CheckpointBody =
+                    serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
+                *self.turns.signed.entry(body.side.clone()).or_default() += 1;
+                self.turns.last = Some((body.side, event.seq));
+                self.turns.deciders.clear();
+                self.turns.unsigned = 0;
+                self.turns.start = event.hash;
             }
             Kind::Roll => {}
             Kind::Fact => {
@@ -233,11 +320,72 @@ impl Game {
 
     /// Decides and applies a decision: what `play` does.
     pub fn play(&mut self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
-        let events = self.decide(decision, dice)?;
+        self.play_as(decision, dice, None)
+    }
+
+    /// [`Game::play`] by a side (see [`Game::decide_as`]).
+    pub fn play_as(
+        &mut self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+    ) -> Result<Vec<Event>, Refusal> {
+        let events = self.decide_as(decision, dice, by)?;
         for e in &events {
             self.apply(e).expect("events just decided chain from the head");
         }
         Ok(events)
+    }
+
+    /// Checks who decides: no side in a game without sides' keys; in one
+    /// with them, a side of the header that may make this decision.
+    fn check_decider(&self, decision: &Value, by: Option<&str>) -> Result<(), Refusal> {
+        let malformed = |message: String| Refusal::Malformed { field: "by".into(), message };
+        match (self.header.sides.is_empty(), by) {
+            (true, None) => Ok(()),
+            (true, Some(side)) => {
+                Err(malformed(format!("this game lists no sides' keys, so a decision names no side ({side:?} given)")))
+            }
+            (false, None) => Err(malformed(format!(
+                "this game lists the sides' keys ({}): every decision names the side that makes it",
+                self.header.sides.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            ))),
+            (false, Some(side)) => {
+                if self.header.key_of(side).is_none() {
+                    return Err(malformed(format!("{side:?} is not a side of this game")));
+                }
+                match self.machine.author(decision)? {
+                    owner if owner.allows(side) => Ok(()),
+                    owner => Err(Refusal::NotTheSides { owner: owner.to_string(), by: side.to_string() }),
+                }
+            }
+        }
+    }
+
+    /// The checkpoint event closing `side`'s turn at the head: its signature
+    /// over (game, the head the turn started from, the head, side).
+    pub fn checkpoint(&self, side: &str, key: &SecretKey) -> Result<Event, String> {
+        match self.header.key_of(side) {
+            None => return Err(format!("{side:?} is not a side of this game (its header lists no key for it)")),
+            Some(public) if *public != key.public() => {
+                return Err(format!(
+                    "this key ({}) is not {}: the header lists {} for {side}",
+                    key.public().short(),
+                    possessive(side),
+                    public.short()
+                ))
+            }
+            Some(_) => {}
+        }
+        if let Some(other) = self.turns.deciders.iter().find(|s| *s != side) {
+            return Err(format!("{other} made decisions since the last checkpoint: {side} cannot sign them"));
+        }
+        let message = keys::checkpoint_message(&self.header.game, &self.turns.start, &self.head, side);
+        let body = CheckpointBody { side: side.to_string(), signature: key.sign(&message) };
+        let body = serde_json::to_value(body).expect("serialises");
+        let seq = self.seq + 1;
+        let hash = record::link(&self.head, seq, Kind::Checkpoint, &body).map_err(|e| e.to_string())?;
+        Ok(Event { seq, kind: Kind::Checkpoint, body, hash })
     }
 
     /// For diff: a rule version that needs fewer dice than a table game
@@ -294,6 +442,12 @@ pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
             match body {
                 Ok(b) => {
                     let mut line = format!("#{} {}", b.number, describe_decision(&b.decision));
+                    if let Some(by) = &b.by {
+                        match machine.author(&b.decision).ok() {
+                            Some(Actor::Referee) => line.push_str(&format!("  [referee decision, made by {by}]")),
+                            _ => line.push_str(&format!("  [{by}]")),
+                        }
+                    }
                     if let Some(dice) = &b.dice {
                         let rolled: Vec<String> = dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
                         line.push_str(&format!("  (table dice: {})", rolled.join(" ")));
@@ -310,6 +464,10 @@ pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
         Kind::Fact => match serde_json::from_value::<FactBody>(event.body.clone()) {
             Ok(f) => format!("    {}", machine.narrate(&f.fact)),
             Err(_) => format!("    unreadable fact {}", event.body),
+        },
+        Kind::Checkpoint => match serde_json::from_value::<CheckpointBody>(event.body.clone()) {
+            Ok(c) => format!("== {} signs the turn (signature {})", c.side, c.signature.short()),
+            Err(_) => format!("== unreadable checkpoint {}", event.body),
         },
     }
 }
@@ -347,6 +505,12 @@ pub struct Verified {
     pub head: Digest,
     pub mode: SeedMode,
     pub turn: u32,
+    /// Checkpoints each side signed (none in a game without sides' keys).
+    pub signed: std::collections::BTreeMap<String, u64>,
+    /// Decisions after the last checkpoint: made, but not yet signed.
+    pub unsigned: u64,
+    /// The header lists the sides' keys: every decision names its side.
+    pub sides: bool,
 }
 
 impl Verified {
@@ -356,6 +520,20 @@ impl Verified {
             SeedMode::Open => "every roll is the one the committed seed gives, every decision was legal, every fact follows, and nothing was dropped, reordered or re-rolled",
             SeedMode::Table => "every decision was legal, every fact follows from the dice entered, and the chain is whole; the dice themselves were rolled by hand and are UNPROVEN",
         }
+    }
+
+    /// What the sides' signatures prove, when the header lists their keys.
+    pub fn signatures(&self) -> Option<String> {
+        if !self.sides {
+            return None;
+        }
+        let signed: Vec<String> = self.signed.iter().map(|(side, n)| format!("{side} {n}")).collect();
+        let signed = if signed.is_empty() { "none yet".to_string() } else { signed.join(", ") };
+        let tail = match self.unsigned {
+            0 => "every decision is signed by the side that made it".to_string(),
+            n => format!("the last {n} decision(s) are not signed yet (a turn in progress)"),
+        };
+        Some(format!("signed turns: {signed}; {tail}, and every decision was its own side's (or a referee decision)"))
     }
 }
 
@@ -400,71 +578,157 @@ pub fn verify_game<E: Display>(
     events: impl IntoIterator<Item = Result<Event, E>>,
     mut seen: impl FnMut(&Game, &Event),
 ) -> Result<(Verified, Game), VerifyFailure> {
-    let mut game = Game::open(header.clone()).map_err(|e| VerifyFailure { seq: None, reason: e.to_string() })?;
-    let mut expected: VecDeque<(Kind, Value)> = VecDeque::new();
+    let mut verifier = Verifier::new(header)?;
     for event in events {
-        let next = game.seq() + 1;
+        let next = verifier.game().seq() + 1;
         let event = event.map_err(|e| VerifyFailure { seq: Some(next), reason: e.to_string() })?;
+        verifier.push(&event)?;
+        seen(verifier.game(), &event);
+    }
+    verifier.finish()
+}
+
+/// Verification one event at a time: what [`verify`] runs, and what a turn
+/// file's events go through on top of a stored game ([`Verifier::resume`]).
+pub struct Verifier {
+    game: Game,
+    /// The rolls and facts the decision being checked must still show.
+    expected: VecDeque<(Kind, Value)>,
+}
+
+impl Verifier {
+    /// Verification of a record from its header.
+    pub fn new(header: &Header) -> Result<Verifier, VerifyFailure> {
+        let game = Game::open(header.clone()).map_err(|e| VerifyFailure { seq: None, reason: e.to_string() })?;
+        Ok(Verifier::resume(game))
+    }
+
+    /// Verification of events that continue `game` (which must stand between
+    /// two decisions, as every stored game does).
+    pub fn resume(game: Game) -> Verifier {
+        Verifier { game, expected: VecDeque::new() }
+    }
+
+    /// The game so far.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Checks the next event and folds it in.
+    pub fn push(&mut self, event: &Event) -> Result<(), VerifyFailure> {
         let fail = |reason: String| VerifyFailure { seq: Some(event.seq), reason };
+        let next = self.game.seq() + 1;
         if event.seq != next {
             return Err(fail(sequence_gap(next, event.seq)));
         }
-        match expected.pop_front() {
+        match self.expected.pop_front() {
             Some((kind, body)) => {
                 if kind != event.kind || canon::to_bytes(&body).ok() != canon::to_bytes(&event.body).ok() {
-                    return Err(fail(mismatch(&game, kind, &body, &event)));
+                    return Err(fail(mismatch(&self.game, kind, &body, event)));
                 }
             }
-            None => {
-                if event.kind != Kind::Decision {
+            None => match event.kind {
+                Kind::Decision => self.redecide(event).map_err(fail)?,
+                Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
+                other => {
                     return Err(fail(format!(
                         "a {} where a decision should be: decision {} is over, so this event is extra (an added roll is a re-roll)",
-                        event.kind.name(),
-                        game.decisions()
-                    )));
+                        other.name(),
+                        self.game.decisions()
+                    )))
                 }
-                // A changed decision is a broken link first: say so before re-deciding it.
-                let link =
-                    record::link(&game.head, event.seq, event.kind, &event.body).map_err(|e| fail(e.to_string()))?;
-                if link != event.hash {
-                    return Err(fail(broken_link(event.seq)));
-                }
-                let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
-                if body.number != game.decisions() + 1 {
-                    return Err(fail(format!(
-                        "decision number {} where {} was due: a decision was dropped, repeated or moved",
-                        body.number,
-                        game.decisions() + 1
-                    )));
-                }
-                let decided = game.decide(&body.decision, body.dice.as_ref()).map_err(|refusal| {
-                    fail(format!("decision {} is refused by {}: {refusal}", body.number, header.rules.label()))
-                })?;
-                expected.extend(decided.into_iter().skip(1).map(|e| (e.kind, e.body)));
-            }
+            },
         }
-        game.apply(&event).map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason })?;
-        seen(&game, &event);
+        self.game.apply(event).map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason })
     }
-    if let Some((kind, body)) = expected.front() {
-        return Err(VerifyFailure {
-            seq: Some(game.seq() + 1),
-            reason: format!(
-                "the record ends in the middle of decision {}: its {} {} is missing",
-                game.decisions(),
-                kind.name(),
-                short_body(*kind, body, &game)
-            ),
-        });
+
+    /// Re-decides a decision on the state before it; its rolls and facts
+    /// are then expected, in order.
+    fn redecide(&mut self, event: &Event) -> Result<(), String> {
+        // A changed decision is a broken link first: say so before re-deciding it.
+        self.check_link(event)?;
+        let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        if body.number != self.game.decisions() + 1 {
+            return Err(format!(
+                "decision number {} where {} was due: a decision was dropped, repeated or moved",
+                body.number,
+                self.game.decisions() + 1
+            ));
+        }
+        let decided =
+            self.game.decide_as(&body.decision, body.dice.as_ref(), body.by.as_deref()).map_err(|refusal| {
+                format!("decision {} is refused by {}: {refusal}", body.number, self.game.header.rules.label())
+            })?;
+        self.expected.extend(decided.into_iter().skip(1).map(|e| (e.kind, e.body)));
+        Ok(())
     }
-    let verified = Verified {
-        events: game.seq(),
-        decisions: game.decisions(),
-        head: game.head(),
-        mode: header.mode,
-        turn: game.turn(),
-    };
-    Ok((verified, game))
+
+    /// A side's checkpoint: a side of the header, a signature that verifies
+    /// under its key over (game, the turn's start, the head, side), and only
+    /// that side's decisions since the last checkpoint.
+    fn check_checkpoint(&self, event: &Event) -> Result<(), String> {
+        let header = &self.game.header;
+        if header.sides.is_empty() {
+            return Err("a checkpoint in a game whose header lists no sides' keys: nobody can have signed it".into());
+        }
+        self.check_link(event)?;
+        let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        let Some(key) = header.key_of(&body.side) else {
+            return Err(format!("a checkpoint signed by {:?}, which is not a side of this game", body.side));
+        };
+        let turns = &self.game.turns;
+        let message = keys::checkpoint_message(&header.game, &turns.start, &self.game.head, &body.side);
+        if !key.verifies(&message, &body.signature) {
+            return Err(format!(
+                "{} signature does not verify under {} key {}: the turn it closes was changed, or the signature is forged",
+                possessive(&body.side),
+                possessive(&body.side),
+                key.short()
+            ));
+        }
+        if let Some(other) = turns.deciders.iter().find(|s| **s != body.side) {
+            return Err(format!(
+                "{} signs a turn with decisions {other} made: each side signs its own turn",
+                body.side
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_link(&self, event: &Event) -> Result<(), String> {
+        let link = record::link(&self.game.head, event.seq, event.kind, &event.body).map_err(|e| e.to_string())?;
+        if link != event.hash {
+            return Err(broken_link(event.seq));
+        }
+        Ok(())
+    }
+
+    /// The end of the events: whole decisions only.
+    pub fn finish(self) -> Result<(Verified, Game), VerifyFailure> {
+        let game = self.game;
+        if let Some((kind, body)) = self.expected.front() {
+            return Err(VerifyFailure {
+                seq: Some(game.seq() + 1),
+                reason: format!(
+                    "the record ends in the middle of decision {}: its {} {} is missing",
+                    game.decisions(),
+                    kind.name(),
+                    short_body(*kind, body, &game)
+                ),
+            });
+        }
+        let verified = Verified {
+            events: game.seq(),
+            decisions: game.decisions(),
+            head: game.head(),
+            mode: game.header.mode,
+            turn: game.turn(),
+            signed: game.turns.signed.clone(),
+            unsigned: if game.header.sides.is_empty() { 0 } else { game.turns.unsigned },
+            sides: !game.header.sides.is_empty(),
+        };
+        Ok((verified, game))
+    }
 }
 
 fn short_body(kind: Kind, body: &Value, game: &Game) -> String {
@@ -475,7 +739,7 @@ fn short_body(kind: Kind, body: &Value, game: &Game) -> String {
         Kind::Fact => serde_json::from_value::<FactBody>(body.clone())
             .map(|f| format!("({})", game.machine.narrate(&f.fact)))
             .unwrap_or_default(),
-        Kind::Decision => String::new(),
+        Kind::Decision | Kind::Checkpoint => String::new(),
     }
 }
 

@@ -14,8 +14,10 @@ pub mod digest;
 pub mod game;
 pub mod geometry;
 pub mod golden;
+pub mod keys;
 pub mod locate;
 pub mod log;
+pub mod pbem;
 pub mod record;
 pub mod rules;
 pub mod ruleset;
@@ -23,6 +25,7 @@ pub mod rulesets;
 pub mod script;
 pub mod seed;
 pub mod sim;
+pub mod words;
 
 pub use dice::{Dice, Die, Roll, Seed, TableDice};
 pub use digest::Digest;
