@@ -233,7 +233,7 @@ impl Generator for CombatGames {
     }
 
     fn policies() -> Vec<Box<dyn Policy<CombatHq>>> {
-        vec![Box::new(Random), Box::new(longest_chain())]
+        vec![Box::new(random()), Box::new(longest_chain())]
     }
 
     fn winning() -> Result<&'static str, &'static str> {
@@ -295,20 +295,12 @@ impl Generator for CombatGames {
 }
 
 /// Every decision worth trying, mistakes and the referee's moves included, at random.
-pub struct Random;
-
-impl Policy<CombatHq> for Random {
-    fn name(&self) -> &'static str {
-        "random"
-    }
-
-    fn about(&self) -> &'static str {
-        "chains of any number a battle group holds, with any sixes and Wild Dice, reserves entering, turns ending at any time, the referee's moves, and mistakes, at random"
-    }
-
-    fn propose(&self, state: &State, rng: &mut Rng) -> Vec<Candidate> {
-        candidates(state, rng).into_iter().map(Candidate::new).collect()
-    }
+pub fn random() -> Ranked<CombatHq> {
+    Ranked::random(
+        "chains of any number a battle group holds, with any sixes and Wild Dice, reserves entering, turns ending at any time, the referee's moves, and mistakes, at random",
+        None,
+        |state, rng| candidates(state, rng).into_iter().map(Candidate::new).collect(),
+    )
 }
 
 /// Play the longest chains: a side plays a chain whenever it can, the
@@ -320,7 +312,7 @@ pub fn longest_chain() -> Ranked<CombatHq> {
         name: "longest-chain",
         about: "play a chain whenever one can be played, longer chains likelier; enter reserves by Staff Orders otherwise; end the turn only when nothing else is legal; the referee moves units one decision in eight",
         referee_one_in: Some(8),
-        propose: |state, rng| Random.propose(state, rng),
+        propose: random().propose,
         rank: |state, mut c| {
             let (priority, weight) = match c.kind() {
                 "pulse" => (3, chain_length(state, &c.decision).pow(2).max(1)),

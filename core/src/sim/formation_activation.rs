@@ -169,7 +169,7 @@ impl Generator for FormationGames {
     }
 
     fn policies() -> Vec<Box<dyn Policy<FormationActivation>>> {
-        vec![Box::new(Random), Box::new(operate_all())]
+        vec![Box::new(random()), Box::new(operate_all())]
     }
 
     fn winning() -> Result<&'static str, &'static str> {
@@ -224,20 +224,12 @@ impl Generator for FormationGames {
 }
 
 /// Every decision worth trying, mistakes and referee outcomes included, at random.
-pub struct Random;
-
-impl Policy<FormationActivation> for Random {
-    fn name(&self) -> &'static str {
-        "random"
-    }
-
-    fn about(&self) -> &'static str {
-        "chit draws, operations of any unit, reaction fire, ends of activations, the referee's outcomes (disrupted, eliminated, placed, relocated), and mistakes, at random"
-    }
-
-    fn propose(&self, state: &State, rng: &mut Rng) -> Vec<Candidate> {
-        candidates(state, rng).into_iter().map(Candidate::new).collect()
-    }
+pub fn random() -> Ranked<FormationActivation> {
+    Ranked::random(
+        "chit draws, operations of any unit, reaction fire, ends of activations, the referee's outcomes (disrupted, eliminated, placed, relocated), and mistakes, at random",
+        None,
+        |state, rng| candidates(state, rng).into_iter().map(Candidate::new).collect(),
+    )
 }
 
 /// Operate every unit: each in-command unit of the active formation moves,
@@ -249,7 +241,7 @@ pub fn operate_all() -> Ranked<FormationActivation> {
         name: "operate-all",
         about: "every in-command unit of the active formation operates before the activation ends; reaction fire when possible; the referee's outcomes one decision in eight",
         referee_one_in: Some(8),
-        propose: |state, rng| Random.propose(state, rng),
+        propose: random().propose,
         rank: |_, mut c| {
             c.priority = match c.kind() {
                 "move" | "fire" | "assault" => 3,

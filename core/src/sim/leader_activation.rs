@@ -55,7 +55,7 @@ impl Generator for LeaderGames {
     }
 
     fn policies() -> Vec<Box<dyn Policy<LeaderActivation>>> {
-        vec![Box::new(Random), Box::new(rally_first())]
+        vec![Box::new(random()), Box::new(rally_first())]
     }
 
     fn winning() -> Result<&'static str, &'static str> {
@@ -114,20 +114,12 @@ impl Generator for LeaderGames {
 }
 
 /// Every decision worth trying, mistakes and referee inputs included, at random.
-pub struct Random;
-
-impl Policy<LeaderActivation> for Random {
-    fn name(&self) -> &'static str {
-        "random"
-    }
-
-    fn about(&self) -> &'static str {
-        "every plausible decision of either side and the referee (breaks, moves, close combat), mistakes included, at random"
-    }
-
-    fn propose(&self, state: &State, rng: &mut Rng) -> Vec<Candidate> {
-        candidates(state, rng).into_iter().map(Candidate::new).collect()
-    }
+pub fn random() -> Ranked<LeaderActivation> {
+    Ranked::random(
+        "every plausible decision of either side and the referee (breaks, moves, close combat), mistakes included, at random",
+        None,
+        |state, rng| candidates(state, rng).into_iter().map(Candidate::new).collect(),
+    )
 }
 
 /// Every decision worth trying in this state (the rules decide which are legal).
@@ -181,7 +173,7 @@ pub fn rally_first() -> Ranked<LeaderActivation> {
         name: "rally-first",
         about: "a broken leader self-rallies, a leader rallies as many broken units as he may before anything else, else commands every unit he can; sides never skip when they can activate; the referee steps in one decision in eight",
         referee_one_in: Some(8),
-        propose: |state, rng| Random.propose(state, rng),
+        propose: random().propose,
         rank: |_, mut c| {
             let (priority, weight) = match c.kind() {
                 "self-rally" => (5, 1),

@@ -195,6 +195,17 @@ pub struct Ranked<R: Ruleset> {
     pub rank: fn(&R::State, Candidate) -> Option<Candidate>,
 }
 
+impl<R: Ruleset> Ranked<R> {
+    /// Random legal play: `propose`'s candidates as they come, by weight.
+    pub fn random(
+        about: &'static str,
+        referee_one_in: Option<usize>,
+        propose: fn(&R::State, &mut Rng) -> Vec<Candidate>,
+    ) -> Self {
+        Ranked { name: "random", about, referee_one_in, propose, rank: |_, c| Some(c) }
+    }
+}
+
 impl<R: Ruleset> Policy<R> for Ranked<R> {
     fn name(&self) -> &'static str {
         self.name

@@ -740,7 +740,7 @@ impl Generator for PhoenixGames {
     }
 
     fn policies() -> Vec<Box<dyn Policy<PhoenixCommand>>> {
-        vec![Box::new(Random), Box::new(spend_cp())]
+        vec![Box::new(random()), Box::new(spend_cp())]
     }
 
     /// The game is over once a side has no unit left.
@@ -830,24 +830,12 @@ impl Generator for PhoenixGames {
 
 /// Every plausible decision, referee inputs that are due included, weighted
 /// as a player would favour them; optional referee inputs one decision in eight.
-pub struct Random;
-
-impl Policy<PhoenixCommand> for Random {
-    fn name(&self) -> &'static str {
-        "random"
-    }
-
-    fn about(&self) -> &'static str {
-        "every plausible order, action, interrupt and due input, weighted as a player would favour them, mistakes included; sightings, contact, casualties and command checks one decision in eight"
-    }
-
-    fn referee_one_in(&self) -> Option<usize> {
-        Some(8)
-    }
-
-    fn propose(&self, state: &State, rng: &mut Rng) -> Vec<Candidate> {
-        candidates(state, rng)
-    }
+pub fn random() -> Ranked<PhoenixCommand> {
+    Ranked::random(
+        "every plausible order, action, interrupt and due input, weighted as a player would favour them, mistakes included; sightings, contact, casualties and command checks one decision in eight",
+        Some(8),
+        candidates,
+    )
 }
 
 /// Spend CP before passing: an activated unit spends CP — on actions,
@@ -858,7 +846,7 @@ pub fn spend_cp() -> Ranked<PhoenixCommand> {
         name: "spend-cp",
         about: "an activated unit spends its CP (actions, taking command, rallies) whenever it can, and accumulates, passes, stops or abandons only when it cannot; otherwise as random",
         referee_one_in: Some(8),
-        propose: |state, rng| Random.propose(state, rng),
+        propose: random().propose,
         rank: |_, mut c| {
             c.priority = match c.kind() {
                 "spend-cp" | "take-command" | "self-rally" | "steady-unit" | "rally" | "rally-panicked"
