@@ -64,7 +64,7 @@ pub enum Command {
     },
     /// Make one decision (or a JSON array of them) in a stored game.
     #[command(
-        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl"
+        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
     )]
     Play {
         game: String,
@@ -74,6 +74,12 @@ pub enum Command {
         /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
         #[arg(long)]
         stream: bool,
+        /// Decide through a dice server (`rollcall serve`) instead of this store.
+        #[arg(long, value_name = "URL", requires = "token")]
+        server: Option<String>,
+        /// Your side's token for the server (given once, when the game was made).
+        #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
+        token: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -111,9 +117,11 @@ pub enum Command {
         json: bool,
     },
     /// Verify a stored game or a record file: seeds, legality, facts and chain.
-    #[command(after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…")]
+    #[command(
+        after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…\n  rollcall verify http://club.example:7878/games/friday/record"
+    )]
     Verify {
-        /// A game id in the store, or a record file (.jsonl).
+        /// A game id in the store, a record file (.jsonl), or a record's URL on a dice server.
         target: String,
         /// Also demand that the record ends at this head hash.
         #[arg(long, value_name = "HASH")]
@@ -200,6 +208,18 @@ pub enum Command {
     /// Show the forks of a game kept as evidence (two different turns on one head).
     #[command(subcommand)]
     Fork(ForkCommand),
+    /// Run the sealed dice server and referee (HTTP/JSON) on this store.
+    #[command(
+        after_help = "Example:\n  rollcall serve\n  rollcall serve --addr 0.0.0.0:7878 --db /var/lib/rollcall\n\nLoopback only unless --addr says otherwise. One log line per request on standard error.\nThe API is described at /openapi.json (docs/openapi.json)."
+    )]
+    Serve {
+        /// Where to listen.
+        #[arg(long, default_value = "127.0.0.1:7878")]
+        addr: String,
+        /// How many sealed turns each new game's chain holds.
+        #[arg(long, default_value_t = rollcall_core::sealed::DEFAULT_LENGTH)]
+        turns: u64,
+    },
     /// Play, replay and verify a game, then catch a tampered die.
     #[command(after_help = "Example:\n  rollcall demo\n  rollcall demo --db /tmp/demo-db")]
     Demo,
@@ -279,6 +299,15 @@ pub enum TurnCommand {
         /// Where to write the turn file (- for standard output).
         #[arg(short, long)]
         output: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fetch what your store lacks of a game on a dice server, verified, as a turn file the server signs.
+    #[command(after_help = "Example:\n  rollcall turn fetch http://club.example:7878 friday")]
+    Fetch {
+        /// The server's address.
+        url: String,
+        game: String,
         #[arg(long)]
         json: bool,
     },

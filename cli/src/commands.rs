@@ -27,8 +27,12 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::New { rules, scenario, game, parties, table, json } => {
             new(db, &rules, &scenario, game, parties, table, json)
         }
-        Command::Play { game, decision, stream: true, json } => play_stream(db, &game, &decision, json),
-        Command::Play { game, decision, stream: false, json } => play(db, &game, &decision, json),
+        Command::Play { game, decision, server: Some(url), token, json, .. } => {
+            crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, json)
+        }
+        Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, json),
+        Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
+        Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, json } => log(db, &game, from, json),
         Command::State { game, at, json } => state(db, &game, at, json),
         Command::Replay { game, step, to, json } => replay(db, &game, step, to, json),
@@ -176,6 +180,7 @@ fn mode_name(mode: SeedMode) -> &'static str {
     match mode {
         SeedMode::Open => "open-seed",
         SeedMode::Table => "table (hand-rolled)",
+        SeedMode::Sealed => "sealed (a dice server's, revealed turn by turn)",
     }
 }
 
@@ -251,7 +256,16 @@ fn new(
         party_list.push(Party { name, commitment: share.map(|s| s.commitment()), share });
     }
     let rules_hash = rules.hash();
-    let header = Header { game: id.clone(), rules, rules_hash, scenario, mode, parties: party_list, sides: Vec::new() };
+    let header = Header {
+        game: id.clone(),
+        rules,
+        rules_hash,
+        scenario,
+        mode,
+        parties: party_list,
+        sides: Vec::new(),
+        server: None,
+    };
     Game::open(header.clone()).map_err(|e| match e {
         rollcall_core::game::OpenError::Scenario(s) => {
             Fail(format!("{}:{}: {}: {}", scenario_path.display(), line_of(&text, &s.field), s.field, s.message))
@@ -460,10 +474,27 @@ fn replay(
     Ok(ExitCode::SUCCESS)
 }
 
-fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
+pub fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
+    let dice_proven = match (&v.mode, &v.sealed) {
+        (SeedMode::Open, _) => true,
+        (SeedMode::Sealed, Some(s)) => s.open.is_none(),
+        _ => false,
+    };
+    let sealed = v.sealed.as_ref().map(|s| {
+        let mut turns: Vec<Value> = s
+            .proven
+            .iter()
+            .map(|(turn, first, last)| json!({"turn": turn, "decisions": [first, last], "status": "proven"}))
+            .collect();
+        if let Some((turn, first, last)) = s.open {
+            turns.push(json!({"turn": turn, "decisions": [first, last], "status": "sealed until the turn ends"}));
+        }
+        json!({"turns": turns, "summary": s.describe()})
+    });
     json!({"ok": true, "game": id, "rules": header.rules.version, "rules_hash": header.rules_hash.to_string(), "mode": v.mode,
-        "events": v.events, "decisions": v.decisions, "turn": v.turn, "head": v.head.to_string(), "dice_proven": v.mode == SeedMode::Open,
-        "guarantee": v.guarantee(), "signed": v.signed, "unsigned_decisions": v.unsigned, "signatures": v.signatures()})
+        "events": v.events, "decisions": v.decisions, "turn": v.turn, "head": v.head.to_string(), "dice_proven": dice_proven,
+        "guarantee": v.guarantee(), "signed": v.signed, "unsigned_decisions": v.unsigned, "signatures": v.signatures(),
+        "sealed": sealed})
 }
 
 fn report_verify(
@@ -500,6 +531,9 @@ fn report_verify(
                 if let Some(signatures) = v.signatures() {
                     println!("{signatures}.");
                 }
+                if let Some(sealed) = &v.sealed {
+                    println!("dice: {}.", sealed.describe());
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -523,6 +557,12 @@ fn verify(
 ) -> Result<ExitCode, Fail> {
     if let Some(h) = &expect_head {
         h.parse::<Digest>().map_err(|e| Fail(format!("--expect-head: {e}")))?;
+    }
+    let downloaded;
+    let mut target = target;
+    if target.starts_with("http://") || target.starts_with("https://") {
+        downloaded = crate::serve::client::download(target)?;
+        target = downloaded.path().to_str().unwrap_or_default();
     }
     let path = Path::new(target);
     if path.is_file() || target.ends_with(".jsonl") {

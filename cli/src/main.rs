@@ -10,6 +10,7 @@ mod demo;
 mod diff;
 mod golden;
 mod pbem;
+mod serve;
 mod simulate;
 mod store;
 

@@ -92,7 +92,7 @@ fn fresh_share() -> Result<Share, Fail> {
 
 /// Maps an exchange failure: exit 2 for input that does not fit, exit 1
 /// (after saying why) for what fails verification or forks the game.
-fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
+pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
     match e {
         ExchangeError::Input(m) => Err(Fail(format!("{m} (nothing was written)"))),
         ExchangeError::Log(l) => Err(l.into()),
@@ -217,6 +217,7 @@ fn actor_json(actor: &Actor) -> Value {
 
 pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<ExitCode, Fail> {
     match command {
+        TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
         TurnCommand::Export { game, key, output, json } => {
             let key = read_key(&key)?;
             let log = store::open(db)?;

@@ -136,7 +136,7 @@ fn run(game: &mut Game, body: &DecisionBody) -> (Outcome, Vec<Value>) {
                         rolls.push(format!("{} {}#{} = {}", r.die, r.label, r.index, r.value));
                     }
                     Kind::Fact => facts.push(game.narrate(e).trim().to_string()),
-                    Kind::Decision | Kind::Checkpoint => {}
+                    Kind::Decision | Kind::Checkpoint | Kind::Reveal => {}
                 }
             }
             game.adopt(&events);

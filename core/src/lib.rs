@@ -23,6 +23,7 @@ pub mod rules;
 pub mod ruleset;
 pub mod rulesets;
 pub mod script;
+pub mod sealed;
 pub mod seed;
 pub mod sim;
 pub mod words;

@@ -91,13 +91,29 @@ pub trait EventLog {
     fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError>;
     /// Every note whose key starts with `prefix`, in key order.
     fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError>;
+    /// [`EventLog::append`] without waiting for durability: the events are
+    /// written, and durable once a later [`EventLog::sync`] returns. A server
+    /// shares one sync among many appends (group commit); nothing appended so
+    /// may be acknowledged before that sync.
+    fn append_deferred(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        self.append(game, expected, events)
+    }
+    /// Makes every write so far durable.
+    fn sync(&self) -> Result<(), LogError> {
+        Ok(())
+    }
+    /// A secret kept apart from the notes (a dice server's chain, its key):
+    /// no listing shows it.
+    fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError>;
+    /// Sets a secret, durably.
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError>;
 }
 
 /// Checks that `events` are whole decisions chaining from `head`.
 pub fn check_append(game: &str, head: &Head, events: &[Event]) -> Result<Head, LogError> {
     let bad = |reason: String| LogError::BadAppend { game: game.to_string(), reason };
-    if !matches!(events.first().map(|e| e.kind), Some(Kind::Decision | Kind::Checkpoint)) {
-        return Err(bad("an append starts with a decision or a checkpoint".into()));
+    if !matches!(events.first().map(|e| e.kind), Some(Kind::Decision | Kind::Checkpoint | Kind::Reveal)) {
+        return Err(bad("an append starts with a decision, a checkpoint or a reveal".into()));
     }
     let mut at = *head;
     for e in events {
@@ -125,6 +141,7 @@ pub struct MemLog {
     games: Mutex<BTreeMap<String, MemGame>>,
     pending: Mutex<BTreeMap<String, MemGame>>,
     notes: Mutex<BTreeMap<String, Vec<u8>>>,
+    secrets: Mutex<BTreeMap<String, Vec<u8>>>,
 }
 
 fn mem_head(g: &MemGame) -> Head {
@@ -234,6 +251,15 @@ impl EventLog for MemLog {
             Some(v) => notes.insert(key.to_string(), v.to_vec()),
             None => notes.remove(key),
         };
+        Ok(())
+    }
+
+    fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(self.secrets.lock().expect("not poisoned").get(key).cloned())
+    }
+
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        self.secrets.lock().expect("not poisoned").insert(key.to_string(), value.to_vec());
         Ok(())
     }
 

@@ -30,6 +30,7 @@ use crate::digest::Digest;
 use crate::keys::{PublicKey, Signature};
 use crate::rules::{RuleVersion, SettingKind};
 use crate::ruleset;
+use crate::sealed::{RevealBody, ServerCommitment};
 use crate::seed::Share;
 
 /// The format name on every record's first line.
@@ -39,7 +40,8 @@ pub const FORMAT: &str = "rollcall-record";
 /// keys stays byte for byte what earlier builds wrote:
 /// - 1: the header, and decision, roll and fact events;
 /// - 2: adds the sides' public keys to the header, the deciding side (`by`)
-///   to decisions, and signed checkpoints.
+///   to decisions, signed checkpoints, and sealed dice (the server's
+///   commitment in the header, `reveal` events).
 pub const FORMAT_VERSION: u32 = 2;
 
 /// How a game's dice are had.
@@ -52,6 +54,9 @@ pub enum SeedMode {
     /// Dice rolled by hand at a table and entered with each decision:
     /// legality and the chain are proven, the dice themselves are not.
     Table,
+    /// Dice from a server's hash chain, committed before the players'
+    /// shares existed and revealed turn by turn (see [`crate::sealed`]).
+    Sealed,
 }
 
 /// A party to the game and its seed commitment.
@@ -77,6 +82,8 @@ pub struct Header {
     /// Each side's public key, in the scenario's order: a play-by-email game
     /// lists every side; a solo game or a fixture lists none.
     pub sides: Vec<SideKey>,
+    /// The dice server's commitment, in a sealed game.
+    pub server: Option<ServerCommitment>,
 }
 
 /// A side of the game and the public key it signs its turns with.
@@ -90,7 +97,7 @@ pub struct SideKey {
 impl Header {
     /// The format version this header is written in: the lowest that holds it.
     pub fn format_version(&self) -> u32 {
-        if self.sides.is_empty() {
+        if self.sides.is_empty() && self.server.is_none() {
             1
         } else {
             2
@@ -109,8 +116,8 @@ impl Header {
 }
 
 /// The kinds of event. A decision, its rolls and its facts come together, in
-/// that order; a checkpoint (a side's signature closing its turn) stands
-/// between decisions.
+/// that order; a checkpoint (a side's signature closing its turn) and a
+/// reveal (a sealed turn's chain value) stand between decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
@@ -118,6 +125,7 @@ pub enum Kind {
     Roll,
     Fact,
     Checkpoint,
+    Reveal,
 }
 
 impl Kind {
@@ -127,6 +135,7 @@ impl Kind {
             Kind::Roll => "roll",
             Kind::Fact => "fact",
             Kind::Checkpoint => "checkpoint",
+            Kind::Reveal => "reveal",
         }
     }
 }
@@ -258,6 +267,9 @@ struct RulesV1 {
 struct SeedV1 {
     mode: SeedMode,
     parties: Vec<PartyV1>,
+    /// Format 2, sealed games: the dice server's commitment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    server: Option<ServerCommitment>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -299,6 +311,7 @@ fn header_wire(h: &Header) -> HeaderV1 {
                 .iter()
                 .map(|p| PartyV1 { name: p.name.clone(), commitment: p.commitment, share: p.share.map(|s| s.to_hex()) })
                 .collect(),
+            server: h.server.clone(),
         },
         sides: h.sides.clone(),
     }
@@ -395,15 +408,24 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
             ),
             None => None,
         };
-        if wire.seed.mode == SeedMode::Open && (p.commitment.is_none() || share.is_none()) {
+        if wire.seed.mode != SeedMode::Table && (p.commitment.is_none() || share.is_none()) {
             return Err(LineError::new(
                 format!("$.seed.parties[{i}]"),
-                "an open record names each party's commitment and share",
+                "an open or sealed record names each party's commitment and share",
             ));
         }
         parties.push(Party { name: p.name, commitment: p.commitment, share });
     }
     check_sides(&wire.sides)?;
+    match (wire.seed.mode, &wire.seed.server) {
+        (SeedMode::Sealed, None) => {
+            return Err(LineError::new("$.seed.server", "a sealed record names the dice server's commitment"))
+        }
+        (SeedMode::Open | SeedMode::Table, Some(_)) => {
+            return Err(LineError::new("$.seed.server", "only a sealed record names a dice server"))
+        }
+        _ => {}
+    }
     let format_version = wire.format_version;
     let header = Header {
         game: wire.game,
@@ -418,6 +440,7 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
         mode: wire.seed.mode,
         parties,
         sides: wire.sides,
+        server: wire.seed.server,
     };
     if header.format_version() != format_version {
         return Err(LineError::new(
@@ -462,6 +485,7 @@ pub fn parse_event(line: &str) -> Result<Event, LineError> {
         Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|_| ()),
         Kind::Fact => serde_path_to_error::deserialize::<_, FactBody>(&wire.body).map(|_| ()),
         Kind::Checkpoint => serde_path_to_error::deserialize::<_, CheckpointBody>(&wire.body).map(|_| ()),
+        Kind::Reveal => serde_path_to_error::deserialize::<_, RevealBody>(&wire.body).map(|_| ()),
     };
     shape.map_err(|e| LineError::new(format!("$.body.{}", e.path()), e.inner().to_string()))?;
     if wire.kind == Kind::Roll {

@@ -159,6 +159,12 @@ impl Script {
             ));
         }
         let rules = wire.rules.resolve("rules.").map_err(|(f, m)| err(f, m))?;
+        if wire.seed.mode == SeedMode::Sealed {
+            return Err(err(
+                "seed.mode".into(),
+                "a script draws its own dice (open) or takes them from the table: sealed dice come from a server (rollcall serve)".into(),
+            ));
+        }
         let mut parties = Vec::new();
         for (i, p) in wire.seed.parties.iter().enumerate() {
             let share = match (&p.share, wire.seed.mode) {
@@ -178,6 +184,7 @@ impl Script {
                     ))
                 }
                 (None, SeedMode::Table) => None,
+                (_, SeedMode::Sealed) => unreachable!("refused above"),
             };
             parties.push(Party { name: p.name.clone(), commitment: share.map(|s| s.commitment()), share });
         }
@@ -193,6 +200,7 @@ impl Script {
             mode: wire.seed.mode,
             parties,
             sides: Vec::new(),
+            server: None,
         };
         Game::open(header.clone()).map_err(|e| match e {
             crate::game::OpenError::Scenario(s) => err(format!("scenario.{}", s.field), s.message),

@@ -113,7 +113,7 @@ fn random_games_never_stick_replay_verify_and_narrate() {
                     let again: Decision = serde_json::from_value(serde_json::to_value(&decision).unwrap()).unwrap();
                     assert_eq!(again, decision, "seed {seed}: decision {logged} does not round-trip");
                 }
-                Kind::Roll | Kind::Checkpoint => {}
+                Kind::Roll | Kind::Checkpoint | Kind::Reveal => {}
             }
         }
         assert!(!live.render().trim().is_empty());

@@ -11,7 +11,8 @@
 //! the commit, one transaction, moves it into `headers` and `heads`. Every
 //! reader looks at `headers` only, so a creation killed half-way is
 //! invisible, and the next `begin` of the same id clears it. Tree `notes`
-//! keeps the commands' small per-game notes.
+//! keeps the commands' small per-game notes, tree `secrets` a dice server's
+//! chains and key (never listed).
 
 use std::path::Path;
 
@@ -28,6 +29,7 @@ pub struct SledLog {
     heads: sled::Tree,
     pending: sled::Tree,
     notes: sled::Tree,
+    secrets: sled::Tree,
 }
 
 fn backend(e: impl std::fmt::Display) -> LogError {
@@ -61,7 +63,8 @@ impl SledLog {
         let heads = db.open_tree("heads").map_err(backend)?;
         let pending = db.open_tree("pending").map_err(backend)?;
         let notes = db.open_tree("notes").map_err(backend)?;
-        Ok(SledLog { db, headers, heads, pending, notes })
+        let secrets = db.open_tree("secrets").map_err(backend)?;
+        Ok(SledLog { db, headers, heads, pending, notes, secrets })
     }
 
     fn events_tree(&self, game: &str) -> Result<sled::Tree, LogError> {
@@ -188,11 +191,28 @@ impl EventLog for SledLog {
     }
 
     fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
-        self.require(game)?;
-        let tree = self.events_tree(game)?;
-        let head = append_to(&self.heads, &tree, game, expected, events)?;
+        let head = self.append_deferred(game, expected, events)?;
         self.flush()?;
         Ok(head)
+    }
+
+    fn append_deferred(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        self.require(game)?;
+        let tree = self.events_tree(game)?;
+        append_to(&self.heads, &tree, game, expected, events)
+    }
+
+    fn sync(&self) -> Result<(), LogError> {
+        self.flush()
+    }
+
+    fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(self.secrets.get(key).map_err(backend)?.map(|v| v.to_vec()))
+    }
+
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        self.secrets.insert(key, value).map_err(backend)?;
+        self.flush()
     }
 
     fn events<'a>(

@@ -147,6 +147,7 @@ pub fn scenario_sides(game: &str, rules: &RuleVersion, scenario: &serde_json::Va
         mode: record::SeedMode::Table,
         parties: Vec::new(),
         sides: Vec::new(),
+        server: None,
     };
     Game::open(header).map(|g| g.sides()).map_err(|e| e.to_string())
 }
@@ -379,6 +380,7 @@ pub fn export(log: &dyn EventLog, game_id: &str, key: &SecretKey) -> Result<Expo
         head: Head { seq: game.seq(), hash: game.head() },
         header: header_line,
         events: lines,
+        signature: None,
     };
     Ok(Exported { turn, checkpoint, decisions, awaited: game.awaited() })
 }
@@ -426,9 +428,13 @@ pub fn apply(log: &dyn EventLog, text: &str) -> Result<Applied, ExchangeError> {
         }
     }
     if log.head(&turn.game).is_err() {
+        if let Some(h) = &header {
+            check_server_signature(h, &turn)?;
+        }
         return create_from_turn(log, &turn, header, events);
     }
     let stored = log.header(&turn.game)?;
+    check_server_signature(&stored, &turn)?;
     if let Some(h) = &header {
         if let Some(field) = header_difference(&stored, h) {
             return Err(refused(format!(
@@ -485,6 +491,28 @@ pub fn apply(log: &dyn EventLog, text: &str) -> Result<Applied, ExchangeError> {
     debug_assert_eq!(head.hash, game.head());
     set_acked(log, &turn.game, &turn.head)?;
     Ok(Applied { before, events: new, known, created: false, side: turn.side, head })
+}
+
+/// A turn file from a sealed game's server carries its signature, which must
+/// verify under the server's key in the header; a side's turn file has none.
+fn check_server_signature(header: &Header, turn: &TurnFile) -> Result<(), ExchangeError> {
+    if turn.side != crate::sealed::SERVER {
+        return Ok(());
+    }
+    let Some(server) = &header.server else {
+        return Err(refused(format!(
+            "game {:?} has no dice server, yet the turn file says it comes from one",
+            turn.game
+        )));
+    };
+    let message = crate::sealed::turn_message(&turn.game, &turn.previous, &turn.head);
+    match &turn.signature {
+        Some(sig) if server.key.verifies(&message, sig) => Ok(()),
+        _ => Err(refused(format!(
+            "the server's signature does not verify under the server's key {}: the turn file was changed or forged",
+            server.key.short()
+        ))),
+    }
 }
 
 /// Verifies a turn's new events on top of `game`: every event, and every

@@ -294,6 +294,7 @@ pub fn agreed_header(
         mode: record::SeedMode::Open,
         parties,
         sides: keyed,
+        server: None,
     })
 }
 
@@ -315,6 +316,11 @@ pub struct TurnFile {
     /// The events after `previous`: their record lines, as JSON (the
     /// payload being canonical, each is its line byte for byte).
     pub events: Vec<Value>,
+    /// A sealed game's turn file comes from its dice server (`side` is
+    /// `server`): the server's signature over (game, previous, head), where a
+    /// side's turn ends with its checkpoint instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<Signature>,
 }
 
 impl TurnFile {
@@ -384,6 +390,24 @@ impl TurnFile {
                 )));
             }
             events.push(e);
+        }
+        if turn.side == crate::sealed::SERVER {
+            if turn.signature.is_none() {
+                return Err(content(
+                    "a turn file from the dice server carries the server's signature: this one has none",
+                ));
+            }
+            let at_head = match events.last() {
+                Some(last) => last.seq == turn.head.seq && last.hash == turn.head.hash,
+                None => turn.head == turn.previous,
+            };
+            if !at_head {
+                return Err(content("the turn's last event is not the head it names"));
+            }
+            return Ok((turn, header, events));
+        }
+        if turn.signature.is_some() {
+            return Err(content("a side's turn file is signed by its checkpoint, not by a server signature"));
         }
         match events.last() {
             Some(last)
