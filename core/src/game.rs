@@ -18,7 +18,7 @@ use std::fmt::Display;
 use serde_json::Value;
 
 use crate::canon;
-use crate::dice::{Dice, Seed, TableDice};
+use crate::dice::{Dice, Drawn, Seed, TableDice};
 use crate::digest::Digest;
 use crate::record::{self, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
 use crate::ruleset::{self, Machine, Refusal, ScenarioError};
@@ -153,8 +153,22 @@ impl Game {
     /// Runs a decision on the current state: the events it leads to, chained
     /// from the head. Nothing changes until they are applied.
     pub fn decide(&self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
+        self.decide_drawn(decision, dice, None).map(|(events, _)| events)
+    }
+
+    /// [`Game::decide`], handing back the dice as drawn as well (for a pick,
+    /// with its cup). For diff: in a table game, `recorded` (the dice as the
+    /// record's own rules drew them) replaces the table's faces, so that a
+    /// face is reused only for the same die and cup.
+    pub fn decide_drawn(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        recorded: Option<&[Drawn]>,
+    ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
         let number = self.decisions + 1;
         let mut rolled = match (self.header.mode, dice, &self.seed) {
+            (SeedMode::Table, _, _) if recorded.is_some() => Dice::as_recorded(recorded.unwrap_or_default(), number),
             (SeedMode::Open, None, Some(seed)) => Dice::seeded(seed, number),
             (SeedMode::Open, Some(_), _) => {
                 return Err(Refusal::Malformed {
@@ -169,6 +183,7 @@ impl Game {
             (SeedMode::Open, None, None) => unreachable!("an open game has a seed"),
         };
         let facts = self.machine.decide(decision, &mut rolled)?;
+        let drawn = rolled.drawn();
         let rolls = if self.tolerate_unused_dice {
             rolled.rolls().to_vec()
         } else {
@@ -194,7 +209,7 @@ impl Game {
             head = hash;
             events.push(Event { seq, kind, body, hash });
         }
-        Ok(events)
+        Ok((events, drawn))
     }
 
     /// Folds one event in: checks its place and link, counts decisions,
