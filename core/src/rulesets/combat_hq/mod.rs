@@ -76,7 +76,11 @@ impl Version {
 
     /// How many battle groups a side may have, if limited.
     ///
-    /// Base: "each side has one battle group" (issue 5, `combat-hq@base`).
+    /// Base: no text says it in so many words. The excerpt is the rule
+    /// change for a CO with several battle groups ("Game Set-Up for Multiple
+    /// Battle Groups – Rule Change"), so the game without the change is, as
+    /// C5 reads it, "the single-battle-group game (all dice active from turn
+    /// 1)": this project's reading is one battle group a side.
     /// Multi-bg: "He may have Command Groups from any or all of battle groups
     /// present on the table, or may decide to just have Command Groups from a
     /// single battle group on on the table."
@@ -580,7 +584,7 @@ pub enum Fact {
     },
 }
 
-const SETTLES_RANGE: &str = "\"each die activates one command group (a command unit and up to 3 units within 6\\\")\" (INTERPRETATIONS.md, Combat HQ context)";
+const SETTLES_RANGE: &str = "\"each die activates one command group (a command unit and up to 3 units within 6\")\" (INTERPRETATIONS.md, Combat HQ context)";
 
 fn common_settings() -> Vec<Setting> {
     vec![
