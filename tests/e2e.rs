@@ -714,6 +714,14 @@ fn diff_a_scenario_version_b_refuses_is_a_divergence() {
     assert_eq!(v["agree"], false);
     assert_eq!(v["setup"]["setup"], "refused");
     assert!(v["setup"]["b"].as_str().unwrap().contains("single-battle-group"), "{v}");
+    // CN9: a battle group that deploys only its artillery, under the option
+    // that reads the text's example as a rule.
+    s.ok(&["run", fixture("combat-hq/artillery-alone.json").to_str().unwrap()]);
+    failed_with(
+        &s.run(&["diff", "artillery-alone", "--b", "+artillery-waits-for-a-command-group"]),
+        1,
+        "part at the scenario: B refuses it: sides[0].battle_groups[0].command_groups[6].start",
+    );
     // A rule version that is itself bad is still bad input.
     failed_with(
         &s.run(&["diff", "command-failure-multi-bg", "--b", "combat-hq@base+activation-range-tenths=-1"]),

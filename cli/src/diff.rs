@@ -134,7 +134,10 @@ pub fn run(
             "reasoning_only": report.reasoning_only,
             "reasoning": report.reasoning,
             "state_diff_at_first": report.at_first.as_ref().map(|s| state_diff("at the first divergence", s)),
-            "state_diff_at_end": state_diff("at the end", &report.at_end),
+            "state_diff_at_end": match report.setup {
+                Setup::Refused { .. } => None,
+                _ => Some(state_diff("at the end", &report.at_end)),
+            },
             "summary": report.summary(),
         });
         println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
@@ -188,7 +191,8 @@ pub fn print_report(game: &str, report: &Report, all: bool) {
             print!("\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
         }
     }
-    if report.setup.parts() || !report.divergences.is_empty() {
+    let refused = matches!(report.setup, Setup::Refused { .. });
+    if !refused && (report.setup.parts() || !report.divergences.is_empty()) {
         print!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
     } else if matches!(report.setup, Setup::Same) {
         println!(

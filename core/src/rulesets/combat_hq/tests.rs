@@ -12,6 +12,8 @@ use crate::ruleset;
 
 const BASE: &str = "combat-hq@base";
 const MULTI: &str = "combat-hq@multi-bg";
+/// Multi-bg with CN9's option: the example's artillery sentence as a rule.
+const MULTI_ARTILLERY_WAITS: &str = "combat-hq@multi-bg+artillery-waits-for-a-command-group";
 
 /// A game so far: its state after the given decisions.
 struct Given {
@@ -24,8 +26,13 @@ fn table(dice: &[(&str, &[u32])]) -> TableDice {
     dice.iter().map(|(label, faces)| (label.to_string(), faces.to_vec())).collect()
 }
 
+/// The rules of `version`: a version id, with options written inline.
+fn rules(version: &str) -> crate::rules::RuleVersion {
+    ruleset::inline_version(version).unwrap().0
+}
+
 fn given(version: &str, scenario: Value) -> Given {
-    let rules = ruleset::version(version).unwrap().defaults();
+    let rules = rules(version);
     let scenario: Scenario = serde_json::from_value(scenario).unwrap();
     Given { state: CombatHq::initial(scenario, &rules).unwrap(), decisions: 0 }
 }
@@ -173,7 +180,7 @@ fn only_multi_bg_declares_the_cost_of_reserves_after_a_failure() {
 // ------------------------------------------------------------------ scenario
 
 fn load_error(version: &str, scenario: Value) -> String {
-    let rules = ruleset::version(version).unwrap().defaults();
+    let rules = rules(version);
     let info = ruleset::find("combat-hq").unwrap();
     match (info.load)(&scenario, &rules) {
         Ok(_) => panic!("the scenario loaded"),
@@ -260,17 +267,51 @@ fn only_multi_bg_lets_a_co_command_several_battle_groups() {
     assert_eq!(g.state.sides[1].battle_groups, ["bg-hart", "bg-lane"]);
 }
 
-/// Multi-bg: "Its artillery is held in reserve until one command group
-/// enters the table." Base has no such sentence.
+/// Issue 14, item 7: "Its artillery is held in reserve until one command
+/// group enters the table." describes Max's battle group in the text's
+/// example, not every battle group (CN9): by default a battle group may
+/// deploy its artillery alone. It then does not roll, as "If all of its
+/// units (excluding artillery) are held in Reserve, it doesn't roll any
+/// Command Dice." says, until a command group enters.
 #[test]
-fn under_multi_bg_artillery_starts_on_the_table_only_with_another_group() {
+fn under_multi_bg_artillery_may_start_on_the_table_alone_and_does_not_roll() {
+    let alone = with_start(all_in_reserve(), &[("art", "table")]);
+    let g = given(MULTI, alone.clone());
+    assert_eq!((kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves), (2, 6));
+    let g = g.then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    let t = g.state.turn.as_ref().unwrap();
+    assert!(!t.dice.contains_key("kg-max"), "kg-max rolled: {t:?}");
+    let facts = check(&given(MULTI, alone.clone()), begin("germans"), &[("command-dice:bg-hart", &[4, 4])]).unwrap();
+    assert_eq!(
+        rolled(&facts, "kg-max"),
+        Fact::CommandDiceNotRolled {
+            battle_group: "kg-max".into(),
+            side: "germans".into(),
+            active_pool: 2,
+            held_by_reserves: 6,
+            reason: NoRoll::AllInReserve,
+        }
+    );
+    // "When it enters a Command Group onto the table, it gains its Active
+    // Dice Pool (plus that unit's Command Dice) for use in subsequent turns."
+    let g = g.then(enter_reserve("1-kp"), &[]).then(json!({"type": "end-turn"}), &[]);
+    let facts =
+        check(&g, begin("germans"), &[("command-dice:kg-max", &[5, 4, 3]), ("command-dice:bg-hart", &[4, 4])]).unwrap();
+    assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 3, held_by_reserves: 5, .. }));
+    given(BASE, alone);
+}
+
+/// CN9's option reads the example's sentence as a rule: artillery starts on
+/// the table only with another of its battle group's command groups.
+#[test]
+fn with_artillery_waits_artillery_starts_on_the_table_only_with_another_group() {
     let alone = with_start(all_in_reserve(), &[("art", "table")]);
     assert_eq!(
-        load_error(MULTI, alone.clone()),
+        load_error(MULTI_ARTILLERY_WAITS, alone.clone()),
         "sides[0].battle_groups[0].command_groups[6].start: \"Its artillery is held in reserve until one command group enters the table.\": artillery starts on the table only with another of its battle group's command groups"
     );
-    given(BASE, alone);
-    given(MULTI, with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]));
+    given(MULTI_ARTILLERY_WAITS, with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]));
+    assert!(ruleset::inline_version("combat-hq@base+artillery-waits-for-a-command-group").is_err());
 }
 
 // ---------------------------------------------------------------- allocation
@@ -972,16 +1013,19 @@ fn under_base_a_group_entering_releases_no_die() {
     );
 }
 
-/// Multi-bg: "Its artillery is held in reserve until one command group enters
-/// the table."
+/// CN9: by default artillery enters from reserve like any command group;
+/// with `artillery-waits-for-a-command-group`, "Its artillery is held in
+/// reserve until one command group enters the table."
 #[test]
-fn under_multi_bg_artillery_waits_for_another_group_on_the_table() {
-    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+fn artillery_waits_for_another_group_on_the_table_only_under_the_option() {
+    let g = given(MULTI_ARTILLERY_WAITS, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     assert_eq!(
         check(&g, enter_reserve("art"), &[]).unwrap_err(),
-        "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\", and none of kg-max's other command groups is on the table"
+        "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of kg-max's other command groups is on the table"
     );
     let g = g.then(enter_reserve("pak"), &[]);
+    check(&g, enter_reserve("art"), &[]).unwrap();
+    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     check(&g, enter_reserve("art"), &[]).unwrap();
     let g = given(BASE, all_in_reserve()).then(
         begin("germans"),
