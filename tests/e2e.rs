@@ -782,6 +782,15 @@ fn formation_activation_options_under_diff() {
         1,
         "which the table did not roll (the die is unknown)",
     );
+    // FN2: two operations in one activation, then one (issue 14, item 11).
+    s.ok(&["run", fixture("formation-activation/two-operations.json").to_str().unwrap()]);
+    let out = s.run(&["diff", "two-operations", "--b", "+operations-per-activation=1", "--all"]);
+    failed_with(
+        &out,
+        1,
+        "every divergence in outcome, by turn:\nturn 1:\nseq 13 · decision 3 · turn 1: move to=0305 unit=m1-a",
+    );
+    failed_with(&out, 1, "B  REFUSED: m1-a has completed its operations in this activation (operations complete)");
     // F2 changes only bookkeeping.
     let same = s.run(&["diff", "three-turns", "--b", "formation-activation@1+leadership-adds-to-rating"]);
     assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
