@@ -340,7 +340,7 @@ fn a_refused_play_writes_nothing() {
     let decision = s.path("d.json");
     std::fs::write(&decision, "[\n  {\"type\": \"begin-turn\", \"first\": \"allies\"},\n  {\"type\": \"activate\", \"leader\": \"lt-vogel\"}\n]\n").unwrap();
     let out = s.run(&["play", "skips", decision.to_str().unwrap()]);
-    failed_with(&out, 2, "d.json:3: [1]: refused: it is allies's turn to activate a leader");
+    failed_with(&out, 2, "d.json:3: [1]: refused: it is for allies to activate a leader");
     assert_eq!(
         s.ok(&["verify", "skips"]),
         before,
