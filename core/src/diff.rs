@@ -362,7 +362,49 @@ struct Run {
     report: Report,
 }
 
+/// Folds what each version decided into its game, and says how the two
+/// compare: the states are read (and compared by their changes) only when
+/// the rolls and facts differ.
+fn compare(a: &mut Game, b: &mut Game, ran_a: &Ran, ran_b: &Ran) -> Verdict {
+    let facts_differ = matches!((ran_a, ran_b), (Ran::Decided(x), Ran::Decided(y)) if !same_events(x, y));
+    let before = facts_differ.then(|| (decided_state(a), decided_state(b)));
+    fold(a, ran_a);
+    fold(b, ran_b);
+    match (ran_a, ran_b, before) {
+        (Ran::Decided(_), Ran::Decided(_), None) => Verdict::Agree,
+        (Ran::Decided(x), Ran::Decided(y), Some((state_a, state_b))) => {
+            let same = verdicts(x) == verdicts(y)
+                && changes(&state_a, &decided_state(a)) == changes(&state_b, &decided_state(b));
+            if same {
+                Verdict::Reasoning
+            } else {
+                Verdict::Outcome
+            }
+        }
+        (Ran::Refused(x), Ran::Refused(y), _) if x == y => Verdict::Agree,
+        (Ran::Refused(_), Ran::Refused(_), _) => Verdict::Reasoning,
+        _ => Verdict::Outcome,
+    }
+}
+
 impl Run {
+    /// In a table game, the dice of a decision as the record's own rules
+    /// drew them (each pick with its cup); none in an open game.
+    fn recorded_dice(&mut self, body: &DecisionBody) -> Option<Vec<Drawn>> {
+        let record = self.record.as_mut()?;
+        Some(match record.decide_drawn(&body.decision, body.dice.as_ref(), None) {
+            Ok((events, drawn)) => {
+                record.adopt(&events);
+                drawn
+            }
+            Err(_) => {
+                // Cannot happen on a proven record; verify reports it if it does.
+                record.pass_decision();
+                Vec::new()
+            }
+        })
+    }
+
     /// One event of the record, just proven and folded into the record's game.
     fn see(&mut self, proven: &Game, event: &Event) {
         if event.kind != Kind::Decision {
@@ -372,47 +414,16 @@ impl Run {
             return; // verify has read it; it cannot be unreadable here
         };
         self.report.decisions += 1;
-        let recorded =
-            self.record.as_mut().map(|record| match record.decide_drawn(&body.decision, body.dice.as_ref(), None) {
-                Ok((events, drawn)) => {
-                    record.adopt(&events);
-                    drawn
-                }
-                Err(_) => {
-                    record.pass_decision();
-                    Vec::new()
-                }
-            });
+        let recorded = self.recorded_dice(&body);
         let (Some(a), Some(b)) = (self.a.as_mut(), self.b.as_mut()) else {
             return; // a version refused the scenario: nothing to compare
         };
         let ran_a = decide(a, &body, recorded.as_deref());
         let ran_b = decide(b, &body, recorded.as_deref());
-        self.report.refused_under_a += u64::from(matches!(ran_a, Ran::Refused(_)));
-        self.report.refused_under_b += u64::from(matches!(ran_b, Ran::Refused(_)));
-        let verdict = match (&ran_a, &ran_b) {
-            (Ran::Decided(x), Ran::Decided(y)) if same_events(x, y) => Verdict::Agree,
-            (Ran::Decided(x), Ran::Decided(y)) => {
-                let before = (decided_state(a), decided_state(b));
-                fold(a, &ran_a);
-                fold(b, &ran_b);
-                let same = verdicts(x) == verdicts(y)
-                    && changes(&before.0, &decided_state(a)) == changes(&before.1, &decided_state(b));
-                if same {
-                    Verdict::Reasoning
-                } else {
-                    Verdict::Outcome
-                }
-            }
-            (Ran::Refused(x), Ran::Refused(y)) if x == y => Verdict::Agree,
-            (Ran::Refused(_), Ran::Refused(_)) => Verdict::Reasoning,
-            _ => Verdict::Outcome,
-        };
-        if !matches!((&ran_a, &ran_b), (Ran::Decided(x), Ran::Decided(y)) if !same_events(x, y)) {
-            fold(a, &ran_a);
-            fold(b, &ran_b);
-        }
         let report = &mut self.report;
+        report.refused_under_a += u64::from(matches!(ran_a, Ran::Refused(_)));
+        report.refused_under_b += u64::from(matches!(ran_b, Ran::Refused(_)));
+        let verdict = compare(a, b, &ran_a, &ran_b);
         let keep = match verdict {
             Verdict::Agree => false,
             Verdict::Reasoning => {
