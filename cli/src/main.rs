@@ -9,6 +9,8 @@ mod commands;
 mod demo;
 mod diff;
 mod golden;
+mod pbem;
+mod serve;
 mod store;
 
 use std::process::ExitCode;

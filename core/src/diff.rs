@@ -180,6 +180,8 @@ pub enum DiffError {
     /// The record does not verify under its own rules: it is not diffed.
     #[error("{0}")]
     Unproven(VerifyFailure),
+    #[error("this is a sealed record: diff does not yet replay dice revealed turn by turn (verify it; diff an open or table record)")]
+    Sealed,
 }
 
 /// The game under `rules`: `Ok(Err(reason))` when `rules` refuses the
@@ -216,7 +218,7 @@ enum Ran {
 }
 
 fn decide(game: &Game, body: &DecisionBody, recorded: Option<&[Drawn]>) -> Ran {
-    match game.decide_drawn(&body.decision, body.dice.as_ref(), recorded) {
+    match game.decide_drawn(&body.decision, body.dice.as_ref(), body.by.as_deref(), recorded) {
         Ok((events, _)) => Ran::Decided(events),
         Err(Refusal::Violation(Violation::Dice(e))) => Ran::Refused(e.to_string()),
         Err(other) => Ran::Refused(other.to_string()),
@@ -245,7 +247,7 @@ fn outcome(game: &Game, ran: &Ran) -> Outcome {
                         rolls.push(format!("{} {}#{} = {}", r.die, r.label, r.index, r.value));
                     }
                     Kind::Fact => facts.push(game.narrate(e).trim().to_string()),
-                    Kind::Decision => {}
+                    Kind::Decision | Kind::Checkpoint | Kind::Reveal => {}
                 }
             }
             Outcome::Decided { rolls, facts }
@@ -392,7 +394,7 @@ impl Run {
     /// drew them (each pick with its cup); none in an open game.
     fn recorded_dice(&mut self, body: &DecisionBody) -> Option<Vec<Drawn>> {
         let record = self.record.as_mut()?;
-        Some(match record.decide_drawn(&body.decision, body.dice.as_ref(), None) {
+        Some(match record.decide_drawn(&body.decision, body.dice.as_ref(), body.by.as_deref(), None) {
             Ok((events, drawn)) => {
                 record.adopt(&events);
                 drawn
@@ -496,6 +498,11 @@ pub fn diff<E: Display>(
     let record = match header.mode {
         SeedMode::Table => Some(Game::open(header.clone()).expect("opened above")),
         SeedMode::Open => None,
+        // A sealed turn's dice are known only once the server reveals it, after
+        // the turn's decisions: diff would have to hold each turn back, as
+        // verify does. Until it does, it says so rather than compare
+        // decisions neither version could roll for.
+        SeedMode::Sealed => return Err(DiffError::Sealed),
     };
     let mut run = Run {
         a: game_a.ok(),

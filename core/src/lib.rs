@@ -14,14 +14,18 @@ pub mod digest;
 pub mod game;
 pub mod geometry;
 pub mod golden;
+pub mod keys;
 pub mod locate;
 pub mod log;
+pub mod pbem;
 pub mod record;
 pub mod rules;
 pub mod ruleset;
 pub mod rulesets;
 pub mod script;
+pub mod sealed;
 pub mod seed;
+pub mod words;
 
 pub use dice::{Dice, Die, Roll, Seed, TableDice};
 pub use digest::Digest;

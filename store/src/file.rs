@@ -3,7 +3,13 @@
 //! Reading streams: [`read`] parses the header and hands back an iterator
 //! that parses one line at a time, so a record of any length verifies in
 //! constant memory. Every line must end with a newline: a last line without
-//! one was cut short. Writing goes to a temporary file beside the target and
+//! one was cut short.
+//!
+//! Transport is not content: a record that went through email may come back
+//! with CRLF line ends and blank lines at its end. Those are taken off and
+//! counted ([`Events::normalised`]), so a command can say what it
+//! normalised; anything else (a blank line inside the record, a changed
+//! byte) is the content's and stays an error. Writing goes to a temporary file beside the target and
 //! is renamed into place, so a failed export leaves nothing half-written.
 
 use std::fs::File;
@@ -31,6 +37,37 @@ pub struct Events {
     reader: BufReader<File>,
     line: u64,
     done: bool,
+    normalised: Normalised,
+}
+
+/// Transport noise taken off a record while reading it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Normalised {
+    /// Lines that ended in CR LF.
+    pub crlf: u64,
+    /// Blank lines after the last line.
+    pub trailing_blank: u64,
+}
+
+impl Normalised {
+    /// "2,001 CRLF line ends and 2 blank lines at the end", or none.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.crlf > 0 {
+            parts.push(format!("{} CRLF line end(s)", self.crlf));
+        }
+        if self.trailing_blank > 0 {
+            parts.push(format!("{} blank line(s) at the end", self.trailing_blank));
+        }
+        (!parts.is_empty()).then(|| parts.join(" and "))
+    }
+}
+
+impl Events {
+    /// What was taken off so far (all of it, once the events are read).
+    pub fn normalised(&self) -> Normalised {
+        self.normalised
+    }
 }
 
 impl Iterator for Events {
@@ -41,29 +78,52 @@ impl Iterator for Events {
             return None;
         }
         let mut text = String::new();
-        self.line += 1;
-        match read_line(&self.path, &mut self.reader, self.line, &mut text) {
-            Ok(false) => {
-                self.done = true;
-                None
-            }
-            Ok(true) => Some(record::parse_event(&text).map_err(|e| FileError::Line {
-                path: self.path.display().to_string(),
-                line: self.line,
-                field: e.field,
-                message: e.message,
-            })),
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
+        let mut blank = 0;
+        loop {
+            self.line += 1;
+            text.clear();
+            match read_line(&self.path, &mut self.reader, self.line, &mut text, &mut self.normalised) {
+                Ok(false) => {
+                    self.done = true;
+                    self.normalised.trailing_blank += blank;
+                    return None;
+                }
+                Ok(true) if text.is_empty() => blank += 1,
+                Ok(true) if blank > 0 => {
+                    self.done = true;
+                    return Some(Err(FileError::Line {
+                        path: self.path.display().to_string(),
+                        line: self.line - blank,
+                        field: "$".into(),
+                        message: "a blank line inside the record: lines were removed or the record was edited".into(),
+                    }));
+                }
+                Ok(true) => {
+                    return Some(record::parse_event(&text).map_err(|e| FileError::Line {
+                        path: self.path.display().to_string(),
+                        line: self.line,
+                        field: e.field,
+                        message: e.message,
+                    }))
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
             }
         }
     }
 }
 
-/// Reads one newline-terminated line into `text` (without the newline).
-/// `Ok(false)` at the end of the file.
-fn read_line(path: &Path, reader: &mut impl BufRead, line: u64, text: &mut String) -> Result<bool, FileError> {
+/// Reads one newline-terminated line into `text` (without the newline, or a
+/// CR before it, which is counted). `Ok(false)` at the end of the file.
+fn read_line(
+    path: &Path,
+    reader: &mut impl BufRead,
+    line: u64,
+    text: &mut String,
+    normalised: &mut Normalised,
+) -> Result<bool, FileError> {
     let n = reader.read_line(text).map_err(|e| FileError::Line {
         path: path.display().to_string(),
         line,
@@ -82,6 +142,10 @@ fn read_line(path: &Path, reader: &mut impl BufRead, line: u64, text: &mut Strin
         });
     }
     text.pop();
+    if text.ends_with('\r') {
+        text.pop();
+        normalised.crlf += 1;
+    }
     Ok(true)
 }
 
@@ -90,7 +154,8 @@ pub fn read(path: &Path) -> Result<(Header, Events), FileError> {
     let file = File::open(path).map_err(|e| io(path, e))?;
     let mut reader = BufReader::new(file);
     let mut text = String::new();
-    if !read_line(path, &mut reader, 1, &mut text)? {
+    let mut normalised = Normalised::default();
+    if !read_line(path, &mut reader, 1, &mut text, &mut normalised)? {
         return Err(FileError::Line {
             path: path.display().to_string(),
             line: 1,
@@ -104,7 +169,7 @@ pub fn read(path: &Path) -> Result<(Header, Events), FileError> {
         field: e.field,
         message: e.message,
     })?;
-    Ok((header, Events { path: path.to_path_buf(), reader, line: 1, done: false }))
+    Ok((header, Events { path: path.to_path_buf(), reader, line: 1, done: false, normalised }))
 }
 
 /// Writes a record: the header and every event, via a temporary file renamed
