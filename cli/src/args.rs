@@ -154,6 +154,31 @@ pub enum Command {
         after_help = "Example:\n  rollcall simulate fixtures/leader-activation/rally.json --b +natural-6-rallies --games 1000\n  rollcall simulate scenario.json --a combat-hq@base --b combat-hq@multi-bg --games 500 --policy longest-chain --keep sims\n\nExit 0 when no measure differs significantly, 1 when one does, 2 on bad input."
     )]
     Simulate(crate::simulate::SimulateArgs),
+    /// Write a game as one self-contained HTML page that steps through it and draws the table.
+    #[command(
+        after_help = "Example:\n  rollcall view rally -o rally.html --bookmark '14:the failed rally'\n  rollcall view showcase.jsonl --diff --b combat-hq@multi-bg\n\nThe page needs no network and embeds the record. Exit 1 (the page is still written) when the record does not verify."
+    )]
+    View {
+        /// A game id in the store, or a record file (.jsonl).
+        target: String,
+        /// The page to write (default: GAME.html in the current directory).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// A named step: SEQ:label (repeat).
+        #[arg(long = "bookmark", value_name = "SEQ:LABEL")]
+        bookmarks: Vec<crate::view::Bookmark>,
+        /// Show the record's decisions under two rule versions, side by side.
+        #[arg(long, requires = "b")]
+        diff: bool,
+        /// With --diff, version A (default: the record's own).
+        #[arg(long, requires = "diff")]
+        a: Option<String>,
+        /// With --diff, version B: as for `diff --b`.
+        #[arg(long, requires = "diff")]
+        b: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a stored game to a record file (JSON Lines).
     #[command(after_help = "Example:\n  rollcall export rally -o rally.jsonl")]
     Export {

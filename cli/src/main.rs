@@ -13,6 +13,7 @@ mod pbem;
 mod serve;
 mod simulate;
 mod store;
+mod view;
 
 use std::process::ExitCode;
 

@@ -51,6 +51,7 @@ fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Shared>)
         ("/games/{id}/record", &["get"], get(record)),
         ("/games/{id}/turn", &["get"], get(turn)),
         ("/games/{id}/verify", &["get"], get(verify)),
+        ("/games/{id}/view", &["get"], get(view)),
     ]
 }
 
@@ -261,6 +262,11 @@ async fn turn(
 ) -> Result<Response, ApiError> {
     let text = blocking(move || s.turn(&id, since.since)).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+async fn view(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let html = blocking(move || s.view(&id)).await?;
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
 }
 
 async fn verify(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {

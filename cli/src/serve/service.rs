@@ -554,6 +554,17 @@ impl Service {
         Ok(file.armour())
     }
 
+    /// `GET /games/{id}/view`: the game as one self-contained HTML page
+    /// (the page `rollcall view` writes).
+    pub fn view(&self, game: &str) -> Result<String, ApiError> {
+        self.require_live(game)?;
+        let header = self.log.header(game).map_err(storage)?;
+        let events: Vec<Event> =
+            self.log.events(game, 1).map_err(storage)?.collect::<Result<_, _>>().map_err(storage)?;
+        crate::view::render(&header, &events, &crate::view::ViewOptions::default())
+            .map_err(|e| ApiError::new(500, "view", e.to_string()))
+    }
+
     /// `GET /games/{id}/verify`.
     pub fn verify(&self, game: &str) -> Result<(Verified, Header), ApiError> {
         self.require_live(game)?;
