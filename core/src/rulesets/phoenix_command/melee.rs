@@ -29,7 +29,7 @@ pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Opti
         refuse!("{} has no Melee Attack Value in the scenario", f.id);
     }
     if let Some(to) = move_to {
-        let allowance = f.standard_move_tenths;
+        let allowance = f.standard_move(&state.config);
         if !f.at.within(to, allowance) {
             refuse!(
                 "{} cannot move from {} to {to} to attack: that is {} and a standard move is {}",
@@ -75,7 +75,7 @@ pub(super) fn respond(
         refuse!("{} escapes without moving now (melee-escape-without-moving): \"If the target survives this attack, the target can then perform actions normally\" — he moves on his own unit's CP", target.id);
     }
     if let Some(to) = escape_to {
-        let allowance = target.standard_move_tenths;
+        let allowance = target.standard_move(&state.config);
         if !target.at.within(to, allowance) {
             refuse!(
                 "{} cannot escape to {to}: that is {} and a standard move is {}",

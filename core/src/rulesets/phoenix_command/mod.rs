@@ -200,9 +200,12 @@ pub struct Figure {
     pub command_rating: Option<i64>,
     /// The distance this figure's unit must stay within if he leads it (P8).
     pub command_distance_tenths: u64,
-    /// His standard move: "twice the figure's standard move" (N51); the
-    /// scenario's, else the constant `standard-move-tenths`.
-    pub standard_move_tenths: u64,
+    /// His own standard move, if the scenario gives one: "twice the
+    /// figure's standard move" (N51). Without it, the constant
+    /// `standard-move-tenths` (kept in the config alone: see
+    /// [`Figure::standard_move`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard_move_tenths: Option<u64>,
     pub morale: Morale,
     /// Began the battle Fanatical: "can never be changed to a Bold or Shaken morale state".
     pub fanatic: bool,
@@ -229,6 +232,11 @@ pub struct Figure {
 impl Figure {
     pub fn in_play(&self) -> bool {
         self.removed.is_none()
+    }
+
+    /// His standard move (N51): his own, else the constant.
+    pub fn standard_move(&self, config: &Config) -> u64 {
+        self.standard_move_tenths.unwrap_or(config.standard_move_tenths)
     }
 }
 

@@ -192,7 +192,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
     let sides = check_sides(&s)?;
     let index = organisation_index(&s)?;
     let org_sides = organisation_sides(&s, &index, &sides)?;
-    let mut figures = build_figures(&s, &index, &org_sides, &config)?;
+    let mut figures = build_figures(&s, &index, &org_sides)?;
     let organisations = build_organisations(&s, &index, &org_sides, &figures)?;
     assign_units(&s, &index, &mut figures)?;
     let units = build_units(&s, &organisations, &figures)?;
@@ -326,7 +326,6 @@ fn build_figures(
     s: &Scenario,
     index: &BTreeMap<&str, usize>,
     org_sides: &[String],
-    config: &Config,
 ) -> Result<BTreeMap<String, Figure>, ScenarioError> {
     let mut figures: BTreeMap<String, Figure> = BTreeMap::new();
     for (i, f) in s.figures.iter().enumerate() {
@@ -371,7 +370,7 @@ fn build_figures(
             troop_quality: f.troop_quality,
             command_rating: f.command_rating,
             command_distance_tenths: f.command_distance_tenths.unwrap_or(s.command_distance_tenths),
-            standard_move_tenths: f.standard_move_tenths.unwrap_or(config.standard_move_tenths),
+            standard_move_tenths: f.standard_move_tenths,
             morale: f.morale,
             fanatic: f.morale == Morale::Fanatical,
             at: f.at,

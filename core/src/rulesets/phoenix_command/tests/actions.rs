@@ -292,7 +292,8 @@ fn an_action_made_impossible_by_an_earlier_actions_dice_is_void() {
 fn each_figure_has_his_own_standard_move() {
     let s = with_figure(unit_of_four(), "a-1", "standard_move_tenths", json!(40));
     let g = spending(s, &[]);
-    assert_eq!((g.state.figures["a-1"].standard_move_tenths, g.state.figures["a-2"].standard_move_tenths), (40, 60));
+    let moves = |id: &str| g.state.figures[id].standard_move(&g.state.config);
+    assert_eq!((moves("a-1"), moves("a-2")), (40, 60));
     let e = refusal(check(&g, act(json!({"type": "move", "figure": "a-1", "to": [20, 50]})), &[]));
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 50): that is 5.0\" and a standard move is 4.0\"");
     let e = refusal(check(&g, act(json!({"type": "double-time", "figure": "a-1", "to": [20, 90]})), &[]));
