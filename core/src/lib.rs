@@ -7,6 +7,7 @@
 //! **Invariant:** this crate does no I/O: no files, no clocks, no thread-local
 //! randomness. Callers read and write; this crate computes.
 
+pub mod bounds;
 pub mod canon;
 pub mod dice;
 pub mod diff;
@@ -22,6 +23,8 @@ pub mod ruleset;
 pub mod rulesets;
 pub mod script;
 pub mod seed;
+pub mod strict;
+pub mod text;
 
 pub use dice::{Dice, Die, Roll, Seed, TableDice};
 pub use digest::Digest;

@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::Bound;
 use crate::dice::Dice;
 use crate::rules::{RuleVersion, Setting, VersionSpec};
 use crate::ruleset::{Ruleset, ScenarioError, Violation};
@@ -56,6 +57,13 @@ pub struct FormationSetup {
     #[serde(default = "one")]
     pub chits: u32,
 }
+
+/// The ranges of the scenario's ratings (every other number: ±10⁹).
+pub const SCENARIO_BOUNDS: &[Bound] = &[
+    Bound::new("formations[].morale", 0, 20),
+    Bound::new("formations[].leadership", 0, 20),
+    Bound::new("formations[].command_radius_hexes", 0, 200),
+];
 
 fn one() -> u32 {
     1
@@ -450,13 +458,15 @@ pub fn versions() -> Vec<VersionSpec> {
                 1,
                 "\"Out-of-command units add one to the 2d6 roll.\"",
                 "What an out-of-command unit adds to its 2d6 rally roll.",
-            ),
+            )
+            .range(-12, 12),
             Setting::constant(
                 "operations-per-activation",
                 1,
                 TWO_MARKERS,
                 "How many operations (move, fire, assault) a unit conducts in one activation of its formation before it is marked operations complete.",
-            ),
+            )
+            .range(1, 100),
         ],
     }]
 }
@@ -468,6 +478,10 @@ impl Ruleset for FormationActivation {
     type State = State;
     type Decision = Decision;
     type Fact = Fact;
+
+    fn scenario_bounds() -> Vec<Bound> {
+        SCENARIO_BOUNDS.to_vec()
+    }
 
     fn versions() -> Vec<VersionSpec> {
         versions()

@@ -493,7 +493,7 @@ pub(super) fn rout(
     if !u.rout_due {
         refuse!("{unit} is not routing");
     }
-    let allowance = state.config.standard_move_tenths * state.config.double_time_multiplier;
+    let allowance = state.config.standard_move_tenths.saturating_mul(state.config.double_time_multiplier);
     for (id, to) in moves {
         let f = decide::figure(state, id)?;
         if f.unit != unit || !f.in_play() {

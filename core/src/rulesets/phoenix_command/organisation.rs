@@ -122,7 +122,7 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
         "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
     )?;
     let per = state.config.consolidation_cp_per_sub_unit;
-    let cost = per * subs.len() as u32;
+    let cost = per.saturating_mul(u32::try_from(subs.len()).unwrap_or(u32::MAX));
     refuse_short_of_cp(
         u,
         cost,
@@ -208,7 +208,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
             contact: u.contact.clone(),
         });
     }
-    let cost = state.config.detachment_cp_per_unit * detached.len() as u32;
+    let cost = state.config.detachment_cp_per_unit.saturating_mul(u32::try_from(detached.len()).unwrap_or(u32::MAX));
     refuse_short_of_cp(u, cost, &format!("detaching {} (\"1 CP per unit detached\")", list(subs)))?;
     facts.push(Fact::Detached { unit: u.id.clone(), detached, cost, cp_before: u.cp, cp_after: u.cp - cost });
     Ok(())
@@ -400,7 +400,7 @@ pub(super) fn reorganise(
         &pool,
         "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
     )?;
-    let cost = state.config.reorganisation_cp_per_sub_unit * teams_count;
+    let cost = state.config.reorganisation_cp_per_sub_unit.saturating_mul(teams_count);
     refuse_short_of_cp(
         u,
         cost,
