@@ -41,7 +41,7 @@ fn load_and_diff(
         let report = diff(&header, events, &a, &b, all).map_err(|e| Fail(format!("{target}: {e}")))?;
         Ok((header, report))
     } else {
-        let log = store::open(db)?;
+        let log = store::open_read(db)?;
         let header = log.header(target)?;
         let (a, b) = resolve(&header)?;
         let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> = log.events(target, 1)?;
@@ -111,7 +111,7 @@ pub fn run(
             "state_diff_at_end": state_diff("at the end", &report.at_end),
             "summary": report.summary(),
         });
-        println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+        crate::commands::print_json(&value);
         return Ok(code);
     }
     print_report(&header.game, &report, all);
@@ -121,31 +121,31 @@ pub fn run(
 /// The human report: what B changes, the first (or every) divergence, the
 /// state diffs, the summary.
 pub fn print_report(game: &str, report: &Report, all: bool) {
-    println!("diff of {game}: A = {}, B = {}", report.a, report.b);
+    say!("diff of {game}: A = {}, B = {}", report.a, report.b);
     if report.settings.is_empty() {
-        println!("B has the same settings as A");
+        say!("B has the same settings as A");
     } else {
         let changes: Vec<String> = report.settings.iter().map(|(n, a, b)| format!("{n} {a} → {b}")).collect();
-        println!("B changes: {}", changes.join(", "));
+        say!("B changes: {}", changes.join(", "));
     }
     if let Some(first) = report.divergences.first() {
         if all {
             let mut turn = None;
-            println!("\nevery divergence, by turn:");
+            say!("\nevery divergence, by turn:");
             for d in &report.divergences {
                 if turn != Some(d.turn) {
-                    println!("turn {}:", d.turn);
+                    say!("turn {}:", d.turn);
                     turn = Some(d.turn);
                 }
-                print!("{}", divergence_text(d));
+                show!("{}", divergence_text(d));
             }
         } else {
-            print!("\nfirst divergence: {}", divergence_text(first));
+            show!("\nfirst divergence: {}", divergence_text(first));
         }
         if let Some(states) = &report.at_first {
-            print!("\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
+            show!("\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
         }
-        print!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
+        show!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
     }
-    println!("\n{}", report.summary());
+    say!("\n{}", report.summary());
 }
