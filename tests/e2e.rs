@@ -990,7 +990,11 @@ fn a_second_process_waits_for_the_store_then_names_the_holder() {
     let mut holder =
         s.cmd().args(["play", "skips", "-", "--stream"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     let mut stdin = holder.stdin.take().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Once it acknowledges a decision, it holds the store.
+    stdin.write_all(b"{\"type\":\"move\",\"piece\":\"piat\",\"to\":[1,0]}\n").unwrap();
+    let mut ack = String::new();
+    BufReader::new(holder.stdout.take().unwrap()).read_line(&mut ack).unwrap();
+    assert!(ack.starts_with("ok "), "{ack}");
     let out = s.run(&["games", "--wait", "0"]);
     failed_with(&out, 2, "is in use by another rollcall process");
     failed_with(&out, 2, "pass --wait SECONDS to wait longer");
@@ -999,7 +1003,6 @@ fn a_second_process_waits_for_the_store_then_names_the_holder() {
     let waiting =
         s.cmd().args(["games", "--wait", "60"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(500));
-    stdin.write_all(b"").unwrap();
     drop(stdin);
     assert!(holder.wait().unwrap().success());
     let out = waiting.wait_with_output().unwrap();

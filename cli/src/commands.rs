@@ -98,7 +98,7 @@ fn run_script(
             if json {
                 lines.push(event_json(&game, e));
             } else {
-                say!("{}", game.narrate(e));
+                say!("{}", text::escape(&game.narrate(e)));
             }
         }
         batch.extend(events);
@@ -278,7 +278,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         );
     } else {
         for e in &events {
-            say!("{}", game.narrate(e));
+            say!("{}", text::escape(&game.narrate(e)));
         }
         say!("head {}", game.head());
     }
@@ -290,7 +290,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
 fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
-    let reader: Box<dyn BufRead> = if source == "-" {
+    let mut reader: Box<dyn BufRead> = if source == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
         Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
@@ -298,7 +298,6 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
     let log = store::open(db)?;
     let mut game = open_game(&log, id, None)?;
     let mut stdout = std::io::stdout();
-    let mut reader = reader;
     let mut offset = 0u64;
     let mut bytes = Vec::new();
     for i in 0.. {
@@ -346,7 +345,7 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Resu
         if json {
             out.push(event_json(g, e));
         } else {
-            say!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), g.narrate(e).trim_start());
+            say!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), text::escape(g.narrate(e).trim_start()));
         }
     })?;
     if json {
@@ -405,7 +404,7 @@ fn replay(
         if json {
             lines.push(event_json(g, e));
         } else {
-            say!("{}", g.narrate(e));
+            say!("{}", text::escape(&g.narrate(e)));
         }
     })?;
     if json {
@@ -579,7 +578,8 @@ fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> 
         let head = log.head(&id)?;
         rows.push(json!({"game": id, "rules": header.rules.label(), "mode": header.mode, "events": head.seq, "head": head.hash.to_string()}));
         if !json {
-            say!("{id:<24} {:<28} {:>6} events  head {}", header.rules.label(), head.seq, head.hash.short());
+            let (shown, label) = (text::escape(&id), header.rules.label());
+            say!("{shown:<24} {:<28} {:>6} events  head {}", text::escape(&label), head.seq, head.hash.short());
         }
     }
     if json {
