@@ -5,6 +5,8 @@
 
 - script: every fixture script;
 - record_line, header: the lines of every fixture's exported record;
+- turn_file: the three turn files of the README's play-by-email game, and
+  their bare payloads;
 - house_rules: a house-rules file per rule version, with every setting at its
   default, and the inline form of the same;
 - json.dict, a libFuzzer dictionary: JSON tokens, edge numbers, and every key
@@ -14,7 +16,7 @@
   a line, after the two bytes the target reads (which fixture, how many of
   its decisions to play first), from nine points of the game.
 """
-import glob, hashlib, json, os, subprocess, sys, tempfile
+import base64, glob, hashlib, json, os, subprocess, sys, tempfile
 
 rollcall, corpus = sys.argv[1], sys.argv[2]
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -43,6 +45,32 @@ with tempfile.TemporaryDirectory() as tmp:
         put("header", lines[0])
         for line in lines[1:]:
             put("record_line", line)
+
+# turn_file: the turn files (armoured, and their bare JSON payloads) of the
+# README's play-by-email game.
+with tempfile.TemporaryDirectory() as tmp:
+    def rc(db, *args):
+        return subprocess.run([rollcall, "--db", os.path.join(tmp, db), *args], check=True, capture_output=True)
+    tom, jerry = os.path.join(tmp, "tom.key"), os.path.join(tmp, "jerry.key")
+    rc("tom", "keygen", "-o", tom)
+    rc("jerry", "keygen", "-o", jerry)
+    invite, accept = os.path.join(tmp, "invite.txt"), os.path.join(tmp, "accept.txt")
+    rc("tom", "pbem", "invite", "--rules", "leader-activation@1", "--scenario",
+       os.path.join(root, "examples", "pbem", "scenario.json"), "--side", "allies", "--key", tom, "--game", "friday",
+       "-o", invite)
+    rc("jerry", "pbem", "accept", invite, "--key", jerry, "-o", accept)
+    rc("tom", "pbem", "start", accept, "--key", tom)
+    for n, (db, key, other, play) in enumerate([("tom", tom, "jerry", "allies-1.json"),
+                                                ("jerry", jerry, "tom", "axis-1.json"),
+                                                ("tom", tom, "jerry", "allies-2.json")]):
+        rc(db, "play", "friday", os.path.join(root, "examples", "pbem", play))
+        turn = os.path.join(tmp, f"turn-{n}.txt")
+        rc(db, "turn", "export", "friday", "--key", key, "-o", turn)
+        rc(other, "turn", "apply", turn)
+        text = open(turn, "rb").read()
+        put("turn_file", text)
+        body = b"".join(l.strip() for l in text.split(b"\n\n", 1)[1].split(b"\n") if not l.startswith(b"-----"))
+        put("turn_file", base64.b64decode(body + b"=" * (-len(body) % 4)))
 
 rulesets = json.loads(subprocess.run([rollcall, "rules", "list", "--json"], check=True, capture_output=True).stdout)
 for r in rulesets["rulesets"]:

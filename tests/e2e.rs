@@ -969,6 +969,8 @@ fn a_reader_on_a_missing_store_says_so_and_creates_nothing() {
         &["verify", "rally"],
         &["export", "rally", "-o", "-"],
         &["diff", "rally", "--b", "+natural-6-rallies"],
+        &["view", "rally", "-o", "-"],
+        &["fork", "show", "rally"],
     ] {
         let out = s.run(args);
         failed_with(&out, 2, &format!("no store at {}: nothing was ever stored there", s.db().display()));
@@ -1108,5 +1110,70 @@ fn invalid_utf8_is_reported_with_line_and_byte_offset() {
         &s.run(&["verify", record.to_str().unwrap()]),
         1,
         &format!("skips.jsonl:5: $: not UTF-8 text: byte 0xfe at byte offset {at} (column 11)"),
+    );
+}
+
+/// Issue 13.2, for `view -o`: the page goes through an unpredictably named
+/// temporary file; a link planted at the old fixed path is not followed.
+#[test]
+fn view_does_not_follow_a_link_planted_at_its_temporary_path() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let victim = s.path("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&victim, s.path(".page.html.partial")).unwrap();
+    let page = s.path("page.html");
+    s.ok(&["view", "skips", "-o", page.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n", "view wrote through the planted link");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<html"), "no page written");
+    let left: Vec<_> = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial") && n != ".page.html.partial")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issues 13.4 and 13.11 for play by email: a scenario given to `pbem
+/// invite` is read strictly, and a turn file that is not UTF-8 is refused
+/// naming its line and byte offset.
+#[test]
+fn play_by_email_inputs_are_read_strictly() {
+    let s = Store::new();
+    let key = s.path("tom.key");
+    s.ok(&["keygen", "-o", key.to_str().unwrap()]);
+    let text = std::fs::read_to_string(root().join("examples/pbem/scenario.json")).unwrap();
+    let scenario = s.path("scenario.json");
+    std::fs::write(&scenario, format!("{}\n[]\n", text.trim_end())).unwrap();
+    let invite = |scenario: &std::path::Path| {
+        s.run(&[
+            "pbem",
+            "invite",
+            "--rules",
+            "leader-activation@1",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--side",
+            "allies",
+            "--key",
+            key.to_str().unwrap(),
+            "--game",
+            "friday",
+            "-o",
+            s.path("invite.txt").to_str().unwrap(),
+        ])
+    };
+    let line = text.trim_end().lines().count() + 1;
+    failed_with(&invite(&scenario), 2, &format!("scenario.json:{line}: $: text after the end of the JSON value"));
+    let twice = text.replacen('{', "{\"units\": [],", 1);
+    std::fs::write(&scenario, &twice).unwrap();
+    failed_with(&invite(&scenario), 2, "scenario.json:44: units: the key \"units\" is given twice in one object");
+    assert!(!s.path("invite.txt").exists());
+    let turn = s.path("turn.txt");
+    std::fs::write(&turn, b"-----BEGIN ROLLCALL TURN-----\nGame: fr\xffiday\n").unwrap();
+    failed_with(
+        &s.run(&["turn", "apply", turn.to_str().unwrap()]),
+        2,
+        "turn.txt:2: $: not UTF-8 text: byte 0xff at byte offset 38 (column 9)",
     );
 }

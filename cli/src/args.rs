@@ -69,7 +69,7 @@ pub enum Command {
     },
     /// Make one decision (or a JSON array of them) in a stored game.
     #[command(
-        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl"
+        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
     )]
     Play {
         game: String,
@@ -79,6 +79,12 @@ pub enum Command {
         /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
         #[arg(long)]
         stream: bool,
+        /// Decide through a dice server (`rollcall serve`) instead of this store.
+        #[arg(long, value_name = "URL", requires = "token")]
+        server: Option<String>,
+        /// Your side's token for the server (given once, when the game was made).
+        #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
+        token: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -116,9 +122,11 @@ pub enum Command {
         json: bool,
     },
     /// Verify a stored game or a record file: seeds, legality, facts and chain.
-    #[command(after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…")]
+    #[command(
+        after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…\n  rollcall verify http://club.example:7878/games/friday/record"
+    )]
     Verify {
-        /// A game id in the store, or a record file (.jsonl).
+        /// A game id in the store, a record file (.jsonl), or a record's URL on a dice server.
         target: String,
         /// Also demand that the record ends at this head hash.
         #[arg(long, value_name = "HASH")]
@@ -146,6 +154,31 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a game as one self-contained HTML page that steps through it and draws the table.
+    #[command(
+        after_help = "Example:\n  rollcall view rally -o rally.html --bookmark '14:the failed rally'\n  rollcall view showcase.jsonl --diff --b combat-hq@multi-bg\n\nThe page needs no network and embeds the record. Exit 1 (the page is still written) when the record does not verify."
+    )]
+    View {
+        /// A game id in the store, or a record file (.jsonl).
+        target: String,
+        /// The page to write (default: GAME.html in the current directory).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// A named step: SEQ:label (repeat).
+        #[arg(long = "bookmark", value_name = "SEQ:LABEL")]
+        bookmarks: Vec<crate::view::Bookmark>,
+        /// Show the record's decisions under two rule versions, side by side.
+        #[arg(long, requires = "b")]
+        diff: bool,
+        /// With --diff, version A (default: the record's own).
+        #[arg(long, requires = "diff")]
+        a: Option<String>,
+        /// With --diff, version B: as for `diff --b`.
+        #[arg(long, requires = "diff")]
+        b: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a stored game to a record file (JSON Lines).
     #[command(
         after_help = "Example:\n  rollcall export rally -o rally.jsonl\n  rollcall export rally -o - | gzip > rally.jsonl.gz"
@@ -162,10 +195,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Verify a record file and store it as a game.
-    #[command(after_help = "Example:\n  rollcall import rally.jsonl")]
+    /// Verify a record file and store it as a game (or extend the stored game).
+    #[command(
+        after_help = "Example:\n  rollcall import rally.jsonl\n  rollcall import friday.jsonl --key allies.key\n\nA record of a game the store has must agree with it and may extend it; one that parts from it is a fork, kept as evidence (exit 1)."
+    )]
     Import {
         file: PathBuf,
+        /// In a play-by-email game: take up your side again, proven by your
+        /// secret key (a new machine, a lost store).
+        #[arg(long)]
+        key: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -181,9 +220,150 @@ pub enum Command {
     /// Check fixtures against their golden outputs, or rewrite them.
     #[command(subcommand)]
     Golden(GoldenCommand),
+    /// Make a side's key pair for play by email (ed25519).
+    #[command(
+        after_help = "Example:\n  rollcall keygen -o allies.key\n\nThe key file is created readable by you only; the public key is printed (and is also in the file)."
+    )]
+    Keygen {
+        /// Where to write the secret key (refused if the file exists).
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start a play-by-email game: invite, accept, start.
+    #[command(subcommand)]
+    Pbem(PbemCommand),
+    /// Exchange turns of a play-by-email game: export yours, apply the opponent's.
+    #[command(subcommand)]
+    Turn(TurnCommand),
+    /// Show the forks of a game kept as evidence (two different turns on one head).
+    #[command(subcommand)]
+    Fork(ForkCommand),
+    /// Run the sealed dice server and referee (HTTP/JSON) on this store.
+    #[command(
+        after_help = "Example:\n  rollcall serve\n  rollcall serve --addr 0.0.0.0:7878 --db /var/lib/rollcall\n\nLoopback only unless --addr says otherwise. One log line per request on standard error.\nThe API is described at /openapi.json (docs/openapi.json)."
+    )]
+    Serve {
+        /// Where to listen.
+        #[arg(long, default_value = "127.0.0.1:7878")]
+        addr: String,
+        /// How many sealed turns each new game's chain holds.
+        #[arg(long, default_value_t = rollcall_core::sealed::DEFAULT_LENGTH)]
+        turns: u64,
+    },
     /// Play, replay and verify a game, then catch a tampered die.
     #[command(after_help = "Example:\n  rollcall demo\n  rollcall demo --db /tmp/demo-db")]
     Demo,
+}
+
+#[derive(Debug, Subcommand)]
+#[command(
+    after_help = "Example (two players, each with a store and a key):\n  tom$   rollcall pbem invite --rules leader-activation@1 --scenario s.json --side allies --key allies.key --game friday -o invite.txt\n  jerry$ rollcall pbem accept invite.txt --key axis.key -o accept.txt\n  tom$   rollcall pbem start accept.txt --key allies.key\n  tom$   rollcall play friday decisions.json && rollcall turn export friday --key allies.key -o turn-1.txt"
+)]
+pub enum PbemCommand {
+    /// Invite an opponent: your terms, your side and key, and a commitment to
+    /// your seed share (the share stays secret in your store until `start`).
+    #[command(
+        after_help = "Example:\n  rollcall pbem invite --rules leader-activation@1 --scenario s.json --side allies --key allies.key --game friday -o invite.txt"
+    )]
+    Invite {
+        /// A rule version (`ruleset@version[+option]…`) or a house-rules JSON file.
+        #[arg(long)]
+        rules: String,
+        /// The scenario JSON file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// The side you play.
+        #[arg(long)]
+        side: String,
+        /// Your secret key file (rollcall keygen).
+        #[arg(long)]
+        key: PathBuf,
+        /// The game id (default: a random one).
+        #[arg(long)]
+        game: Option<String>,
+        /// Where to write the invitation (- for standard output).
+        #[arg(short, long)]
+        output: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer an invitation: take the other side, with your key and your seed share.
+    #[command(after_help = "Example:\n  rollcall pbem accept invite.txt --key axis.key -o accept.txt")]
+    Accept {
+        /// The invitation (a file, or - for standard input; pasted email text is fine).
+        invite: String,
+        /// Your secret key file (rollcall keygen).
+        #[arg(long)]
+        key: PathBuf,
+        /// Where to write the answer (- for standard output).
+        #[arg(short, long)]
+        output: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start the game from the answer: your share is revealed in the game's
+    /// header, which your first turn file carries to the opponent.
+    #[command(after_help = "Example:\n  rollcall pbem start accept.txt --key allies.key")]
+    Start {
+        /// The answer (a file, or - for standard input).
+        accept: String,
+        /// Your secret key file.
+        #[arg(long)]
+        key: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TurnCommand {
+    /// Sign your turn and write the events your opponent has not acknowledged.
+    #[command(
+        after_help = "Example:\n  rollcall turn export friday --key allies.key -o turn-3.txt\n  rollcall turn export friday --key allies.key -o - | mail -s 'friday, turn 3' jerry@example.org"
+    )]
+    Export {
+        game: String,
+        /// Your secret key file.
+        #[arg(long)]
+        key: PathBuf,
+        /// Where to write the turn file (- for standard output).
+        #[arg(short, long)]
+        output: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Fetch what your store lacks of a game on a dice server, verified, as a turn file the server signs.
+    #[command(after_help = "Example:\n  rollcall turn fetch http://club.example:7878 friday")]
+    Fetch {
+        /// The server's address.
+        url: String,
+        game: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify the opponent's turn file and add it to your game, narrated.
+    #[command(
+        after_help = "Example:\n  rollcall turn apply turn-3.txt\n  rollcall turn apply - < email.txt\n\nExit 1 when the turn does not verify or forks the game (the fork is kept: rollcall fork show GAME); 2 when it does not fit (out of order, unknown game)."
+    )]
+    Apply {
+        /// The turn file (a file, or - for standard input; pasted or quoted email text is fine).
+        turn: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ForkCommand {
+    /// Both branches of every fork kept for a game, with hashes and signatures.
+    #[command(after_help = "Example:\n  rollcall fork show friday")]
+    Show {
+        game: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

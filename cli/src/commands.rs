@@ -5,10 +5,11 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use rollcall_core::game::{verify_each, Game, Verified, VerifyFailure};
+use rollcall_core::game::{verify_each, Game, Verified, Verifier, VerifyFailure};
 use rollcall_core::locate::line_of;
 use rollcall_core::log::{open_game, open_game_with, EventLog};
-use rollcall_core::record::{Event, Header, Party, SeedMode};
+use rollcall_core::pbem::exchange;
+use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::rules::{HouseRules, RuleVersion, SettingKind, VersionSpec};
 use rollcall_core::ruleset::{self, Refusal};
 use rollcall_core::script::{split_dice, valid_game_id, RulesRef, Script};
@@ -26,21 +27,32 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::New { rules, scenario, game, parties, table, json } => {
             new(db, &rules, &scenario, game, parties, table, json)
         }
-        Command::Play { game, decision, stream: true, json } => play_stream(db, &game, &decision, json),
-        Command::Play { game, decision, stream: false, json } => play(db, &game, &decision, json),
+        Command::Play { game, decision, server: Some(url), token, json, .. } => {
+            crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, json)
+        }
+        Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, json),
+        Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
+        Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, json } => log(db, &game, from, json),
         Command::State { game, at, json } => state(db, &game, at, json),
         Command::Replay { game, step, to, json } => replay(db, &game, step, to, json),
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
+        Command::View { target, output, bookmarks, diff, a, b, json } => {
+            crate::view::run(db, &target, output, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
+        }
         Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
-        Command::Import { file, json } => import(db, &file, json),
+        Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
         Command::Games { json } => games(db, json),
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
         Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
         Command::Demo => crate::demo::run(db),
+        Command::Keygen { output, json } => crate::pbem::keygen(&output, json),
+        Command::Pbem(c) => crate::pbem::pbem(db, c),
+        Command::Turn(c) => crate::pbem::turn(db, c),
+        Command::Fork(c) => crate::pbem::fork(db, c),
     }
 }
 
@@ -55,7 +67,10 @@ fn event_json(game: &Game, e: &Event) -> Value {
     json!({"seq": e.seq, "kind": e.kind.name(), "body": e.body, "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()})
 }
 
-/// `rollcall run SCRIPT`: a dry run in memory, then one atomic append.
+/// `rollcall run SCRIPT`: plays the script into a game being created,
+/// appending whole decisions in batches; the game appears, whole, only when
+/// the last batch is in (a refused decision, a kill or a full disk leave
+/// nothing a reader can see).
 fn run_script(
     db: &Option<std::path::PathBuf>,
     path: &Path,
@@ -67,33 +82,24 @@ fn run_script(
     let mut script = Script::parse_bytes(&bytes, &stem)
         .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
     if let Some(id) = game_id {
-        if !valid_game_id(&id) {
-            return Err(Fail(format!("--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'")));
-        }
-        script.header.game = id;
+        script.header.game = checked_game_id("--game", id)?;
     }
-    // Pass 1: every decision must be legal before anything is written.
-    script.play(|_, _| {}).map_err(|e| {
-        Fail(format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message))
-    })?;
     let log = store::open(db)?;
     let id = script.header.game.clone();
     if has_game(&log, &id)? {
         return Err(Fail(format!("a game {id:?} is already in the store: run with --game NEW-ID, or export it and use another store (nothing was written)")));
     }
-    // Pass 2: play again, narrating as it goes and appending whole decisions
-    // in batches, so memory stays flat however long the script.
-    let mut head = log.create(&script.header)?.hash;
+    let mut creation = Creation::begin(&log, &script.header)?;
     let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
-    let mut batch: Vec<Event> = Vec::new();
     let mut lines = Vec::new();
     if !json {
         say!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
     }
-    let mut written = 0;
-    for (decision, dice) in &script.decisions {
-        let events =
-            game.play(decision, dice.as_ref()).map_err(|e| Fail(format!("replaying a legal decision: {e}")))?;
+    for (i, (decision, dice)) in script.decisions.iter().enumerate() {
+        let events = game.play(decision, dice.as_ref()).map_err(|refusal| {
+            let e = script.refusal_error(i, refusal);
+            Fail(format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message))
+        })?;
         for e in &events {
             if json {
                 lines.push(event_json(&game, e));
@@ -101,14 +107,9 @@ fn run_script(
                 say!("{}", text::escape(&game.narrate(e)));
             }
         }
-        batch.extend(events);
-        if batch.len() >= RUN_BATCH_EVENTS {
-            head = append_batch(&log, &id, &head, &mut batch, &mut written)?;
-        }
+        creation.push(events)?;
     }
-    if !batch.is_empty() {
-        append_batch(&log, &id, &head, &mut batch, &mut written)?;
-    }
+    creation.commit()?;
     if json {
         print_json(&json!({
             "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
@@ -121,30 +122,75 @@ fn run_script(
     Ok(ExitCode::SUCCESS)
 }
 
+/// A game being created: whole decisions go in batches into the store, where
+/// they stay invisible until [`Creation::commit`]. Dropped uncommitted (an
+/// error on the way), it is abandoned: nothing of it stays.
+struct Creation<'a> {
+    log: &'a dyn EventLog,
+    game: String,
+    head: Digest,
+    batch: Vec<Event>,
+    committed: bool,
+}
+
+impl<'a> Creation<'a> {
+    fn begin(log: &'a dyn EventLog, header: &Header) -> Result<Creation<'a>, Fail> {
+        let head = log.begin(header)?.hash;
+        Ok(Creation { log, game: header.game.clone(), head, batch: Vec::new(), committed: false })
+    }
+
+    /// Adds whole decisions (each with its rolls and facts).
+    fn push(&mut self, events: Vec<Event>) -> Result<(), Fail> {
+        self.batch.extend(events);
+        if self.batch.len() >= RUN_BATCH_EVENTS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Fail> {
+        if !self.batch.is_empty() {
+            self.head = self.log.append_pending(&self.game, &self.head, &self.batch)?.hash;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    fn commit(mut self) -> Result<(), Fail> {
+        self.flush()?;
+        self.log.commit(&self.game)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Creation<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = self.log.abandon(&self.game);
+        }
+    }
+}
+
+/// A game id from the command line, checked as `run` and `new` check them.
+pub fn checked_game_id(flag: &str, id: String) -> Result<String, Fail> {
+    if valid_game_id(&id) {
+        Ok(id)
+    } else {
+        Err(Fail(format!("{flag} {id:?}: use 1–64 letters, digits, '.', '_' or '-'")))
+    }
+}
+
 fn mode_name(mode: SeedMode) -> &'static str {
     match mode {
         SeedMode::Open => "open-seed",
         SeedMode::Table => "table (hand-rolled)",
+        SeedMode::Sealed => "sealed (a dice server's, revealed turn by turn)",
     }
 }
 
-/// How many events `run` appends at a time (whole decisions, each batch atomic).
+/// How many events `run` and `import` write at a time (whole decisions).
 const RUN_BATCH_EVENTS: usize = 4096;
-
-fn append_batch(
-    log: &rollcall_store::SledLog,
-    id: &str,
-    head: &Digest,
-    batch: &mut Vec<Event>,
-    written: &mut u64,
-) -> Result<Digest, Fail> {
-    let new = log.append(id, head, batch).map_err(|e| {
-        Fail(format!("{e} (the store holds game {id:?} up to seq {written}; every decision was legal, so run it again into a fresh store)"))
-    })?;
-    *written = new.seq;
-    batch.clear();
-    Ok(new.hash)
-}
 
 /// A rule version from `ruleset@version[+option][+name=value]…` or a house-rules file.
 pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
@@ -162,10 +208,15 @@ pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
     }
 }
 
-fn random_share() -> Result<Share, Fail> {
+/// 32 bytes from the operating system's randomness: seed shares and keys.
+pub fn random_bytes() -> Result<[u8; 32], Fail> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes).map_err(|e| Fail(format!("no randomness for a seed share: {e}")))?;
-    Ok(Share(bytes))
+    getrandom::getrandom(&mut bytes).map_err(|e| Fail(format!("no randomness from the operating system: {e}")))?;
+    Ok(bytes)
+}
+
+fn random_share() -> Result<Share, Fail> {
+    random_bytes().map(Share)
 }
 
 fn new(
@@ -198,8 +249,7 @@ fn new(
         )));
     }
     let id = match game {
-        Some(id) if valid_game_id(&id) => id,
-        Some(id) => return Err(Fail(format!("--game {id:?}: use 1–64 letters, digits, '.', '_' or '-'"))),
+        Some(id) => checked_game_id("--game", id)?,
         None => format!("game-{}", &random_share()?.to_hex()[..8]),
     };
     let mode = if table { SeedMode::Table } else { SeedMode::Open };
@@ -209,7 +259,16 @@ fn new(
         party_list.push(Party { name, commitment: share.map(|s| s.commitment()), share });
     }
     let rules_hash = rules.hash();
-    let header = Header { game: id.clone(), rules, rules_hash, scenario, mode, parties: party_list };
+    let header = Header {
+        game: id.clone(),
+        rules,
+        rules_hash,
+        scenario,
+        mode,
+        parties: party_list,
+        sides: Vec::new(),
+        server: None,
+    };
     Game::open(header.clone()).map_err(|e| match e {
         rollcall_core::game::OpenError::Scenario(s) => {
             Fail(format!("{}:{}: {}: {}", scenario_path.display(), line_of(&text, &s.field), s.field, s.message))
@@ -233,7 +292,7 @@ fn new(
             }
         }
         if mode == SeedMode::Open {
-            say!("  (an open game: the shares are in the record, so anyone can compute the dice)");
+            say!("  (an open game made on one machine, for solo play and fixtures: this machine made every share, so it could have chosen the dice; anyone can compute them. Two players start a game with `rollcall pbem invite`.)");
         }
         say!("head {}", head.hash);
     }
@@ -252,6 +311,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
     };
     let log = store::open(db)?;
     let mut game = open_game(&log, id, None)?;
+    let by = decider(&log, &game)?;
     let expected = game.head();
     let mut events = Vec::new();
     for (i, d) in decisions.into_iter().enumerate() {
@@ -265,9 +325,9 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
             format!("{name}:{}: {shown}", line_of(&text, &path))
         };
         let (decision, dice) = split_dice(d).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
-        let new = game.play(&decision, dice.as_ref()).map_err(|refusal| match refusal {
+        let new = game.play_as(&decision, dice.as_ref(), by.as_deref()).map_err(|refusal| match refusal {
             Refusal::Malformed { field, message } => Fail(format!("{}: {message} (nothing was written)", at(&field))),
-            Refusal::Violation(v) => Fail(format!("{}: refused: {v} (nothing was written)", at(""))),
+            other => Fail(format!("{}: refused: {other} (nothing was written)", at(""))),
         })?;
         events.extend(new);
     }
@@ -297,6 +357,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
     };
     let log = store::open(db)?;
     let mut game = open_game(&log, id, None)?;
+    let by = decider(&log, &game)?;
     let mut stdout = std::io::stdout();
     let mut offset = 0u64;
     let mut bytes = Vec::new();
@@ -319,9 +380,9 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         })?;
         let (decision, dice) = split_dice(value).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
         let expected = game.head();
-        let events = game.play(&decision, dice.as_ref()).map_err(|refusal| match refusal {
+        let events = game.play_as(&decision, dice.as_ref(), by.as_deref()).map_err(|refusal| match refusal {
             Refusal::Malformed { field, message } => Fail(format!("{}: {message}", at(&field))),
-            Refusal::Violation(v) => Fail(format!("{}: refused: {v}", at(""))),
+            other => Fail(format!("{}: refused: {other}", at(""))),
         })?;
         let head = log.append(id, &expected, &events)?;
         if json {
@@ -333,6 +394,12 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         .map_err(|e| Fail(format!("stdout: {e}")))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Who decides in this store: in a play-by-email game, this store's side,
+/// while it holds the turn.
+fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
+    exchange::decider(log, game).map_err(|e| Fail(e.to_string()))
 }
 
 fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Result<ExitCode, Fail> {
@@ -423,10 +490,27 @@ fn replay(
     Ok(ExitCode::SUCCESS)
 }
 
-fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
+pub fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
+    let dice_proven = match (&v.mode, &v.sealed) {
+        (SeedMode::Open, _) => true,
+        (SeedMode::Sealed, Some(s)) => s.open.is_none(),
+        _ => false,
+    };
+    let sealed = v.sealed.as_ref().map(|s| {
+        let mut turns: Vec<Value> = s
+            .proven
+            .iter()
+            .map(|(turn, first, last)| json!({"turn": turn, "decisions": [first, last], "status": "proven"}))
+            .collect();
+        if let Some((turn, first, last)) = s.open {
+            turns.push(json!({"turn": turn, "decisions": [first, last], "status": "sealed until the turn ends"}));
+        }
+        json!({"turns": turns, "summary": s.describe()})
+    });
     json!({"ok": true, "game": id, "rules": header.rules.version, "rules_hash": header.rules_hash.to_string(), "mode": v.mode,
-        "events": v.events, "decisions": v.decisions, "turn": v.turn, "head": v.head.to_string(), "dice_proven": v.mode == SeedMode::Open,
-        "guarantee": v.guarantee()})
+        "events": v.events, "decisions": v.decisions, "turn": v.turn, "head": v.head.to_string(), "dice_proven": dice_proven,
+        "guarantee": v.guarantee(), "signed": v.signed, "unsigned_decisions": v.unsigned, "signatures": v.signatures(),
+        "sealed": sealed})
 }
 
 fn report_verify(
@@ -460,6 +544,12 @@ fn report_verify(
                 );
                 say!("head {}", v.head);
                 say!("proven: {}.", v.guarantee());
+                if let Some(signatures) = v.signatures() {
+                    say!("{signatures}.");
+                }
+                if let Some(sealed) = &v.sealed {
+                    say!("dice: {}.", sealed.describe());
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -484,6 +574,12 @@ fn verify(
     if let Some(h) = &expect_head {
         h.parse::<Digest>().map_err(|e| Fail(format!("--expect-head: {e}")))?;
     }
+    let downloaded;
+    let mut target = target;
+    if target.starts_with("http://") || target.starts_with("https://") {
+        downloaded = crate::serve::client::download(target)?;
+        target = downloaded.path().to_str().unwrap_or_default();
+    }
     let path = Path::new(target);
     if path.is_file() || target.ends_with(".jsonl") {
         if !path.is_file() {
@@ -504,7 +600,14 @@ fn verify(
                 );
             }
         };
-        let result = verify_each(&header, events, |_, _| {});
+        let mut events = events;
+        let result = verify_each(&header, &mut events, |_, _| {});
+        let normalised = events.normalised().describe();
+        if let Some(noise) = &normalised {
+            if !json {
+                say!("normalised transport noise in {target}: {noise} (not content: the hashes are over the lines without it)");
+            }
+        }
         return report_verify(target, Some(&header), result, expect_head.as_deref(), json);
     }
     let log = store::open_read(db)?;
@@ -542,20 +645,50 @@ fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool,
     Ok(ExitCode::SUCCESS)
 }
 
-fn import(db: &Option<std::path::PathBuf>, file: &Path, json: bool) -> Result<ExitCode, Fail> {
-    let (header, events) = rollcall_store::file::read(file)?;
-    let mut kept = Vec::new();
-    let result = verify_each(&header, events, |_, e| kept.push(e.clone()));
-    let verified =
-        result.map_err(|f| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display())))?;
+/// `rollcall import FILE`: verifies the record while it writes it into a
+/// game being created, which appears whole once the record has verified to
+/// its end (and not at all otherwise). A record that extends a game in the
+/// store appends what the store lacks, after verifying the whole record.
+fn import(db: &Option<std::path::PathBuf>, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
+    let (header, _) = rollcall_store::file::read(file)?;
+    let side = match key {
+        Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
+        None => None,
+    };
     let log = store::open(db)?;
-    if has_game(&log, &header.game)? {
-        return Err(Fail(format!("a game {:?} is already in the store (nothing was written)", header.game)));
+    let code = if has_game(&log, &header.game)? {
+        import_extend(&log, file, &header, json)?
+    } else {
+        import_new(&log, file, json)?
+    };
+    if let (Some(side), true) = (&side, code == ExitCode::SUCCESS) {
+        exchange::take_side(&log, &header.game, side)?;
+        if !json {
+            say!("this store plays {side} in {}", header.game);
+        }
     }
-    let root = log.create(&header)?;
-    if !kept.is_empty() {
-        log.append(&header.game, &root.hash, &kept)?;
+    Ok(code)
+}
+
+fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, Fail> {
+    let (header, events) = rollcall_store::file::read(file)?;
+    let not_imported =
+        |f: VerifyFailure| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display()));
+    let mut creation = Creation::begin(log, &header)?;
+    let mut verifier = Verifier::new(&header).map_err(not_imported)?;
+    let mut unit: Vec<Event> = Vec::new();
+    for event in events {
+        let next = verifier.game().seq() + 1;
+        let event = event.map_err(|e| not_imported(VerifyFailure { seq: Some(next), reason: e.to_string() }))?;
+        verifier.push(&event).map_err(not_imported)?;
+        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && !unit.is_empty() {
+            creation.push(std::mem::take(&mut unit))?;
+        }
+        unit.push(event);
     }
+    let (verified, _) = verifier.finish().map_err(not_imported)?;
+    creation.push(unit)?;
+    creation.commit()?;
     if json {
         print_json(&verified_json(&header.game, &verified, &header));
     } else {
@@ -565,6 +698,106 @@ fn import(db: &Option<std::path::PathBuf>, file: &Path, json: bool) -> Result<Ex
             file.display(),
             verified.events,
             verified.head
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Import of a record of a game the store has: the record must be the same
+/// game (the same header) and agree with every stored event; what it holds
+/// beyond the store's head is appended. A record that parts from the stored
+/// game is a fork: refused, and kept as evidence.
+fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -> Result<ExitCode, Fail> {
+    let id = &header.game;
+    let stored = log.header(id)?;
+    if let Some(field) = exchange::header_difference(&stored, header) {
+        return Err(Fail(format!(
+            "{}: a game {id:?} is in the store, and this record's header differs from it at {field}: it is another game with the same id (nothing was written)",
+            file.display()
+        )));
+    }
+    let ours = log.head(id)?;
+    // Pass 1: the whole record verifies, and agrees with the store up to its head.
+    let (_, events) = rollcall_store::file::read(file)?;
+    let mut stored_events = log.events(id, 1)?;
+    let mut fork: Option<exchange::Fork> = None;
+    let result = verify_each(header, events, |_, e| {
+        if e.seq <= ours.seq && fork.is_none() {
+            let same = matches!(stored_events.next(), Some(Ok(s)) if s.hash == e.hash);
+            if !same {
+                fork = Some(exchange::Fork {
+                    game: id.clone(),
+                    source: format!("record {}", file.display()),
+                    side: None,
+                    seq: e.seq,
+                    events: Vec::new(),
+                });
+            }
+        }
+        if let Some(f) = fork.as_mut() {
+            let open = f.events.len() < exchange::FORK_EVENTS
+                && !f.events.last().is_some_and(|l| l.contains("\"kind\":\"checkpoint\""));
+            if open {
+                f.events.push(rollcall_core::record::encode_event(e).unwrap_or_default());
+            }
+        }
+    });
+    drop(stored_events);
+    let verified =
+        result.map_err(|f| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display())))?;
+    if let Some(fork) = fork {
+        let key = exchange::keep(log, &fork)?;
+        if json {
+            print_json(&json!({"ok": false, "game": id, "fork": fork.seq, "evidence": key}));
+        } else {
+            say!(
+                "FORK: {} parts from the stored game {id} at seq {}: kept as evidence (rollcall fork show {id}); nothing else was written",
+                file.display(),
+                fork.seq
+            );
+        }
+        return Ok(ExitCode::from(1));
+    }
+    if verified.events <= ours.seq {
+        if !json {
+            say!(
+                "nothing to import: the store's game {id} already holds every event of {} (and is at seq {})",
+                file.display(),
+                ours.seq
+            );
+        } else {
+            print_json(&json!({"ok": true, "game": id, "appended": 0, "head": ours.hash.to_string()}));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Pass 2: append what the store lacks, whole decisions at a time.
+    let (_, events) = rollcall_store::file::read(file)?;
+    let mut head = ours.hash;
+    let mut batch: Vec<Event> = Vec::new();
+    let mut appended = 0u64;
+    for event in events {
+        let event = event?;
+        if event.seq <= ours.seq {
+            continue;
+        }
+        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && batch.len() >= RUN_BATCH_EVENTS {
+            head = log.append(id, &head, &batch)?.hash;
+            appended += batch.len() as u64;
+            batch.clear();
+        }
+        batch.push(event);
+    }
+    if !batch.is_empty() {
+        head = log.append(id, &head, &batch)?.hash;
+        appended += batch.len() as u64;
+    }
+    if json {
+        print_json(&json!({"ok": true, "game": id, "appended": appended, "head": head.to_string()}));
+    } else {
+        say!(
+            "extended {id} from {}: the record verified, and {appended} events after seq {} were appended; head {head}",
+            file.display(),
+            ours.seq
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -582,10 +815,20 @@ fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> 
             say!("{shown:<24} {:<28} {:>6} events  head {}", text::escape(&label), head.seq, head.hash.short());
         }
     }
+    let incomplete = log.incomplete()?;
     if json {
-        print_json(&json!({"games": rows}));
-    } else if rows.is_empty() {
+        print_json(&json!({"games": rows, "incomplete": incomplete}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rows.is_empty() {
         say!("no games in this store");
+    }
+    if !incomplete.is_empty() {
+        say!(
+            "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
+            incomplete.len(),
+            incomplete.join(", ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -13,6 +13,20 @@ use similar::TextDiff;
 use crate::commands::rule_version;
 use crate::store::{self, Fail};
 
+/// Versions A and B of a record: A by default the record's own; a B written
+/// `+option…` is A with those settings changed.
+pub fn versions(header: &Header, a: Option<&str>, b: &str) -> Result<(RuleVersion, RuleVersion), Fail> {
+    let a = match a {
+        Some(a) => rule_version(a)?.0,
+        None => header.rules.clone(),
+    };
+    let b = match b.strip_prefix('+') {
+        Some(_) => rollcall_core::ruleset::relative_version(&a, b).map_err(|e| Fail(format!("--b: {e}")))?,
+        None => rule_version(b)?.0,
+    };
+    Ok((a, b))
+}
+
 /// Reads the target's header and runs the diff over its events, streaming.
 fn load_and_diff(
     db: &Option<std::path::PathBuf>,
@@ -23,18 +37,7 @@ fn load_and_diff(
 ) -> Result<(Header, Report), Fail> {
     let path = Path::new(target);
     let from_file = path.is_file() || target.ends_with(".jsonl");
-    // A and B; a B written `+option…` is A with those settings changed.
-    let resolve = |header: &Header| -> Result<(RuleVersion, RuleVersion), Fail> {
-        let a = match a {
-            Some(a) => rule_version(a)?.0,
-            None => header.rules.clone(),
-        };
-        let b = match b.strip_prefix('+') {
-            Some(_) => rollcall_core::ruleset::relative_version(&a, b).map_err(|e| Fail(format!("--b: {e}")))?,
-            None => rule_version(b)?.0,
-        };
-        Ok((a, b))
-    };
+    let resolve = |header: &Header| versions(header, a, b);
     if from_file {
         let (header, events) = rollcall_store::file::read(path)?;
         let (a, b) = resolve(&header)?;

@@ -27,7 +27,10 @@ mod commands;
 mod demo;
 mod diff;
 mod golden;
+mod pbem;
+mod serve;
 mod store;
+mod view;
 
 use std::process::ExitCode;
 

@@ -105,6 +105,14 @@ pub fn read_input(source: &str) -> Result<(String, Vec<u8>), Fail> {
     }
 }
 
+/// A text input: a file, or standard input for `-`; bytes that are not
+/// UTF-8 are an error naming the line and byte offset.
+pub fn read_text(source: &str) -> Result<String, Fail> {
+    let (name, bytes) = read_input(source)?;
+    strict::utf8(&bytes).map_err(|e| Fail(e.in_file(&name)))?;
+    Ok(String::from_utf8(bytes).expect("checked"))
+}
+
 /// A file's bytes.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Fail> {
     std::fs::read(path).map_err(|e| Fail(format!("{}: {e}", path.display())))

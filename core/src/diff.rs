@@ -123,7 +123,7 @@ fn under(header: &Header, rules: &RuleVersion) -> Result<Game, DiffError> {
 
 /// Runs one decision under one version: its outcome, and the events to fold in.
 fn run(game: &mut Game, body: &DecisionBody) -> (Outcome, Vec<Value>) {
-    match game.decide(&body.decision, body.dice.as_ref()) {
+    match game.decide_as(&body.decision, body.dice.as_ref(), body.by.as_deref()) {
         Ok(events) => {
             let mut rolls = Vec::new();
             let mut facts = Vec::new();
@@ -136,7 +136,7 @@ fn run(game: &mut Game, body: &DecisionBody) -> (Outcome, Vec<Value>) {
                         rolls.push(format!("{} {}#{} = {}", r.die, r.label, r.index, r.value));
                     }
                     Kind::Fact => facts.push(game.narrate(e).trim().to_string()),
-                    Kind::Decision => {}
+                    Kind::Decision | Kind::Checkpoint | Kind::Reveal => {}
                 }
             }
             game.adopt(&events);

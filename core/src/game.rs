@@ -18,11 +18,14 @@ use std::fmt::Display;
 use serde_json::Value;
 
 use crate::canon;
-use crate::dice::{Dice, Seed, TableDice};
+use crate::dice::{draw, Dice, Roll, Seed, TableDice};
 use crate::digest::Digest;
-use crate::record::{self, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
-use crate::ruleset::{self, Machine, Refusal, ScenarioError};
+use crate::keys::{self, SecretKey};
+use crate::record::{self, CheckpointBody, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
+use crate::ruleset::{self, Actor, Machine, Refusal, ScenarioError};
+use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
+use crate::words::possessive;
 
 /// Why a game cannot be opened from its header.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,6 +72,22 @@ pub fn check_header(header: &Header) -> Result<(), String> {
     Ok(())
 }
 
+/// The header's sides, when it lists keys, are the ruleset's sides, in order.
+fn check_sides(header: &Header, sides: &[String]) -> Result<(), String> {
+    if header.sides.is_empty() {
+        return Ok(());
+    }
+    let listed: Vec<&str> = header.sides.iter().map(|s| s.name.as_str()).collect();
+    if listed != sides.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(format!(
+            "the header lists keys for {}, but the scenario's sides are {}",
+            listed.join(", "),
+            sides.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// A game in play.
 pub struct Game {
     header: Header,
@@ -80,6 +99,26 @@ pub struct Game {
     decisions: u64,
     /// Under diff, a rule version may need fewer dice than the table rolled.
     tolerate_unused_dice: bool,
+    turns: Turns,
+    /// Where a sealed game's chain stands.
+    sealed: Option<SealedTurn>,
+}
+
+/// Where the sides' signed turns stand: the head the open turn started from
+/// (after the last checkpoint, or the header's), who signed last, and the
+/// sides that decided since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turns {
+    /// The head after the last checkpoint (the root before the first).
+    pub start: Digest,
+    /// The side that signed the last checkpoint, and its seq.
+    pub last: Option<(String, u64)>,
+    /// Sides that made the decisions since the last checkpoint, in order of first decision.
+    pub deciders: Vec<String>,
+    /// Decisions since the last checkpoint.
+    pub unsigned: u64,
+    /// Checkpoints each side has signed.
+    pub signed: std::collections::BTreeMap<String, u64>,
 }
 
 impl Clone for Game {
@@ -93,6 +132,8 @@ impl Clone for Game {
             seq: self.seq,
             decisions: self.decisions,
             tolerate_unused_dice: self.tolerate_unused_dice,
+            turns: self.turns.clone(),
+            sealed: self.sealed.clone(),
         }
     }
 }
@@ -104,17 +145,59 @@ impl Game {
         let info = ruleset::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
         let machine = (info.load)(&header.scenario, &header.rules)?;
         let seed = match header.mode {
-            SeedMode::Open => {
+            SeedMode::Open | SeedMode::Sealed => {
                 let shares: Vec<_> = header.parties.iter().filter_map(|p| p.share).collect();
                 if shares.len() != header.parties.len() || shares.is_empty() {
-                    return Err(OpenError::Header("an open game needs every party's share".into()));
+                    return Err(OpenError::Header("an open or sealed game needs every party's share".into()));
                 }
                 Some(game_seed(&header.game, &shares))
             }
             SeedMode::Table => None,
         };
         let root = record::header_hash(&header).map_err(|e| OpenError::Header(e.to_string()))?;
-        Ok(Game { header, root, machine, seed, head: root, seq: 0, decisions: 0, tolerate_unused_dice: false })
+        check_sides(&header, &machine.sides()).map_err(OpenError::Header)?;
+        let turns = Turns { start: root, last: None, deciders: Vec::new(), unsigned: 0, signed: Default::default() };
+        let sealed = header.server.as_ref().map(SealedTurn::new);
+        Ok(Game {
+            header,
+            root,
+            machine,
+            seed,
+            head: root,
+            seq: 0,
+            decisions: 0,
+            tolerate_unused_dice: false,
+            turns,
+            sealed,
+        })
+    }
+
+    /// Where a sealed game's chain stands (none in an open or table game).
+    pub fn sealed(&self) -> Option<&SealedTurn> {
+        self.sealed.as_ref()
+    }
+
+    /// The server gives a sealed game the chain value of the turn in play,
+    /// so that it can draw that turn's dice: `x_k`, checked against `x_{k-1}`.
+    pub fn unseal(&mut self, value: Digest) -> Result<(), String> {
+        let sealed = self.sealed.as_mut().ok_or("not a sealed game")?;
+        if sealed::step(&value) != sealed.previous {
+            return Err(format!("the value given for sealed turn {} does not hash to the one before it", sealed.index));
+        }
+        sealed.value = Some(value);
+        Ok(())
+    }
+
+    /// The reveal event closing the sealed turn in play (the server's; the
+    /// game must hold the turn's value).
+    pub fn reveal(&self) -> Result<Event, String> {
+        let sealed = self.sealed.as_ref().ok_or("not a sealed game")?;
+        let value = sealed.value.ok_or("this game does not hold the sealed turn's value")?;
+        let body = RevealBody { turn: sealed.index, value, first: sealed.first, last: self.decisions };
+        let body = serde_json::to_value(body).expect("serialises");
+        let seq = self.seq + 1;
+        let hash = record::link(&self.head, seq, Kind::Reveal, &body).map_err(|e| e.to_string())?;
+        Ok(Event { seq, kind: Kind::Reveal, body, hash })
     }
 
     pub fn header(&self) -> &Header {
@@ -153,23 +236,84 @@ impl Game {
         self.machine.state()
     }
 
+    /// The ruleset's sides, in the scenario's order.
+    pub fn sides(&self) -> Vec<String> {
+        self.machine.sides()
+    }
+
+    /// Whose decision the game awaits: a side, or the referee.
+    pub fn awaited(&self) -> Actor {
+        self.machine.awaited()
+    }
+
+    /// Who may make `decision` now.
+    pub fn author(&self, decision: &Value) -> Result<Actor, Refusal> {
+        self.machine.author(decision)
+    }
+
+    /// Where the sides' signed turns stand.
+    pub fn turns(&self) -> &Turns {
+        &self.turns
+    }
+
     /// Runs a decision on the current state: the events it leads to, chained
     /// from the head. Nothing changes until they are applied.
     pub fn decide(&self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
+        self.decide_as(decision, dice, None)
+    }
+
+    /// [`Game::decide`] by a side: in a game whose header lists the sides'
+    /// keys every decision names the side that made it, which must be the
+    /// decision's author (or any side, for a referee decision).
+    pub fn decide_as(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+    ) -> Result<Vec<Event>, Refusal> {
+        self.decide_with(decision, dice, by, None)
+    }
+
+    /// [`Game::decide_as`], in a sealed game whose turn value this game does
+    /// not hold, with the dice the record shows (verify checks them once the
+    /// turn is revealed).
+    fn decide_with(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        recorded: Option<&TableDice>,
+    ) -> Result<Vec<Event>, Refusal> {
+        self.check_decider(decision, by)?;
         let number = self.decisions + 1;
-        let mut rolled = match (self.header.mode, dice, &self.seed) {
-            (SeedMode::Open, None, Some(seed)) => Dice::seeded(seed, number),
-            (SeedMode::Open, Some(_), _) => {
-                return Err(Refusal::Malformed {
-                    field: "dice".into(),
-                    message:
-                        "this game draws its dice from its committed seed: a decision may not bring dice of its own"
-                            .into(),
-                })
-            }
-            (SeedMode::Table, Some(given), _) => Dice::table(given, number),
-            (SeedMode::Table, None, _) => Dice::table(&EMPTY_DICE, number),
-            (SeedMode::Open, None, None) => unreachable!("an open game has a seed"),
+        if dice.is_some() && self.header.mode != SeedMode::Table {
+            return Err(Refusal::Malformed {
+                field: "dice".into(),
+                message: "this game draws its dice from its committed seed: a decision may not bring dice of its own"
+                    .into(),
+            });
+        }
+        let turn_seed;
+        let mut rolled = match (self.header.mode, &self.seed, &self.sealed) {
+            (SeedMode::Open, Some(seed), _) => Dice::seeded(seed, number),
+            (SeedMode::Table, _, _) => Dice::table(dice.unwrap_or(&EMPTY_DICE), number),
+            (SeedMode::Sealed, Some(seed), Some(sealed)) => match (sealed.value, recorded) {
+                (Some(x), _) => {
+                    turn_seed = sealed::turn_seed(seed, sealed.index, &x);
+                    Dice::seeded(&turn_seed, number)
+                }
+                (None, Some(recorded)) => Dice::table(recorded, number),
+                (None, None) => {
+                    return Err(Refusal::Malformed {
+                        field: String::new(),
+                        message: format!(
+                            "the dice of sealed turn {} are held by the server until the turn ends: decide through it (rollcall play --server)",
+                            sealed.index
+                        ),
+                    })
+                }
+            },
+            (_, None, _) | (SeedMode::Sealed, _, None) => unreachable!("an open or sealed game has a seed and a chain"),
         };
         let facts = self.machine.decide(decision, &mut rolled)?;
         let rolls = if self.tolerate_unused_dice {
@@ -178,7 +322,7 @@ impl Game {
             rolled.finish().map_err(|e| Refusal::Violation(e.into()))?
         };
         let mut bodies = Vec::with_capacity(1 + rolls.len() + facts.len());
-        let body = DecisionBody { number, decision: decision.clone(), dice: dice.cloned() };
+        let body = DecisionBody { number, decision: decision.clone(), dice: dice.cloned(), by: by.map(String::from) };
         bodies.push((Kind::Decision, serde_json::to_value(body).expect("serialises")));
         for roll in &rolls {
             bodies.push((Kind::Roll, serde_json::to_value(RollBodyV1::from(roll)).expect("serialises")));
@@ -222,11 +366,35 @@ impl Game {
                     )));
                 }
                 self.decisions = body.number;
+                self.turns.unsigned += 1;
+                if let Some(by) = body.by {
+                    if !self.turns.deciders.contains(&by) {
+                        self.turns.deciders.push(by);
+                    }
+                }
+            }
+            Kind::Checkpoint => {
+                let body: CheckpointBody =
+                    serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
+                *self.turns.signed.entry(body.side.clone()).or_default() += 1;
+                self.turns.last = Some((body.side, event.seq));
+                self.turns.deciders.clear();
+                self.turns.unsigned = 0;
+                self.turns.start = event.hash;
             }
             Kind::Roll => {}
             Kind::Fact => {
                 let body: FactBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
                 self.machine.evolve(&body.fact).map_err(|e| fail(format!("unreadable fact: {e}")))?;
+            }
+            Kind::Reveal => {
+                let body: RevealBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
+                let sealed =
+                    self.sealed.as_mut().ok_or_else(|| fail("a reveal in a game without sealed dice".into()))?;
+                sealed.index = body.turn + 1;
+                sealed.previous = body.value;
+                sealed.first = self.decisions + 1;
+                sealed.value = None;
             }
         }
         self.seq = event.seq;
@@ -236,11 +404,72 @@ impl Game {
 
     /// Decides and applies a decision: what `play` does.
     pub fn play(&mut self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
-        let events = self.decide(decision, dice)?;
+        self.play_as(decision, dice, None)
+    }
+
+    /// [`Game::play`] by a side (see [`Game::decide_as`]).
+    pub fn play_as(
+        &mut self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+    ) -> Result<Vec<Event>, Refusal> {
+        let events = self.decide_as(decision, dice, by)?;
         for e in &events {
             self.apply(e).expect("events just decided chain from the head");
         }
         Ok(events)
+    }
+
+    /// Checks who decides: no side in a game without sides' keys; in one
+    /// with them, a side of the header that may make this decision.
+    fn check_decider(&self, decision: &Value, by: Option<&str>) -> Result<(), Refusal> {
+        let malformed = |message: String| Refusal::Malformed { field: "by".into(), message };
+        match (self.header.sides.is_empty(), by) {
+            (true, None) => Ok(()),
+            (true, Some(side)) => {
+                Err(malformed(format!("this game lists no sides' keys, so a decision names no side ({side:?} given)")))
+            }
+            (false, None) => Err(malformed(format!(
+                "this game lists the sides' keys ({}): every decision names the side that makes it",
+                self.header.sides.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            ))),
+            (false, Some(side)) => {
+                if self.header.key_of(side).is_none() {
+                    return Err(malformed(format!("{side:?} is not a side of this game")));
+                }
+                match self.machine.author(decision)? {
+                    owner if owner.allows(side) => Ok(()),
+                    owner => Err(Refusal::NotTheSides { owner: owner.to_string(), by: side.to_string() }),
+                }
+            }
+        }
+    }
+
+    /// The checkpoint event closing `side`'s turn at the head: its signature
+    /// over (game, the head the turn started from, the head, side).
+    pub fn checkpoint(&self, side: &str, key: &SecretKey) -> Result<Event, String> {
+        match self.header.key_of(side) {
+            None => return Err(format!("{side:?} is not a side of this game (its header lists no key for it)")),
+            Some(public) if *public != key.public() => {
+                return Err(format!(
+                    "this key ({}) is not {}: the header lists {} for {side}",
+                    key.public().short(),
+                    possessive(side),
+                    public.short()
+                ))
+            }
+            Some(_) => {}
+        }
+        if let Some(other) = self.turns.deciders.iter().find(|s| *s != side) {
+            return Err(format!("{other} made decisions since the last checkpoint: {side} cannot sign them"));
+        }
+        let message = keys::checkpoint_message(&self.header.game, &self.turns.start, &self.head, side);
+        let body = CheckpointBody { side: side.to_string(), signature: key.sign(&message) };
+        let body = serde_json::to_value(body).expect("serialises");
+        let seq = self.seq + 1;
+        let hash = record::link(&self.head, seq, Kind::Checkpoint, &body).map_err(|e| e.to_string())?;
+        Ok(Event { seq, kind: Kind::Checkpoint, body, hash })
     }
 
     /// For diff: a rule version that needs fewer dice than a table game
@@ -297,6 +526,12 @@ pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
             match body {
                 Ok(b) => {
                     let mut line = format!("#{} {}", b.number, describe_decision(&b.decision));
+                    if let Some(by) = &b.by {
+                        match machine.author(&b.decision).ok() {
+                            Some(Actor::Referee) => line.push_str(&format!("  [referee decision, made by {by}]")),
+                            _ => line.push_str(&format!("  [{by}]")),
+                        }
+                    }
                     if let Some(dice) = &b.dice {
                         let rolled: Vec<String> = dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
                         line.push_str(&format!("  (table dice: {})", rolled.join(" ")));
@@ -313,6 +548,20 @@ pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
         Kind::Fact => match serde_json::from_value::<FactBody>(event.body.clone()) {
             Ok(f) => format!("    {}", machine.narrate(&f.fact)),
             Err(_) => format!("    unreadable fact {}", event.body),
+        },
+        Kind::Checkpoint => match serde_json::from_value::<CheckpointBody>(event.body.clone()) {
+            Ok(c) => format!("== {} signs the turn (signature {})", c.side, c.signature.short()),
+            Err(_) => format!("== unreadable checkpoint {}", event.body),
+        },
+        Kind::Reveal => match serde_json::from_value::<RevealBody>(event.body.clone()) {
+            Ok(r) => format!(
+                "== sealed turn {} revealed ({}): the dice of decisions {}–{} can be checked",
+                r.turn,
+                r.value.short(),
+                r.first,
+                r.last
+            ),
+            Err(_) => format!("== unreadable reveal {}", event.body),
         },
     }
 }
@@ -350,6 +599,15 @@ pub struct Verified {
     pub head: Digest,
     pub mode: SeedMode,
     pub turn: u32,
+    /// Checkpoints each side signed (none in a game without sides' keys).
+    pub signed: std::collections::BTreeMap<String, u64>,
+    /// Decisions after the last checkpoint: made, but not yet signed.
+    pub unsigned: u64,
+    /// The header lists the sides' keys and they sign their turns: every
+    /// decision names its side (a sealed game's server attributes them).
+    pub sides: bool,
+    /// A sealed game: which turns are proven, which is still sealed.
+    pub sealed: Option<SealedReport>,
 }
 
 impl Verified {
@@ -358,7 +616,63 @@ impl Verified {
         match self.mode {
             SeedMode::Open => "every roll is the one the committed seed gives, every decision was legal, every fact follows, and nothing was dropped, reordered or re-rolled",
             SeedMode::Table => "every decision was legal, every fact follows from the dice entered, and the chain is whole; the dice themselves were rolled by hand and are UNPROVEN",
+            SeedMode::Sealed => "every decision was legal and made by the side the server says made it, every fact follows, nothing was dropped, reordered or re-rolled, and every die of a revealed turn is the one the server committed to before the game began",
         }
+    }
+
+    /// What the sides' signatures prove, when the header lists their keys.
+    pub fn signatures(&self) -> Option<String> {
+        if !self.sides {
+            return None;
+        }
+        let signed: Vec<String> = self.signed.iter().map(|(side, n)| format!("{side} {n}")).collect();
+        let signed = if signed.is_empty() { "none yet".to_string() } else { signed.join(", ") };
+        let tail = match self.unsigned {
+            0 => "every decision is signed by the side that made it".to_string(),
+            n => format!("the last {n} decision(s) are not signed yet (a turn in progress)"),
+        };
+        Some(format!("signed turns: {signed}; {tail}, and every decision was its own side's (or a referee decision)"))
+    }
+}
+
+fn check_link(head: &Digest, event: &Event) -> Result<(), String> {
+    let link = record::link(head, event.seq, event.kind, &event.body).map_err(|e| e.to_string())?;
+    if link != event.hash {
+        return Err(broken_link(event.seq));
+    }
+    Ok(())
+}
+
+/// What verify proved of a sealed game's dice, turn by turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedReport {
+    /// Turns revealed and every die drawn again: (turn, first decision, last decision).
+    pub proven: Vec<(u64, u64, u64)>,
+    /// The turn in play, sealed until it ends: (turn, first decision, last decision).
+    pub open: Option<(u64, u64, u64)>,
+}
+
+impl SealedReport {
+    /// "sealed turns 1–4 proven (decisions 1–37); sealed turn 5 (decisions 38–41) sealed until the turn ends".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        match (self.proven.first(), self.proven.last()) {
+            (Some(a), Some(b)) if a.0 == b.0 => parts.push(format!(
+                "sealed turn {} proven (decisions {}–{}: every die drawn again from its revealed value)",
+                a.0, a.1, b.2
+            )),
+            (Some(a), Some(b)) => parts.push(format!(
+                "sealed turns {}–{} proven (decisions {}–{}: every die drawn again from its revealed value)",
+                a.0, b.0, a.1, b.2
+            )),
+            _ => parts.push("no sealed turn revealed yet".into()),
+        }
+        if let Some((turn, first, last)) = self.open {
+            parts.push(format!(
+                "sealed turn {turn} (decisions {first}–{last}) is sealed until the turn ends: its decisions are legal with the dice the server gave, which are not proven yet"
+            ));
+        }
+        parts.join("; ")
     }
 }
 
@@ -403,71 +717,312 @@ pub fn verify_game<E: Display>(
     events: impl IntoIterator<Item = Result<Event, E>>,
     mut seen: impl FnMut(&Game, &Event),
 ) -> Result<(Verified, Game), VerifyFailure> {
-    let mut game = Game::open(header.clone()).map_err(|e| VerifyFailure { seq: None, reason: e.to_string() })?;
-    let mut expected: VecDeque<(Kind, Value)> = VecDeque::new();
+    let mut verifier = Verifier::new(header)?;
     for event in events {
-        let next = game.seq() + 1;
+        let next = verifier.game().seq() + 1;
         let event = event.map_err(|e| VerifyFailure { seq: Some(next), reason: e.to_string() })?;
-        let fail = |reason: String| VerifyFailure { seq: Some(event.seq), reason };
-        if event.seq != next {
-            return Err(fail(sequence_gap(next, event.seq)));
+        verifier.push(&event)?;
+        seen(verifier.game(), &event);
+    }
+    verifier.finish()
+}
+
+/// Verification one event at a time: what [`verify`] runs, and what a turn
+/// file's events go through on top of a stored game ([`Verifier::resume`]).
+///
+/// In a sealed game the dice of the turn in play are not known until the
+/// server reveals the turn's chain value: a decision is then re-decided with
+/// the dice the record shows (so its legality and facts are checked at once),
+/// its rolls are remembered, and each is drawn again when the reveal comes.
+pub struct Verifier {
+    game: Game,
+    /// The rolls and facts the decision being checked must still show.
+    expected: VecDeque<(Kind, Value)>,
+    /// A sealed decision waiting for its rolls.
+    held: Option<Held>,
+    /// The rolls of the sealed turn in play, drawn again at its reveal.
+    sealed_rolls: Vec<Roll>,
+    /// Sealed turns proven so far: (turn, first decision, last decision).
+    proven: Vec<(u64, u64, u64)>,
+}
+
+/// A sealed decision and the rolls after it, not yet folded in.
+struct Held {
+    decision: Event,
+    body: DecisionBody,
+    rolls: Vec<Event>,
+}
+
+impl Verifier {
+    /// Verification of a record from its header.
+    pub fn new(header: &Header) -> Result<Verifier, VerifyFailure> {
+        let game = Game::open(header.clone()).map_err(|e| VerifyFailure { seq: None, reason: e.to_string() })?;
+        Ok(Verifier::resume(game))
+    }
+
+    /// Verification of events that continue `game` (which must stand between
+    /// two decisions, as every stored game does).
+    pub fn resume(game: Game) -> Verifier {
+        Verifier { game, expected: VecDeque::new(), held: None, sealed_rolls: Vec::new(), proven: Vec::new() }
+    }
+
+    /// The game so far (a held sealed decision is not in it yet).
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    fn head(&self) -> (u64, Digest) {
+        match &self.held {
+            Some(h) => {
+                let last = h.rolls.last().unwrap_or(&h.decision);
+                (last.seq, last.hash)
+            }
+            None => (self.game.seq(), self.game.head()),
         }
-        match expected.pop_front() {
+    }
+
+    /// Checks the next event and folds it in.
+    pub fn push(&mut self, event: &Event) -> Result<(), VerifyFailure> {
+        let fail = |reason: String| VerifyFailure { seq: Some(event.seq), reason };
+        let (seq, head) = self.head();
+        if event.seq != seq + 1 {
+            return Err(fail(sequence_gap(seq + 1, event.seq)));
+        }
+        if self.held.is_some() {
+            if event.kind == Kind::Roll {
+                check_link(&head, event).map_err(fail)?;
+                self.held.as_mut().expect("held").rolls.push(event.clone());
+                return Ok(());
+            }
+            self.settle_held()?;
+        }
+        match self.expected.pop_front() {
             Some((kind, body)) => {
                 if kind != event.kind || canon::to_bytes(&body).ok() != canon::to_bytes(&event.body).ok() {
-                    return Err(fail(mismatch(&game, kind, &body, &event)));
+                    return Err(fail(mismatch(&self.game, kind, &body, event)));
                 }
             }
-            None => {
-                if event.kind != Kind::Decision {
+            None => match event.kind {
+                Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
+                Kind::Decision => self.redecide(event).map_err(fail)?,
+                Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
+                Kind::Reveal => self.check_reveal(event).map_err(fail)?,
+                other => {
                     return Err(fail(format!(
                         "a {} where a decision should be: decision {} is over, so this event is extra (an added roll is a re-roll)",
-                        event.kind.name(),
-                        game.decisions()
-                    )));
+                        other.name(),
+                        self.game.decisions()
+                    )))
                 }
-                // A changed decision is a broken link first: say so before re-deciding it.
-                let link =
-                    record::link(&game.head, event.seq, event.kind, &event.body).map_err(|e| fail(e.to_string()))?;
-                if link != event.hash {
-                    return Err(fail(broken_link(event.seq)));
-                }
-                let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
-                if body.number != game.decisions() + 1 {
-                    return Err(fail(format!(
-                        "decision number {} where {} was due: a decision was dropped, repeated or moved",
-                        body.number,
-                        game.decisions() + 1
-                    )));
-                }
-                let decided = game.decide(&body.decision, body.dice.as_ref()).map_err(|refusal| {
-                    fail(format!("decision {} is refused by {}: {refusal}", body.number, header.rules.label()))
-                })?;
-                expected.extend(decided.into_iter().skip(1).map(|e| (e.kind, e.body)));
+            },
+        }
+        self.game.apply(event).map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason })
+    }
+
+    /// The turn in play is sealed and this game does not hold its value.
+    fn dice_sealed(&self) -> bool {
+        self.game.sealed.as_ref().is_some_and(|s| s.value.is_none())
+    }
+
+    /// Checks a decision's place, then holds it until its rolls are in.
+    fn hold(&mut self, event: &Event) -> Result<(), String> {
+        let body = self.decision_body(event)?;
+        self.held = Some(Held { decision: event.clone(), body, rolls: Vec::new() });
+        Ok(())
+    }
+
+    /// A decision's link, body and number.
+    fn decision_body(&self, event: &Event) -> Result<DecisionBody, String> {
+        // A changed decision is a broken link first: say so before re-deciding it.
+        self.check_link(event)?;
+        let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        if body.number != self.game.decisions() + 1 {
+            return Err(format!(
+                "decision number {} where {} was due: a decision was dropped, repeated or moved",
+                body.number,
+                self.game.decisions() + 1
+            ));
+        }
+        Ok(body)
+    }
+
+    /// Re-decides a held sealed decision with the dice its rolls show, checks
+    /// them, folds them in, and expects its facts.
+    fn settle_held(&mut self) -> Result<(), VerifyFailure> {
+        let Some(held) = self.held.take() else { return Ok(()) };
+        let at = |seq: u64, reason: String| VerifyFailure { seq: Some(seq), reason };
+        let mut recorded = TableDice::new();
+        for r in &held.rolls {
+            let roll: RollBodyV1 = serde_json::from_value(r.body.clone()).map_err(|e| at(r.seq, e.to_string()))?;
+            recorded.entry(roll.label).or_default().push(roll.value);
+        }
+        let decided = self
+            .game
+            .decide_with(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded))
+            .map_err(|refusal| {
+                at(
+                    held.decision.seq,
+                    format!(
+                        "decision {} is refused by {}: {refusal}",
+                        held.body.number,
+                        self.game.header.rules.label()
+                    ),
+                )
+            })?;
+        let mut expected: VecDeque<(Kind, Value)> = decided.into_iter().skip(1).map(|e| (e.kind, e.body)).collect();
+        self.game.apply(&held.decision).map_err(|e| at(e.seq, e.reason))?;
+        for r in &held.rolls {
+            match expected.pop_front() {
+                Some((Kind::Roll, body)) if canon::to_bytes(&body).ok() == canon::to_bytes(&r.body).ok() => {}
+                Some((kind, body)) => return Err(at(r.seq, mismatch(&self.game, kind, &body, r))),
+                None => return Err(at(r.seq, "a roll the rules did not ask for: a re-roll".into())),
+            }
+            let roll: RollBodyV1 = serde_json::from_value(r.body.clone()).expect("read above");
+            self.sealed_rolls.push(roll.to_roll().map_err(|e| at(r.seq, e))?);
+            self.game.apply(r).map_err(|e| at(e.seq, e.reason))?;
+        }
+        self.expected = expected;
+        Ok(())
+    }
+
+    /// Re-decides a decision on the state before it; its rolls and facts
+    /// are then expected, in order.
+    fn redecide(&mut self, event: &Event) -> Result<(), String> {
+        let body = self.decision_body(event)?;
+        let decided =
+            self.game.decide_as(&body.decision, body.dice.as_ref(), body.by.as_deref()).map_err(|refusal| {
+                format!("decision {} is refused by {}: {refusal}", body.number, self.game.header.rules.label())
+            })?;
+        self.expected.extend(decided.into_iter().skip(1).map(|e| (e.kind, e.body)));
+        Ok(())
+    }
+
+    /// A reveal: the sealed turn in play, a value that hashes to the one
+    /// before it (the commitment, or the last value revealed), the decisions
+    /// the turn covered, and every die of the turn drawn again from it.
+    fn check_reveal(&mut self, event: &Event) -> Result<(), String> {
+        self.check_link(event)?;
+        let Some(sealed) = self.game.sealed.clone() else {
+            return Err("a reveal in a game without sealed dice".into());
+        };
+        let body: RevealBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        if body.turn != sealed.index {
+            return Err(format!("a reveal of sealed turn {} where sealed turn {} is in play", body.turn, sealed.index));
+        }
+        if sealed::step(&body.value) != sealed.previous {
+            let before = if sealed.index == 1 {
+                "the server's commitment in the header".to_string()
+            } else {
+                format!("the value revealed for sealed turn {}", sealed.index - 1)
+            };
+            return Err(format!(
+                "the value revealed for sealed turn {} does not hash to {before}: the server changed its dice",
+                body.turn
+            ));
+        }
+        if (body.first, body.last) != (sealed.first, self.game.decisions()) {
+            return Err(format!(
+                "the reveal of sealed turn {} names decisions {}–{}, but the turn covered decisions {}–{}",
+                body.turn,
+                body.first,
+                body.last,
+                sealed.first,
+                self.game.decisions()
+            ));
+        }
+        let seed = self.game.seed.expect("a sealed game has a seed");
+        let turn_seed = sealed::turn_seed(&seed, body.turn, &body.value);
+        for r in &self.sealed_rolls {
+            let drawn = draw(&turn_seed, r.decision, &r.label, r.index, r.die);
+            if drawn != r.value {
+                return Err(format!(
+                    "roll {} '{}' #{} of decision {} is {} in the record, but the revealed value of sealed turn {} gives {drawn}",
+                    r.die.name(),
+                    r.label,
+                    r.index,
+                    r.decision,
+                    r.value,
+                    body.turn
+                ));
             }
         }
-        game.apply(&event).map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason })?;
-        seen(&game, &event);
+        self.sealed_rolls.clear();
+        self.proven.push((body.turn, body.first, body.last));
+        Ok(())
     }
-    if let Some((kind, body)) = expected.front() {
-        return Err(VerifyFailure {
-            seq: Some(game.seq() + 1),
-            reason: format!(
-                "the record ends in the middle of decision {}: its {} {} is missing",
-                game.decisions(),
-                kind.name(),
-                short_body(*kind, body, &game)
-            ),
+
+    /// A side's checkpoint: a side of the header, a signature that verifies
+    /// under its key over (game, the turn's start, the head, side), and only
+    /// that side's decisions since the last checkpoint.
+    fn check_checkpoint(&self, event: &Event) -> Result<(), String> {
+        let header = &self.game.header;
+        if header.sides.is_empty() {
+            return Err("a checkpoint in a game whose header lists no sides' keys: nobody can have signed it".into());
+        }
+        self.check_link(event)?;
+        let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        let Some(key) = header.key_of(&body.side) else {
+            return Err(format!("a checkpoint signed by {:?}, which is not a side of this game", body.side));
+        };
+        let turns = &self.game.turns;
+        let message = keys::checkpoint_message(&header.game, &turns.start, &self.game.head, &body.side);
+        if !key.verifies(&message, &body.signature) {
+            return Err(format!(
+                "{} signature does not verify under {} key {}: the turn it closes was changed, or the signature is forged",
+                possessive(&body.side),
+                possessive(&body.side),
+                key.short()
+            ));
+        }
+        if let Some(other) = turns.deciders.iter().find(|s| **s != body.side) {
+            return Err(format!(
+                "{} signs a turn with decisions {other} made: each side signs its own turn",
+                body.side
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_link(&self, event: &Event) -> Result<(), String> {
+        check_link(&self.game.head, event)
+    }
+
+    /// The end of the events: whole decisions only.
+    pub fn finish(mut self) -> Result<(Verified, Game), VerifyFailure> {
+        self.settle_held()?;
+        let sealed = self.game.sealed.as_ref().map(|s| SealedReport {
+            proven: self.proven.clone(),
+            open: (s.first <= self.game.decisions()).then_some((s.index, s.first, self.game.decisions())),
         });
+        let game = self.game;
+        if let Some((kind, body)) = self.expected.front() {
+            return Err(VerifyFailure {
+                seq: Some(game.seq() + 1),
+                reason: format!(
+                    "the record ends in the middle of decision {}: its {} {} is missing",
+                    game.decisions(),
+                    kind.name(),
+                    short_body(*kind, body, &game)
+                ),
+            });
+        }
+        let verified = Verified {
+            events: game.seq(),
+            decisions: game.decisions(),
+            head: game.head(),
+            mode: game.header.mode,
+            turn: game.turn(),
+            signed: game.turns.signed.clone(),
+            unsigned: if game.header.sides.is_empty() || game.header.mode == SeedMode::Sealed {
+                0
+            } else {
+                game.turns.unsigned
+            },
+            sides: !game.header.sides.is_empty() && game.header.mode != SeedMode::Sealed,
+            sealed,
+        };
+        Ok((verified, game))
     }
-    let verified = Verified {
-        events: game.seq(),
-        decisions: game.decisions(),
-        head: game.head(),
-        mode: header.mode,
-        turn: game.turn(),
-    };
-    Ok((verified, game))
 }
 
 fn short_body(kind: Kind, body: &Value, game: &Game) -> String {
@@ -478,7 +1033,7 @@ fn short_body(kind: Kind, body: &Value, game: &Game) -> String {
         Kind::Fact => serde_json::from_value::<FactBody>(body.clone())
             .map(|f| format!("({})", game.machine.narrate(&f.fact)))
             .unwrap_or_default(),
-        Kind::Decision => String::new(),
+        Kind::Decision | Kind::Checkpoint | Kind::Reveal => String::new(),
     }
 }
 
@@ -491,6 +1046,7 @@ fn mismatch(game: &Game, kind: Kind, expected: &Value, event: &Event) -> String 
                     let source = match game.header.mode {
                         SeedMode::Open => "the committed seed gives",
                         SeedMode::Table => "the table dice of the decision give",
+                        SeedMode::Sealed => "the sealed dice give",
                     };
                     format!(
                         "roll {} '{}' #{} of decision {} is {} in the record, but {source} {}",

@@ -17,7 +17,8 @@ use crate::digest::Digest;
 use crate::record::{self, Event, Header, Kind};
 
 /// The last event of a game: its seq (0 for none) and hash (the header's for none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Head {
     pub seq: u64,
     pub hash: Digest,
@@ -41,9 +42,34 @@ pub enum LogError {
 }
 
 /// The contract every event store keeps.
+///
+/// **Invariant:** a game appears whole or not at all. Creating one is
+/// [`begin`](EventLog::begin), any number of
+/// [`append_pending`](EventLog::append_pending), then
+/// [`commit`](EventLog::commit); until the commit the game is invisible to
+/// every reader, and a creation that never commits (a killed `run` or
+/// `import`, a full disk) is cleared by the next `begin` of the same id.
 pub trait EventLog {
-    /// Starts a game; refused if the id is taken.
-    fn create(&self, header: &Header) -> Result<Head, LogError>;
+    /// Begins creating a game, invisible until committed; refused if the id
+    /// names a game. A leftover of an unfinished creation of the same id is
+    /// cleared first.
+    fn begin(&self, header: &Header) -> Result<Head, LogError>;
+    /// Appends whole decisions to a game being created (see [`EventLog::append`]);
+    /// durable only once committed.
+    fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError>;
+    /// Makes a game being created visible, with all its events, in one
+    /// step, durably.
+    fn commit(&self, game: &str) -> Result<Head, LogError>;
+    /// Drops a game being created (nothing of it stays).
+    fn abandon(&self, game: &str) -> Result<(), LogError>;
+    /// Creations left unfinished (by a kill or a failure), invisible to every
+    /// reader; the next `begin` of the same id clears one.
+    fn incomplete(&self) -> Result<Vec<String>, LogError>;
+    /// Starts a game with no events.
+    fn create(&self, header: &Header) -> Result<Head, LogError> {
+        self.begin(header)?;
+        self.commit(&header.game)
+    }
     /// Appends whole decisions (each a decision, its rolls, its facts) after
     /// `expected`, atomically, and durably before returning.
     fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError>;
@@ -57,13 +83,37 @@ pub trait EventLog {
     fn games(&self) -> Result<Vec<String>, LogError>;
     fn header(&self, game: &str) -> Result<Header, LogError>;
     fn head(&self, game: &str) -> Result<Head, LogError>;
+    /// A note kept beside the games (which side this store plays in a game,
+    /// the head its opponent acknowledged, a fork kept as evidence…): small
+    /// values by key, durable once set.
+    fn note(&self, key: &str) -> Result<Option<Vec<u8>>, LogError>;
+    /// Sets (or, with `None`, removes) a note.
+    fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError>;
+    /// Every note whose key starts with `prefix`, in key order.
+    fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError>;
+    /// [`EventLog::append`] without waiting for durability: the events are
+    /// written, and durable once a later [`EventLog::sync`] returns. A server
+    /// shares one sync among many appends (group commit); nothing appended so
+    /// may be acknowledged before that sync.
+    fn append_deferred(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        self.append(game, expected, events)
+    }
+    /// Makes every write so far durable.
+    fn sync(&self) -> Result<(), LogError> {
+        Ok(())
+    }
+    /// A secret kept apart from the notes (a dice server's chain, its key):
+    /// no listing shows it.
+    fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError>;
+    /// Sets a secret, durably.
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError>;
 }
 
 /// Checks that `events` are whole decisions chaining from `head`.
 pub fn check_append(game: &str, head: &Head, events: &[Event]) -> Result<Head, LogError> {
     let bad = |reason: String| LogError::BadAppend { game: game.to_string(), reason };
-    if events.first().map(|e| e.kind) != Some(Kind::Decision) {
-        return Err(bad("an append starts with a decision".into()));
+    if !matches!(events.first().map(|e| e.kind), Some(Kind::Decision | Kind::Checkpoint | Kind::Reveal)) {
+        return Err(bad("an append starts with a decision, a checkpoint or a reveal".into()));
     }
     let mut at = *head;
     for e in events {
@@ -89,6 +139,31 @@ struct MemGame {
 #[derive(Default)]
 pub struct MemLog {
     games: Mutex<BTreeMap<String, MemGame>>,
+    pending: Mutex<BTreeMap<String, MemGame>>,
+    notes: Mutex<BTreeMap<String, Vec<u8>>>,
+    secrets: Mutex<BTreeMap<String, Vec<u8>>>,
+}
+
+fn mem_head(g: &MemGame) -> Head {
+    match g.events.last() {
+        Some(e) => Head { seq: e.seq, hash: e.hash },
+        None => Head { seq: 0, hash: g.root },
+    }
+}
+
+fn mem_append(game: &str, g: &mut MemGame, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+    let head = mem_head(g);
+    if head.hash != *expected {
+        return Err(LogError::StaleHead {
+            game: game.to_string(),
+            expected: expected.short(),
+            seq: head.seq,
+            actual: head.hash.short(),
+        });
+    }
+    let new_head = check_append(game, &head, events)?;
+    g.events.extend_from_slice(events);
+    Ok(new_head)
 }
 
 impl MemLog {
@@ -98,34 +173,47 @@ impl MemLog {
 }
 
 impl EventLog for MemLog {
-    fn create(&self, header: &Header) -> Result<Head, LogError> {
-        let mut games = self.games.lock().expect("not poisoned");
-        if games.contains_key(&header.game) {
+    fn begin(&self, header: &Header) -> Result<Head, LogError> {
+        if self.games.lock().expect("not poisoned").contains_key(&header.game) {
             return Err(LogError::GameExists(header.game.clone()));
         }
         let root = record::header_hash(header).map_err(|e| LogError::Backend(e.to_string()))?;
-        games.insert(header.game.clone(), MemGame { header: header.clone(), root, events: Vec::new() });
+        let game = MemGame { header: header.clone(), root, events: Vec::new() };
+        self.pending.lock().expect("not poisoned").insert(header.game.clone(), game);
         Ok(Head { seq: 0, hash: root })
+    }
+
+    fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        let mut pending = self.pending.lock().expect("not poisoned");
+        let g = pending.get_mut(game).ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        mem_append(game, g, expected, events)
+    }
+
+    fn commit(&self, game: &str) -> Result<Head, LogError> {
+        let mut games = self.games.lock().expect("not poisoned");
+        if games.contains_key(game) {
+            return Err(LogError::GameExists(game.to_string()));
+        }
+        let g = self.pending.lock().expect("not poisoned").remove(game);
+        let g = g.ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
+        let head = mem_head(&g);
+        games.insert(game.to_string(), g);
+        Ok(head)
+    }
+
+    fn abandon(&self, game: &str) -> Result<(), LogError> {
+        self.pending.lock().expect("not poisoned").remove(game);
+        Ok(())
+    }
+
+    fn incomplete(&self) -> Result<Vec<String>, LogError> {
+        Ok(self.pending.lock().expect("not poisoned").keys().cloned().collect())
     }
 
     fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         let mut games = self.games.lock().expect("not poisoned");
         let g = games.get_mut(game).ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
-        let head = match g.events.last() {
-            Some(e) => Head { seq: e.seq, hash: e.hash },
-            None => Head { seq: 0, hash: g.root },
-        };
-        if head.hash != *expected {
-            return Err(LogError::StaleHead {
-                game: game.to_string(),
-                expected: expected.short(),
-                seq: head.seq,
-                actual: head.hash.short(),
-            });
-        }
-        let new_head = check_append(game, &head, events)?;
-        g.events.extend_from_slice(events);
-        Ok(new_head)
+        mem_append(game, g, expected, events)
     }
 
     fn events<'a>(
@@ -150,11 +238,38 @@ impl EventLog for MemLog {
 
     fn head(&self, game: &str) -> Result<Head, LogError> {
         let games = self.games.lock().expect("not poisoned");
-        let g = games.get(game).ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
-        Ok(match g.events.last() {
-            Some(e) => Head { seq: e.seq, hash: e.hash },
-            None => Head { seq: 0, hash: g.root },
-        })
+        games.get(game).map(mem_head).ok_or_else(|| LogError::UnknownGame(game.to_string()))
+    }
+
+    fn note(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(self.notes.lock().expect("not poisoned").get(key).cloned())
+    }
+
+    fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError> {
+        let mut notes = self.notes.lock().expect("not poisoned");
+        match value {
+            Some(v) => notes.insert(key.to_string(), v.to_vec()),
+            None => notes.remove(key),
+        };
+        Ok(())
+    }
+
+    fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(self.secrets.lock().expect("not poisoned").get(key).cloned())
+    }
+
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        self.secrets.lock().expect("not poisoned").insert(key.to_string(), value.to_vec());
+        Ok(())
+    }
+
+    fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
+        let notes = self.notes.lock().expect("not poisoned");
+        Ok(notes
+            .range(prefix.to_string()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect())
     }
 }
 

@@ -27,14 +27,22 @@ use serde_json::Value;
 use crate::canon;
 use crate::dice::{Die, Roll, TableDice};
 use crate::digest::Digest;
+use crate::keys::{PublicKey, Signature};
 use crate::rules::{RuleVersion, SettingKind};
 use crate::ruleset;
+use crate::sealed::{RevealBody, ServerCommitment};
 use crate::seed::Share;
 
 /// The format name on every record's first line.
 pub const FORMAT: &str = "rollcall-record";
-/// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this build writes and reads. A record is
+/// written in the lowest version that can hold it, so a game without sides'
+/// keys stays byte for byte what earlier builds wrote:
+/// - 1: the header, and decision, roll and fact events;
+/// - 2: adds the sides' public keys to the header, the deciding side (`by`)
+///   to decisions, signed checkpoints, and sealed dice (the server's
+///   commitment in the header, `reveal` events).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// How a game's dice are had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +54,9 @@ pub enum SeedMode {
     /// Dice rolled by hand at a table and entered with each decision:
     /// legality and the chain are proven, the dice themselves are not.
     Table,
+    /// Dice from a server's hash chain, committed before the players'
+    /// shares existed and revealed turn by turn (see [`crate::sealed`]).
+    Sealed,
 }
 
 /// A party to the game and its seed commitment.
@@ -68,15 +79,53 @@ pub struct Header {
     pub scenario: Value,
     pub mode: SeedMode,
     pub parties: Vec<Party>,
+    /// Each side's public key, in the scenario's order: a play-by-email game
+    /// lists every side; a solo game or a fixture lists none.
+    pub sides: Vec<SideKey>,
+    /// The dice server's commitment, in a sealed game.
+    pub server: Option<ServerCommitment>,
 }
 
-/// The three kinds of event, always in this order for one decision.
+/// A side of the game and the public key it signs its turns with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideKey {
+    pub key: PublicKey,
+    pub name: String,
+}
+
+impl Header {
+    /// The format version this header is written in: the lowest that holds it.
+    pub fn format_version(&self) -> u32 {
+        if self.sides.is_empty() && self.server.is_none() {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The public key of `side`, if the header lists it.
+    pub fn key_of(&self, side: &str) -> Option<&PublicKey> {
+        self.sides.iter().find(|s| s.name == side).map(|s| &s.key)
+    }
+
+    /// The side whose key this is.
+    pub fn side_of(&self, key: &PublicKey) -> Option<&str> {
+        self.sides.iter().find(|s| &s.key == key).map(|s| s.name.as_str())
+    }
+}
+
+/// The kinds of event. A decision, its rolls and its facts come together, in
+/// that order; a checkpoint (a side's signature closing its turn) and a
+/// reveal (a sealed turn's chain value) stand between decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Decision,
     Roll,
     Fact,
+    Checkpoint,
+    Reveal,
 }
 
 impl Kind {
@@ -85,6 +134,8 @@ impl Kind {
             Kind::Decision => "decision",
             Kind::Roll => "roll",
             Kind::Fact => "fact",
+            Kind::Checkpoint => "checkpoint",
+            Kind::Reveal => "reveal",
         }
     }
 }
@@ -109,6 +160,21 @@ pub struct DecisionBody {
     /// The dice rolled by hand, in a table game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dice: Option<TableDice>,
+    /// The side that made it, in a game whose header lists the sides' keys
+    /// (format 2). A referee decision names the side that made it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// A checkpoint's body: a side signs the turn it closes, over (game, the
+/// head after the previous checkpoint or the header, the head just before
+/// this event, side). Both heads are known from the chain, so only the side
+/// and the signature are written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointBody {
+    pub side: String,
+    pub signature: Signature,
 }
 
 /// A fact event's body.
@@ -180,6 +246,9 @@ struct HeaderV1 {
     rules: RulesV1,
     scenario: Value,
     seed: SeedV1,
+    /// Format 2: the sides' public keys.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sides: Vec<SideKey>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -198,6 +267,9 @@ struct RulesV1 {
 struct SeedV1 {
     mode: SeedMode,
     parties: Vec<PartyV1>,
+    /// Format 2, sealed games: the dice server's commitment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    server: Option<ServerCommitment>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -222,7 +294,7 @@ struct EventV1 {
 fn header_wire(h: &Header) -> HeaderV1 {
     HeaderV1 {
         format: FORMAT.into(),
-        format_version: FORMAT_VERSION,
+        format_version: h.format_version(),
         game: h.game.clone(),
         rules: RulesV1 {
             version: h.rules.version.clone(),
@@ -239,7 +311,9 @@ fn header_wire(h: &Header) -> HeaderV1 {
                 .iter()
                 .map(|p| PartyV1 { name: p.name.clone(), commitment: p.commitment, share: p.share.map(|s| s.to_hex()) })
                 .collect(),
+            server: h.server.clone(),
         },
+        sides: h.sides.clone(),
     }
 }
 
@@ -288,10 +362,13 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
     if wire.format != FORMAT {
         return Err(LineError::new("$.format", format!("expected {FORMAT:?}, found {:?}", wire.format)));
     }
-    if wire.format_version != FORMAT_VERSION {
+    if !(1..=FORMAT_VERSION).contains(&wire.format_version) {
         return Err(LineError::new(
             "$.format_version",
-            format!("this build reads format version {FORMAT_VERSION}, the record is version {}", wire.format_version),
+            format!(
+                "this build reads format versions 1 to {FORMAT_VERSION}, the record is version {}",
+                wire.format_version
+            ),
         ));
     }
     let spec = ruleset::version(&wire.rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
@@ -331,15 +408,26 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
             ),
             None => None,
         };
-        if wire.seed.mode == SeedMode::Open && (p.commitment.is_none() || share.is_none()) {
+        if wire.seed.mode != SeedMode::Table && (p.commitment.is_none() || share.is_none()) {
             return Err(LineError::new(
                 format!("$.seed.parties[{i}]"),
-                "an open record names each party's commitment and share",
+                "an open or sealed record names each party's commitment and share",
             ));
         }
         parties.push(Party { name: p.name, commitment: p.commitment, share });
     }
-    Ok(Header {
+    check_sides(&wire.sides)?;
+    match (wire.seed.mode, &wire.seed.server) {
+        (SeedMode::Sealed, None) => {
+            return Err(LineError::new("$.seed.server", "a sealed record names the dice server's commitment"))
+        }
+        (SeedMode::Open | SeedMode::Table, Some(_)) => {
+            return Err(LineError::new("$.seed.server", "only a sealed record names a dice server"))
+        }
+        _ => {}
+    }
+    let format_version = wire.format_version;
+    let header = Header {
         game: wire.game,
         rules: RuleVersion {
             version: wire.rules.version,
@@ -351,7 +439,42 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
         scenario: wire.scenario,
         mode: wire.seed.mode,
         parties,
-    })
+        sides: wire.sides,
+        server: wire.seed.server,
+    };
+    if header.format_version() != format_version {
+        return Err(LineError::new(
+            "$.format_version",
+            format!(
+                "a header {} is format version {}, not {format_version}",
+                if header.sides.is_empty() { "without sides' keys" } else { "with sides' keys" },
+                header.format_version()
+            ),
+        ));
+    }
+    // One meaning, one spelling: a field the typed header does not keep
+    // (`"name":null`, `"commitment":null`, an empty `"sides":[]`) would change
+    // the bytes, and so the chain's root, without changing the game.
+    if encode_header(&header).map_err(|e| LineError::new(e.path, e.message))? != line {
+        return Err(LineError::new(
+            "$",
+            "the header holds a field its meaning does not (a null or an empty list where the field should be left out): it was edited",
+        ));
+    }
+    Ok(header)
+}
+
+/// Sides are named once each, with a key each.
+fn check_sides(sides: &[SideKey]) -> Result<(), LineError> {
+    for (i, side) in sides.iter().enumerate() {
+        if sides[..i].iter().any(|s| s.name == side.name) {
+            return Err(LineError::new(format!("$.sides[{i}].name"), format!("side {:?} is listed twice", side.name)));
+        }
+        if sides[..i].iter().any(|s| s.key == side.key) {
+            return Err(LineError::new(format!("$.sides[{i}].key"), "two sides have the same key"));
+        }
+    }
+    Ok(())
 }
 
 /// Parses an event line: strict and canonical, with a body of the right shape.
@@ -361,6 +484,8 @@ pub fn parse_event(line: &str) -> Result<Event, LineError> {
         Kind::Decision => serde_path_to_error::deserialize::<_, DecisionBody>(&wire.body).map(|_| ()),
         Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|_| ()),
         Kind::Fact => serde_path_to_error::deserialize::<_, FactBody>(&wire.body).map(|_| ()),
+        Kind::Checkpoint => serde_path_to_error::deserialize::<_, CheckpointBody>(&wire.body).map(|_| ()),
+        Kind::Reveal => serde_path_to_error::deserialize::<_, RevealBody>(&wire.body).map(|_| ()),
     };
     shape.map_err(|e| LineError::new(format!("$.body.{}", e.path()), e.inner().to_string()))?;
     if wire.kind == Kind::Roll {

@@ -53,6 +53,39 @@ impl ScenarioError {
     }
 }
 
+/// Who makes a decision: a side, or the referee. Referee decisions are the
+/// inputs the engine cannot compute (movement, casualties, line of sight,
+/// who begins a turn); in a two-player game either side may make them, and
+/// the record shows which side did, so the opponent can dispute it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Actor {
+    Side(String),
+    Referee,
+}
+
+impl Actor {
+    pub fn side(side: &str) -> Actor {
+        Actor::Side(side.to_string())
+    }
+
+    /// Whether `side` may make a decision whose author this is.
+    pub fn allows(&self, side: &str) -> bool {
+        match self {
+            Actor::Side(s) => s == side,
+            Actor::Referee => true,
+        }
+    }
+}
+
+impl std::fmt::Display for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Actor::Side(s) => f.write_str(s),
+            Actor::Referee => f.write_str("the referee"),
+        }
+    }
+}
+
 /// A ruleset: a decider over its own state, decisions and facts.
 pub trait Ruleset: 'static {
     /// The ruleset id, e.g. `leader-activation`.
@@ -78,6 +111,14 @@ pub trait Ruleset: 'static {
     fn render(state: &Self::State) -> String;
     /// The turn the state is in (0 before the first).
     fn turn(state: &Self::State) -> u32;
+    /// The sides, in the scenario's order.
+    fn sides(state: &Self::State) -> Vec<String>;
+    /// Whose decision the game awaits in this state: a side, or the referee.
+    fn awaited(state: &Self::State) -> Actor;
+    /// Who may make `decision` in this state. Asked before the decision is
+    /// decided; a decision naming something the state does not hold is
+    /// answered as best it can be (the rules will refuse it anyway).
+    fn author(state: &Self::State, decision: &Self::Decision) -> Actor;
     /// Narrower ranges than [`crate::bounds::NUMBER_RANGE`] for numbers of
     /// the scenario, checked when it loads (a count of dice, a rating).
     fn scenario_bounds() -> Vec<Bound> {
@@ -85,13 +126,20 @@ pub trait Ruleset: 'static {
     }
 }
 
-/// Why a decision was not decided: it does not parse, or the rules refuse it.
+/// Why a decision was not decided: it does not parse, it is not the
+/// deciding side's to make, or the rules refuse it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     #[error("{field}: {message}")]
     Malformed { field: String, message: String },
+    #[error("this decision is {}, not {}", owner_decision(owner), crate::words::possessive(by))]
+    NotTheSides { owner: String, by: String },
     #[error(transparent)]
     Violation(#[from] Violation),
+}
+
+fn owner_decision(owner: &str) -> String {
+    format!("{} to make", crate::words::possessive(owner))
 }
 
 /// A ruleset's decider behind JSON values: what the engine drives.
@@ -103,6 +151,10 @@ pub trait Machine: Send {
     fn render(&self) -> String;
     fn state(&self) -> Value;
     fn turn(&self) -> u32;
+    fn sides(&self) -> Vec<String>;
+    fn awaited(&self) -> Actor;
+    /// Who may make `decision`; an error means it does not parse.
+    fn author(&self, decision: &Value) -> Result<Actor, Refusal>;
     fn boxed_clone(&self) -> Box<dyn Machine>;
 }
 
@@ -175,6 +227,19 @@ impl<R: Ruleset> Machine for Typed<R> {
 
     fn turn(&self) -> u32 {
         R::turn(self.state.as_ref().expect("state present"))
+    }
+
+    fn sides(&self) -> Vec<String> {
+        R::sides(self.state.as_ref().expect("state present"))
+    }
+
+    fn awaited(&self) -> Actor {
+        R::awaited(self.state.as_ref().expect("state present"))
+    }
+
+    fn author(&self, decision: &Value) -> Result<Actor, Refusal> {
+        let decision: R::Decision = parse(decision)?;
+        Ok(R::author(self.state.as_ref().expect("state present"), &decision))
     }
 
     fn boxed_clone(&self) -> Box<dyn Machine> {

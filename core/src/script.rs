@@ -142,6 +142,17 @@ impl RulesRef {
     }
 }
 
+/// For JSON read elsewhere (the dice server's requests): the same forms as
+/// [`RulesRef::from_value`], as strict; the error names the field under
+/// `rules`.
+impl<'de> Deserialize<'de> for RulesRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        RulesRef::from_value(b"", &value, "rules.")
+            .map_err(|e| serde::de::Error::custom(format!("{}: {}", e.field, e.message)))
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SeedRef {
@@ -208,6 +219,12 @@ impl Script {
         }
         let rules =
             RulesRef::from_value(bytes, &wire.rules, "rules.")?.resolve("rules.").map_err(|(f, m)| err(f, m))?;
+        if wire.seed.mode == SeedMode::Sealed {
+            return Err(err(
+                "seed.mode".into(),
+                "a script draws its own dice (open) or takes them from the table: sealed dice come from a server (rollcall serve)".into(),
+            ));
+        }
         let mut parties = Vec::new();
         for (i, p) in wire.seed.parties.iter().enumerate() {
             if p.name.is_empty() || crate::bounds::control_character(&p.name).is_some() {
@@ -233,6 +250,7 @@ impl Script {
                     ))
                 }
                 (None, SeedMode::Table) => None,
+                (_, SeedMode::Sealed) => unreachable!("refused above"),
             };
             parties.push(Party { name: p.name.clone(), commitment: share.map(|s| s.commitment()), share });
         }
@@ -240,7 +258,16 @@ impl Script {
             return Err(err("seed.parties".into(), "a game needs at least one party".into()));
         }
         let rules_hash = rules.hash();
-        let header = Header { game, rules, rules_hash, scenario: wire.scenario, mode: wire.seed.mode, parties };
+        let header = Header {
+            game,
+            rules,
+            rules_hash,
+            scenario: wire.scenario,
+            mode: wire.seed.mode,
+            parties,
+            sides: Vec::new(),
+            server: None,
+        };
         Game::open(header.clone()).map_err(|e| match e {
             crate::game::OpenError::Scenario(s) => err(format!("scenario.{}", s.field), s.message),
             other => err("seed".into(), other.to_string()),
@@ -252,25 +279,33 @@ impl Script {
         Ok(Script { header, decisions, text: text.to_string() })
     }
 
+    /// The error for decision `i` refused: its field and line in the script.
+    pub fn refusal_error(&self, i: usize, refusal: ruleset::Refusal) -> ScriptError {
+        let (field, message) = match refusal {
+            ruleset::Refusal::Malformed { field, message } if field.is_empty() => (format!("decisions[{i}]"), message),
+            ruleset::Refusal::Malformed { field, message } => (format!("decisions[{i}].{field}"), message),
+            other => (format!("decisions[{i}]"), format!("refused: {}", refused_text(other))),
+        };
+        ScriptError { line: line_of(&self.text, &field), field, message }
+    }
+
     /// Plays every decision from the start, handing each event to `sink`.
     /// The first refused decision is an error naming it and its line.
     pub fn play(&self, mut sink: impl FnMut(&Game, &Event)) -> Result<Game, ScriptError> {
         let mut game = Game::open(self.header.clone()).expect("checked by parse");
         for (i, (decision, dice)) in self.decisions.iter().enumerate() {
-            let events = game.play(decision, dice.as_ref()).map_err(|refusal| {
-                let (field, message) = match refusal {
-                    ruleset::Refusal::Malformed { field, message } if field.is_empty() => {
-                        (format!("decisions[{i}]"), message)
-                    }
-                    ruleset::Refusal::Malformed { field, message } => (format!("decisions[{i}].{field}"), message),
-                    ruleset::Refusal::Violation(v) => (format!("decisions[{i}]"), format!("refused: {v}")),
-                };
-                ScriptError { line: line_of(&self.text, &field), field, message }
-            })?;
+            let events = game.play(decision, dice.as_ref()).map_err(|refusal| self.refusal_error(i, refusal))?;
             for e in &events {
                 sink(&game, e);
             }
         }
         Ok(game)
+    }
+}
+
+fn refused_text(refusal: ruleset::Refusal) -> String {
+    match refusal {
+        ruleset::Refusal::Violation(v) => v.to_string(),
+        other => other.to_string(),
     }
 }

@@ -7,6 +7,12 @@
 //! apply is not read at all: it could not have been made by rollcall, and
 //! its id would reach file names and terminals.
 //!
+//! Transport is not content: a record that went through email may come back
+//! with CRLF line ends and blank lines at its end. Those are taken off and
+//! counted ([`Events::normalised`]), so a command can say what it
+//! normalised; anything else (a blank line inside the record, a changed
+//! byte) is the content's and stays an error.
+//!
 //! Writing goes to a temporary file beside the target, created exclusively
 //! under an unpredictable name (so a link planted there is never followed),
 //! and renamed into place, so a failed export leaves nothing half-written;
@@ -58,6 +64,37 @@ pub struct Events {
     /// The byte offset of the next line.
     offset: u64,
     done: bool,
+    normalised: Normalised,
+}
+
+/// Transport noise taken off a record while reading it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Normalised {
+    /// Lines that ended in CR LF.
+    pub crlf: u64,
+    /// Blank lines after the last line.
+    pub trailing_blank: u64,
+}
+
+impl Normalised {
+    /// "2,001 CRLF line ends and 2 blank lines at the end", or none.
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.crlf > 0 {
+            parts.push(format!("{} CRLF line end(s)", self.crlf));
+        }
+        if self.trailing_blank > 0 {
+            parts.push(format!("{} blank line(s) at the end", self.trailing_blank));
+        }
+        (!parts.is_empty()).then(|| parts.join(" and "))
+    }
+}
+
+impl Events {
+    /// What was taken off so far (all of it, once the events are read).
+    pub fn normalised(&self) -> Normalised {
+        self.normalised
+    }
 }
 
 impl Iterator for Events {
@@ -68,35 +105,55 @@ impl Iterator for Events {
             return None;
         }
         let mut bytes = Vec::new();
-        self.line += 1;
-        match read_line(&self.path, &mut self.reader, self.line, &mut self.offset, &mut bytes) {
-            Ok(None) => {
-                self.done = true;
-                None
-            }
-            Ok(Some(text)) => Some(record::parse_event(text).map_err(|e| FileError::Line {
-                path: self.path.display().to_string(),
-                line: self.line,
-                field: e.field,
-                message: e.message,
-            })),
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
+        let mut blank = 0;
+        loop {
+            self.line += 1;
+            bytes.clear();
+            match read_line(&self.path, &mut self.reader, self.line, &mut self.offset, &mut bytes, &mut self.normalised)
+            {
+                Ok(None) => {
+                    self.done = true;
+                    self.normalised.trailing_blank += blank;
+                    return None;
+                }
+                Ok(Some("")) => blank += 1,
+                Ok(Some(_)) if blank > 0 => {
+                    self.done = true;
+                    return Some(Err(FileError::Line {
+                        path: self.path.display().to_string(),
+                        line: self.line - blank,
+                        field: "$".into(),
+                        message: "a blank line inside the record: lines were removed or the record was edited".into(),
+                    }));
+                }
+                Ok(Some(text)) => {
+                    return Some(record::parse_event(text).map_err(|e| FileError::Line {
+                        path: self.path.display().to_string(),
+                        line: self.line,
+                        field: e.field,
+                        message: e.message,
+                    }))
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
             }
         }
     }
 }
 
 /// Reads one newline-terminated line into `bytes` and hands back its text
-/// (without the newline); `None` at the end of the file. `offset` is the
-/// line's byte offset in the file, and moves past it.
+/// (without the newline, or a CR before it, which is counted); `None` at the
+/// end of the file. `offset` is the line's byte offset in the file, and
+/// moves past it.
 fn read_line<'b>(
     path: &Path,
     reader: &mut impl BufRead,
     line: u64,
     offset: &mut u64,
     bytes: &'b mut Vec<u8>,
+    normalised: &mut Normalised,
 ) -> Result<Option<&'b str>, FileError> {
     let error =
         |message: String| FileError::Line { path: path.display().to_string(), line, field: "$".into(), message };
@@ -109,6 +166,10 @@ fn read_line<'b>(
     if bytes.pop() != Some(b'\n') {
         return Err(error("the last line has no newline: the record was cut short".into()));
     }
+    if bytes.last() == Some(&b'\r') {
+        bytes.pop();
+        normalised.crlf += 1;
+    }
     let first_line = usize::try_from(line).unwrap_or(usize::MAX);
     strict::utf8_from(bytes, first_line, start).map(Some).map_err(|e| error(e.message))
 }
@@ -119,7 +180,8 @@ pub fn read(path: &Path) -> Result<(Header, Events), FileError> {
     let mut reader = BufReader::new(file);
     let mut bytes = Vec::new();
     let mut offset = 0;
-    let Some(text) = read_line(path, &mut reader, 1, &mut offset, &mut bytes)? else {
+    let mut normalised = Normalised::default();
+    let Some(text) = read_line(path, &mut reader, 1, &mut offset, &mut bytes, &mut normalised)? else {
         return Err(FileError::Line {
             path: path.display().to_string(),
             line: 1,
@@ -155,7 +217,7 @@ pub fn read(path: &Path) -> Result<(Header, Events), FileError> {
             });
         }
     }
-    Ok((header, Events { path: path.to_path_buf(), reader, line: 1, offset, done: false }))
+    Ok((header, Events { path: path.to_path_buf(), reader, line: 1, offset, done: false, normalised }))
 }
 
 /// Writes a record to `out`: the header line, then each event's line as it
@@ -179,16 +241,26 @@ pub fn write_to<E: std::fmt::Display>(
     Ok(count)
 }
 
-/// Writes a record to the file `path`: into a new temporary file beside it
-/// (created exclusively, under an unpredictable name), synced, then renamed
-/// into place. An existing `path` is refused or replaced as `existing` says;
-/// on any error nothing is left behind.
+/// Writes a record to the file `path` as [`write_file`] writes.
 pub fn write<E: std::fmt::Display>(
     path: &Path,
     existing: Existing,
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
 ) -> Result<u64, FileError> {
+    write_file(path, existing, |mut out, tmp_path| write_to(&mut out, tmp_path, header, events))
+}
+
+/// Writes the file `path`: `fill` writes into a new temporary file beside
+/// it (created exclusively, under an unpredictable name, so a link planted
+/// there is never followed), which is synced, then renamed into place. An
+/// existing `path` is refused or replaced as `existing` says (a link there
+/// is replaced, not followed); on any error nothing is left behind.
+pub fn write_file<T>(
+    path: &Path,
+    existing: Existing,
+    fill: impl FnOnce(&mut dyn Write, &Path) -> Result<T, FileError>,
+) -> Result<T, FileError> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| io(path, "not a file name"))?;
     let exists = || FileError::Exists { path: path.display().to_string() };
@@ -201,13 +273,14 @@ pub fn write<E: std::fmt::Display>(
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        // A record is as readable as any file the user makes (the umask applies).
+        // As readable as any file the user makes (the umask applies).
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let mut tmp = builder.tempfile_in(dir).map_err(|e| io(dir, format!("cannot create a temporary file: {e}")))?;
     let tmp_path = tmp.path().to_path_buf();
     let mut out = std::io::BufWriter::new(tmp.as_file_mut());
-    let count = write_to(&mut out, &tmp_path, header, events)?;
+    let result = fill(&mut out, &tmp_path)?;
+    out.flush().map_err(|e| io(&tmp_path, e))?;
     drop(out);
     tmp.as_file().sync_all().map_err(|e| io(&tmp_path, e))?;
     let persisted = match existing {
@@ -215,7 +288,7 @@ pub fn write<E: std::fmt::Display>(
         Existing::Refuse => tmp.persist_noclobber(path),
     };
     match persisted {
-        Ok(_) => Ok(count),
+        Ok(_) => Ok(result),
         Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
         Err(e) => Err(io(path, e.error)),
     }

@@ -6,6 +6,14 @@
 //! events stream in seq order. An append is one multi-tree transaction (the
 //! events and the new head, or nothing) and returns only after `flush`.
 //!
+//! A game being created lives in tree `pending` (game id → head ‖ header
+//! line) while its events go into its `events/<id>` tree in batches; only
+//! the commit, one transaction, moves it into `headers` and `heads`. Every
+//! reader looks at `headers` only, so a creation killed half-way is
+//! invisible, and the next `begin` of the same id clears it. Tree `notes`
+//! keeps the commands' small per-game notes, tree `secrets` a dice server's
+//! chains and key (never listed).
+//!
 //! Opening ([`SledLog::open_with`]) says what went wrong in words, naming the
 //! store and what to do: a store that is not there (a reader never creates
 //! one), one another process holds (sled locks the whole database: a second
@@ -30,6 +38,9 @@ pub struct SledLog {
     db: sled::Db,
     headers: sled::Tree,
     heads: sled::Tree,
+    pending: sled::Tree,
+    notes: sled::Tree,
+    secrets: sled::Tree,
     /// For a store that could only be read: the private copy opened instead
     /// (dropped, and deleted, after the database).
     copy: Option<(tempfile::TempDir, PathBuf)>,
@@ -226,7 +237,10 @@ impl SledLog {
     fn with_trees(db: sled::Db, copy: Option<(tempfile::TempDir, PathBuf)>) -> Result<SledLog, String> {
         let headers = db.open_tree("headers").map_err(|e| e.to_string())?;
         let heads = db.open_tree("heads").map_err(|e| e.to_string())?;
-        Ok(SledLog { db, headers, heads, copy })
+        let pending = db.open_tree("pending").map_err(|e| e.to_string())?;
+        let notes = db.open_tree("notes").map_err(|e| e.to_string())?;
+        let secrets = db.open_tree("secrets").map_err(|e| e.to_string())?;
+        Ok(SledLog { db, headers, heads, pending, notes, secrets, copy })
     }
 
     /// For a store that could only be read: where the copy being read is
@@ -252,54 +266,85 @@ impl SledLog {
     }
 }
 
-impl EventLog for SledLog {
-    fn create(&self, header: &Header) -> Result<Head, LogError> {
-        let line = record::encode_header(header).map_err(backend)?;
-        let root = Digest::of(line.as_bytes());
-        let head = Head { seq: 0, hash: root };
-        let result = (&self.headers, &self.heads).transaction(|(headers, heads)| {
-            if headers.get(header.game.as_bytes())?.is_some() {
-                return Err(ConflictableTransactionError::Abort(()));
-            }
-            headers.insert(header.game.as_bytes(), line.as_bytes())?;
-            heads.insert(header.game.as_bytes(), &encode_head(&head)[..])?;
-            Ok(())
-        });
-        match result {
-            Ok(()) => {}
-            Err(TransactionError::Abort(())) => return Err(LogError::GameExists(header.game.clone())),
-            Err(TransactionError::Storage(e)) => return Err(backend(e)),
+/// Appends `events` to `tree` after the head stored at `game` in `heads`
+/// (the `heads` or the `pending` tree, whose values start with a head), in
+/// one transaction.
+fn append_to(
+    heads: &sled::Tree,
+    tree: &sled::Tree,
+    game: &str,
+    expected: &Digest,
+    events: &[Event],
+) -> Result<Head, LogError> {
+    let mut lines = Vec::with_capacity(events.len());
+    for e in events {
+        lines.push((e.seq.to_be_bytes(), record::encode_event(e).map_err(backend)?));
+    }
+    let result = (heads, tree).transaction(|(heads, tree)| {
+        let stored = heads
+            .get(game.as_bytes())?
+            .ok_or(ConflictableTransactionError::Abort(LogError::UnknownGame(game.into())))?;
+        let head = decode_head(game, &stored[..40.min(stored.len())]).map_err(ConflictableTransactionError::Abort)?;
+        if head.hash != *expected {
+            return Err(ConflictableTransactionError::Abort(LogError::StaleHead {
+                game: game.to_string(),
+                expected: expected.short(),
+                seq: head.seq,
+                actual: head.hash.short(),
+            }));
         }
-        self.flush()?;
+        let new_head = check_append(game, &head, events).map_err(ConflictableTransactionError::Abort)?;
+        for (key, line) in &lines {
+            tree.insert(&key[..], line.as_bytes())?;
+        }
+        let mut value = encode_head(&new_head).to_vec();
+        value.extend_from_slice(&stored[40..]);
+        heads.insert(game.as_bytes(), value)?;
+        Ok(new_head)
+    });
+    match result {
+        Ok(head) => Ok(head),
+        Err(TransactionError::Abort(e)) => Err(e),
+        Err(TransactionError::Storage(e)) => Err(backend(e)),
+    }
+}
+
+impl EventLog for SledLog {
+    fn begin(&self, header: &Header) -> Result<Head, LogError> {
+        let line = record::encode_header(header).map_err(backend)?;
+        let game = header.game.as_str();
+        if self.headers.contains_key(game).map_err(backend)? {
+            return Err(LogError::GameExists(game.to_string()));
+        }
+        self.abandon(game)?;
+        let head = Head { seq: 0, hash: Digest::of(line.as_bytes()) };
+        let mut value = encode_head(&head).to_vec();
+        value.extend_from_slice(line.as_bytes());
+        self.pending.insert(game.as_bytes(), value).map_err(backend)?;
         Ok(head)
     }
 
-    fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
-        self.require(game)?;
+    fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         let tree = self.events_tree(game)?;
-        let mut lines = Vec::with_capacity(events.len());
-        for e in events {
-            lines.push((e.seq.to_be_bytes(), record::encode_event(e).map_err(backend)?));
-        }
-        let result = (&self.heads, &tree).transaction(|(heads, tree)| {
-            let stored = heads
+        append_to(&self.pending, &tree, game, expected, events)
+    }
+
+    fn commit(&self, game: &str) -> Result<Head, LogError> {
+        // The events first, durably; then the header and head, in one step.
+        self.flush()?;
+        let result = (&self.pending, &self.headers, &self.heads).transaction(|(pending, headers, heads)| {
+            let stored = pending
                 .get(game.as_bytes())?
                 .ok_or(ConflictableTransactionError::Abort(LogError::UnknownGame(game.into())))?;
-            let head = decode_head(game, &stored).map_err(ConflictableTransactionError::Abort)?;
-            if head.hash != *expected {
-                return Err(ConflictableTransactionError::Abort(LogError::StaleHead {
-                    game: game.to_string(),
-                    expected: expected.short(),
-                    seq: head.seq,
-                    actual: head.hash.short(),
-                }));
+            if headers.get(game.as_bytes())?.is_some() {
+                return Err(ConflictableTransactionError::Abort(LogError::GameExists(game.into())));
             }
-            let new_head = check_append(game, &head, events).map_err(ConflictableTransactionError::Abort)?;
-            for (key, line) in &lines {
-                tree.insert(&key[..], line.as_bytes())?;
-            }
-            heads.insert(game.as_bytes(), &encode_head(&new_head)[..])?;
-            Ok(new_head)
+            let head =
+                decode_head(game, &stored[..40.min(stored.len())]).map_err(ConflictableTransactionError::Abort)?;
+            pending.remove(game.as_bytes())?;
+            headers.insert(game.as_bytes(), &stored[40..])?;
+            heads.insert(game.as_bytes(), &encode_head(&head)[..])?;
+            Ok(head)
         });
         let head = match result {
             Ok(head) => head,
@@ -308,6 +353,48 @@ impl EventLog for SledLog {
         };
         self.flush()?;
         Ok(head)
+    }
+
+    fn abandon(&self, game: &str) -> Result<(), LogError> {
+        if self.headers.contains_key(game).map_err(backend)? {
+            return Ok(());
+        }
+        self.db.drop_tree(format!("events/{game}")).map_err(backend)?;
+        self.pending.remove(game).map_err(backend)?;
+        self.flush()
+    }
+
+    fn incomplete(&self) -> Result<Vec<String>, LogError> {
+        self.pending
+            .iter()
+            .keys()
+            .map(|k| k.map_err(backend).map(|k| String::from_utf8_lossy(&k).into_owned()))
+            .collect()
+    }
+
+    fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        let head = self.append_deferred(game, expected, events)?;
+        self.flush()?;
+        Ok(head)
+    }
+
+    fn append_deferred(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        self.require(game)?;
+        let tree = self.events_tree(game)?;
+        append_to(&self.heads, &tree, game, expected, events)
+    }
+
+    fn sync(&self) -> Result<(), LogError> {
+        self.flush()
+    }
+
+    fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(self.secrets.get(key).map_err(backend)?.map(|v| v.to_vec()))
+    }
+
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        self.secrets.insert(key, value).map_err(backend)?;
+        self.flush()
     }
 
     fn events<'a>(
@@ -367,5 +454,27 @@ impl EventLog for SledLog {
     fn head(&self, game: &str) -> Result<Head, LogError> {
         let bytes = self.heads.get(game).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
         decode_head(game, &bytes)
+    }
+
+    fn note(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(self.notes.get(key).map_err(backend)?.map(|v| v.to_vec()))
+    }
+
+    fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError> {
+        match value {
+            Some(v) => self.notes.insert(key, v).map_err(backend)?,
+            None => self.notes.remove(key).map_err(backend)?,
+        };
+        self.flush()
+    }
+
+    fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
+        self.notes
+            .scan_prefix(prefix)
+            .map(|item| {
+                let (k, v) = item.map_err(backend)?;
+                Ok((String::from_utf8_lossy(&k).into_owned(), v.to_vec()))
+            })
+            .collect()
     }
 }

@@ -88,6 +88,81 @@ fn refuses_bad_appends(log: &dyn EventLog) {
     assert!(matches!(log.append("nope", &root.hash, &groups[0]), Err(LogError::UnknownGame(_))));
 }
 
+/// A game being created is invisible until committed; a creation left
+/// unfinished is cleared by the next one of the same id; notes are kept.
+fn creates_whole_or_not_at_all(log: &dyn EventLog) {
+    let s = script("rally");
+    let groups = decisions(&s);
+    let root = log.begin(&s.header).unwrap();
+    let mid = log.append_pending("rally", &root.hash, &groups[..3].concat()).unwrap();
+    // Invisible to every reader while pending.
+    assert!(matches!(log.head("rally"), Err(LogError::UnknownGame(_))));
+    assert!(matches!(log.header("rally"), Err(LogError::UnknownGame(_))));
+    assert!(log.events("rally", 1).is_err());
+    assert_eq!(log.games().unwrap(), Vec::<String>::new());
+    assert_eq!(log.incomplete().unwrap(), vec!["rally".to_string()]);
+    // A stale pending append is refused like any other.
+    assert!(matches!(log.append_pending("rally", &root.hash, &groups[3]), Err(LogError::StaleHead { .. })));
+    // Begun again (a retry after a kill): the leftover is gone.
+    let again = log.begin(&s.header).unwrap();
+    assert_eq!(again, root);
+    assert!(matches!(log.append_pending("rally", &mid.hash, &groups[3]), Err(LogError::StaleHead { .. })));
+    let all = groups.concat();
+    let end = log.append_pending("rally", &root.hash, &all).unwrap();
+    assert_eq!(log.commit("rally").unwrap(), end);
+    assert_eq!(all_events(log, "rally"), all);
+    assert_eq!(log.incomplete().unwrap(), Vec::<String>::new());
+    assert!(matches!(log.begin(&s.header), Err(LogError::GameExists(_))));
+    assert!(matches!(log.commit("rally"), Err(LogError::UnknownGame(_) | LogError::GameExists(_))));
+    // Abandoned: nothing stays.
+    let skips = script("skips");
+    let r = log.begin(&skips.header).unwrap();
+    log.append_pending("skips", &r.hash, &decisions(&skips)[0]).unwrap();
+    log.abandon("skips").unwrap();
+    assert_eq!(log.incomplete().unwrap(), Vec::<String>::new());
+    assert_eq!(log.games().unwrap(), vec!["rally".to_string()]);
+    // Notes.
+    log.set_note("side/rally", Some(b"allies")).unwrap();
+    log.set_note("side/skips", Some(b"axis")).unwrap();
+    log.set_note("acked/rally", Some(b"x")).unwrap();
+    assert_eq!(log.note("side/rally").unwrap().as_deref(), Some(&b"allies"[..]));
+    let sides: Vec<String> = log.notes("side/").unwrap().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(sides, vec!["side/rally".to_string(), "side/skips".to_string()]);
+    log.set_note("side/skips", None).unwrap();
+    assert_eq!(log.note("side/skips").unwrap(), None);
+}
+
+#[test]
+fn memory_log_creates_whole_or_not_at_all() {
+    creates_whole_or_not_at_all(&MemLog::new());
+}
+
+#[test]
+fn sled_log_creates_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    creates_whole_or_not_at_all(&SledLog::open(dir.path()).unwrap());
+}
+
+#[test]
+fn sled_log_clears_an_unfinished_creation_after_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = script("rally");
+    let groups = decisions(&s);
+    {
+        let log = SledLog::open(dir.path()).unwrap();
+        let root = log.begin(&s.header).unwrap();
+        log.append_pending("rally", &root.hash, &groups[..4].concat()).unwrap();
+        // Dropped without a commit: as a kill would leave it.
+    }
+    let log = SledLog::open(dir.path()).unwrap();
+    assert_eq!(log.games().unwrap(), Vec::<String>::new());
+    assert_eq!(log.incomplete().unwrap(), vec!["rally".to_string()]);
+    let root = log.begin(&s.header).unwrap();
+    log.append_pending("rally", &root.hash, &groups.concat()).unwrap();
+    log.commit("rally").unwrap();
+    assert_eq!(all_events(&log, "rally"), groups.concat());
+}
+
 #[test]
 fn memory_log_behaves_like_a_vec() {
     behaves_like_a_vec(&MemLog::new());

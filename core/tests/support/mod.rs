@@ -75,7 +75,7 @@ pub fn parties(rng: &mut Rng, names: &[&str]) -> Vec<Party> {
 /// The header of an open game.
 pub fn header(game: String, rules: RuleVersion, scenario: Value, parties: Vec<Party>) -> Header {
     let rules_hash = rules.hash();
-    Header { game, rules, rules_hash, scenario, mode: SeedMode::Open, parties }
+    Header { game, rules, rules_hash, scenario, mode: SeedMode::Open, parties, sides: Vec::new(), server: None }
 }
 
 /// The same game under other rules (the hash follows the settings).

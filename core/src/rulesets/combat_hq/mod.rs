@@ -19,6 +19,7 @@
 //! an inch, so "within 6\"" is an exact integer test (60 tenths).
 
 mod decide;
+mod sides;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -673,6 +674,18 @@ impl Ruleset for CombatHq {
 
     fn turn(state: &State) -> u32 {
         state.turn.as_ref().map_or(0, |t| t.number)
+    }
+
+    fn sides(state: &State) -> Vec<String> {
+        sides::sides(state)
+    }
+
+    fn awaited(state: &State) -> crate::ruleset::Actor {
+        sides::awaited(state)
+    }
+
+    fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
+        sides::author(state, decision)
     }
 }
 

@@ -19,6 +19,7 @@
 
 mod decide;
 pub mod hex;
+mod sides;
 #[cfg(test)]
 mod tests;
 
@@ -509,6 +510,18 @@ impl Ruleset for FormationActivation {
 
     fn turn(state: &State) -> u32 {
         state.turn.as_ref().map_or(0, |t| t.number)
+    }
+
+    fn sides(state: &State) -> Vec<String> {
+        sides::sides(state)
+    }
+
+    fn awaited(state: &State) -> crate::ruleset::Actor {
+        sides::awaited(state)
+    }
+
+    fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
+        sides::author(state, decision)
     }
 }
 

@@ -12,6 +12,7 @@
 //! the words of the domain and a faithful `evolve`.
 
 mod decide;
+mod sides;
 #[cfg(test)]
 mod tests;
 
@@ -481,6 +482,18 @@ impl Ruleset for LeaderActivation {
 
     fn turn(state: &State) -> u32 {
         state.turn.as_ref().map_or(0, |t| t.number)
+    }
+
+    fn sides(state: &State) -> Vec<String> {
+        sides::sides(state)
+    }
+
+    fn awaited(state: &State) -> crate::ruleset::Actor {
+        sides::awaited(state)
+    }
+
+    fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
+        sides::author(state, decision)
     }
 }
 

@@ -46,6 +46,7 @@ mod morale;
 mod narrate;
 mod organisation;
 mod scenario;
+mod sides;
 #[cfg(test)]
 mod tests;
 mod turn;
@@ -1093,5 +1094,17 @@ impl Ruleset for PhoenixCommand {
 
     fn turn(state: &State) -> u32 {
         state.turn.as_ref().map_or(0, |t| t.number)
+    }
+
+    fn sides(state: &State) -> Vec<String> {
+        sides::sides(state)
+    }
+
+    fn awaited(state: &State) -> crate::ruleset::Actor {
+        sides::awaited(state)
+    }
+
+    fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
+        sides::author(state, decision)
     }
 }

@@ -1,0 +1,387 @@
+//! Play by email: `keygen`, `pbem invite / accept / start`, `turn export /
+//! apply`, `fork show`. The protocol is in `rollcall_core::pbem`; this file
+//! reads and writes the files and prints.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use rollcall_core::game::Game;
+use rollcall_core::keys::SecretKey;
+use rollcall_core::log::{open_game, EventLog};
+use rollcall_core::pbem::exchange::{self, ExchangeError};
+use rollcall_core::record::{self, Kind};
+use rollcall_core::ruleset::Actor;
+use rollcall_core::seed::Share;
+use rollcall_core::strict;
+use rollcall_core::words::possessive;
+use serde_json::{json, Value};
+
+use crate::args::{ForkCommand, PbemCommand, TurnCommand};
+use crate::commands::{print_json, random_bytes, rule_version};
+use crate::store::{self, read_file, read_text, Fail};
+
+pub fn keygen(output: &Path, json: bool) -> Result<ExitCode, Fail> {
+    let key = SecretKey::from_bytes(random_bytes()?);
+    write_new(output, &key.to_file_text(), true)?;
+    if json {
+        print_json(&json!({"file": output.display().to_string(), "public": key.public().to_hex()}));
+    } else {
+        say!("wrote a secret key to {} (readable by you only: keep it, never send it)", output.display());
+        say!("public key {}", key.public());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a new file, refusing to replace one; `secret` makes it readable by
+/// its owner only, from its creation on.
+fn write_new(path: &Path, text: &str, secret: bool) -> Result<(), Fail> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true).mode(if secret { 0o600 } else { 0o644 });
+    let mut file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            Fail(format!("{}: the file exists; choose another name (nothing was written)", path.display()))
+        }
+        _ => Fail(format!("{}: {e}", path.display())),
+    })?;
+    file.write_all(text.as_bytes()).and_then(|_| file.sync_all()).map_err(|e| Fail(format!("{}: {e}", path.display())))
+}
+
+/// Writes a message to a new file, or to standard output for `-`.
+fn write_message(output: &str, text: &str) -> Result<(), Fail> {
+    if output == "-" {
+        let mut out = std::io::stdout();
+        out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| Fail(format!("stdout: {e}")))
+    } else {
+        write_new(Path::new(output), text, false)
+    }
+}
+
+fn read_key(path: &Path) -> Result<SecretKey, Fail> {
+    use std::os::unix::fs::PermissionsExt;
+    let text = read_file(path)?;
+    let key = SecretKey::from_file_text(&text).map_err(|e| Fail(format!("{}:{e}", path.display())))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.permissions().mode() & 0o077 != 0 {
+            eprintln!(
+                "warning: {} is readable by others: anyone who reads it can sign turns as you (chmod 600 {})",
+                path.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(key)
+}
+
+/// The side of `header` whose key the key file holds.
+pub fn side_of_key_file(header: &rollcall_core::Header, path: &Path) -> Result<String, Fail> {
+    let key = read_key(path)?;
+    header.side_of(&key.public()).map(String::from).ok_or_else(|| {
+        Fail(format!(
+            "--key {}: this key ({}) is not a key of game {:?}'s sides (nothing was written)",
+            path.display(),
+            key.public().short(),
+            header.game
+        ))
+    })
+}
+
+fn fresh_share() -> Result<Share, Fail> {
+    Ok(Share(random_bytes()?))
+}
+
+/// Maps an exchange failure: exit 2 for input that does not fit, exit 1
+/// (after saying why) for what fails verification or forks the game.
+pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
+    match e {
+        ExchangeError::Input(m) => Err(Fail(format!("{m} (nothing was written)"))),
+        ExchangeError::Log(l) => Err(l.into()),
+        ExchangeError::Refused(reason) => {
+            if json {
+                print_json(&json!({"ok": false, "refused": reason}));
+            } else {
+                say!("REFUSED: {reason} (nothing was written)");
+            }
+            Ok(ExitCode::from(1))
+        }
+        ExchangeError::Fork { message, evidence } => {
+            if json {
+                print_json(&json!({"ok": false, "fork": message, "evidence": evidence}));
+            } else {
+                say!("FORK: {message}");
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<ExitCode, Fail> {
+    match command {
+        PbemCommand::Invite { rules, scenario, side, key, game, output, json } => {
+            let (rules, _) = rule_version(&rules)?;
+            let bytes = store::read_bytes(&scenario)?;
+            let scenario_value: Value =
+                strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario.display().to_string())))?;
+            let key = read_key(&key)?;
+            let game = match game {
+                Some(id) => crate::commands::checked_game_id("--game", id)?,
+                None => format!("game-{}", &fresh_share()?.to_hex()[..8]),
+            };
+            let log = store::open(db)?;
+            let invite = match exchange::invite(&log, &game, &rules, scenario_value, &side, &key, fresh_share()?) {
+                Ok(invite) => invite,
+                Err(e) => return outcome(e, json),
+            };
+            write_message(&output, &invite.armour())?;
+            if json {
+                print_json(
+                    &json!({"game": game, "side": side, "commitment": invite.terms.commitment.to_string(), "file": output}),
+                );
+            } else if output != "-" {
+                say!("invited to game {game} as {side}: send {output} to your opponent.");
+                say!("  your seed share stays secret in this store; its commitment is {}", invite.terms.commitment);
+                say!("  next: when the answer comes, `rollcall pbem start ANSWER --key KEY`");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        PbemCommand::Accept { invite, key, output, json } => {
+            let text = read_text(&invite)?;
+            let key = read_key(&key)?;
+            let log = store::open(db)?;
+            let (invite, accept) = match exchange::accept(&log, &text, &key, fresh_share()?) {
+                Ok(pair) => pair,
+                Err(e) => return outcome(e, json),
+            };
+            write_message(&output, &accept.armour())?;
+            let t = &invite.terms;
+            if json {
+                print_json(&json!({"game": t.game, "side": accept.terms.accepter.name, "rules": t.rules.version,
+                    "opponent": t.inviter.name, "opponent_key": t.inviter.key.to_hex(), "file": output}));
+            } else if output != "-" {
+                say!(
+                    "accepted game {} ({}) as {}, against {} (key {}).",
+                    t.game,
+                    t.rules.version,
+                    accept.terms.accepter.name,
+                    t.inviter.name,
+                    t.inviter.key.short()
+                );
+                say!(
+                    "  send {output} back; the game begins with {} first turn file (rollcall turn apply).",
+                    possessive(&t.inviter.name)
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        PbemCommand::Start { accept, key, json } => {
+            let text = read_text(&accept)?;
+            let key = read_key(&key)?;
+            let log = store::open(db)?;
+            let header = match exchange::start(&log, &text, &key) {
+                Ok(h) => h,
+                Err(e) => return outcome(e, json),
+            };
+            let game = Game::open(header.clone()).map_err(|e| Fail(e.to_string()))?;
+            if json {
+                print_json(
+                    &json!({"game": header.game, "head": game.head().to_string(), "awaited": actor_json(&game.awaited())}),
+                );
+            } else {
+                say!(
+                    "started game {}: {}, both seed shares revealed in the header.",
+                    header.game,
+                    header.rules.label()
+                );
+                for s in &header.sides {
+                    say!("  {} key {}", s.name, s.key.short());
+                }
+                say!("head {}", game.head());
+                say!(
+                    "the game awaits {}. Play with `rollcall play {} …`, then send `rollcall turn export {} --key KEY -o turn-1.txt` (it carries the header).",
+                    game.awaited(),
+                    header.game,
+                    header.game
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn actor_json(actor: &Actor) -> Value {
+    match actor {
+        Actor::Side(s) => json!({"side": s}),
+        Actor::Referee => json!({"referee": true}),
+    }
+}
+
+pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<ExitCode, Fail> {
+    match command {
+        TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
+        TurnCommand::Export { game, key, output, json } => {
+            let key = read_key(&key)?;
+            let log = store::open(db)?;
+            let exported = match exchange::export(&log, &game, &key) {
+                Ok(x) => x,
+                Err(e) => return outcome(e, json),
+            };
+            let t = &exported.turn;
+            write_message(&output, &t.armour())?;
+            let yours = exported.awaited == Actor::Side(t.side.clone());
+            if json {
+                print_json(&json!({"game": t.game, "side": t.side, "from": t.previous, "to": t.head,
+                    "events": t.events.len(), "decisions": exported.decisions, "header": t.header.is_some(),
+                    "signed_now": exported.checkpoint.is_some(), "awaited": actor_json(&exported.awaited), "file": output}));
+            } else if output != "-" {
+                let signed = if exported.checkpoint.is_some() { "signed" } else { "already signed (sent again)" };
+                say!(
+                    "{} turn of game {}: {} decisions, {} events from seq {} to {}, {signed}{}.",
+                    t.side,
+                    t.game,
+                    exported.decisions,
+                    t.events.len(),
+                    t.previous.seq + 1,
+                    t.head.seq,
+                    if t.header.is_some() { ", with the game's header" } else { "" }
+                );
+                say!("head {}", t.head.hash);
+                say!("wrote {output}: send it to your opponent (attached, or pasted into the email).");
+                if yours {
+                    say!("note: the game still awaits {} decision: this turn is sent mid-turn.", possessive(&t.side));
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TurnCommand::Apply { turn, json } => {
+            let text = read_text(&turn)?;
+            let log = store::open(db)?;
+            let applied = match exchange::apply(&log, &text) {
+                Ok(a) => a,
+                Err(e) => return outcome(e, json),
+            };
+            let mut game = applied.before.clone();
+            let mut lines = Vec::new();
+            for e in &applied.events {
+                game.apply(e).map_err(|e| Fail(e.to_string()))?;
+                if json {
+                    lines.push(json!({"seq": e.seq, "kind": e.kind.name(), "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()}));
+                } else {
+                    say!("{}", rollcall_core::text::escape(&game.narrate(e)));
+                }
+            }
+            let id = &game.header().game;
+            let mine = exchange::local_side(&log, id)?;
+            if json {
+                print_json(&json!({"ok": true, "game": id, "side": applied.side, "created": applied.created,
+                    "events": lines, "known": applied.known, "head": applied.head, "awaited": actor_json(&game.awaited()), "you": mine}));
+            } else {
+                if applied.created {
+                    say!(
+                        "game {id} created from {} first turn file ({}).",
+                        possessive(&applied.side),
+                        game.header().rules.label()
+                    );
+                }
+                if applied.events.is_empty() {
+                    say!("nothing new: this store had every event of {} turn already.", possessive(&applied.side));
+                } else {
+                    say!(
+                        "applied {} turn: {} events verified (chain, signatures, legality, dice); head {}",
+                        possessive(&applied.side),
+                        applied.events.len(),
+                        applied.head.hash
+                    );
+                }
+                match &mine {
+                    Some(me) => say!("the game awaits {}; you play {me}.", game.awaited()),
+                    None => say!(
+                        "the game awaits {}; this store plays no side of it (it follows the game).",
+                        game.awaited()
+                    ),
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<ExitCode, Fail> {
+    let ForkCommand::Show { game: id, json } = command;
+    let log = store::open_read(db)?;
+    let forks = exchange::forks(&log, &id)?;
+    let game = open_game(&log, &id, None)?;
+    let mut out = Vec::new();
+    if !json && forks.is_empty() {
+        say!("no forks kept for game {id}");
+    }
+    for fork in &forks {
+        let at = fork.seq.saturating_sub(1);
+        let base = open_game(&log, &id, Some(at))?;
+        let ours: Vec<record::Event> =
+            log.events(&id, fork.seq)?.take(exchange::FORK_EVENTS).collect::<Result<Vec<_>, _>>()?;
+        let ours = until_checkpoint(ours);
+        let theirs: Vec<record::Event> = fork
+            .events
+            .iter()
+            .map(|l| record::parse_event(l))
+            .collect::<Result<_, _>>()
+            .map_err(|e| Fail(format!("fork evidence of {id}: {e}")))?;
+        let branch_a = narrate_branch(&base, &ours);
+        let branch_b = narrate_branch(&base, &theirs);
+        if json {
+            out.push(
+                json!({"seq": fork.seq, "source": fork.source, "side": fork.side, "after": base.head().to_string(),
+                "ours": branch_a, "theirs": branch_b}),
+            );
+            continue;
+        }
+        let from = fork.side.as_deref().map(|s| format!(" from {s}")).unwrap_or_default();
+        say!("fork of {id} at seq {} (after head {}), by a {}{from}:", fork.seq, base.head(), fork.source);
+        say!("  this store's branch:");
+        for line in &branch_a {
+            say!("    {}", line["line"].as_str().unwrap_or_default());
+        }
+        say!("  the other branch (kept as evidence):");
+        for line in &branch_b {
+            say!("    {}", line["line"].as_str().unwrap_or_default());
+        }
+        say!();
+    }
+    if json {
+        print_json(&json!({"game": id, "head": game.head().to_string(), "forks": out}));
+    } else if !forks.is_empty() {
+        say!(
+            "Each branch is signed by the side that sent it (its checkpoint): two signed turns on one head prove that side played the same point twice."
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn until_checkpoint(events: Vec<record::Event>) -> Vec<record::Event> {
+    let mut out = Vec::new();
+    for e in events {
+        let done = e.kind == Kind::Checkpoint;
+        out.push(e);
+        if done {
+            break;
+        }
+    }
+    out
+}
+
+/// Each event of a branch narrated on the game at the fork point, with its
+/// seq and hash; a branch that stops folding in is shown as far as it goes.
+fn narrate_branch(base: &Game, events: &[record::Event]) -> Vec<Value> {
+    let mut game = base.clone();
+    let mut out = Vec::new();
+    for e in events {
+        let narrative = match game.apply(e) {
+            Ok(()) => game.narrate(e).trim().to_string(),
+            Err(err) => format!("(does not fold in: {err})"),
+        };
+        out.push(json!({"seq": e.seq, "kind": e.kind.name(), "hash": e.hash.to_string(),
+            "line": format!("{:>5} {} {}", e.seq, e.hash.short(), narrative)}));
+    }
+    out
+}

@@ -1,0 +1,179 @@
+//! The CLI against a dice server: `play --server`, `turn fetch`, `verify URL`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use rollcall_core::keys::{PublicKey, Signature};
+use rollcall_core::log::{EventLog, Head};
+use rollcall_core::pbem::exchange;
+use rollcall_core::sealed::head_message;
+use serde_json::{json, Value};
+
+use crate::commands::print_json;
+use crate::store::{self, read_text, Fail};
+
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build()
+}
+
+/// A server's answer: its status and JSON (or text) body.
+pub struct Answer {
+    pub status: u16,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// The server's message, for a refusal.
+    fn message(&self) -> String {
+        let v = self.json();
+        match v["message"].as_str() {
+            Some(m) => format!("{m} ({} {})", self.status, v["error"].as_str().unwrap_or("")),
+            None => format!("HTTP {}: {}", self.status, self.body.trim()),
+        }
+    }
+}
+
+fn send(request: ureq::Request, body: Option<&Value>) -> Result<Answer, Fail> {
+    let url = request.url().to_string();
+    let result = match body {
+        Some(b) => request.set("Content-Type", "application/json").send_string(&b.to_string()),
+        None => request.call(),
+    };
+    match result {
+        Ok(r) => Ok(Answer { status: r.status(), body: r.into_string().map_err(|e| Fail(format!("{url}: {e}")))? }),
+        Err(ureq::Error::Status(status, r)) => Ok(Answer { status, body: r.into_string().unwrap_or_default() }),
+        Err(ureq::Error::Transport(t)) => Err(Fail(format!("{url}: cannot reach the server: {t}"))),
+    }
+}
+
+pub fn get(url: &str) -> Result<Answer, Fail> {
+    send(agent().get(url), None)
+}
+
+pub fn post(url: &str, token: Option<&str>, body: &Value) -> Result<Answer, Fail> {
+    let mut request = agent().post(url);
+    if let Some(t) = token {
+        request = request.set("Authorization", &format!("Bearer {t}"));
+    }
+    send(request, Some(body))
+}
+
+fn base(url: &str) -> &str {
+    url.trim_end_matches('/')
+}
+
+/// `rollcall play --server URL --token T GAME FILE|-`: the decisions (one, or
+/// a JSON array played all or nothing) on the game's head, through the server.
+pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) -> Result<ExitCode, Fail> {
+    let name = if source == "-" { "<stdin>" } else { source };
+    let text = read_text(source)?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| Fail(format!("{name}:{}: not JSON: {e}", e.line())))?;
+    let status = get(&format!("{}/games/{game}", base(url)))?;
+    if status.status != 200 {
+        return Err(Fail(format!("{url}: game {game}: {}", status.message())));
+    }
+    let status = status.json();
+    let head = status["head"]["hash"].as_str().ok_or_else(|| Fail(format!("game {game} has not begun")))?;
+    let body = match value {
+        Value::Array(many) => json!({"expected_head": head, "decisions": many}),
+        one => json!({"expected_head": head, "decision": one}),
+    };
+    let answer = post(&format!("{}/games/{game}/decisions", base(url)), Some(token), &body)?;
+    if answer.status != 200 {
+        if json_out {
+            print_json(&json!({"ok": false, "status": answer.status, "answer": answer.json()}));
+            return Ok(ExitCode::from(2));
+        }
+        return Err(Fail(format!("{name}: {} (nothing was written)", answer.message())));
+    }
+    let v = answer.json();
+    let server_key = status["header"]["seed"]["server"]["key"].as_str().and_then(|k| PublicKey::from_hex(k).ok());
+    let signed = check_head_signature(server_key.as_ref(), game, &v);
+    if json_out {
+        print_json(&json!({"ok": true, "answer": v, "head_signature_valid": signed}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for e in v["events"].as_array().into_iter().flatten() {
+        let line = e["narrative"].as_str().unwrap_or_default();
+        if e["kind"] == "decision" {
+            say!("{line}");
+        } else {
+            say!("    {line}");
+        }
+    }
+    say!(
+        "head {} (signed by the server: {})",
+        v["head"]["hash"].as_str().unwrap_or_default(),
+        if signed { "checked" } else { "NOT VALID" }
+    );
+    if !signed {
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> bool {
+    let (Some(key), Ok(head), Some(sig)) = (
+        key,
+        serde_json::from_value::<Head>(answer["head"].clone()),
+        answer["head_signature"].as_str().and_then(|s| Signature::from_hex(s).ok()),
+    ) else {
+        return false;
+    };
+    key.verifies(&head_message(game, &head), &sig)
+}
+
+/// `rollcall turn fetch URL GAME`: the events this store lacks, as a turn
+/// file the server signs, verified and applied like an opponent's turn.
+pub fn fetch(db: &Option<std::path::PathBuf>, url: &str, game: &str, json_out: bool) -> Result<ExitCode, Fail> {
+    let log = store::open(db)?;
+    let since = log.head(game).ok().map(|h| h.hash);
+    let mut request = format!("{}/games/{game}/turn", base(url));
+    if let Some(h) = since {
+        request.push_str(&format!("?since={h}"));
+    }
+    let answer = get(&request)?;
+    if answer.status != 200 {
+        return Err(Fail(format!("{request}: {}", answer.message())));
+    }
+    let applied = match exchange::apply(&log, &answer.body) {
+        Ok(a) => a,
+        Err(e) => return crate::pbem::outcome(e, json_out),
+    };
+    let mut g = applied.before.clone();
+    let mut lines = Vec::new();
+    for e in &applied.events {
+        g.apply(e).map_err(|e| Fail(e.to_string()))?;
+        lines.push(g.narrate(e));
+    }
+    if json_out {
+        print_json(
+            &json!({"ok": true, "game": game, "events": applied.events.len(), "head": applied.head, "created": applied.created}),
+        );
+    } else {
+        for l in &lines {
+            say!("{l}");
+        }
+        say!(
+            "fetched {} events of {game} from {url}, verified (chain, legality; the dice of every revealed turn); head {}",
+            applied.events.len(),
+            applied.head.hash
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A record at a URL, downloaded to a temporary file for `verify`.
+pub fn download(url: &str) -> Result<tempfile::NamedTempFile, Fail> {
+    let answer = get(url)?;
+    if answer.status != 200 {
+        return Err(Fail(format!("{url}: {}", answer.message())));
+    }
+    let mut file = tempfile::Builder::new().suffix(".jsonl").tempfile().map_err(|e| Fail(e.to_string()))?;
+    std::io::Write::write_all(&mut file, answer.body.as_bytes()).map_err(|e| Fail(e.to_string()))?;
+    Ok(file)
+}

@@ -1,0 +1,297 @@
+//! The HTTP face of the dice server: routes, bodies, statuses, one log line
+//! per request. The logic is in [`super::service`].
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, MethodRouter};
+use axum::{Json, Router};
+use rollcall_core::digest::Digest;
+use rollcall_core::seed::Share;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::service::{ApiError, CreateGame, Service};
+
+/// The largest request body taken (a decision, a scenario).
+pub const BODY_LIMIT: usize = 256 * 1024;
+
+/// The OpenAPI description of these routes (checked in as docs/openapi.json).
+pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+
+type Shared = Arc<Service>;
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (status, Json(self.to_json())).into_response()
+    }
+}
+
+/// Every route: its path, its methods, its handlers. The router is built
+/// from this table, and a test holds it to docs/openapi.json.
+fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Shared>)> {
+    vec![
+        ("/openapi.json", &["get"], get(openapi)),
+        ("/games", &["get", "post"], get(list).post(create)),
+        ("/games/{id}", &["get"], get(status)),
+        ("/games/{id}/share", &["post"], post(share)),
+        ("/games/{id}/decisions", &["post"], post(decide)),
+        ("/games/{id}/end", &["post"], post(end)),
+        ("/games/{id}/events", &["get"], get(events)),
+        ("/games/{id}/state", &["get"], get(state)),
+        ("/games/{id}/narrative", &["get"], get(narrative)),
+        ("/games/{id}/record", &["get"], get(record)),
+        ("/games/{id}/turn", &["get"], get(turn)),
+        ("/games/{id}/verify", &["get"], get(verify)),
+        ("/games/{id}/view", &["get"], get(view)),
+    ]
+}
+
+pub fn router(service: Shared) -> Router {
+    let mut router = Router::new();
+    for (path, _, handlers) in routes() {
+        router = router.route(path, handlers);
+    }
+    router.layer(DefaultBodyLimit::max(BODY_LIMIT)).layer(middleware::from_fn(log_request)).with_state(service)
+}
+
+/// One line per request on standard error: time, method, path, status,
+/// milliseconds. Never a body, a header, or a query string.
+async fn log_request(request: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let response = next.run(request).await;
+    eprintln!(
+        "{} {method} {path} {} {:.1}ms",
+        now_utc(),
+        response.status().as_u16(),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}
+
+/// The time now, `2026-11-30T13:01:02.345Z`.
+fn now_utc() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = now.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    )
+}
+
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    value.strip_prefix("Bearer ").map(|t| t.trim().to_string())
+}
+
+/// A JSON body, its errors naming the field (400) or its size (413).
+fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+    let bytes = bytes.map_err(|r| {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(413, "too-large", format!("the body is over {BODY_LIMIT} bytes"))
+        } else {
+            ApiError::new(400, "malformed", r.body_text())
+        }
+    })?;
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." { "body".to_string() } else { path };
+        ApiError::new(400, "malformed", format!("{field}: {}", e.inner()))
+    })?;
+    de.end().map_err(|e| ApiError::new(400, "malformed", format!("body: text after the JSON value ({e})")))?;
+    Ok(value)
+}
+
+fn random() -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    getrandom::getrandom(&mut bytes).expect("the operating system gives randomness");
+    bytes
+}
+
+/// Runs a blocking read on the blocking pool.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::new(500, "internal", e.to_string()))?
+}
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+async fn list(State(s): State<Shared>) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.list()).await.map(Json)
+}
+
+async fn create(State(s): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+    let request: CreateGame = body(bytes)?;
+    let created = s.create(request, random).await?;
+    Ok((StatusCode::CREATED, Json(created)).into_response())
+}
+
+async fn status(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    s.status(&id).await.map(Json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShareBody {
+    share: Share,
+}
+
+async fn share(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let token = bearer(&headers);
+    let request: ShareBody = body(bytes)?;
+    s.share(&id, token.as_deref(), request.share).await.map(Json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DecisionsBody {
+    expected_head: Digest,
+    #[serde(default)]
+    decision: Option<Value>,
+    #[serde(default)]
+    decisions: Option<Vec<Value>>,
+}
+
+async fn decide(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let token = bearer(&headers);
+    let request: DecisionsBody = body(bytes)?;
+    let decisions = match (request.decision, request.decisions) {
+        (Some(one), None) => vec![one],
+        (None, Some(many)) if !many.is_empty() => many,
+        _ => {
+            return Err(ApiError::new(
+                400,
+                "malformed",
+                "body: give `decision` (one) or `decisions` (a non-empty list)",
+            ))
+        }
+    };
+    s.decide(&id, token.as_deref(), request.expected_head, &decisions).await.map(Json)
+}
+
+async fn end(State(s): State<Shared>, Path(id): Path<String>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let token = bearer(&headers);
+    s.end(&id, token.as_deref()).await.map(Json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Page {
+    #[serde(default)]
+    since: Option<u64>,
+    #[serde(default)]
+    limit: Option<u64>,
+}
+
+async fn events(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    Query(page): Query<Page>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.events(&id, page.since.unwrap_or(1), page.limit.unwrap_or(1000))).await.map(Json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct At {
+    #[serde(default)]
+    at: Option<u64>,
+}
+
+async fn state(State(s): State<Shared>, Path(id): Path<String>, Query(at): Query<At>) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.state(&id, at.at)).await.map(Json)
+}
+
+async fn narrative(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let text = blocking(move || s.narrative(&id)).await?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+async fn record(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let text = blocking(move || s.record(&id)).await?;
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], text).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Since {
+    #[serde(default)]
+    since: Option<Digest>,
+}
+
+async fn turn(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    Query(since): Query<Since>,
+) -> Result<Response, ApiError> {
+    let text = blocking(move || s.turn(&id, since.since)).await?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+async fn view(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let html = blocking(move || s.view(&id)).await?;
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+}
+
+async fn verify(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    let (verified, header) = blocking(move || s.verify(&id)).await?;
+    Ok(Json(crate::commands::verified_json(&header.game, &verified, &header)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    /// The routes served are the routes described, method for method.
+    #[test]
+    fn the_routes_are_the_openapi_description() {
+        let spec: serde_json::Value = serde_json::from_str(super::OPENAPI).unwrap();
+        let described: BTreeSet<(String, String)> = spec["paths"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .flat_map(|(path, ops)| ops.as_object().unwrap().keys().map(move |m| (path.clone(), m.clone())))
+            .collect();
+        let served: BTreeSet<(String, String)> = super::routes()
+            .into_iter()
+            .flat_map(|(path, methods, _)| methods.iter().map(move |m| (path.to_string(), m.to_string())))
+            .collect();
+        assert_eq!(served, described);
+    }
+}

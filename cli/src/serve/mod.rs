@@ -1,0 +1,63 @@
+//! `rollcall serve`: the sealed dice server and referee, over HTTP/JSON, on
+//! the embedded store. [`service`] is the logic, [`http`] the routes,
+//! [`commit`] the group commit, [`client`] what the CLI does against a
+//! server (`play --server`, `turn fetch`, `verify URL`).
+
+pub mod client;
+pub mod commit;
+pub mod http;
+pub mod service;
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use rollcall_core::log::EventLog;
+
+use crate::store::{self, Fail};
+
+/// Serves until SIGINT or SIGTERM; in-flight requests finish first.
+pub fn run(db: &Option<std::path::PathBuf>, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
+    let addr: SocketAddr =
+        addr.parse().map_err(|e| Fail(format!("--addr {addr:?}: {e} (for example 127.0.0.1:7878)")))?;
+    let log: Arc<dyn EventLog + Send + Sync> = Arc::new(store::open(db)?);
+    let service = service::Service::open(log, random, turns).map_err(|e| Fail(e.to_string()))?;
+    let key = service.public_key();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Fail(format!("cannot start the server's runtime: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Fail(format!("--addr {addr}: cannot listen: {e}")))?;
+        let bound = listener.local_addr().map_err(|e| Fail(e.to_string()))?;
+        eprintln!("rollcall serve: listening on http://{bound} (server key {key}); stop with Ctrl-C or SIGTERM");
+        let service = Arc::new(service);
+        axum::serve(listener, http::router(service.clone()))
+            .with_graceful_shutdown(shutdown())
+            .await
+            .map_err(|e| Fail(format!("the server stopped: {e}")))?;
+        let (decisions, flushes) = service.commit_figures();
+        eprintln!("rollcall serve: stopped cleanly ({decisions} decisions made durable in {flushes} flushes)");
+        Ok::<_, Fail>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn random() -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    getrandom::getrandom(&mut bytes).expect("the operating system gives randomness");
+    bytes
+}
+
+async fn shutdown() {
+    let interrupt = tokio::signal::ctrl_c();
+    let mut term =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("a SIGTERM handler");
+    tokio::select! {
+        _ = interrupt => {}
+        _ = term.recv() => {}
+    }
+    eprintln!("rollcall serve: stopping: finishing the requests in flight");
+}

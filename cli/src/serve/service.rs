@@ -1,0 +1,653 @@
+//! The dice server's logic, apart from HTTP: creating sealed games, taking
+//! the sides' shares, deciding, revealing each turn's chain value when the
+//! turn ends, and reading games back. Every refusal is an [`ApiError`] with
+//! its HTTP status, and writes nothing.
+//!
+//! **Invariant:** the chain value of a turn not yet ended leaves this file
+//! only inside the reveal event that ends the turn. It is kept in the
+//! store's secrets and in memory ([`Live::chain`]), never in a note, a
+//! response or a log line.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use rollcall_core::digest::Digest;
+use rollcall_core::game::{Game, Verified};
+use rollcall_core::keys::{PublicKey, SecretKey};
+use rollcall_core::log::{open_game, open_game_with, EventLog, Head, LogError};
+use rollcall_core::pbem::{exchange, Terms, TurnFile, TURN};
+use rollcall_core::record::{self, Event, Header, Party, SeedMode, SideKey};
+use rollcall_core::ruleset::{Actor, Refusal};
+use rollcall_core::script::{valid_game_id, RulesRef};
+use rollcall_core::sealed::{head_message, turn_message, Chain, ServerCommitment};
+use rollcall_core::seed::Share;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::commit::GroupCommit;
+
+/// A refusal, with the HTTP status it is answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: u16,
+    /// A word a client can match: `unauthorized`, `not-your-decision`, …
+    pub code: &'static str,
+    pub message: String,
+    /// The game's head, with a stale-head refusal.
+    pub head: Option<Head>,
+}
+
+impl ApiError {
+    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into(), head: None }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({"error": self.code, "message": self.message});
+        if let Some(head) = &self.head {
+            v["head"] = json!(head);
+        }
+        v
+    }
+}
+
+fn storage(e: LogError) -> ApiError {
+    match e {
+        LogError::UnknownGame(g) => ApiError::new(404, "not-found", format!("no game {g:?} on this server")),
+        other => ApiError::new(500, "storage", other.to_string()),
+    }
+}
+
+fn not_found(game: &str) -> ApiError {
+    ApiError::new(404, "not-found", format!("no game {game:?} on this server"))
+}
+
+/// What creating a game takes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    /// The game id (default: a random one).
+    #[serde(default)]
+    pub game: Option<String>,
+    /// A rule version (`ruleset@version[+option]…`) or a house-rules object.
+    pub rules: RulesRef,
+    pub scenario: Value,
+    /// Each side of the scenario, with its public key.
+    pub sides: Vec<SideKey>,
+}
+
+/// A sealed game waiting for its sides' shares (kept as a note).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Waiting {
+    game: String,
+    rules: Terms,
+    scenario: Value,
+    sides: Vec<SideKey>,
+    server: ServerCommitment,
+    shares: BTreeMap<String, Share>,
+}
+
+/// A game in play, held in memory at its head.
+struct Live {
+    game: Game,
+    /// The server's chain: secret, never sent.
+    chain: Chain,
+    ended: bool,
+}
+
+enum Slot {
+    Waiting(Box<Waiting>),
+    Live(Box<Live>),
+}
+
+/// Where a game stands, for `GET /games/{id}`.
+pub type Status = Value;
+
+/// The service: a store, the server's key, the games in play, group commit.
+pub struct Service {
+    log: Arc<dyn EventLog + Send + Sync>,
+    key: SecretKey,
+    games: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Slot>>>>>,
+    commit: GroupCommit,
+    chain_length: u64,
+}
+
+fn waiting_note(game: &str) -> String {
+    format!("serve/waiting/{game}")
+}
+
+fn token_note(game: &str, side: &str) -> String {
+    format!("serve/token/{game}/{side}")
+}
+
+fn ended_note(game: &str) -> String {
+    format!("serve/ended/{game}")
+}
+
+fn chain_secret(game: &str) -> String {
+    format!("chain/{game}")
+}
+
+impl Service {
+    /// The service over `log`, with the server's key kept in its secrets
+    /// (made on first start).
+    pub fn open(
+        log: Arc<dyn EventLog + Send + Sync>,
+        random: impl Fn() -> [u8; 32],
+        chain_length: u64,
+    ) -> Result<Service, LogError> {
+        let key = match log.secret("server-key")? {
+            Some(bytes) if bytes.len() == 32 => SecretKey::from_bytes(bytes.try_into().expect("32 bytes")),
+            _ => {
+                let bytes = random();
+                log.set_secret("server-key", &bytes)?;
+                SecretKey::from_bytes(bytes)
+            }
+        };
+        let commit = GroupCommit::start(log.clone());
+        Ok(Service { log, key, games: Mutex::new(HashMap::new()), commit, chain_length })
+    }
+
+    pub fn public_key(&self) -> PublicKey {
+        self.key.public()
+    }
+
+    /// Decisions appended and flushes made so far: the group commit's figures.
+    pub fn commit_figures(&self) -> (u64, u64) {
+        self.commit.figures()
+    }
+
+    fn slot(&self, game: &str) -> Arc<tokio::sync::Mutex<Option<Slot>>> {
+        self.games.lock().expect("not poisoned").entry(game.to_string()).or_default().clone()
+    }
+
+    /// Loads a game into its slot if it is not there yet: waiting for
+    /// shares (a note), or in play (the store, replayed once).
+    fn load(&self, game: &str, slot: &mut Option<Slot>) -> Result<(), ApiError> {
+        if slot.is_some() {
+            return Ok(());
+        }
+        if let Some(bytes) = self.log.note(&waiting_note(game)).map_err(storage)? {
+            let waiting: Waiting =
+                serde_json::from_slice(&bytes).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+            *slot = Some(Slot::Waiting(Box::new(waiting)));
+            return Ok(());
+        }
+        let mut g = match open_game(&*self.log, game, None) {
+            Ok(g) => g,
+            Err(rollcall_core::log::OpenGameError::Log(LogError::UnknownGame(_))) => return Err(not_found(game)),
+            Err(e) => return Err(ApiError::new(500, "storage", e.to_string())),
+        };
+        let chain =
+            self.log.secret(&chain_secret(game)).map_err(storage)?.and_then(|b| Chain::from_bytes(&b)).ok_or_else(
+                || ApiError::new(404, "not-found", format!("game {game:?} is not a game of this server")),
+            )?;
+        let index = g.sealed().map(|s| s.index).unwrap_or(1);
+        let value = chain
+            .value(index)
+            .ok_or_else(|| ApiError::new(409, "chain-exhausted", "the chain of sealed turns is used up"))?;
+        g.unseal(value).map_err(|e| ApiError::new(500, "storage", e))?;
+        let ended = self.log.note(&ended_note(game)).map_err(storage)?.is_some();
+        *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended })));
+        Ok(())
+    }
+
+    /// The side a bearer token is for in `game`.
+    fn side_of_token(&self, game: &str, sides: &[SideKey], token: Option<&str>) -> Result<String, ApiError> {
+        let token = token.ok_or_else(|| {
+            ApiError::new(
+                401,
+                "unauthorized",
+                "no credentials: send `Authorization: Bearer TOKEN`, the token of your side",
+            )
+        })?;
+        let hash = Digest::of(token.as_bytes()).to_string();
+        for side in sides {
+            if self.log.note(&token_note(game, &side.name)).map_err(storage)?.as_deref() == Some(hash.as_bytes()) {
+                return Ok(side.name.clone());
+            }
+        }
+        Err(ApiError::new(401, "unauthorized", format!("this token is not a token of game {game:?}")))
+    }
+
+    /// `POST /games`: a sealed game, its chain drawn and committed before any
+    /// share exists; one bearer token per side, shown once.
+    pub async fn create(&self, request: CreateGame, random: impl Fn() -> [u8; 32]) -> Result<Value, ApiError> {
+        let bad = |field: &str, message: String| ApiError::new(400, "malformed", format!("{field}: {message}"));
+        let game = match request.game {
+            Some(id) if valid_game_id(&id) => id,
+            Some(id) => return Err(bad("game", format!("{id:?}: use 1–64 letters, digits, '.', '_' or '-'"))),
+            None => format!("game-{}", &Digest(random()).to_string()[..8]),
+        };
+        let rules = request.rules.resolve("rules.").map_err(|(f, m)| bad(&f, m))?;
+        let sides = exchange::scenario_sides(&game, &rules, &request.scenario).map_err(|m| bad("scenario", m))?;
+        let named: Vec<&str> = request.sides.iter().map(|s| s.name.as_str()).collect();
+        if named != sides.iter().map(String::as_str).collect::<Vec<_>>() {
+            return Err(bad("sides", format!("give each side of the scenario, in order: {}", sides.join(", "))));
+        }
+        if request.sides.iter().enumerate().any(|(i, s)| request.sides[..i].iter().any(|t| t.key == s.key)) {
+            return Err(bad("sides", "each side needs its own key".into()));
+        }
+        let slot = self.slot(&game);
+        let mut slot = slot.lock().await;
+        if slot.is_some()
+            || self.log.head(&game).is_ok()
+            || self.log.note(&waiting_note(&game)).map_err(storage)?.is_some()
+        {
+            return Err(ApiError::new(409, "exists", format!("a game {game:?} is already on this server")));
+        }
+        let chain = Chain::new(random(), self.chain_length);
+        let server =
+            ServerCommitment { commitment: chain.commitment(), key: self.key.public(), length: chain.length() };
+        let waiting = Waiting {
+            game: game.clone(),
+            rules: Terms::of(&rules),
+            scenario: request.scenario,
+            sides: request.sides,
+            server: server.clone(),
+            shares: BTreeMap::new(),
+        };
+        self.log.set_secret(&chain_secret(&game), &chain.to_bytes()).map_err(storage)?;
+        let mut tokens = BTreeMap::new();
+        for side in &waiting.sides {
+            let token = Digest(random()).to_string();
+            self.log
+                .set_note(&token_note(&game, &side.name), Some(Digest::of(token.as_bytes()).to_string().as_bytes()))
+                .map_err(storage)?;
+            tokens.insert(side.name.clone(), token);
+        }
+        self.log
+            .set_note(&waiting_note(&game), Some(&serde_json::to_vec(&waiting).expect("serialises")))
+            .map_err(storage)?;
+        *slot = Some(Slot::Waiting(Box::new(waiting)));
+        Ok(json!({
+            "game": game, "commitment": server.commitment.to_string(), "server_key": server.key.to_hex(),
+            "length": server.length, "tokens": tokens,
+            "next": "each side adds its seed share: POST /games/{id}/share {\"share\": \"<64 hex>\"} with its token",
+        }))
+    }
+
+    /// `POST /games/{id}/share`: a side's seed share; with the last one the
+    /// game's header is complete and the game begins.
+    pub async fn share(&self, game: &str, token: Option<&str>, share: Share) -> Result<Value, ApiError> {
+        let slot = self.slot(game);
+        let mut slot = slot.lock().await;
+        self.load(game, &mut slot)?;
+        let Some(Slot::Waiting(waiting)) = slot.as_mut() else {
+            return Err(ApiError::new(409, "started", format!("game {game:?} has begun: every share is in")));
+        };
+        let side = self.side_of_token(game, &waiting.sides.clone(), token)?;
+        if waiting.shares.contains_key(&side) {
+            return Err(ApiError::new(409, "share-given", format!("{side} has given its share already")));
+        }
+        let mut next = waiting.clone();
+        next.shares.insert(side.clone(), share);
+        let missing: Vec<String> =
+            next.sides.iter().filter(|s| !next.shares.contains_key(&s.name)).map(|s| s.name.clone()).collect();
+        if !missing.is_empty() {
+            self.log
+                .set_note(&waiting_note(game), Some(&serde_json::to_vec(&next).expect("serialises")))
+                .map_err(storage)?;
+            *waiting = next;
+            return Ok(json!({"game": game, "started": false, "awaiting_shares": missing}));
+        }
+        let header = sealed_header(&next);
+        let mut g = Game::open(header.clone()).map_err(|e| ApiError::new(400, "malformed", e.to_string()))?;
+        let chain = self
+            .log
+            .secret(&chain_secret(game))
+            .map_err(storage)?
+            .and_then(|b| Chain::from_bytes(&b))
+            .ok_or_else(|| ApiError::new(500, "storage", "the game's chain is missing"))?;
+        g.unseal(chain.value(1).expect("a chain of at least one turn"))
+            .map_err(|e| ApiError::new(500, "storage", e))?;
+        self.log.create(&header).map_err(storage)?;
+        self.log.set_note(&waiting_note(game), None).map_err(storage)?;
+        let head = Head { seq: 0, hash: g.head() };
+        let awaited = actor_json(&g.awaited());
+        *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended: false })));
+        Ok(json!({"game": game, "started": true, "head": head, "awaited": awaited}))
+    }
+
+    /// `POST /games/{id}/decisions`: decisions by the token's side, all or
+    /// nothing, on the head the client expects; the turn's chain value is
+    /// revealed when a decision ends the turn. Answered once durable.
+    pub async fn decide(
+        &self,
+        game: &str,
+        token: Option<&str>,
+        expected: Digest,
+        decisions: &[Value],
+    ) -> Result<Value, ApiError> {
+        let slot = self.slot(game);
+        let (events, head, narrative) = {
+            let mut slot = slot.lock().await;
+            self.load(game, &mut slot)?;
+            let live = match slot.as_mut() {
+                Some(Slot::Live(live)) => live,
+                Some(Slot::Waiting(w)) => {
+                    let missing: Vec<&str> =
+                        w.sides.iter().filter(|s| !w.shares.contains_key(&s.name)).map(|s| s.name.as_str()).collect();
+                    return Err(ApiError::new(
+                        409,
+                        "not-started",
+                        format!("game {game:?} waits for the shares of {}", missing.join(", ")),
+                    ));
+                }
+                None => return Err(not_found(game)),
+            };
+            let side = self.side_of_token(game, &live.game.header().sides.clone(), token)?;
+            if live.ended {
+                return Err(ApiError::new(409, "ended", format!("game {game:?} has ended")));
+            }
+            if expected != live.game.head() {
+                let mut e = ApiError::new(
+                    409,
+                    "stale-head",
+                    format!(
+                    "the game's head is seq {} {}, not the {} you expected: read the game again and decide on its head",
+                    live.game.seq(), live.game.head().short(), expected.short()
+                ),
+                );
+                e.head = Some(Head { seq: live.game.seq(), hash: live.game.head() });
+                return Err(e);
+            }
+            let (trial, events) = play(&live.game, &live.chain, &side, decisions)?;
+            self.log.append_deferred(game, &expected, &events).map_err(storage)?;
+            let mut narrator = live.game.clone();
+            let mut narrative = Vec::new();
+            for e in &events {
+                narrator.apply(e).expect("decided events fold in");
+                narrative.push(event_json(&narrator, e));
+            }
+            live.game = trial;
+            let head = Head { seq: live.game.seq(), hash: live.game.head() };
+            (events, head, narrative)
+        };
+        let decided = events.iter().filter(|e| e.kind == rollcall_core::Kind::Decision).count() as u64;
+        self.commit.durable(decided).await;
+        let signature = self.key.sign(&head_message(game, &head));
+        Ok(json!({"game": game, "events": narrative, "head": head, "head_signature": signature.to_hex()}))
+    }
+
+    /// `POST /games/{id}/end`: the game ends; the turn in play is revealed,
+    /// so every roll of the record can be proven offline.
+    pub async fn end(&self, game: &str, token: Option<&str>) -> Result<Value, ApiError> {
+        let slot = self.slot(game);
+        let (reveal, head) = {
+            let mut slot = slot.lock().await;
+            self.load(game, &mut slot)?;
+            let Some(Slot::Live(live)) = slot.as_mut() else {
+                return Err(ApiError::new(409, "not-started", format!("game {game:?} has not begun")));
+            };
+            self.side_of_token(game, &live.game.header().sides.clone(), token)?;
+            if live.ended {
+                return Err(ApiError::new(409, "ended", format!("game {game:?} has ended")));
+            }
+            let sealed = live.game.sealed().expect("a served game is sealed").clone();
+            let mut reveal = None;
+            if sealed.first <= live.game.decisions() {
+                let event = live.game.reveal().map_err(|e| ApiError::new(500, "storage", e))?;
+                self.log.append_deferred(game, &live.game.head(), std::slice::from_ref(&event)).map_err(storage)?;
+                live.game.apply(&event).expect("the reveal folds in");
+                reveal = Some(event_json(&live.game, &event));
+            }
+            self.log.set_note(&ended_note(game), Some(b"ended")).map_err(storage)?;
+            live.ended = true;
+            (reveal, Head { seq: live.game.seq(), hash: live.game.head() })
+        };
+        self.commit.durable(0).await;
+        Ok(json!({"game": game, "ended": true, "reveal": reveal, "head": head,
+            "head_signature": self.key.sign(&head_message(game, &head)).to_hex()}))
+    }
+
+    /// `GET /games/{id}`.
+    pub async fn status(&self, game: &str) -> Result<Status, ApiError> {
+        let slot = self.slot(game);
+        let mut slot = slot.lock().await;
+        self.load(game, &mut slot)?;
+        match slot.as_ref().expect("loaded") {
+            Slot::Waiting(w) => Ok(json!({
+                "game": game, "status": "waiting for shares",
+                "commitment": w.server.commitment.to_string(), "server_key": w.server.key.to_hex(), "length": w.server.length,
+                "sides": w.sides, "shares_given": w.shares.keys().collect::<Vec<_>>(),
+            })),
+            Slot::Live(live) => {
+                let g = &live.game;
+                let sealed = g.sealed().expect("a served game is sealed");
+                let header: Value =
+                    serde_json::from_str(&record::encode_header(g.header()).expect("encodes")).expect("JSON");
+                Ok(json!({
+                    "game": game, "status": if live.ended { "ended" } else { "in play" },
+                    "header": header, "head": Head { seq: g.seq(), hash: g.head() }, "decisions": g.decisions(),
+                    "turn": g.turn(), "awaited": actor_json(&g.awaited()),
+                    "sealed": {"turn": sealed.index, "first_decision": sealed.first, "status": "sealed until the turn ends"},
+                }))
+            }
+        }
+    }
+
+    /// The games on this server.
+    pub fn list(&self) -> Result<Value, ApiError> {
+        let mut games: Vec<Value> = Vec::new();
+        for id in self.log.games().map_err(storage)? {
+            let head = self.log.head(&id).map_err(storage)?;
+            games.push(json!({"game": id, "status": "in play", "head": head}));
+        }
+        for (key, _) in self.log.notes("serve/waiting/").map_err(storage)? {
+            games.push(json!({"game": key.trim_start_matches("serve/waiting/"), "status": "waiting for shares"}));
+        }
+        Ok(json!({"games": games}))
+    }
+
+    /// Refuses reads of a game that is not this server's, or not begun.
+    fn require_live(&self, game: &str) -> Result<(), ApiError> {
+        if self.log.head(game).is_err() {
+            if self.log.note(&waiting_note(game)).map_err(storage)?.is_some() {
+                return Err(ApiError::new(409, "not-started", format!("game {game:?} waits for its shares")));
+            }
+            return Err(not_found(game));
+        }
+        Ok(())
+    }
+
+    /// `GET /games/{id}/events?since=SEQ&limit=N`: events with their narrative.
+    pub fn events(&self, game: &str, since: u64, limit: u64) -> Result<Value, ApiError> {
+        self.require_live(game)?;
+        let limit = limit.clamp(1, 10_000);
+        let until = since.saturating_add(limit);
+        let mut out = Vec::new();
+        let g = open_game_with(&*self.log, game, Some(until.saturating_sub(1)), |g, e| {
+            if e.seq >= since.max(1) {
+                out.push(event_json(g, e));
+            }
+        })
+        .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        let head = self.log.head(game).map_err(storage)?;
+        let next = (g.seq() < head.seq).then_some(g.seq() + 1);
+        Ok(json!({"game": game, "events": out, "next": next, "head": head}))
+    }
+
+    /// `GET /games/{id}/state?at=SEQ`.
+    pub fn state(&self, game: &str, at: Option<u64>) -> Result<Value, ApiError> {
+        self.require_live(game)?;
+        let head = self.log.head(game).map_err(storage)?;
+        if let Some(at) = at.filter(|at| *at > head.seq) {
+            return Err(ApiError::new(
+                400,
+                "malformed",
+                format!("at: game {game:?} has {} events; there is no seq {at}", head.seq),
+            ));
+        }
+        let g = open_game(&*self.log, game, at).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        Ok(
+            json!({"game": game, "seq": g.seq(), "decisions": g.decisions(), "turn": g.turn(), "head": g.head().to_string(),
+            "state": g.state(), "text": g.render()}),
+        )
+    }
+
+    /// `GET /games/{id}/narrative`: the whole game, narrated.
+    pub fn narrative(&self, game: &str) -> Result<String, ApiError> {
+        self.require_live(game)?;
+        let mut out = String::new();
+        let g = open_game_with(&*self.log, game, None, |g, e| {
+            out.push_str(&g.narrate(e));
+            out.push('\n');
+        })
+        .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        out.push_str(&format!("head {}\n", g.head()));
+        Ok(out)
+    }
+
+    /// `GET /games/{id}/record`: the JSON Lines record, importable and verifiable offline.
+    pub fn record(&self, game: &str) -> Result<String, ApiError> {
+        self.require_live(game)?;
+        let header = self.log.header(game).map_err(storage)?;
+        let mut out = record::encode_header(&header).expect("encodes");
+        out.push('\n');
+        for e in self.log.events(game, 1).map_err(storage)? {
+            out.push_str(&record::encode_event(&e.map_err(storage)?).expect("encodes"));
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// `GET /games/{id}/turn?since=HEAD`: the events after `since` (a head
+    /// of the game; none: from the header) as a turn file, signed by the server.
+    pub fn turn(&self, game: &str, since: Option<Digest>) -> Result<String, ApiError> {
+        self.require_live(game)?;
+        let header = self.log.header(game).map_err(storage)?;
+        let root = record::header_hash(&header).expect("encodes");
+        let mut previous = Head { seq: 0, hash: root };
+        let mut events = Vec::new();
+        let mut found = since.is_none() || since == Some(root);
+        for e in self.log.events(game, 1).map_err(storage)? {
+            let e = e.map_err(storage)?;
+            if found {
+                events.push(TurnFile::line_value(&record::encode_event(&e).expect("encodes")));
+            } else if Some(e.hash) == since {
+                found = true;
+                previous = Head { seq: e.seq, hash: e.hash };
+            }
+        }
+        if !found {
+            return Err(ApiError::new(
+                400,
+                "malformed",
+                format!("since: {} is not a head of game {game:?}", since.map(|d| d.to_string()).unwrap_or_default()),
+            ));
+        }
+        let head = self.log.head(game).map_err(storage)?;
+        let signature = self.key.sign(&turn_message(game, &previous, &head));
+        let file = TurnFile {
+            format: TURN.into(),
+            game: game.to_string(),
+            side: "server".into(),
+            previous,
+            head,
+            header: (previous.seq == 0)
+                .then(|| TurnFile::line_value(&record::encode_header(&header).expect("encodes"))),
+            events,
+            signature: Some(signature),
+        };
+        Ok(file.armour())
+    }
+
+    /// `GET /games/{id}/view`: the game as one self-contained HTML page
+    /// (the page `rollcall view` writes).
+    pub fn view(&self, game: &str) -> Result<String, ApiError> {
+        self.require_live(game)?;
+        let header = self.log.header(game).map_err(storage)?;
+        let events: Vec<Event> =
+            self.log.events(game, 1).map_err(storage)?.collect::<Result<_, _>>().map_err(storage)?;
+        crate::view::render(&header, &events, &crate::view::ViewOptions::default())
+            .map_err(|e| ApiError::new(500, "view", e.to_string()))
+    }
+
+    /// `GET /games/{id}/verify`.
+    pub fn verify(&self, game: &str) -> Result<(Verified, Header), ApiError> {
+        self.require_live(game)?;
+        let header = self.log.header(game).map_err(storage)?;
+        let events = self.log.events(game, 1).map_err(storage)?;
+        let verified = rollcall_core::game::verify(&header, events)
+            .map_err(|f| ApiError::new(500, "does-not-verify", f.to_string()))?;
+        Ok((verified, header))
+    }
+}
+
+/// The header of a sealed game once every share is in.
+fn sealed_header(w: &Waiting) -> Header {
+    let rules = w.rules.rules();
+    Header {
+        game: w.game.clone(),
+        rules_hash: rules.hash(),
+        rules,
+        scenario: w.scenario.clone(),
+        mode: SeedMode::Sealed,
+        parties: w
+            .sides
+            .iter()
+            .map(|s| {
+                let share = w.shares[&s.name];
+                Party { name: s.name.clone(), commitment: Some(share.commitment()), share: Some(share) }
+            })
+            .collect(),
+        sides: w.sides.clone(),
+        server: Some(w.server.clone()),
+    }
+}
+
+/// Plays `decisions` by `side` on a copy of the game: the events (with a
+/// reveal after each decision that ends a turn), or the refusal.
+fn play(game: &Game, chain: &Chain, side: &str, decisions: &[Value]) -> Result<(Game, Vec<Event>), ApiError> {
+    let mut trial = game.clone();
+    let mut events = Vec::new();
+    for (i, decision) in decisions.iter().enumerate() {
+        let at = |field: &str| {
+            let index = if decisions.len() > 1 { format!("decisions[{i}]") } else { "decision".to_string() };
+            if field.is_empty() {
+                index
+            } else {
+                format!("{index}.{field}")
+            }
+        };
+        let before = trial.turn();
+        let new = trial.play_as(decision, None, Some(side)).map_err(|refusal| match refusal {
+            Refusal::Malformed { field, message } => {
+                ApiError::new(400, "malformed", format!("{}: {message}", at(&field)))
+            }
+            Refusal::NotTheSides { owner, by } => {
+                ApiError::new(403, "not-your-decision", format!("{}: {}", at(""), Refusal::NotTheSides { owner, by }))
+            }
+            Refusal::Violation(v) => ApiError::new(422, "refused", format!("{}: refused: {v}", at(""))),
+        })?;
+        events.extend(new);
+        if trial.turn() != before {
+            let reveal = trial.reveal().map_err(|e| ApiError::new(500, "storage", e))?;
+            trial.apply(&reveal).expect("the reveal folds in");
+            events.push(reveal);
+            let next = trial.sealed().expect("sealed").index;
+            let value = chain.value(next).ok_or_else(|| {
+                ApiError::new(
+                    409,
+                    "chain-exhausted",
+                    format!("the chain holds {} sealed turns: the game cannot go on", chain.length()),
+                )
+            })?;
+            trial.unseal(value).map_err(|e| ApiError::new(500, "storage", e))?;
+        }
+    }
+    Ok((trial, events))
+}
+
+pub fn actor_json(actor: &Actor) -> Value {
+    match actor {
+        Actor::Side(s) => json!({"side": s}),
+        Actor::Referee => json!({"referee": true}),
+    }
+}
+
+fn event_json(g: &Game, e: &Event) -> Value {
+    json!({"seq": e.seq, "kind": e.kind.name(), "body": e.body, "hash": e.hash.to_string(), "narrative": g.narrate(e).trim()})
+}

@@ -1,0 +1,121 @@
+//! Nothing partial: a `run` or `import` killed at any moment leaves either
+//! the whole game or no game a reader can see, and the retry is not blocked
+//! (sled's crash-test habit: run the binary as a child, kill it, reopen).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The seed of the kill points: `ROLLCALL_SEED`, or the clock. Printed.
+fn seed() -> u64 {
+    let seed = std::env::var("ROLLCALL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+    });
+    println!("ROLLCALL_SEED={seed}");
+    seed
+}
+
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+fn rollcall(db: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
+    c.arg("--db").arg(db);
+    c
+}
+
+#[track_caller]
+fn ok(out: Output) -> String {
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A script of `n` referee moves: 2n events.
+fn long_script(dir: &Path, n: usize) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = std::fs::read_to_string(root.join("fixtures/leader-activation/skips.json")).unwrap();
+    let mut script: serde_json::Value = serde_json::from_str(&text).unwrap();
+    script["game"] = "long".into();
+    let piece = script["scenario"]["units"][0]["id"].clone();
+    script["decisions"] = (0..n).map(|i| serde_json::json!({"type": "move", "piece": piece, "to": [i, 0]})).collect();
+    let path = dir.join("long.json");
+    std::fs::write(&path, script.to_string()).unwrap();
+    path
+}
+
+/// What a reader sees of game `long`: none, or all `events` of it, verified.
+fn whole_or_nothing(db: &Path, events: u64) -> bool {
+    let games: serde_json::Value =
+        serde_json::from_str(&ok(rollcall(db).args(["games", "--json"]).output().unwrap())).unwrap();
+    match games["games"].as_array().unwrap().as_slice() {
+        [] => false,
+        [g] => {
+            assert_eq!(g["events"], events, "a partial game is visible: {games}");
+            let v: serde_json::Value =
+                serde_json::from_str(&ok(rollcall(db).args(["verify", "long", "--json"]).output().unwrap())).unwrap();
+            assert_eq!(v["events"], events);
+            true
+        }
+        more => panic!("unexpected games {more:?}"),
+    }
+}
+
+#[test]
+fn a_killed_run_leaves_the_whole_game_or_nothing_and_the_retry_works() {
+    let mut rng = seed();
+    let dir = tempfile::tempdir().unwrap();
+    let moves = 3_000;
+    let script = long_script(dir.path(), moves);
+    for attempt in 0..4 {
+        let db = dir.path().join(format!("db-{attempt}"));
+        // `run` narrates each event as it plays: kill it after a random number of lines.
+        let kill_after = 200 + next(&mut rng) % (2 * moves as u64 - 400);
+        let mut child = rollcall(&db).arg("run").arg(&script).stdout(Stdio::piped()).spawn().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        for _ in 0..kill_after {
+            if lines.next().is_none() {
+                break;
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if !whole_or_nothing(&db, 2 * moves as u64) {
+            let games = ok(rollcall(&db).arg("games").output().unwrap());
+            assert!(games.contains("creation was stopped") || games.contains("no games"), "{games}");
+            ok(rollcall(&db).arg("run").arg(&script).output().unwrap());
+            assert!(whole_or_nothing(&db, 2 * moves as u64), "the retry makes the whole game");
+            let games = ok(rollcall(&db).arg("games").output().unwrap());
+            assert!(!games.contains("creation was stopped"), "{games}");
+        }
+    }
+}
+
+#[test]
+fn a_killed_import_leaves_the_whole_game_or_nothing_and_the_retry_works() {
+    let mut rng = seed();
+    let dir = tempfile::tempdir().unwrap();
+    let moves = 3_000;
+    let script = long_script(dir.path(), moves);
+    let source = dir.path().join("source");
+    ok(rollcall(&source).arg("run").arg(&script).output().unwrap());
+    let record = dir.path().join("long.jsonl");
+    ok(rollcall(&source).args(["export", "long", "-o"]).arg(&record).output().unwrap());
+    let mut partial = 0;
+    for attempt in 0..6 {
+        let db = dir.path().join(format!("db-{attempt}"));
+        let mut child = rollcall(&db).arg("import").arg(&record).stdout(Stdio::null()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100 + next(&mut rng) % 1500));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if !whole_or_nothing(&db, 2 * moves as u64) {
+            partial += 1;
+            ok(rollcall(&db).arg("import").arg(&record).output().unwrap());
+            assert!(whole_or_nothing(&db, 2 * moves as u64));
+        }
+    }
+    println!("{partial} of 6 imports were killed before the end");
+}

@@ -1,0 +1,485 @@
+//! The dice server over real HTTP on loopback: a sealed game played by two
+//! clients, verified turn by turn, whose chain values never leak before
+//! their turn ends; every refusal with its status and nothing written; many
+//! games at once; kills and restarts with nothing acknowledged lost.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rollcall_core::keys::SecretKey;
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn seed() -> u64 {
+    let seed = std::env::var("ROLLCALL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+    });
+    println!("ROLLCALL_SEED={seed}");
+    seed
+}
+
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// A `rollcall serve` child on a free loopback port; its log lines kept.
+struct Server {
+    child: Child,
+    url: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(db: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+            .arg("--db")
+            .arg(db)
+            .args(["serve", "--addr", "127.0.0.1:0", "--turns", "100"])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        let lines = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("listening on ").nth(1) {
+                    let _ = tx.send(rest.split(' ').next().unwrap().to_string());
+                }
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let url = rx.recv_timeout(Duration::from_secs(60)).expect("the server says where it listens");
+        Server { child, url, log }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// SIGTERM, and the server's last log line.
+    fn stop(mut self) -> Vec<String> {
+        unsafe { libc_kill(self.child.id() as i32, 15) };
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "a clean shutdown: {status:?}");
+        std::thread::sleep(Duration::from_millis(100));
+        self.log.lock().unwrap().clone()
+    }
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+/// Every answer a client got, in order: what the leak test reads.
+#[derive(Default, Clone)]
+struct Transcript(Arc<Mutex<Vec<String>>>);
+
+impl Transcript {
+    fn keep(&self, text: &str) {
+        self.0.lock().unwrap().push(text.to_string());
+    }
+}
+
+fn call(request: ureq::Request, body: Option<&Value>, transcript: &Transcript) -> (u16, Value) {
+    let result = match body {
+        Some(b) => request.set("Content-Type", "application/json").send_string(&b.to_string()),
+        None => request.call(),
+    };
+    let (status, text) = match result {
+        Ok(r) => (r.status(), r.into_string().unwrap()),
+        Err(ureq::Error::Status(s, r)) => (s, r.into_string().unwrap_or_default()),
+        Err(e) => panic!("transport: {e}"),
+    };
+    transcript.keep(&text);
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+fn get(url: &str, t: &Transcript) -> (u16, Value) {
+    call(ureq::get(url), None, t)
+}
+
+fn post(url: &str, token: Option<&str>, body: &Value, t: &Transcript) -> (u16, Value) {
+    let mut r = ureq::post(url);
+    if let Some(token) = token {
+        r = r.set("Authorization", &format!("Bearer {token}"));
+    }
+    call(r, Some(body), t)
+}
+
+fn scenario() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join("examples/pbem/scenario.json")).unwrap()).unwrap()
+}
+
+/// Creates a leader-activation game and gives both shares: the two tokens.
+fn sealed_game(server: &Server, game: &str, t: &Transcript) -> (String, String) {
+    let body = json!({"game": game, "rules": "leader-activation@1", "scenario": scenario(), "sides": [
+        {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
+        {"name": "axis", "key": SecretKey::from_bytes([2; 32]).public().to_hex()}]});
+    let (status, created) = post(&server.url("/games"), None, &body, t);
+    assert_eq!(status, 201, "{created}");
+    let allies = created["tokens"]["allies"].as_str().unwrap().to_string();
+    let axis = created["tokens"]["axis"].as_str().unwrap().to_string();
+    let share = |n: u8| json!({"share": rollcall_core::digest::hex32(&[n; 32])});
+    let (s, v) = post(&server.url(&format!("/games/{game}/share")), Some(&allies), &share(7), t);
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["started"], false);
+    let (s, v) = post(&server.url(&format!("/games/{game}/share")), Some(&axis), &share(8), t);
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["started"], true);
+    (allies, axis)
+}
+
+fn head(server: &Server, game: &str, t: &Transcript) -> String {
+    let (_, v) = get(&server.url(&format!("/games/{game}")), t);
+    v["head"]["hash"].as_str().unwrap().to_string()
+}
+
+fn decide(server: &Server, game: &str, token: &str, decision: Value, t: &Transcript) -> (u16, Value) {
+    let expected = head(server, game, t);
+    post(
+        &server.url(&format!("/games/{game}/decisions")),
+        Some(token),
+        &json!({"expected_head": expected, "decision": decision}),
+        t,
+    )
+}
+
+fn record(server: &Server, game: &str) -> String {
+    ureq::get(&server.url(&format!("/games/{game}/record"))).call().unwrap().into_string().unwrap()
+}
+
+/// The decisions of one turn of the rally scenario: allies rally rifles-2
+/// (broken again first if a rally mended it), then every leader activates.
+fn a_turn(state: &Value) -> Vec<(&'static str, Value)> {
+    let broken = state["pieces"]["rifles-2"]["broken"].as_bool().unwrap_or(true);
+    let mut turn = vec![("allies", json!({"type": "begin-turn", "first": "allies"}))];
+    if !broken {
+        turn.push(("allies", json!({"type": "break", "piece": "rifles-2", "reason": "fire"})));
+    }
+    turn.extend([
+        ("allies", json!({"type": "activate", "leader": "lt-adams"})),
+        ("allies", json!({"type": "rally", "units": ["rifles-2"]})),
+        ("axis", json!({"type": "activate", "leader": "lt-vogel"})),
+        ("axis", json!({"type": "end-activation"})),
+        ("allies", json!({"type": "activate", "leader": "capt-baker"})),
+        ("allies", json!({"type": "end-activation"})),
+        ("axis", json!({"type": "activate", "leader": "fw-weber"})),
+        ("axis", json!({"type": "end-activation"})),
+    ]);
+    turn
+}
+
+#[test]
+fn a_sealed_game_by_two_clients_proves_each_turn_and_never_leaks_a_turn_before_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let server = Server::start(&db);
+    let t = Transcript::default();
+    let (allies, axis) = sealed_game(&server, "friday", &t);
+    let mut proven_before = 0;
+    for turn in 1..=5 {
+        let (_, state) = get(&server.url("/games/friday/state"), &t);
+        for (side, decision) in a_turn(&state["state"]) {
+            let token = if side == "allies" { &allies } else { &axis };
+            let (status, v) = decide(&server, "friday", token, decision, &t);
+            assert_eq!(status, 200, "turn {turn}: {v}");
+        }
+        let (_, report) = get(&server.url("/games/friday/verify"), &t);
+        let proven = report["sealed"]["turns"].as_array().unwrap().iter().filter(|x| x["status"] == "proven").count();
+        assert!(proven > proven_before || turn == 1, "each new turn reveals the one before: {report}");
+        proven_before = proven;
+        assert_eq!(
+            report["sealed"]["turns"].as_array().unwrap().last().unwrap()["status"],
+            "sealed until the turn ends"
+        );
+    }
+    let (status, end) = post(&server.url("/games/friday/end"), Some(&axis), &json!({}), &t);
+    assert_eq!(status, 200, "{end}");
+    // Offline, with the binary: every roll proven.
+    let path = dir.path().join("friday.jsonl");
+    std::fs::write(&path, record(&server, "friday")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["dice_proven"], true, "{report}");
+    assert!(report["sealed"]["turns"].as_array().unwrap().iter().all(|x| x["status"] == "proven"));
+    // The chain values: none appears in anything the server sent or logged
+    // before the answer that revealed it; an unrevealed one never appears.
+    let log = server.stop();
+    let answers = t.0.lock().unwrap().clone();
+    let store = rollcall_store::SledLog::open(&db).unwrap();
+    let chain = rollcall_core::sealed::Chain::from_bytes(
+        &rollcall_core::log::EventLog::secret(&store, "chain/friday").unwrap().unwrap(),
+    )
+    .unwrap();
+    let revealed = report["sealed"]["turns"].as_array().unwrap().len() as u64;
+    for k in 1..=chain.length() {
+        let value = chain.value(k).unwrap().to_string();
+        let first = answers.iter().position(|a| a.contains(&value));
+        assert!(log.iter().all(|l| !l.contains(&value)), "x_{k} in the server's log");
+        if k > revealed {
+            assert_eq!(first, None, "the never-revealed x_{k} was sent");
+            continue;
+        }
+        let reveal = format!("\"turn\":{k},\"value\":\"{value}\"");
+        let revealing = answers.iter().position(|a| a.contains(&reveal)).unwrap_or_else(|| panic!("x_{k} revealed"));
+        assert_eq!(first, Some(revealing), "x_{k} appeared before the answer that revealed it");
+    }
+    assert!(log.iter().any(|l| l.contains("POST /games/friday/decisions 200")), "one log line per request");
+}
+
+#[test]
+fn every_refusal_has_its_status_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"));
+    let t = Transcript::default();
+    let url = server.url("/games/g/decisions");
+    // Before the shares are in.
+    let body = json!({"game": "g", "rules": "leader-activation@1", "scenario": scenario(), "sides": [
+        {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
+        {"name": "axis", "key": SecretKey::from_bytes([2; 32]).public().to_hex()}]});
+    let (_, created) = post(&server.url("/games"), None, &body, &t);
+    let allies = created["tokens"]["allies"].as_str().unwrap().to_string();
+    let axis = created["tokens"]["axis"].as_str().unwrap().to_string();
+    let zero = "0".repeat(64);
+    let (s, v) = post(&url, Some(&allies), &json!({"expected_head": zero, "decision": {}}), &t);
+    assert_eq!((s, v["error"].as_str()), (409, Some("not-started")), "{v}");
+    let share = |n: u8| json!({"share": rollcall_core::digest::hex32(&[n; 32])});
+    post(&server.url("/games/g/share"), Some(&allies), &share(1), &t);
+    let (s, v) = post(&server.url("/games/g/share"), Some(&allies), &share(2), &t);
+    assert_eq!((s, v["error"].as_str()), (409, Some("share-given")), "{v}");
+    post(&server.url("/games/g/share"), Some(&axis), &share(3), &t);
+    let (s, v) = post(&server.url("/games"), None, &body, &t);
+    assert_eq!((s, v["error"].as_str()), (409, Some("exists")), "{v}");
+    let begin = json!({"type": "begin-turn", "first": "allies"});
+    let before = record(&server, "g");
+    let h = head(&server, "g", &t);
+    let cases: Vec<(u16, &str, &str, Option<&str>, Value)> = vec![
+        (401, "unauthorized", "no credentials", None, json!({"expected_head": h, "decision": begin})),
+        (401, "unauthorized", "not a token of game", Some("nope"), json!({"expected_head": h, "decision": begin})),
+        (
+            403,
+            "not-your-decision",
+            "this decision is allies' to make, not axis'",
+            Some(&axis),
+            json!({"expected_head": h, "decision": {"type": "activate", "leader": "lt-adams"}}),
+        ),
+        (
+            409,
+            "stale-head",
+            "not the 000000000000 you expected",
+            Some(&allies),
+            json!({"expected_head": zero, "decision": begin}),
+        ),
+        (
+            422,
+            "refused",
+            "refused: no turn has begun",
+            Some(&allies),
+            json!({"expected_head": h, "decision": {"type": "activate", "leader": "lt-adams"}}),
+        ),
+        (
+            400,
+            "malformed",
+            "decision.type: unknown variant `fly`",
+            Some(&allies),
+            json!({"expected_head": h, "decision": {"type": "fly"}}),
+        ),
+        (400, "malformed", "expected_head", Some(&allies), json!({"expected_head": "XYZ", "decision": begin})),
+        (400, "malformed", "unknown field `decison`", Some(&allies), json!({"expected_head": h, "decison": begin})),
+    ];
+    for (status, code, needle, token, body) in cases {
+        let (s, v) = post(&url, token, &body, &t);
+        assert_eq!((s, v["error"].as_str()), (status, Some(code)), "{v}");
+        assert!(v["message"].as_str().unwrap().contains(needle), "{needle:?} in {v}");
+        if status == 409 {
+            assert_eq!(v["head"]["hash"], h, "a stale head is answered with the new head");
+        }
+        assert_eq!(record(&server, "g"), before, "nothing written on a {status}");
+    }
+    // Not JSON, and too large.
+    let raw = |body: String| {
+        let r = ureq::post(&url).set("Authorization", &format!("Bearer {allies}")).send_string(&body);
+        match r {
+            Ok(r) => (r.status(), r.into_string().unwrap()),
+            Err(ureq::Error::Status(s, r)) => (s, r.into_string().unwrap()),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let (s, text) = raw("{\"expected_head\": ".into());
+    assert_eq!(s, 400, "{text}");
+    let (s, text) = raw(format!(
+        "{{\"expected_head\":\"{h}\",\"decision\":{{\"type\":\"move\",\"piece\":\"{}\"}}}}",
+        "x".repeat(400_000)
+    ));
+    assert_eq!(s, 413, "{text}");
+    assert_eq!(record(&server, "g"), before);
+    let (s, _) = get(&server.url("/games/nope"), &t);
+    assert_eq!(s, 404);
+    // And then the decision, properly.
+    let (s, v) = post(&url, Some(&allies), &json!({"expected_head": h, "decision": begin}), &t);
+    assert_eq!(s, 200, "{v}");
+    server.stop();
+}
+
+/// A referee move by `token`, on the head it expects; `None` when it lost a race.
+fn move_piece(server: &Server, game: &str, token: &str, expected: &str, i: u64) -> Option<(u64, String)> {
+    let body = json!({"expected_head": expected, "decision": {"type": "move", "piece": "rifles-1", "to": [i, 0]}});
+    let t = Transcript::default();
+    let (s, v) = post(&server.url(&format!("/games/{game}/decisions")), Some(token), &body, &t);
+    match s {
+        200 => Some((v["head"]["seq"].as_u64().unwrap(), v["head"]["hash"].as_str().unwrap().to_string())),
+        409 => None,
+        _ => panic!("{s}: {v}"),
+    }
+}
+
+#[test]
+fn fifty_games_at_once_lose_nothing_duplicate_nothing_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Arc::new(Server::start(&dir.path().join("db")));
+    let t = Transcript::default();
+    let games: Vec<(String, String, String)> = (0..50)
+        .map(|i| {
+            let id = format!("g{i}");
+            let (a, b) = sealed_game(&server, &id, &t);
+            (id, a, b)
+        })
+        .collect();
+    let start = Instant::now();
+    let per_game = 200u64;
+    let handles: Vec<_> = games
+        .clone()
+        .into_iter()
+        .map(|(id, a, b)| {
+            let server = server.clone();
+            std::thread::spawn(move || {
+                let mut expected = head(&server, &id, &Transcript::default());
+                for i in 0..per_game {
+                    let token = if i % 2 == 0 { &a } else { &b };
+                    let (_, hash) =
+                        move_piece(&server, &id, token, &expected, i).expect("no race on a game of one client");
+                    expected = hash;
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let elapsed = start.elapsed();
+    // Two clients race on one game: one wins, the other is told the new head.
+    let (id, a, b) = &games[0];
+    let expected = head(&server, id, &t);
+    let racers: Vec<_> = [a.clone(), b.clone()]
+        .into_iter()
+        .map(|token| {
+            let (server, id, expected) = (server.clone(), id.clone(), expected.clone());
+            std::thread::spawn(move || move_piece(&server, &id, &token, &expected, 999))
+        })
+        .collect();
+    let results: Vec<_> = racers.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(results.iter().filter(|r| r.is_some()).count(), 1, "exactly one of two racing appends lands");
+    for (i, (id, _, _)) in games.iter().enumerate() {
+        let text = record(&server, id);
+        let mut lines = text.lines();
+        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+        let events = lines.map(|l| rollcall_core::record::parse_event(l).map_err(|e| e.to_string()));
+        let v = rollcall_core::game::verify(&header, events).unwrap();
+        assert_eq!(v.decisions, per_game + u64::from(i == 0), "game {id}: nothing lost or duplicated");
+    }
+    let server = Arc::try_unwrap(server).ok().unwrap();
+    let log = server.stop();
+    let figures = log.iter().find(|l| l.contains("made durable in")).cloned().unwrap_or_default();
+    println!(
+        "{} decisions in {:.2}s: {:.0} decisions/s across 50 games (debug build; the benchmark measures release); {figures}",
+        50 * per_game,
+        elapsed.as_secs_f64(),
+        (50 * per_game) as f64 / elapsed.as_secs_f64()
+    );
+}
+
+#[test]
+fn killed_fifty_times_the_server_loses_nothing_it_acknowledged() {
+    let mut rng = seed();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let server = Server::start(&db);
+    let (allies, _) = sealed_game(&server, "k", &Transcript::default());
+    server.kill();
+    let mut acknowledged: Option<(u64, String)> = None;
+    let mut i = 0u64;
+    for round in 0..50 {
+        let server = Server::start(&db);
+        // Everything acknowledged before is there, whole.
+        let text = record(&server, "k");
+        let mut lines = text.lines();
+        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+        let events: Vec<_> = lines.map(|l| rollcall_core::record::parse_event(l).unwrap()).collect();
+        rollcall_core::game::verify(&header, events.iter().cloned().map(Ok::<_, String>))
+            .unwrap_or_else(|f| panic!("round {round}: the store does not verify after a kill: {f}"));
+        if let Some((seq, hash)) = &acknowledged {
+            let at = events
+                .iter()
+                .find(|e| e.seq == *seq)
+                .unwrap_or_else(|| panic!("round {round}: acknowledged seq {seq} lost"));
+            assert_eq!(&at.hash.to_string(), hash, "round {round}: acknowledged seq {seq} changed");
+        }
+        // A client plays until the kill.
+        let acks = Arc::new(Mutex::new(acknowledged.clone()));
+        let client = {
+            let (base, acks, token) = (server.url.clone(), acks.clone(), allies.clone());
+            let start_i = i;
+            std::thread::spawn(move || {
+                let mut j = start_i;
+                loop {
+                    let expected = match ureq::get(&format!("{base}/games/k")).call() {
+                        Ok(r) => serde_json::from_str::<Value>(&r.into_string().unwrap()).unwrap()["head"]["hash"]
+                            .as_str()
+                            .unwrap()
+                            .to_string(),
+                        Err(_) => break,
+                    };
+                    let body = json!({"expected_head": expected, "decision": {"type": "move", "piece": "rifles-1", "to": [j, 0]}});
+                    let answer = ureq::post(&format!("{base}/games/k/decisions"))
+                        .set("Authorization", &format!("Bearer {token}"))
+                        .send_string(&body.to_string());
+                    match answer {
+                        Ok(r) => {
+                            let v: Value = serde_json::from_str(&r.into_string().unwrap()).unwrap();
+                            *acks.lock().unwrap() = Some((
+                                v["head"]["seq"].as_u64().unwrap(),
+                                v["head"]["hash"].as_str().unwrap().to_string(),
+                            ));
+                        }
+                        Err(_) => break,
+                    }
+                    j += 1;
+                }
+                j
+            })
+        };
+        std::thread::sleep(Duration::from_millis(20 + next(&mut rng) % 300));
+        server.kill();
+        i = client.join().unwrap();
+        acknowledged = acks.lock().unwrap().clone();
+    }
+    assert!(acknowledged.is_some_and(|(seq, _)| seq > 50), "the game went on between the kills");
+}
