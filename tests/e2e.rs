@@ -275,8 +275,9 @@ fn write_script(s: &Store, edit: impl Fn(&mut serde_json::Value)) -> PathBuf {
     path
 }
 
+/// Nothing was written: no store was created, or it holds no game.
 fn nothing_written(s: &Store) {
-    assert!(s.ok(&["games"]).contains("no games in this store"));
+    assert!(!s.db().exists() || s.ok(&["games"]).contains("no games in this store"));
 }
 
 #[test]
@@ -878,7 +879,7 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
     ];
     let game = |path: &str| path.rsplit('/').next().unwrap().to_string();
     for path in cases.iter().map(|c| c.0).chain(["five-turns"]) {
-        if !s.ok(&["games"]).contains(&game(path)) {
+        if !s.db().exists() || !s.ok(&["games"]).contains(&game(path)) {
             s.ok(&["run", fixture(&format!("phoenix-command/{path}.json")).to_str().unwrap()]);
         }
     }
@@ -902,4 +903,531 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
     assert!(stdout(&out).contains("seq 4 · decision 2 · turn 1: begin-operations\n"), "{}", stdout(&out));
     // --a names a version; only --b may be written relative to A.
     failed_with(&s.run(&["diff", "ambush", "--a", "+stray-fire", "--b", "+stray-fire"]), 2, "unknown ruleset");
+}
+
+// ---- Hardening (issue 13) ----
+
+fn no_control_bytes(out: &Output) {
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let bad = bytes.iter().find(|&&b| b == 0x1b || b == 0x07 || b == b'\r' || b == 0x7f);
+        assert!(bad.is_none(), "a raw control byte reached {stream}: {:?}", String::from_utf8_lossy(bytes));
+    }
+}
+
+/// Issue 13.2: a link planted at the old fixed temporary path
+/// (`DIR/.out.jsonl.partial`) is not followed: the file it points to is untouched.
+#[test]
+fn export_does_not_follow_a_link_planted_at_its_temporary_path() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let victim = s.path("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&victim, s.path(".out.jsonl.partial")).unwrap();
+    let out = s.path("out.jsonl");
+    s.ok(&["export", "skips", "-o", out.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n", "export wrote through the planted link");
+    s.ok(&["verify", out.to_str().unwrap()]);
+    // No temporary file is left behind.
+    let left: Vec<_> = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial") && n != ".out.jsonl.partial")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 13.2: an existing file is replaced only with --force, and a link at
+/// the target is replaced, not followed.
+#[test]
+fn export_replaces_an_existing_file_only_with_force() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let out = s.path("out.jsonl");
+    std::fs::write(&out, "keep me\n").unwrap();
+    failed_with(
+        &s.run(&["export", "skips", "-o", out.to_str().unwrap()]),
+        2,
+        "out.jsonl exists: nothing was written (use --force to replace it)",
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me\n");
+    s.ok(&["export", "skips", "-o", out.to_str().unwrap(), "--force"]);
+    s.ok(&["verify", out.to_str().unwrap()]);
+    let victim = s.path("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let link = s.path("link.jsonl");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    failed_with(&s.run(&["export", "skips", "-o", link.to_str().unwrap()]), 2, "exists");
+    s.ok(&["export", "skips", "-o", link.to_str().unwrap(), "--force"]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(!std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read(&link).unwrap(), std::fs::read(&out).unwrap());
+}
+
+/// Issue 13.2: `-o -` writes the record to standard output, not to a file named `-`.
+#[test]
+fn export_to_dash_writes_the_record_to_standard_output() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let file = s.path("skips.jsonl");
+    s.ok(&["export", "skips", "-o", file.to_str().unwrap()]);
+    let out = s.cmd().current_dir(s.dir.path()).args(["export", "skips", "-o", "-"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, std::fs::read(&file).unwrap(), "standard output holds the record, byte for byte");
+    assert!(stderr(&out).contains("wrote skips to standard output"), "{}", stderr(&out));
+    assert!(!s.path("-").exists(), "a file named - was written");
+}
+
+/// Issue 13.3: a constant out of its range is refused where it is written,
+/// naming the field, in every form: inline, a house-rules file, a script,
+/// and a record's header.
+#[test]
+fn a_constant_out_of_its_range_is_refused_naming_the_field() {
+    let s = Store::new();
+    failed_with(
+        &s.run(&["rules", "show", "leader-activation@1+rally-target=9223372036854775807"]),
+        2,
+        "constants.rally-target: 9223372036854775807 is out of range: this constant must lie in 1..=12",
+    );
+    let house = s.path("house.json");
+    std::fs::write(
+        &house,
+        "{\"name\": \"club\", \"base\": \"formation-activation@1\",\n \"constants\": {\"out-of-command-rally-modifier\": 9223372036854775807}}\n",
+    )
+    .unwrap();
+    failed_with(
+        &s.run(&["rules", "show", house.to_str().unwrap()]),
+        2,
+        "house.json:2: constants.out-of-command-rally-modifier: 9223372036854775807 is out of range: this constant must lie in -12..=12",
+    );
+    let path = write_script(&s, |v| {
+        v["rules"] = serde_json::json!({"version": "leader-activation@1", "constants": {"rally-target": i64::MAX}})
+    });
+    failed_with(
+        &s.run(&["run", path.to_str().unwrap()]),
+        2,
+        "rules.constants.rally-target: 9223372036854775807 is out of range",
+    );
+    nothing_written(&s);
+    // `rules show` gives each constant's range.
+    let show = s.ok(&["rules", "show", "leader-activation"]);
+    assert!(show.contains("rally-target = 3  range 1..=12"), "{show}");
+    // A record whose header sets a constant out of range does not verify.
+    let mut lines = s.exported_rally();
+    lines[0] = lines[0].replace("\"rally-target\":3", "\"rally-target\":9223372036854775807");
+    failed_with(&s.verify_lines(&lines), 1, "rules.constants.rally-target: 9223372036854775807 is out of range");
+}
+
+/// Issue 13.3: a scenario number out of its range is refused when the
+/// scenario loads, naming the field.
+#[test]
+fn a_scenario_number_out_of_its_range_is_refused_naming_the_field() {
+    let s = Store::new();
+    let path = write_script(&s, |v| v["scenario"]["units"][1]["at"] = serde_json::json!([i64::MAX, 0]));
+    let out = s.run(&["run", path.to_str().unwrap()]);
+    failed_with(&out, 2, "scenario.units[1].at[0]: 9223372036854775807 is out of the range of every number in a game, -1000000000..=1000000000");
+    let script: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("combat-hq/showcase.json")).unwrap()).unwrap();
+    let mut scenario = script["scenario"].clone();
+    scenario["sides"][0]["battle_groups"][0]["command_dice"] = serde_json::json!(4_000_000_000u64);
+    let file = s.path("scenario.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&scenario).unwrap()).unwrap();
+    failed_with(
+        &s.run(&[
+            "new",
+            "--rules",
+            "combat-hq",
+            "--scenario",
+            file.to_str().unwrap(),
+            "--game",
+            "g",
+            "--party",
+            "a",
+            "--party",
+            "b",
+        ]),
+        2,
+        "sides[0].battle_groups[0].command_dice: 4000000000 is out of its range, 0..=100",
+    );
+    nothing_written(&s);
+    assert!(s.ok(&["rules", "show", "combat-hq"]).contains("sides[].battle_groups[].command_dice: 0..=100"));
+}
+
+/// Issue 13.4: a script's `rules` object with a typo is refused, not read as
+/// the default rules.
+#[test]
+fn a_typo_in_a_scripts_rules_object_is_refused() {
+    let s = Store::new();
+    let path = write_script(&s, |v| {
+        v["rules"] = serde_json::json!({"version": "leader-activation@1", "option": {"natural-6-rallies": true}})
+    });
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text.lines().position(|l| l.contains("\"option\"")).unwrap() + 1;
+    failed_with(
+        &s.run(&["run", path.to_str().unwrap()]),
+        2,
+        &format!("bad.json:{line}: rules.option: unknown field `option`"),
+    );
+    let path = write_script(&s, |v| {
+        v["rules"] = serde_json::json!({"name": "club", "base": "leader-activation@1", "constant": {"rally-target": 4}})
+    });
+    failed_with(&s.run(&["run", path.to_str().unwrap()]), 2, "rules.constant: unknown field `constant`");
+    nothing_written(&s);
+}
+
+/// Issue 13.4: text after the closing brace, and a key given twice, are
+/// refused in scripts, house rules, scenarios and decisions.
+#[test]
+fn trailing_text_and_duplicate_keys_are_refused_in_every_input() {
+    let s = Store::new();
+    let script = std::fs::read_to_string(fixture("leader-activation/rally.json")).unwrap();
+    let path = s.path("trailing.json");
+    std::fs::write(&path, format!("{script}\n{{\"game\": \"other\"}}\n")).unwrap();
+    failed_with(&s.run(&["run", path.to_str().unwrap()]), 2, "trailing.json:");
+    failed_with(&s.run(&["run", path.to_str().unwrap()]), 2, "$: text after the end of the JSON value");
+    let twice = script.replacen(
+        "\"type\": \"activate\", \"leader\": \"lt-adams\"",
+        "\"type\": \"activate\", \"leader\": \"lt-adams\", \"leader\": \"lt-vogel\"",
+        1,
+    );
+    assert_ne!(twice, script);
+    let line = twice.lines().position(|l| l.contains("\"lt-vogel\"}")).unwrap() + 1;
+    std::fs::write(&path, &twice).unwrap();
+    failed_with(
+        &s.run(&["run", path.to_str().unwrap()]),
+        2,
+        &format!("trailing.json:{line}: decisions[1].leader: the key \"leader\" is given twice in one object"),
+    );
+    let house = s.path("house.json");
+    std::fs::write(&house, "{\"name\": \"club\", \"base\": \"leader-activation@1\"}\n}").unwrap();
+    failed_with(&s.run(&["rules", "show", house.to_str().unwrap()]), 2, "house.json:2: $: text after the end");
+    std::fs::write(&house, "{\"name\": \"club\", \"base\": \"leader-activation@1\",\n \"constants\": {\"rally-target\": 4, \"rally-target\": 5}}").unwrap();
+    failed_with(
+        &s.run(&["rules", "show", house.to_str().unwrap()]),
+        2,
+        "house.json:2: constants.rally-target: the key",
+    );
+    let v: serde_json::Value = serde_json::from_str(&script).unwrap();
+    let scenario = s.path("scenario.json");
+    std::fs::write(&scenario, format!("{}\n[]", v["scenario"])).unwrap();
+    failed_with(
+        &s.run(&["new", "--rules", "leader-activation", "--scenario", scenario.to_str().unwrap()]),
+        2,
+        "scenario.json:2: $: text after the end",
+    );
+    nothing_written(&s);
+    std::fs::write(&scenario, v["scenario"].to_string()).unwrap();
+    s.ok(&["new", "--rules", "leader-activation", "--scenario", scenario.to_str().unwrap(), "--game", "g"]);
+    let decision = s.path("d.json");
+    std::fs::write(&decision, "{\"type\": \"begin-turn\", \"first\": \"allies\", \"first\": \"axis\"}").unwrap();
+    failed_with(
+        &s.run(&["play", "g", decision.to_str().unwrap()]),
+        2,
+        "d.json:1: first: the key \"first\" is given twice",
+    );
+    std::fs::write(&decision, "{\"type\": \"begin-turn\", \"first\": \"allies\"} {\"type\": \"end-turn\"}").unwrap();
+    failed_with(&s.run(&["play", "g", decision.to_str().unwrap()]), 2, "d.json:1: $: text after the end");
+    let stream = s
+        .cmd()
+        .args(["play", "g", "-", "--stream"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = stream;
+    child.stdin.take().unwrap().write_all(b"{\"type\":\"begin-turn\",\"first\":\"allies\"}\n{\"type\":\"activate\",\"leader\":\"lt-adams\",\"leader\":\"lt-vogel\"}\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    failed_with(&out, 2, "<stdin>:2: leader: the key \"leader\" is given twice");
+    assert!(stdout(&out).starts_with("ok 2 "), "the first line was played: {}", stdout(&out));
+}
+
+/// Issue 13.4: a decision with no fields refuses fields, in every ruleset.
+#[test]
+fn a_decision_with_no_fields_refuses_unknown_ones() {
+    let s = Store::new();
+    for (script, decision, field) in [
+        ("phoenix-command/three-turns.json", "{\"type\":\"begin-turn\",\"turn\":2}", "turn"),
+        ("formation-activation/rally.json", "{\"type\":\"draw-chit\",\"chit\":\"62-mir\"}", "chit"),
+        ("leader-activation/rally.json", "{\"type\":\"end-activation\",\"leader\":\"x\"}", "leader"),
+        ("combat-hq/showcase.json", "{\"type\":\"end-turn\",\"side\":\"x\"}", "side"),
+    ] {
+        let out = s.ok(&["run", fixture(script).to_str().unwrap()]);
+        let game = out.split_whitespace().nth(1).unwrap().trim_end_matches(':').to_string();
+        let file = s.path("d.json");
+        std::fs::write(&file, decision).unwrap();
+        let out = s.run(&["play", &game, file.to_str().unwrap()]);
+        failed_with(&out, 2, &format!("d.json:1: {field}: unknown field `{field}`"));
+        let _ = std::fs::remove_dir_all(s.db());
+    }
+}
+
+/// Issue 13.5: a record whose game id breaks the rule of `run` and `new` is
+/// not imported or verified, and nothing of it reaches the terminal raw.
+#[test]
+fn a_record_with_a_bad_game_id_is_refused_by_import_and_verify() {
+    let s = Store::new();
+    let lines = s.exported_rally();
+    let long = "x".repeat(100_000);
+    for bad in ["../../etc/passwd", "", "two\\nlines", "red\\u001b[31m\\u0007", long.as_str()] {
+        let mut edited = lines.clone();
+        edited[0] = edited[0].replace("\"game\":\"rally\"", &format!("\"game\":\"{bad}\""));
+        let path = s.path("bad-id.jsonl");
+        std::fs::write(&path, edited.join("\n") + "\n").unwrap();
+        for command in ["verify", "import"] {
+            let other = Store::new();
+            let out = other.run(&[command, path.to_str().unwrap()]);
+            failed_with(&out, 2, "bad-id.jsonl:1: $.game: ");
+            failed_with(&out, 2, "is not a game id");
+            no_control_bytes(&out);
+            assert!(stderr(&out).len() < 2_000, "the message repeats a 100 KB id");
+            nothing_written(&other);
+        }
+    }
+}
+
+/// Issue 13.5: control characters from input never reach the terminal raw,
+/// and names holding them are refused.
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let s = Store::new();
+    let path = write_script(&s, |v| v["scenario"]["units"][0]["id"] = serde_json::json!("rifles\u{1b}[2J"));
+    let out = s.run(&["run", path.to_str().unwrap()]);
+    failed_with(&out, 2, "scenario.units[0].id: \"rifles\\u{1b}[2J\" holds the control character U+001B");
+    no_control_bytes(&out);
+    let path = write_script(&s, |v| {
+        v["rules"] = serde_json::json!({"name": "club\u{1b}]0;pwned\u{7}", "base": "leader-activation@1"})
+    });
+    let out = s.run(&["run", path.to_str().unwrap()]);
+    failed_with(&out, 2, "rules.name: the name holds the control character U+001B");
+    no_control_bytes(&out);
+    nothing_written(&s);
+    // serde quotes what it cannot read: the message is escaped on its way out.
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let file = s.path("d.json");
+    std::fs::write(&file, "{\"type\": \"\\u001b[2J\\r\"}").unwrap();
+    let out = s.run(&["play", "skips", file.to_str().unwrap()]);
+    failed_with(&out, 2, "unknown variant `\\u{1b}[2J\\r`");
+    no_control_bytes(&out);
+}
+
+/// Issue 13.10: a command that only reads does not create a store, and says
+/// there is none.
+#[test]
+fn a_reader_on_a_missing_store_says_so_and_creates_nothing() {
+    let s = Store::new();
+    for args in [
+        &["games"][..],
+        &["log", "rally"],
+        &["state", "rally"],
+        &["replay", "rally"],
+        &["verify", "rally"],
+        &["export", "rally", "-o", "-"],
+        &["diff", "rally", "--b", "+natural-6-rallies"],
+        &["view", "rally", "-o", "-"],
+        &["fork", "show", "rally"],
+    ] {
+        let out = s.run(args);
+        failed_with(&out, 2, &format!("no store at {}: nothing was ever stored there", s.db().display()));
+        assert!(!s.db().exists(), "{args:?} created the store");
+    }
+    // An existing directory that holds no store is not one.
+    std::fs::create_dir_all(s.db()).unwrap();
+    failed_with(&s.run(&["games"]), 2, "is not a rollcall store");
+    assert_eq!(std::fs::read_dir(s.db()).unwrap().count(), 0, "games wrote into the directory");
+}
+
+/// Issue 13.10: a second process waits for the store (`--wait`), then says
+/// another rollcall process holds it.
+#[test]
+fn a_second_process_waits_for_the_store_then_names_the_holder() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    // A stream holds the store open until its input ends.
+    let mut holder =
+        s.cmd().args(["play", "skips", "-", "--stream"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdin = holder.stdin.take().unwrap();
+    // Once it acknowledges a decision, it holds the store.
+    stdin.write_all(b"{\"type\":\"move\",\"piece\":\"piat\",\"to\":[1,0]}\n").unwrap();
+    let mut ack = String::new();
+    BufReader::new(holder.stdout.take().unwrap()).read_line(&mut ack).unwrap();
+    assert!(ack.starts_with("ok "), "{ack}");
+    let out = s.run(&["games", "--wait", "0"]);
+    failed_with(&out, 2, "is in use by another rollcall process");
+    failed_with(&out, 2, "pass --wait SECONDS to wait longer");
+    assert!(!stderr(&out).contains("WouldBlock"), "{}", stderr(&out));
+    // A reader that waits gets the store once the holder lets go.
+    let waiting =
+        s.cmd().args(["games", "--wait", "60"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(stdin);
+    assert!(holder.wait().unwrap().success());
+    let out = waiting.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("skips"), "{}", stdout(&out));
+}
+
+/// Runs `script` as root in a private mount namespace (`unshare -m`), where
+/// it may mount filesystems. None when this machine cannot (not root, no
+/// unshare): the caller then says the test was skipped.
+fn in_mount_namespace(script: &str) -> Option<Output> {
+    let probe = Command::new("unshare").args(["-m", "true"]).output().ok()?;
+    if !probe.status.success() {
+        return None;
+    }
+    Some(Command::new("unshare").args(["-m", "sh", "-c", script]).env_remove("ROLLCALL_DB").output().unwrap())
+}
+
+/// Issue 13.10: a store on a read-only filesystem can still be read and
+/// exported; a write says why not; a full disk says so, told apart.
+#[test]
+fn a_read_only_store_is_read_and_a_full_disk_is_named() {
+    let s = Store::new();
+    let bin = env!("CARGO_BIN_EXE_rollcall");
+    let mnt = s.path("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let out_file = s.path("out.jsonl");
+    let script = format!(
+        "set -e; mount -t tmpfs -o size=1m tmpfs {mnt}; \
+         {bin} --db {mnt}/db run {rally} >/dev/null; \
+         mount -o remount,ro {mnt}; \
+         {bin} --db {mnt}/db games; {bin} --db {mnt}/db verify rally; \
+         {bin} --db {mnt}/db export rally -o {out}; \
+         if {bin} --db {mnt}/db run {skips} 2>{mnt}/../err; then echo WROTE; fi; cat {mnt}/../err; \
+         mount -o remount,rw {mnt}; dd if=/dev/zero of={mnt}/fill bs=4k 2>/dev/null || true; \
+         if {bin} --db {mnt}/db run {skips} 2>{mnt}/../err; then echo WROTE; fi; cat {mnt}/../err; \
+         {bin} --db {mnt}/db verify rally",
+        mnt = mnt.display(),
+        out = out_file.display(),
+        rally = fixture("leader-activation/rally.json").display(),
+        skips = fixture("leader-activation/skips.json").display(),
+    );
+    let Some(out) = in_mount_namespace(&script) else {
+        eprintln!("skipped: this machine cannot mount filesystems in a private namespace (needs root and unshare)");
+        return;
+    };
+    let text = stdout(&out) + &stderr(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("note: rollcall cannot write the store at"), "{text}");
+    assert_eq!(text.matches("verified rally").count(), 2, "{text}");
+    assert!(!text.contains("WROTE"), "{text}");
+    assert!(
+        text.contains("is on a read-only filesystem: it can be read (log, state, verify, export …) but not written"),
+        "{text}"
+    );
+    assert!(text.contains("is full: free some space and try again"), "{text}");
+    s.ok(&["verify", out_file.to_str().unwrap()]);
+}
+
+/// Issue 13.11: bytes that are not UTF-8 are reported with their line and
+/// byte offset, in scripts, decision files, streams and records.
+#[test]
+fn invalid_utf8_is_reported_with_line_and_byte_offset() {
+    let s = Store::new();
+    let path = s.path("bad.json");
+    std::fs::write(&path, b"{\n  \"game\": \"r\xffally\",\n}").unwrap();
+    failed_with(
+        &s.run(&["run", path.to_str().unwrap()]),
+        2,
+        "bad.json:2: $: not UTF-8 text: byte 0xff at byte offset 14 (column 13)",
+    );
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let decision = s.path("d.json");
+    std::fs::write(&decision, b"[\n{\"type\": \"begin-turn\",\n \"first\": \"al\xc3lies\"}]").unwrap();
+    failed_with(
+        &s.run(&["play", "skips", decision.to_str().unwrap()]),
+        2,
+        "d.json:3: $: not UTF-8 text: byte 0xc3 at byte offset 38 (column 14)",
+    );
+    let mut child = s
+        .cmd()
+        .args(["play", "skips", "-", "--stream"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"\n{\"type\":\"move\",\"piece\":\"pi\xe9at\",\"to\":[1,0]}\n").unwrap();
+    failed_with(
+        &child.wait_with_output().unwrap(),
+        2,
+        "<stdin>:2: $: not UTF-8 text: byte 0xe9 at byte offset 27 (column 27)",
+    );
+    let record = s.path("skips.jsonl");
+    s.ok(&["export", "skips", "-o", record.to_str().unwrap()]);
+    let mut bytes = std::fs::read(&record).unwrap();
+    let line_starts: Vec<usize> =
+        std::iter::once(0).chain(bytes.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1)).collect();
+    let at = line_starts[4] + 10;
+    bytes[at] = 0xfe;
+    std::fs::write(&record, &bytes).unwrap();
+    failed_with(
+        &s.run(&["verify", record.to_str().unwrap()]),
+        1,
+        &format!("skips.jsonl:5: $: not UTF-8 text: byte 0xfe at byte offset {at} (column 11)"),
+    );
+}
+
+/// Issue 13.2, for `view -o`: the page goes through an unpredictably named
+/// temporary file; a link planted at the old fixed path is not followed.
+#[test]
+fn view_does_not_follow_a_link_planted_at_its_temporary_path() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let victim = s.path("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&victim, s.path(".page.html.partial")).unwrap();
+    let page = s.path("page.html");
+    s.ok(&["view", "skips", "-o", page.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n", "view wrote through the planted link");
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<html"), "no page written");
+    let left: Vec<_> = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".partial") && n != ".page.html.partial")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issues 13.4 and 13.11 for play by email: a scenario given to `pbem
+/// invite` is read strictly, and a turn file that is not UTF-8 is refused
+/// naming its line and byte offset.
+#[test]
+fn play_by_email_inputs_are_read_strictly() {
+    let s = Store::new();
+    let key = s.path("tom.key");
+    s.ok(&["keygen", "-o", key.to_str().unwrap()]);
+    let text = std::fs::read_to_string(root().join("examples/pbem/scenario.json")).unwrap();
+    let scenario = s.path("scenario.json");
+    std::fs::write(&scenario, format!("{}\n[]\n", text.trim_end())).unwrap();
+    let invite = |scenario: &std::path::Path| {
+        s.run(&[
+            "pbem",
+            "invite",
+            "--rules",
+            "leader-activation@1",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--side",
+            "allies",
+            "--key",
+            key.to_str().unwrap(),
+            "--game",
+            "friday",
+            "-o",
+            s.path("invite.txt").to_str().unwrap(),
+        ])
+    };
+    let line = text.trim_end().lines().count() + 1;
+    failed_with(&invite(&scenario), 2, &format!("scenario.json:{line}: $: text after the end of the JSON value"));
+    let twice = text.replacen('{', "{\"units\": [],", 1);
+    std::fs::write(&scenario, &twice).unwrap();
+    failed_with(&invite(&scenario), 2, "scenario.json:44: units: the key \"units\" is given twice in one object");
+    assert!(!s.path("invite.txt").exists());
+    let turn = s.path("turn.txt");
+    std::fs::write(&turn, b"-----BEGIN ROLLCALL TURN-----\nGame: fr\xffiday\n").unwrap();
+    failed_with(
+        &s.run(&["turn", "apply", turn.to_str().unwrap()]),
+        2,
+        "turn.txt:2: $: not UTF-8 text: byte 0xff at byte offset 38 (column 9)",
+    );
 }

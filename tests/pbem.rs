@@ -245,7 +245,16 @@ fn first_turn() -> (Player, Player, String) {
 
 /// Jerry's store as a reader sees it: its games, heads and forks.
 fn snapshot(p: &Player) -> String {
+    // A reader never creates a store (issue 13.10): no store reads as an
+    // empty one (applying a turn opens the store to write, creating it).
+    if !Path::new(&p.db()).exists() {
+        return "no games".into();
+    }
     let games = p.ok(&["games", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&games).unwrap();
+    if listed == serde_json::json!({"games": [], "incomplete": []}) {
+        return "no games".into();
+    }
     let forks = if games.contains("friday") { p.ok(&["fork", "show", "friday", "--json"]) } else { String::new() };
     format!("{games}{forks}")
 }

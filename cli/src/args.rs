@@ -19,6 +19,11 @@ pub struct Args {
     #[arg(long, global = true, env = "ROLLCALL_DB", value_name = "DIR")]
     pub db: Option<PathBuf>,
 
+    /// How long to wait for another rollcall process to let go of the store
+    /// (sled lets one process at a time open it) before giving up.
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 5)]
+    pub wait: u64,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -180,11 +185,18 @@ pub enum Command {
         json: bool,
     },
     /// Write a stored game to a record file (JSON Lines).
-    #[command(after_help = "Example:\n  rollcall export rally -o rally.jsonl")]
+    #[command(
+        after_help = "Example:\n  rollcall export rally -o rally.jsonl\n  rollcall export rally -o - | gzip > rally.jsonl.gz"
+    )]
     Export {
         game: String,
+        /// The record file, or - for standard output. An existing file is
+        /// replaced only with --force.
         #[arg(short, long)]
         output: PathBuf,
+        /// Replace the output file if it exists.
+        #[arg(long)]
+        force: bool,
         #[arg(long)]
         json: bool,
     },

@@ -14,11 +14,11 @@ use rollcall_core::rules::{HouseRules, RuleVersion, SettingKind, VersionSpec};
 use rollcall_core::ruleset::{self, Refusal};
 use rollcall_core::script::{split_dice, valid_game_id, RulesRef, Script};
 use rollcall_core::seed::Share;
-use rollcall_core::Digest;
+use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GoldenCommand, RulesCommand};
-use crate::store::{self, has_game, read_file, read_text, Fail};
+use crate::store::{self, has_game, read_bytes, read_input, Fail};
 
 pub fn run(args: Args) -> Result<ExitCode, Fail> {
     let db = &args.db;
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::View { target, output, bookmarks, diff, a, b, json } => {
             crate::view::run(db, &target, output, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
         }
-        Command::Export { game, output, json } => export(db, &game, &output, json),
+        Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
         Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
         Command::Games { json } => games(db, json),
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
@@ -57,8 +57,11 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
     }
 }
 
+/// Prints one JSON document; characters serde_json leaves raw that a
+/// terminal would act on are escaped (the same JSON value).
 pub fn print_json(value: &Value) {
-    println!("{}", serde_json::to_string_pretty(value).expect("JSON values print"));
+    let text = serde_json::to_string_pretty(value).expect("JSON values print");
+    println!("{}", text::escape_json(&text));
 }
 
 fn event_json(game: &Game, e: &Event) -> Value {
@@ -75,9 +78,9 @@ fn run_script(
     game_id: Option<String>,
     json: bool,
 ) -> Result<ExitCode, Fail> {
-    let text = read_file(path)?;
+    let bytes = read_bytes(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
-    let mut script = Script::parse(&text, &stem)
+    let mut script = Script::parse_bytes(&bytes, &stem)
         .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
     if let Some(id) = game_id {
         script.header.game = checked_game_id("--game", id)?;
@@ -91,7 +94,7 @@ fn run_script(
     let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
     let mut lines = Vec::new();
     if !json {
-        println!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
+        say!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
     }
     for (i, (decision, dice)) in script.decisions.iter().enumerate() {
         let events = game.play(decision, dice.as_ref()).map_err(|refusal| {
@@ -102,7 +105,7 @@ fn run_script(
             if json {
                 lines.push(event_json(&game, e));
             } else {
-                println!("{}", game.narrate(e));
+                say!("{}", text::escape(&game.narrate(e)));
             }
         }
         creation.push(events)?;
@@ -115,7 +118,7 @@ fn run_script(
             "turn": game.turn(), "head": game.head().to_string(), "narrative": lines,
         }));
     } else {
-        println!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head());
+        say!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -193,17 +196,9 @@ const RUN_BATCH_EVENTS: usize = 4096;
 /// A rule version from `ruleset@version[+option][+name=value]…` or a house-rules file.
 pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
     if arg.ends_with(".json") || Path::new(arg).is_file() {
-        let text = read_file(Path::new(arg))?;
-        let house: HouseRules = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
-            .map_err(|e| {
-                let inner = e.inner();
-                let line = if inner.is_syntax() || inner.is_eof() {
-                    inner.line()
-                } else {
-                    line_of(&text, &e.path().to_string())
-                };
-                Fail(format!("{arg}:{line}: {}: {inner}", e.path()))
-            })?;
+        let bytes = read_bytes(Path::new(arg))?;
+        let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail(e.in_file(arg)))?;
+        let text = String::from_utf8_lossy(&bytes);
         let resolved = RulesRef::House(house.clone())
             .resolve("")
             .map_err(|(field, message)| Fail(format!("{arg}:{}: {field}: {message}", line_of(&text, &field))))?;
@@ -235,9 +230,9 @@ fn new(
     json: bool,
 ) -> Result<ExitCode, Fail> {
     let (rules, _) = rule_version(rules)?;
-    let text = read_file(scenario_path)?;
-    let scenario: Value = serde_json::from_str(&text)
-        .map_err(|e| Fail(format!("{}:{}: not JSON: {e}", scenario_path.display(), e.line())))?;
+    let bytes = read_bytes(scenario_path)?;
+    let scenario: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
+    let text = String::from_utf8_lossy(&bytes);
     if parties.is_empty() {
         parties = scenario
             .get("sides")
@@ -247,6 +242,12 @@ fn new(
     }
     if parties.is_empty() {
         return Err(Fail("name the parties with --party (the scenario has no \"sides\" list)".into()));
+    }
+    if let Some(bad) = parties.iter().find(|p| p.is_empty() || rollcall_core::bounds::control_character(p).is_some()) {
+        return Err(Fail(format!(
+            "party {}: a party's name is not empty and holds no control character",
+            text::quoted(bad, 80)
+        )));
     }
     let id = match game {
         Some(id) => checked_game_id("--game", id)?,
@@ -284,26 +285,27 @@ fn new(
         print_json(&json!({"game": id, "rules": header.rules.version, "mode": mode, "head": head.hash.to_string(),
             "parties": header.parties.iter().map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())})).collect::<Vec<_>>()}));
     } else {
-        println!("new game {id}: {}, {} dice", header.rules.label(), mode_name(mode));
+        say!("new game {id}: {}, {} dice", header.rules.label(), mode_name(mode));
         for p in &header.parties {
             match p.commitment {
-                Some(c) => println!("  party {}: commitment {c}", p.name),
-                None => println!("  party {}", p.name),
+                Some(c) => say!("  party {}: commitment {c}", p.name),
+                None => say!("  party {}", p.name),
             }
         }
         if mode == SeedMode::Open {
-            println!("  (an open game made on one machine, for solo play and fixtures: this machine made every share, so it could have chosen the dice; anyone can compute them. Two players start a game with `rollcall pbem invite`.)");
+            say!("  (an open game made on one machine, for solo play and fixtures: this machine made every share, so it could have chosen the dice; anyone can compute them. Two players start a game with `rollcall pbem invite`.)");
         }
-        println!("head {}", head.hash);
+        say!("head {}", head.hash);
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `rollcall play GAME DECISION`: decide on the current state, append atomically.
 fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
-    let name = if source == "-" { "<stdin>" } else { source };
-    let text = read_text(source)?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| Fail(format!("{name}:{}: not JSON: {e}", e.line())))?;
+    let (name, bytes) = read_input(source)?;
+    let name = name.as_str();
+    let value: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(name)))?;
+    let text = String::from_utf8_lossy(&bytes);
     let (decisions, prefix) = match value {
         Value::Array(items) => (items, true),
         single => (vec![single], false),
@@ -337,9 +339,9 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         );
     } else {
         for e in &events {
-            println!("{}", game.narrate(e));
+            say!("{}", text::escape(&game.narrate(e)));
         }
-        println!("head {}", game.head());
+        say!("head {}", game.head());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -349,7 +351,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
 fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
-    let reader: Box<dyn BufRead> = if source == "-" {
+    let mut reader: Box<dyn BufRead> = if source == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
         Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
@@ -358,13 +360,25 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
     let mut game = open_game(&log, id, None)?;
     let by = decider(&log, &game)?;
     let mut stdout = std::io::stdout();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| Fail(format!("{name}:{}: {e}", i + 1)))?;
+    let mut offset = 0u64;
+    let mut bytes = Vec::new();
+    for i in 0.. {
+        bytes.clear();
+        let n = reader.read_until(b'\n', &mut bytes).map_err(|e| Fail(format!("{name}:{}: {e}", i + 1)))?;
+        if n == 0 {
+            break;
+        }
+        let start = offset;
+        offset += n as u64;
+        let line = strict::utf8_from(&bytes, i + 1, start).map_err(|e| Fail(e.in_file(&name)))?;
         if line.trim().is_empty() {
             continue;
         }
         let at = |field: &str| format!("{name}:{}: {}", i + 1, if field.is_empty() { "$" } else { field });
-        let value: Value = serde_json::from_str(&line).map_err(|e| Fail(format!("{}: not JSON: {e}", at(""))))?;
+        let value: Value = strict::parse(line.trim_end().as_bytes()).map_err(|e| {
+            let e = strict::StrictError { line: i + 1, ..e };
+            Fail(e.in_file(&name))
+        })?;
         let (decision, dice) = split_dice(value).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
         let expected = game.head();
         let events = game.play_as(&decision, dice.as_ref(), by.as_deref()).map_err(|refusal| match refusal {
@@ -390,7 +404,7 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
 }
 
 fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let mut out = Vec::new();
     let game = open_game_with(&log, id, None, |g, e| {
         if e.seq < from {
@@ -399,19 +413,19 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Resu
         if json {
             out.push(event_json(g, e));
         } else {
-            println!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), g.narrate(e).trim_start());
+            say!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), text::escape(g.narrate(e).trim_start()));
         }
     })?;
     if json {
         print_json(&json!({"game": id, "events": out, "head": game.head().to_string()}));
     } else {
-        println!("head {}", game.head());
+        say!("head {}", game.head());
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<u64>, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let game = open_game(&log, id, at)?;
     if let Some(at) = at {
         if at > game.seq() {
@@ -423,8 +437,8 @@ fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<u64>, json: bool)
             &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
         );
     } else {
-        println!("game {id} after seq {} (decision {}):", game.seq(), game.decisions());
-        print!("{}", game.render());
+        say!("game {id} after seq {} (decision {}):", game.seq(), game.decisions());
+        show!("{}", game.render());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -436,7 +450,7 @@ fn replay(
     to: Option<u64>,
     json: bool,
 ) -> Result<ExitCode, Fail> {
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let interactive = step && !json && std::io::stdin().is_terminal();
     let mut steps = Vec::new();
     let mut lines = Vec::new();
@@ -446,9 +460,9 @@ fn replay(
             if json {
                 steps.push(json!({"after_decision": g.decisions() - 1, "state": g.state()}));
             } else {
-                println!("--- state after decision {} ---\n{}", g.decisions() - 1, g.render());
+                say!("--- state after decision {} ---\n{}", g.decisions() - 1, g.render());
                 if interactive {
-                    print!("[Enter for the next decision] ");
+                    show!("[Enter for the next decision] ");
                     let _ = std::io::stdout().flush();
                     let mut line = String::new();
                     let _ = std::io::stdin().read_line(&mut line);
@@ -458,7 +472,7 @@ fn replay(
         if json {
             lines.push(event_json(g, e));
         } else {
-            println!("{}", g.narrate(e));
+            say!("{}", text::escape(&g.narrate(e)));
         }
     })?;
     if json {
@@ -466,7 +480,7 @@ fn replay(
             &json!({"game": id, "events": lines, "steps": steps, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
         );
     } else {
-        println!(
+        say!(
             "--- state after seq {} (decision {}) ---\n{}head {}",
             game.seq(),
             game.decisions(),
@@ -525,20 +539,20 @@ fn report_verify(
                 out["normalised"] = json!(normalised);
                 print_json(&out);
             } else {
-                println!(
+                say!(
                     "verified {what}: {}, {} events, {} decisions, turn {}",
                     header.rules.label(),
                     v.events,
                     v.decisions,
                     v.turn
                 );
-                println!("head {}", v.head);
-                println!("proven: {}.", v.guarantee());
+                say!("head {}", v.head);
+                say!("proven: {}.", v.guarantee());
                 if let Some(signatures) = v.signatures() {
-                    println!("{signatures}.");
+                    say!("{signatures}.");
                 }
                 if let Some(sealed) = &v.sealed {
-                    println!("dice: {}.", sealed.describe());
+                    say!("dice: {}.", sealed.describe());
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -550,7 +564,7 @@ fn report_verify(
                     &json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason, "normalised": normalised}),
                 );
             } else {
-                println!("verification FAILED for {what}: {f}");
+                say!("verification FAILED for {what}: {f}");
             }
             Ok(ExitCode::from(1))
         }
@@ -579,8 +593,8 @@ fn verify(
         }
         let (header, events) = match rollcall_store::file::read(path) {
             Ok(read) => read,
-            Err(rollcall_store::file::FileError::Io { path, message }) => {
-                return Err(Fail(format!("{path}: {message}")))
+            Err(e @ (rollcall_store::file::FileError::Io { .. } | rollcall_store::file::FileError::Refused { .. })) => {
+                return Err(e.into())
             }
             Err(e) => {
                 return report_verify(
@@ -598,27 +612,42 @@ fn verify(
         let normalised = events.normalised().describe();
         if let Some(noise) = &normalised {
             if !json {
-                println!("normalised transport noise in {target}: {noise} (not content: the hashes are over the lines without it)");
+                say!("normalised transport noise in {target}: {noise} (not content: the hashes are over the lines without it)");
             }
         }
         return report_verify(target, Some(&header), result, expect_head.as_deref(), normalised.as_deref(), json);
     }
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let header = log.header(target)?;
     let result = verify_each(&header, log.events(target, 1)?, |_, _| {});
     report_verify(target, Some(&header), result, expect_head.as_deref(), None, json)
 }
 
-fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open(db)?;
+fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
+    use rollcall_store::file::{self, Existing};
+    let log = store::open_read(db)?;
     let game = open_game(&log, id, None)?;
-    let count = rollcall_store::file::write(output, game.header(), log.events(id, 1)?)?;
-    if json {
-        print_json(
-            &json!({"game": id, "file": output.display().to_string(), "events": count, "head": game.head().to_string()}),
-        );
+    let to_stdout = output == Path::new("-");
+    let count = if to_stdout {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        file::write_to(&mut out, Path::new("<stdout>"), game.header(), log.events(id, 1)?)?
     } else {
-        println!("wrote {id} to {}: {count} events; head {}", output.display(), game.head());
+        let existing = if force { Existing::Replace } else { Existing::Refuse };
+        file::write(output, existing, game.header(), log.events(id, 1)?)?
+    };
+    let shown = if to_stdout { "standard output".to_string() } else { output.display().to_string() };
+    // With the record on standard output, the report goes to standard error.
+    let report = if json {
+        let value = json!({"game": id, "file": shown, "events": count, "head": game.head().to_string()});
+        text::escape_json(&serde_json::to_string_pretty(&value).expect("JSON values print")).into_owned()
+    } else {
+        text::escape_lines(&format!("wrote {id} to {shown}: {count} events; head {}", game.head())).into_owned()
+    };
+    if to_stdout {
+        eprintln!("{report}");
+    } else {
+        println!("{report}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -642,7 +671,7 @@ fn import(db: &Option<std::path::PathBuf>, file: &Path, key: Option<&Path>, json
     if let (Some(side), true) = (&side, code == ExitCode::SUCCESS) {
         exchange::take_side(&log, &header.game, side)?;
         if !json {
-            println!("this store plays {side} in {}", header.game);
+            say!("this store plays {side} in {}", header.game);
         }
     }
     Ok(code)
@@ -670,7 +699,7 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
     if json {
         print_json(&verified_json(&header.game, &verified, &header));
     } else {
-        println!(
+        say!(
             "imported {} from {}: {} events, verified; head {}",
             header.game,
             file.display(),
@@ -728,7 +757,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
         if json {
             print_json(&json!({"ok": false, "game": id, "fork": fork.seq, "evidence": key}));
         } else {
-            println!(
+            say!(
                 "FORK: {} parts from the stored game {id} at seq {}: kept as evidence (rollcall fork show {id}); nothing else was written",
                 file.display(),
                 fork.seq
@@ -738,7 +767,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
     }
     if verified.events <= ours.seq {
         if !json {
-            println!(
+            say!(
                 "nothing to import: the store's game {id} already holds every event of {} (and is at seq {})",
                 file.display(),
                 ours.seq
@@ -772,7 +801,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
     if json {
         print_json(&json!({"ok": true, "game": id, "appended": appended, "head": head.to_string()}));
     } else {
-        println!(
+        say!(
             "extended {id} from {}: the record verified, and {appended} events after seq {} were appended; head {head}",
             file.display(),
             ours.seq
@@ -782,14 +811,15 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
 }
 
 fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let mut rows = Vec::new();
     for id in log.games()? {
         let header = log.header(&id)?;
         let head = log.head(&id)?;
         rows.push(json!({"game": id, "rules": header.rules.label(), "mode": header.mode, "events": head.seq, "head": head.hash.to_string()}));
         if !json {
-            println!("{id:<24} {:<28} {:>6} events  head {}", header.rules.label(), head.seq, head.hash.short());
+            let (shown, label) = (text::escape(&id), header.rules.label());
+            say!("{shown:<24} {:<28} {:>6} events  head {}", text::escape(&label), head.seq, head.hash.short());
         }
     }
     let incomplete = log.incomplete()?;
@@ -798,10 +828,10 @@ fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> 
         return Ok(ExitCode::SUCCESS);
     }
     if rows.is_empty() {
-        println!("no games in this store");
+        say!("no games in this store");
     }
     if !incomplete.is_empty() {
-        println!(
+        say!(
             "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
             incomplete.len(),
             incomplete.join(", ")
@@ -817,9 +847,9 @@ fn rules_list(json: bool) -> Result<ExitCode, Fail> {
         if json {
             rows.push(json!({"ruleset": info.id, "title": info.title, "versions": versions.iter().map(|v| json!({"id": v.id(), "summary": v.summary})).collect::<Vec<_>>()}));
         } else {
-            println!("{}: {}", info.id, info.title);
+            say!("{}: {}", info.id, info.title);
             for v in &versions {
-                println!("  {:<28} {}", v.id(), v.summary);
+                say!("  {:<28} {}", v.id(), v.summary);
             }
         }
     }
@@ -839,18 +869,22 @@ fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
         };
         let default = serde_json::to_value(s.default).expect("serialises");
         rows.push(json!({"name": s.name, "kind": if s.kind == SettingKind::Option { "option" } else { "constant" },
-            "value": value, "default": default, "point": s.point, "settles": s.settles, "help": s.help}));
+            "value": value, "default": default, "range": s.range.map(|(min, max)| [min, max]), "point": s.point,
+            "settles": s.settles, "help": s.help}));
     }
+    let bounds = (ruleset::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?.scenario_bounds)();
     if json {
-        print_json(
-            &json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(), "summary": spec.summary, "settings": rows}),
-        );
+        let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
+        let scenario: Vec<Value> = bounds.iter().map(|b| json!({"path": b.path, "range": [b.min, b.max]})).collect();
+        print_json(&json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(),
+            "summary": spec.summary, "settings": rows,
+            "numbers": {"scenario": scenario, "every_other": [min, max]}}));
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{} — {}", rules.label(), spec.summary);
-    println!("rules hash {}", rules.hash());
+    say!("{} — {}", rules.label(), spec.summary);
+    say!("rules hash {}", rules.hash());
     for kind in [SettingKind::Option, SettingKind::Constant] {
-        println!(
+        say!(
             "\n{}:",
             if kind == SettingKind::Option {
                 "options (open points of the text; off is the default reading)"
@@ -865,10 +899,21 @@ fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
             };
             let changed = if value != s.default { format!("  (default {})", s.default) } else { String::new() };
             let point = s.point.map(|p| format!(" [{p}]")).unwrap_or_default();
-            println!("  {} = {value}{changed}{point}", s.name);
-            println!("      {}", s.help);
-            println!("      settles: {}", s.settles);
+            let range = s.range.map(|(min, max)| format!("  range {min}..={max}")).unwrap_or_default();
+            say!("  {} = {value}{changed}{range}{point}", s.name);
+            say!("      {}", s.help);
+            say!("      settles: {}", s.settles);
         }
+    }
+    let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
+    say!(
+        "\nnumbers of a scenario (checked when it loads; every other number of a scenario or decision: {min}..={max}):"
+    );
+    for b in &bounds {
+        say!("  {}: {}..={}", b.path, b.min, b.max);
+    }
+    if bounds.is_empty() {
+        say!("  (no narrower ranges)");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -30,7 +30,7 @@ const P1_SCRIPT: &str = include_str!("../../fixtures/phoenix-command/three-turns
 const SHOWCASE_SCRIPT: &str = include_str!("../../fixtures/combat-hq/showcase.json");
 
 fn section(title: &str) {
-    println!("\n== {title} ==");
+    say!("\n== {title} ==");
 }
 
 pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
@@ -54,7 +54,7 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
         id = format!("{base}-{n}");
     }
     if id != base {
-        println!("(the store already holds {base:?}: playing it as {id:?}, and since the game id is part of the seed, with other dice)");
+        say!("(the store already holds {base:?}: playing it as {id:?}, and since the game id is part of the seed, with other dice)");
     }
     script.header.game = id.clone();
 
@@ -68,23 +68,23 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
         })
         .map_err(|e| Fail(format!("the demo script: {e}")))?;
     for line in collector.finish(&game).narrative.lines() {
-        println!("{line}");
+        say!("{line}");
     }
     let root = log.create(&script.header)?;
     log.append(&id, &root.hash, &events)?;
-    println!("stored {} events as game {id}", events.len());
+    say!("stored {} events as game {id}", events.len());
 
     section("2. replay it from the store (facts only, never re-deciding)");
     let replayed = open_game(&log, &id, None)?;
-    print!("{}", replayed.render());
-    println!("head {}", replayed.head());
+    show!("{}", replayed.render());
+    say!("head {}", replayed.head());
 
     section("3. verify it: re-decide every decision, re-draw every die from the committed seed");
     let header = log.header(&id)?;
     match verify(&header, log.events(&id, 1)?) {
         Ok(v) => {
-            println!("verified: {} events, {} decisions; head {}", v.events, v.decisions, v.head);
-            println!("proven: {}.", v.guarantee());
+            say!("verified: {} events, {} decisions; head {}", v.events, v.decisions, v.head);
+            say!("proven: {}.", v.guarantee());
         }
         Err(f) => return Err(Fail(format!("the demo game does not verify: {f}"))),
     }
@@ -92,8 +92,8 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     section("4. export the record, change one die in the file, and verify again");
     let dir = tempfile::tempdir().map_err(|e| Fail(e.to_string()))?;
     let record = dir.path().join(format!("{id}.jsonl"));
-    rollcall_store::file::write(&record, &header, log.events(&id, 1)?)?;
-    println!("exported to {}", record.display());
+    rollcall_store::file::write(&record, rollcall_store::file::Existing::Refuse, &header, log.events(&id, 1)?)?;
+    say!("exported to {}", record.display());
     let text = std::fs::read_to_string(&record).map_err(|e| Fail(e.to_string()))?;
     let roll =
         events.iter().find(|e| e.kind == Kind::Roll).ok_or_else(|| Fail("the demo game rolls no dice".into()))?;
@@ -105,7 +105,7 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     let line_no = roll.seq as usize; // line 0 is the header
     lines[line_no] = lines[line_no].replacen(&old, &new, 1);
     std::fs::write(&record, lines.join("\n") + "\n").map_err(|e| Fail(e.to_string()))?;
-    println!(
+    say!(
         "changed the die at seq {} ({} '{}') from {value} to {forged}",
         roll.seq,
         roll.body["die"].as_str().unwrap_or(""),
@@ -114,29 +114,29 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     let (header, events) = rollcall_store::file::read(&record)?;
     match verify(&header, events) {
         Ok(_) => return Err(Fail("the forged record verified: this is a bug".into())),
-        Err(f) => println!("verification FAILED, as it should: {f}"),
+        Err(f) => say!("verification FAILED, as it should: {f}"),
     }
 
     section("5. settle a rules dispute: the same record under two readings of the text");
-    println!("{}", dispute_about(DISPUTE_SCRIPT));
+    say!("{}", dispute_about(DISPUTE_SCRIPT));
     show_diff(DISPUTE_SCRIPT, DISPUTE_B)?;
 
     section("6. test a rule change: a four-turn Combat HQ game under the base rules and the multi-battle-group change");
-    println!("{}", dispute_about(SHOWCASE_SCRIPT));
+    say!("{}", dispute_about(SHOWCASE_SCRIPT));
     show_diff(SHOWCASE_SCRIPT, "combat-hq@multi-bg")?;
 
     section("7. settle a Phoenix Command dispute: does a command check roll equal to its target pass (P1)?");
-    println!("\"The command check is performed by making a 0-9 roll and trying to get under the sum\"; the example:");
-    println!("\"Both rolls were below the Command Check Target\". Neither says what a roll equal to it does. The same");
-    println!("seeded three-turn game, read strictly (A, the default) and with an equal roll passing (B):");
+    say!("\"The command check is performed by making a 0-9 roll and trying to get under the sum\"; the example:");
+    say!("\"Both rolls were below the Command Check Target\". Neither says what a roll equal to it does. The same");
+    say!("seeded three-turn game, read strictly (A, the default) and with an equal roll passing (B):");
     show_diff_relative(P1_SCRIPT, "+command-check-equal-passes")?;
 
     section("next");
-    println!("rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store");
-    println!("rollcall log skips                                   # its events, narrated");
-    println!("rollcall verify skips                                # re-decide and re-roll everything");
-    println!("rollcall rules show leader-activation                # every option, and the sentence it settles");
-    println!("rollcall diff skips --b leader-activation@1+last-activation-rule   # a rules dispute on your game");
+    say!("rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store");
+    say!("rollcall log skips                                   # its events, narrated");
+    say!("rollcall verify skips                                # re-decide and re-roll everything");
+    say!("rollcall rules show leader-activation                # every option, and the sentence it settles");
+    say!("rollcall diff skips --b leader-activation@1+last-activation-rule   # a rules dispute on your game");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -52,7 +52,7 @@ fn load_and_diff(
         let report = outcome(diff(&header, events, &a, &b, all))?;
         Ok((header, report))
     } else {
-        let log = store::open(db)?;
+        let log = store::open_read(db)?;
         let header = log.header(target)?;
         let (a, b) = resolve(&header)?;
         let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> = log.events(target, 1)?;
@@ -116,10 +116,10 @@ pub fn run(
             if json {
                 let value = json!({"ok": false, "target": target, "seq": failure.seq, "reason": failure.reason,
                     "diff": "not run: the record does not verify under its own rules"});
-                println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+                crate::commands::print_json(&value);
             } else {
-                println!("verification FAILED for {target}: {failure}");
-                println!("(diff compares the versions only on a record that verifies under its own rules)");
+                say!("verification FAILED for {target}: {failure}");
+                say!("(diff compares the versions only on a record that verifies under its own rules)");
             }
             return Ok(ExitCode::from(1));
         }
@@ -143,7 +143,7 @@ pub fn run(
             },
             "summary": report.summary(),
         });
-        println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+        crate::commands::print_json(&value);
         return Ok(code);
     }
     print_report(&header.game, &report, all);
@@ -154,24 +154,24 @@ pub fn run(
 /// (the first divergence, or every one), the state diffs, the decisions
 /// that differ only in reasoning, the summary.
 pub fn print_report(game: &str, report: &Report, all: bool) {
-    println!("diff of {game}: A = {}, B = {}", report.a, report.b);
+    say!("diff of {game}: A = {}, B = {}", report.a, report.b);
     if report.settings.is_empty() {
-        println!("B has the same settings as A");
+        say!("B has the same settings as A");
     } else {
         let changes: Vec<String> = report.settings.iter().map(|(n, a, b)| format!("{n} {a} → {b}")).collect();
-        println!("B changes: {}", changes.join(", "));
+        say!("B changes: {}", changes.join(", "));
     }
     match &report.setup {
         Setup::Same => {}
         Setup::Differs => {
-            println!("\nthe versions set the game up differently: the table before the first decision differs");
+            say!("\nthe versions set the game up differently: the table before the first decision differs");
         }
         Setup::Refused { a, b } => {
-            println!();
+            say!();
             for (label, reason) in [("A", a), ("B", b)] {
                 match reason {
-                    Some(reason) => println!("{label} refuses the record's scenario: {reason}"),
-                    None => println!("{label} accepts the record's scenario"),
+                    Some(reason) => say!("{label} refuses the record's scenario: {reason}"),
+                    None => say!("{label} accepts the record's scenario"),
                 }
             }
         }
@@ -179,52 +179,52 @@ pub fn print_report(game: &str, report: &Report, all: bool) {
     if let Some(first) = report.divergences.first() {
         if all {
             let mut turn = None;
-            println!("\nevery divergence in outcome, by turn:");
+            say!("\nevery divergence in outcome, by turn:");
             for d in &report.divergences {
                 if turn != Some(d.turn) {
-                    println!("turn {}:", d.turn);
+                    say!("turn {}:", d.turn);
                     turn = Some(d.turn);
                 }
-                print!("{}", divergence_text(d));
+                show!("{}", divergence_text(d));
             }
         } else {
-            print!("\nfirst divergence: {}", divergence_text(first));
+            show!("\nfirst divergence: {}", divergence_text(first));
         }
         if let Some(states) = &report.at_first {
-            print!("\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
+            show!("\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
         }
     }
     let refused = matches!(report.setup, Setup::Refused { .. });
     if !refused && (report.setup.parts() || !report.divergences.is_empty()) {
-        print!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
+        show!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
     } else if matches!(report.setup, Setup::Same) {
-        println!(
+        say!(
             "\nevery outcome is the same under A and B: the same refusals, and the same state after every decision"
         );
     }
     print_reasoning(report, all);
-    println!("\n{}", report.summary());
+    say!("\n{}", report.summary());
 }
 
 /// The decisions whose facts differ only in the reasoning they record.
 fn print_reasoning(report: &Report, all: bool) {
     let Some(first) = report.reasoning.first() else { return };
-    println!(
+    say!(
         "\n{} decision(s) differ only in the reasoning their facts record (a target, a range, a modifier), with the same outcome:",
         report.reasoning_only
     );
     if all {
         for d in &report.reasoning {
-            print!("{}", divergence_text(d));
+            show!("{}", divergence_text(d));
         }
         return;
     }
-    print!("{}", divergence_text(first));
+    show!("{}", divergence_text(first));
     for d in &report.reasoning[1..] {
-        println!("seq {} · decision {} · turn {}: {}", d.seq, d.number, d.turn, d.decision);
+        say!("seq {} · decision {} · turn {}: {}", d.seq, d.number, d.turn, d.decision);
     }
     let shown = report.reasoning.len() as u64;
     if report.reasoning_only > shown {
-        println!("… and {} more (--all lists every one in full)", report.reasoning_only - shown);
+        say!("… and {} more (--all lists every one in full)", report.reasoning_only - shown);
     }
 }

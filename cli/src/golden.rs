@@ -94,22 +94,18 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         bar.finish_and_clear();
     }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "checked": all.len(), "ok": differences.is_empty(),
-                "differences": differences.iter().map(|(p, d)| json!({"file": p.display().to_string(), "diff": d})).collect::<Vec<_>>(),
-            }))
-            .expect("JSON prints")
-        );
+        crate::commands::print_json(&json!({
+            "checked": all.len(), "ok": differences.is_empty(),
+            "differences": differences.iter().map(|(p, d)| json!({"file": p.display().to_string(), "diff": d})).collect::<Vec<_>>(),
+        }));
     } else {
         for (_, diff) in &differences {
-            print!("{diff}");
+            show!("{diff}");
         }
         if differences.is_empty() {
-            println!("golden: {} fixtures match their expected outputs", all.len());
+            say!("golden: {} fixtures match their expected outputs", all.len());
         } else {
-            println!(
+            say!(
                 "golden: {} of the expected files differ ({} fixtures checked); if the change is intended, run `rollcall golden bless {}` and review the diff",
                 differences.len(),
                 all.len(),
@@ -139,15 +135,12 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         }
     }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"blessed": all.len(), "changed": changed})).expect("JSON prints")
-        );
+        crate::commands::print_json(&json!({"blessed": all.len(), "changed": changed}));
     } else {
         for c in &changed {
-            println!("rewrote {c}");
+            say!("rewrote {c}");
         }
-        println!("golden: {} fixtures blessed, {} files changed", all.len(), changed.len());
+        say!("golden: {} fixtures blessed, {} files changed", all.len(), changed.len());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,24 @@
 //! 2 bad input or usage (bad input names the file, line and field, and
 //! nothing is written).
 
+/// `println!` for text that may hold text from a record or an input: every
+/// control character but the newline is escaped (see `rollcall_core::text`).
+macro_rules! say {
+    () => {
+        println!()
+    };
+    ($($arg:tt)*) => {
+        println!("{}", rollcall_core::text::escape_lines(&format!($($arg)*)))
+    };
+}
+
+/// `print!`, escaped as [`say!`] escapes.
+macro_rules! show {
+    ($($arg:tt)*) => {
+        print!("{}", rollcall_core::text::escape_lines(&format!($($arg)*)))
+    };
+}
+
 mod args;
 mod commands;
 mod demo;
@@ -27,10 +45,11 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let args = args::Args::parse();
+    store::set_wait(std::time::Duration::from_secs(args.wait));
     let code = match commands::run(args) {
         Ok(code) => code,
         Err(fail) => {
-            eprintln!("error: {}", fail.0);
+            eprintln!("error: {}", rollcall_core::text::escape_lines(&fail.0));
             ExitCode::from(2)
         }
     };

@@ -13,6 +13,7 @@ use rollcall_core::pbem::exchange::{self, ExchangeError};
 use rollcall_core::record::{self, Kind};
 use rollcall_core::ruleset::Actor;
 use rollcall_core::seed::Share;
+use rollcall_core::strict;
 use rollcall_core::words::possessive;
 use serde_json::{json, Value};
 
@@ -26,8 +27,8 @@ pub fn keygen(output: &Path, json: bool) -> Result<ExitCode, Fail> {
     if json {
         print_json(&json!({"file": output.display().to_string(), "public": key.public().to_hex()}));
     } else {
-        println!("wrote a secret key to {} (readable by you only: keep it, never send it)", output.display());
-        println!("public key {}", key.public());
+        say!("wrote a secret key to {} (readable by you only: keep it, never send it)", output.display());
+        say!("public key {}", key.public());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -100,7 +101,7 @@ pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
             if json {
                 print_json(&json!({"ok": false, "refused": reason}));
             } else {
-                println!("REFUSED: {reason} (nothing was written)");
+                say!("REFUSED: {reason} (nothing was written)");
             }
             Ok(ExitCode::from(1))
         }
@@ -108,7 +109,7 @@ pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
             if json {
                 print_json(&json!({"ok": false, "fork": message, "evidence": evidence}));
             } else {
-                println!("FORK: {message}");
+                say!("FORK: {message}");
             }
             Ok(ExitCode::from(1))
         }
@@ -119,9 +120,9 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
     match command {
         PbemCommand::Invite { rules, scenario, side, key, game, output, json } => {
             let (rules, _) = rule_version(&rules)?;
-            let text = read_file(&scenario)?;
-            let scenario_value: Value = serde_json::from_str(&text)
-                .map_err(|e| Fail(format!("{}:{}: not JSON: {e}", scenario.display(), e.line())))?;
+            let bytes = store::read_bytes(&scenario)?;
+            let scenario_value: Value =
+                strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario.display().to_string())))?;
             let key = read_key(&key)?;
             let game = match game {
                 Some(id) => crate::commands::checked_game_id("--game", id)?,
@@ -138,9 +139,9 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
                     &json!({"game": game, "side": side, "commitment": invite.terms.commitment.to_string(), "file": output}),
                 );
             } else if output != "-" {
-                println!("invited to game {game} as {side}: send {output} to your opponent.");
-                println!("  your seed share stays secret in this store; its commitment is {}", invite.terms.commitment);
-                println!("  next: when the answer comes, `rollcall pbem start ANSWER --key KEY`");
+                say!("invited to game {game} as {side}: send {output} to your opponent.");
+                say!("  your seed share stays secret in this store; its commitment is {}", invite.terms.commitment);
+                say!("  next: when the answer comes, `rollcall pbem start ANSWER --key KEY`");
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -158,7 +159,7 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
                 print_json(&json!({"game": t.game, "side": accept.terms.accepter.name, "rules": t.rules.version,
                     "opponent": t.inviter.name, "opponent_key": t.inviter.key.to_hex(), "file": output}));
             } else if output != "-" {
-                println!(
+                say!(
                     "accepted game {} ({}) as {}, against {} (key {}).",
                     t.game,
                     t.rules.version,
@@ -166,7 +167,7 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
                     t.inviter.name,
                     t.inviter.key.short()
                 );
-                println!(
+                say!(
                     "  send {output} back; the game begins with {} first turn file (rollcall turn apply).",
                     possessive(&t.inviter.name)
                 );
@@ -187,16 +188,16 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
                     &json!({"game": header.game, "head": game.head().to_string(), "awaited": actor_json(&game.awaited())}),
                 );
             } else {
-                println!(
+                say!(
                     "started game {}: {}, both seed shares revealed in the header.",
                     header.game,
                     header.rules.label()
                 );
                 for s in &header.sides {
-                    println!("  {} key {}", s.name, s.key.short());
+                    say!("  {} key {}", s.name, s.key.short());
                 }
-                println!("head {}", game.head());
-                println!(
+                say!("head {}", game.head());
+                say!(
                     "the game awaits {}. Play with `rollcall play {} …`, then send `rollcall turn export {} --key KEY -o turn-1.txt` (it carries the header).",
                     game.awaited(),
                     header.game,
@@ -234,7 +235,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
                     "signed_now": exported.checkpoint.is_some(), "awaited": actor_json(&exported.awaited), "file": output}));
             } else if output != "-" {
                 let signed = if exported.checkpoint.is_some() { "signed" } else { "already signed (sent again)" };
-                println!(
+                say!(
                     "{} turn of game {}: {} decisions, {} events from seq {} to {}, {signed}{}.",
                     t.side,
                     t.game,
@@ -244,13 +245,10 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
                     t.head.seq,
                     if t.header.is_some() { ", with the game's header" } else { "" }
                 );
-                println!("head {}", t.head.hash);
-                println!("wrote {output}: send it to your opponent (attached, or pasted into the email).");
+                say!("head {}", t.head.hash);
+                say!("wrote {output}: send it to your opponent (attached, or pasted into the email).");
                 if yours {
-                    println!(
-                        "note: the game still awaits {} decision: this turn is sent mid-turn.",
-                        possessive(&t.side)
-                    );
+                    say!("note: the game still awaits {} decision: this turn is sent mid-turn.", possessive(&t.side));
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -269,7 +267,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
                 if json {
                     lines.push(json!({"seq": e.seq, "kind": e.kind.name(), "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()}));
                 } else {
-                    println!("{}", game.narrate(e));
+                    say!("{}", rollcall_core::text::escape(&game.narrate(e)));
                 }
             }
             let id = &game.header().game;
@@ -279,16 +277,16 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
                     "events": lines, "known": applied.known, "head": applied.head, "awaited": actor_json(&game.awaited()), "you": mine}));
             } else {
                 if applied.created {
-                    println!(
+                    say!(
                         "game {id} created from {} first turn file ({}).",
                         possessive(&applied.side),
                         game.header().rules.label()
                     );
                 }
                 if applied.events.is_empty() {
-                    println!("nothing new: this store had every event of {} turn already.", possessive(&applied.side));
+                    say!("nothing new: this store had every event of {} turn already.", possessive(&applied.side));
                 } else {
-                    println!(
+                    say!(
                         "applied {} turn: {} events verified (chain, signatures, legality, dice); head {}",
                         possessive(&applied.side),
                         applied.events.len(),
@@ -296,8 +294,8 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
                     );
                 }
                 match &mine {
-                    Some(me) => println!("the game awaits {}; you play {me}.", game.awaited()),
-                    None => println!(
+                    Some(me) => say!("the game awaits {}; you play {me}.", game.awaited()),
+                    None => say!(
                         "the game awaits {}; this store plays no side of it (it follows the game).",
                         game.awaited()
                     ),
@@ -310,12 +308,12 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
 
 pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<ExitCode, Fail> {
     let ForkCommand::Show { game: id, json } = command;
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let forks = exchange::forks(&log, &id)?;
     let game = open_game(&log, &id, None)?;
     let mut out = Vec::new();
     if !json && forks.is_empty() {
-        println!("no forks kept for game {id}");
+        say!("no forks kept for game {id}");
     }
     for fork in &forks {
         let at = fork.seq.saturating_sub(1);
@@ -339,21 +337,21 @@ pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<Exi
             continue;
         }
         let from = fork.side.as_deref().map(|s| format!(" from {s}")).unwrap_or_default();
-        println!("fork of {id} at seq {} (after head {}), by a {}{from}:", fork.seq, base.head(), fork.source);
-        println!("  this store's branch:");
+        say!("fork of {id} at seq {} (after head {}), by a {}{from}:", fork.seq, base.head(), fork.source);
+        say!("  this store's branch:");
         for line in &branch_a {
-            println!("    {}", line["line"].as_str().unwrap_or_default());
+            say!("    {}", line["line"].as_str().unwrap_or_default());
         }
-        println!("  the other branch (kept as evidence):");
+        say!("  the other branch (kept as evidence):");
         for line in &branch_b {
-            println!("    {}", line["line"].as_str().unwrap_or_default());
+            say!("    {}", line["line"].as_str().unwrap_or_default());
         }
-        println!();
+        say!();
     }
     if json {
         print_json(&json!({"game": id, "head": game.head().to_string(), "forks": out}));
     } else if !forks.is_empty() {
-        println!(
+        say!(
             "Each branch is signed by the side that sent it (its checkpoint): two signed turns on one head prove that side played the same point twice."
         );
     }

@@ -218,7 +218,12 @@ fn keep(dir: &Path, run: &Run, index: u64, pair: &Pair) -> Result<(), Fail> {
     let header = run.header(index);
     for (side, header, played) in [("a", header.clone(), &pair.a), ("b", sim::under(&header, run.b.clone()), &pair.b)] {
         let path = dir.join(side).join(format!("{}.jsonl", header.game));
-        rollcall_store::file::write(&path, &header, played.events.iter().cloned().map(Ok::<_, String>))?;
+        rollcall_store::file::write(
+            &path,
+            rollcall_store::file::Existing::Replace,
+            &header,
+            played.events.iter().cloned().map(Ok::<_, String>),
+        )?;
     }
     Ok(())
 }

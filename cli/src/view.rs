@@ -374,7 +374,7 @@ pub fn run(
         let events = events.collect::<Result<Vec<_>, _>>().map_err(|e| Fail(format!("{target}: {e}")))?;
         (header, events)
     } else {
-        let log = store::open(db)?;
+        let log = store::open_read(db)?;
         let header = log.header(target)?;
         let events = log.events(target, 1)?.collect::<Result<Vec<_>, _>>()?;
         (header, events)
@@ -395,14 +395,14 @@ pub fn run(
         None => record::header_hash(&header).map(|h| h.to_string()).unwrap_or_default(),
     };
     if json_out {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&json!({"game": header.game, "file": output.display().to_string(),
                 "bytes": page.len(), "events": events.len(), "head": head, "verified": verified.is_ok()}))
             .expect("JSON prints")
         );
     } else {
-        println!(
+        say!(
             "wrote {} for {}: {} events, {} KiB; head {head}",
             output.display(),
             header.game,
@@ -410,20 +410,23 @@ pub fn run(
             page.len() / 1024
         );
         if let Err(f) = &verified {
-            println!("the record does NOT verify ({f}); the page says so");
+            say!("the record does NOT verify ({f}); the page says so");
         }
     }
     Ok(if verified.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// Writes the page through a new, unpredictably named temporary file
+/// renamed into place: a link at the target or beside it is never followed.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Fail> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| Fail(format!("{}: not a file name", path.display())))?;
-    let tmp = dir.join(format!(".{}.partial", name.to_string_lossy()));
-    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Fail(format!("{}: {e}", path.display()))
+    use rollcall_store::file::{write_file, Existing};
+    write_file(path, Existing::Replace, |out, tmp| {
+        out.write_all(bytes).map_err(|e| rollcall_store::file::FileError::Io {
+            path: tmp.display().to_string(),
+            message: e.to_string(),
+        })
     })
+    .map_err(|e| Fail(e.to_string()))
 }
 
 #[cfg(test)]

@@ -46,6 +46,9 @@ pub struct ApplyError {
 
 /// Checks what a header claims about itself: the rules hash and the commitments.
 pub fn check_header(header: &Header) -> Result<(), String> {
+    if let Ok(spec) = ruleset::version(&header.rules.version) {
+        spec.check_ranges(&header.rules).map_err(|e| format!("rules.{e}"))?;
+    }
     let computed = header.rules.hash();
     if computed != header.rules_hash {
         return Err(format!(

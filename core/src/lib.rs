@@ -7,6 +7,7 @@
 //! **Invariant:** this crate does no I/O: no files, no clocks, no thread-local
 //! randomness. Callers read and write; this crate computes.
 
+pub mod bounds;
 pub mod canon;
 pub mod dice;
 pub mod diff;
@@ -26,6 +27,8 @@ pub mod script;
 pub mod sealed;
 pub mod seed;
 pub mod sim;
+pub mod strict;
+pub mod text;
 pub mod words;
 
 pub use dice::{Dice, Die, Roll, Seed, TableDice};

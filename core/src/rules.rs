@@ -54,6 +54,9 @@ pub struct Setting {
     pub settles: &'static str,
     /// What turning it on (or changing it) does.
     pub help: &'static str,
+    /// A constant's range, inclusive: the values the rules make sense of and
+    /// their arithmetic is checked for. Every constant declares one.
+    pub range: Option<(i64, i64)>,
 }
 
 impl Setting {
@@ -65,6 +68,7 @@ impl Setting {
             point: Some(point),
             settles,
             help,
+            range: None,
         }
     }
 
@@ -76,6 +80,21 @@ impl Setting {
             point: None,
             settles,
             help,
+            range: None,
+        }
+    }
+
+    /// The range a constant's value must lie in, inclusive.
+    pub const fn range(mut self, min: i64, max: i64) -> Setting {
+        self.range = Some((min, max));
+        self
+    }
+
+    /// Whether `value` lies in this constant's range.
+    pub fn admits(&self, value: i64) -> bool {
+        match self.range {
+            Some((min, max)) => (min..=max).contains(&value),
+            None => true,
         }
     }
 }
@@ -157,6 +176,9 @@ impl VersionSpec {
                         expected: "an integer",
                         found: value.to_string(),
                     })?;
+                    if !s.admits(i) {
+                        return Err(out_of_range(field, s, i));
+                    }
                     resolved.constants.insert(name.clone(), i);
                 }
                 Some(_) => return Err(RulesError::NotAConstant { field, name: name.clone() }),
@@ -172,6 +194,19 @@ impl VersionSpec {
         Ok(resolved)
     }
 
+    /// Checks every constant of a resolved version (a record's header, say)
+    /// against its range; the field is `constants.NAME`.
+    pub fn check_ranges(&self, rules: &RuleVersion) -> Result<(), RulesError> {
+        for (name, value) in &rules.constants {
+            if let Some(s) = self.setting(name) {
+                if !s.admits(*value) {
+                    return Err(out_of_range(format!("constants.{name}"), s, *value));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn names(&self, kind: SettingKind) -> String {
         let names: Vec<&str> = self.settings.iter().filter(|s| s.kind == kind).map(|s| s.name).collect();
         if names.is_empty() {
@@ -180,6 +215,11 @@ impl VersionSpec {
             names.join(", ")
         }
     }
+}
+
+fn out_of_range(field: String, s: &Setting, value: i64) -> RulesError {
+    let (min, max) = s.range.expect("a constant out of range has a range");
+    RulesError::OutOfRange { field, value, min, max }
 }
 
 /// A rule version with every setting resolved: what a game is played under.
@@ -274,6 +314,8 @@ pub enum RulesError {
     WrongType { field: String, expected: &'static str, found: String },
     #[error("{field}: {name} is a constant, not an option")]
     NotAnOption { field: String, name: String },
+    #[error("{field}: {value} is out of range: this constant must lie in {min}..={max}")]
+    OutOfRange { field: String, value: i64, min: i64, max: i64 },
     #[error("{field}: {name} is an option, not a constant")]
     NotAConstant { field: String, name: String },
 }

@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
 use crate::rules::{RuleVersion, RulesError, VersionSpec};
 
@@ -118,6 +119,11 @@ pub trait Ruleset: 'static {
     /// decided; a decision naming something the state does not hold is
     /// answered as best it can be (the rules will refuse it anyway).
     fn author(state: &Self::State, decision: &Self::Decision) -> Actor;
+    /// Narrower ranges than [`crate::bounds::NUMBER_RANGE`] for numbers of
+    /// the scenario, checked when it loads (a count of dice, a rating).
+    fn scenario_bounds() -> Vec<Bound> {
+        Vec::new()
+    }
 }
 
 /// Why a decision was not decided: it does not parse, it is not the
@@ -162,14 +168,37 @@ fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, Refusal> {
         // message then names the field (`missing field`, `unknown field`)
         // or only its type, and the caller names the decision.
         let path = e.path().to_string();
-        let field = if path == "." { String::new() } else { path };
-        Refusal::Malformed { field, message: e.inner().to_string() }
+        let mut field = if path == "." { String::new() } else { path };
+        let message = e.inner().to_string();
+        if let Some(name) = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+            field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+        }
+        Refusal::Malformed { field, message }
     })
+}
+
+/// A decision's numbers in range, its text free of control characters, and
+/// no field the typed read ignored.
+fn check_decision<R: Ruleset>(given: &Value, decision: &R::Decision) -> Result<(), Refusal> {
+    bounds::check(given, &[]).map_err(|e| Refusal::Malformed { field: e.field, message: e.message })?;
+    let reread = serde_json::to_value(decision).expect("decisions serialise");
+    match crate::strict::ignored_field(given, &reread) {
+        None => Ok(()),
+        Some(field) => {
+            let name = field.rsplit(['.', ']']).next().unwrap_or(&field).to_string();
+            Err(Refusal::Malformed {
+                field,
+                message: format!("unknown field `{name}`: this decision has no such field"),
+            })
+        }
+    }
 }
 
 impl<R: Ruleset> Machine for Typed<R> {
     fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Value>, Refusal> {
-        let decision: R::Decision = parse(decision)?;
+        let given = decision;
+        let decision: R::Decision = parse(given)?;
+        check_decision::<R>(given, &decision)?;
         let facts = R::decide(self.state.as_ref().expect("state present"), &decision, dice)?;
         Ok(facts.iter().map(|f| serde_json::to_value(f).expect("facts serialise")).collect())
     }
@@ -228,9 +257,12 @@ pub struct RulesetInfo {
     pub title: &'static str,
     pub versions: fn() -> Vec<VersionSpec>,
     pub load: Loader,
+    /// The ranges of the scenario's numbers narrower than the number range.
+    pub scenario_bounds: fn() -> Vec<Bound>,
 }
 
 fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError> {
+    bounds::check(scenario, &R::scenario_bounds()).map_err(|e| ScenarioError::new(e.field, e.message))?;
     let scenario: R::Scenario = serde_path_to_error::deserialize(scenario)
         .map_err(|e| ScenarioError::new(e.path().to_string(), e.inner().to_string()))?;
     let state = R::initial(scenario, rules)?;
@@ -239,7 +271,13 @@ fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Mac
 
 /// The registry entry of a ruleset type.
 pub fn info<R: Ruleset>() -> RulesetInfo {
-    RulesetInfo { id: R::ID, title: R::TITLE, versions: R::versions, load: load::<R> }
+    RulesetInfo {
+        id: R::ID,
+        title: R::TITLE,
+        versions: R::versions,
+        load: load::<R>,
+        scenario_bounds: R::scenario_bounds,
+    }
 }
 
 /// Every built-in ruleset.

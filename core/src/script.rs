@@ -32,6 +32,7 @@ use crate::record::{Event, Header, Party, SeedMode};
 use crate::rules::{HouseRules, RuleVersion};
 use crate::ruleset;
 use crate::seed::Share;
+use crate::strict::{self, StrictError};
 
 /// A script that cannot be played, with where the trouble is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,12 +43,20 @@ pub struct ScriptError {
     pub message: String,
 }
 
+impl From<StrictError> for ScriptError {
+    fn from(e: StrictError) -> Self {
+        ScriptError { line: e.line, field: e.field, message: e.message }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScriptV1 {
     #[serde(default)]
     game: Option<String>,
-    rules: RulesRef,
+    /// Read by [`RulesRef::from_value`], which knows which of its forms an
+    /// object is meant to be.
+    rules: Value,
     scenario: Value,
     seed: SeedRef,
     decisions: Vec<Value>,
@@ -58,21 +67,54 @@ struct ScriptV1 {
 }
 
 /// A reference to a rule version, as scripts and the CLI write it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum RulesRef {
     Id(String),
     House(HouseRules),
-    Version {
-        version: String,
-        #[serde(default)]
-        options: BTreeMap<String, Value>,
-        #[serde(default)]
-        constants: BTreeMap<String, Value>,
-    },
+    Version { version: String, options: BTreeMap<String, Value>, constants: BTreeMap<String, Value> },
+}
+
+/// `{"version": …, "options": {…}, "constants": {…}}`: nothing else.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VersionRefV1 {
+    version: String,
+    #[serde(default)]
+    options: BTreeMap<String, Value>,
+    #[serde(default)]
+    constants: BTreeMap<String, Value>,
 }
 
 impl RulesRef {
+    /// Reads the `rules` of a script: a version id; an object with `name` or
+    /// `base`, which is a house-rules object; any other object, which is a
+    /// version with overrides. Each form refuses fields it does not have, so
+    /// a typo (`"option"` for `"options"`) is an error, not a default.
+    /// `text` is the script's text, for the line; `where_` prefixes fields.
+    pub fn from_value(text: &[u8], value: &Value, where_: &str) -> Result<RulesRef, StrictError> {
+        match value {
+            Value::String(id) => Ok(RulesRef::Id(id.clone())),
+            Value::Object(map) if map.contains_key("name") || map.contains_key("base") => {
+                Ok(RulesRef::House(strict::typed(text, value, where_)?))
+            }
+            Value::Object(_) => {
+                let v: VersionRefV1 = strict::typed(text, value, where_)?;
+                Ok(RulesRef::Version { version: v.version, options: v.options, constants: v.constants })
+            }
+            other => {
+                let field = where_.trim_end_matches('.').to_string();
+                Err(StrictError {
+                    line: line_of(&String::from_utf8_lossy(text), &field),
+                    column: 0,
+                    field,
+                    message: format!(
+                        "expected a version id (\"leader-activation@1\") or an object with \"version\", or house rules with \"name\" and \"base\"; found {other}"
+                    ),
+                })
+            }
+        }
+    }
+
     /// The resolved rule version; errors name the field under `where_`.
     pub fn resolve(&self, where_: &str) -> Result<RuleVersion, (String, String)> {
         let none = BTreeMap::new();
@@ -86,6 +128,9 @@ impl RulesRef {
             RulesRef::Version { .. } => format!("{where_}version"),
             RulesRef::Id(_) => where_.trim_end_matches('.').to_string(),
         };
+        if let Some(c) = name.as_deref().and_then(crate::bounds::control_character) {
+            return Err((format!("{where_}name"), format!("the name holds the control character {c}")));
+        }
         let spec = ruleset::version(version).map_err(|e| (field, e.to_string()))?;
         let mut resolved = spec.resolve(options, constants, where_).map_err(|e| {
             let text = e.to_string();
@@ -94,6 +139,17 @@ impl RulesRef {
         })?;
         resolved.name = name;
         Ok(resolved)
+    }
+}
+
+/// For JSON read elsewhere (the dice server's requests): the same forms as
+/// [`RulesRef::from_value`], as strict; the error names the field under
+/// `rules`.
+impl<'de> Deserialize<'de> for RulesRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        RulesRef::from_value(b"", &value, "rules.")
+            .map_err(|e| serde::de::Error::custom(format!("{}: {}", e.field, e.message)))
     }
 }
 
@@ -141,16 +197,19 @@ pub fn split_dice(mut decision: Value) -> Result<(Value, Option<TableDice>), (St
 }
 
 impl Script {
-    /// Parses a script; `default_game` names the game if the script does not.
+    /// Parses a script (strictly: see [`crate::strict`]); `default_game`
+    /// names the game if the script does not.
     pub fn parse(text: &str, default_game: &str) -> Result<Script, ScriptError> {
+        Script::parse_bytes(text.as_bytes(), default_game)
+    }
+
+    /// [`Script::parse`] from the file's bytes: bytes that are not UTF-8
+    /// are an error naming their line and byte offset.
+    pub fn parse_bytes(bytes: &[u8], default_game: &str) -> Result<Script, ScriptError> {
+        let text = strict::utf8(bytes).map_err(ScriptError::from)?;
         let err = |field: String, message: String| ScriptError { line: line_of(text, &field), field, message };
-        let mut de = serde_json::Deserializer::from_str(text);
-        let wire: ScriptV1 = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let inner = e.inner();
-            let field = e.path().to_string();
-            let line = if inner.is_syntax() || inner.is_eof() { inner.line() } else { line_of(text, &field) };
-            ScriptError { line, field, message: inner.to_string() }
-        })?;
+        let value = strict::parse(bytes)?;
+        let wire: ScriptV1 = strict::typed(bytes, &value, "")?;
         let game = wire.game.unwrap_or_else(|| default_game.to_string());
         if !valid_game_id(&game) {
             return Err(err(
@@ -158,7 +217,8 @@ impl Script {
                 format!("{game:?} is not a game id: use 1–64 letters, digits, '.', '_' or '-'"),
             ));
         }
-        let rules = wire.rules.resolve("rules.").map_err(|(f, m)| err(f, m))?;
+        let rules =
+            RulesRef::from_value(bytes, &wire.rules, "rules.")?.resolve("rules.").map_err(|(f, m)| err(f, m))?;
         if wire.seed.mode == SeedMode::Sealed {
             return Err(err(
                 "seed.mode".into(),
@@ -167,6 +227,12 @@ impl Script {
         }
         let mut parties = Vec::new();
         for (i, p) in wire.seed.parties.iter().enumerate() {
+            if p.name.is_empty() || crate::bounds::control_character(&p.name).is_some() {
+                return Err(err(
+                    format!("seed.parties[{i}].name"),
+                    "a party's name is not empty and holds no control character".into(),
+                ));
+            }
             let share = match (&p.share, wire.seed.mode) {
                 (Some(hex), SeedMode::Open) => {
                     Some(Share::from_hex(hex).map_err(|e| err(format!("seed.parties[{i}].share"), e.to_string()))?)

@@ -3,20 +3,29 @@
 //! Reading streams: [`read`] parses the header and hands back an iterator
 //! that parses one line at a time, so a record of any length verifies in
 //! constant memory. Every line must end with a newline: a last line without
-//! one was cut short.
+//! one was cut short. A record whose game id breaks the rule `run` and `new`
+//! apply is not read at all: it could not have been made by rollcall, and
+//! its id would reach file names and terminals.
 //!
 //! Transport is not content: a record that went through email may come back
 //! with CRLF line ends and blank lines at its end. Those are taken off and
 //! counted ([`Events::normalised`]), so a command can say what it
 //! normalised; anything else (a blank line inside the record, a changed
-//! byte) is the content's and stays an error. Writing goes to a temporary file beside the target and
-//! is renamed into place, so a failed export leaves nothing half-written.
+//! byte) is the content's and stays an error.
+//!
+//! Writing goes to a temporary file beside the target, created exclusively
+//! under an unpredictable name (so a link planted there is never followed),
+//! and renamed into place, so a failed export leaves nothing half-written;
+//! an existing file is replaced only when the caller says so. [`write_to`]
+//! streams a record to any writer (standard output).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use rollcall_core::record::{self, Event, Header};
+use rollcall_core::script::valid_game_id;
+use rollcall_core::strict;
 
 /// A record file that cannot be read, with the line and field at fault.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +34,22 @@ pub enum FileError {
     Io { path: String, message: String },
     #[error("{path}:{line}: {field}: {message}")]
     Line { path: String, line: u64, field: String, message: String },
+    /// Not a record this build will read at all (a game id `run` and `new`
+    /// would refuse): bad input, not a failed verification.
+    #[error("{path}:{line}: {field}: {message}")]
+    Refused { path: String, line: u64, field: String, message: String },
+    /// The target of a write exists and the caller did not ask to replace it.
+    #[error("{path} exists: nothing was written (use --force to replace it)")]
+    Exists { path: String },
+}
+
+/// What a write does when its target exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse, writing nothing.
+    Refuse,
+    /// Replace it (a link there is replaced, not followed).
+    Replace,
 }
 
 fn io(path: &Path, e: impl std::fmt::Display) -> FileError {
@@ -36,6 +61,8 @@ pub struct Events {
     path: PathBuf,
     reader: BufReader<File>,
     line: u64,
+    /// The byte offset of the next line.
+    offset: u64,
     done: bool,
     normalised: Normalised,
 }
@@ -77,19 +104,20 @@ impl Iterator for Events {
         if self.done {
             return None;
         }
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         let mut blank = 0;
         loop {
             self.line += 1;
-            text.clear();
-            match read_line(&self.path, &mut self.reader, self.line, &mut text, &mut self.normalised) {
-                Ok(false) => {
+            bytes.clear();
+            match read_line(&self.path, &mut self.reader, self.line, &mut self.offset, &mut bytes, &mut self.normalised)
+            {
+                Ok(None) => {
                     self.done = true;
                     self.normalised.trailing_blank += blank;
                     return None;
                 }
-                Ok(true) if text.is_empty() => blank += 1,
-                Ok(true) if blank > 0 => {
+                Ok(Some("")) => blank += 1,
+                Ok(Some(_)) if blank > 0 => {
                     self.done = true;
                     return Some(Err(FileError::Line {
                         path: self.path.display().to_string(),
@@ -98,8 +126,8 @@ impl Iterator for Events {
                         message: "a blank line inside the record: lines were removed or the record was edited".into(),
                     }));
                 }
-                Ok(true) => {
-                    return Some(record::parse_event(&text).map_err(|e| FileError::Line {
+                Ok(Some(text)) => {
+                    return Some(record::parse_event(text).map_err(|e| FileError::Line {
                         path: self.path.display().to_string(),
                         line: self.line,
                         field: e.field,
@@ -115,91 +143,153 @@ impl Iterator for Events {
     }
 }
 
-/// Reads one newline-terminated line into `text` (without the newline, or a
-/// CR before it, which is counted). `Ok(false)` at the end of the file.
-fn read_line(
+/// Reads one newline-terminated line into `bytes` and hands back its text
+/// (without the newline, or a CR before it, which is counted); `None` at the
+/// end of the file. `offset` is the line's byte offset in the file, and
+/// moves past it.
+fn read_line<'b>(
     path: &Path,
     reader: &mut impl BufRead,
     line: u64,
-    text: &mut String,
+    offset: &mut u64,
+    bytes: &'b mut Vec<u8>,
     normalised: &mut Normalised,
-) -> Result<bool, FileError> {
-    let n = reader.read_line(text).map_err(|e| FileError::Line {
-        path: path.display().to_string(),
-        line,
-        field: "$".into(),
-        message: format!("not UTF-8 text: {e}"),
-    })?;
+) -> Result<Option<&'b str>, FileError> {
+    let error =
+        |message: String| FileError::Line { path: path.display().to_string(), line, field: "$".into(), message };
+    let n = reader.read_until(b'\n', bytes).map_err(|e| error(format!("cannot read: {e}")))?;
+    let start = *offset;
+    *offset += n as u64;
     if n == 0 {
-        return Ok(false);
+        return Ok(None);
     }
-    if !text.ends_with('\n') {
-        return Err(FileError::Line {
-            path: path.display().to_string(),
-            line,
-            field: "$".into(),
-            message: "the last line has no newline: the record was cut short".into(),
-        });
+    if bytes.pop() != Some(b'\n') {
+        return Err(error("the last line has no newline: the record was cut short".into()));
     }
-    text.pop();
-    if text.ends_with('\r') {
-        text.pop();
+    if bytes.last() == Some(&b'\r') {
+        bytes.pop();
         normalised.crlf += 1;
     }
-    Ok(true)
+    let first_line = usize::try_from(line).unwrap_or(usize::MAX);
+    strict::utf8_from(bytes, first_line, start).map(Some).map_err(|e| error(e.message))
 }
 
 /// Opens a record file: its header, and its events as a stream.
 pub fn read(path: &Path) -> Result<(Header, Events), FileError> {
     let file = File::open(path).map_err(|e| io(path, e))?;
     let mut reader = BufReader::new(file);
-    let mut text = String::new();
+    let mut bytes = Vec::new();
+    let mut offset = 0;
     let mut normalised = Normalised::default();
-    if !read_line(path, &mut reader, 1, &mut text, &mut normalised)? {
+    let Some(text) = read_line(path, &mut reader, 1, &mut offset, &mut bytes, &mut normalised)? else {
         return Err(FileError::Line {
             path: path.display().to_string(),
             line: 1,
             field: "$".into(),
             message: "the file is empty: a record starts with a header line".into(),
         });
-    }
-    let header = record::parse_header(&text).map_err(|e| FileError::Line {
+    };
+    let header = record::parse_header(text).map_err(|e| FileError::Line {
         path: path.display().to_string(),
         line: 1,
         field: e.field,
         message: e.message,
     })?;
-    Ok((header, Events { path: path.to_path_buf(), reader, line: 1, done: false, normalised }))
+    if !valid_game_id(&header.game) {
+        return Err(FileError::Refused {
+            path: path.display().to_string(),
+            line: 1,
+            field: "$.game".into(),
+            message: format!(
+                "{} is not a game id: rollcall makes ids of 1–64 letters, digits, '.', '_' or '-' (not starting with '.'), so this record was not made by rollcall and is not read",
+                rollcall_core::text::quoted(&header.game, 80)
+            ),
+        });
+    }
+    let names = header.parties.iter().enumerate().map(|(i, p)| (format!("$.seed.parties[{i}].name"), &p.name));
+    for (field, name) in names.chain(header.rules.name.iter().map(|n| ("$.rules.name".to_string(), n))) {
+        if let Some(c) = rollcall_core::bounds::control_character(name) {
+            return Err(FileError::Refused {
+                path: path.display().to_string(),
+                line: 1,
+                field,
+                message: format!("{} holds the control character {c}: not read", rollcall_core::text::quoted(name, 80)),
+            });
+        }
+    }
+    Ok((header, Events { path: path.to_path_buf(), reader, line: 1, offset, done: false, normalised }))
 }
 
-/// Writes a record: the header and every event, via a temporary file renamed
-/// into place. The events are written as they come.
-pub fn write<E: std::fmt::Display>(
-    path: &Path,
+/// Writes a record to `out`: the header line, then each event's line as it
+/// comes. Returns how many events were written.
+pub fn write_to<E: std::fmt::Display>(
+    out: &mut impl Write,
+    name: &Path,
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
 ) -> Result<u64, FileError> {
+    let line = record::encode_header(header).map_err(|e| io(name, e))?;
+    writeln!(out, "{line}").map_err(|e| io(name, e))?;
+    let mut count = 0;
+    for event in events {
+        let event = event.map_err(|e| io(name, e))?;
+        let line = record::encode_event(&event).map_err(|e| io(name, e))?;
+        writeln!(out, "{line}").map_err(|e| io(name, e))?;
+        count += 1;
+    }
+    out.flush().map_err(|e| io(name, e))?;
+    Ok(count)
+}
+
+/// Writes a record to the file `path` as [`write_file`] writes.
+pub fn write<E: std::fmt::Display>(
+    path: &Path,
+    existing: Existing,
+    header: &Header,
+    events: impl IntoIterator<Item = Result<Event, E>>,
+) -> Result<u64, FileError> {
+    write_file(path, existing, |mut out, tmp_path| write_to(&mut out, tmp_path, header, events))
+}
+
+/// Writes the file `path`: `fill` writes into a new temporary file beside
+/// it (created exclusively, under an unpredictable name, so a link planted
+/// there is never followed), which is synced, then renamed into place. An
+/// existing `path` is refused or replaced as `existing` says (a link there
+/// is replaced, not followed); on any error nothing is left behind.
+pub fn write_file<T>(
+    path: &Path,
+    existing: Existing,
+    fill: impl FnOnce(&mut dyn Write, &Path) -> Result<T, FileError>,
+) -> Result<T, FileError> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| io(path, "not a file name"))?;
-    let tmp = dir.join(format!(".{}.partial", name.to_string_lossy()));
-    let result = (|| {
-        let mut out = std::io::BufWriter::new(File::create(&tmp).map_err(|e| io(&tmp, e))?);
-        let line = record::encode_header(header).map_err(|e| io(path, e))?;
-        writeln!(out, "{line}").map_err(|e| io(&tmp, e))?;
-        let mut count = 0;
-        for event in events {
-            let event = event.map_err(|e| io(path, e))?;
-            let line = record::encode_event(&event).map_err(|e| io(path, e))?;
-            writeln!(out, "{line}").map_err(|e| io(&tmp, e))?;
-            count += 1;
-        }
-        let file = out.into_inner().map_err(|e| io(&tmp, e))?;
-        file.sync_all().map_err(|e| io(&tmp, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
-        Ok(count)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let exists = || FileError::Exists { path: path.display().to_string() };
+    if existing == Existing::Refuse && std::fs::symlink_metadata(path).is_ok() {
+        return Err(exists());
     }
-    result
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".partial");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As readable as any file the user makes (the umask applies).
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(|e| io(dir, format!("cannot create a temporary file: {e}")))?;
+    let tmp_path = tmp.path().to_path_buf();
+    let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+    let result = fill(&mut out, &tmp_path)?;
+    out.flush().map_err(|e| io(&tmp_path, e))?;
+    drop(out);
+    tmp.as_file().sync_all().map_err(|e| io(&tmp_path, e))?;
+    let persisted = match existing {
+        Existing::Replace => tmp.persist(path),
+        Existing::Refuse => tmp.persist_noclobber(path),
+    };
+    match persisted {
+        Ok(_) => Ok(result),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
+        Err(e) => Err(io(path, e.error)),
+    }
 }

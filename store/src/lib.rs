@@ -11,4 +11,4 @@
 pub mod file;
 mod sled_log;
 
-pub use sled_log::SledLog;
+pub use sled_log::{Access, OpenError, OpenOptions, SledLog};

@@ -13,8 +13,19 @@
 //! invisible, and the next `begin` of the same id clears it. Tree `notes`
 //! keeps the commands' small per-game notes, tree `secrets` a dice server's
 //! chains and key (never listed).
+//!
+//! Opening ([`SledLog::open_with`]) says what went wrong in words, naming the
+//! store and what to do: a store that is not there (a reader never creates
+//! one), one another process holds (sled locks the whole database: a second
+//! process waits up to [`OpenOptions::wait`], then is told who holds it), a
+//! full disk, a read-only filesystem. sled 0.34.7 has no read-only mode (an
+//! early `read_only` option was removed before 0.34): it opens its files for
+//! writing and writes its config on every start, so a reader of a store on a
+//! read-only filesystem, one it may not write, or one on a full disk opens a
+//! private copy in a temporary directory instead, and says so.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use rollcall_core::digest::Digest;
 use rollcall_core::log::{check_append, EventLog, Head, LogError};
@@ -30,10 +41,122 @@ pub struct SledLog {
     pending: sled::Tree,
     notes: sled::Tree,
     secrets: sled::Tree,
+    /// For a store that could only be read: the private copy opened instead
+    /// (dropped, and deleted, after the database).
+    copy: Option<(tempfile::TempDir, PathBuf)>,
 }
 
-fn backend(e: impl std::fmt::Display) -> LogError {
-    LogError::Backend(e.to_string())
+fn backend(e: impl std::fmt::Display + 'static) -> LogError {
+    let any: &dyn std::any::Any = &e;
+    let io = match any.downcast_ref::<sled::Error>() {
+        Some(sled::Error::Io(io)) => Some(io),
+        _ => any.downcast_ref::<std::io::Error>(),
+    };
+    match io.and_then(|io| storage_trouble(io).map(|trouble| (trouble, io))) {
+        Some((trouble, io)) => LogError::Backend(format!("{trouble} ({io})")),
+        None => LogError::Backend(e.to_string()),
+    }
+}
+
+/// What an I/O error means for a store, in words, when it is one of the
+/// troubles a user can fix: a full disk, a read-only filesystem, permissions.
+fn storage_trouble(e: &std::io::Error) -> Option<&'static str> {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+            Some("the disk holding the store is full: free some space and try again")
+        }
+        ErrorKind::ReadOnlyFilesystem => Some("the store is on a read-only filesystem: it can be read but not written"),
+        ErrorKind::PermissionDenied => Some("no permission to write the store's files"),
+        _ => None,
+    }
+}
+
+/// How a command opens the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Only reads: the store must exist; on a filesystem it may not write,
+    /// a private copy is read instead.
+    Read,
+    /// Writes: the store is created if it is not there.
+    Write,
+}
+
+/// How to open a store.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    pub access: Access,
+    /// How long to wait for another process to let go of the store.
+    pub wait: Duration,
+}
+
+/// Why a store could not be opened; each says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("no store at {path}: nothing was ever stored there (check --db or ROLLCALL_DB; `run`, `new` and `import` create a store)")]
+    Missing { path: String },
+    #[error("{path} is not a rollcall store (it holds no sled database): check --db or ROLLCALL_DB")]
+    NotAStore { path: String },
+    #[error("the store at {path} is in use by another rollcall process (waited {waited}): wait for it to finish and try again, or pass --wait SECONDS to wait longer")]
+    Locked { path: String, waited: String },
+    #[error("the store at {path} is on a read-only filesystem: it can be read (log, state, verify, export …) but not written; use a store on a writable filesystem (--db DIR)")]
+    ReadOnly { path: String },
+    #[error("the disk holding the store at {path} is full: free some space and try again ({detail})")]
+    Full { path: String, detail: String },
+    #[error("no permission to open the store at {path} for writing ({detail}): use a store you may write (--db DIR)")]
+    PermissionDenied { path: String, detail: String },
+    #[error(
+        "the store at {path} is on a filesystem rollcall may not write, and a copy to read could not be made: {detail}"
+    )]
+    NoCopy { path: String, detail: String },
+    #[error("cannot open the store at {path}: {detail}")]
+    Other { path: String, detail: String },
+}
+
+impl From<OpenError> for LogError {
+    fn from(e: OpenError) -> Self {
+        LogError::Backend(e.to_string())
+    }
+}
+
+/// What went wrong opening sled, classified.
+enum Failure {
+    Locked,
+    ReadOnly,
+    Full(String),
+    Denied(String),
+    Other(String),
+}
+
+fn classify(e: &sled::Error) -> Failure {
+    match e {
+        // sled 0.34.7 reports a held lock as an `Other` I/O error whose
+        // message carries fs2's WouldBlock (`config.rs`, `try_lock`).
+        sled::Error::Io(io) if io.to_string().starts_with("could not acquire lock") => Failure::Locked,
+        sled::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ReadOnlyFilesystem => Failure::ReadOnly,
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => Failure::Full(io.to_string()),
+            std::io::ErrorKind::PermissionDenied => Failure::Denied(io.to_string()),
+            _ => Failure::Other(e.to_string()),
+        },
+        other => Failure::Other(other.to_string()),
+    }
+}
+
+/// Copies a store's files (a directory tree of plain files) into `to`.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
 }
 
 fn encode_head(head: &Head) -> [u8; 40] {
@@ -53,18 +176,77 @@ fn decode_head(game: &str, bytes: &[u8]) -> Result<Head, LogError> {
 }
 
 impl SledLog {
-    /// Opens (or creates) the database in `dir`.
+    /// Opens (or creates) the database in `dir`, without waiting for a lock.
     pub fn open(dir: &Path) -> Result<SledLog, LogError> {
-        let db = sled::Config::new()
-            .path(dir)
-            .open()
-            .map_err(|e| LogError::Backend(format!("cannot open the store at {}: {e}", dir.display())))?;
-        let headers = db.open_tree("headers").map_err(backend)?;
-        let heads = db.open_tree("heads").map_err(backend)?;
-        let pending = db.open_tree("pending").map_err(backend)?;
-        let notes = db.open_tree("notes").map_err(backend)?;
-        let secrets = db.open_tree("secrets").map_err(backend)?;
-        Ok(SledLog { db, headers, heads, pending, notes, secrets })
+        Ok(SledLog::open_with(dir, OpenOptions { access: Access::Write, wait: Duration::ZERO })?)
+    }
+
+    /// Opens the database in `dir` as `options` say (see the module docs).
+    pub fn open_with(dir: &Path, options: OpenOptions) -> Result<SledLog, OpenError> {
+        let path = dir.display().to_string();
+        if options.access == Access::Read {
+            if !dir.exists() {
+                return Err(OpenError::Missing { path });
+            }
+            if !dir.join("db").is_file() {
+                return Err(OpenError::NotAStore { path });
+            }
+        }
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(20);
+        loop {
+            let failure = match sled::Config::new().path(dir).open() {
+                Ok(db) => return SledLog::with_trees(db, None).map_err(|detail| OpenError::Other { path, detail }),
+                Err(e) => classify(&e),
+            };
+            match (failure, options.access) {
+                (Failure::Locked, _) if started.elapsed() < options.wait => {
+                    std::thread::sleep(pause.min(options.wait.saturating_sub(started.elapsed())));
+                    pause = (pause * 2).min(Duration::from_millis(250));
+                }
+                (Failure::Locked, _) => {
+                    return Err(OpenError::Locked { path, waited: format!("{:.1} s", started.elapsed().as_secs_f64()) })
+                }
+                (Failure::ReadOnly | Failure::Denied(_), Access::Read) => return SledLog::open_copy(dir),
+                (Failure::ReadOnly, Access::Write) => return Err(OpenError::ReadOnly { path }),
+                (Failure::Denied(detail), Access::Write) => return Err(OpenError::PermissionDenied { path, detail }),
+                // sled writes when it opens: on a full disk a reader reads a
+                // copy elsewhere, if there is room for one.
+                (Failure::Full(detail), Access::Read) => {
+                    return SledLog::open_copy(dir).map_err(|_| OpenError::Full { path, detail })
+                }
+                (Failure::Full(detail), Access::Write) => return Err(OpenError::Full { path, detail }),
+                (Failure::Other(detail), _) => return Err(OpenError::Other { path, detail }),
+            }
+        }
+    }
+
+    /// Opens a private copy of a store this process may only read.
+    fn open_copy(dir: &Path) -> Result<SledLog, OpenError> {
+        let no_copy = |detail: String| OpenError::NoCopy { path: dir.display().to_string(), detail };
+        let tmp = tempfile::Builder::new()
+            .prefix("rollcall-store-copy.")
+            .tempdir()
+            .map_err(|e| no_copy(format!("no temporary directory: {e}")))?;
+        let copy = tmp.path().join("db");
+        copy_tree(dir, &copy).map_err(|e| no_copy(format!("copying it to {}: {e}", copy.display())))?;
+        let db = sled::Config::new().path(&copy).open().map_err(|e| no_copy(format!("opening the copy: {e}")))?;
+        SledLog::with_trees(db, Some((tmp, dir.to_path_buf()))).map_err(no_copy)
+    }
+
+    fn with_trees(db: sled::Db, copy: Option<(tempfile::TempDir, PathBuf)>) -> Result<SledLog, String> {
+        let headers = db.open_tree("headers").map_err(|e| e.to_string())?;
+        let heads = db.open_tree("heads").map_err(|e| e.to_string())?;
+        let pending = db.open_tree("pending").map_err(|e| e.to_string())?;
+        let notes = db.open_tree("notes").map_err(|e| e.to_string())?;
+        let secrets = db.open_tree("secrets").map_err(|e| e.to_string())?;
+        Ok(SledLog { db, headers, heads, pending, notes, secrets, copy })
+    }
+
+    /// For a store that could only be read: where the copy being read is
+    /// (the store itself is not touched).
+    pub fn read_copy(&self) -> Option<&Path> {
+        self.copy.as_ref().map(|(tmp, _)| tmp.path())
     }
 
     fn events_tree(&self, game: &str) -> Result<sled::Tree, LogError> {

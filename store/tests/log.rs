@@ -212,7 +212,13 @@ fn a_record_file_round_trips() {
     let s = script("rally");
     let events: Vec<Event> = decisions(&s).concat();
     let path = dir.path().join("rally.jsonl");
-    let n = rollcall_store::file::write(&path, &s.header, events.iter().cloned().map(Ok::<_, String>)).unwrap();
+    let n = rollcall_store::file::write(
+        &path,
+        rollcall_store::file::Existing::Refuse,
+        &s.header,
+        events.iter().cloned().map(Ok::<_, String>),
+    )
+    .unwrap();
     assert_eq!(n, events.len() as u64);
     let (header, read) = rollcall_store::file::read(&path).unwrap();
     assert_eq!(header, s.header);

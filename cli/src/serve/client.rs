@@ -100,12 +100,12 @@ pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) ->
     for e in v["events"].as_array().into_iter().flatten() {
         let line = e["narrative"].as_str().unwrap_or_default();
         if e["kind"] == "decision" {
-            println!("{line}");
+            say!("{line}");
         } else {
-            println!("    {line}");
+            say!("    {line}");
         }
     }
-    println!(
+    say!(
         "head {} (signed by the server: {})",
         v["head"]["hash"].as_str().unwrap_or_default(),
         if signed { "checked" } else { "NOT VALID" }
@@ -156,9 +156,9 @@ pub fn fetch(db: &Option<std::path::PathBuf>, url: &str, game: &str, json_out: b
         );
     } else {
         for l in &lines {
-            println!("{l}");
+            say!("{l}");
         }
-        println!(
+        say!(
             "fetched {} events of {game} from {url}, verified (chain, legality; the dice of every revealed turn); head {}",
             applied.events.len(),
             applied.head.hash

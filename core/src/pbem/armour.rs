@@ -25,7 +25,7 @@
 //! - reply quoting: any run of `>` (with or without spaces) before each line;
 //! - a clear line wrapped by a mail client (its continuation is joined back).
 //!
-//! Any other change inside the armour is refused, naming what differs.
+//! A clear line given twice is refused (issue 13.4: nothing ambiguous). Any other change inside the armour is refused, naming what differs.
 
 use base64::engine::general_purpose::STANDARD_NO_PAD;
 use base64::Engine;
@@ -114,6 +114,13 @@ pub fn decode(text: &str) -> Result<Armoured, ArmourError> {
     for (i, line) in inside[..blank].iter().enumerate() {
         match line.split_once(": ") {
             Some((name, value)) if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphabetic()) => {
+                // Two `Game:` lines: which one does the reader believe?
+                if fields.iter().any(|(n, _)| n == name) {
+                    return Err(ArmourError::Damaged {
+                        line: begin + 2 + i,
+                        message: format!("a second `{name}:` line: a clear line may be given once"),
+                    });
+                }
                 fields.push((name.to_string(), value.to_string()))
             }
             // A clear line wrapped by a mail client: its continuation.
@@ -225,5 +232,18 @@ mod tests {
         let cut: String = text.lines().take(6).map(|l| format!("{l}\n")).collect();
         assert!(matches!(decode(&cut), Err(ArmourError::NoEnd(..))));
         assert!(matches!(decode("hello"), Err(ArmourError::NoBegin)));
+    }
+
+    #[test]
+    fn a_clear_line_given_twice_is_refused() {
+        let (text, _) = sample();
+        let twice = text.replacen("Side: allies\n", "Side: allies\nSide: axis\n", 1);
+        match decode(&twice) {
+            Err(ArmourError::Damaged { line, message }) => {
+                assert_eq!(line, 4);
+                assert!(message.contains("a second `Side:` line"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

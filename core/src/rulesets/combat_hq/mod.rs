@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::Bound;
 use crate::dice::Dice;
 use crate::geometry::Point;
 use crate::rules::{RuleVersion, Setting, VersionSpec};
@@ -205,6 +206,13 @@ pub struct BattleGroupSetup {
     pub command_groups: Vec<CommandGroupSetup>,
 }
 
+/// The ranges of the scenario's counts (every other number: ±10⁹).
+pub const SCENARIO_BOUNDS: &[Bound] = &[
+    Bound::new("sides[].battle_groups[].command_dice", 0, 100),
+    Bound::new("sides[].battle_groups[].staff_orders", 0, 1000),
+    Bound::new("sides[].battle_groups[].morale_points", 0, 1000),
+];
+
 /// A side's Commanding Officer.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -336,7 +344,7 @@ impl Config {
         Ok(Config {
             version,
             activation_range_tenths: non_negative("activation-range-tenths")?,
-            units_per_activation: small("units-per-activation")? as usize,
+            units_per_activation: usize::try_from(small("units-per-activation")?).unwrap_or(usize::MAX),
             reserve_entry_staff_orders: small("reserve-entry-staff-orders")?,
             reserve_entry_staff_orders_after_failure: match version {
                 Version::Base => None,
@@ -587,19 +595,22 @@ fn common_settings() -> Vec<Setting> {
             60,
             SETTLES_RANGE,
             "How far (tenths of an inch, inclusive) a unit may be from its command unit to activate with it.",
-        ),
+        )
+        .range(0, 10_000),
         Setting::constant(
             "units-per-activation",
             3,
             SETTLES_RANGE,
             "How many units besides the command unit one die activates.",
-        ),
+        )
+        .range(0, 100),
         Setting::constant(
             "reserve-entry-staff-orders",
             1,
             "\"a single Reserve Command Group enters by a CO Staff Order or by spending one die of the Active Dice Pool\" (INTERPRETATIONS.md, Combat HQ context)",
             "Staff Orders a Reserve Command Group costs to enter.",
-        ),
+        )
+        .range(0, 100),
     ]
 }
 
@@ -620,7 +631,8 @@ pub fn versions() -> Vec<VersionSpec> {
         2,
         "\"the failure stops that group's reserves from entering unless the CO pays 2 Staff Orders per Reserve Command Group\" (INTERPRETATIONS.md, Combat HQ context)",
         "Staff Orders a Reserve Command Group costs to enter in a turn its battle group had a Command Failure.",
-    ));
+    )
+    .range(0, 100));
     vec![
         VersionSpec { ruleset: "combat-hq", version: "base", summary: BASE_SUMMARY, settings: common_settings() },
         VersionSpec { ruleset: "combat-hq", version: "multi-bg", summary: MULTI_BG_SUMMARY, settings: multi },
@@ -634,6 +646,10 @@ impl Ruleset for CombatHq {
     type State = State;
     type Decision = Decision;
     type Fact = Fact;
+
+    fn scenario_bounds() -> Vec<Bound> {
+        SCENARIO_BOUNDS.to_vec()
+    }
 
     fn versions() -> Vec<VersionSpec> {
         versions()

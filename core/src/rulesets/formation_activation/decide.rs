@@ -420,7 +420,7 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
             allowed()
         );
     }
-    let operations_complete = u.operations + 1 >= state.config.operations_per_activation;
+    let operations_complete = u.operations.saturating_add(1) >= state.config.operations_per_activation;
     let unit = unit.to_string();
     let fact = match op {
         Operation::Move(to) => {

@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::Bound;
 use crate::dice::Dice;
 use crate::rules::{RuleVersion, Setting, VersionSpec};
 use crate::ruleset::{Ruleset, ScenarioError, Violation};
@@ -57,6 +58,13 @@ pub struct FormationSetup {
     #[serde(default = "one")]
     pub chits: u32,
 }
+
+/// The ranges of the scenario's ratings (every other number: ±10⁹).
+pub const SCENARIO_BOUNDS: &[Bound] = &[
+    Bound::new("formations[].morale", 0, 20),
+    Bound::new("formations[].leadership", 0, 20),
+    Bound::new("formations[].command_radius_hexes", 0, 200),
+];
 
 fn one() -> u32 {
     1
@@ -453,7 +461,8 @@ pub fn versions() -> Vec<VersionSpec> {
                 1,
                 "\"Out-of-command units add one to the 2d6 roll.\"",
                 "What an out-of-command unit adds to its 2d6 rally roll.",
-            ),
+            )
+            .range(-12, 12),
             Setting {
                 point: Some("FN2"),
                 ..Setting::constant(
@@ -462,6 +471,7 @@ pub fn versions() -> Vec<VersionSpec> {
                     TWO_MARKERS,
                     "How many operations (move, fire, assault) a unit conducts in one activation of its formation before it is marked operations complete. 1 (this project's reading, FN2): each act of \"may act twice per turn\" is one operation. Other readings: a fixed number of operations per activation (set it here), or as many as the player likes until the formation's activation ends (a large number comes close).",
                 )
+                .range(1, 100)
             },
         ],
     }]
@@ -474,6 +484,10 @@ impl Ruleset for FormationActivation {
     type State = State;
     type Decision = Decision;
     type Fact = Fact;
+
+    fn scenario_bounds() -> Vec<Bound> {
+        SCENARIO_BOUNDS.to_vec()
+    }
 
     fn versions() -> Vec<VersionSpec> {
         versions()

@@ -216,7 +216,17 @@ fn scenario_errors_name_the_field() {
         let err = load(scenario, &r).expect_err(field);
         assert_eq!((err.field.as_str(), err.message.as_str()), (field, message));
     }
-    let err = load(scenario(), &rules(&[], &[("operations-per-activation", 0)])).unwrap_err();
+    // The constant's range refuses 0 where rules are written; a version
+    // built otherwise is refused where the ruleset reads it.
+    let constants = [("operations-per-activation".to_string(), json!(0))].into();
+    let err = versions()[0].resolve(&BTreeMap::new(), &constants, "").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "constants.operations-per-activation: 0 is out of range: this constant must lie in 1..=100"
+    );
+    let mut zero = rules(&[], &[]);
+    zero.constants.insert("operations-per-activation".into(), 0);
+    let err = load(scenario(), &zero).unwrap_err();
     assert_eq!(
         (err.field.as_str(), err.message.as_str()),
         ("rules.constants.operations-per-activation", "must be at least 1")

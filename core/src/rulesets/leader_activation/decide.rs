@@ -292,7 +292,7 @@ fn self_rally(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), V
     let mut needed = state.config.self_rally_target;
     // L4 option: the leader's own skill modifies his self-rally.
     if state.config.self_rally_skill_modifier {
-        needed += skill_modifier(leader.skill);
+        needed = needed.saturating_add(skill_modifier(leader.skill));
     }
     let roll = dice.d6("self-rally")?;
     let rallied = passes(state, roll, needed);
@@ -467,7 +467,8 @@ fn rally(state: &State, units: &[String], dice: &mut Dice, facts: &mut Facts) ->
     }
     let any_elite = rallied.iter().any(|u| u.skill == Skill::Elite);
     let any_conscript = rallied.iter().any(|u| u.skill == Skill::Conscript);
-    let base = state.config.rally_target + (rallied.len() as i64 - 1);
+    let extra_units = i64::try_from(rallied.len().saturating_sub(1)).unwrap_or(i64::MAX);
+    let base = state.config.rally_target.saturating_add(extra_units);
     let skill = skill_modifier_if(any_elite, Skill::Elite) + skill_modifier_if(any_conscript, Skill::Conscript);
     let roll = dice.d6("rally")?;
     // L1: the default reads the skill modifiers as target-number modifiers;

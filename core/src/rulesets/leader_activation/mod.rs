@@ -138,8 +138,8 @@ impl Config {
             command_range_conscript_mm: non_negative("command-range-conscript-mm")?,
             rally_target: r.int("rally-target"),
             self_rally_target: r.int("self-rally-target"),
-            max_commanded_units: non_negative("max-commanded-units")? as usize,
-            max_rallied_units: non_negative("max-rallied-units")? as usize,
+            max_commanded_units: usize::try_from(non_negative("max-commanded-units")?).unwrap_or(usize::MAX),
+            max_rallied_units: usize::try_from(non_negative("max-rallied-units")?).unwrap_or(usize::MAX),
         })
     }
 
@@ -396,43 +396,50 @@ pub fn versions() -> Vec<VersionSpec> {
                 150,
                 "\"Normal command range is 10cm for Trained infantry or Conscripts and 15cm for Elite troops.\"",
                 "Command range of an Elite unit, in millimetres (inclusive).",
-            ),
+            )
+            .range(0, 100_000),
             Setting::constant(
                 "command-range-trained-mm",
                 100,
                 "\"Normal command range is 10cm for Trained infantry or Conscripts and 15cm for Elite troops.\"",
                 "Command range of a Trained unit, in millimetres (inclusive).",
-            ),
+            )
+            .range(0, 100_000),
             Setting::constant(
                 "command-range-conscript-mm",
                 100,
                 "\"Normal command range is 10cm for Trained infantry or Conscripts and 15cm for Elite troops.\"",
                 "Command range of a Conscript unit, in millimetres (inclusive).",
-            ),
+            )
+            .range(0, 100_000),
             Setting::constant(
                 "rally-target",
                 3,
                 "\"The basic target number for the rally test is 3+.\"",
                 "The basic rally target on a D6, before the modifiers for units and skill.",
-            ),
+            )
+            .range(1, 12),
             Setting::constant(
                 "self-rally-target",
                 3,
                 "\"the leader has to succeed a basic rally test by rolling a 3+ on a D6\"",
                 "The self-rally target on a D6.",
-            ),
+            )
+            .range(1, 12),
             Setting::constant(
                 "max-commanded-units",
                 3,
                 "\"the leader may himself command any three friendly units\"",
                 "How many units one leader may command in an activation.",
-            ),
+            )
+            .range(0, 100),
             Setting::constant(
                 "max-rallied-units",
                 3,
                 "\"You may rally up to three units within command range.\"",
                 "How many broken units one rally test may name.",
-            ),
+            )
+            .range(0, 100),
         ],
     }]
 }

@@ -135,7 +135,7 @@ fn check_action(state: &State, f: &Figure, action: &Action, last: bool) -> Resul
     let id = &f.id;
     refuse_what_morale_forbids(f, action)?;
     let standard = f.standard_move(&state.config);
-    let double = standard * state.config.double_time_multiplier;
+    let double = standard.saturating_mul(state.config.double_time_multiplier);
     match action {
         Action::Move { to, .. } => refuse_beyond(f, *to, standard, "a standard move")?,
         Action::DoubleTime { to, .. } => {

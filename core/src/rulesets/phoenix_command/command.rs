@@ -50,11 +50,11 @@ pub(super) fn accumulate(state: &State, facts: &mut Facts) -> Result<(), Violati
     refuse_once_expending(state, &a.unit, a.expending, "accumulate")?;
     let cap = rating(state, u)?;
     let room = (cap - i64::from(u.cp) - i64::from(u.held_interrupt_cp)).max(0);
-    let gain = i64::from(state.config.accumulate_cp).min(room) as u32;
+    let gain = u32::try_from(i64::from(state.config.accumulate_cp).min(room)).unwrap_or(0);
     facts.push(Fact::CpAccumulated {
         unit: u.id.clone(),
         cp_before: u.cp,
-        cp_after: u.cp + gain,
+        cp_after: u.cp.saturating_add(gain),
         held: u.held_interrupt_cp,
         cap,
     });
@@ -181,7 +181,7 @@ pub(super) fn check_figure(
         return Ok(Check::AutomaticFail { morale: f.morale });
     }
     let shaken = if f.morale == Morale::Shaken { state.config.shaken_check_modifier } else { 0 };
-    let target = f.troop_quality + leader_rating + shaken + modifier;
+    let target = f.troop_quality.saturating_add(leader_rating).saturating_add(shaken).saturating_add(modifier);
     let roll = dice.d10(&format!("check:{figure}"))?;
     let passed =
         if state.config.command_check_equal_passes { i64::from(roll) <= target } else { i64::from(roll) < target };
@@ -294,7 +294,7 @@ pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
         return;
     }
     let rating = f.command_rating.unwrap_or(0);
-    let successor_rating = rating - facts.state().config.brevet_rating_loss;
+    let successor_rating = rating.saturating_sub(facts.state().config.brevet_rating_loss);
     let succession = if remaining == 0 {
         Succession::Eliminated
     } else if successor_rating < facts.state().config.brevet_minimum_rating {

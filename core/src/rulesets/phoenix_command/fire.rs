@@ -122,13 +122,13 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
             }
             let extra =
                 if order.mode == FireMode::Disciplined && !one_shot { state.config.disciplined_extra_shots } else { 0 };
-            (line + extra, order.odds)
+            (line.saturating_add(extra), order.odds)
         }
         FireMode::Ragged => {
             if order.line.is_some_and(|l| l != weapon.max_shots) {
                 refuse!("ragged fire is at the maximum rate of fire: a {name} fires {} shots", weapon.max_shots);
             }
-            (weapon.max_shots, order.odds + state.config.ragged_fire_modifier)
+            (weapon.max_shots, order.odds.saturating_add(state.config.ragged_fire_modifier))
         }
     };
     Ok(Volley { weapon, shots, odds })

@@ -85,7 +85,8 @@ pub(super) fn respond(
             );
         }
     }
-    let value = attacker.melee_attack_value.unwrap_or(0) + if escape { state.config.melee_escape_bonus } else { 0 };
+    let bonus = if escape { state.config.melee_escape_bonus } else { 0 };
+    let value = attacker.melee_attack_value.unwrap_or(0).saturating_add(bonus);
     let roll = dice.d10(&format!("melee:{}", attacker.id))?;
     let struck = i64::from(roll) < value;
     facts.push(Fact::MeleeRolled {

@@ -1165,6 +1165,10 @@ impl Ruleset for PhoenixCommand {
     type Decision = Decision;
     type Fact = Fact;
 
+    fn scenario_bounds() -> Vec<crate::bounds::Bound> {
+        scenario::SCENARIO_BOUNDS.to_vec()
+    }
+
     fn versions() -> Vec<VersionSpec> {
         versions()
     }

@@ -532,7 +532,7 @@ pub(super) fn rout(
         if f.unit != unit || !f.in_play() {
             refuse!("{id} is not a figure of {unit} in play");
         }
-        let allowance = f.standard_move(&state.config) * state.config.double_time_multiplier;
+        let allowance = f.standard_move(&state.config).saturating_mul(state.config.double_time_multiplier);
         if !f.at.within(*to, allowance) {
             refuse!(
                 "{id} cannot rout from {} to {to}: that is {}, and a rout is at a double-time advance rate of {}",

@@ -97,7 +97,7 @@ pub(super) fn consolidate(
         &figures,
         "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
     )?;
-    let cost = state.config.consolidation_cp_per_sub_unit * joining.len() as u32;
+    let cost = state.config.consolidation_cp_per_sub_unit.saturating_mul(u32::try_from(joining.len()).unwrap_or(u32::MAX));
     refuse_short_of_cp(
         u,
         cost,
@@ -262,7 +262,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
             ragged_interrupt_used: u.ragged_interrupt_used,
         });
     }
-    let cost = state.config.detachment_cp_per_unit * detached.len() as u32;
+    let cost = state.config.detachment_cp_per_unit.saturating_mul(u32::try_from(detached.len()).unwrap_or(u32::MAX));
     refuse_short_of_cp(u, cost, &format!("detaching {} (\"1 CP per unit detached\")", list(subs)))?;
     facts.push(Fact::Detached { unit: u.id.clone(), detached, cost, cp_before: u.cp, cp_after: u.cp - cost });
     Ok(())
@@ -313,7 +313,7 @@ pub(super) fn reorganise(
         "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
     )?;
     let teams_count = squads.iter().map(|s| s.teams.len() as u32).sum::<u32>();
-    let cost = state.config.reorganisation_cp_per_sub_unit * teams_count;
+    let cost = state.config.reorganisation_cp_per_sub_unit.saturating_mul(teams_count);
     refuse_short_of_cp(
         u,
         cost,
@@ -568,7 +568,7 @@ fn reorganise_squads(
         "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
     )?;
     let count = platoons.iter().map(|p| p.squads.len() as u32).sum::<u32>();
-    let cost = state.config.reorganisation_cp_per_sub_unit * count;
+    let cost = state.config.reorganisation_cp_per_sub_unit.saturating_mul(count);
     refuse_short_of_cp(u, cost, &format!("reorganising into {count} squads (\"2 CP for each sub-unit affected\")"))?;
     facts.push(Fact::SquadsReorganised {
         organisation: org.to_string(),

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::Bound;
 use crate::geometry::Point;
 use crate::ruleset::ScenarioError;
 
@@ -41,6 +42,28 @@ pub struct Scenario {
     #[serde(default)]
     pub melee_injury_table: Option<MeleeInjuryTable>,
 }
+
+/// The ranges of the scenario's ratings, counts and table entries (every
+/// other number, positions included: ±10⁹).
+pub const SCENARIO_BOUNDS: &[Bound] = &[
+    Bound::new("command_distance_tenths", 0, 100_000),
+    Bound::new("units[].cp", 0, 100),
+    Bound::new("figures[].troop_quality", -99, 99),
+    Bound::new("figures[].command_rating", -99, 99),
+    Bound::new("figures[].command_distance_tenths", 0, 100_000),
+    Bound::new("figures[].knockout_chance", -99, 99),
+    Bound::new("figures[].melee_attack_value", -99, 99),
+    Bound::new("figures[].armour_pf", 0, 10_000),
+    Bound::new("weapons.*.max_shots", 0, 100),
+    Bound::new("weapons.*.hits_per_shot", 0, 100),
+    Bound::new("weapons.*.pen", 0, 10_000),
+    Bound::new("weapons.*.sdm", -1000, 1000),
+    Bound::new("weapons.*.blast[].within_tenths", 0, 100_000),
+    Bound::new("injury_table[].pen_over_pf", -10_000, 10_000),
+    Bound::new("injury_table[].rows[].from", -1000, 1000),
+    Bound::new("melee_injury_table.unarmoured[].from", -1000, 1000),
+    Bound::new("melee_injury_table.armoured[].from", -1000, 1000),
+];
 
 /// The Melee columns: "for unarmoured targets or targets wearing Body Armour".
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -203,49 +203,57 @@ fn command_constants() -> Vec<Setting> {
             -2,
             "\"Shaken troops suffer a penalty of –2 to their Command Check Target.\"",
             "Added to a Shaken figure's Command Check Target (P2: it changes the target, not the roll).",
-        ),
+        )
+        .range(-20, 20),
         Setting::constant(
             "accumulate-cp",
             1,
             "\"Accumulate another CP\"",
             "CP an activated unit gains when it accumulates (never above its leader's Command Rating).",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "brevet-rating-loss",
             1,
             "\"The new leader has a Command Rating one less than his predecessor.\"",
             "How much lower a breveted leader's Command Rating is than his predecessor's.",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "brevet-minimum-rating",
             1,
             "\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\"",
             "The lowest Command Rating a breveted leader may have; below it the unit breaks.",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "take-command-cp",
             1,
             "\"The new leader must accumulate and spend 1 CP to take command of the unit. In the advanced rules, a nation's command and control doctrine can raise or lower this CP cost\"",
             "CP a breveted leader spends to take command of his unit.",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "consolidation-cp-per-sub-unit",
             1,
             "\"Consolidation requires 1 CP per sub-unit to be consolidated.\"",
             "CP the organisation leader spends per sub-unit consolidated.",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "detachment-cp-per-unit",
             1,
             "\"A consolidated unit can detach units. Doing so costs 1 CP per unit detached.\"",
             "CP a consolidated unit spends per unit it detaches.",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "reorganisation-cp-per-sub-unit",
             2,
             "\"Reorganization requires the expenditures of 2 CP for each sub-unit affected.\"",
             "CP the reorganising leader spends per sub-unit (fire team) the reorganisation leaves.",
-        ),
+        )
+        .range(0, 20),
     ]
 }
 
@@ -257,54 +265,63 @@ fn table_constants() -> Vec<Setting> {
             2,
             "\"a double-time advance for the entire unit, which allows each figure in the unit to move twice the figure's standard move\"",
             "How many standard moves a double-time advance (and a panicked figure's flight) covers.",
-        ),
+        )
+        .range(1, 10),
         Setting::constant(
             "disciplined-extra-shots",
             1,
             "\"According to the rules for disciplined fire, a figure may take an additional shot without modification to their odds of hitting.\"",
             "Extra shots disciplined fire gives, at the line's odds (none with 1 Shot/Action or 1 Use weapons).",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "ragged-fire-modifier",
             -2,
             "\"This means he fires at the maximum rate of fire for his weapon, in this case three shots and all are performed at a –2 penalty.\"",
             "Added to the Odds of Hitting of every ragged fire shot.",
-        ),
+        )
+        .range(-20, 20),
         Setting::constant(
             "take-cover-tenths",
             30,
             "\"Each figure can move up to 3\" towards the nearest cover, but they cannot advance towards an enemy to do so.\"",
             "How far a figure may move when its unit takes cover, in tenths of an inch.",
-        ),
+        )
+        .range(0, 10_000),
         Setting::constant(
             "forced-rally-check-modifier",
             2,
             "\"The leader performing the forced rally then performs a command check at +2 on each figure in his unit.\"",
             "Added to the Command Check Target of each figure after a forced rally (P2: the target).",
-        ),
+        )
+        .range(-20, 20),
         Setting::constant(
             "morale-cp",
             1,
             "\"a leader must first spend 1 accumulated CP to rally all shaken figures\"; \"the leader must expend 1 CP composing himself\"; \"the leader must expend a CP to restore the Unit Morale\"; \"by the unit's leader expending 1 CP for each panicked figure\"; \"the unit's leader expends a CP and removes one of the Shaken troops\".",
             "CP each morale order costs: rally, self-rally, restoring or steadying the unit, rallying one panicked figure, a forced rally.",
-        ),
+        )
+        .range(0, 20),
         Setting::constant(
             "melee-escape-bonus",
             5,
             "\"If the target instead wishes to escape, there is an additional +5 to the attacker's Melee Attack Value.\"",
             "Added to the attacker's Melee Attack Value when the target tries to escape.",
-        ),
+        )
+        .range(-20, 20),
         Setting::constant(
             "explosive-deviation-tenths",
             40,
             "\"The explosive warhead detonates 4\" away from the target in the direction of deviation.\"",
             "How far a missed explosive deviates, in tenths of an inch.",
-        ),
+        )
+        .range(0, 10_000),
         Setting::constant(
             "standard-move-tenths",
             60,
             "\"Jason moves the five figures of the fireteam twice their standard move of 6\"\"",
             "A figure's standard move, in tenths of an inch: the furthest a move action may take it, unless the scenario gives the figure his own (standard_move_tenths).",
-        ),
+        )
+        .range(0, 10_000),
     ]
 }
