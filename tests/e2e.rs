@@ -340,7 +340,7 @@ fn a_refused_play_writes_nothing() {
     let decision = s.path("d.json");
     std::fs::write(&decision, "[\n  {\"type\": \"begin-turn\", \"first\": \"allies\"},\n  {\"type\": \"activate\", \"leader\": \"lt-vogel\"}\n]\n").unwrap();
     let out = s.run(&["play", "skips", decision.to_str().unwrap()]);
-    failed_with(&out, 2, "d.json:3: [1]: refused: it is allies's turn to activate a leader");
+    failed_with(&out, 2, "d.json:3: [1]: refused: it is for allies to activate a leader");
     assert_eq!(
         s.ok(&["verify", "skips"]),
         before,
@@ -389,6 +389,49 @@ fn a_bad_house_rules_file_names_its_field() {
 }
 
 // ---- Rules and golden files ----
+
+/// Issue 14, item 12: the open points are the project's own. `rules list`
+/// and `rules show` point to docs/open-points.md, not to a file the
+/// repository does not have, and that table lists every open point of the
+/// shared INTERPRETATIONS.md and every point a setting settles (Phoenix
+/// Command's N points on its own page, which the table links).
+#[test]
+fn rules_point_to_the_projects_table_of_open_points_and_it_lists_every_one() {
+    let s = Store::new();
+    let table = std::fs::read_to_string(root().join("docs/open-points.md")).unwrap();
+    let phoenix_page = std::fs::read_to_string(root().join("docs/rulesets/phoenix-command.md")).unwrap();
+    assert!(table.contains("(rulesets/phoenix-command.md)"), "the table links the Phoenix Command page");
+    let list = s.ok(&["rules", "list"]);
+    assert!(!list.contains("INTERPRETATIONS"), "{list}");
+    let shared = [("L", 10), ("P", 12), ("C", 5), ("F", 7)];
+    for (prefix, count) in shared {
+        for n in 1..=count {
+            assert!(table.contains(&format!("\n| {prefix}{n} | ")), "{prefix}{n} is not in docs/open-points.md");
+        }
+    }
+    let versions = [
+        ("leader-activation", "leader-activation@1"),
+        ("phoenix-command", "phoenix-command@1"),
+        ("combat-hq", "combat-hq@base"),
+        ("combat-hq", "combat-hq@multi-bg"),
+        ("formation-activation", "formation-activation@1"),
+    ];
+    for (ruleset, version) in versions {
+        let anchor = format!("docs/open-points.md#{ruleset}");
+        assert!(list.contains(&anchor), "rules list does not point {version} to {anchor}:\n{list}");
+        let show = s.ok(&["rules", "show", version]);
+        let summary = show.lines().next().unwrap();
+        assert!(summary.contains(&anchor) && !summary.contains("INTERPRETATIONS"), "{show}");
+        assert!(table.contains(&format!("\n## {ruleset}\n")), "no section {ruleset}");
+        let json: serde_json::Value = serde_json::from_str(&s.ok(&["rules", "show", version, "--json"])).unwrap();
+        for setting in json["settings"].as_array().unwrap() {
+            let Some(point) = setting["point"].as_str() else { continue };
+            let listed = table.contains(&format!("\n| {point} | "))
+                || (ruleset == "phoenix-command" && phoenix_page.contains(&format!("**{point}**")));
+            assert!(listed, "{version}'s {} settles {point}, which no table lists", setting["name"]);
+        }
+    }
+}
 
 #[test]
 fn rules_list_and_show_cite_the_text() {
@@ -546,7 +589,7 @@ fn diff_reports_every_divergence_by_turn_and_as_json() {
     ]);
     let b = "leader-activation@1+failed-self-rally-keeps-leader-unactivated";
     let out = s.run(&["diff", "failed-self-rally-keeps-leader-unactivated", "--b", b, "--all"]);
-    failed_with(&out, 1, "every divergence, by turn:\nturn 1:");
+    failed_with(&out, 1, "every divergence in outcome, by turn:\nturn 1:");
     failed_with(&out, 1, "B  REFUSED: turn 1 is not over: 1 still to activate (lt-adams)");
     failed_with(&out, 1, "state at the end (--- A, +++ B):");
     let json = s.run(&["diff", "failed-self-rally-keeps-leader-unactivated", "--b", b, "--all", "--json"]);
@@ -566,6 +609,188 @@ fn diff_reports_every_divergence_by_turn_and_as_json() {
         &s.run(&["diff", record.to_str().unwrap(), "--b", "leader-activation@1+no-such-option"]),
         2,
         "no-such-option: leader-activation@1 has no such setting",
+    );
+}
+
+/// Writes a house-rules file on leader-activation@1 with these constants.
+fn house_rules(s: &Store, name: &str, constants: serde_json::Value) -> String {
+    let path = s.path(&format!("{name}.json"));
+    let house = serde_json::json!({"name": name, "base": "leader-activation@1", "constants": constants});
+    std::fs::write(&path, house.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Issue 14, item 13: outcomes first. A command range of 120 mm where
+/// every unit commanded stood within 100 mm changes what four facts record
+/// ("of 120 mm"), and no outcome: the versions agree (exit 0), and the four
+/// decisions are listed apart as reasoning only.
+#[test]
+fn diff_a_change_of_reasoning_alone_agrees_and_lists_it_apart() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let house = house_rules(&s, "house", serde_json::json!({"command-range-trained-mm": 120}));
+    let out = s.run(&["diff", "skips", "--b", &house]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("agree on every outcome of all 26 decisions; 4 decisions differ only in the reasoning"),
+        "{text}"
+    );
+    assert!(text.contains("seq 13 · decision 7 · turn 1: command unit=2-section\n"), "{text}");
+    assert!(text.contains("B  lt-adams commands 2-section (Trained, 90 mm of 120 mm command range)."), "{text}");
+    assert!(!text.contains("first divergence"), "{text}");
+    let json = s.run(&["diff", "skips", "--b", &house, "--json"]);
+    assert_eq!(json.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(
+        (v["agree"].as_bool(), v["divergent"].as_u64(), v["reasoning_only"].as_u64()),
+        (Some(true), Some(0), Some(4))
+    );
+    assert_eq!(v["first"], serde_json::Value::Null);
+    assert_eq!(v["reasoning"].as_array().unwrap().len(), 4);
+    assert_eq!(v["reasoning"][0]["number"], 7);
+    assert_eq!(v["setup"]["setup"], "same");
+}
+
+/// Issue 14, item 13: with the range changed and a rally target too, the
+/// first divergence is the rally the lower target passes (decision 7), not
+/// the earlier command that only records another range.
+#[test]
+fn diff_the_first_divergence_is_the_first_outcome_that_differs() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]);
+    let house = house_rules(&s, "house", serde_json::json!({"command-range-trained-mm": 120, "rally-target": 2}));
+    let out = s.run(&["diff", "rally", "--b", &house]);
+    failed_with(&out, 1, "first divergence: seq 13 · decision 7 · turn 1: rally units=rifles-2,mortar");
+    failed_with(&out, 1, "B  roll d6 rally#0 = 4\n     lt-adams rallies rifles-2, mortar: D6 4, needed 4+: rallied.");
+    failed_with(&out, 1, "part at seq 13 (decision 7, turn 1): 1 of 15 decisions differ in outcome");
+    failed_with(
+        &out,
+        1,
+        "seq 5 · decision 3 · turn 1: command unit=rifles-1\n  A  lt-adams commands rifles-1 (Trained, 50 mm of 100 mm",
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&s.run(&["diff", "rally", "--b", &house, "--json"]))).unwrap();
+    assert_eq!((v["first"]["number"].as_u64(), v["divergent"].as_u64()), (Some(7), Some(1)));
+    let reasoning: Vec<u64> =
+        v["reasoning"].as_array().unwrap().iter().map(|d| d["number"].as_u64().unwrap()).collect();
+    assert_eq!(reasoning, [3, 9, 13, 15]);
+}
+
+/// Re-chains a record's events after an edit, as a forger with the whole
+/// record would: every hash is recomputed, so only verify's re-deciding can
+/// catch the edit.
+fn rechained(lines: &[String]) -> Vec<String> {
+    use rollcall_core::record;
+    let header = record::parse_header(&lines[0]).unwrap();
+    let mut head = record::header_hash(&header).unwrap();
+    let mut out = vec![lines[0].clone()];
+    for line in &lines[1..] {
+        let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let kind = match value["kind"].as_str().unwrap() {
+            "decision" => rollcall_core::Kind::Decision,
+            "roll" => rollcall_core::Kind::Roll,
+            _ => rollcall_core::Kind::Fact,
+        };
+        head = record::link(&head, value["seq"].as_u64().unwrap(), kind, &value["body"]).unwrap();
+        value["hash"] = serde_json::json!(head.to_string());
+        // Keys sorted, no whitespace: the canonical line.
+        out.push(value.to_string());
+    }
+    out
+}
+
+/// Issue 13, item 7: diff proves the record under its own rules first, and
+/// reports a record that does not verify as verify does (exit 1), instead
+/// of diffing decisions whose rolls or facts were forged.
+#[test]
+fn diff_refuses_a_record_that_does_not_verify() {
+    let s = Store::new();
+    let original = s.exported_rally();
+    let mut lines = original.clone();
+    // A forged die and the fact it decides, the chain made whole again.
+    let roll = line_with(&lines, "\"label\":\"rally\"");
+    assert!(lines[roll].contains("\"value\":4"), "{}", lines[roll]);
+    lines[roll] = regex_value(&lines[roll], 5);
+    let fact = line_with(&lines, "\"needed\":5");
+    lines[fact] = lines[fact].replace("\"roll\":4", "\"roll\":5").replace("\"rallied\":false", "\"rallied\":true");
+    let forged = rechained(&lines);
+    let path = s.path("forged.jsonl");
+    std::fs::write(&path, forged.join("\n") + "\n").unwrap();
+    let target = path.to_str().unwrap();
+    let verify = s.run(&["verify", target]);
+    let reason = format!("verification FAILED for {target}: seq {roll}: roll d6 'rally' #0 of decision 7 is 5 in the record, but the committed seed gives 4");
+    failed_with(&verify, 1, &reason);
+    let diff = s.run(&["diff", target, "--b", "leader-activation@1+natural-6-rallies"]);
+    failed_with(&diff, 1, &reason);
+    assert!(!stdout(&diff).contains("agree"), "{}", stdout(&diff));
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&s.run(&["diff", target, "--b", "+natural-6-rallies", "--json"]))).unwrap();
+    assert_eq!((json["ok"].as_bool(), json["seq"].as_u64()), (Some(false), Some(roll as u64)));
+    // A record cut in the middle of a decision (its chain intact).
+    let cut = s.path("cut.jsonl");
+    std::fs::write(&cut, original[..=roll].join("\n") + "\n").unwrap();
+    let cut = cut.to_str().unwrap();
+    let verify = stdout(&s.run(&["verify", cut]));
+    let diff = s.run(&["diff", cut, "--b", "+natural-6-rallies"]);
+    failed_with(&diff, 1, verify.lines().next().unwrap());
+    failed_with(&diff, 1, "the record ends in the middle of decision 7");
+}
+
+/// Issue 13, item 9: a record whose scenario version B refuses (two
+/// British battle groups, under the single-battle-group game) is a valid
+/// record on which the versions part at the scenario: exit 1, not 2.
+#[test]
+fn diff_a_scenario_version_b_refuses_is_a_divergence() {
+    let s = Store::new();
+    s.ok(&["run", fixture("combat-hq/command-failure-multi-bg.json").to_str().unwrap()]);
+    let out = s.run(&["diff", "command-failure-multi-bg", "--b", "combat-hq@base"]);
+    failed_with(
+        &out,
+        1,
+        "B refuses the record's scenario: sides[1].battle_groups: combat-hq@base is the single-battle-group game",
+    );
+    failed_with(&out, 1, "part at the scenario: B refuses it");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&s.run(&["diff", "command-failure-multi-bg", "--b", "combat-hq@base", "--json"])))
+            .unwrap();
+    assert_eq!(v["agree"], false);
+    assert_eq!(v["setup"]["setup"], "refused");
+    assert!(v["setup"]["b"].as_str().unwrap().contains("single-battle-group"), "{v}");
+    // CN9: a battle group that deploys only its artillery, under the option
+    // that reads the text's example as a rule.
+    s.ok(&["run", fixture("combat-hq/artillery-alone.json").to_str().unwrap()]);
+    failed_with(
+        &s.run(&["diff", "artillery-alone", "--b", "+artillery-waits-for-a-command-group"]),
+        1,
+        "part at the scenario: B refuses it: sides[0].battle_groups[0].command_groups[6].start",
+    );
+    // A rule version that is itself bad is still bad input.
+    failed_with(
+        &s.run(&["diff", "command-failure-multi-bg", "--b", "combat-hq@base+activation-range-tenths=-1"]),
+        2,
+        "must not be negative",
+    );
+}
+
+/// Issue 13, item 8: in a table record a die is reused only for the same
+/// die and cup. Under per-unit rally B refuses the first draw (its rally
+/// dice were never rolled), so at the next draw its cup holds two chits
+/// where the record drew from one: the recorded face is not B's to take.
+#[test]
+fn diff_reuses_a_table_draw_only_from_the_same_cup() {
+    let s = Store::new();
+    s.ok(&["run", fixture("formation-activation/rally-per-hex.json").to_str().unwrap()]);
+    let out = s.run(&["diff", "rally-per-hex", "--b", "formation-activation@1", "--all"]);
+    failed_with(
+        &out,
+        1,
+        "seq 27 · decision 5 · turn 1: draw-chit\n  A  roll pick1 cup#0 = 0\n     Chit end-turn is drawn from the cup of 1.",
+    );
+    failed_with(
+        &out,
+        1,
+        "B  REFUSED: the rules need pick of 2 'cup' #0, but the table rolled it as a pick of 1 (the die is unknown)",
     );
 }
 
@@ -600,6 +825,15 @@ fn formation_activation_options_under_diff() {
         1,
         "which the table did not roll (the die is unknown)",
     );
+    // FN2: two operations in one activation, then one (issue 14, item 11).
+    s.ok(&["run", fixture("formation-activation/two-operations.json").to_str().unwrap()]);
+    let out = s.run(&["diff", "two-operations", "--b", "+operations-per-activation=1", "--all"]);
+    failed_with(
+        &out,
+        1,
+        "every divergence in outcome, by turn:\nturn 1:\nseq 13 · decision 3 · turn 1: move to=0305 unit=m1-a",
+    );
+    failed_with(&out, 1, "B  REFUSED: m1-a has completed its operations in this activation (operations complete)");
     // F2 changes only bookkeeping.
     let same = s.run(&["diff", "three-turns", "--b", "formation-activation@1+leadership-adds-to-rating"]);
     assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
@@ -630,13 +864,12 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
             "red-a-2 (red comes under long-range fire): rolled 7 against a target of 7: passes.",
         ),
         ("ambush", "+strict-majority", "seq 38 · decision 9", "B  "),
-        ("five-turns", "+initiative-tie-roll-off", "seq 4 · decision 2", "B  "),
         ("three-turns", "+initiative-tie-roll-off=off", "seq 3 · decision 2", "B  "),
         ("ambush", "+no-check-on-entering-los", "seq 25 · decision 7", "B  "),
         ("stray-fire", "+stray-fire=off", "seq 10 · decision 5", "B  "),
         ("farmhouse-assault", "+double-time-bars-fire-for-the-turn", "seq 53 · decision 9", "REFUSED"),
     ];
-    for (name, _, _, _) in cases {
+    for name in cases.iter().map(|c| c.0).chain(["five-turns"]) {
         if !s.ok(&["games"]).contains(name) {
             s.ok(&["run", fixture(&format!("phoenix-command/{name}.json")).to_str().unwrap()]);
         }
@@ -646,6 +879,12 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
         failed_with(&out, 1, &format!("first divergence: {at}"));
         failed_with(&out, 1, says);
     }
+    // A roll-off that gives the initiative to the side that held it changes
+    // no outcome: the decision is listed apart, as reasoning only.
+    let out = s.run(&["diff", "five-turns", "--b", "+initiative-tie-roll-off"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("differ only in the reasoning their facts record"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("seq 4 · decision 2 · turn 1: begin-operations\n"), "{}", stdout(&out));
     // --a names a version; only --b may be written relative to A.
     failed_with(&s.run(&["diff", "ambush", "--a", "+stray-fire", "--b", "+stray-fire"]), 2, "unknown ruleset");
 }

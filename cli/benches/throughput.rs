@@ -183,6 +183,10 @@ fn main() {
         println!("  verify file (streaming)     {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         let (t, rss, _) = child(&["--db", db, "verify", &game], None);
         println!("  verify stored game          {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        // A change that moves no outcome (every command was within 100 mm):
+        // the record proven, then every decision under A and B.
+        let (t, rss, _) = child(&["diff", record.to_str().unwrap(), "--b", "+command-range-trained-mm=120"], None);
+        println!("  diff file (proven; A, B)    {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         let (t, rss, _) = child(&["--db", db, "state", &game], None);
         println!("  open + replay (state)       {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
     }

@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use rollcall_core::diff::{diff, Divergence, Outcome, Report};
+use rollcall_core::diff::{diff, DiffError, Divergence, Outcome, Report, Setup};
+use rollcall_core::game::VerifyFailure;
 use rollcall_core::log::EventLog;
 use rollcall_core::record::{Event, Header};
 use rollcall_core::rules::RuleVersion;
@@ -28,27 +29,34 @@ pub fn versions(header: &Header, a: Option<&str>, b: &str) -> Result<(RuleVersio
 }
 
 /// Reads the target's header and runs the diff over its events, streaming.
+/// The inner error is a record that does not verify: reported as verify
+/// reports it, with exit 1.
 fn load_and_diff(
     db: &Option<std::path::PathBuf>,
     target: &str,
     a: Option<&str>,
     b: &str,
     all: bool,
-) -> Result<(Header, Report), Fail> {
+) -> Result<(Header, Result<Report, VerifyFailure>), Fail> {
     let path = Path::new(target);
     let from_file = path.is_file() || target.ends_with(".jsonl");
     let resolve = |header: &Header| versions(header, a, b);
+    let outcome = |result: Result<Report, DiffError>| match result {
+        Ok(report) => Ok(Ok(report)),
+        Err(DiffError::Unproven(failure)) => Ok(Err(failure)),
+        Err(e) => Err(Fail(format!("{target}: {e}"))),
+    };
     if from_file {
         let (header, events) = rollcall_store::file::read(path)?;
         let (a, b) = resolve(&header)?;
-        let report = diff(&header, events, &a, &b, all).map_err(|e| Fail(format!("{target}: {e}")))?;
+        let report = outcome(diff(&header, events, &a, &b, all))?;
         Ok((header, report))
     } else {
         let log = store::open(db)?;
         let header = log.header(target)?;
         let (a, b) = resolve(&header)?;
         let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> = log.events(target, 1)?;
-        let report = diff(&header, events, &a, &b, all).map_err(|e| Fail(format!("{target}: {e}")))?;
+        let report = outcome(diff(&header, events, &a, &b, all))?;
         Ok((header, report))
     }
 }
@@ -101,17 +109,38 @@ pub fn run(
     json: bool,
 ) -> Result<ExitCode, Fail> {
     let (header, report) = load_and_diff(db, target, a, b, all)?;
+    let report = match report {
+        Ok(report) => report,
+        Err(failure) => {
+            // Only a proven record is diffed; one that is not fails as verify fails.
+            if json {
+                let value = json!({"ok": false, "target": target, "seq": failure.seq, "reason": failure.reason,
+                    "diff": "not run: the record does not verify under its own rules"});
+                println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+            } else {
+                println!("verification FAILED for {target}: {failure}");
+                println!("(diff compares the versions only on a record that verifies under its own rules)");
+            }
+            return Ok(ExitCode::from(1));
+        }
+    };
     let code = if report.agree() { ExitCode::SUCCESS } else { ExitCode::from(1) };
     if json {
         let value = json!({
             "game": header.game, "a": report.a, "b": report.b, "agree": report.agree(),
             "settings": report.settings.iter().map(|(n, a, b)| json!({"name": n, "a": a, "b": b})).collect::<Vec<_>>(),
+            "setup": report.setup,
             "decisions": report.decisions, "divergent": report.divergent,
             "refused_under_a": report.refused_under_a, "refused_under_b": report.refused_under_b,
             "first": report.divergences.first(),
             "divergences": if all { json!(report.divergences) } else { json!(null) },
+            "reasoning_only": report.reasoning_only,
+            "reasoning": report.reasoning,
             "state_diff_at_first": report.at_first.as_ref().map(|s| state_diff("at the first divergence", s)),
-            "state_diff_at_end": state_diff("at the end", &report.at_end),
+            "state_diff_at_end": match report.setup {
+                Setup::Refused { .. } => None,
+                _ => Some(state_diff("at the end", &report.at_end)),
+            },
             "summary": report.summary(),
         });
         println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
@@ -121,8 +150,9 @@ pub fn run(
     Ok(code)
 }
 
-/// The human report: what B changes, the first (or every) divergence, the
-/// state diffs, the summary.
+/// The human report: what B changes, where the versions part in outcome
+/// (the first divergence, or every one), the state diffs, the decisions
+/// that differ only in reasoning, the summary.
 pub fn print_report(game: &str, report: &Report, all: bool) {
     println!("diff of {game}: A = {}, B = {}", report.a, report.b);
     if report.settings.is_empty() {
@@ -131,10 +161,25 @@ pub fn print_report(game: &str, report: &Report, all: bool) {
         let changes: Vec<String> = report.settings.iter().map(|(n, a, b)| format!("{n} {a} → {b}")).collect();
         println!("B changes: {}", changes.join(", "));
     }
+    match &report.setup {
+        Setup::Same => {}
+        Setup::Differs => {
+            println!("\nthe versions set the game up differently: the table before the first decision differs");
+        }
+        Setup::Refused { a, b } => {
+            println!();
+            for (label, reason) in [("A", a), ("B", b)] {
+                match reason {
+                    Some(reason) => println!("{label} refuses the record's scenario: {reason}"),
+                    None => println!("{label} accepts the record's scenario"),
+                }
+            }
+        }
+    }
     if let Some(first) = report.divergences.first() {
         if all {
             let mut turn = None;
-            println!("\nevery divergence, by turn:");
+            println!("\nevery divergence in outcome, by turn:");
             for d in &report.divergences {
                 if turn != Some(d.turn) {
                     println!("turn {}:", d.turn);
@@ -148,7 +193,38 @@ pub fn print_report(game: &str, report: &Report, all: bool) {
         if let Some(states) = &report.at_first {
             print!("\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
         }
-        print!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
     }
+    let refused = matches!(report.setup, Setup::Refused { .. });
+    if !refused && (report.setup.parts() || !report.divergences.is_empty()) {
+        print!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
+    } else if matches!(report.setup, Setup::Same) {
+        println!(
+            "\nevery outcome is the same under A and B: the same refusals, and the same state after every decision"
+        );
+    }
+    print_reasoning(report, all);
     println!("\n{}", report.summary());
+}
+
+/// The decisions whose facts differ only in the reasoning they record.
+fn print_reasoning(report: &Report, all: bool) {
+    let Some(first) = report.reasoning.first() else { return };
+    println!(
+        "\n{} decision(s) differ only in the reasoning their facts record (a target, a range, a modifier), with the same outcome:",
+        report.reasoning_only
+    );
+    if all {
+        for d in &report.reasoning {
+            print!("{}", divergence_text(d));
+        }
+        return;
+    }
+    print!("{}", divergence_text(first));
+    for d in &report.reasoning[1..] {
+        println!("seq {} · decision {} · turn {}: {}", d.seq, d.number, d.turn, d.decision);
+    }
+    let shown = report.reasoning.len() as u64;
+    if report.reasoning_only > shown {
+        println!("… and {} more (--all lists every one in full)", report.reasoning_only - shown);
+    }
 }

@@ -11,6 +11,7 @@ mod diff;
 mod golden;
 mod pbem;
 mod serve;
+mod simulate;
 mod store;
 mod view;
 

@@ -25,6 +25,11 @@
 //! decision, as a map from label to the faces in index order. [`Dice`] then
 //! hands those out instead of drawing, refuses a face a die cannot show, and
 //! reports a die the rules need but the table never rolled.
+//!
+//! Under `diff`, a table game's dice are handed out **as recorded**: a die
+//! another rule version asks for is the table's only if it has the same
+//! address, the same kind and size, and, for a pick, the same cup (see
+//! [`Dice::as_recorded`]); otherwise it is unknown, never invented.
 
 use std::collections::BTreeMap;
 
@@ -142,11 +147,42 @@ pub enum DiceError {
     Impossible { label: String, index: u32, die: Die, value: u32 },
     #[error("the table rolled {count} more '{label}' {dice} than the rules need", dice = if *.count == 1 { "die" } else { "dice" })]
     Unused { label: String, count: usize },
+    #[error("the rules need {die} '{label}' #{index}, but the table rolled it as a {recorded} (the die is unknown)", die = .die.name(), recorded = .recorded.name())]
+    Unlike { label: String, index: u32, die: Die, recorded: Die },
+    #[error("the rules draw '{label}' #{index} from another cup than the table drew it from (the die is unknown)")]
+    OtherCup { label: String, index: u32 },
+}
+
+/// The identity of a cup a chit is picked from: a hash of what is in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cup([u8; 32]);
+
+impl Cup {
+    /// The cup holding `items`, in the order a pick indexes them.
+    pub fn of<S: AsRef<str>>(items: &[S]) -> Cup {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"rollcall/cup/v1\0");
+        for item in items {
+            let item = item.as_ref().as_bytes();
+            hasher.update(&(item.len() as u64).to_be_bytes());
+            hasher.update(item);
+        }
+        Cup(*hasher.finalize().as_bytes())
+    }
+}
+
+/// A die as one rule version rolled it: the roll, and for a pick from a
+/// cup, which cup. What `diff` hands another version of a table game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drawn {
+    pub roll: Roll,
+    pub cup: Option<Cup>,
 }
 
 enum Source<'a> {
     Seeded(&'a Seed),
     Table(&'a TableDice),
+    Recorded(&'a [Drawn]),
 }
 
 /// The dice one decision may roll. Rulesets ask it for dice by label; it
@@ -156,38 +192,67 @@ pub struct Dice<'a> {
     decision: u64,
     next_index: BTreeMap<String, u32>,
     rolls: Vec<Roll>,
+    /// For each roll, the cup it was picked from (picks by [`Dice::pick_from`]).
+    cups: Vec<Option<Cup>>,
 }
 
 impl<'a> Dice<'a> {
     /// Dice drawn from `seed` for decision number `decision`.
     pub fn seeded(seed: &'a Seed, decision: u64) -> Self {
-        Dice { source: Source::Seeded(seed), decision, next_index: BTreeMap::new(), rolls: Vec::new() }
+        Dice::from_source(Source::Seeded(seed), decision)
     }
 
     /// Dice rolled at the table for decision number `decision`.
     pub fn table(given: &'a TableDice, decision: u64) -> Self {
-        Dice { source: Source::Table(given), decision, next_index: BTreeMap::new(), rolls: Vec::new() }
+        Dice::from_source(Source::Table(given), decision)
+    }
+
+    /// A table game's dice for decision number `decision`, as another rule
+    /// version rolled them (`diff`): a die is handed out only if `recorded`
+    /// has one at its address of the same kind and size, drawn (for a pick)
+    /// from the same cup. Otherwise the die is unknown: reusing a face for
+    /// another die (a pick from a cup holding other chits) would invent a
+    /// roll nobody made. Recorded dice left over are not an error.
+    pub fn as_recorded(recorded: &'a [Drawn], decision: u64) -> Self {
+        Dice::from_source(Source::Recorded(recorded), decision)
+    }
+
+    fn from_source(source: Source<'a>, decision: u64) -> Self {
+        Dice { source, decision, next_index: BTreeMap::new(), rolls: Vec::new(), cups: Vec::new() }
     }
 
     /// Rolls one `die` under `label`.
     pub fn roll(&mut self, label: &str, die: Die) -> Result<u32, DiceError> {
+        self.roll_from(label, die, None)
+    }
+
+    fn roll_from(&mut self, label: &str, die: Die, cup: Option<Cup>) -> Result<u32, DiceError> {
         let index = *self.next_index.get(label).unwrap_or(&0);
+        let unknown = || DiceError::Unknown { label: label.to_string(), index, die };
         let value = match self.source {
             Source::Seeded(seed) => draw(seed, self.decision, label, index, die),
             Source::Table(given) => {
-                let value = given
-                    .get(label)
-                    .and_then(|faces| faces.get(index as usize))
-                    .copied()
-                    .ok_or_else(|| DiceError::Unknown { label: label.to_string(), index, die })?;
+                let value =
+                    given.get(label).and_then(|faces| faces.get(index as usize)).copied().ok_or_else(unknown)?;
                 if !die.shows(value) {
                     return Err(DiceError::Impossible { label: label.to_string(), index, die, value });
                 }
                 value
             }
+            Source::Recorded(recorded) => {
+                let d = recorded.iter().find(|d| d.roll.label == label && d.roll.index == index).ok_or_else(unknown)?;
+                if d.roll.die != die {
+                    return Err(DiceError::Unlike { label: label.to_string(), index, die, recorded: d.roll.die });
+                }
+                if d.cup != cup {
+                    return Err(DiceError::OtherCup { label: label.to_string(), index });
+                }
+                d.roll.value
+            }
         };
         self.next_index.insert(label.to_string(), index + 1);
         self.rolls.push(Roll { decision: self.decision, label: label.to_string(), index, die, value });
+        self.cups.push(cup);
         Ok(value)
     }
 
@@ -211,6 +276,15 @@ impl<'a> Dice<'a> {
         self.roll(label, Die::Pick(n))
     }
 
+    /// A chit drawn from `cup`: its index in `cup`. The same draw as
+    /// [`Dice::pick`] of `cup.len()`, which also notes which cup it was, so
+    /// that another rule version is never handed a face drawn from another
+    /// cup (see [`Dice::as_recorded`]).
+    pub fn pick_from<S: AsRef<str>>(&mut self, label: &str, cup: &[S]) -> Result<usize, DiceError> {
+        let n = u32::try_from(cup.len()).expect("a cup holds fewer than 2^32 chits");
+        self.roll_from(label, Die::Pick(n), Some(Cup::of(cup))).map(|i| i as usize)
+    }
+
     /// A seeded shuffle of `items`: Fisher–Yates, each swap an addressed pick.
     pub fn shuffle<T>(&mut self, label: &str, items: &mut [T]) -> Result<(), DiceError> {
         for i in (1..items.len()).rev() {
@@ -223,6 +297,11 @@ impl<'a> Dice<'a> {
     /// The rolls made so far.
     pub fn rolls(&self) -> &[Roll] {
         &self.rolls
+    }
+
+    /// The rolls made so far, each with the cup it was picked from.
+    pub fn drawn(&self) -> Vec<Drawn> {
+        self.rolls.iter().zip(&self.cups).map(|(roll, cup)| Drawn { roll: roll.clone(), cup: *cup }).collect()
     }
 
     /// The rolls made, once the decision is settled. At a table, every die
@@ -363,6 +442,39 @@ mod tests {
         dice.d6("rally").unwrap();
         let err = dice.finish().unwrap_err();
         assert_eq!(err.to_string(), "the table rolled 1 more 'rally' die than the rules need");
+    }
+
+    /// Issue 13, item 8: under diff, a table die is another version's only
+    /// for the same die kind and size and, for a pick, the same cup.
+    #[test]
+    fn recorded_dice_are_reused_only_for_the_same_die_and_cup() {
+        let given: TableDice = [("cup".to_string(), vec![1]), ("rally".to_string(), vec![4])].into();
+        let mut table = Dice::table(&given, 3);
+        assert_eq!(table.pick_from("cup", &["a", "b"]).unwrap(), 1);
+        assert_eq!(table.d6("rally").unwrap(), 4);
+        let recorded = table.drawn();
+        assert_eq!(recorded[0].cup, Some(Cup::of(&["a", "b"])));
+        assert_eq!(recorded[1].cup, None);
+
+        let mut same = Dice::as_recorded(&recorded, 3);
+        assert_eq!(same.pick_from("cup", &["a", "b"]).unwrap(), 1);
+        assert_eq!(same.d6("rally").unwrap(), 4);
+        assert_eq!(same.finish().unwrap().len(), 2);
+
+        // A cup of three: face 1 would be another chit.
+        let err = Dice::as_recorded(&recorded, 3).pick_from("cup", &["a", "b", "c"]).unwrap_err();
+        assert_eq!(err, DiceError::Unlike { label: "cup".into(), index: 0, die: Die::Pick(3), recorded: Die::Pick(2) });
+        assert!(err.to_string().ends_with("(the die is unknown)"), "{err}");
+        // A cup of two other chits: the same size, but not the same draw.
+        let err = Dice::as_recorded(&recorded, 3).pick_from("cup", &["a", "c"]).unwrap_err();
+        assert_eq!(err, DiceError::OtherCup { label: "cup".into(), index: 0 });
+        // A d10 where the table rolled a d6; a die it never rolled.
+        assert!(matches!(Dice::as_recorded(&recorded, 3).d10("rally"), Err(DiceError::Unlike { .. })));
+        assert!(matches!(Dice::as_recorded(&recorded, 3).d6("other"), Err(DiceError::Unknown { .. })));
+        // Fewer dice than the table rolled is not an error under diff.
+        let mut fewer = Dice::as_recorded(&recorded, 3);
+        fewer.d6("rally").unwrap();
+        assert_eq!(fewer.finish().unwrap().len(), 1);
     }
 
     #[test]

@@ -1,25 +1,43 @@
 //! Diff: one record's decisions under two rule versions, side by side.
 //!
-//! The record's decisions are taken alone (its rolls and facts are only
-//! checked for the chain) and run under version A and under version B, each
-//! on its own state. Dice are drawn by address — the record's decision
-//! number, the label, the index — so a die both versions roll has the same
-//! face under both, and a version that rolls one more die changes no other
-//! roll. In a table game the dice come from the record; a die a version
-//! needs that the table never rolled is a divergence ("the die is unknown"),
-//! never invented.
+//! The record is first proven under its own rules, as `verify` proves it and
+//! as it streams: a record that does not verify is not diffed, and the
+//! failure is reported as verify reports it ([`DiffError::Unproven`]). Its
+//! decisions are then run under version A and under version B, each on its
+//! own state. Dice are drawn by address — the record's decision number, the
+//! label, the index — so a die both versions roll has the same face under
+//! both, and a version that rolls one more die changes no other roll. In a
+//! table game the dice come from the record, as its own rules drew them: a
+//! die is reused only at the same address, of the same kind and size and,
+//! for a pick, from the same cup; any other die a version needs is a
+//! divergence ("the die is unknown"), never invented.
+//!
+//! **Outcomes first.** A decision's *outcome* is whether it is refused, and
+//! otherwise what it decided: the change it makes to the state, leaving the
+//! rule configuration aside (every ruleset keeps its settings in its state's
+//! `config`, and nowhere else; a test holds each ruleset to it), and the
+//! verdicts its facts record — the kind of each fact, in order, and every
+//! yes or no (a check passed, a shot hit, units rallied). Two versions agree
+//! on a decision when both refuse it, or both decide it with the same rolls
+//! and facts, or both decide it with the same verdicts and the same change
+//! to the state (the same values at the same places). A decision whose facts
+//! differ only in the numbers and words of their reasoning — a target
+//! number, a range, a modifier, a reason — is listed apart
+//! ([`Report::reasoning`]) and does not part the versions. The first divergence and the verdict are about outcomes:
+//! a decision refused under one version only, or a change that differs; and
+//! before any decision, a scenario one version refuses or sets up otherwise.
 //!
 //! A decision one version refuses is skipped under that version (keeping its
 //! number, so later dice keep their addresses) and reported with the reason.
-//! The two runs advance event by event; only divergences are kept.
+
+use std::fmt::Display;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::canon;
-use crate::digest::Digest;
-use crate::game::{describe_decision, Game, OpenError};
-use crate::record::{self, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1};
+use crate::dice::Drawn;
+use crate::game::{describe_decision, verify_each, Game, OpenError, VerifyFailure};
+use crate::record::{DecisionBody, Event, Header, Kind, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
 use crate::ruleset::{Refusal, Violation};
 
@@ -33,18 +51,43 @@ pub enum Outcome {
     Refused { reason: String },
 }
 
-/// A decision on which the two versions part.
+/// A decision on which the two versions part, in outcome or in reasoning.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Divergence {
     /// The decision's seq in the record.
     pub seq: u64,
     /// The decision's number (its dice address).
     pub number: u64,
-    /// The turn under A when the decision was made.
+    /// The record's turn when the decision was made.
     pub turn: u32,
     pub decision: String,
     pub a: Outcome,
     pub b: Outcome,
+}
+
+/// How the two versions set the game up from the record's scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "setup", rename_all = "kebab-case")]
+pub enum Setup {
+    /// The same table under both (the rule configuration aside).
+    Same,
+    /// Both accept the scenario, but set it up differently: the states
+    /// before the first decision differ.
+    Differs,
+    /// A version refuses the scenario (each reason, if it does). No
+    /// decision is compared: one version has no game to play them in.
+    Refused { a: Option<String>, b: Option<String> },
+}
+
+impl Setup {
+    /// Whether the versions part before the first decision.
+    pub fn parts(&self) -> bool {
+        match self {
+            Setup::Same => false,
+            Setup::Differs => true,
+            Setup::Refused { a, b } => a != b,
+        }
+    }
 }
 
 /// The whole comparison.
@@ -54,28 +97,60 @@ pub struct Report {
     pub b: String,
     /// Settings in which B differs from A: (name, value under A, value under B).
     pub settings: Vec<(String, String, String)>,
+    pub setup: Setup,
     pub decisions: u64,
-    /// How many decisions part (all of them are in `divergences` with `all`).
+    /// How many decisions part in outcome (all of them are in
+    /// `divergences` with `all`).
     pub divergent: u64,
     pub refused_under_a: u64,
     pub refused_under_b: u64,
-    /// The first divergence, or all of them (in record order) when asked.
+    /// The first divergence in outcome, or all of them (in record order) when asked.
     pub divergences: Vec<Divergence>,
+    /// How many decisions differ only in the reasoning their facts record
+    /// (or, both refused, in the reason).
+    pub reasoning_only: u64,
+    /// The first [`REASONING_KEPT`] of them, or all of them when asked.
+    pub reasoning: Vec<Divergence>,
     /// The rendered states just after the first divergence, under A and B.
     pub at_first: Option<(String, String)>,
     /// The rendered states at the end, under A and B.
     pub at_end: (String, String),
 }
 
+/// How many reasoning-only decisions a report keeps, unless asked for all.
+pub const REASONING_KEPT: usize = 10;
+
 impl Report {
+    /// Whether the versions agree on every outcome (exit 0).
     pub fn agree(&self) -> bool {
-        self.divergent == 0
+        !self.setup.parts() && self.divergent == 0
     }
 
     /// One line saying how it went.
     pub fn summary(&self) -> String {
+        let (a, b) = (&self.a, &self.b);
+        let reasoning = match self.reasoning_only {
+            0 => String::new(),
+            1 => "; 1 decision differs only in the reasoning its facts record".to_string(),
+            n => format!("; {n} decisions differ only in the reasoning their facts record"),
+        };
+        if let Setup::Refused { a: ra, b: rb } = &self.setup {
+            let which = match (ra, rb) {
+                (Some(r), None) => format!("A refuses it: {r}"),
+                (None, Some(r)) => format!("B refuses it: {r}"),
+                (Some(_), Some(_)) if self.setup.parts() => "both refuse it, for other reasons".into(),
+                _ => "both refuse it alike".into(),
+            };
+            let verdict = if self.setup.parts() { "part at the scenario" } else { "agree at the scenario" };
+            return format!("{a} and {b} {verdict}: {which}; no decision was compared");
+        }
+        let setup = if self.setup.parts() { " (and they set the game up differently)" } else { "" };
         match self.divergences.first() {
-            None => format!("{} and {} agree on all {} decisions", self.a, self.b, self.decisions),
+            None if self.setup.parts() => format!(
+                "{a} and {b} part at the set-up: the table before the first decision differs, though all {} decisions make the same changes under both{reasoning}",
+                self.decisions
+            ),
+            None => format!("{a} and {b} agree on every outcome of all {} decisions{reasoning}", self.decisions),
             Some(first) => {
                 let mut refused = Vec::new();
                 if self.refused_under_a > 0 {
@@ -86,8 +161,8 @@ impl Report {
                 }
                 let refused = if refused.is_empty() { String::new() } else { format!(", {}", refused.join(", ")) };
                 format!(
-                    "{} and {} part at seq {} (decision {}, turn {}): {} of {} decisions differ{refused}",
-                    self.a, self.b, first.seq, first.number, first.turn, self.divergent, self.decisions
+                    "{a} and {b} part at seq {} (decision {}, turn {}): {} of {} decisions differ in outcome{refused}{setup}{reasoning}",
+                    first.seq, first.number, first.turn, self.divergent, self.decisions
                 )
             }
         }
@@ -99,13 +174,20 @@ impl Report {
 pub enum DiffError {
     #[error("{0} is a version of {1}, but the record is a {2} game")]
     OtherRuleset(String, String, String),
+    /// The rule version itself is bad (a setting out of its range).
     #[error("{0}: {1}")]
     Open(String, OpenError),
-    #[error("the record is damaged at seq {0}: {1} (run verify)")]
-    Record(u64, String),
+    /// The record does not verify under its own rules: it is not diffed.
+    #[error("{0}")]
+    Unproven(VerifyFailure),
+    #[error("this is a sealed record: diff does not yet replay dice revealed turn by turn (verify it; diff an open or table record)")]
+    Sealed,
 }
 
-fn under(header: &Header, rules: &RuleVersion) -> Result<Game, DiffError> {
+/// The game under `rules`: `Ok(Err(reason))` when `rules` refuses the
+/// record's scenario (the versions part there), an error when the rules
+/// themselves are bad input.
+fn under(header: &Header, rules: &RuleVersion) -> Result<Result<Game, String>, DiffError> {
     if rules.ruleset() != header.rules.ruleset() {
         return Err(DiffError::OtherRuleset(
             rules.label(),
@@ -116,20 +198,49 @@ fn under(header: &Header, rules: &RuleVersion) -> Result<Game, DiffError> {
     let mut h = header.clone();
     h.rules = rules.clone();
     h.rules_hash = rules.hash();
-    let mut game = Game::open(h).map_err(|e| DiffError::Open(rules.label(), e))?;
-    game.tolerate_unused_table_dice();
-    Ok(game)
+    match Game::open(h) {
+        Ok(mut game) => {
+            game.tolerate_unused_table_dice();
+            Ok(Ok(game))
+        }
+        // A setting out of range is the user's input, not the scenario.
+        Err(OpenError::Scenario(e)) if e.field != "rules" && !e.field.starts_with("rules.") => {
+            Ok(Err(format!("{}: {}", e.field, e.message)))
+        }
+        Err(e) => Err(DiffError::Open(rules.label(), e)),
+    }
 }
 
-/// Runs one decision under one version: its outcome, and the events to fold in.
-fn run(game: &mut Game, body: &DecisionBody) -> (Outcome, Vec<Value>) {
-    match game.decide_as(&body.decision, body.dice.as_ref(), body.by.as_deref()) {
-        Ok(events) => {
+/// What one version made of a decision, before it is folded in.
+enum Ran {
+    Decided(Vec<Event>),
+    Refused(String),
+}
+
+fn decide(game: &Game, body: &DecisionBody, recorded: Option<&[Drawn]>) -> Ran {
+    match game.decide_drawn(&body.decision, body.dice.as_ref(), body.by.as_deref(), recorded) {
+        Ok((events, _)) => Ran::Decided(events),
+        Err(Refusal::Violation(Violation::Dice(e))) => Ran::Refused(e.to_string()),
+        Err(other) => Ran::Refused(other.to_string()),
+    }
+}
+
+/// Folds what a version decided into its game (or skips the decision).
+fn fold(game: &mut Game, ran: &Ran) {
+    match ran {
+        Ran::Decided(events) => game.adopt(events),
+        Ran::Refused(_) => game.pass_decision(),
+    }
+}
+
+/// The rolls and facts narrated, for the report.
+fn outcome(game: &Game, ran: &Ran) -> Outcome {
+    match ran {
+        Ran::Refused(reason) => Outcome::Refused { reason: reason.clone() },
+        Ran::Decided(events) => {
             let mut rolls = Vec::new();
             let mut facts = Vec::new();
-            let mut canonical = Vec::new();
             for e in &events[1..] {
-                canonical.push(serde_json::json!({"kind": e.kind, "body": e.body}));
                 match e.kind {
                     Kind::Roll => {
                         let r: RollBodyV1 = serde_json::from_value(e.body.clone()).expect("our own roll");
@@ -139,31 +250,238 @@ fn run(game: &mut Game, body: &DecisionBody) -> (Outcome, Vec<Value>) {
                     Kind::Decision | Kind::Checkpoint | Kind::Reveal => {}
                 }
             }
-            game.adopt(&events);
-            (Outcome::Decided { rolls, facts }, canonical)
-        }
-        Err(refusal) => {
-            game.pass_decision();
-            let reason = match refusal {
-                Refusal::Violation(Violation::Dice(e)) => e.to_string(),
-                other => other.to_string(),
-            };
-            (Outcome::Refused { reason }, Vec::new())
+            Outcome::Decided { rolls, facts }
         }
     }
 }
 
-/// Diffs a record's decisions under `a` and `b`. With `all`, every
-/// divergence is kept; otherwise only the first (all are counted).
-pub fn diff<E: std::fmt::Display>(
+/// The same rolls and facts, byte for byte (the chain's hashes aside).
+fn same_events(a: &[Event], b: &[Event]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).skip(1).all(|(x, y)| x.kind == y.kind && x.body == y.body)
+}
+
+/// What the facts of a decision say happened, beyond the state: the kind
+/// of each fact, in order, and every yes or no they record (a check passed,
+/// a shot hit, units rallied), each at its place.
+fn verdicts(events: &[Event]) -> Vec<(String, Value)> {
+    fn walk(path: &mut String, value: &Value, out: &mut Vec<(String, Value)>) {
+        match value {
+            Value::Bool(_) => out.push((path.clone(), value.clone())),
+            Value::Object(map) => {
+                for (key, v) in map {
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(key);
+                    walk(path, v, out);
+                    path.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("/{i}"));
+                    walk(path, v, out);
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (i, e) in events.iter().filter(|e| e.kind == Kind::Fact).enumerate() {
+        let fact = &e.body["fact"];
+        out.push((format!("{i}/type"), fact.get("type").cloned().unwrap_or(Value::Null)));
+        walk(&mut i.to_string(), fact, &mut out);
+    }
+    out
+}
+
+/// What the rules decided so far: the state without the rule configuration
+/// (each ruleset's `config`), which differs between versions by design.
+pub fn decided_state(game: &Game) -> Value {
+    let mut state = game.state();
+    if let Value::Object(map) = &mut state {
+        map.remove("config");
+    }
+    state
+}
+
+/// The change from `before` to `after`: each place whose value changed,
+/// with its new value (none where it is gone). Lists of another length
+/// change as a whole.
+fn changes(before: &Value, after: &Value) -> Vec<(String, Option<Value>)> {
+    fn walk(path: &mut String, before: &Value, after: &Value, out: &mut Vec<(String, Option<Value>)>) {
+        match (before, after) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (key, new) in y {
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(key);
+                    match x.get(key) {
+                        Some(old) => walk(path, old, new, out),
+                        None => out.push((path.clone(), Some(new.clone()))),
+                    }
+                    path.truncate(len);
+                }
+                for key in x.keys().filter(|k| !y.contains_key(*k)) {
+                    out.push((format!("{path}/{key}"), None));
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (old, new)) in x.iter().zip(y).enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("/{i}"));
+                    walk(path, old, new, out);
+                    path.truncate(len);
+                }
+            }
+            (old, new) if old != new => out.push((path.clone(), Some(new.clone()))),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&mut String::new(), before, after, &mut out);
+    out.sort_by(|x, y| x.0.cmp(&y.0));
+    out
+}
+
+/// How the versions compare on one decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Agree,
+    Reasoning,
+    Outcome,
+}
+
+/// The diff in progress: the versions' games, and what was found so far.
+struct Run {
+    a: Option<Game>,
+    b: Option<Game>,
+    /// In a table game, the record's own rules, run alongside to know each
+    /// die as they drew it (for a pick, its cup).
+    record: Option<Game>,
+    all: bool,
+    report: Report,
+}
+
+/// Folds what each version decided into its game, and says how the two
+/// compare: the states are read (and compared by their changes) only when
+/// the rolls and facts differ.
+fn compare(a: &mut Game, b: &mut Game, ran_a: &Ran, ran_b: &Ran) -> Verdict {
+    let facts_differ = matches!((ran_a, ran_b), (Ran::Decided(x), Ran::Decided(y)) if !same_events(x, y));
+    let before = facts_differ.then(|| (decided_state(a), decided_state(b)));
+    fold(a, ran_a);
+    fold(b, ran_b);
+    match (ran_a, ran_b, before) {
+        (Ran::Decided(_), Ran::Decided(_), None) => Verdict::Agree,
+        (Ran::Decided(x), Ran::Decided(y), Some((state_a, state_b))) => {
+            let same = verdicts(x) == verdicts(y)
+                && changes(&state_a, &decided_state(a)) == changes(&state_b, &decided_state(b));
+            if same {
+                Verdict::Reasoning
+            } else {
+                Verdict::Outcome
+            }
+        }
+        (Ran::Refused(x), Ran::Refused(y), _) if x == y => Verdict::Agree,
+        (Ran::Refused(_), Ran::Refused(_), _) => Verdict::Reasoning,
+        _ => Verdict::Outcome,
+    }
+}
+
+impl Run {
+    /// In a table game, the dice of a decision as the record's own rules
+    /// drew them (each pick with its cup); none in an open game.
+    fn recorded_dice(&mut self, body: &DecisionBody) -> Option<Vec<Drawn>> {
+        let record = self.record.as_mut()?;
+        Some(match record.decide_drawn(&body.decision, body.dice.as_ref(), body.by.as_deref(), None) {
+            Ok((events, drawn)) => {
+                record.adopt(&events);
+                drawn
+            }
+            Err(_) => {
+                // Cannot happen on a proven record; verify reports it if it does.
+                record.pass_decision();
+                Vec::new()
+            }
+        })
+    }
+
+    /// One event of the record, just proven and folded into the record's game.
+    fn see(&mut self, proven: &Game, event: &Event) {
+        if event.kind != Kind::Decision {
+            return;
+        }
+        let Ok(body) = serde_json::from_value::<DecisionBody>(event.body.clone()) else {
+            return; // verify has read it; it cannot be unreadable here
+        };
+        self.report.decisions += 1;
+        let recorded = self.recorded_dice(&body);
+        let (Some(a), Some(b)) = (self.a.as_mut(), self.b.as_mut()) else {
+            return; // a version refused the scenario: nothing to compare
+        };
+        let ran_a = decide(a, &body, recorded.as_deref());
+        let ran_b = decide(b, &body, recorded.as_deref());
+        let report = &mut self.report;
+        report.refused_under_a += u64::from(matches!(ran_a, Ran::Refused(_)));
+        report.refused_under_b += u64::from(matches!(ran_b, Ran::Refused(_)));
+        let verdict = compare(a, b, &ran_a, &ran_b);
+        let keep = match verdict {
+            Verdict::Agree => false,
+            Verdict::Reasoning => {
+                report.reasoning_only += 1;
+                self.all || report.reasoning.len() < REASONING_KEPT
+            }
+            Verdict::Outcome => {
+                report.divergent += 1;
+                if report.at_first.is_none() {
+                    report.at_first = Some((a.render(), b.render()));
+                }
+                self.all || report.divergences.is_empty()
+            }
+        };
+        if keep {
+            let divergence = Divergence {
+                seq: event.seq,
+                number: body.number,
+                turn: proven.turn(),
+                decision: describe_decision(&body.decision),
+                a: outcome(a, &ran_a),
+                b: outcome(b, &ran_b),
+            };
+            match verdict {
+                Verdict::Reasoning => report.reasoning.push(divergence),
+                _ => report.divergences.push(divergence),
+            }
+        }
+    }
+}
+
+fn render_or(game: &Option<Game>, refused: &str) -> String {
+    game.as_ref().map_or_else(|| format!("({refused} refuses the scenario)\n"), Game::render)
+}
+
+/// Diffs a record's decisions under `a` and `b`, once it is proven under
+/// its own rules. With `all`, every divergence is kept; otherwise only the
+/// first (all are counted).
+pub fn diff<E: Display>(
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
     a: &RuleVersion,
     b: &RuleVersion,
     all: bool,
 ) -> Result<Report, DiffError> {
-    let mut game_a = under(header, a)?;
-    let mut game_b = under(header, b)?;
+    // A header that does not open fails as verify fails, before anything else.
+    if let Err(e) = Game::open(header.clone()) {
+        return Err(DiffError::Unproven(VerifyFailure { seq: None, reason: e.to_string() }));
+    }
+    let game_a = under(header, a)?;
+    let game_b = under(header, b)?;
+    let setup = match (&game_a, &game_b) {
+        (Ok(x), Ok(y)) if decided_state(x) == decided_state(y) => Setup::Same,
+        (Ok(_), Ok(_)) => Setup::Differs,
+        (x, y) => Setup::Refused { a: x.as_ref().err().cloned(), b: y.as_ref().err().cloned() },
+    };
     let mut settings = Vec::new();
     for (name, value) in &b.options {
         let before = a.options.get(name).map(|v| v.to_string()).unwrap_or_else(|| "-".into());
@@ -177,71 +495,125 @@ pub fn diff<E: std::fmt::Display>(
             settings.push((name.clone(), before, value.to_string()));
         }
     }
-    let mut report = Report {
-        a: a.label(),
-        b: b.label(),
-        settings,
-        decisions: 0,
-        divergent: 0,
-        refused_under_a: 0,
-        refused_under_b: 0,
-        divergences: Vec::new(),
-        at_first: None,
-        at_end: (String::new(), String::new()),
+    let record = match header.mode {
+        SeedMode::Table => Some(Game::open(header.clone()).expect("opened above")),
+        SeedMode::Open => None,
+        // A sealed turn's dice are known only once the server reveals it, after
+        // the turn's decisions: diff would have to hold each turn back, as
+        // verify does. Until it does, it says so rather than compare
+        // decisions neither version could roll for.
+        SeedMode::Sealed => return Err(DiffError::Sealed),
     };
-    let mut head: Digest = record::header_hash(header).map_err(|e| DiffError::Record(0, e.to_string()))?;
-    for (expected_seq, event) in (1u64..).zip(events) {
-        let event = event.map_err(|e| DiffError::Record(expected_seq, e.to_string()))?;
-        if event.seq != expected_seq {
-            return Err(DiffError::Record(event.seq, format!("expected seq {expected_seq}")));
-        }
-        let link = record::link(&head, event.seq, event.kind, &event.body)
-            .map_err(|e| DiffError::Record(event.seq, e.to_string()))?;
-        if link != event.hash {
-            return Err(DiffError::Record(event.seq, "the hash does not chain".into()));
-        }
-        head = link;
-        if event.kind != Kind::Decision {
-            if event.kind == Kind::Fact {
-                serde_json::from_value::<FactBody>(event.body.clone())
-                    .map_err(|e| DiffError::Record(event.seq, e.to_string()))?;
-            }
-            continue;
-        }
-        let body: DecisionBody =
-            serde_json::from_value(event.body.clone()).map_err(|e| DiffError::Record(event.seq, e.to_string()))?;
-        report.decisions += 1;
-        let turn = game_a.turn();
-        let (outcome_a, bytes_a) = run(&mut game_a, &body);
-        let (outcome_b, bytes_b) = run(&mut game_b, &body);
-        let refused_a = matches!(outcome_a, Outcome::Refused { .. });
-        let refused_b = matches!(outcome_b, Outcome::Refused { .. });
-        report.refused_under_a += u64::from(refused_a);
-        report.refused_under_b += u64::from(refused_b);
-        let same = !refused_a && !refused_b && canonical_eq(&bytes_a, &bytes_b);
-        let both_refused_alike = refused_a && refused_b && outcome_a == outcome_b;
-        if same || both_refused_alike {
-            continue;
-        }
-        report.divergent += 1;
-        if report.at_first.is_none() {
-            report.at_first = Some((game_a.render(), game_b.render()));
-        }
-        if all || report.divergences.is_empty() {
-            report.divergences.push(Divergence {
-                seq: event.seq,
-                number: body.number,
-                turn,
-                decision: describe_decision(&body.decision),
-                a: outcome_a,
-                b: outcome_b,
-            });
-        }
-    }
-    report.at_end = (game_a.render(), game_b.render());
-    Ok(report)
+    let mut run = Run {
+        a: game_a.ok(),
+        b: game_b.ok(),
+        record,
+        all,
+        report: Report {
+            a: a.label(),
+            b: b.label(),
+            settings,
+            setup,
+            decisions: 0,
+            divergent: 0,
+            refused_under_a: 0,
+            refused_under_b: 0,
+            divergences: Vec::new(),
+            reasoning_only: 0,
+            reasoning: Vec::new(),
+            at_first: None,
+            at_end: (String::new(), String::new()),
+        },
+    };
+    verify_each(header, events, |proven, event| run.see(proven, event)).map_err(DiffError::Unproven)?;
+    run.report.at_end = (render_or(&run.a, "A"), render_or(&run.b, "B"));
+    Ok(run.report)
 }
 
-fn canonical_eq(a: &[Value], b: &[Value]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| canon::to_bytes(x).ok() == canon::to_bytes(y).ok())
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{SettingKind, SettingValue};
+
+    /// A scenario of each ruleset, from the fixtures.
+    fn scenarios() -> Vec<(&'static str, Value)> {
+        let scripts = [
+            include_str!("../../fixtures/leader-activation/rally.json"),
+            include_str!("../../fixtures/phoenix-command/three-turns.json"),
+            include_str!("../../fixtures/combat-hq/showcase.json"),
+            include_str!("../../fixtures/combat-hq/example-all-in-reserve.json"),
+            include_str!("../../fixtures/formation-activation/three-turns.json"),
+        ];
+        scripts
+            .iter()
+            .map(|text| {
+                let script: Value = serde_json::from_str(text).unwrap();
+                let rules = script["rules"].as_str().or_else(|| script["rules"]["version"].as_str()).unwrap();
+                let ruleset = crate::ruleset::find(rules.split('@').next().unwrap()).unwrap().id;
+                (ruleset, script["scenario"].clone())
+            })
+            .collect()
+    }
+
+    /// What diff compares as "the state" leaves out only the rule
+    /// configuration; that is sound because every ruleset keeps its settings
+    /// in its state's `config` and nowhere else: changing any one option or
+    /// constant of any version changes nothing else of the state a scenario
+    /// sets up.
+    #[test]
+    fn every_ruleset_keeps_its_settings_in_its_states_config_alone() {
+        let mut checked = 0;
+        for (ruleset, scenario) in scenarios() {
+            let info = crate::ruleset::find(ruleset).unwrap();
+            for spec in (info.versions)() {
+                let defaults = spec.defaults();
+                let Ok(plain) = (info.load)(&scenario, &defaults) else { continue };
+                assert!(plain.state().get("config").is_some(), "{}: the state has no config", spec.id());
+                for setting in &spec.settings {
+                    let mut changed = defaults.clone();
+                    match (setting.kind, setting.default) {
+                        (SettingKind::Option, SettingValue::Flag(on)) => {
+                            changed.options.insert(setting.name.to_string(), !on);
+                        }
+                        (SettingKind::Constant, SettingValue::Integer(n)) => {
+                            changed.constants.insert(setting.name.to_string(), n + 1);
+                        }
+                        _ => unreachable!(),
+                    }
+                    let Ok(other) = (info.load)(&scenario, &changed) else { continue };
+                    let strip = |mut v: Value| {
+                        v.as_object_mut().unwrap().remove("config");
+                        v
+                    };
+                    assert_ne!(plain.state()["config"], other.state()["config"], "{} {}", spec.id(), setting.name);
+                    assert_eq!(
+                        strip(plain.state()),
+                        strip(other.state()),
+                        "{}: {} changes the state outside its config",
+                        spec.id(),
+                        setting.name
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 40, "only {checked} settings were checked");
+    }
+
+    #[test]
+    fn changes_name_each_place_and_its_new_value() {
+        let before =
+            serde_json::json!({"units": {"u1": {"broken": true, "at": [1, 2]}, "u2": {"broken": false}}, "log": [1]});
+        let after = serde_json::json!({"units": {"u1": {"broken": false, "at": [1, 2]}, "u3": {}}, "log": [1, 2]});
+        assert_eq!(
+            changes(&before, &after),
+            vec![
+                ("/log".to_string(), Some(serde_json::json!([1, 2]))),
+                ("/units/u1/broken".to_string(), Some(Value::Bool(false))),
+                ("/units/u2".to_string(), None),
+                ("/units/u3".to_string(), Some(serde_json::json!({}))),
+            ]
+        );
+        assert!(changes(&before, &before).is_empty());
+    }
 }

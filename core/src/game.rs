@@ -18,7 +18,7 @@ use std::fmt::Display;
 use serde_json::Value;
 
 use crate::canon;
-use crate::dice::{draw, Dice, Roll, Seed, TableDice};
+use crate::dice::{draw, Dice, Drawn, Roll, Seed, TableDice};
 use crate::digest::Digest;
 use crate::keys::{self, SecretKey};
 use crate::record::{self, CheckpointBody, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
@@ -268,7 +268,21 @@ impl Game {
         dice: Option<&TableDice>,
         by: Option<&str>,
     ) -> Result<Vec<Event>, Refusal> {
-        self.decide_with(decision, dice, by, None)
+        self.decide_with(decision, dice, by, None, None).map(|(events, _)| events)
+    }
+
+    /// [`Game::decide_as`], handing back the dice as drawn as well (for a
+    /// pick, with its cup). For diff: in a table game, `as_drawn` (the dice as
+    /// the record's own rules drew them) replaces the table's faces, so that
+    /// a face is reused only for the same die and cup.
+    pub fn decide_drawn(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        as_drawn: Option<&[Drawn]>,
+    ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
+        self.decide_with(decision, dice, by, None, as_drawn)
     }
 
     /// [`Game::decide_as`], in a sealed game whose turn value this game does
@@ -280,7 +294,8 @@ impl Game {
         dice: Option<&TableDice>,
         by: Option<&str>,
         recorded: Option<&TableDice>,
-    ) -> Result<Vec<Event>, Refusal> {
+        as_drawn: Option<&[Drawn]>,
+    ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
         self.check_decider(decision, by)?;
         let number = self.decisions + 1;
         if dice.is_some() && self.header.mode != SeedMode::Table {
@@ -293,6 +308,7 @@ impl Game {
         let turn_seed;
         let mut rolled = match (self.header.mode, &self.seed, &self.sealed) {
             (SeedMode::Open, Some(seed), _) => Dice::seeded(seed, number),
+            (SeedMode::Table, _, _) if as_drawn.is_some() => Dice::as_recorded(as_drawn.unwrap_or_default(), number),
             (SeedMode::Table, _, _) => Dice::table(dice.unwrap_or(&EMPTY_DICE), number),
             (SeedMode::Sealed, Some(seed), Some(sealed)) => match (sealed.value, recorded) {
                 (Some(x), _) => {
@@ -313,6 +329,7 @@ impl Game {
             (_, None, _) | (SeedMode::Sealed, _, None) => unreachable!("an open or sealed game has a seed and a chain"),
         };
         let facts = self.machine.decide(decision, &mut rolled)?;
+        let drawn = rolled.drawn();
         let rolls = if self.tolerate_unused_dice {
             rolled.rolls().to_vec()
         } else {
@@ -338,7 +355,7 @@ impl Game {
             head = hash;
             events.push(Event { seq, kind, body, hash });
         }
-        Ok(events)
+        Ok((events, drawn))
     }
 
     /// Folds one event in: checks its place and link, counts decisions,
@@ -855,7 +872,8 @@ impl Verifier {
         }
         let decided = self
             .game
-            .decide_with(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded))
+            .decide_with(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded), None)
+            .map(|(events, _)| events)
             .map_err(|refusal| {
                 at(
                     held.decision.seq,

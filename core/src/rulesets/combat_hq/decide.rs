@@ -522,20 +522,18 @@ fn activate(bg: &str, command_group: &str, units: &[String], facts: &mut Facts) 
 
 /// Checks that a command group may enter the table now.
 ///
-/// It must be in reserve; under multi-bg, "Its artillery is held in reserve
-/// until one command group enters the table."
+/// It must be in reserve; under multi-bg with CN9's option, the example's
+/// "Its artillery is held in reserve until one command group enters the
+/// table." is a rule for every battle group.
 fn may_enter<'a>(state: &'a State, command_group: &str) -> Result<&'a CommandGroup, Violation> {
     let cg = find_command_group(state, command_group)?;
     if !cg.in_reserve {
         refuse!("{command_group} is not in reserve: it is already on the table");
     }
     let bg = &state.battle_groups[&cg.battle_group];
-    if cg.kind == GroupKind::Artillery
-        && state.config.version.artillery_waits_for_a_command_group()
-        && !deployed(state, bg)
-    {
+    if cg.kind == GroupKind::Artillery && state.config.artillery_waits_for_a_command_group && !deployed(state, bg) {
         refuse!(
-            "{command_group} is artillery: \"Its artillery is held in reserve until one command group enters the table.\", and none of {}'s other command groups is on the table",
+            "{command_group} is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of {}'s other command groups is on the table",
             bg.id
         );
     }

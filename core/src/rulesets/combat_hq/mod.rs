@@ -77,7 +77,11 @@ impl Version {
 
     /// How many battle groups a side may have, if limited.
     ///
-    /// Base: "each side has one battle group" (issue 5, `combat-hq@base`).
+    /// Base: no text says it in so many words. The excerpt is the rule
+    /// change for a CO with several battle groups ("Game Set-Up for Multiple
+    /// Battle Groups – Rule Change"), so the game without the change is, as
+    /// C5 reads it, "the single-battle-group game (all dice active from turn
+    /// 1)": this project's reading is one battle group a side.
     /// Multi-bg: "He may have Command Groups from any or all of battle groups
     /// present on the table, or may decide to just have Command Groups from a
     /// single battle group on on the table."
@@ -127,19 +131,6 @@ impl Version {
         match self {
             Version::Base => OnCommandFailure::WildDiceToOpponent,
             Version::MultiBg => OnCommandFailure::StaffOrdersToEnemyCo,
-        }
-    }
-
-    /// Whether artillery must wait in reserve for another command group of
-    /// its battle group to be on the table.
-    ///
-    /// Multi-bg: "Its artillery is held in reserve until one command group
-    /// enters the table." Base: the sentence belongs to the rule change;
-    /// artillery enters like any other reserve.
-    pub fn artillery_waits_for_a_command_group(self) -> bool {
-        match self {
-            Version::Base => false,
-            Version::MultiBg => true,
         }
     }
 }
@@ -323,6 +314,10 @@ pub struct Config {
     pub reserve_entry_staff_orders: u32,
     /// Multi-bg only: the cost per Reserve Command Group after a Command Failure.
     pub reserve_entry_staff_orders_after_failure: Option<u32>,
+    /// Multi-bg only, the option `artillery-waits-for-a-command-group` (CN9):
+    /// the example's "Its artillery is held in reserve until one command
+    /// group enters the table." read as a rule for every battle group.
+    pub artillery_waits_for_a_command_group: bool,
 }
 
 impl Config {
@@ -347,6 +342,8 @@ impl Config {
                 Version::Base => None,
                 Version::MultiBg => Some(small("reserve-entry-staff-orders-after-failure")?),
             },
+            artillery_waits_for_a_command_group: version == Version::MultiBg
+                && r.flag("artillery-waits-for-a-command-group"),
         })
     }
 }
@@ -581,7 +578,7 @@ pub enum Fact {
     },
 }
 
-const SETTLES_RANGE: &str = "\"each die activates one command group (a command unit and up to 3 units within 6\\\")\" (INTERPRETATIONS.md, Combat HQ context)";
+const SETTLES_RANGE: &str = "\"each die activates one command group (a command unit and up to 3 units within 6\")\" (INTERPRETATIONS.md, Combat HQ context)";
 
 fn common_settings() -> Vec<Setting> {
     vec![
@@ -606,12 +603,18 @@ fn common_settings() -> Vec<Setting> {
     ]
 }
 
-const BASE_SUMMARY: &str = "The single-battle-group game: each side has one battle group, which rolls every Command Die every turn; on a Command Failure the 1s go to the opponent as Wild Dice.";
-const MULTI_BG_SUMMARY: &str = "The multiple-battle-group rule change: each Reserve Command Group holds one Command Die until it enters; a battle group with only artillery on the table does not roll; a Command Failure gives the failing group's 1s to the enemy CO as Staff Orders and holds its reserves back unless the CO pays 2 Staff Orders each.";
+const BASE_SUMMARY: &str = "The single-battle-group game: each side has one battle group, which rolls every Command Die every turn; on a Command Failure the 1s go to the opponent as Wild Dice. Open points: docs/open-points.md#combat-hq.";
+const MULTI_BG_SUMMARY: &str = "The multiple-battle-group rule change: each Reserve Command Group holds one Command Die until it enters; a battle group with only artillery on the table does not roll; a Command Failure gives the failing group's 1s to the enemy CO as Staff Orders and holds its reserves back unless the CO pays 2 Staff Orders each. Open points: docs/open-points.md#combat-hq.";
 
 /// `combat-hq@base` (the default) and `combat-hq@multi-bg`.
 pub fn versions() -> Vec<VersionSpec> {
     let mut multi = common_settings();
+    multi.push(Setting::option(
+        "artillery-waits-for-a-command-group",
+        "CN9",
+        "\"For example, Max's German infantry battle group consist of 24 units with eight Command Dice.\" … \"Its artillery is held in reserve until one command group enters the table.\"",
+        "Read the example's sentence on Max's artillery as a rule for every battle group: artillery starts on the table, or enters from reserve, only once another of its battle group's command groups is on the table. Off (the default), the sentence describes that one battle group: artillery deploys and enters like any command group, and a battle group with only artillery on the table does not roll (\"If all of its units (excluding artillery) are held in Reserve, it doesn't roll any Command Dice.\").",
+    ));
     multi.push(Setting::constant(
         "reserve-entry-staff-orders-after-failure",
         2,
@@ -791,8 +794,8 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
                 );
             }
             // "Its artillery is held in reserve until one command group
-            // enters the table." (multi-bg)
-            if version.artillery_waits_for_a_command_group() {
+            // enters the table.", read as a rule (multi-bg, CN9's option).
+            if state.config.artillery_waits_for_a_command_group {
                 let others_on_table =
                     bg.command_groups.iter().any(|cg| cg.kind != GroupKind::Artillery && cg.start == Start::Table);
                 if let Some(ci) =

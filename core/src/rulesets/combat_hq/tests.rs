@@ -12,6 +12,8 @@ use crate::ruleset;
 
 const BASE: &str = "combat-hq@base";
 const MULTI: &str = "combat-hq@multi-bg";
+/// Multi-bg with CN9's option: the example's artillery sentence as a rule.
+const MULTI_ARTILLERY_WAITS: &str = "combat-hq@multi-bg+artillery-waits-for-a-command-group";
 
 /// A game so far: its state after the given decisions.
 struct Given {
@@ -24,8 +26,13 @@ fn table(dice: &[(&str, &[u32])]) -> TableDice {
     dice.iter().map(|(label, faces)| (label.to_string(), faces.to_vec())).collect()
 }
 
+/// The rules of `version`: a version id, with options written inline.
+fn rules(version: &str) -> crate::rules::RuleVersion {
+    ruleset::inline_version(version).unwrap().0
+}
+
 fn given(version: &str, scenario: Value) -> Given {
-    let rules = ruleset::version(version).unwrap().defaults();
+    let rules = rules(version);
     let scenario: Scenario = serde_json::from_value(scenario).unwrap();
     Given { state: CombatHq::initial(scenario, &rules).unwrap(), decisions: 0 }
 }
@@ -173,7 +180,7 @@ fn only_multi_bg_declares_the_cost_of_reserves_after_a_failure() {
 // ------------------------------------------------------------------ scenario
 
 fn load_error(version: &str, scenario: Value) -> String {
-    let rules = ruleset::version(version).unwrap().defaults();
+    let rules = rules(version);
     let info = ruleset::find("combat-hq").unwrap();
     match (info.load)(&scenario, &rules) {
         Ok(_) => panic!("the scenario loaded"),
@@ -260,17 +267,51 @@ fn only_multi_bg_lets_a_co_command_several_battle_groups() {
     assert_eq!(g.state.sides[1].battle_groups, ["bg-hart", "bg-lane"]);
 }
 
-/// Multi-bg: "Its artillery is held in reserve until one command group
-/// enters the table." Base has no such sentence.
+/// Issue 14, item 7: "Its artillery is held in reserve until one command
+/// group enters the table." describes Max's battle group in the text's
+/// example, not every battle group (CN9): by default a battle group may
+/// deploy its artillery alone. It then does not roll, as "If all of its
+/// units (excluding artillery) are held in Reserve, it doesn't roll any
+/// Command Dice." says, until a command group enters.
 #[test]
-fn under_multi_bg_artillery_starts_on_the_table_only_with_another_group() {
+fn under_multi_bg_artillery_may_start_on_the_table_alone_and_does_not_roll() {
+    let alone = with_start(all_in_reserve(), &[("art", "table")]);
+    let g = given(MULTI, alone.clone());
+    assert_eq!((kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves), (2, 6));
+    let g = g.then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    let t = g.state.turn.as_ref().unwrap();
+    assert!(!t.dice.contains_key("kg-max"), "kg-max rolled: {t:?}");
+    let facts = check(&given(MULTI, alone.clone()), begin("germans"), &[("command-dice:bg-hart", &[4, 4])]).unwrap();
+    assert_eq!(
+        rolled(&facts, "kg-max"),
+        Fact::CommandDiceNotRolled {
+            battle_group: "kg-max".into(),
+            side: "germans".into(),
+            active_pool: 2,
+            held_by_reserves: 6,
+            reason: NoRoll::AllInReserve,
+        }
+    );
+    // "When it enters a Command Group onto the table, it gains its Active
+    // Dice Pool (plus that unit's Command Dice) for use in subsequent turns."
+    let g = g.then(enter_reserve("1-kp"), &[]).then(json!({"type": "end-turn"}), &[]);
+    let facts =
+        check(&g, begin("germans"), &[("command-dice:kg-max", &[5, 4, 3]), ("command-dice:bg-hart", &[4, 4])]).unwrap();
+    assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 3, held_by_reserves: 5, .. }));
+    given(BASE, alone);
+}
+
+/// CN9's option reads the example's sentence as a rule: artillery starts on
+/// the table only with another of its battle group's command groups.
+#[test]
+fn with_artillery_waits_artillery_starts_on_the_table_only_with_another_group() {
     let alone = with_start(all_in_reserve(), &[("art", "table")]);
     assert_eq!(
-        load_error(MULTI, alone.clone()),
+        load_error(MULTI_ARTILLERY_WAITS, alone.clone()),
         "sides[0].battle_groups[0].command_groups[6].start: \"Its artillery is held in reserve until one command group enters the table.\": artillery starts on the table only with another of its battle group's command groups"
     );
-    given(BASE, alone);
-    given(MULTI, with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]));
+    given(MULTI_ARTILLERY_WAITS, with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]));
+    assert!(ruleset::inline_version("combat-hq@base+artillery-waits-for-a-command-group").is_err());
 }
 
 // ---------------------------------------------------------------- allocation
@@ -972,16 +1013,19 @@ fn under_base_a_group_entering_releases_no_die() {
     );
 }
 
-/// Multi-bg: "Its artillery is held in reserve until one command group enters
-/// the table."
+/// CN9: by default artillery enters from reserve like any command group;
+/// with `artillery-waits-for-a-command-group`, "Its artillery is held in
+/// reserve until one command group enters the table."
 #[test]
-fn under_multi_bg_artillery_waits_for_another_group_on_the_table() {
-    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+fn artillery_waits_for_another_group_on_the_table_only_under_the_option() {
+    let g = given(MULTI_ARTILLERY_WAITS, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     assert_eq!(
         check(&g, enter_reserve("art"), &[]).unwrap_err(),
-        "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\", and none of kg-max's other command groups is on the table"
+        "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of kg-max's other command groups is on the table"
     );
     let g = g.then(enter_reserve("pak"), &[]);
+    check(&g, enter_reserve("art"), &[]).unwrap();
+    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     check(&g, enter_reserve("art"), &[]).unwrap();
     let g = given(BASE, all_in_reserve()).then(
         begin("germans"),
@@ -1199,4 +1243,157 @@ fn a_changed_fact_that_does_not_add_up_still_narrates() {
             u32::MAX
         )]
     );
+}
+
+// -------------------------------------------------------------- citations
+
+/// The rules text this ruleset implements, as the project has it:
+/// `rules/battle-group-command-dice.txt`.
+const EXCERPT: &str = r#"Game Set-Up for Multiple Battle Groups – Rule Change
+A battle group does not have access to all of its Command Dice until it has entered all of its Reserves onto the table.
+Initial Units
+The CO may decide which units to have on the table and which ones to hold in Reserve. He may have Command Groups from any or all of battle groups present on the table, or may decide to just have Command Groups from a single battle group on on the table.
+Allocating Command Dice to Reserves
+Reserve units are grouped into Command Groups that match the battle group’s companies and support groups. Each Reserve Command Group is allocated one Command Dice.
+For example, Max’s German infantry battle group consist of 24 units with eight Command Dice. It has three rifle companies, a weapons company, plus three support groups, for a total of seven command groups. Its artillery is held in reserve until one command group enters the table.
+Active Dice Pools for Battle Groups
+After Command Dice have been allocated to Reserve Command Groups, any remaining Command Dice are used to form the battle group’s Active Dice Pool.
+All of a battle group’s initial Staff Orders, irrespective of the number of Command Groups on the table at the start of the game, are available to the CO.
+For example, if all of Max’s infantry battle group units were used as Reserves, only one of its eight Command Dice would form its Active Dice Pool. All six of its Staff Orders would be usable by the CO.
+If at the start of the game, Max deploys three rifle companies and his weapons company, he would have five Command Dice in his Active Dice Pool. Three Command Dice would be allocated to his three reserve battle groups.
+When a Reserve Command Group enters the table, its Command Dice is added to the battle group’s Active Dice Pool and is available for use on subsequent turns.
+One or More Deployed Command Groups
+If one or more command groups are deployed on the table at the start of a game, the battle group rolls its Active Dice Pool each turn. If all of its units (excluding artillery) are held in Reserve, it doesn’t roll any Command Dice. When it enters a Command Group onto the table, it gains its Active Dice Pool (plus that unit’s Command Dice) for use in subsequent turns.
+"#;
+
+/// The Combat HQ section of `rules/INTERPRETATIONS.md`: the designer's
+/// published rules the excerpt relies on, and the open points C1–C5.
+const CONTEXT: &str = r#"## combat-hq (battle-group-command-dice.txt) — Combat HQ, Jim Bambra
+
+Context from the designer's published articles (not in the excerpt; the
+engine needs it to do anything with the dice):
+- CO = Commanding Officer, controls all battle groups; each battle group keeps
+  its own Command Dice, Morale Points and Staff Orders pool.
+- Command Dice are rolled at the start of each turn, per battle group, COs
+  alternating. If a roll shows more 1s than 6s it is a **Command Failure**:
+  in the base game the 1s go to the opponent as Wild Dice (on a normal roll,
+  1s are discarded); in the multi-battle-group rules the failing group's 1s go
+  to the enemy CO as Staff Orders, and the failure stops that group's reserves
+  from entering unless the CO pays 2 Staff Orders per Reserve Command Group.
+- Dice showing the same number form a Dice Chain; 6s are wild and may join any
+  chain. The first Command Pulse goes to the side with most 6s, then most 5s,
+  and so on; sides alternate pulses, one chain per pulse; each die activates one
+  command group (a command unit and up to 3 units within 6").
+- Staff Orders: a double chain restocks 1, a triple 2, …; restocked orders are
+  usable from the next turn (a chain of 6s: at once). Cap: one Staff Order per
+  Command Die. The starting number is scenario data.
+- Entering reserves: a single Reserve Command Group enters by a CO Staff
+  Order or by spending one die of the Active Dice Pool; its die joins the pool
+  from the next turn.
+
+| # | open point | default | option |
+|---|---|---|---|
+| C1 | "allocated to his three reserve battle groups" — means reserve command groups (8 − 3 = 5). | Command groups. | — |
+| C2 | Artillery "held in reserve" but "excluding artillery" in the deployed test, and 8 − 7 = 1 counts it. | Artillery groups take a reserve die, but do not count as deployed. | — |
+| C3 | All in reserve: one die "would form its Active Dice Pool" yet "it doesn't roll". | The pool exists but is not rolled until a command group has entered; the entering group's die is usable from the next turn. | — |
+| C4 | More reserve groups than dice. | Pool floors at 0; surplus groups hold no die. | — |
+| C5 | The rule change itself. | Version `combat-hq@multi-bg` applies it; `combat-hq@base` is the single-battle-group game (all dice active from turn 1). Diffing the two on one game is a headline example. | — |
+"#;
+
+/// Text as quoted: no Markdown emphasis, straight apostrophes, inch marks
+/// (`6"`) apart from quotation marks, one space between words.
+fn normalise(text: &str) -> String {
+    let mut out = String::new();
+    let mut previous = ' ';
+    for c in text.replace("**", "").replace('\u{2019}', "'").chars() {
+        let c = if c == '"' && previous.is_ascii_digit() { '\u{2033}' } else { c };
+        if c.is_whitespace() {
+            if !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+        previous = c;
+    }
+    out
+}
+
+/// The passages between quotation marks in a normalised text: a quotation
+/// opens after a space or a bracket and closes before a space, a
+/// punctuation mark or the end.
+fn quotations(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let opens = chars[i] == '"' && (i == 0 || matches!(chars[i - 1], ' ' | '(' | '['));
+        if !opens {
+            i += 1;
+            continue;
+        }
+        let Some(len) = chars[i + 1..].iter().enumerate().position(|(k, &c)| {
+            c == '"' && chars.get(i + 2 + k).is_none_or(|n| n.is_whitespace() || ".,;:)]".contains(*n))
+        }) else {
+            break;
+        };
+        out.push(chars[i + 1..i + 1 + len].iter().collect());
+        i += len + 2;
+    }
+    out
+}
+
+/// Issue 14, item 8: a rule in code quotes the rules texts, and only them.
+/// Every quotation in the doc comments of the ruleset's code, in its
+/// messages and in its settings' `settles` is found, word for word (an
+/// ellipsis standing for words left out), in the excerpt or in its context.
+#[test]
+fn every_quotation_is_from_the_rules_texts() {
+    let texts = format!("{} {}", normalise(EXCERPT), normalise(CONTEXT));
+    let found = |quote: &str| {
+        quote
+            .split(['\u{2026}'])
+            .map(|p| p.trim_matches(|c: char| c == ' ' || c == '.' || c == ','))
+            .all(|p| p.is_empty() || texts.contains(p))
+    };
+    let mut quotes: Vec<(String, String)> = Vec::new();
+    for (file, source) in [
+        ("mod.rs", include_str!("mod.rs")),
+        ("decide.rs", include_str!("decide.rs")),
+        ("text.rs", include_str!("text.rs")),
+    ] {
+        let mut comment = String::new();
+        for line in source.lines() {
+            let line = line.trim_start();
+            match line.strip_prefix("///").or_else(|| line.strip_prefix("//!")).or_else(|| line.strip_prefix("//")) {
+                Some(rest) => {
+                    comment.push(' ');
+                    comment.push_str(rest);
+                }
+                None => {
+                    quotes.extend(quotations(&normalise(&comment)).into_iter().map(|q| (file.to_string(), q)));
+                    comment.clear();
+                    // A message's quotation: between escaped quotation marks.
+                    let line = normalise(&line.replace("\\\"", "\""));
+                    for (k, part) in line.split("\\\"").enumerate() {
+                        if k % 2 == 1 && !part.contains('{') {
+                            quotes.push((file.to_string(), part.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for spec in versions() {
+        for s in &spec.settings {
+            quotes.extend(
+                quotations(&normalise(s.settles)).into_iter().map(|q| (format!("{} {}", spec.id(), s.name), q)),
+            );
+        }
+    }
+    let quotes: Vec<_> = quotes.into_iter().filter(|(_, q)| q.chars().count() >= 12).collect();
+    assert!(quotes.len() > 30, "only {} quotations found", quotes.len());
+    let strays: Vec<String> =
+        quotes.iter().filter(|(_, q)| !found(q)).map(|(at, q)| format!("{at}: \"{q}\"")).collect();
+    assert!(strays.is_empty(), "quoted, but in no rules text:\n{}", strays.join("\n"));
 }

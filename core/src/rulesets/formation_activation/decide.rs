@@ -142,7 +142,7 @@ fn draw_chit(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Vi
     if t.cup.is_empty() {
         refuse!("the cup is empty: begin the next turn");
     }
-    let index = dice.pick("cup", t.cup.len() as u32)? as usize;
+    let index = dice.pick_from("cup", &t.cup)?;
     let chit = t.cup[index].clone();
     facts.push(Fact::ChitDrawn { turn: t.number, chit: chit.clone(), cup_size: t.cup.len() as u32 });
     match state.chits.get(&chit).expect("the cup holds chits of the game") {

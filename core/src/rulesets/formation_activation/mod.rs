@@ -422,10 +422,12 @@ pub enum Fact {
     },
 }
 
-const VERSION_SUMMARY: &str = "The Action Phase as written, with the defaults of rules/INTERPRETATIONS.md F1-F7.";
+const VERSION_SUMMARY: &str = "The Action Phase as written, with the defaults of its open points F1-F7 and FN1-FN6 (docs/open-points.md#formation-activation).";
 
-/// The sentence on two formation markers, which the operations count settles.
-const TWO_MARKERS: &str = "\"Important: if a formation has two formation markers, each of its units may act twice per turn.\" and \"Remove all 'operations complete' and 'out of command' markers from the formation.\"";
+/// The sentences FN2's reading rests on. They say that a unit of a
+/// two-chit formation acts twice per turn, and that operations end with a
+/// marker; they do not say how many operations one activation allows.
+const TWO_MARKERS: &str = "\"Important: if a formation has two formation markers, each of its units may act twice per turn.\" and \"Remove all 'operations complete' and 'out of command' markers from the formation.\" (neither says how many operations one activation allows: open point FN2)";
 
 /// `formation-activation@1`: every option and constant.
 pub fn versions() -> Vec<VersionSpec> {
@@ -452,12 +454,15 @@ pub fn versions() -> Vec<VersionSpec> {
                 "\"Out-of-command units add one to the 2d6 roll.\"",
                 "What an out-of-command unit adds to its 2d6 rally roll.",
             ),
-            Setting::constant(
-                "operations-per-activation",
-                1,
-                TWO_MARKERS,
-                "How many operations (move, fire, assault) a unit conducts in one activation of its formation before it is marked operations complete.",
-            ),
+            Setting {
+                point: Some("FN2"),
+                ..Setting::constant(
+                    "operations-per-activation",
+                    1,
+                    TWO_MARKERS,
+                    "How many operations (move, fire, assault) a unit conducts in one activation of its formation before it is marked operations complete. 1 (this project's reading, FN2): each act of \"may act twice per turn\" is one operation. Other readings: a fixed number of operations per activation (set it here), or as many as the player likes until the formation's activation ends (a large number comes close).",
+                )
+            },
         ],
     }]
 }

@@ -927,6 +927,18 @@ fn operations_per_activation_is_a_constant() {
     assert!(matches!(facts[0], Fact::Fired { operations_complete: true, .. }));
 }
 
+/// Issue 14, item 11: one operation per activation is this project's
+/// reading of sentences that do not settle it: the setting names its open
+/// point (FN2) and says the sentences leave it open, with the alternatives.
+#[test]
+fn operations_per_activation_is_an_open_point_with_its_alternatives() {
+    let spec = versions().remove(0);
+    let setting = spec.setting("operations-per-activation").unwrap();
+    assert_eq!(setting.point, Some("FN2"));
+    assert!(setting.settles.contains("neither says how many operations one activation allows"), "{}", setting.settles);
+    assert!(setting.help.contains("Other readings"), "{}", setting.help);
+}
+
 #[test]
 fn only_the_active_formation_conducts_operations() {
     let state = sixty_second_active(&[3, 4]);

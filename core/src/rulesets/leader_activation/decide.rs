@@ -55,6 +55,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
             let p = find(state, piece)?;
             facts.push(Fact::Moved { piece: piece.clone(), from: p.at, to: *to });
         }
+        Decision::Remove { piece, reason } => remove(state, piece, reason, &mut facts)?,
     }
     Ok(facts.into_facts())
 }
@@ -62,7 +63,18 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
 fn find<'a>(state: &'a State, id: &str) -> Result<&'a Piece, Violation> {
     match state.pieces.get(id) {
         Some(p) => Ok(p),
-        None => refuse!("there is no leader or unit {id:?} in this game"),
+        None => match state.removed.get(id) {
+            Some(r) => refuse!("{id} has been removed from play ({})", r.reason),
+            None => refuse!("there is no leader or unit {id:?} in this game"),
+        },
+    }
+}
+
+/// "A (an) Elite unit": the article a skill rating takes.
+fn a_or_an(skill: Skill) -> &'static str {
+    match skill {
+        Skill::Elite => "an",
+        Skill::Trained | Skill::Conscript => "a",
     }
 }
 
@@ -141,11 +153,20 @@ fn pass_slot_if_stuck(facts: &mut Facts) {
     end_turn_if_over(facts);
 }
 
+/// The turn ends once no leader is left to activate; it says which leaders
+/// were left unactivated because they are locked in close combat.
 fn end_turn_if_over(facts: &mut Facts) {
-    if let Some(t) = &facts.state().turn {
+    let state = facts.state();
+    if let Some(t) = &state.turn {
         if t.next.is_none() && t.activation.is_none() {
             let turn = t.number;
-            facts.push(Fact::TurnEnded { turn });
+            let locked = state
+                .pieces
+                .values()
+                .filter(|p| p.role == Role::Leader && p.locked && !p.activated)
+                .map(|p| p.id.clone())
+                .collect();
+            facts.push(Fact::TurnEnded { turn, locked });
         }
     }
 }
@@ -206,11 +227,11 @@ fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violat
         refuse!("{leader} is a unit, not a leader: units are commanded by an active leader");
     }
     let Some(next) = &t.next else {
-        refuse!("turn {} is over: every leader has been activated; begin the next turn", t.number);
+        refuse!("turn {} is over: no leader is left to activate; begin the next turn", t.number);
     };
     if &p.side != next {
         let may: Vec<String> = to_activate(state, next).iter().map(|p| p.id.clone()).collect();
-        refuse!("it is {next}'s turn to activate a leader ({}), not {}'s", may.join(", "), p.side);
+        refuse!("it is for {next} to activate a leader ({}), not for {}", may.join(", "), p.side);
     }
     if p.activated {
         refuse!("{leader} has already been activated this turn: \"It may not be activated at another time during that turn.\"");
@@ -348,8 +369,9 @@ fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation
     let distance_mm = leader.at.distance_ceil(u.at);
     if !leader.at.within(u.at, range_mm) {
         refuse!(
-            "{unit} is out of command range: {distance_mm} mm from {} (rounded up), and a {} unit's command range is {range_mm} mm",
+            "{unit} is out of command range: {distance_mm} mm from {} (rounded up), and {} {} unit's command range is {range_mm} mm",
             a.leader,
+            a_or_an(u.skill),
             u.skill.name()
         );
     }
@@ -434,9 +456,10 @@ fn rally(state: &State, units: &[String], dice: &mut Dice, facts: &mut Facts) ->
         let range_mm = state.config.command_range_mm(u.skill);
         if !leader.at.within(u.at, range_mm) {
             refuse!(
-                "{id} is out of command range for a rally: {} mm from {} (rounded up), and a {} unit's command range is {range_mm} mm",
+                "{id} is out of command range for a rally: {} mm from {} (rounded up), and {} {} unit's command range is {range_mm} mm",
                 leader.at.distance_ceil(u.at),
                 a.leader,
+                a_or_an(u.skill),
                 u.skill.name()
             );
         }
@@ -508,7 +531,7 @@ fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
         refuse!("turn {} is over: there is nothing to skip", t.number);
     };
     if next != side {
-        refuse!("it is {next}'s turn to activate a leader: {side} cannot skip it");
+        refuse!("it is for {next} to activate a leader: {side} cannot skip it");
     }
     let left = t.skips.get(side).copied().unwrap_or(0);
     if left == 0 {
@@ -522,5 +545,29 @@ fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
         refuse!("{opponent} has no leader left to activate: {side} cannot pass to them");
     }
     facts.push(Fact::Skipped { side: side.to_string(), skips_left: left - 1, next: Some(opponent) });
+    Ok(())
+}
+
+/// The referee removes a leader or unit from play (LN3).
+///
+/// The text has no casualties: what kills a leader or destroys a unit is
+/// outside the Command Phase, so it is a referee decision, like breaking
+/// (L10). Its consequences follow from the text: a leader no longer in play
+/// is not among "your total number of leaders" when the next turn's skips
+/// are counted ("You get as many skips as you have leaders less"; this
+/// turn's were counted at its start, L9), is never given an activation, and
+/// a removed unit can be neither commanded nor rallied. A leader removed
+/// while he is being activated does nothing more: his activation ends and
+/// the slot passes on, as after any activation. A side left with no leader
+/// to activate passes its slot on, as for a lock.
+fn remove(state: &State, id: &str, reason: &str, facts: &mut Facts) -> Result<(), Violation> {
+    let p = find(state, id)?;
+    let (side, role) = (p.side.clone(), p.role);
+    facts.push(Fact::Removed { piece: id.to_string(), side: side.clone(), role, reason: reason.to_string() });
+    if active_leader(state) == Some(id) {
+        end_activation(id.to_string(), side, true, facts);
+    } else {
+        pass_slot_if_stuck(facts);
+    }
     Ok(())
 }

@@ -182,12 +182,25 @@ pub struct Turn {
     pub activation: Option<Activation>,
 }
 
+/// A leader or unit the referee has removed from play (killed, destroyed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Removed {
+    pub side: String,
+    pub role: Role,
+    pub reason: String,
+}
+
 /// The game so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     pub config: Config,
     pub sides: [String; 2],
+    /// The leaders and units in play.
     pub pieces: BTreeMap<String, Piece>,
+    /// The leaders and units removed from play, and why (LN3). Left out of
+    /// the serialised state while empty, as it was before removal existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub removed: BTreeMap<String, Removed>,
     /// The current turn; none before the first `begin-turn`.
     pub turn: Option<Turn>,
 }
@@ -222,6 +235,9 @@ pub enum Decision {
     FreeFromCloseCombat { leader: String },
     /// Referee: a unit or leader moves (a position in millimetres).
     Move { piece: String, to: Point },
+    /// Referee: a unit or leader is removed from play (killed, destroyed,
+    /// captured), for the reason given (LN3).
+    Remove { piece: String, reason: String },
 }
 
 /// What happened.
@@ -292,8 +308,12 @@ pub enum Fact {
         side: String,
         next: Option<String>,
     },
+    /// The turn is over: no leader is left to activate. `locked` names the
+    /// leaders left unactivated because they are locked in close combat.
     TurnEnded {
         turn: u32,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        locked: Vec<String>,
     },
     Broke {
         piece: String,
@@ -310,9 +330,17 @@ pub enum Fact {
         from: Point,
         to: Point,
     },
+    /// A leader or unit leaves play. A leader removed while he is being
+    /// activated is followed by the end of his activation.
+    Removed {
+        piece: String,
+        side: String,
+        role: Role,
+        reason: String,
+    },
 }
 
-const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of rules/INTERPRETATIONS.md L1-L10.";
+const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of its open points L1-L10 and LN1-LN3 (docs/open-points.md#leader-activation).";
 
 /// `leader-activation@1`: every option and constant.
 pub fn versions() -> Vec<VersionSpec> {
@@ -454,7 +482,7 @@ impl Ruleset for LeaderActivation {
                 return Err(ScenarioError::new(format!("{field}.id"), format!("{:?} is used twice", p.id)));
             }
         }
-        Ok(State { config, sides, pieces, turn: None })
+        Ok(State { config, sides, pieces, removed: BTreeMap::new(), turn: None })
     }
 
     fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
@@ -546,7 +574,10 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             }
         }
         Fact::ActivationEnded { leader, stays_activated, next, .. } => {
-            piece(&mut state, leader).activated = *stays_activated;
+            // A leader removed during his activation is no longer in play.
+            if let Some(p) = state.pieces.get_mut(leader) {
+                p.activated = *stays_activated;
+            }
             let turn = state.turn.as_mut().expect("a turn is in progress");
             turn.activation = None;
             turn.next = next.clone();
@@ -568,6 +599,10 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
         Fact::LockedInCloseCombat { leader } => piece(&mut state, leader).locked = true,
         Fact::FreedFromCloseCombat { leader } => piece(&mut state, leader).locked = false,
         Fact::Moved { piece: id, to, .. } => piece(&mut state, id).at = *to,
+        Fact::Removed { piece: id, side, role, reason } => {
+            state.pieces.remove(id);
+            state.removed.insert(id.clone(), Removed { side: side.clone(), role: *role, reason: reason.clone() });
+        }
     }
     state
 }
@@ -634,11 +669,25 @@ pub fn narrate(fact: &Fact) -> String {
             format!("{side} skips ({skips_left} skip(s) left); {}.", side_or_none(next))
         }
         Fact::SlotPassed { side, next } => format!("{side} has no leader left to activate; {}.", side_or_none(next)),
-        Fact::TurnEnded { turn } => format!("Turn {turn} ends: every leader has been activated."),
+        Fact::TurnEnded { turn, locked } => match locked.as_slice() {
+            [] => format!("Turn {turn} ends: every leader has been activated."),
+            [one] => format!("Turn {turn} ends: no leader is left to activate ({one} is locked in close combat)."),
+            many => format!(
+                "Turn {turn} ends: no leader is left to activate ({} are locked in close combat).",
+                many.join(", ")
+            ),
+        },
         Fact::Broke { piece, reason } => format!("{piece} is broken: {reason}."),
         Fact::LockedInCloseCombat { leader } => format!("{leader} is locked in close combat."),
         Fact::FreedFromCloseCombat { leader } => format!("{leader} is freed from close combat."),
         Fact::Moved { piece, from, to } => format!("{piece} moves from {from} to {to} mm."),
+        Fact::Removed { piece, side, role, reason } => {
+            let role = match role {
+                Role::Leader => "leader",
+                Role::Unit => "unit",
+            };
+            format!("{piece} ({side} {role}) is removed from play: {reason}.")
+        }
     }
 }
 
@@ -667,7 +716,7 @@ pub fn render(state: &State) -> String {
             }
         }
     }
-    let width = state.pieces.keys().map(String::len).max().unwrap_or(0);
+    let width = state.pieces.keys().chain(state.removed.keys()).map(String::len).max().unwrap_or(0);
     for side in &state.sides {
         out.push_str(&format!("{side}:\n"));
         for p in state.pieces.values().filter(|p| &p.side == side) {
@@ -695,6 +744,13 @@ pub fn render(state: &State) -> String {
             );
             out.push_str(line.trim_end());
             out.push('\n');
+        }
+        for (id, r) in state.removed.iter().filter(|(_, r)| &r.side == side) {
+            let role = match r.role {
+                Role::Leader => "leader",
+                Role::Unit => "unit",
+            };
+            out.push_str(&format!("  {id:<width$}  {role:<6} removed from play: {}\n", r.reason));
         }
     }
     out

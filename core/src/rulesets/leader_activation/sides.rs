@@ -5,8 +5,8 @@
 //! the activating leader's side's decision. Choosing the next leader is the
 //! side whose slot it is ("let him activate two leaders or even more in
 //! sequence"), and a skip is the skipping side's. Who begins a turn, breaking,
-//! close combat and movement are inputs the text leaves to the table (L10):
-//! referee decisions.
+//! close combat, movement and removing the dead (LN3) are inputs the text
+//! leaves to the table (L10): referee decisions.
 
 use super::{Decision, State};
 use crate::ruleset::Actor;
@@ -52,6 +52,7 @@ pub(super) fn author(state: &State, decision: &Decision) -> Actor {
         | Decision::Break { .. }
         | Decision::LockInCloseCombat { .. }
         | Decision::FreeFromCloseCombat { .. }
-        | Decision::Move { .. } => Actor::Referee,
+        | Decision::Move { .. }
+        | Decision::Remove { .. } => Actor::Referee,
     }
 }

@@ -160,7 +160,7 @@ fn the_wrong_sides_turn_is_refused_naming_whose_turn_it_is() {
     let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
     refused(
         c.when(json!({"type": "activate", "leader": "vogel"})),
-        "it is allies's turn to activate a leader (adams, baker, cole), not axis's",
+        "it is for allies to activate a leader (adams, baker, cole), not for axis",
     );
 }
 
@@ -212,7 +212,7 @@ fn a_skip_is_only_for_the_side_whose_slot_it_is() {
     let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
     refused(
         c.when(json!({"type": "skip", "side": "axis"})),
-        "it is allies's turn to activate a leader: axis cannot skip it",
+        "it is for allies to activate a leader: axis cannot skip it",
     );
 }
 
@@ -252,7 +252,7 @@ fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
         facts,
         vec![
             Fact::ActivationEnded { leader: "cole".into(), side: "allies".into(), stays_activated: true, next: None },
-            Fact::TurnEnded { turn: 1 },
+            Fact::TurnEnded { turn: 1, locked: vec![] },
         ]
     );
 }
@@ -311,7 +311,150 @@ fn a_lock_that_leaves_a_side_without_leaders_passes_its_slot() {
     );
 }
 
+/// Issue 14, item 10: with a leader locked in close combat the turn does
+/// not end "every leader has been activated": it names him.
+#[test]
+fn a_turn_that_ends_with_a_leader_locked_says_so() {
+    let c = Check::new()
+        .given(json!({"type": "lock-in-close-combat", "leader": "weber"}))
+        .given(json!({"type": "begin-turn", "first": "axis"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}));
+    let mut c = c;
+    for leader in ["adams", "baker"] {
+        c = c.given(json!({"type": "activate", "leader": leader})).given(json!({"type": "end-activation"}));
+    }
+    let c = c.given(json!({"type": "activate", "leader": "cole"}));
+    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    assert_eq!(facts[1], Fact::TurnEnded { turn: 1, locked: vec!["weber".into()] });
+    assert_eq!(narrate(&facts[1]), "Turn 1 ends: no leader is left to activate (weber is locked in close combat).");
+    let c = c.given(json!({"type": "end-activation"}));
+    refused(
+        c.when(json!({"type": "activate", "leader": "weber"})),
+        "turn 1 is over: no leader is left to activate; begin the next turn",
+    );
+    // Without a lock the narration is as before, and the fact's bytes too.
+    let plain = Fact::TurnEnded { turn: 2, locked: vec![] };
+    assert_eq!(narrate(&plain), "Turn 2 ends: every leader has been activated.");
+    assert_eq!(serde_json::to_value(&plain).unwrap(), json!({"type": "turn-ended", "turn": 2}));
+}
+
+// ---- The dead (LN3) ----
+
+/// Issue 14, item 9: a leader the referee removes no longer counts towards
+/// his side's leaders when the next turn's skips are counted ("You get as
+/// many skips as you have leaders less").
+#[test]
+fn a_removed_leader_no_longer_counts_for_skips() {
+    let c = Check::new().given(json!({"type": "remove", "piece": "baker", "reason": "killed by a sniper"}));
+    let facts = c.when(json!({"type": "begin-turn", "first": "axis"})).unwrap();
+    let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else { panic!("{facts:?}") };
+    assert_eq!((leaders["allies"], leaders["axis"]), (2, 2));
+    assert_eq!((skips["allies"], skips["axis"]), (0, 0));
+    assert!(!c.state.pieces.contains_key("baker"));
+    assert_eq!(c.state.removed["baker"].reason, "killed by a sniper");
+}
+
+/// A removed leader is never given an activation: the turn ends once the
+/// leaders in play have been activated, and a side left without a leader to
+/// activate passes its slot on.
+#[test]
+fn a_removed_leader_is_not_activated_and_his_slot_passes() {
+    let c = Check::new()
+        .given(json!({"type": "begin-turn", "first": "axis"}))
+        .given(json!({"type": "activate", "leader": "vogel"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "adams"}))
+        .given(json!({"type": "end-activation"}));
+    assert_eq!(
+        c.when(json!({"type": "remove", "piece": "weber", "reason": "killed"})).unwrap(),
+        vec![
+            Fact::Removed { piece: "weber".into(), side: "axis".into(), role: Role::Leader, reason: "killed".into() },
+            Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
+        ]
+    );
+    let c = c.given(json!({"type": "remove", "piece": "weber", "reason": "killed"}));
+    refused(c.when(json!({"type": "activate", "leader": "weber"})), "weber has been removed from play (killed)");
+    let c = c
+        .given(json!({"type": "activate", "leader": "baker"}))
+        .given(json!({"type": "end-activation"}))
+        .given(json!({"type": "activate", "leader": "cole"}));
+    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1, locked: vec![] }));
+    // Next turn: axis has one leader against allies' three, so two skips.
+    let c = c.given(json!({"type": "end-activation"}));
+    let facts = c.when(json!({"type": "begin-turn", "first": "allies"})).unwrap();
+    let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else { panic!("{facts:?}") };
+    assert_eq!((leaders["axis"], skips["axis"]), (1, 2));
+}
+
+/// A leader removed during his own activation does nothing more: his
+/// activation ends and the slot passes on.
+#[test]
+fn a_leader_removed_during_his_activation_ends_it() {
+    let c = Check::new().adams_active().given(commanded("trained-a"));
+    let facts = c.when(json!({"type": "remove", "piece": "adams", "reason": "killed by mortar fire"})).unwrap();
+    assert_eq!(
+        facts,
+        vec![
+            Fact::Removed {
+                piece: "adams".into(),
+                side: "allies".into(),
+                role: Role::Leader,
+                reason: "killed by mortar fire".into()
+            },
+            Fact::ActivationEnded {
+                leader: "adams".into(),
+                side: "allies".into(),
+                stays_activated: true,
+                next: Some("axis".into())
+            },
+        ]
+    );
+    let c = c.given(json!({"type": "remove", "piece": "adams", "reason": "killed by mortar fire"}));
+    refused(c.when(json!({"type": "rally", "units": ["trained-b"]})), "no leader is being activated");
+    assert_eq!(c.state.turn.as_ref().unwrap().next.as_deref(), Some("axis"));
+    assert!(
+        render(&c.state).contains("  adams        leader removed from play: killed by mortar fire\n"),
+        "{}",
+        render(&c.state)
+    );
+}
+
+/// A removed unit can be neither commanded nor rallied, nor removed again.
+#[test]
+fn a_removed_unit_is_neither_commanded_nor_rallied() {
+    let c = Check::new()
+        .given(json!({"type": "break", "piece": "trained-b", "reason": "fire"}))
+        .given(json!({"type": "remove", "piece": "trained-a", "reason": "destroyed"}))
+        .given(json!({"type": "remove", "piece": "trained-b", "reason": "destroyed"}))
+        .adams_active();
+    refused(c.when(commanded("trained-a")), "trained-a has been removed from play (destroyed)");
+    refused(
+        c.when(json!({"type": "rally", "units": ["trained-b"]})),
+        "trained-b has been removed from play (destroyed)",
+    );
+    refused(
+        c.when(json!({"type": "remove", "piece": "trained-a", "reason": "again"})),
+        "trained-a has been removed from play (destroyed)",
+    );
+    refused(
+        c.when(json!({"type": "remove", "piece": "nobody", "reason": "x"})),
+        "there is no leader or unit \"nobody\"",
+    );
+}
+
 // ---- Commanding ----
+
+/// Issue 14, item 10: "an Elite unit's", not "a Elite unit's".
+#[test]
+fn an_elite_unit_out_of_range_is_named_with_its_article() {
+    let far_elite = Check::new().given(json!({"type": "move", "piece": "elite-150", "to": [151, 0]})).adams_active();
+    refused(
+        far_elite.when(commanded("elite-150")),
+        "elite-150 is out of command range: 151 mm from adams (rounded up), and an Elite unit's command range is 150 mm",
+    );
+}
 
 #[test]
 fn a_leader_commands_a_unit_within_the_units_command_range() {

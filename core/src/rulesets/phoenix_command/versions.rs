@@ -75,8 +75,7 @@ impl Config {
     }
 }
 
-const VERSION_SUMMARY: &str =
-    "Phoenix Command Basic Miniatures v.001 as written, with the defaults of rules/INTERPRETATIONS.md P1-P12.";
+const VERSION_SUMMARY: &str = "Phoenix Command Basic Miniatures v.001 as written, with the defaults of its open points P1-P12 and N1 onward (docs/open-points.md#phoenix-command).";
 
 /// `phoenix-command@1`: every option and constant.
 pub fn versions() -> Vec<VersionSpec> {
