@@ -618,7 +618,10 @@ fn a_server_over_postgres_killed_mid_append_loses_nothing_it_acknowledged() {
         rollcall_core::game::verify(&header, events.iter().cloned().map(Ok::<_, String>))
             .unwrap_or_else(|f| panic!("round {round}: the database does not verify after a kill: {f}"));
         if let Some((seq, hash)) = &acknowledged {
-            let at = events.iter().find(|e| e.seq == *seq).unwrap_or_else(|| panic!("round {round}: acknowledged seq {seq} lost"));
+            let at = events
+                .iter()
+                .find(|e| e.seq == *seq)
+                .unwrap_or_else(|| panic!("round {round}: acknowledged seq {seq} lost"));
             assert_eq!(&at.hash.to_string(), hash, "round {round}: acknowledged seq {seq} changed");
         }
         let acks = Arc::new(Mutex::new(acknowledged.clone()));

@@ -247,7 +247,15 @@ fn postgres_beside_sled(dir: &std::path::Path, n: usize) {
     let k = 300;
     let lines: String = (0..k).map(|i| format!("{{\"type\":\"move\",\"piece\":\"red-0\",\"to\":[{i},0]}}\n")).collect();
     for (name, store, flag) in [("sled", sled, "--db"), ("PostgreSQL", pg, "--store")] {
-        let new = ["new", "--rules", "leader-activation", "--scenario", scenario_file.to_str().unwrap(), "--game", "pg-stream"];
+        let new = [
+            "new",
+            "--rules",
+            "leader-activation",
+            "--scenario",
+            scenario_file.to_str().unwrap(),
+            "--game",
+            "pg-stream",
+        ];
         child(&[&[flag, store][..], &new[..]].concat(), None);
         let (t, _, _) = child(&[flag, store, "play", "pg-stream", "-", "--stream"], Some(lines.as_bytes()));
         println!(
@@ -265,7 +273,10 @@ fn postgres_beside_sled(dir: &std::path::Path, n: usize) {
     for servers in [1, 2] {
         let stores: Vec<&[&str]> = (0..servers).map(|_| &pg_args[..]).collect();
         let rate = serve_rate(&stores, games, per_game, &format!("p{servers}-"));
-        println!("  PostgreSQL serve, {servers} server{}: {games} games × {per_game} decisions  {rate:>8.0} decisions/s", if servers == 1 { " " } else { "s" });
+        println!(
+            "  PostgreSQL serve, {servers} server{}: {games} games × {per_game} decisions  {rate:>8.0} decisions/s",
+            if servers == 1 { " " } else { "s" }
+        );
     }
 }
 

@@ -120,18 +120,27 @@ pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::p
         let copied = copy_game(&source, &target, id).map_err(|Fail(m)| Fail(format!("game {id:?}: {m}")))?;
         match &copied {
             Copied::Copied(v) if !json => println!("copied {id}: {} events, verified, head {}", v.events, v.head),
-            Copied::Present(seq) if !json => println!("skipped {id}: the target holds it already, at the same head (seq {seq})"),
+            Copied::Present(seq) if !json => {
+                println!("skipped {id}: the target holds it already, at the same head (seq {seq})")
+            }
             _ => {}
         }
         out.push(match copied {
-            Copied::Copied(v) => serde_json::json!({"game": id, "copied": true, "events": v.events, "head": v.head.to_string()}),
+            Copied::Copied(v) => {
+                serde_json::json!({"game": id, "copied": true, "events": v.events, "head": v.head.to_string()})
+            }
             Copied::Present(seq) => serde_json::json!({"game": id, "copied": false, "events": seq}),
         });
     }
     if json {
         crate::commands::print_json(&serde_json::json!({"ok": true, "games": out}));
     } else {
-        println!("{} games: {} copied, {} there already", ids.len(), out.iter().filter(|g| g["copied"] == true).count(), out.iter().filter(|g| g["copied"] == false).count());
+        println!(
+            "{} games: {} copied, {} there already",
+            ids.len(),
+            out.iter().filter(|g| g["copied"] == true).count(),
+            out.iter().filter(|g| g["copied"] == false).count()
+        );
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -154,7 +163,9 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
         }
         return Ok(Copied::Present(head.seq));
     }
-    let fails = |f: rollcall_core::game::VerifyFailure| Fail(format!("does not verify in the source, so it was not copied: {f}"));
+    let fails = |f: rollcall_core::game::VerifyFailure| {
+        Fail(format!("does not verify in the source, so it was not copied: {f}"))
+    };
     let mut verifier = rollcall_core::game::Verifier::new(&header).map_err(fails)?;
     let mut creation = crate::commands::Creation::begin(target, &header)?;
     let mut unit = Vec::new();
@@ -171,13 +182,21 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
     }
     let (verified, _) = verifier.finish().map_err(fails)?;
     if verified.head != head.hash {
-        return Err(Fail(format!("the source's events end at {}, its head says {}: not copied", verified.head.short(), head.hash.short())));
+        return Err(Fail(format!(
+            "the source's events end at {}, its head says {}: not copied",
+            verified.head.short(),
+            head.hash.short()
+        )));
     }
     creation.push(unit)?;
     creation.commit()?;
     let copy = rollcall_core::log::open_game(target, id, None)?;
     if copy.head() != head.hash {
-        return Err(Fail(format!("read back from the target, the copy ends at {}, not {}", copy.head().short(), head.hash.short())));
+        return Err(Fail(format!(
+            "read back from the target, the copy ends at {}, not {}",
+            copy.head().short(),
+            head.hash.short()
+        )));
     }
     Ok(Copied::Copied(verified))
 }

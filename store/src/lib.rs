@@ -28,7 +28,7 @@ pub use sled_log::SledLog;
 /// A store: a sled directory, or a PostgreSQL database.
 pub enum Store {
     Sled(SledLog),
-    Postgres(PgLog),
+    Postgres(Box<PgLog>),
 }
 
 impl Store {
@@ -36,7 +36,7 @@ impl Store {
     /// a database (migrated already), anything else a sled directory.
     pub fn open(location: &Path) -> Result<Store, LogError> {
         match location.to_str().filter(|l| pg_log::is_url(l)) {
-            Some(url) => Ok(Store::Postgres(PgLog::open(url)?)),
+            Some(url) => Ok(Store::Postgres(Box::new(PgLog::open(url)?))),
             None => Ok(Store::Sled(SledLog::open(location)?)),
         }
     }
@@ -44,7 +44,7 @@ impl Store {
     fn log(&self) -> &(dyn EventLog + Send + Sync) {
         match self {
             Store::Sled(log) => log,
-            Store::Postgres(log) => log,
+            Store::Postgres(log) => &**log,
         }
     }
 }

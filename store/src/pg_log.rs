@@ -218,12 +218,7 @@ fn digest(game: &str, seq: u64, bytes: &[u8]) -> Result<Digest, LogError> {
 }
 
 fn stale(game: &str, expected: &Digest, head: &Head) -> LogError {
-    LogError::StaleHead {
-        game: game.to_string(),
-        expected: expected.short(),
-        seq: head.seq,
-        actual: head.hash.short(),
-    }
+    LogError::StaleHead { game: game.to_string(), expected: expected.short(), seq: head.seq, actual: head.hash.short() }
 }
 
 /// Runs `body` between `BEGIN` and `COMMIT`; rolls back when it fails.
@@ -244,8 +239,7 @@ fn transaction<T>(c: &mut Conn, body: impl FnOnce(&mut Conn) -> Result<T, Failur
 const GAME_ROW: &str = "SELECT visible, seq, hash FROM rollcall_games WHERE game = $1";
 const HEAD: &str = "SELECT seq, hash FROM rollcall_games WHERE game = $1 AND visible = $2";
 const HEADER: &str = "SELECT header FROM rollcall_games WHERE game = $1 AND visible = TRUE";
-const INSERT_GAME: &str =
-    "INSERT INTO rollcall_games (game, header, seq, hash, visible) VALUES ($1, $2, 0, $3, FALSE)";
+const INSERT_GAME: &str = "INSERT INTO rollcall_games (game, header, seq, hash, visible) VALUES ($1, $2, 0, $3, FALSE)";
 const DELETE_GAME: &str = "DELETE FROM rollcall_games WHERE game = $1 AND visible = FALSE";
 const DELETE_EVENTS: &str = "DELETE FROM rollcall_events WHERE game = $1";
 const SHOW_GAME: &str = "UPDATE rollcall_games SET visible = TRUE WHERE game = $1 AND visible = FALSE";
@@ -300,8 +294,7 @@ fn version_of(client: &mut Client) -> Result<i32, postgres::Error> {
 }
 
 fn config_of(url: &str) -> Result<Config, LogError> {
-    let mut config: Config =
-        url.parse().map_err(|e| LogError::Backend(format!("--store {}: {e}", shown(url))))?;
+    let mut config: Config = url.parse().map_err(|e| LogError::Backend(format!("--store {}: {e}", shown(url))))?;
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(Duration::from_secs(10));
     }
@@ -754,7 +747,10 @@ mod tests {
 
     #[test]
     fn a_location_is_shown_without_its_password() {
-        assert_eq!(shown("postgres://league:s3cret@db.example:5432/rollcall"), "postgres://league@db.example:5432/rollcall");
+        assert_eq!(
+            shown("postgres://league:s3cret@db.example:5432/rollcall"),
+            "postgres://league@db.example:5432/rollcall"
+        );
         assert_eq!(shown("postgresql:///rollcall?host=/run/postgresql"), "postgresql:///rollcall?host=/run/postgresql");
         assert_eq!(shown("postgres://u@h/db"), "postgres://u@h/db");
     }
@@ -770,7 +766,9 @@ mod tests {
     #[test]
     fn a_broken_connection_is_tried_again_and_a_refusal_is_not() {
         // A connection refused: nothing listens on port 1 of loopback.
-        let Err(e) = Config::new().host("127.0.0.1").port(1).user("x").connect(NoTls) else { panic!("port 1 answered") };
+        let Err(e) = Config::new().host("127.0.0.1").port(1).user("x").connect(NoTls) else {
+            panic!("port 1 answered")
+        };
         assert_eq!(class(&e), Class::Broken, "{e:?}");
     }
 

@@ -218,7 +218,10 @@ fn keeps_everything_across_a_reopen(open: &dyn Fn() -> Box<dyn EventLog>) {
 fn swaps_notes_and_keeps_secrets_once(log: &dyn EventLog) {
     assert!(log.swap_note("claim/g", None, Some(b"first")).unwrap(), "an absent note is claimed");
     assert!(!log.swap_note("claim/g", None, Some(b"second")).unwrap(), "a claimed note is not claimed again");
-    assert!(!log.swap_note("claim/g", Some(b"other"), Some(b"x")).unwrap(), "not swapped from a value it does not hold");
+    assert!(
+        !log.swap_note("claim/g", Some(b"other"), Some(b"x")).unwrap(),
+        "not swapped from a value it does not hold"
+    );
     assert_eq!(log.note("claim/g").unwrap().as_deref(), Some(&b"first"[..]));
     assert!(log.swap_note("claim/g", Some(b"first"), Some(b"third")).unwrap());
     assert_eq!(log.note("claim/g").unwrap().as_deref(), Some(&b"third"[..]));

@@ -222,9 +222,10 @@ impl Service {
                         live.game.apply(&event).map_err(|e| damaged(e.to_string()))?;
                     }
                     let index = live.game.sealed().map(|s| s.index).unwrap_or(1);
-                    let value = live.chain.value(index).ok_or_else(|| {
-                        ApiError::new(409, "chain-exhausted", "the chain of sealed turns is used up")
-                    })?;
+                    let value = live
+                        .chain
+                        .value(index)
+                        .ok_or_else(|| ApiError::new(409, "chain-exhausted", "the chain of sealed turns is used up"))?;
                     live.game.unseal(value).map_err(damaged)?;
                 }
                 if !live.ended {
