@@ -35,7 +35,7 @@ impl Store {
 
     fn cmd(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
-        c.env_remove("ROLLCALL_DB").env_remove("CI").arg("--db").arg(self.db());
+        c.env_remove("ROLLCALL_DB").env_remove("ROLLCALL_STORE").env_remove("CI").arg("--db").arg(self.db());
         c
     }
 

@@ -94,6 +94,7 @@ fn child(args: &[&str], stdin: Option<&[u8]>) -> (f64, f64, String) {
     let mut c = Command::new(BIN)
         .args(args)
         .env_remove("ROLLCALL_DB")
+        .env_remove("ROLLCALL_STORE")
         .env("ROLLCALL_PEAK_RSS", "1")
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
