@@ -3,6 +3,7 @@
 //! their turn ends; every refusal with its status and nothing written; many
 //! games at once; kills and restarts with nothing acknowledged lost.
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -11,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use rollcall_core::keys::SecretKey;
 use serde_json::{json, Value};
+
+#[path = "support/postgres.rs"]
+mod postgres_support;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -40,9 +44,19 @@ struct Server {
 
 impl Server {
     fn start(db: &Path) -> Server {
+        Server::on(&[OsStr::new("--db"), db.as_os_str()])
+    }
+
+    /// A server over the PostgreSQL database at `url`.
+    fn on_postgres(url: &str) -> Server {
+        Server::on(&[OsStr::new("--store"), OsStr::new(url)])
+    }
+
+    fn on(store: &[&OsStr]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rollcall"))
-            .arg("--db")
-            .arg(db)
+            .env_remove("ROLLCALL_DB")
+            .env_remove("ROLLCALL_STORE")
+            .args(store)
             .args(["serve", "--addr", "127.0.0.1:0", "--turns", "100"])
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
@@ -482,6 +496,186 @@ fn killed_fifty_times_the_server_loses_nothing_it_acknowledged() {
         acknowledged = acks.lock().unwrap().clone();
     }
     assert!(acknowledged.is_some_and(|(seq, _)| seq > 50), "the game went on between the kills");
+}
+
+// Several servers over one PostgreSQL database.
+
+/// Plays `per_game` referee moves in each game, one client thread per game,
+/// each move sent to the servers in turn (a server learns of the moves the
+/// others made from the database): decisions/s. A 409 (the other client of
+/// a game, or a race) is answered by reading the head again.
+fn play_across(servers: &[Arc<Server>], games: &[(String, String, String)], per_game: u64) -> f64 {
+    let start = Instant::now();
+    let handles: Vec<_> = games
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(g, (id, a, b))| {
+            let servers: Vec<Arc<Server>> = servers.to_vec();
+            std::thread::spawn(move || {
+                let mut expected = head(&servers[0], &id, &Transcript::default());
+                let mut i = 0;
+                while i < per_game {
+                    let server = &servers[(g + i as usize) % servers.len()];
+                    let token = if i % 2 == 0 { &a } else { &b };
+                    match move_piece(server, &id, token, &expected, i) {
+                        Some((_, hash)) => {
+                            expected = hash;
+                            i += 1;
+                        }
+                        None => expected = head(server, &id, &Transcript::default()),
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    (games.len() as u64 * per_game) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Every game's record, read from `server`, verifies and holds `decisions` decisions.
+fn all_verify(server: &Server, games: &[(String, String, String)], decisions: impl Fn(usize) -> u64) {
+    for (i, (id, _, _)) in games.iter().enumerate() {
+        let text = record(server, id);
+        let mut lines = text.lines();
+        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+        let events = lines.map(|l| rollcall_core::record::parse_event(l).map_err(|e| e.to_string()));
+        let v = rollcall_core::game::verify(&header, events).unwrap_or_else(|f| panic!("game {id}: {f}"));
+        assert_eq!(v.decisions, decisions(i), "game {id}: nothing lost or duplicated");
+    }
+}
+
+fn postgres_games(servers: &[Arc<Server>], n: usize, prefix: &str) -> Vec<(String, String, String)> {
+    let t = Transcript::default();
+    (0..n)
+        .map(|i| {
+            let id = format!("{prefix}{i}");
+            let (a, b) = sealed_game(&servers[i % servers.len()], &id, &t);
+            (id, a, b)
+        })
+        .collect()
+}
+
+#[test]
+fn two_servers_over_one_postgres_database_serialise_appends_and_lose_nothing() {
+    let Some(db) = postgres_support::Database::new("two_servers_over_one_postgres_database") else { return };
+    let servers = [Arc::new(Server::on_postgres(&db.url)), Arc::new(Server::on_postgres(&db.url))];
+    let per_game = std::env::var("ROLLCALL_SERVE_DECISIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(200u64);
+    // One server, then two, over the same database: the figures.
+    let one = postgres_games(&servers, 25, "one-");
+    let rate_one = play_across(&servers[..1], &one, per_game);
+    let two = postgres_games(&servers, 25, "two-");
+    let rate_two = play_across(&servers, &two, per_game);
+    // Two clients race on one head through the two servers: one lands, the
+    // other is refused with 409 and told the head that won.
+    let (id, a, b) = &two[0];
+    let expected = head(&servers[0], id, &Transcript::default());
+    let racers: Vec<_> = [(0, a.clone()), (1, b.clone())]
+        .into_iter()
+        .map(|(s, token)| {
+            let (server, id, expected) = (servers[s].clone(), id.clone(), expected.clone());
+            std::thread::spawn(move || {
+                let body = json!({"expected_head": expected, "decision": {"type": "move", "piece": "rifles-1", "to": [999, s]}});
+                post(&server.url(&format!("/games/{id}/decisions")), Some(&token), &body, &Transcript::default())
+            })
+        })
+        .collect();
+    let answers: Vec<(u16, Value)> = racers.into_iter().map(|h| h.join().unwrap()).collect();
+    let won: Vec<&Value> = answers.iter().filter(|(s, _)| *s == 200).map(|(_, v)| v).collect();
+    let lost: Vec<&Value> = answers.iter().filter(|(s, _)| *s == 409).map(|(_, v)| v).collect();
+    assert_eq!((won.len(), lost.len()), (1, 1), "one of two racing appends lands, the other gets 409: {answers:?}");
+    assert_eq!(lost[0]["error"], "stale-head", "{}", lost[0]);
+    assert_eq!(lost[0]["head"]["hash"], won[0]["head"]["hash"], "the loser is told the new head");
+    // Every record, read through either server, verifies whole.
+    for server in &servers {
+        all_verify(server, &one, |_| per_game);
+        all_verify(server, &two, |i| per_game + u64::from(i == 0));
+    }
+    for server in servers {
+        Arc::try_unwrap(server).ok().unwrap().stop();
+    }
+    println!(
+        "PostgreSQL, 25 games × {per_game} decisions: one server {rate_one:.0} decisions/s, two servers {rate_two:.0} decisions/s (debug build, a shared machine)"
+    );
+}
+
+#[test]
+fn a_server_over_postgres_killed_mid_append_loses_nothing_it_acknowledged() {
+    let Some(db) = postgres_support::Database::new("a_server_over_postgres_killed_mid_append") else { return };
+    let mut rng = seed();
+    let server = Server::on_postgres(&db.url);
+    let (allies, _) = sealed_game(&server, "k", &Transcript::default());
+    server.kill();
+    let mut acknowledged: Option<(u64, String)> = None;
+    for round in 0..10 {
+        let server = Server::on_postgres(&db.url);
+        let text = record(&server, "k");
+        let mut lines = text.lines();
+        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+        let events: Vec<_> = lines.map(|l| rollcall_core::record::parse_event(l).unwrap()).collect();
+        rollcall_core::game::verify(&header, events.iter().cloned().map(Ok::<_, String>))
+            .unwrap_or_else(|f| panic!("round {round}: the database does not verify after a kill: {f}"));
+        if let Some((seq, hash)) = &acknowledged {
+            let at = events
+                .iter()
+                .find(|e| e.seq == *seq)
+                .unwrap_or_else(|| panic!("round {round}: acknowledged seq {seq} lost"));
+            assert_eq!(&at.hash.to_string(), hash, "round {round}: acknowledged seq {seq} changed");
+        }
+        let acks = Arc::new(Mutex::new(acknowledged.clone()));
+        let client = {
+            let (base, acks, token) = (server.url.clone(), acks.clone(), allies.clone());
+            std::thread::spawn(move || {
+                for j in 0.. {
+                    let Ok(r) = ureq::get(&format!("{base}/games/k")).call() else { break };
+                    let expected = serde_json::from_str::<Value>(&r.into_string().unwrap()).unwrap()["head"]["hash"]
+                        .as_str()
+                        .unwrap()
+                        .to_string();
+                    let body = json!({"expected_head": expected, "decision": {"type": "move", "piece": "rifles-1", "to": [j, round]}});
+                    let Ok(r) = ureq::post(&format!("{base}/games/k/decisions"))
+                        .set("Authorization", &format!("Bearer {token}"))
+                        .send_string(&body.to_string())
+                    else {
+                        break;
+                    };
+                    let v: Value = serde_json::from_str(&r.into_string().unwrap()).unwrap();
+                    *acks.lock().unwrap() =
+                        Some((v["head"]["seq"].as_u64().unwrap(), v["head"]["hash"].as_str().unwrap().to_string()));
+                }
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50 + next(&mut rng) % 400));
+        server.kill();
+        client.join().unwrap();
+        acknowledged = acks.lock().unwrap().clone();
+    }
+    assert!(acknowledged.is_some_and(|(seq, _)| seq > 10), "the game went on between the kills");
+}
+
+#[test]
+fn two_servers_ride_out_a_restart_of_the_database_under_load() {
+    let Some(db) = postgres_support::Database::new("two_servers_ride_out_a_restart") else { return };
+    let servers = [Arc::new(Server::on_postgres(&db.url)), Arc::new(Server::on_postgres(&db.url))];
+    let games = postgres_games(&servers, 6, "r");
+    let per_game = 60;
+    let players = {
+        let (servers, games) = (servers.to_vec(), games.clone());
+        std::thread::spawn(move || play_across(&servers, &games, per_game))
+    };
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(!players.is_finished(), "the restart comes under load: play more decisions");
+    let what = postgres_support::restart(&db);
+    players.join().expect("every decision answered, through the restart");
+    for server in &servers {
+        all_verify(server, &games, |_| per_game);
+    }
+    for server in servers {
+        Arc::try_unwrap(server).ok().unwrap().stop();
+    }
+    println!("{what} while two servers played {} games; every record verifies", games.len());
 }
 
 /// A whole game of `ruleset` against the server: two clients, each with its

@@ -94,6 +94,7 @@ fn child(args: &[&str], stdin: Option<&[u8]>) -> (f64, f64, String) {
     let mut c = Command::new(BIN)
         .args(args)
         .env_remove("ROLLCALL_DB")
+        .env_remove("ROLLCALL_STORE")
         .env("ROLLCALL_PEAK_RSS", "1")
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
@@ -216,4 +217,162 @@ fn main() {
         "\nplay --stream: {k} decisions, each flushed before its ack: {:.2} ms per decision, peak {rss:.1} MiB",
         t * 1000.0 / k as f64
     );
+
+    postgres_beside_sled(dir.path(), n / 10);
+}
+
+#[path = "../../tests/support/postgres.rs"]
+mod postgres_support;
+
+/// The same appends into sled and into PostgreSQL, in this run: a game
+/// created in one step (`run`), durable appends one decision at a time
+/// (`play --stream`), and the dice server with one and with two processes.
+/// Needs `ROLLCALL_TEST_POSTGRES` (see the README); skipped without it.
+fn postgres_beside_sled(dir: &std::path::Path, n: usize) {
+    let Some(database) = postgres_support::Database::new("throughput (PostgreSQL)") else { return };
+    let pg = database.url.as_str();
+    let sled_dir = dir.join("beside-db");
+    let sled = sled_dir.to_str().unwrap();
+    println!("\nsled beside PostgreSQL (a local cluster on a unix socket, fsync on)");
+    let text = script(n).to_string();
+    let path = dir.join("pg-bench.json");
+    std::fs::write(&path, &text).unwrap();
+    let mut events = 0u64;
+    Script::parse(&text, "bench").unwrap().play(|_, _| events += 1).unwrap();
+    for (name, store, flag) in [("sled", sled, "--db"), ("PostgreSQL", pg, "--store")] {
+        let (t, _, _) = child(&[flag, store, "run", path.to_str().unwrap()], None);
+        println!("  {name:<10} run: {events} events in one creation   {:>10.0} events/s", events as f64 / t);
+    }
+    let scenario_file = dir.join("pg-scenario.json");
+    std::fs::write(&scenario_file, scenario().to_string()).unwrap();
+    let k = 300;
+    let lines: String = (0..k).map(|i| format!("{{\"type\":\"move\",\"piece\":\"red-0\",\"to\":[{i},0]}}\n")).collect();
+    for (name, store, flag) in [("sled", sled, "--db"), ("PostgreSQL", pg, "--store")] {
+        let new = [
+            "new",
+            "--rules",
+            "leader-activation",
+            "--scenario",
+            scenario_file.to_str().unwrap(),
+            "--game",
+            "pg-stream",
+        ];
+        child(&[&[flag, store][..], &new[..]].concat(), None);
+        let (t, _, _) = child(&[flag, store, "play", "pg-stream", "-", "--stream"], Some(lines.as_bytes()));
+        println!(
+            "  {name:<10} play --stream: {k} durable appends     {:>10.0} decisions/s  ({:.2} ms each)",
+            k as f64 / t,
+            t * 1000.0 / k as f64
+        );
+    }
+    let games = 25;
+    let per_game = 100;
+    let sled_serve = dir.join("serve-db");
+    let rate = serve_rate(&[&["--db", sled_serve.to_str().unwrap()]], games, per_game, "s");
+    println!("  sled       serve, 1 server:  {games} games × {per_game} decisions  {rate:>8.0} decisions/s");
+    let pg_args = ["--store", pg];
+    for servers in [1, 2] {
+        let stores: Vec<&[&str]> = (0..servers).map(|_| &pg_args[..]).collect();
+        let rate = serve_rate(&stores, games, per_game, &format!("p{servers}-"));
+        println!(
+            "  PostgreSQL serve, {servers} server{}: {games} games × {per_game} decisions  {rate:>8.0} decisions/s",
+            if servers == 1 { " " } else { "s" }
+        );
+    }
+}
+
+/// Starts one `serve` per store, creates `games` sealed games and plays
+/// `per_game` referee moves in each, one client thread per game spreading
+/// its requests over the servers: decisions/s.
+fn serve_rate(stores: &[&[&str]], games: usize, per_game: u64, prefix: &str) -> f64 {
+    use std::io::BufRead;
+    let mut children = Vec::new();
+    let mut urls = Vec::new();
+    for store in stores {
+        let mut c = Command::new(BIN)
+            .args(*store)
+            .args(["serve", "--addr", "127.0.0.1:0", "--turns", "10000"])
+            .env_remove("ROLLCALL_DB")
+            .env_remove("ROLLCALL_STORE")
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stderr = std::io::BufReader::new(c.stderr.take().unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("listening on ").nth(1) {
+                    let _ = tx.send(rest.split(' ').next().unwrap().to_string());
+                }
+            }
+        });
+        urls.push(rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the server listens"));
+        children.push(c);
+    }
+    let scenario: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pbem/scenario.json")).unwrap(),
+    )
+    .unwrap();
+    let post = |url: &str, token: Option<&str>, body: &Value| -> (u16, Value) {
+        let mut r = ureq::post(url);
+        if let Some(t) = token {
+            r = r.set("Authorization", &format!("Bearer {t}"));
+        }
+        match r.set("Content-Type", "application/json").send_string(&body.to_string()) {
+            Ok(a) => (a.status(), serde_json::from_str(&a.into_string().unwrap()).unwrap()),
+            Err(ureq::Error::Status(s, a)) => (s, serde_json::from_str(&a.into_string().unwrap()).unwrap()),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let key = |b: u8| rollcall_core::keys::SecretKey::from_bytes([b; 32]).public().to_hex();
+    let mut tokens = Vec::new();
+    for g in 0..games {
+        let base = &urls[g % urls.len()];
+        let id = format!("{prefix}{g}");
+        let body = json!({"game": id, "rules": "leader-activation@1", "scenario": scenario,
+            "sides": [{"name": "allies", "key": key(1)}, {"name": "axis", "key": key(2)}]});
+        let (s, created) = post(&format!("{base}/games"), None, &body);
+        assert_eq!(s, 201, "{created}");
+        let token = created["tokens"]["allies"].as_str().unwrap().to_string();
+        for (side, n) in [("allies", 7u8), ("axis", 8)] {
+            let share = json!({"share": rollcall_core::digest::hex32(&[n; 32])});
+            let (s, v) = post(&format!("{base}/games/{id}/share"), created["tokens"][side].as_str(), &share);
+            assert_eq!(s, 200, "{v}");
+        }
+        tokens.push((id, token));
+    }
+    let start = Instant::now();
+    let handles: Vec<_> = tokens
+        .into_iter()
+        .enumerate()
+        .map(|(g, (id, token))| {
+            let urls = urls.clone();
+            std::thread::spawn(move || {
+                let status: Value =
+                    serde_json::from_str(&ureq::get(&format!("{}/games/{id}", urls[0])).call().unwrap().into_string().unwrap())
+                        .unwrap();
+                let mut expected = status["head"]["hash"].as_str().unwrap().to_string();
+                for i in 0..per_game {
+                    let base = &urls[(g + i as usize) % urls.len()];
+                    let body = json!({"expected_head": expected, "decision": {"type": "move", "piece": "rifles-1", "to": [i, 0]}});
+                    let r = ureq::post(&format!("{base}/games/{id}/decisions"))
+                        .set("Authorization", &format!("Bearer {token}"))
+                        .send_string(&body.to_string())
+                        .unwrap();
+                    let v: Value = serde_json::from_str(&r.into_string().unwrap()).unwrap();
+                    expected = v["head"]["hash"].as_str().unwrap().to_string();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let rate = (games as u64 * per_game) as f64 / start.elapsed().as_secs_f64();
+    for mut c in children {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    rate
 }

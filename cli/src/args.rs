@@ -23,6 +23,11 @@ pub struct Args {
     /// (sled lets one process at a time open it) before giving up.
     #[arg(long, global = true, value_name = "SECONDS", default_value_t = 5)]
     pub wait: u64,
+    /// The store, by location: a PostgreSQL database
+    /// (`postgres://user:password@host/db`, `postgresql:///db?host=/run/postgresql`)
+    /// shared by several servers, or a sled directory (as --db). Wins over --db.
+    #[arg(long, global = true, env = "ROLLCALL_STORE", value_name = "LOCATION")]
+    pub store: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,
@@ -245,6 +250,10 @@ pub enum Command {
     /// Show the forks of a game kept as evidence (two different turns on one head).
     #[command(subcommand)]
     Fork(ForkCommand),
+    /// The store itself: bring a PostgreSQL database's schema up to date,
+    /// copy games between stores.
+    #[command(subcommand)]
+    Store(StoreCommand),
     /// Run the sealed dice server and referee (HTTP/JSON) on this store.
     #[command(
         after_help = "Example:\n  rollcall serve\n  rollcall serve --addr 0.0.0.0:7878 --db /var/lib/rollcall\n\nLoopback only unless --addr says otherwise. One log line per request on standard error.\nThe API is described at /openapi.json (docs/openapi.json)."
@@ -366,6 +375,38 @@ pub enum ForkCommand {
     #[command(after_help = "Example:\n  rollcall fork show friday")]
     Show {
         game: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Create or upgrade rollcall's tables in a PostgreSQL database
+    /// (store/migrations/, each in one transaction). Run it once before the
+    /// first `serve --store URL`, and after an upgrade of rollcall.
+    #[command(after_help = "Example:\n  rollcall store migrate --store postgres://rollcall:secret@db.example/league")]
+    Migrate {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy games from one store to another (sled to PostgreSQL, or back),
+    /// each verified before it is written and read back after: a game
+    /// appears in the target whole or not at all. Games the target holds
+    /// already, at the same head, are skipped; one the target holds otherwise
+    /// is refused.
+    #[command(
+        after_help = "Example:\n  rollcall store copy --from ~/.local/share/rollcall/db --to postgres://rollcall:secret@db.example/league\n  rollcall store copy --from postgres://db.example/league --to /backup/rollcall-db friday"
+    )]
+    Copy {
+        /// The store to read: a sled directory or a PostgreSQL URL.
+        #[arg(long, value_name = "LOCATION")]
+        from: String,
+        /// The store to write: a sled directory or a PostgreSQL URL (migrated).
+        #[arg(long, value_name = "LOCATION")]
+        to: String,
+        /// The games to copy (default: every game of the source).
+        games: Vec<String>,
         #[arg(long)]
         json: bool,
     },

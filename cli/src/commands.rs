@@ -17,11 +17,12 @@ use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
-use crate::args::{Args, Command, GoldenCommand, RulesCommand};
+use crate::args::{Args, Command, GoldenCommand, RulesCommand, StoreCommand};
 use crate::store::{self, has_game, read_bytes, read_input, Fail};
 
 pub fn run(args: Args) -> Result<ExitCode, Fail> {
-    let db = &args.db;
+    // `--store LOCATION` names the store as `--db` does, and also a database.
+    let db = &args.store.as_ref().map(std::path::PathBuf::from).or(args.db);
     match args.command {
         Command::Run { script, game, json } => run_script(db, &script, game, json),
         Command::New { rules, scenario, game, parties, table, json } => {
@@ -54,6 +55,8 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Pbem(c) => crate::pbem::pbem(db, c),
         Command::Turn(c) => crate::pbem::turn(db, c),
         Command::Fork(c) => crate::pbem::fork(db, c),
+        Command::Store(StoreCommand::Migrate { json }) => store::migrate(db, json),
+        Command::Store(StoreCommand::Copy { from, to, games, json }) => store::copy(&from, &to, &games, json),
     }
 }
 
@@ -126,7 +129,7 @@ fn run_script(
 /// A game being created: whole decisions go in batches into the store, where
 /// they stay invisible until [`Creation::commit`]. Dropped uncommitted (an
 /// error on the way), it is abandoned: nothing of it stays.
-struct Creation<'a> {
+pub(crate) struct Creation<'a> {
     log: &'a dyn EventLog,
     game: String,
     head: Digest,
@@ -135,13 +138,13 @@ struct Creation<'a> {
 }
 
 impl<'a> Creation<'a> {
-    fn begin(log: &'a dyn EventLog, header: &Header) -> Result<Creation<'a>, Fail> {
+    pub(crate) fn begin(log: &'a dyn EventLog, header: &Header) -> Result<Creation<'a>, Fail> {
         let head = log.begin(header)?.hash;
         Ok(Creation { log, game: header.game.clone(), head, batch: Vec::new(), committed: false })
     }
 
     /// Adds whole decisions (each with its rolls and facts).
-    fn push(&mut self, events: Vec<Event>) -> Result<(), Fail> {
+    pub(crate) fn push(&mut self, events: Vec<Event>) -> Result<(), Fail> {
         self.batch.extend(events);
         if self.batch.len() >= RUN_BATCH_EVENTS {
             self.flush()?;
@@ -157,7 +160,7 @@ impl<'a> Creation<'a> {
         Ok(())
     }
 
-    fn commit(mut self) -> Result<(), Fail> {
+    pub(crate) fn commit(mut self) -> Result<(), Fail> {
         self.flush()?;
         self.log.commit(&self.game)?;
         self.committed = true;

@@ -198,9 +198,7 @@ pub fn print_report(game: &str, report: &Report, all: bool) {
     if !refused && (report.setup.parts() || !report.divergences.is_empty()) {
         show!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
     } else if matches!(report.setup, Setup::Same) {
-        say!(
-            "\nevery outcome is the same under A and B: the same refusals, and the same state after every decision"
-        );
+        say!("\nevery outcome is the same under A and B: the same refusals, and the same state after every decision");
     }
     print_reasoning(report, all);
     say!("\n{}", report.summary());

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rollcall_core::log::{EventLog, LogError, OpenGameError};
 use rollcall_core::strict;
-use rollcall_store::{Access, OpenError, OpenOptions, SledLog};
+use rollcall_store::{Access, OpenError, OpenOptions, SledLog, Store};
 
 /// A failure that exits with code 2, its message naming what is wrong.
 #[derive(Debug)]
@@ -61,8 +61,15 @@ pub fn default_db() -> PathBuf {
     PathBuf::from(".rollcall/db")
 }
 
-fn open_as(db: &Option<PathBuf>, access: Access) -> Result<SledLog, Fail> {
+/// Opens the store at `db` (or the default): a PostgreSQL database when
+/// `db` holds a `postgres://` URL (what `--store URL` puts there), else a
+/// sled directory, created if need be when writing.
+fn open_as(db: &Option<PathBuf>, access: Access) -> Result<Store, Fail> {
     let dir = db.clone().unwrap_or_else(default_db);
+    if let Some(url) = dir.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
+        let _ = STORE.set(PathBuf::from(without_password(url)));
+        return Ok(Store::open(&dir)?);
+    }
     let _ = STORE.set(dir.clone());
     let wait = WAIT.get().copied().unwrap_or(Duration::from_secs(5));
     if access == Access::Write {
@@ -80,16 +87,28 @@ fn open_as(db: &Option<PathBuf>, access: Access) -> Result<SledLog, Fail> {
             copy.display()
         );
     }
-    Ok(log)
+    Ok(Store::Sled(log))
+}
+
+/// A database URL as errors may show it: without the password.
+fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &url[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or_default();
+            format!("{}{user}@{}", &url[..scheme + 3], &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
 }
 
 /// Opens the store at `db` (or the default) to write, creating it if need be.
-pub fn open(db: &Option<PathBuf>) -> Result<SledLog, Fail> {
+pub fn open(db: &Option<PathBuf>) -> Result<Store, Fail> {
     open_as(db, Access::Write)
 }
 
 /// Opens the store at `db` (or the default) only to read: it must exist.
-pub fn open_read(db: &Option<PathBuf>) -> Result<SledLog, Fail> {
+pub fn open_read(db: &Option<PathBuf>) -> Result<Store, Fail> {
     open_as(db, Access::Read)
 }
 
@@ -133,4 +152,128 @@ pub fn has_game(log: &dyn EventLog, id: &str) -> Result<bool, Fail> {
         Err(LogError::UnknownGame(_)) => Ok(false),
         Err(e) => Err(e.into()),
     }
+}
+
+/// `rollcall store migrate`: creates or upgrades rollcall's tables in the
+/// PostgreSQL database `--store` names.
+pub fn migrate(db: &Option<PathBuf>, json: bool) -> Result<std::process::ExitCode, Fail> {
+    let url = db.as_ref().and_then(|d| d.to_str()).filter(|l| rollcall_store::pg_log::is_url(l)).ok_or_else(|| {
+        Fail("store migrate: give the database with --store postgres://… (a sled store needs no migration)".into())
+    })?;
+    let applied = rollcall_store::pg_log::migrate(url)?;
+    let version = rollcall_store::pg_log::schema_version();
+    if json {
+        let applied: Vec<_> = applied.iter().map(|(v, n)| serde_json::json!({"version": v, "name": n})).collect();
+        crate::commands::print_json(&serde_json::json!({"ok": true, "applied": applied, "version": version}));
+    } else if applied.is_empty() {
+        println!("the database is at rollcall's schema version {version} already: nothing to do");
+    } else {
+        for (v, name) in &applied {
+            println!("applied migration {v:03} ({name})");
+        }
+        println!("the database is at rollcall's schema version {version}");
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// What became of one game in `store copy`.
+enum Copied {
+    Copied(rollcall_core::game::Verified),
+    Present(u64),
+}
+
+/// `rollcall store copy`: every game named (or every game of the source)
+/// verified as it is read, written to the target as one creation (whole or
+/// not at all), and opened again there, its chain checked to the same head.
+pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::process::ExitCode, Fail> {
+    if !rollcall_store::pg_log::is_url(from) && !Path::new(from).is_dir() {
+        return Err(Fail(format!("--from {from}: no store there (a sled directory or a postgres:// URL)")));
+    }
+    let source = Store::open(Path::new(from))?;
+    let target = open(&Some(PathBuf::from(to)))?;
+    let ids = if games.is_empty() { source.games()? } else { games.to_vec() };
+    let mut out = Vec::new();
+    for id in &ids {
+        let copied = copy_game(&source, &target, id).map_err(|Fail(m)| Fail(format!("game {id:?}: {m}")))?;
+        match &copied {
+            Copied::Copied(v) if !json => println!("copied {id}: {} events, verified, head {}", v.events, v.head),
+            Copied::Present(seq) if !json => {
+                println!("skipped {id}: the target holds it already, at the same head (seq {seq})")
+            }
+            _ => {}
+        }
+        out.push(match copied {
+            Copied::Copied(v) => {
+                serde_json::json!({"game": id, "copied": true, "events": v.events, "head": v.head.to_string()})
+            }
+            Copied::Present(seq) => serde_json::json!({"game": id, "copied": false, "events": seq}),
+        });
+    }
+    if json {
+        crate::commands::print_json(&serde_json::json!({"ok": true, "games": out}));
+    } else {
+        println!(
+            "{} games: {} copied, {} there already",
+            ids.len(),
+            out.iter().filter(|g| g["copied"] == true).count(),
+            out.iter().filter(|g| g["copied"] == false).count()
+        );
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<Copied, Fail> {
+    use rollcall_core::record::Kind;
+    let header = source.header(id)?;
+    // Up to the head read now: a server appending meanwhile is not copied past it.
+    let head = source.head(id)?;
+    if has_game(target, id)? {
+        let theirs = target.head(id)?;
+        if theirs != head || target.header(id)? != header {
+            return Err(Fail(format!(
+                "the target holds another state of this game (seq {} {}, the source is at seq {} {}): nothing was written",
+                theirs.seq,
+                theirs.hash.short(),
+                head.seq,
+                head.hash.short()
+            )));
+        }
+        return Ok(Copied::Present(head.seq));
+    }
+    let fails = |f: rollcall_core::game::VerifyFailure| {
+        Fail(format!("does not verify in the source, so it was not copied: {f}"))
+    };
+    let mut verifier = rollcall_core::game::Verifier::new(&header).map_err(fails)?;
+    let mut creation = crate::commands::Creation::begin(target, &header)?;
+    let mut unit = Vec::new();
+    for event in source.events(id, 1)? {
+        let event = event?;
+        if event.seq > head.seq {
+            break;
+        }
+        verifier.push(&event).map_err(fails)?;
+        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && !unit.is_empty() {
+            creation.push(std::mem::take(&mut unit))?;
+        }
+        unit.push(event);
+    }
+    let (verified, _) = verifier.finish().map_err(fails)?;
+    if verified.head != head.hash {
+        return Err(Fail(format!(
+            "the source's events end at {}, its head says {}: not copied",
+            verified.head.short(),
+            head.hash.short()
+        )));
+    }
+    creation.push(unit)?;
+    creation.commit()?;
+    let copy = rollcall_core::log::open_game(target, id, None)?;
+    if copy.head() != head.hash {
+        return Err(Fail(format!(
+            "read back from the target, the copy ends at {}, not {}",
+            copy.head().short(),
+            head.hash.short()
+        )));
+    }
+    Ok(Copied::Copied(verified))
 }

@@ -91,6 +91,12 @@ pub trait EventLog {
     fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError>;
     /// Every note whose key starts with `prefix`, in key order.
     fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError>;
+    /// Sets (or, with `None`, removes) a note only if it holds `old` now
+    /// (`None`: only if there is none), in one atomic step, durably: whether
+    /// it did. Two writers that share a store (two servers over one
+    /// database) claim a key or update a value with it, and neither loses
+    /// the other's write.
+    fn swap_note(&self, key: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Result<bool, LogError>;
     /// [`EventLog::append`] without waiting for durability: the events are
     /// written, and durable once a later [`EventLog::sync`] returns. A server
     /// shares one sync among many appends (group commit); nothing appended so
@@ -105,8 +111,11 @@ pub trait EventLog {
     /// A secret kept apart from the notes (a dice server's chain, its key):
     /// no listing shows it.
     fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError>;
-    /// Sets a secret, durably.
-    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError>;
+    /// Sets a secret, durably, unless the key holds one: a secret is
+    /// written once and never replaced (a dice server's chain, once
+    /// committed to, stays the one committed to; two servers starting at
+    /// once keep one key). Returns the secret the store keeps.
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<Vec<u8>, LogError>;
 }
 
 /// Checks that `events` are whole decisions chaining from `head`.
@@ -258,9 +267,21 @@ impl EventLog for MemLog {
         Ok(self.secrets.lock().expect("not poisoned").get(key).cloned())
     }
 
-    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
-        self.secrets.lock().expect("not poisoned").insert(key.to_string(), value.to_vec());
-        Ok(())
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<Vec<u8>, LogError> {
+        let mut secrets = self.secrets.lock().expect("not poisoned");
+        Ok(secrets.entry(key.to_string()).or_insert_with(|| value.to_vec()).clone())
+    }
+
+    fn swap_note(&self, key: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Result<bool, LogError> {
+        let mut notes = self.notes.lock().expect("not poisoned");
+        if notes.get(key).map(Vec::as_slice) != old {
+            return Ok(false);
+        }
+        match new {
+            Some(v) => notes.insert(key.to_string(), v.to_vec()),
+            None => notes.remove(key),
+        };
+        Ok(true)
     }
 
     fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
@@ -287,6 +308,10 @@ pub enum OpenGameError {
 /// Opens a stored game: replays its events up to `until_seq` (all of them
 /// if none), checking every link, and checks the stored head when it reads
 /// to the end. This is where the chain is checked when a game is opened.
+///
+/// The head is read first and the events up to it: an append made while
+/// the game is read (by another process over the same store) is not read,
+/// and is not mistaken for damage.
 pub fn open_game(log: &dyn EventLog, id: &str, until_seq: Option<u64>) -> Result<crate::game::Game, OpenGameError> {
     open_game_with(log, id, until_seq, |_, _| {})
 }
@@ -299,17 +324,21 @@ pub fn open_game_with(
     mut seen: impl FnMut(&crate::game::Game, &Event),
 ) -> Result<crate::game::Game, OpenGameError> {
     let header = log.header(id)?;
-    let mut game = crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
-    for event in log.events(id, 1)? {
-        let event = event?;
-        if until_seq.is_some_and(|until| event.seq > until) {
-            return Ok(game);
-        }
-        game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e))?;
-        seen(&game, &event);
-    }
     let head = log.head(id)?;
-    if head.hash != game.head() || head.seq != game.seq() {
+    let mut game = crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
+    let stop = until_seq.map_or(head.seq, |until| until.min(head.seq));
+    if stop > 0 {
+        for event in log.events(id, 1)? {
+            let event = event?;
+            game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e))?;
+            seen(&game, &event);
+            if event.seq >= stop {
+                break;
+            }
+        }
+    }
+    let damaged = if stop < head.seq { game.seq() != stop } else { head.hash != game.head() || head.seq != game.seq() };
+    if damaged {
         return Err(OpenGameError::Log(LogError::Corrupt {
             game: id.to_string(),
             seq: game.seq(),

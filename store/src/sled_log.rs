@@ -12,7 +12,7 @@
 //! reader looks at `headers` only, so a creation killed half-way is
 //! invisible, and the next `begin` of the same id clears it. Tree `notes`
 //! keeps the commands' small per-game notes, tree `secrets` a dice server's
-//! chains and key (never listed).
+//! chains and key (never listed, each written once).
 //!
 //! Opening ([`SledLog::open_with`]) says what went wrong in words, naming the
 //! store and what to do: a store that is not there (a reader never creates
@@ -392,9 +392,21 @@ impl EventLog for SledLog {
         Ok(self.secrets.get(key).map_err(backend)?.map(|v| v.to_vec()))
     }
 
-    fn set_secret(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
-        self.secrets.insert(key, value).map_err(backend)?;
-        self.flush()
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<Vec<u8>, LogError> {
+        let kept = match self.secrets.compare_and_swap(key, None::<&[u8]>, Some(value)).map_err(backend)? {
+            Ok(()) => value.to_vec(),
+            Err(held) => held.current.map(|v| v.to_vec()).unwrap_or_else(|| value.to_vec()),
+        };
+        self.flush()?;
+        Ok(kept)
+    }
+
+    fn swap_note(&self, key: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Result<bool, LogError> {
+        let swapped = self.notes.compare_and_swap(key, old, new).map_err(backend)?.is_ok();
+        if swapped {
+            self.flush()?;
+        }
+        Ok(swapped)
     }
 
     fn events<'a>(

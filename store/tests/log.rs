@@ -1,12 +1,20 @@
 //! The store behaves like a `Vec` of events per game, even across a reopen
 //! (sled's own model-test habit), and refuses bad appends without writing.
-//! The same checks run against the in-memory log, so both keep one contract.
+//! The same checks run against the in-memory log, sled, and PostgreSQL
+//! (across reconnects, and with its connections killed under it), so all
+//! keep one contract.
+
+use std::sync::Arc;
 
 use rollcall_core::game::Game;
 use rollcall_core::log::{open_game, EventLog, LogError, MemLog};
 use rollcall_core::record::Event;
 use rollcall_core::script::Script;
-use rollcall_store::SledLog;
+use rollcall_store::{PgLog, SledLog};
+
+#[path = "../../tests/support/postgres.rs"]
+mod postgres_support;
+use postgres_support::Database;
 
 fn script(name: &str) -> Script {
     let path = format!("{}/../fixtures/leader-activation/{name}.json", env!("CARGO_MANIFEST_DIR"));
@@ -185,25 +193,218 @@ fn sled_log_refuses_bad_appends() {
     refuses_bad_appends(&SledLog::open(dir.path()).unwrap());
 }
 
-#[test]
-fn sled_log_keeps_everything_across_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
+/// Everything appended is there, and the chain checks, once the log is
+/// opened again (sled: the directory reopened; PostgreSQL: new connections).
+fn keeps_everything_across_a_reopen(open: &dyn Fn() -> Box<dyn EventLog>) {
     let s = script("skips");
     let groups = decisions(&s);
     let expected: Vec<Event> = groups.concat();
     {
-        let log = SledLog::open(dir.path()).unwrap();
+        let log = open();
         let mut head = log.create(&s.header).unwrap();
         for g in &groups {
             head = log.append("skips", &head.hash, g).unwrap();
         }
     }
-    let log = SledLog::open(dir.path()).unwrap();
-    assert_eq!(all_events(&log, "skips"), expected);
+    let log = open();
+    assert_eq!(all_events(&*log, "skips"), expected);
     assert_eq!(log.header("skips").unwrap(), s.header);
-    let game: Game = open_game(&log, "skips", None).unwrap();
+    let game: Game = open_game(&*log, "skips", None).unwrap();
     assert_eq!(game.head(), expected.last().unwrap().hash);
     assert_eq!(log.head("skips").unwrap().hash, game.head());
+}
+
+/// A note swapped only from the value it holds; a secret written once.
+fn swaps_notes_and_keeps_secrets_once(log: &dyn EventLog) {
+    assert!(log.swap_note("claim/g", None, Some(b"first")).unwrap(), "an absent note is claimed");
+    assert!(!log.swap_note("claim/g", None, Some(b"second")).unwrap(), "a claimed note is not claimed again");
+    assert!(
+        !log.swap_note("claim/g", Some(b"other"), Some(b"x")).unwrap(),
+        "not swapped from a value it does not hold"
+    );
+    assert_eq!(log.note("claim/g").unwrap().as_deref(), Some(&b"first"[..]));
+    assert!(log.swap_note("claim/g", Some(b"first"), Some(b"third")).unwrap());
+    assert_eq!(log.note("claim/g").unwrap().as_deref(), Some(&b"third"[..]));
+    assert!(!log.swap_note("claim/g", Some(b"first"), None).unwrap());
+    assert!(log.swap_note("claim/g", Some(b"third"), None).unwrap());
+    assert_eq!(log.note("claim/g").unwrap(), None);
+    assert!(log.swap_note("claim/g", None, None).unwrap(), "absent, as expected");
+    // Prefixes are literal: `_` and `%` match themselves only.
+    log.set_note("a_b/1", Some(b"1")).unwrap();
+    log.set_note("axb/2", Some(b"2")).unwrap();
+    log.set_note("a%/3", Some(b"3")).unwrap();
+    let keys = |p: &str| log.notes(p).unwrap().into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+    assert_eq!(keys("a_b/"), vec!["a_b/1".to_string()]);
+    assert_eq!(keys("a%"), vec!["a%/3".to_string()]);
+    // Secrets: written once, never listed with the notes.
+    assert_eq!(log.set_secret("chain/g", b"one").unwrap(), b"one");
+    assert_eq!(log.set_secret("chain/g", b"two").unwrap(), b"one", "a secret is never replaced");
+    assert_eq!(log.secret("chain/g").unwrap().as_deref(), Some(&b"one"[..]));
+    assert!(log.notes("").unwrap().iter().all(|(k, _)| !k.starts_with("chain/")));
+}
+
+#[test]
+fn sled_log_keeps_everything_across_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    keeps_everything_across_a_reopen(&|| Box::new(SledLog::open(dir.path()).unwrap()));
+}
+
+#[test]
+fn memory_log_swaps_notes_and_keeps_secrets_once() {
+    swaps_notes_and_keeps_secrets_once(&MemLog::new());
+}
+
+#[test]
+fn sled_log_swaps_notes_and_keeps_secrets_once() {
+    let dir = tempfile::tempdir().unwrap();
+    swaps_notes_and_keeps_secrets_once(&SledLog::open(dir.path()).unwrap());
+}
+
+// PostgreSQL: the same model tests, each in a database of its own.
+
+fn pg(test: &str) -> Option<(Database, PgLog)> {
+    let db = Database::new(test)?;
+    let log = PgLog::open(&db.url).unwrap();
+    Some((db, log))
+}
+
+#[test]
+fn postgres_log_behaves_like_a_vec() {
+    let Some((_db, log)) = pg("postgres_log_behaves_like_a_vec") else { return };
+    behaves_like_a_vec(&log);
+}
+
+#[test]
+fn postgres_log_refuses_bad_appends() {
+    let Some((_db, log)) = pg("postgres_log_refuses_bad_appends") else { return };
+    refuses_bad_appends(&log);
+}
+
+#[test]
+fn postgres_log_creates_whole_or_not_at_all() {
+    let Some((_db, log)) = pg("postgres_log_creates_whole_or_not_at_all") else { return };
+    creates_whole_or_not_at_all(&log);
+}
+
+#[test]
+fn postgres_log_swaps_notes_and_keeps_secrets_once() {
+    let Some((_db, log)) = pg("postgres_log_swaps_notes_and_keeps_secrets_once") else { return };
+    swaps_notes_and_keeps_secrets_once(&log);
+}
+
+#[test]
+fn postgres_log_keeps_everything_across_a_reconnect() {
+    let Some(db) = Database::new("postgres_log_keeps_everything_across_a_reconnect") else { return };
+    keeps_everything_across_a_reopen(&|| Box::new(PgLog::open(&db.url).unwrap()));
+}
+
+#[test]
+fn postgres_log_clears_an_unfinished_creation_after_a_reconnect() {
+    let Some(db) = Database::new("postgres_log_clears_an_unfinished_creation_after_a_reconnect") else { return };
+    let s = script("rally");
+    let groups = decisions(&s);
+    {
+        let log = PgLog::open(&db.url).unwrap();
+        let root = log.begin(&s.header).unwrap();
+        log.append_pending("rally", &root.hash, &groups[..4].concat()).unwrap();
+    }
+    let log = PgLog::open(&db.url).unwrap();
+    assert_eq!(log.games().unwrap(), Vec::<String>::new());
+    assert_eq!(log.incomplete().unwrap(), vec!["rally".to_string()]);
+    let root = log.begin(&s.header).unwrap();
+    log.append_pending("rally", &root.hash, &groups.concat()).unwrap();
+    log.commit("rally").unwrap();
+    assert_eq!(all_events(&log, "rally"), groups.concat());
+}
+
+/// Every connection the log holds is ended under it (as a restart of the
+/// database ends them) between its operations, again and again: it
+/// reconnects, and the game it writes is the game a Vec would hold.
+#[test]
+fn postgres_log_reconnects_when_its_connections_are_killed() {
+    let Some((db, log)) = pg("postgres_log_reconnects_when_its_connections_are_killed") else { return };
+    let s = script("rally");
+    let groups = decisions(&s);
+    let mut head = log.create(&s.header).unwrap();
+    let mut killed = 0;
+    for (i, g) in groups.iter().enumerate() {
+        if i % 3 == 0 {
+            killed += db.kill_connections();
+        }
+        head = log.append("rally", &head.hash, g).unwrap();
+        assert_eq!(log.head("rally").unwrap(), head);
+    }
+    assert!(killed >= groups.len() as u64 / 3, "connections were killed: {killed}");
+    assert_eq!(all_events(&log, "rally"), groups.concat());
+    open_game(&log, "rally", None).unwrap();
+}
+
+/// Several writers race on one game's head, each on its own connection:
+/// exactly one append lands per head, the others are told the head is
+/// stale, and the log holds no fork, gap or duplicate, whatever the
+/// isolation level the database is set to.
+fn racing_writers_make_one_chain(isolation: &str) {
+    let test = format!("postgres_racing_writers_{isolation}");
+    let Some(db) = Database::new(&test) else { return };
+    db.admin_sql(&format!("ALTER DATABASE {} SET default_transaction_isolation = '{isolation}'", db.name()));
+    let s = script("rally");
+    let setup = PgLog::open(&db.url).unwrap();
+    setup.create(&s.header).unwrap();
+    let writers = 4;
+    let barrier = Arc::new(std::sync::Barrier::new(writers));
+    let logs: Vec<Arc<PgLog>> = (0..writers).map(|_| Arc::new(PgLog::open(&db.url).unwrap())).collect();
+    let mut game = open_game(&setup, "rally", None).unwrap();
+    let mut model: Vec<Event> = Vec::new();
+    for round in 0..20u64 {
+        // Each writer its own decision on the same head: a referee moving a
+        // piece to a place of its own.
+        let tries: Vec<(Game, Vec<Event>)> = (0..writers as u64)
+            .map(|w| {
+                let mut g = game.clone();
+                let decision = serde_json::json!({"type": "move", "piece": "rifles-1", "to": [round, w]});
+                let events = g.play(&decision, None).unwrap();
+                (g, events)
+            })
+            .collect();
+        let handles: Vec<_> = logs
+            .iter()
+            .zip(&tries)
+            .map(|(log, (_, events))| {
+                let (log, barrier, events, head) = (log.clone(), barrier.clone(), events.clone(), game.head());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    log.append("rally", &head, &events)
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        let winners: Vec<usize> = (0..writers).filter(|w| results[*w].is_ok()).collect();
+        assert_eq!(winners.len(), 1, "{isolation}: exactly one of {writers} racing appends lands: {results:?}");
+        for r in results.iter().filter_map(|r| r.as_ref().err()) {
+            assert!(matches!(r, LogError::StaleHead { .. }), "{isolation}: the others are stale: {r}");
+        }
+        let (g, events) = &tries[winners[0]];
+        model.extend_from_slice(events);
+        game = g.clone();
+        assert_eq!(setup.head("rally").unwrap().hash, game.head());
+    }
+    assert_eq!(all_events(&setup, "rally"), model, "{isolation}: one chain, the winners' events");
+    open_game(&setup, "rally", None).unwrap();
+}
+
+#[test]
+fn postgres_racing_writers_make_one_chain_under_read_committed() {
+    racing_writers_make_one_chain("read committed");
+}
+
+#[test]
+fn postgres_racing_writers_make_one_chain_under_repeatable_read() {
+    racing_writers_make_one_chain("repeatable read");
+}
+
+#[test]
+fn postgres_racing_writers_make_one_chain_under_serializable() {
+    racing_writers_make_one_chain("serializable");
 }
 
 #[test]

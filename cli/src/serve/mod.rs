@@ -1,8 +1,11 @@
 //! `rollcall serve`: the sealed dice server and referee, over HTTP/JSON, on
-//! the embedded store. [`service`] is the logic, [`http`] the routes,
-//! [`commit`] the group commit, [`client`] what the CLI does against a
-//! server (`play --server`, `turn fetch`, `verify URL`).
+//! the embedded store or on PostgreSQL (several servers over one database).
+//! [`service`] is the logic, [`http`] the routes, [`commit`] the group
+//! commit, [`blocking`] the store called from async handlers, [`client`]
+//! what the CLI does against a server (`play --server`, `turn fetch`,
+//! `verify URL`).
 
+pub mod blocking;
 pub mod client;
 pub mod commit;
 pub mod http;
@@ -20,7 +23,7 @@ use crate::store::{self, Fail};
 pub fn run(db: &Option<std::path::PathBuf>, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
     let addr: SocketAddr =
         addr.parse().map_err(|e| Fail(format!("--addr {addr:?}: {e} (for example 127.0.0.1:7878)")))?;
-    let log: Arc<dyn EventLog + Send + Sync> = Arc::new(store::open(db)?);
+    let log: Arc<dyn EventLog + Send + Sync> = Arc::new(blocking::Blocking(Arc::new(store::open(db)?)));
     let service = service::Service::open(log, random, turns).map_err(|e| Fail(e.to_string()))?;
     let key = service.public_key();
     let runtime = tokio::runtime::Builder::new_multi_thread()

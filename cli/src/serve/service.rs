@@ -140,8 +140,10 @@ impl Service {
         let key = match log.secret("server-key")? {
             Some(bytes) if bytes.len() == 32 => SecretKey::from_bytes(bytes.try_into().expect("32 bytes")),
             _ => {
-                let bytes = random();
-                log.set_secret("server-key", &bytes)?;
+                // Two servers starting at once over one store keep one key.
+                let kept = log.set_secret("server-key", &random())?;
+                let bytes: [u8; 32] =
+                    kept.try_into().map_err(|_| LogError::Backend("the stored server key is not 32 bytes".into()))?;
                 SecretKey::from_bytes(bytes)
             }
         };
@@ -168,15 +170,19 @@ impl Service {
         if slot.is_some() {
             return Ok(());
         }
-        if let Some(bytes) = self.log.note(&waiting_note(game)).map_err(storage)? {
-            let waiting: Waiting =
-                serde_json::from_slice(&bytes).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
-            *slot = Some(Slot::Waiting(Box::new(waiting)));
-            return Ok(());
-        }
+        // The game first: another server over the same store may have
+        // begun it, and not yet removed the note of its waiting.
         let mut g = match open_game(&*self.log, game, None) {
             Ok(g) => g,
-            Err(rollcall_core::log::OpenGameError::Log(LogError::UnknownGame(_))) => return Err(not_found(game)),
+            Err(rollcall_core::log::OpenGameError::Log(LogError::UnknownGame(_))) => {
+                let Some(bytes) = self.log.note(&waiting_note(game)).map_err(storage)? else {
+                    return Err(not_found(game));
+                };
+                let waiting: Waiting =
+                    serde_json::from_slice(&bytes).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+                *slot = Some(Slot::Waiting(Box::new(waiting)));
+                return Ok(());
+            }
             Err(e) => return Err(ApiError::new(500, "storage", e.to_string())),
         };
         let chain =
@@ -191,6 +197,60 @@ impl Service {
         let ended = self.log.note(&ended_note(game)).map_err(storage)?.is_some();
         *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended })));
         Ok(())
+    }
+
+    /// Loads a game into its slot, or brings the slot up to the store: other
+    /// servers over the same store (PostgreSQL) append to its games too. A
+    /// game in play takes the events appended since its head, and whether
+    /// it ended; a waiting game is read again.
+    fn current(&self, game: &str, slot: &mut Option<Slot>) -> Result<(), ApiError> {
+        match slot {
+            None => return self.load(game, slot),
+            Some(Slot::Waiting(_)) => {
+                *slot = None;
+                return self.load(game, slot);
+            }
+            Some(Slot::Live(live)) => {
+                let head = self.log.head(game).map_err(storage)?;
+                if head.hash != live.game.head() {
+                    let damaged = |e: String| ApiError::new(500, "storage", format!("game {game:?}: {e}"));
+                    for event in self.log.events(game, live.game.seq() + 1).map_err(storage)? {
+                        let event = event.map_err(storage)?;
+                        if event.seq > head.seq {
+                            break;
+                        }
+                        live.game.apply(&event).map_err(|e| damaged(e.to_string()))?;
+                    }
+                    let index = live.game.sealed().map(|s| s.index).unwrap_or(1);
+                    let value = live
+                        .chain
+                        .value(index)
+                        .ok_or_else(|| ApiError::new(409, "chain-exhausted", "the chain of sealed turns is used up"))?;
+                    live.game.unseal(value).map_err(damaged)?;
+                }
+                if !live.ended {
+                    live.ended = self.log.note(&ended_note(game)).map_err(storage)?.is_some();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The refusal of a decision on a head another server moved meanwhile
+    /// (the store refused the append as stale): the slot is read again.
+    fn lost_race(&self, game: &str, slot: &mut Option<Slot>, expected: &Digest) -> ApiError {
+        *slot = None;
+        let head = self.log.head(game).ok();
+        let mut e = ApiError::new(
+            409,
+            "stale-head",
+            format!(
+                "the game's head moved past the {} you expected (another decision landed first): read the game again and decide on its head",
+                expected.short()
+            ),
+        );
+        e.head = head;
+        e
     }
 
     /// The side a bearer token is for in `game`.
@@ -248,7 +308,12 @@ impl Service {
             server: server.clone(),
             shares: BTreeMap::new(),
         };
-        self.log.set_secret(&chain_secret(&game), &chain.to_bytes()).map_err(storage)?;
+        // The chain, written once, is the claim on the id: of two servers
+        // creating one id at once, the one whose chain the store kept goes on.
+        let kept = self.log.set_secret(&chain_secret(&game), &chain.to_bytes()).map_err(storage)?;
+        if kept != chain.to_bytes() {
+            return Err(ApiError::new(409, "exists", format!("a game {game:?} is already on this server")));
+        }
         let mut tokens = BTreeMap::new();
         for side in &waiting.sides {
             let token = Digest(random()).to_string();
@@ -257,9 +322,13 @@ impl Service {
                 .map_err(storage)?;
             tokens.insert(side.name.clone(), token);
         }
-        self.log
-            .set_note(&waiting_note(&game), Some(&serde_json::to_vec(&waiting).expect("serialises")))
+        let claimed = self
+            .log
+            .swap_note(&waiting_note(&game), None, Some(&serde_json::to_vec(&waiting).expect("serialises")))
             .map_err(storage)?;
+        if !claimed {
+            return Err(ApiError::new(409, "exists", format!("a game {game:?} is already on this server")));
+        }
         *slot = Some(Slot::Waiting(Box::new(waiting)));
         Ok(json!({
             "game": game, "commitment": server.commitment.to_string(), "server_key": server.key.to_hex(),
@@ -273,10 +342,42 @@ impl Service {
     pub async fn share(&self, game: &str, token: Option<&str>, share: Share) -> Result<Value, ApiError> {
         let slot = self.slot(game);
         let mut slot = slot.lock().await;
-        self.load(game, &mut slot)?;
-        let Some(Slot::Waiting(waiting)) = slot.as_mut() else {
+        // Another server may take the other side's share: the note read
+        // now is the one swapped, or the share is taken again on the new one.
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            self.current(game, &mut slot)?;
+            let old = self.log.note(&waiting_note(game)).map_err(storage)?;
+            match self.take_share(game, token, share, &mut slot, old.as_deref())? {
+                Some(answer) => return Ok(answer),
+                None if tries < 20 => continue,
+                None => return Err(ApiError::new(503, "busy", "the game's shares keep changing: try again")),
+            }
+        }
+    }
+
+    /// One attempt at [`Service::share`] on the waiting note `old` as read:
+    /// None when another server changed it meanwhile.
+    fn take_share(
+        &self,
+        game: &str,
+        token: Option<&str>,
+        share: Share,
+        slot: &mut Option<Slot>,
+        old: Option<&[u8]>,
+    ) -> Result<Option<Value>, ApiError> {
+        if !matches!(slot, Some(Slot::Waiting(_))) {
             return Err(ApiError::new(409, "started", format!("game {game:?} has begun: every share is in")));
+        }
+        // The note as read now, not as the slot was loaded: the swap below
+        // is from these bytes.
+        let Some(old_bytes) = old else {
+            *slot = None;
+            return Ok(None);
         };
+        let waiting: Waiting =
+            serde_json::from_slice(old_bytes).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
         let side = self.side_of_token(game, &waiting.sides.clone(), token)?;
         if waiting.shares.contains_key(&side) {
             return Err(ApiError::new(409, "share-given", format!("{side} has given its share already")));
@@ -286,11 +387,13 @@ impl Service {
         let missing: Vec<String> =
             next.sides.iter().filter(|s| !next.shares.contains_key(&s.name)).map(|s| s.name.clone()).collect();
         if !missing.is_empty() {
-            self.log
-                .set_note(&waiting_note(game), Some(&serde_json::to_vec(&next).expect("serialises")))
-                .map_err(storage)?;
-            *waiting = next;
-            return Ok(json!({"game": game, "started": false, "awaiting_shares": missing}));
+            let new = serde_json::to_vec(&next).expect("serialises");
+            if !self.log.swap_note(&waiting_note(game), old, Some(&new)).map_err(storage)? {
+                *slot = None;
+                return Ok(None);
+            }
+            *slot = Some(Slot::Waiting(Box::new(next)));
+            return Ok(Some(json!({"game": game, "started": false, "awaiting_shares": missing})));
         }
         let header = sealed_header(&next);
         let mut g = Game::open(header.clone()).map_err(|e| ApiError::new(400, "malformed", e.to_string()))?;
@@ -302,12 +405,20 @@ impl Service {
             .ok_or_else(|| ApiError::new(500, "storage", "the game's chain is missing"))?;
         g.unseal(chain.value(1).expect("a chain of at least one turn"))
             .map_err(|e| ApiError::new(500, "storage", e))?;
-        self.log.create(&header).map_err(storage)?;
+        match self.log.create(&header) {
+            Ok(_) => {}
+            // Begun by another server, with the other last share.
+            Err(LogError::GameExists(_)) => {
+                *slot = None;
+                return Err(ApiError::new(409, "started", format!("game {game:?} has begun: every share is in")));
+            }
+            Err(e) => return Err(storage(e)),
+        }
         self.log.set_note(&waiting_note(game), None).map_err(storage)?;
         let head = Head { seq: 0, hash: g.head() };
         let awaited = actor_json(&g.awaited());
         *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended: false })));
-        Ok(json!({"game": game, "started": true, "head": head, "awaited": awaited}))
+        Ok(Some(json!({"game": game, "started": true, "head": head, "awaited": awaited})))
     }
 
     /// `POST /games/{id}/decisions`: decisions by the token's side, all or
@@ -323,7 +434,7 @@ impl Service {
         let slot = self.slot(game);
         let (events, head, narrative) = {
             let mut slot = slot.lock().await;
-            self.load(game, &mut slot)?;
+            self.current(game, &mut slot)?;
             let live = match slot.as_mut() {
                 Some(Slot::Live(live)) => live,
                 Some(Slot::Waiting(w)) => {
@@ -354,7 +465,11 @@ impl Service {
                 return Err(e);
             }
             let (trial, events) = play(&live.game, &live.chain, &side, decisions)?;
-            self.log.append_deferred(game, &expected, &events).map_err(storage)?;
+            match self.log.append_deferred(game, &expected, &events) {
+                Ok(_) => {}
+                Err(LogError::StaleHead { .. }) => return Err(self.lost_race(game, &mut slot, &expected)),
+                Err(e) => return Err(storage(e)),
+            }
             let mut narrator = live.game.clone();
             let mut narrative = Vec::new();
             for e in &events {
@@ -377,7 +492,7 @@ impl Service {
         let slot = self.slot(game);
         let (reveal, head) = {
             let mut slot = slot.lock().await;
-            self.load(game, &mut slot)?;
+            self.current(game, &mut slot)?;
             let Some(Slot::Live(live)) = slot.as_mut() else {
                 return Err(ApiError::new(409, "not-started", format!("game {game:?} has not begun")));
             };
@@ -389,7 +504,12 @@ impl Service {
             let mut reveal = None;
             if sealed.first <= live.game.decisions() {
                 let event = live.game.reveal().map_err(|e| ApiError::new(500, "storage", e))?;
-                self.log.append_deferred(game, &live.game.head(), std::slice::from_ref(&event)).map_err(storage)?;
+                let expected = live.game.head();
+                match self.log.append_deferred(game, &expected, std::slice::from_ref(&event)) {
+                    Ok(_) => {}
+                    Err(LogError::StaleHead { .. }) => return Err(self.lost_race(game, &mut slot, &expected)),
+                    Err(e) => return Err(storage(e)),
+                }
                 live.game.apply(&event).expect("the reveal folds in");
                 reveal = Some(event_json(&live.game, &event));
             }
@@ -406,7 +526,7 @@ impl Service {
     pub async fn status(&self, game: &str) -> Result<Status, ApiError> {
         let slot = self.slot(game);
         let mut slot = slot.lock().await;
-        self.load(game, &mut slot)?;
+        self.current(game, &mut slot)?;
         match slot.as_ref().expect("loaded") {
             Slot::Waiting(w) => Ok(json!({
                 "game": game, "status": "waiting for shares",

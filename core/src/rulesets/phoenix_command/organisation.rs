@@ -97,7 +97,8 @@ pub(super) fn consolidate(
         &figures,
         "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
     )?;
-    let cost = state.config.consolidation_cp_per_sub_unit.saturating_mul(u32::try_from(joining.len()).unwrap_or(u32::MAX));
+    let cost =
+        state.config.consolidation_cp_per_sub_unit.saturating_mul(u32::try_from(joining.len()).unwrap_or(u32::MAX));
     refuse_short_of_cp(
         u,
         cost,

@@ -1,0 +1,99 @@
+//! The store as the server's async handlers call it. A store call blocks
+//! (sled's flush, PostgreSQL's round trips), and the synchronous PostgreSQL
+//! client drives its connection with a small runtime of its own, which
+//! tokio forbids inside a worker thread. So each call runs in
+//! `block_in_place`: the worker hands its other tasks to the runtime and
+//! leaves it for the time the call blocks.
+
+use std::sync::Arc;
+
+use rollcall_core::digest::Digest;
+use rollcall_core::log::{EventLog, Head, LogError};
+use rollcall_core::record::{Event, Header};
+
+/// A store whose every call may block: run outside the runtime's workers.
+pub struct Blocking(pub Arc<dyn EventLog + Send + Sync>);
+
+/// Runs `f` off the runtime when called from a worker of a multi-threaded
+/// runtime; directly otherwise (a plain thread, a test's single thread).
+fn off_runtime<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
+/// A stream of events whose every step may block.
+struct Events<'a>(Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>);
+
+impl Iterator for Events<'_> {
+    type Item = Result<Event, LogError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        off_runtime(|| self.0.next())
+    }
+}
+
+impl EventLog for Blocking {
+    fn begin(&self, header: &Header) -> Result<Head, LogError> {
+        off_runtime(|| self.0.begin(header))
+    }
+    fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        off_runtime(|| self.0.append_pending(game, expected, events))
+    }
+    fn commit(&self, game: &str) -> Result<Head, LogError> {
+        off_runtime(|| self.0.commit(game))
+    }
+    fn abandon(&self, game: &str) -> Result<(), LogError> {
+        off_runtime(|| self.0.abandon(game))
+    }
+    fn incomplete(&self) -> Result<Vec<String>, LogError> {
+        off_runtime(|| self.0.incomplete())
+    }
+    fn create(&self, header: &Header) -> Result<Head, LogError> {
+        off_runtime(|| self.0.create(header))
+    }
+    fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        off_runtime(|| self.0.append(game, expected, events))
+    }
+    fn events<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
+        let inner = off_runtime(|| self.0.events(game, from_seq))?;
+        Ok(Box::new(Events(inner)))
+    }
+    fn games(&self) -> Result<Vec<String>, LogError> {
+        off_runtime(|| self.0.games())
+    }
+    fn header(&self, game: &str) -> Result<Header, LogError> {
+        off_runtime(|| self.0.header(game))
+    }
+    fn head(&self, game: &str) -> Result<Head, LogError> {
+        off_runtime(|| self.0.head(game))
+    }
+    fn note(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        off_runtime(|| self.0.note(key))
+    }
+    fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError> {
+        off_runtime(|| self.0.set_note(key, value))
+    }
+    fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
+        off_runtime(|| self.0.notes(prefix))
+    }
+    fn swap_note(&self, key: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Result<bool, LogError> {
+        off_runtime(|| self.0.swap_note(key, old, new))
+    }
+    fn append_deferred(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
+        off_runtime(|| self.0.append_deferred(game, expected, events))
+    }
+    fn sync(&self) -> Result<(), LogError> {
+        off_runtime(|| self.0.sync())
+    }
+    fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
+        off_runtime(|| self.0.secret(key))
+    }
+    fn set_secret(&self, key: &str, value: &[u8]) -> Result<Vec<u8>, LogError> {
+        off_runtime(|| self.0.set_secret(key, value))
+    }
+}
