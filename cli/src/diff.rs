@@ -52,7 +52,7 @@ fn load_and_diff(
         let report = outcome(diff(&header, events, &a, &b, all))?;
         Ok((header, report))
     } else {
-        let log = store::open(db)?;
+        let log = store::open_existing(db)?;
         let header = log.header(target)?;
         let (a, b) = resolve(&header)?;
         let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> = log.events(target, 1)?;

@@ -1,15 +1,18 @@
 //! The `rollcall` binary: glue. `main` parses the command line and calls
 //! [`commands::run`], which returns the exit code; only this crate prints or
-//! exits. Exit codes: 0 fine, 1 verification failed or versions differ,
-//! 2 bad input or usage (bad input names the file, line and field, and
-//! nothing is written).
+//! exits. Exit codes ([`exit`]): 0 fine, 1 verification failed or versions
+//! differ, 2 bad input or usage (bad input names the file, line and field,
+//! and nothing is written), 3 a decision the rules refuse.
 
 mod args;
 mod commands;
 mod demo;
 mod diff;
+mod exit;
 mod golden;
+mod housekeeping;
 mod pbem;
+mod position;
 mod serve;
 mod store;
 mod view;
@@ -28,10 +31,7 @@ fn main() -> ExitCode {
     let args = args::Args::parse();
     let code = match commands::run(args) {
         Ok(code) => code,
-        Err(fail) => {
-            eprintln!("error: {}", fail.0);
-            ExitCode::from(2)
-        }
+        Err(fail) => exit::input(&fail.0, exit::json_requested()),
     };
     report_peak_memory();
     code

@@ -220,7 +220,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
         TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
         TurnCommand::Export { game, key, output, json } => {
             let key = read_key(&key)?;
-            let log = store::open(db)?;
+            let log = store::open_existing(db)?;
             let exported = match exchange::export(&log, &game, &key) {
                 Ok(x) => x,
                 Err(e) => return outcome(e, json),
@@ -310,7 +310,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
 
 pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<ExitCode, Fail> {
     let ForkCommand::Show { game: id, json } = command;
-    let log = store::open(db)?;
+    let log = store::open_existing(db)?;
     let forks = exchange::forks(&log, &id)?;
     let game = open_game(&log, &id, None)?;
     let mut out = Vec::new();

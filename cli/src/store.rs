@@ -9,15 +9,32 @@ use rollcall_store::SledLog;
 #[derive(Debug)]
 pub struct Fail(pub String);
 
+/// The store this process opened: every store error names it.
+static OPENED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// A store error, naming the store it comes from.
+fn in_store(e: &LogError) -> String {
+    let Some(dir) = OPENED.get() else { return e.to_string() };
+    match e {
+        LogError::UnknownGame(game) => format!("no game {game:?} in the store {} (rollcall games lists them)", dir.display()),
+        LogError::GameExists(game) => format!("a game {game:?} already exists in the store {}", dir.display()),
+        other => format!("{other} (store {})", dir.display()),
+    }
+}
+
 impl From<LogError> for Fail {
     fn from(e: LogError) -> Self {
-        Fail(e.to_string())
+        Fail(in_store(&e))
     }
 }
 
 impl From<OpenGameError> for Fail {
     fn from(e: OpenGameError) -> Self {
-        Fail(e.to_string())
+        match (e, OPENED.get()) {
+            (OpenGameError::Log(l), _) => Fail(in_store(&l)),
+            (other, Some(dir)) => Fail(format!("{other} (store {})", dir.display())),
+            (other, None) => Fail(other.to_string()),
+        }
     }
 }
 
@@ -39,13 +56,48 @@ pub fn default_db() -> PathBuf {
     PathBuf::from(".rollcall/db")
 }
 
-/// Opens the store at `db` (or the default), creating it if need be.
+/// The store's directory: `db`, or the default.
+pub fn dir(db: &Option<PathBuf>) -> PathBuf {
+    db.clone().unwrap_or_else(default_db)
+}
+
+/// Opens the store at `db` (or the default), creating it if need be: for
+/// the commands that write games.
 pub fn open(db: &Option<PathBuf>) -> Result<SledLog, Fail> {
-    let dir = db.clone().unwrap_or_else(default_db);
-    if let Some(parent) = dir.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Fail(format!("{}: {e}", parent.display())))?;
+    let dir = dir(db);
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Fail(format!("cannot create the store {}: {}: {e}", dir.display(), parent.display())))?;
     }
-    Ok(SledLog::open(&dir)?)
+    open_dir(dir)
+}
+
+/// Opens the store at `db` (or the default), which must exist: for the
+/// commands that only read. A store that is not there is an error, and
+/// nothing is created.
+pub fn open_existing(db: &Option<PathBuf>) -> Result<SledLog, Fail> {
+    let dir = dir(db);
+    if !dir.is_dir() {
+        let how = if db.is_some() { "--db or ROLLCALL_DB" } else { "the default store" };
+        return Err(Fail(format!(
+            "no store at {} ({how}): nothing has been stored there yet (run, new and import create a store)",
+            dir.display()
+        )));
+    }
+    open_dir(dir)
+}
+
+fn open_dir(dir: PathBuf) -> Result<SledLog, Fail> {
+    let log = SledLog::open(&dir).map_err(|e| match e {
+        // sled says "could not acquire lock" when another process has it open.
+        LogError::Backend(m) if m.contains("lock") => Fail(format!(
+            "{m}: another rollcall (a `serve`, a `replay --step` waiting) has the store {} open; wait for it, or use another store",
+            dir.display()
+        )),
+        other => Fail(other.to_string()),
+    })?;
+    let _ = OPENED.set(dir);
+    Ok(log)
 }
 
 /// Reads a text file, or standard input for `-`.

@@ -374,7 +374,7 @@ pub fn run(
         let events = events.collect::<Result<Vec<_>, _>>().map_err(|e| Fail(format!("{target}: {e}")))?;
         (header, events)
     } else {
-        let log = store::open(db)?;
+        let log = store::open_existing(db)?;
         let header = log.header(target)?;
         let events = log.events(target, 1)?.collect::<Result<Vec<_>, _>>()?;
         (header, events)
