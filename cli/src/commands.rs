@@ -39,6 +39,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Replay { game, step, to, position, json } => replay(db, &game, step, position.position(to), json),
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
+        Command::Simulate(args) => crate::simulate::run(&args),
         Command::View { target, output, bookmarks, diff, a, b, json } => {
             crate::view::run(db, &target, output, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
         }
@@ -521,6 +522,7 @@ fn report_verify(
     header: Option<&Header>,
     result: Result<Verified, VerifyFailure>,
     expect_head: Option<&str>,
+    normalised: Option<&str>,
     json: bool,
 ) -> Result<ExitCode, Fail> {
     let result = result.and_then(|v| match expect_head {
@@ -536,7 +538,9 @@ fn report_verify(
     match (result, header) {
         (Ok(v), Some(header)) => {
             if json {
-                print_json(&verified_json(what, &v, header));
+                let mut out = verified_json(what, &v, header);
+                out["normalised"] = json!(normalised);
+                print_json(&out);
             } else {
                 println!(
                     "verified {what}: {}, {} events, {} decisions, turn {}",
@@ -559,7 +563,9 @@ fn report_verify(
         (Ok(_), None) => unreachable!("a verified record has a header"),
         (Err(f), _) => {
             if json {
-                print_json(&json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason}));
+                print_json(
+                    &json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason, "normalised": normalised}),
+                );
             } else {
                 println!("verification FAILED for {what}: {f}");
             }
@@ -599,6 +605,7 @@ fn verify(
                     None,
                     Err(VerifyFailure { seq: None, reason: e.to_string() }),
                     None,
+                    None,
                     json,
                 );
             }
@@ -611,12 +618,12 @@ fn verify(
                 println!("normalised transport noise in {target}: {noise} (not content: the hashes are over the lines without it)");
             }
         }
-        return report_verify(target, Some(&header), result, expect_head.as_deref(), json);
+        return report_verify(target, Some(&header), result, expect_head.as_deref(), normalised.as_deref(), json);
     }
     let log = store::open_existing(db)?;
     let header = log.header(target)?;
     let result = verify_each(&header, log.events(target, 1)?, |_, _| {});
-    report_verify(target, Some(&header), result, expect_head.as_deref(), json)
+    report_verify(target, Some(&header), result, expect_head.as_deref(), None, json)
 }
 
 fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, json: bool) -> Result<ExitCode, Fail> {

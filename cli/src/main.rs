@@ -14,6 +14,7 @@ mod housekeeping;
 mod pbem;
 mod position;
 mod serve;
+mod simulate;
 mod store;
 mod view;
 

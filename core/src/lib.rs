@@ -25,6 +25,7 @@ pub mod rulesets;
 pub mod script;
 pub mod sealed;
 pub mod seed;
+pub mod sim;
 pub mod words;
 
 pub use dice::{Dice, Die, Roll, Seed, TableDice};

@@ -1,8 +1,12 @@
 //! Property tests over random legal games of leader activation.
 //!
-//! For each game: replay (folding the logged facts) equals the state built
-//! live; verify passes; and every single-byte change to the exported record
-//! fails verify or fails to parse with a clear error.
+//! The games are the library's (`rollcall_core::sim::leader_activation`):
+//! a random scenario and settings, and every plausible decision of both
+//! sides and the referee, mistakes included, played when the rules accept
+//! it. For each game: it never sticks, and no decision is refused after a
+//! die was rolled for it; replay (folding the logged facts) equals the state
+//! built live; verify passes; and every single-byte change to the exported
+//! record fails verify or fails to parse with a clear error.
 //!
 //! Reproducible randomness: the base seed is printed, and
 //! `ROLLCALL_SEED=<n> cargo test -p rollcall-core --test properties` reruns it.
@@ -11,89 +15,14 @@ mod support;
 
 use rollcall_core::game::{verify, Game};
 use rollcall_core::record::{Event, Header};
-use rollcall_core::ruleset;
-use rollcall_core::rulesets::leader_activation::{Role, State};
-use serde_json::{json, Value};
+use rollcall_core::sim::leader_activation::LeaderGames;
+use rollcall_core::sim::Generator;
 use support::{base_seed, check, export, Rng};
-
-fn header(seed: u64) -> Header {
-    let mut rng = Rng(seed);
-    let mut leaders = Vec::new();
-    let mut units = Vec::new();
-    let skills = ["elite", "trained", "conscript"];
-    for (s, side) in ["red", "blue"].iter().enumerate() {
-        for l in 0..1 + rng.below(3) {
-            let x = (l as i64) * 300;
-            let y = (s as i64) * 1000;
-            leaders.push(json!({"id": format!("{side}-l{l}"), "side": side, "skill": skills[rng.below(3)], "at": [x, y], "broken": rng.below(5) == 0}));
-            for u in 0..1 + rng.below(4) {
-                let at = [x + rng.below(240) as i64 - 120, y + rng.below(240) as i64 - 120];
-                units.push(json!({"id": format!("{side}-l{l}-u{u}"), "side": side, "skill": skills[rng.below(3)], "at": at, "broken": rng.below(4) == 0}));
-            }
-        }
-    }
-    let scenario = json!({"sides": ["red", "blue"], "leaders": leaders, "units": units});
-    let spec = ruleset::version("leader-activation@1").unwrap();
-    let mut options = std::collections::BTreeMap::new();
-    for s in &spec.settings {
-        if s.kind == rollcall_core::rules::SettingKind::Option {
-            options.insert(s.name.to_string(), json!(rng.below(3) == 0));
-        }
-    }
-    let rules = spec.resolve(&options, &Default::default(), "").unwrap();
-    let parties = support::parties(&mut rng, &["red", "blue"]);
-    support::header(format!("random-{seed}"), rules, scenario, parties)
-}
-
-/// Every decision worth trying in this state (the rules decide which are legal).
-fn candidates(state: &State, rng: &mut Rng) -> Vec<Value> {
-    let mut out = Vec::new();
-    let pieces: Vec<_> = state.pieces.values().collect();
-    for side in &state.sides {
-        out.push(json!({"type": "begin-turn", "first": side}));
-        out.push(json!({"type": "skip", "side": side}));
-    }
-    for p in &pieces {
-        match p.role {
-            Role::Leader => out.push(json!({"type": "activate", "leader": p.id})),
-            Role::Unit => {
-                out.push(json!({"type": "command", "unit": p.id}));
-                out.push(json!({"type": "unit-action", "unit": p.id, "action": "fires"}));
-            }
-        }
-    }
-    let broken: Vec<_> = pieces.iter().filter(|p| p.broken && p.role == Role::Unit).map(|p| p.id.clone()).collect();
-    for n in 1..=broken.len().min(3) {
-        out.push(json!({"type": "rally", "units": broken[..n]}));
-    }
-    out.push(json!({"type": "self-rally"}));
-    out.push(json!({"type": "leader-action", "action": "moves"}));
-    for _ in 0..4 {
-        out.push(json!({"type": "end-activation"}));
-    }
-    let p = pieces[rng.below(pieces.len())];
-    if rng.below(6) == 0 {
-        out.push(json!({"type": "break", "piece": p.id, "reason": "fire"}));
-    }
-    if rng.below(3) == 0 {
-        out.push(json!({"type": "move", "piece": p.id, "to": [p.at.x + rng.below(60) as i64 - 30, p.at.y + rng.below(60) as i64 - 30]}));
-    }
-    if rng.below(10) == 0 && p.role == Role::Leader {
-        out.push(
-            json!({"type": if p.locked { "free-from-close-combat" } else { "lock-in-close-combat" }, "leader": p.id}),
-        );
-    }
-    out
-}
 
 /// A random legal game of up to `n` decisions: its header and events.
 fn random_game(seed: u64, n: usize) -> (Header, Vec<Event>, Game) {
-    let header = header(seed);
-    let mut rng = Rng(seed ^ 0x9e37_79b9_7f4a_7c15);
-    let (events, game) = support::play(seed, &header, n, &mut rng, |game, rng| {
-        let state: State = serde_json::from_value(game.state()).unwrap();
-        candidates(&state, rng)
-    });
+    let header = LeaderGames::header(seed, "leader-activation@1");
+    let (events, game) = support::play::<LeaderGames>(seed, &header, n, |_, _| {});
     (header, events, game)
 }
 

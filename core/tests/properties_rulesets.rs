@@ -1,11 +1,13 @@
 //! Property tests over random legal games of combat-hq (both versions) and
 //! formation-activation, as `properties.rs` does for leader activation.
 //!
-//! A seeded generator makes a small random scenario, then proposes plausible
-//! decisions from the current state — players' and the referee's — and plays
-//! the first the rules accept. For each game:
+//! The library's generators (`rollcall_core::sim::{combat_hq,
+//! formation_activation}`) make a small random scenario from a seed, then
+//! propose plausible decisions from the current state — players' and the
+//! referee's — and play the first the rules accept. For each game:
 //! - it is never stuck: some decision is always legal, and the one that
 //!   moves the game on (the pulse, the end of a turn, the next chit) is;
+//!   no decision is refused after a die was rolled for it;
 //! - every state keeps the ruleset's invariants (Staff Orders under their
 //!   cap, reserves holding their dice, the cup and its end-turn chits, …)
 //!   and round-trips through serde;
@@ -30,14 +32,15 @@
 
 mod support;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use rollcall_core::game::Game;
 use rollcall_core::record::{Event, Header};
-use rollcall_core::rules::RuleVersion;
-use rollcall_core::ruleset;
 use rollcall_core::rulesets::combat_hq::{self, CombatHq};
 use rollcall_core::rulesets::formation_activation::{self as formation, FormationActivation};
+use rollcall_core::sim::combat_hq::{self as combat_hq_sim, CombatGames};
+use rollcall_core::sim::formation_activation::FormationGames;
+use rollcall_core::sim::Generator;
 use serde_json::{json, Value};
 use support::{base_seed, Rng};
 
@@ -56,220 +59,7 @@ struct Played {
     game: Game,
 }
 
-/// Resolves a version with these constants (options at their defaults unless given).
-fn rules(version: &str, options: &BTreeMap<String, Value>, constants: &BTreeMap<String, Value>) -> RuleVersion {
-    ruleset::version(version).unwrap().resolve(options, constants, "").unwrap()
-}
-
 // ------------------------------------------------------------------ combat-hq
-
-const COMBAT_SIDES: [&str; 2] = ["axis", "allies"];
-
-/// A small random Combat HQ scenario with up to `max_battle_groups` per side.
-/// Artillery starts on the table only with another group of its battle
-/// group, so a scenario with one battle group per side plays under both
-/// versions.
-fn combat_scenario(rng: &mut Rng, max_battle_groups: usize) -> Value {
-    let kinds = ["company", "company", "support", "artillery"];
-    let mut sides = Vec::new();
-    for (s, side) in COMBAT_SIDES.iter().enumerate() {
-        let mut battle_groups = Vec::new();
-        for b in 0..1 + rng.below(max_battle_groups) {
-            let command_dice = 1 + rng.below(8);
-            let mut groups = Vec::new();
-            for c in 0..1 + rng.below(4) {
-                let centre = [c as i64 * 250 + rng.below(40) as i64, s as i64 * 900 + b as i64 * 250];
-                let units: Vec<Value> = (0..1 + rng.below(4))
-                    .map(|u| {
-                        let at = [centre[0] + rng.below(180) as i64 - 90, centre[1] + rng.below(180) as i64 - 90];
-                        json!({"id": format!("{side}-{b}-{c}-u{u}"), "at_tenths": at})
-                    })
-                    .collect();
-                let command_unit = rng.pick(&units)["id"].clone();
-                groups.push(json!({
-                    "id": format!("{side}-{b}-cg{c}"),
-                    "kind": rng.pick(&kinds),
-                    "start": if rng.below(5) < 3 { "table" } else { "reserve" },
-                    "command_unit": command_unit,
-                    "units": units,
-                }));
-            }
-            if !groups.iter().any(|g| g["kind"] != "artillery" && g["start"] == "table") {
-                for g in groups.iter_mut().filter(|g| g["kind"] == "artillery") {
-                    g["start"] = json!("reserve");
-                }
-            }
-            battle_groups.push(json!({
-                "id": format!("{side}-bg{b}"),
-                "command_dice": command_dice,
-                "staff_orders": rng.below(command_dice + 1),
-                "morale_points": 1 + rng.below(12),
-                "command_groups": groups,
-            }));
-        }
-        sides.push(json!({"id": side, "co": {"id": format!("{side}-co")}, "battle_groups": battle_groups}));
-    }
-    json!({"sides": sides})
-}
-
-/// The constants both versions share, mostly at their defaults.
-fn combat_constants(rng: &mut Rng) -> BTreeMap<String, Value> {
-    let mut constants = BTreeMap::new();
-    if rng.one_in(3) {
-        constants.insert("activation-range-tenths".into(), json!(rng.pick(&[30, 60, 90])));
-        constants.insert("units-per-activation".into(), json!(1 + rng.below(3)));
-        constants.insert("reserve-entry-staff-orders".into(), json!(rng.below(3)));
-    }
-    constants
-}
-
-/// A combat-hq version with the shared constants (and, for multi-bg, its own).
-fn combat_rules(rng: &mut Rng, version: &str, shared: &BTreeMap<String, Value>) -> RuleVersion {
-    let mut constants = shared.clone();
-    if version.ends_with("multi-bg") && rng.one_in(3) {
-        constants.insert("reserve-entry-staff-orders-after-failure".into(), json!(1 + rng.below(3)));
-    }
-    rules(version, &BTreeMap::new(), &constants)
-}
-
-/// The header of a random combat-hq game under `version`.
-fn combat_header(seed: u64, version: &str, max_battle_groups: usize) -> Header {
-    let mut rng = Rng(seed);
-    let scenario = combat_scenario(&mut rng, max_battle_groups);
-    let shared = combat_constants(&mut rng);
-    let rules = combat_rules(&mut rng, version, &shared);
-    let parties = support::parties(&mut rng, &COMBAT_SIDES);
-    support::header(format!("random-combat-{seed}"), rules, scenario, parties)
-}
-
-/// The orders of a chain of `length` dice of `battle_group`: mostly one per
-/// die, each activating a group on the table with some of its units (mostly
-/// those in range) or entering a reserve group.
-fn combat_orders(state: &combat_hq::State, battle_group: &str, length: u32, rng: &mut Rng) -> Vec<Value> {
-    let groups = &state.battle_groups[battle_group].command_groups;
-    let count = if rng.one_in(3) { rng.below(length as usize + 1) } else { length as usize };
-    let mut used = BTreeSet::new();
-    let mut orders = Vec::new();
-    for _ in 0..count {
-        // Now and then a group of another battle group: the rules refuse it.
-        let id = if rng.one_in(12) {
-            rng.pick(&state.command_groups.keys().collect::<Vec<_>>()).to_string()
-        } else {
-            rng.pick(groups).clone()
-        };
-        if !used.insert(id.clone()) {
-            continue;
-        }
-        let cg = &state.command_groups[&id];
-        if cg.in_reserve {
-            orders.push(json!({"do": "enter", "command_group": id}));
-            continue;
-        }
-        let at = state.units[&cg.command_unit].at_tenths;
-        let range = state.config.activation_range_tenths;
-        let mut units: Vec<&String> = cg
-            .units
-            .iter()
-            .filter(|u| **u != cg.command_unit && (at.within(state.units[*u].at_tenths, range) || rng.one_in(8)))
-            .collect();
-        let keep = rng.below(state.config.units_per_activation + 1);
-        while units.len() > keep {
-            units.swap_remove(rng.below(units.len()));
-        }
-        orders.push(json!({"do": "activate", "command_group": id, "units": units}));
-    }
-    orders
-}
-
-/// The dice each battle group of `side` has left, by battle group.
-fn combat_dice_left<'a>(state: &'a combat_hq::State, side: &str) -> Vec<(&'a String, &'a Vec<u32>)> {
-    let Some(t) = &state.turn else { return Vec::new() };
-    t.dice.iter().filter(|(bg, left)| state.battle_groups[*bg].side == side && !left.is_empty()).collect()
-}
-
-/// Every decision worth trying in this state: chains for the side whose
-/// pulse it is, reserves entering by Staff Orders, the turn's end and
-/// beginning, and the referee moving units.
-fn combat_candidates(state: &combat_hq::State, rng: &mut Rng) -> Vec<Value> {
-    let mut out = Vec::new();
-    for side in &state.sides {
-        out.push(json!({"type": "begin-turn", "first": side.id}));
-    }
-    out.push(json!({"type": "end-turn"}));
-    if let Some(t) = state.turn.as_ref().filter(|t| !t.ended) {
-        if let Some(side) = &t.pulse {
-            let wild = t.wild_dice.get(side).copied().unwrap_or(0) as usize;
-            for (bg, left) in combat_dice_left(state, side) {
-                let sixes = left.iter().filter(|&&d| d == 6).count();
-                let numbers: BTreeSet<u32> = left.iter().copied().collect();
-                for &number in &numbers {
-                    for _ in 0..3 {
-                        let of_number = left.iter().filter(|&&d| d == number).count();
-                        let with_sixes = if number == 6 { 0 } else { rng.below(sixes + 1) };
-                        let wild_dice = rng.below(wild + 1);
-                        let length = (of_number + with_sixes + wild_dice) as u32;
-                        let orders = combat_orders(state, bg, length, rng);
-                        out.push(json!({"type": "pulse", "battle_group": bg, "number": number, "sixes": with_sixes, "wild_dice": wild_dice, "orders": orders}));
-                    }
-                }
-            }
-        }
-        let reserves: Vec<&combat_hq::CommandGroup> = state.command_groups.values().filter(|c| c.in_reserve).collect();
-        if !reserves.is_empty() {
-            let cg = rng.pick(&reserves);
-            let bg = &state.battle_groups[&cg.battle_group];
-            let side = state.sides.iter().find(|s| s.id == bg.side).unwrap();
-            let from = match rng.below(4) {
-                0 => Value::Null,
-                1 => json!(side.co),
-                2 => json!(rng.pick(&side.battle_groups)),
-                _ => json!(rng.pick(&state.battle_groups.keys().collect::<Vec<_>>())),
-            };
-            out.push(json!({"type": "enter-reserve", "command_group": cg.id, "staff_orders_from": from}));
-        }
-    }
-    if rng.one_in(3) {
-        let units: Vec<&combat_hq::Unit> = state.units.values().collect();
-        let u = rng.pick(&units);
-        let toward = &state.units[&state.command_groups[&u.command_group].command_unit].at_tenths;
-        let to = if rng.one_in(2) {
-            [toward.x + rng.below(100) as i64 - 50, toward.y + rng.below(100) as i64 - 50]
-        } else {
-            [u.at_tenths.x + rng.below(120) as i64 - 60, u.at_tenths.y + rng.below(120) as i64 - 60]
-        };
-        out.push(json!({"type": "move", "unit": u.id, "to_tenths": to}));
-    }
-    if rng.one_in(2) {
-        out.push(combat_mistake(state, rng));
-    }
-    out
-}
-
-/// A decision a player might get wrong: a chain of a number the battle
-/// group lacks, of 1s or of 7s, too many sixes or Wild Dice or orders, the
-/// other side's battle group, a group entering that is on the table. The
-/// rules refuse most of them; none may panic.
-fn combat_mistake(state: &combat_hq::State, rng: &mut Rng) -> Value {
-    let bgs: Vec<&String> = state.battle_groups.keys().collect();
-    let bg = rng.pick(&bgs);
-    let groups: Vec<&String> = state.command_groups.keys().collect();
-    let group = rng.pick(&groups);
-    match rng.below(6) {
-        0 => {
-            json!({"type": "pulse", "battle_group": bg, "number": rng.below(8), "sixes": rng.below(3), "wild_dice": rng.below(3)})
-        }
-        1 => {
-            let orders: Vec<Value> = (0..1 + rng.below(4))
-                .map(|_| json!({"do": rng.pick(&["activate", "enter"]), "command_group": rng.pick(&groups)}))
-                .collect();
-            json!({"type": "pulse", "battle_group": bg, "number": 2 + rng.below(5), "orders": orders})
-        }
-        2 => json!({"type": "enter-reserve", "command_group": group, "staff_orders_from": rng.pick(&bgs)}),
-        3 => json!({"type": "begin-turn", "first": rng.pick(&["axis", "allies", "neutrals"])}),
-        4 => json!({"type": "move", "unit": rng.pick(&["axis-0-0-u0", "nobody"]), "to_tenths": [-5, 7]}),
-        _ => json!({"type": "pulse", "battle_group": "nobody", "number": 6}),
-    }
-}
 
 /// What must always be legal in combat-hq: the side whose Command Pulse it
 /// is can play a chain (the plainest: every die of its highest number); a
@@ -291,7 +81,7 @@ fn assert_combat_can_move_on(seed: u64, game: &Game, state: &combat_hq::State) {
         Some(t) => {
             match &t.pulse {
                 Some(side) => {
-                    let left = combat_dice_left(state, side);
+                    let left = combat_hq_sim::dice_left(state, side);
                     let Some((bg, dice)) = left.first() else {
                         panic!("seed {seed}: the pulse is {side}'s, but {side} has no dice:\n{}", game.render())
                     };
@@ -299,7 +89,7 @@ fn assert_combat_can_move_on(seed: u64, game: &Game, state: &combat_hq::State) {
                 }
                 None => {
                     for side in &state.sides {
-                        let left = combat_dice_left(state, &side.id);
+                        let left = combat_hq_sim::dice_left(state, &side.id);
                         assert!(
                             left.is_empty(),
                             "seed {seed}: no pulse is left, but {} has dice {left:?}:\n{}",
@@ -351,13 +141,11 @@ fn assert_combat_invariants(seed: u64, game: &Game, state: &combat_hq::State) {
 
 /// A random legal combat-hq game of `decisions` decisions.
 fn combat_game(seed: u64, header: Header, decisions: usize) -> Played {
-    let mut rng = Rng(seed ^ 0x9e37_79b9_7f4a_7c15);
-    let (events, game) = support::play(seed, &header, decisions, &mut rng, |game, rng| {
+    let (events, game) = support::play::<CombatGames>(seed, &header, decisions, |game, _| {
         let value = game.state();
         let state: combat_hq::State = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(serde_json::to_value(&state).unwrap(), value, "seed {seed}: the state does not round-trip");
         assert_combat_can_move_on(seed, game, &state);
-        combat_candidates(&state, rng)
     });
     Played { seed, header, events, game }
 }
@@ -374,7 +162,7 @@ fn combat_games(
     (0..count)
         .map(|i| {
             let seed = base.wrapping_add(offset + i);
-            combat_game(seed, combat_header(seed, version, max_battle_groups), decisions)
+            combat_game(seed, combat_hq_sim::header(seed, version, max_battle_groups), decisions)
         })
         .collect()
 }
@@ -471,12 +259,12 @@ fn combat_hq_dice_agree_between_base_and_multi_bg() {
     for i in 0..6 {
         let seed = base.wrapping_add(i);
         let mut rng = Rng(seed);
-        let scenario = combat_scenario(&mut rng, 1);
-        let constants = combat_constants(&mut rng);
-        let parties = support::parties(&mut rng, &COMBAT_SIDES);
+        let scenario = combat_hq_sim::scenario(&mut rng, 1);
+        let constants = combat_hq_sim::constants(&mut rng);
+        let parties = support::parties(&mut rng, &combat_hq_sim::SIDES);
         let (first, other) = if i % 2 == 0 { ("base", "multi-bg") } else { ("multi-bg", "base") };
-        let rules_a = combat_rules(&mut rng, &format!("combat-hq@{first}"), &constants);
-        let rules_b = combat_rules(&mut rng, &format!("combat-hq@{other}"), &constants);
+        let rules_a = combat_hq_sim::rules(&mut rng, &format!("combat-hq@{first}"), &constants);
+        let rules_b = combat_hq_sim::rules(&mut rng, &format!("combat-hq@{other}"), &constants);
         let header = support::header(format!("random-combat-{seed}"), rules_a, scenario, parties);
         let played = combat_game(seed, header.clone(), DECISIONS);
         let rolls = support::dice_under(&[header.clone(), support::under(&header, rules_b)], &played.events);
@@ -496,17 +284,17 @@ fn combat_hq_versions_part_first_at_a_command_failure_when_nothing_is_in_reserve
     for i in 0..6 {
         let seed = base.wrapping_add(i);
         let mut rng = Rng(seed);
-        let mut scenario = combat_scenario(&mut rng, 1);
+        let mut scenario = combat_hq_sim::scenario(&mut rng, 1);
         for side in scenario["sides"].as_array_mut().unwrap() {
             for cg in side["battle_groups"][0]["command_groups"].as_array_mut().unwrap() {
                 cg["start"] = json!("table");
                 cg["kind"] = json!("company");
             }
         }
-        let constants = combat_constants(&mut rng);
-        let parties = support::parties(&mut rng, &COMBAT_SIDES);
-        let rules_base = combat_rules(&mut rng, "combat-hq@base", &constants);
-        let rules_multi = combat_rules(&mut rng, "combat-hq@multi-bg", &constants);
+        let constants = combat_hq_sim::constants(&mut rng);
+        let parties = support::parties(&mut rng, &combat_hq_sim::SIDES);
+        let rules_base = combat_hq_sim::rules(&mut rng, "combat-hq@base", &constants);
+        let rules_multi = combat_hq_sim::rules(&mut rng, "combat-hq@multi-bg", &constants);
         let header = support::header(format!("random-combat-{seed}"), rules_base.clone(), scenario, parties);
         let Played { events, .. } = combat_game(seed, header.clone(), DECISIONS / 3);
         let first_failure = events
@@ -533,153 +321,6 @@ fn combat_hq_versions_part_first_at_a_command_failure_when_nothing_is_in_reserve
 }
 
 // ------------------------------------------------------- formation-activation
-
-const FORMATION_SIDES: [&str; 2] = ["red", "blue"];
-
-/// A hex number `CCRR`, kept on a small map.
-fn hex(column: i64, row: i64) -> String {
-    format!("{:02}{:02}", column.clamp(0, 12), row.clamp(0, 12))
-}
-
-/// A hex at most `reach` columns and rows from `from`.
-fn near(rng: &mut Rng, from: &formation::Hex, reach: usize) -> String {
-    let step = |rng: &mut Rng| rng.below(2 * reach + 1) as i64 - reach as i64;
-    hex(i64::from(from.column) + step(rng), i64::from(from.row) + step(rng))
-}
-
-/// A small random formation-activation scenario: one or two formations a
-/// side, each an HQ and up to four units around it (some off the map, some
-/// disrupted, some newly placed), and one or two end-turn chits.
-fn formation_scenario(rng: &mut Rng) -> Value {
-    let mut formations = Vec::new();
-    let mut units = Vec::new();
-    for (s, side) in FORMATION_SIDES.iter().enumerate() {
-        for f in 0..1 + rng.below(2) {
-            let id = format!("{side}-f{f}");
-            let hq = format!("{id}-hq");
-            let (column, row) = (2 + 4 * f as i64, 2 + 5 * s as i64);
-            formations.push(json!({
-                "id": id, "side": side, "hq": hq,
-                "morale": 4 + rng.below(7),
-                "leadership": rng.below(4),
-                "command_radius_hexes": rng.below(4),
-                "chits": 1 + rng.below(2),
-            }));
-            units.push(json!({"id": hq, "formation": id, "hex": hex(column, row), "disrupted": rng.one_in(4)}));
-            for u in 0..1 + rng.below(4) {
-                let mut unit = json!({"id": format!("{id}-u{u}"), "formation": id, "disrupted": rng.one_in(3)});
-                if !rng.one_in(6) {
-                    // Often stacked with the HQ, otherwise around it, some beyond its radius.
-                    let at = if rng.one_in(3) {
-                        hex(column, row)
-                    } else {
-                        hex(column + rng.below(7) as i64 - 3, row + rng.below(7) as i64 - 3)
-                    };
-                    unit["hex"] = json!(at);
-                    unit["newly_placed"] = json!(rng.one_in(8));
-                }
-                units.push(unit);
-            }
-        }
-    }
-    let end_turn_chits: Vec<String> = (1..=1 + rng.below(2)).map(|n| format!("end-{n}")).collect();
-    let mut scenario =
-        json!({"sides": FORMATION_SIDES, "formations": formations, "units": units, "end_turn_chits": end_turn_chits});
-    if rng.one_in(2) {
-        scenario["end_turn_after"] = json!(1 + rng.below(end_turn_chits.len()));
-    }
-    scenario
-}
-
-/// The header of a random formation-activation game, options and some
-/// constants at random.
-fn formation_header(seed: u64) -> Header {
-    let mut rng = Rng(seed);
-    let scenario = formation_scenario(&mut rng);
-    let mut options = BTreeMap::new();
-    for name in ["leadership-adds-to-rating", "rally-per-hex"] {
-        options.insert(name.to_string(), json!(rng.one_in(2)));
-    }
-    let mut constants = BTreeMap::new();
-    if rng.one_in(3) {
-        constants.insert("operations-per-activation".into(), json!(1 + rng.below(2)));
-        constants.insert("out-of-command-rally-modifier".into(), json!(rng.below(3)));
-    }
-    let rules = rules("formation-activation@1", &options, &constants);
-    let parties = support::parties(&mut rng, &FORMATION_SIDES);
-    support::header(format!("random-formation-{seed}"), rules, scenario, parties)
-}
-
-/// Every decision worth trying in this state: begin a turn, draw chits,
-/// operations of the active formation's units, reaction fire by the other
-/// side, the end of the activation, and the referee's outcomes (disrupted,
-/// eliminated, placed, relocated).
-fn formation_candidates(state: &formation::State, rng: &mut Rng) -> Vec<Value> {
-    let mut out = vec![json!({"type": "begin-turn"})];
-    for _ in 0..3 {
-        out.push(json!({"type": "draw-chit"}));
-    }
-    let units: Vec<&formation::Unit> = state.units.values().collect();
-    let on_map: Vec<&formation::Unit> = units.iter().copied().filter(|u| u.on_map().is_some()).collect();
-    let active = state.turn.as_ref().and_then(|t| t.activation.as_ref());
-    if let Some(a) = active {
-        out.push(json!({"type": "end-activation"}));
-        for u in on_map.iter().filter(|u| u.formation == a.formation) {
-            let at = u.on_map().unwrap();
-            out.push(match rng.below(3) {
-                0 => json!({"type": "move", "unit": u.id, "to": near(rng, &at, 1)}),
-                1 => json!({"type": "fire", "unit": u.id, "at": near(rng, &at, 3)}),
-                _ => json!({"type": "assault", "unit": u.id, "at": near(rng, &at, 1)}),
-            });
-        }
-        let others: Vec<&&formation::Unit> =
-            on_map.iter().filter(|u| state.formations[&u.formation].side != a.side).collect();
-        if !others.is_empty() && rng.one_in(3) {
-            let u = rng.pick(&others);
-            out.push(json!({"type": "reaction-fire", "unit": u.id, "at": near(rng, &u.on_map().unwrap(), 3)}));
-        }
-    }
-    if rng.one_in(4) {
-        out.push(json!({"type": "disrupt", "unit": rng.pick(&units).id, "reason": "fire"}));
-    }
-    if rng.one_in(40) {
-        out.push(json!({"type": "eliminate", "unit": rng.pick(&units).id, "reason": "assault"}));
-    }
-    let off_map: Vec<&&formation::Unit> = units.iter().filter(|u| u.hex.is_none() && !u.eliminated).collect();
-    if !off_map.is_empty() && rng.one_in(3) {
-        let u = rng.pick(&off_map);
-        let hq = &state.units[&state.formations[&u.formation].hq];
-        let at = hq.hex.unwrap_or(formation::Hex::new(5, 5));
-        out.push(json!({"type": "place", "unit": u.id, "hex": near(rng, &at, 2)}));
-    }
-    if !on_map.is_empty() && rng.one_in(10) {
-        let u = rng.pick(&on_map);
-        out.push(
-            json!({"type": "relocate", "unit": u.id, "to": near(rng, &u.on_map().unwrap(), 1), "reason": "retreat"}),
-        );
-    }
-    if rng.one_in(2) {
-        out.push(formation_mistake(&units, rng));
-    }
-    out
-}
-
-/// A decision a player or referee might get wrong: any unit operating or
-/// taking reaction fire (eliminated, off the map, of the wrong side or
-/// formation), a unit moving or relocated to where it is, a unit placed
-/// that is on the map. The rules refuse most of them; none may panic.
-fn formation_mistake(units: &[&formation::Unit], rng: &mut Rng) -> Value {
-    let u = rng.pick(units);
-    let here = u.hex.map(|h| h.to_string()).unwrap_or_else(|| hex(5, 5));
-    match rng.below(6) {
-        0 => json!({"type": rng.pick(&["move", "relocate"]), "unit": u.id, "to": here, "reason": "stays"}),
-        1 => json!({"type": rng.pick(&["fire", "assault"]), "unit": u.id, "at": here}),
-        2 => json!({"type": "reaction-fire", "unit": u.id, "at": here}),
-        3 => json!({"type": "place", "unit": u.id, "hex": here}),
-        4 => json!({"type": rng.pick(&["disrupt", "eliminate"]), "unit": "nobody", "reason": "none"}),
-        _ => json!({"type": "move", "unit": u.id, "to": hex(rng.below(13) as i64, rng.below(13) as i64)}),
-    }
-}
 
 /// A formation-activation fact's type, and how it came about where that varies.
 fn formation_fact_kinds(fact: &Value) -> Vec<String> {
@@ -762,13 +403,11 @@ fn assert_formation_invariants(seed: u64, game: &Game, state: &formation::State)
 
 /// A random legal formation-activation game of `decisions` decisions.
 fn formation_game(seed: u64, header: Header, decisions: usize) -> Played {
-    let mut rng = Rng(seed ^ 0x9e37_79b9_7f4a_7c15);
-    let (events, game) = support::play(seed, &header, decisions, &mut rng, |game, rng| {
+    let (events, game) = support::play::<FormationGames>(seed, &header, decisions, |game, _| {
         let value = game.state();
         let state: formation::State = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(serde_json::to_value(&state).unwrap(), value, "seed {seed}: the state does not round-trip");
         assert_formation_can_move_on(seed, game, &state);
-        formation_candidates(&state, rng)
     });
     Played { seed, header, events, game }
 }
@@ -777,7 +416,7 @@ fn formation_games(base: u64, count: u64, decisions: usize) -> Vec<Played> {
     (0..count)
         .map(|i| {
             let seed = base.wrapping_add(i);
-            formation_game(seed, formation_header(seed), decisions)
+            formation_game(seed, FormationGames::header(seed, "formation-activation@1"), decisions)
         })
         .collect()
 }

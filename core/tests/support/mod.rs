@@ -1,7 +1,8 @@
-//! What the property tests share: a seedable generator, the base seed, the
-//! header of a random game, a driver that plays random legal games, and the
-//! checks every ruleset's games must pass (replay, verify, single-byte
-//! changes, dice across versions, facts that narrate and round-trip).
+//! What the property tests share: the base seed, a driver that plays the
+//! library's random legal games (`rollcall_core::sim`) under each test's
+//! checks, and the checks every ruleset's games must pass (replay, verify,
+//! single-byte changes, dice across versions, facts that narrate and
+//! round-trip).
 //!
 //! Each test file uses part of it, so unused items are allowed here.
 #![allow(dead_code)]
@@ -9,46 +10,13 @@
 use std::collections::BTreeMap;
 
 use rollcall_core::game::{verify, Game};
-use rollcall_core::record::{self, Event, Header, Party, SeedMode};
-use rollcall_core::seed::Share;
-use rollcall_core::{Kind, RuleVersion, Ruleset};
+use rollcall_core::record::{self, Event, Header};
+use rollcall_core::sim::{self, Generator, Simulation};
+use rollcall_core::{Kind, Ruleset};
 use serde_json::Value;
 
-/// A small, seedable generator (xorshift64*): tests only.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True one time in `n`.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-
-    /// One of `items`, which must not be empty.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    /// One of `items`, or none (drawing nothing) when there are none.
-    pub fn try_pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        (!items.is_empty()).then(|| &items[self.below(items.len())])
-    }
-
-    /// An integer in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as usize) as i64
-    }
-}
+#[allow(unused_imports)]
+pub use rollcall_core::sim::{header, parties, under, Rng};
 
 /// The base seed: `ROLLCALL_SEED`, or the clock. Printed, so a failure can be rerun.
 pub fn base_seed() -> u64 {
@@ -59,59 +27,45 @@ pub fn base_seed() -> u64 {
     seed
 }
 
-/// Two parties with random shares and their commitments (an open game).
-pub fn parties(rng: &mut Rng, names: &[&str]) -> Vec<Party> {
-    names
-        .iter()
-        .map(|name| {
-            let mut bytes = [0u8; 32];
-            bytes[..8].copy_from_slice(&rng.next().to_be_bytes());
-            let share = Share(bytes);
-            Party { name: name.to_string(), commitment: Some(share.commitment()), share: Some(share) }
-        })
-        .collect()
-}
-
-/// The header of an open game.
-pub fn header(game: String, rules: RuleVersion, scenario: Value, parties: Vec<Party>) -> Header {
-    let rules_hash = rules.hash();
-    Header { game, rules, rules_hash, scenario, mode: SeedMode::Open, parties, sides: Vec::new(), server: None }
-}
-
-/// The same game under other rules (the hash follows the settings).
-pub fn under(header: &Header, rules: RuleVersion) -> Header {
-    let mut h = header.clone();
-    h.rules_hash = rules.hash();
-    h.rules = rules;
-    h
-}
-
-/// Plays up to `n` decisions: at each, the candidates `propose` makes from the
-/// game are tried in random order and the first the rules accept is played.
-/// A game in which no candidate is legal is stuck, and the test fails there.
-pub fn play(
+/// Plays a random legal game of up to `n` decisions (fewer if the game is
+/// over) under the generator's random policy, with the checks of
+/// [`Simulation`]: every candidate is decided first on the typed state with
+/// the game's own dice, a refusal must come before any die is rolled, a
+/// panic names the decision, and a generator that never writes a malformed
+/// decision must not.
+/// `watch` sees the game and the state before each decision (the checks of
+/// a ruleset's invariants go there). A game in which no candidate is legal
+/// is stuck, and the test fails there; so does one whose typed state, evolved
+/// by the facts, is not the game's. `ROLLCALL_TRACE=<seed>` prints the
+/// game's narrative as it is played.
+pub fn play<G: Generator>(
     seed: u64,
     header: &Header,
     n: usize,
-    rng: &mut Rng,
-    mut propose: impl FnMut(&Game, &mut Rng) -> Vec<Value>,
+    mut watch: impl FnMut(&Game, &<G::Ruleset as Ruleset>::State),
 ) -> (Vec<Event>, Game) {
-    let mut game = Game::open(header.clone()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    let mut sim = Simulation::<G::Ruleset>::new(header.clone(), sim::play_rng(seed))
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    if G::WELL_FORMED {
+        sim = sim.strict();
+    }
+    let policy = sim::random_policy::<G>();
+    let trace = std::env::var("ROLLCALL_TRACE").is_ok_and(|s| s == seed.to_string());
     let mut events = Vec::new();
-    for _ in 0..n {
-        let mut options = propose(&game, rng);
-        let mut played = false;
-        while !options.is_empty() {
-            let pick = options.swap_remove(rng.below(options.len()));
-            if let Ok(new) = game.play(&pick, None) {
-                events.extend(new);
-                played = true;
-                break;
+    while (sim.game().decisions() as usize) < n && !G::over(sim.state()) {
+        watch(sim.game(), sim.state());
+        let new = sim.step(&*policy).unwrap_or_else(|e| panic!("seed {seed}: {}", sim::explained::<G>(e, sim.state())));
+        if trace {
+            for e in &new {
+                println!("{}", sim.game().narrate(e));
             }
         }
-        assert!(played, "seed {seed}: no legal decision after {} decisions in\n{}", game.decisions(), game.render());
+        events.extend(new);
     }
-    (events, game)
+    let game = sim.game();
+    let typed = serde_json::to_value(sim.state()).unwrap();
+    assert_eq!(typed, game.state(), "seed {seed}: the typed state the facts evolved is not the game's");
+    (events, sim.into_game())
 }
 
 /// Replay (folding the logged events) equals the live game, and verify
