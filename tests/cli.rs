@@ -87,15 +87,15 @@ fn a_rules_refusal_exits_3_and_malformed_input_exits_2() {
     std::fs::write(&malformed, r#"{"type": "activate", "leader": 7}"#).unwrap();
 
     let out = s.run(&["play", "skips", &refused]);
-    failed_with(&out, 3, "refused: it is for allies to activate a leader");
+    failed_with(&out, 3, "refused.json:1: $: refused: turn 1 is over: no leader is left to activate");
     let out = s.run(&["play", "skips", &malformed]);
-    failed_with(&out, 2, "malformed.json:1: leader");
+    failed_with(&out, 2, "malformed.json:1: $: invalid type: integer `7`, expected a string");
 
     let out = s.run(&["play", "skips", &refused, "--json"]);
     assert_eq!(out.status.code(), Some(3));
     let v = json_of(&out);
     assert_eq!((v["ok"].as_bool(), v["error"]["kind"].as_str(), v["error"]["exit"].as_u64()), (Some(false), Some("refused"), Some(3)));
-    assert!(v["error"]["message"].as_str().unwrap().contains("it is for allies to activate a leader"), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("turn 1 is over"), "{v}");
     let out = s.run(&["play", "skips", &malformed, "--json"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["error"]["kind"], "input");
@@ -193,14 +193,14 @@ fn a_position_the_game_does_not_have_is_an_error_everywhere() {
 fn replay_and_log_take_decisions_and_turns_as_the_narrative_numbers_them() {
     let s = Store::new();
     s.ok(&["run", &fixture("combat-hq/showcase.json")]);
-    let replay: Value = serde_json::from_str(&s.ok(&["replay", "showcase", "--turn", "2", "--json"])).unwrap();
-    assert_eq!(replay["seq"].as_u64(), Some(seq_of_decision(&s, "showcase", 18) - 1));
+    let replay: Value = serde_json::from_str(&s.ok(&["replay", "combat-hq-showcase", "--turn", "2", "--json"])).unwrap();
+    assert_eq!(replay["seq"].as_u64(), Some(seq_of_decision(&s, "combat-hq-showcase", 18) - 1));
     let narrative = replay["events"].as_array().unwrap().last().unwrap()["narrative"].as_str().unwrap().to_string();
     assert!(!narrative.contains("Turn 3"), "{narrative}");
-    let log: Value = serde_json::from_str(&s.ok(&["log", "showcase", "--turn", "3", "--json"])).unwrap();
+    let log: Value = serde_json::from_str(&s.ok(&["log", "combat-hq-showcase", "--turn", "3", "--json"])).unwrap();
     let first = &log["events"][0];
-    assert_eq!((first["seq"].as_u64(), first["kind"].as_str()), (Some(seq_of_decision(&s, "showcase", 18)), Some("decision")));
-    let text = s.ok(&["log", "showcase", "--decision", "11"]);
+    assert_eq!((first["seq"].as_u64(), first["kind"].as_str()), (Some(seq_of_decision(&s, "combat-hq-showcase", 18)), Some("decision")));
+    let text = s.ok(&["log", "combat-hq-showcase", "--decision", "11"]);
     assert!(text.lines().next().unwrap().contains("#11 begin-turn"), "{text}");
 
     let rally = Store::new();
@@ -217,7 +217,7 @@ fn replay_and_log_take_decisions_and_turns_as_the_narrative_numbers_them() {
 fn diff_numbers_turns_as_the_narrative_does() {
     let s = Store::new();
     s.ok(&["run", &fixture("combat-hq/showcase.json")]);
-    let out = s.run(&["diff", "showcase", "--b", "combat-hq@multi-bg", "--all", "--json"]);
+    let out = s.run(&["diff", "combat-hq-showcase", "--b", "combat-hq@multi-bg", "--all", "--json"]);
     let v = json_of(&out);
     // Turns begin at decisions 1, 11, 18 and 24 (showcase.narrative.txt).
     let turn_of = |n: u64| match n {
@@ -231,7 +231,7 @@ fn diff_numbers_turns_as_the_narrative_does() {
     for d in divergences.iter().chain(v["reasoning"].as_array().unwrap()) {
         assert_eq!(d["turn"].as_u64(), Some(turn_of(d["number"].as_u64().unwrap())), "{d}");
     }
-    assert!(!stdout(&s.run(&["diff", "showcase", "--b", "combat-hq@multi-bg", "--all"])).contains("turn 0"));
+    assert!(!stdout(&s.run(&["diff", "combat-hq-showcase", "--b", "combat-hq@multi-bg", "--all"])).contains("turn 0"));
 }
 
 // ---- Store housekeeping ----
