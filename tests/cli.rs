@@ -94,7 +94,10 @@ fn a_rules_refusal_exits_3_and_malformed_input_exits_2() {
     let out = s.run(&["play", "skips", &refused, "--json"]);
     assert_eq!(out.status.code(), Some(3));
     let v = json_of(&out);
-    assert_eq!((v["ok"].as_bool(), v["error"]["kind"].as_str(), v["error"]["exit"].as_u64()), (Some(false), Some("refused"), Some(3)));
+    assert_eq!(
+        (v["ok"].as_bool(), v["error"]["kind"].as_str(), v["error"]["exit"].as_u64()),
+        (Some(false), Some("refused"), Some(3))
+    );
     assert!(v["error"]["message"].as_str().unwrap().contains("turn 1 is over"), "{v}");
     let out = s.run(&["play", "skips", &malformed, "--json"]);
     assert_eq!(out.status.code(), Some(2));
@@ -175,9 +178,17 @@ fn a_position_the_game_does_not_have_is_an_error_everywhere() {
     s.rally();
     for command in ["state", "replay", "log"] {
         failed_with(&s.run(&[command, "rally", "--seq", "999"]), 2, "there is no seq 999");
-        failed_with(&s.run(&[command, "rally", "--decision", "16"]), 2, "game \"rally\" has 15 decisions (1–15); there is no decision 16");
+        failed_with(
+            &s.run(&[command, "rally", "--decision", "16"]),
+            2,
+            "game \"rally\" has 15 decisions (1–15); there is no decision 16",
+        );
         failed_with(&s.run(&[command, "rally", "--decision", "0"]), 2, "there is no decision 0");
-        failed_with(&s.run(&[command, "rally", "--turn", "2"]), 2, "game \"rally\" has turn 1 only; there is no turn 2");
+        failed_with(
+            &s.run(&[command, "rally", "--turn", "2"]),
+            2,
+            "game \"rally\" has turn 1 only; there is no turn 2",
+        );
     }
     // The older flags too: replay --to 999 used to play everything silently.
     failed_with(&s.run(&["replay", "rally", "--to", "999"]), 2, "there is no seq 999");
@@ -193,13 +204,17 @@ fn a_position_the_game_does_not_have_is_an_error_everywhere() {
 fn replay_and_log_take_decisions_and_turns_as_the_narrative_numbers_them() {
     let s = Store::new();
     s.ok(&["run", &fixture("combat-hq/showcase.json")]);
-    let replay: Value = serde_json::from_str(&s.ok(&["replay", "combat-hq-showcase", "--turn", "2", "--json"])).unwrap();
+    let replay: Value =
+        serde_json::from_str(&s.ok(&["replay", "combat-hq-showcase", "--turn", "2", "--json"])).unwrap();
     assert_eq!(replay["seq"].as_u64(), Some(seq_of_decision(&s, "combat-hq-showcase", 18) - 1));
     let narrative = replay["events"].as_array().unwrap().last().unwrap()["narrative"].as_str().unwrap().to_string();
     assert!(!narrative.contains("Turn 3"), "{narrative}");
     let log: Value = serde_json::from_str(&s.ok(&["log", "combat-hq-showcase", "--turn", "3", "--json"])).unwrap();
     let first = &log["events"][0];
-    assert_eq!((first["seq"].as_u64(), first["kind"].as_str()), (Some(seq_of_decision(&s, "combat-hq-showcase", 18)), Some("decision")));
+    assert_eq!(
+        (first["seq"].as_u64(), first["kind"].as_str()),
+        (Some(seq_of_decision(&s, "combat-hq-showcase", 18)), Some("decision"))
+    );
     let text = s.ok(&["log", "combat-hq-showcase", "--decision", "11"]);
     assert!(text.lines().next().unwrap().contains("#11 begin-turn"), "{text}");
 
@@ -333,7 +348,8 @@ fn the_readmes_tour_runs_as_written() {
         if command.starts_with("cargo build") {
             continue;
         }
-        let command = command.replace("/tmp/rollcall-tour", sandbox.to_str().unwrap()).replace("$PWD/target/debug", &bin);
+        let command =
+            command.replace("/tmp/rollcall-tour", sandbox.to_str().unwrap()).replace("$PWD/target/debug", &bin);
         script.push_str(&format!("{command}\necho \"@@tour {i} exit $?@@\"\n"));
     }
     let out = Command::new("bash")
@@ -361,15 +377,25 @@ fn the_readmes_tour_runs_as_written() {
         for line in shown {
             for fragment in line.split('…').map(str::trim).filter(|f| !f.is_empty()) {
                 let fragment = fragment.replace("/tmp/rollcall-tour", sandbox.to_str().unwrap());
-                assert!(output.contains(&fragment), "{command}: the README shows {fragment:?}, the output is:\n{output}");
+                assert!(
+                    output.contains(&fragment),
+                    "{command}: the README shows {fragment:?}, the output is:\n{output}"
+                );
             }
         }
     }
-    assert!(!root().join("rally.jsonl").exists() || git_tracks("rally.jsonl"), "the tour leaves nothing in the repository");
+    assert!(
+        !root().join("rally.jsonl").exists() || git_tracks("rally.jsonl"),
+        "the tour leaves nothing in the repository"
+    );
 }
 
 fn git_tracks(path: &str) -> bool {
-    Command::new("git").args(["ls-files", "--error-unmatch", path]).current_dir(root()).output().is_ok_and(|o| o.status.success())
+    Command::new("git")
+        .args(["ls-files", "--error-unmatch", path])
+        .current_dir(root())
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 // ---- Help ----

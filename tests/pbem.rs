@@ -245,7 +245,17 @@ fn first_turn() -> (Player, Player, String) {
 
 /// Jerry's store as a reader sees it: its games, heads and forks.
 fn snapshot(p: &Player) -> String {
+    // No store at all and an empty one hold the same: nothing.
+    if !Path::new(&p.db()).exists() {
+        return "nothing".to_string();
+    }
     let games = p.ok(&["games", "--json"]);
+    let listed: Value = serde_json::from_str(&games).unwrap();
+    if listed["games"].as_array().is_some_and(Vec::is_empty)
+        && listed["incomplete"].as_array().is_some_and(Vec::is_empty)
+    {
+        return "nothing".to_string();
+    }
     let forks = if games.contains("friday") { p.ok(&["fork", "show", "friday", "--json"]) } else { String::new() };
     format!("{games}{forks}")
 }

@@ -428,7 +428,9 @@ pub enum RulesCommand {
 }
 
 #[derive(Debug, Subcommand)]
-#[command(after_help = "Example:\n  rollcall golden check fixtures\n  rollcall golden bless fixtures/leader-activation")]
+#[command(
+    after_help = "Example:\n  rollcall golden check fixtures\n  rollcall golden bless fixtures/leader-activation"
+)]
 pub enum GoldenCommand {
     /// Replay and verify every script in DIR and compare with the expected files.
     #[command(after_help = "Example:\n  rollcall golden check fixtures")]

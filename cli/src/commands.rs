@@ -287,7 +287,10 @@ fn new(
     })?;
     let log = store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(Fail(format!("a game {id:?} is already in the store {} (nothing was written)", store::dir(db).display())));
+        return Err(Fail(format!(
+            "a game {id:?} is already in the store {} (nothing was written)",
+            store::dir(db).display()
+        )));
     }
     let head = log.create(&header)?;
     if json {

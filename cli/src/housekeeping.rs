@@ -71,7 +71,12 @@ pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<E
         print_json(&json!({"ok": true, "game": id, "removed": true, "events": head.seq, "head": head.hash.to_string(),
             "notes": notes, "store": dir.display().to_string()}));
     } else {
-        println!("removed game {id} ({rules}, {} events, head {}) from the store {}", head.seq, head.hash, dir.display());
+        println!(
+            "removed game {id} ({rules}, {} events, head {}) from the store {}",
+            head.seq,
+            head.hash,
+            dir.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -83,7 +83,11 @@ impl Decisions {
     pub fn see(&mut self, game: &Game, seq: u64, kind: Kind) {
         self.events = seq;
         if kind == Kind::Decision {
-            self.list.push(DecisionSpan { number: game.decisions(), span: Span { first: seq, last: seq }, turn: game.turn() });
+            self.list.push(DecisionSpan {
+                number: game.decisions(),
+                span: Span { first: seq, last: seq },
+                turn: game.turn(),
+            });
         } else if let Some(d) = self.list.last_mut() {
             d.span.last = seq;
             d.turn = game.turn();
@@ -166,10 +170,16 @@ mod tests {
     fn a_position_the_game_does_not_have_is_an_error_naming_what_it_has() {
         let d = decisions();
         let err = |p| d.span("g", p).unwrap_err().0;
-        assert_eq!(err(Position::Seq(10)), "game \"g\" has 9 events (seq 0 is the scenario, before the first); there is no seq 10");
+        assert_eq!(
+            err(Position::Seq(10)),
+            "game \"g\" has 9 events (seq 0 is the scenario, before the first); there is no seq 10"
+        );
         assert_eq!(err(Position::Decision(0)), "game \"g\" has 3 decisions (1–3); there is no decision 0");
         assert_eq!(err(Position::Decision(4)), "game \"g\" has 3 decisions (1–3); there is no decision 4");
         assert_eq!(err(Position::Turn(3)), "game \"g\" has turns 1–2; there is no turn 3");
-        assert_eq!(Decisions::default().span("g", Position::Turn(1)).unwrap_err().0, "game \"g\" has no decisions yet; there is no turn 1");
+        assert_eq!(
+            Decisions::default().span("g", Position::Turn(1)).unwrap_err().0,
+            "game \"g\" has no decisions yet; there is no turn 1"
+        );
     }
 }

@@ -16,7 +16,9 @@ static OPENED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 fn in_store(e: &LogError) -> String {
     let Some(dir) = OPENED.get() else { return e.to_string() };
     match e {
-        LogError::UnknownGame(game) => format!("no game {game:?} in the store {} (rollcall games lists them)", dir.display()),
+        LogError::UnknownGame(game) => {
+            format!("no game {game:?} in the store {} (rollcall games lists them)", dir.display())
+        }
         LogError::GameExists(game) => format!("a game {game:?} already exists in the store {}", dir.display()),
         other => format!("{other} (store {})", dir.display()),
     }
