@@ -111,7 +111,7 @@ impl Decisions {
             }),
             Position::Turn(t) => {
                 let mut of_turn = self.list.iter().filter(|d| d.turn == t);
-                match (of_turn.next(), of_turn.last()) {
+                match (of_turn.next(), of_turn.next_back()) {
                     (Some(first), last) => Ok(Span { first: first.span.first, last: last.unwrap_or(first).span.last }),
                     (None, _) => Err(Fail(format!("game {id:?} {}; there is no turn {t}", self.turns()))),
                 }
