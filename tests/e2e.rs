@@ -873,16 +873,31 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
         ("ambush", "+no-check-on-entering-los", "seq 25 · decision 7", "B  "),
         ("stray-fire", "+stray-fire=off", "seq 10 · decision 5", "B  "),
         ("farmhouse-assault", "+double-time-bars-fire-for-the-turn", "seq 53 · decision 9", "REFUSED"),
+        ("three-turns", "+initiative-recount-on-any-change=off", "seq 50 · decision 11", "B  "),
+        ("disputes/advance-and-fire", "+one-shot-weapons-after-an-advance=off", "seq 10 · decision 5", "REFUSED"),
+        ("disputes/advance-and-fire", "+disciplined-fire-after-an-advance=off", "seq 24 · decision 7", "REFUSED"),
+        ("disputes/partial-consolidation", "+consolidate-whole-organisation", "seq 8 · decision 4", "REFUSED"),
+        ("disputes/hero-morale", "+hero-without-unit-morale", "seq 1 · decision 1", "B  "),
+        ("disputes/melee-escape", "+melee-escape-without-moving", "seq 14 · decision 6", "REFUSED"),
+        ("disputes/restored-unit", "+restored-unit-stays-bold-for-the-turn", "seq 18 · decision 6", "B  "),
     ];
-    for name in cases.iter().map(|c| c.0).chain(["five-turns"]) {
-        if !s.db().exists() || !s.ok(&["games"]).contains(name) {
-            s.ok(&["run", fixture(&format!("phoenix-command/{name}.json")).to_str().unwrap()]);
+    let game = |path: &str| path.rsplit('/').next().unwrap().to_string();
+    for path in cases.iter().map(|c| c.0).chain(["five-turns"]) {
+        if !s.db().exists() || !s.ok(&["games"]).contains(&game(path)) {
+            s.ok(&["run", fixture(&format!("phoenix-command/{path}.json")).to_str().unwrap()]);
         }
     }
-    for (name, b, at, says) in cases {
-        let out = s.run(&["diff", name, "--b", b]);
+    for (path, b, at, says) in cases {
+        let out = s.run(&["diff", &game(path), "--b", b]);
         failed_with(&out, 1, &format!("first divergence: {at}"));
         failed_with(&out, 1, says);
+    }
+    // Every option of the version is among the cases.
+    let shown = s.ok(&["rules", "show", "phoenix-command"]);
+    let options = shown.lines().filter(|l| l.starts_with("  ") && l.contains(" = ") && l.trim_end().ends_with(']'));
+    for option in options {
+        let name = option.split_whitespace().next().unwrap();
+        assert!(cases.iter().any(|(_, b, _, _)| b.trim_start_matches('+').starts_with(name)), "no case for {name}");
     }
     // A roll-off that gives the initiative to the side that held it changes
     // no outcome: the decision is listed apart, as reasoning only.

@@ -33,7 +33,7 @@ fn weapons(light_wounds: bool) -> Value {
     json!({
         "rifle": {"name": "Rifle", "max_shots": 3, "pen": 20, "sdm": 3},
         "smg": {"name": "SMG", "max_shots": 3, "hits_per_shot": 2, "pen": 10, "sdm": 2},
-        "pistol": {"max_shots": 2, "pen": 8, "sdm": 1},
+        "pistol": {"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 150},
         "sniper": {"max_shots": 1, "one_shot_per_action": true, "pen": 40, "sdm": 6},
         "gl": {"name": "M79", "max_shots": 1, "one_shot_per_action": true, "pen": 30, "explosive": true, "sdm": 5,
                "blast": [{"within_tenths": 10, "effect": "critical-wound"}, {"within_tenths": 25, "effect": ring},
@@ -72,6 +72,9 @@ fn figure(rng: &mut Rng, id: &str, team: &str, at: [i64; 2], rating: Option<i64>
     }
     if rng.one_in(5) {
         f["armour_pf"] = json!(10);
+    }
+    if rng.one_in(6) {
+        f["standard_move_tenths"] = json!(40 + 10 * rng.below(4));
     }
     f
 }
@@ -281,7 +284,10 @@ impl<'a> Gen<'a> {
 
     /// A fire order's fields for `f` (none when he has no weapon left).
     fn fire(&mut self, f: &Figure, target: &Figure, mode: &str) -> Option<Value> {
-        let usable: Vec<&String> = f.weapons.iter().filter(|w| !f.used_weapons.contains(*w)).collect();
+        // Weapons that reach the target (N45; fire beyond range is refused,
+        // which the unit tests cover).
+        let reach = |w: &String| self.s.weapons[w].range_tenths.is_none_or(|r| f.at.within(target.at, r));
+        let usable: Vec<&String> = f.weapons.iter().filter(|w| !f.used_weapons.contains(*w) && reach(w)).collect();
         let weapon = (*self.rng.try_pick(&usable)?).clone();
         let max = self.s.weapons[&weapon].max_shots as i64;
         let explosive = self.s.weapons[&weapon].explosive;
@@ -460,21 +466,36 @@ impl<'a> Gen<'a> {
         let ranks = self.members(&ambush.by);
         for variant in 0..2 {
             let mut orders = Vec::new();
+            // "The entire unit must perform the same action": all who join
+            // fire, but for those the referee rules have no line of sight.
+            let mut blind = Vec::new();
             let joining = variant == 0 || ambush.nervous.is_empty();
             let mode = if ambush.prepared { ["aimed", "disciplined", "ragged"][self.rng.below(3)] } else { "ragged" };
             for f in &ranks {
                 let nervous = ambush.nervous.contains(&f.id);
-                let joins = joining && !self.rng.one_in(3);
-                if !nervous && !joins {
+                if !nervous && !joining {
                     continue;
                 }
-                let t = *self.rng.try_pick(&targets).expect("targets");
-                if let Some(o) = self.fire(f, t, if nervous { "ragged" } else { mode }) {
-                    orders.push(o);
+                if !nervous && self.rng.one_in(4) {
+                    blind.push(f.id.clone());
+                    continue;
+                }
+                // A target some weapon of his reaches, if there is one (N45).
+                let start = self.rng.below(targets.len());
+                for k in 0..targets.len() {
+                    let t = targets[(start + k) % targets.len()];
+                    if let Some(o) = self.fire(f, t, if nervous { "ragged" } else { mode }) {
+                        orders.push(o);
+                        break;
+                    }
                 }
             }
             if !orders.is_empty() {
-                self.add(3, json!({"type": "interrupt", "by": ambush.by, "fire": orders}));
+                let mut decision = json!({"type": "interrupt", "by": ambush.by, "fire": orders});
+                if !blind.is_empty() {
+                    decision["no_line_of_sight"] = json!(blind);
+                }
+                self.add(3, decision);
             }
         }
     }
@@ -530,6 +551,13 @@ impl<'a> Gen<'a> {
             .collect();
         for org in &led {
             self.add(5, json!({"type": "consolidate", "organisation": org}));
+            // Some of its sub-units only (N46).
+            let children: Vec<String> =
+                s.organisations.values().filter(|o| o.parent.as_deref() == Some(org)).map(|o| o.id.clone()).collect();
+            let some: Vec<String> = children.iter().filter(|_| !self.rng.one_in(3)).cloned().collect();
+            if !some.is_empty() {
+                self.add(2, json!({"type": "consolidate", "organisation": org, "sub_units": some}));
+            }
             self.reorganise(org, &leader);
         }
         let subs: Vec<String> = s

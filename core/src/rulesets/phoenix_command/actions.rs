@@ -134,7 +134,7 @@ pub(super) fn actions(state: &State, actions: &[Action], dice: &mut Dice, facts:
 fn check_action(state: &State, f: &Figure, action: &Action, last: bool) -> Result<(), Violation> {
     let id = &f.id;
     refuse_what_morale_forbids(f, action)?;
-    let standard = state.config.standard_move_tenths;
+    let standard = f.standard_move(&state.config);
     let double = standard * state.config.double_time_multiplier;
     match action {
         Action::Move { to, .. } => refuse_beyond(f, *to, standard, "a standard move")?,
@@ -175,8 +175,9 @@ fn check_action(state: &State, f: &Figure, action: &Action, last: bool) -> Resul
 
 fn fire_order(action: &Action) -> Option<FireOrder<'_>> {
     match action {
-        Action::Fire { figure, weapon, target, mode, line, odds, cover_pf, cover_at, .. } => Some(FireOrder {
+        Action::Fire { figure, move_to, weapon, target, mode, line, odds, cover_pf, cover_at } => Some(FireOrder {
             figure,
+            move_to: *move_to,
             weapon,
             target,
             mode: *mode,

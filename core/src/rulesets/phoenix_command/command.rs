@@ -74,7 +74,10 @@ pub(super) fn pass(state: &State, facts: &mut Facts) -> Result<(), Violation> {
 /// While a breveted leader has not taken command, the unit does nothing else.
 ///
 /// "While a unit is breveting a new leader, it may not perform other actions,
-/// and can only mount a ragged defence."
+/// and can only mount a ragged defence." Its CP go on nothing but taking
+/// command — no morale orders either ("A rally involves performing
+/// actions"); only a Shaken or Panicked new leader composes himself first
+/// (N32, N53). A superior officer may still spend his own CP on it.
 pub(super) fn refuse_while_taking_command(u: &Unit, what: &str) -> Result<(), Violation> {
     if u.taking_command {
         refuse!(
@@ -336,7 +339,7 @@ pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
 pub(super) fn brevet(state: &State, unit: &str, leader: &str, facts: &mut Facts) -> Result<(), Violation> {
     let u = decide::unit(state, unit)?;
     let Some(due) = &u.brevet_due else {
-        refuse!("{unit} owes no brevet: its leader has not fallen");
+        return refuse_no_brevet_due(state, u);
     };
     let ranks: Vec<String> = members(state, unit).iter().map(|f| f.id.clone()).collect();
     if !ranks.iter().any(|r| r == leader) {
@@ -353,6 +356,23 @@ pub(super) fn brevet(state: &State, unit: &str, leader: &str, facts: &mut Facts)
         organisations: due.organisations.clone(),
     });
     Ok(())
+}
+
+/// Why a unit owes no brevet: its leader stands, it has breveted already, or
+/// it could not brevet and broke. Always a refusal.
+fn refuse_no_brevet_due(state: &State, u: &Unit) -> Result<(), Violation> {
+    match &u.leader {
+        None => refuse!(
+            "{} cannot brevet a new leader: its leader fell and his successor's command rating would have been below {}, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")",
+            u.id,
+            state.config.brevet_minimum_rating
+        ),
+        Some(l) if u.taking_command => refuse!(
+            "{} has breveted {l} already: he must now take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")",
+            u.id
+        ),
+        Some(_) => refuse!("{} owes no brevet: its leader has not fallen", u.id),
+    }
 }
 
 /// Figures of `unit` beyond their leader's command distance are removed.

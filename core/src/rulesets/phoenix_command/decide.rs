@@ -33,7 +33,9 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::TakeCommand => command::take_command(state, dice, &mut facts)?,
         Decision::SetInterrupt => interrupts::set_interrupt(state, dice, &mut facts)?,
         Decision::Sighted { target, by } => interrupts::sighted(state, target, by, dice, &mut facts)?,
-        Decision::Interrupt { by, fire } => interrupts::interrupt(state, by, fire, dice, &mut facts)?,
+        Decision::Interrupt { by, fire, no_line_of_sight } => {
+            interrupts::interrupt(state, by, fire, no_line_of_sight, dice, &mut facts)?
+        }
         Decision::TakeCover { moves } => interrupts::take_cover(state, moves, &mut facts)?,
         Decision::SelfRally => morale::self_rally(state, dice, &mut facts)?,
         Decision::SteadyUnit { unit } => morale::steady_unit(state, unit.as_deref(), dice, &mut facts)?,
@@ -44,7 +46,9 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::Abandon => morale::abandon(state, dice, &mut facts)?,
         Decision::ForcedRally { figure, in_sight } => morale::forced_rally(state, figure, in_sight, dice, &mut facts)?,
         Decision::Rout { unit, moves, reached_cover } => morale::rout(state, unit, moves, *reached_cover, &mut facts)?,
-        Decision::Consolidate { organisation } => organisation::consolidate(state, organisation, &mut facts)?,
+        Decision::Consolidate { organisation, sub_units } => {
+            organisation::consolidate(state, organisation, sub_units.as_deref(), &mut facts)?
+        }
         Decision::Detach { units } => organisation::detach(state, units, &mut facts)?,
         Decision::Reorganise { organisation, replaces, into } => {
             organisation::reorganise(state, organisation, replaces, into, &mut facts)?

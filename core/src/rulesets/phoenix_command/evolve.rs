@@ -60,42 +60,60 @@ fn new_unit(state: &State, id: &str, side: &str, leader: &str, contact: BTreeSet
         contact,
         morale: UnitMorale::Steady,
         restored: false,
+        restored_against: Default::default(),
         ragged_interrupt_used: false,
         rout_due: false,
         in_cover: false,
     }
 }
 
-pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
-    match fact {
-        Fact::TurnBegan { turn: number } => {
-            for u in state.units.values_mut() {
-                u.activated = false;
-                u.strategic = false;
-                u.restored = false;
-                u.ragged_interrupt_used = false;
-                // A unit is Shaken for a turn; decide re-derives it from its
-                // figures at the start of the next (a Broken unit stays so).
-                if u.morale == UnitMorale::Shaken {
-                    u.morale = UnitMorale::Steady;
-                }
-            }
-            for f in state.figures.values_mut() {
-                f.double_timed = false;
-            }
-            state.turn = Some(Turn {
-                number: *number,
-                phase: Phase::StrategicMovement,
-                counts: Default::default(),
-                activation: None,
-                pending_injuries: Vec::new(),
-                ambushes: Vec::new(),
-                melee: None,
-            });
+/// A new turn: every unit may be activated again, and a unit is Shaken
+/// only for the turn it became so.
+fn begin_turn(state: &mut State, number: u32) {
+    for u in state.units.values_mut() {
+        u.activated = false;
+        u.strategic = false;
+        u.restored = false;
+        u.restored_against.clear();
+        u.ragged_interrupt_used = false;
+        // A unit is Shaken for a turn; decide re-derives it from its
+        // figures at the start of the next (a Broken unit stays so).
+        if u.morale == UnitMorale::Shaken {
+            u.morale = UnitMorale::Steady;
         }
+    }
+    for f in state.figures.values_mut() {
+        f.double_timed = false;
+    }
+    state.turn = Some(Turn {
+        number,
+        phase: Phase::StrategicMovement,
+        counts: Default::default(),
+        activation: None,
+        pending_injuries: Vec::new(),
+        ambushes: Vec::new(),
+        melee: None,
+    });
+}
+
+pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
+    let recorded = record_turn(&mut state, fact)
+        || record_organisation(&mut state, fact)
+        || record_command(&mut state, fact)
+        || record_action(&mut state, fact)
+        || record_interrupt(&mut state, fact)
+        || record_morale(&mut state, fact);
+    debug_assert!(recorded, "every fact is recorded");
+    state
+}
+
+/// 2.1: turns, strategic movement, initiative, activations. Whether the fact was one of these.
+fn record_turn(state: &mut State, fact: &Fact) -> bool {
+    match fact {
+        Fact::TurnBegan { turn: number } => begin_turn(state, *number),
         Fact::UnitWithdrew { unit: id, figures, organisations, .. } => {
             for f in figures {
-                remove_figure(&mut state, f, "withdrew from the battlefield".into(), &[]);
+                remove_figure(state, f, "withdrew from the battlefield".into(), &[]);
             }
             for o in organisations {
                 if let Some(o) = state.organisations.get_mut(o) {
@@ -109,7 +127,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
         }
         Fact::ContactChanged { unit: a, enemy: b, in_contact } => {
             for (x, y) in [(a, b), (b, a)] {
-                let u = unit(&mut state, x);
+                let u = unit(state, x);
                 if *in_contact {
                     u.contact.insert(y.clone());
                 } else {
@@ -118,7 +136,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
             }
         }
         Fact::MovedStrategically { unit: id, .. } => {
-            let u = unit(&mut state, id);
+            let u = unit(state, id);
             u.strategic = true;
             u.cp = 0;
             u.held_interrupt_cp = 0;
@@ -134,20 +152,20 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 command_distance_tenths / 10,
                 command_distance_tenths % 10
             );
-            remove_figure(&mut state, figure, reason, organisations);
+            remove_figure(state, figure, reason, organisations);
         }
         Fact::InitiativeCounted { counts, holder, .. } => {
             state.initiative = holder.clone();
-            turn(&mut state).counts = counts.clone();
+            turn(state).counts = counts.clone();
         }
         Fact::InitiativeRecounted { counts, holder, .. } => {
             state.initiative = holder.clone();
-            turn(&mut state).counts = counts.clone();
+            turn(state).counts = counts.clone();
         }
-        Fact::OperationsBegan { .. } => turn(&mut state).phase = Phase::Operations,
+        Fact::OperationsBegan { .. } => turn(state).phase = Phase::Operations,
         Fact::UnitActivated { unit: id, side, .. } => {
-            unit(&mut state, id).activated = true;
-            turn(&mut state).activation = Some(Activation {
+            unit(state, id).activated = true;
+            turn(state).activation = Some(Activation {
                 unit: id.clone(),
                 side: side.clone(),
                 spent: 0,
@@ -162,11 +180,180 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 f.lagging = false;
             }
         }
-        Fact::CpAccumulated { unit: id, cp_after, .. } => unit(&mut state, id).cp = *cp_after,
+        Fact::ActivationEnded { .. } => turn(state).activation = None,
+        Fact::TurnEnded { .. } => {
+            let t = turn(state);
+            t.phase = Phase::Over;
+            t.activation = None;
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// 2.2: consolidation, detachment, reorganisation. Whether the fact was one of these.
+fn record_organisation(state: &mut State, fact: &Fact) -> bool {
+    match fact {
+        Fact::Consolidated {
+            organisation,
+            side,
+            leader,
+            by,
+            units,
+            cost,
+            cp_after,
+            contact,
+            ragged_interrupt_used,
+            ..
+        } => {
+            let held = state.units.get(by).map_or(0, |u| u.held_interrupt_cp);
+            for x in units {
+                state.units.remove(x);
+            }
+            let mut merged = new_unit(state, organisation, side, leader, contact.clone());
+            merged.cp = *cp_after;
+            merged.held_interrupt_cp = held;
+            merged.ragged_interrupt_used = *ragged_interrupt_used;
+            state.units.insert(organisation.clone(), merged);
+            for f in state.figures.values_mut() {
+                if units.contains(&f.unit) {
+                    f.unit = organisation.clone();
+                }
+            }
+            rename_contacts(state, units, organisation);
+            let a = activation(state);
+            a.unit = organisation.clone();
+            a.spent += cost;
+        }
+        Fact::Detached { unit: id, detached, cost, cp_after, .. } => {
+            let side = unit(state, id).side.clone();
+            unit(state, id).cp = *cp_after;
+            for d in detached {
+                let mut new = new_unit(state, &d.unit, &side, &d.leader, d.contact.clone());
+                new.ragged_interrupt_used = d.ragged_interrupt_used;
+                state.units.insert(d.unit.clone(), new);
+                for f in &d.figures {
+                    state.figures.get_mut(f).expect("a figure").unit = d.unit.clone();
+                }
+                for e in &d.contact {
+                    unit(state, e).contact.insert(d.unit.clone());
+                }
+            }
+            activation(state).spent += cost;
+        }
+        Fact::Reorganised { .. } => record_reorganised(state, fact),
+        Fact::SquadsReorganised { .. } => record_squads_reorganised(state, fact),
+        _ => return false,
+    }
+    true
+}
+
+/// A reorganisation: the old organisations and units go, the new squads
+/// and fire teams come, each team a unit with the restrictions it inherits.
+fn record_reorganised(state: &mut State, fact: &Fact) {
+    let Fact::Reorganised { organisation, by, cost, cp_after, replaced, squads, dissolved, .. } = fact else {
+        return;
+    };
+    let side = unit(state, by).side.clone();
+    unit(state, by).cp = *cp_after;
+    for r in replaced {
+        state.organisations.remove(r);
+    }
+    let gone: Vec<String> = dissolved.keys().cloned().collect();
+    for x in &gone {
+        state.units.remove(x);
+    }
+    for u in state.units.values_mut() {
+        u.contact.retain(|c| !gone.contains(c));
+    }
+    for squad in squads {
+        state.organisations.insert(
+            squad.id.clone(),
+            Organisation {
+                id: squad.id.clone(),
+                side: side.clone(),
+                kind: squad.kind.clone(),
+                parent: Some(organisation.clone()),
+                leader: Some(squad.leader.clone()),
+                hero: false,
+            },
+        );
+        for team in &squad.teams {
+            state.organisations.insert(
+                team.id.clone(),
+                Organisation {
+                    id: team.id.clone(),
+                    side: side.clone(),
+                    kind: team.kind.clone(),
+                    parent: Some(squad.id.clone()),
+                    leader: Some(team.leader.clone()),
+                    hero: false,
+                },
+            );
+            let mut new = new_unit(state, &team.id, &side, &team.leader, team.contact.clone());
+            new.strategic = team.moved_strategically;
+            new.ragged_interrupt_used = team.ragged_interrupt_used;
+            state.units.insert(team.id.clone(), new);
+            for f in &team.figures {
+                let f = state.figures.get_mut(f).expect("a figure");
+                f.team = team.id.clone();
+                f.unit = team.id.clone();
+            }
+            for e in &team.contact {
+                unit(state, e).contact.insert(team.id.clone());
+            }
+        }
+    }
+    activation(state).spent += cost;
+}
+
+/// A company leader's reorganisation: the old platoons go, the new come,
+/// each squad moved whole under its new platoon; the squads' units lose
+/// their CP and count as activated.
+fn record_squads_reorganised(state: &mut State, fact: &Fact) {
+    let Fact::SquadsReorganised { organisation, by, cost, cp_after, replaced, platoons, units, .. } = fact else {
+        return;
+    };
+    let side = unit(state, by).side.clone();
+    unit(state, by).cp = *cp_after;
+    for r in replaced {
+        state.organisations.remove(r);
+    }
+    for p in platoons {
+        state.organisations.insert(
+            p.id.clone(),
+            Organisation {
+                id: p.id.clone(),
+                side: side.clone(),
+                kind: p.kind.clone(),
+                parent: Some(organisation.clone()),
+                leader: Some(p.leader.clone()),
+                hero: false,
+            },
+        );
+        for s in &p.squads {
+            if let Some(o) = state.organisations.get_mut(s) {
+                o.parent = Some(p.id.clone());
+            }
+        }
+    }
+    for x in units.keys() {
+        let u = unit(state, x);
+        u.cp = 0;
+        u.held_interrupt_cp = 0;
+        u.activated = true;
+    }
+    activation(state).spent += cost;
+}
+
+/// 2.3: CP, command checks, figures leaving play, leaders, broken and eliminated units. Whether the fact was one of these.
+fn record_command(state: &mut State, fact: &Fact) -> bool {
+    match fact {
+        Fact::CpAccumulated { unit: id, cp_after, .. } => unit(state, id).cp = *cp_after,
         Fact::Passed { .. } => {}
         Fact::CpSpent { unit: id, number, cp, on, cp_left } => {
-            unit(&mut state, id).cp = *cp_left;
-            let a = activation(&mut state);
+            unit(state, id).cp = *cp_left;
+            let a = activation(state);
             a.spent += cp;
             a.expending = true;
             if *on == Spend::Actions {
@@ -174,6 +361,63 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 a.step = Some(Step { number: *number, acted: BTreeSet::new() });
             }
         }
+        Fact::CpCompleted { caught_up, .. } => {
+            activation(state).step = None;
+            for f in caught_up {
+                state.figures.get_mut(f).expect("a figure").lagging = false;
+            }
+        }
+        Fact::CpLost { unit: id, .. } => {
+            if let Some(u) = state.units.get_mut(id) {
+                u.cp = 0;
+            }
+        }
+        Fact::CommandChecked { .. } => {}
+        Fact::FigureRemoved { figure, reason, organisations, .. } => {
+            remove_figure(state, figure, reason.clone(), organisations)
+        }
+        Fact::LeaderLost { unit: id, successor_rating, succession, organisations, .. } => {
+            let u = unit(state, id);
+            u.cp = 0;
+            u.held_interrupt_cp = 0;
+            u.leader = None;
+            u.taking_command = false;
+            if *succession == Succession::Brevet {
+                u.brevet_due = Some(BrevetDue { rating: *successor_rating, organisations: organisations.clone() });
+            }
+        }
+        Fact::Breveted { unit: id, leader, rating, organisations, .. } => {
+            let u = unit(state, id);
+            u.leader = Some(leader.clone());
+            u.brevet_due = None;
+            u.taking_command = true;
+            state.figures.get_mut(leader).expect("a figure").command_rating = Some(*rating);
+            for o in organisations {
+                if let Some(o) = state.organisations.get_mut(o) {
+                    o.leader = Some(leader.clone());
+                }
+            }
+        }
+        Fact::TookCommand { unit: id, .. } => unit(state, id).taking_command = false,
+        Fact::UnitBroke { unit: id, rout, .. } => {
+            let u = unit(state, id);
+            u.morale = UnitMorale::Broken;
+            u.rout_due = *rout;
+        }
+        Fact::UnitEliminated { unit: id, .. } => {
+            state.units.remove(id);
+            for u in state.units.values_mut() {
+                u.contact.remove(id);
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// 2.4, 2.6, 2.7: figure actions, fire, injuries, melee. Whether the fact was one of these.
+fn record_action(state: &mut State, fact: &Fact) -> bool {
+    match fact {
         Fact::FigureActed { action, .. } => {
             let figure = action.figure().to_string();
             let f = state.figures.get_mut(&figure).expect("a figure");
@@ -193,7 +437,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 }
                 Action::Fire { .. } | Action::Melee { .. } | Action::Hold { .. } | Action::Other { .. } => {}
             }
-            if let Some(step) = activation(&mut state).step.as_mut() {
+            if let Some(step) = activation(state).step.as_mut() {
                 step.acted.insert(figure);
             }
         }
@@ -204,7 +448,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
         }
         Fact::InjuryRolled { target, shooter, total, effect, melee, .. } => {
             if effect.is_none() {
-                turn(&mut state).pending_injuries.push(PendingInjury {
+                turn(state).pending_injuries.push(PendingInjury {
                     target: target.clone(),
                     shooter: shooter.clone(),
                     total: *total,
@@ -213,7 +457,7 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
             }
         }
         Fact::InjuryRuled { .. } => {
-            turn(&mut state).pending_injuries.remove(0);
+            turn(state).pending_injuries.remove(0);
         }
         Fact::KnockoutRolled { .. } | Fact::Blast { .. } => {}
         Fact::ActionVoided { figure, action: Action::Melee { .. }, .. } => {
@@ -224,28 +468,44 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
         }
         Fact::ActionVoided { .. } => {}
         Fact::MeleeDeclared { attacker, target } => {
-            turn(&mut state).melee = Some(PendingMelee { attacker: attacker.clone(), target: target.clone() });
+            turn(state).melee = Some(PendingMelee { attacker: attacker.clone(), target: target.clone() });
         }
-        Fact::MeleeRolled { .. } => turn(&mut state).melee = None,
+        Fact::MeleeRolled { .. } => turn(state).melee = None,
         Fact::Escaped { figure, to, .. } => {
             let f = state.figures.get_mut(figure).expect("a figure");
             f.at = *to;
             f.posture = Posture::Standing;
         }
         Fact::MoraleChanged { figure, to, .. } => {
-            state.figures.get_mut(figure).expect("a figure").morale = *to;
+            let f = state.figures.get_mut(figure).expect("a figure");
+            f.morale = *to;
+            // A figure rallied since his unit was restored: what the
+            // restoring answered is his morale now.
+            let unit = f.unit.clone();
+            if let Some(was) = state.units.get_mut(&unit).and_then(|u| u.restored_against.get_mut(figure)) {
+                if to.severity() < was.severity() {
+                    *was = *to;
+                }
+            }
         }
-        Fact::UnitShaken { unit: id, .. } => unit(&mut state, id).morale = UnitMorale::Shaken,
+        _ => return false,
+    }
+    true
+}
+
+/// 2.5: interrupts. Whether the fact was one of these.
+fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
+    match fact {
         Fact::InterruptSet { unit: id, cp, .. } => {
-            let u = unit(&mut state, id);
+            let u = unit(state, id);
             u.held_interrupt_cp = 1;
             u.cp = *cp;
         }
         Fact::Sighted { by, target, prepared } => {
             if !*prepared {
-                unit(&mut state, by).ragged_interrupt_used = true;
+                unit(state, by).ragged_interrupt_used = true;
             }
-            turn(&mut state).ambushes.push(Ambush {
+            turn(state).ambushes.push(Ambush {
                 by: by.clone(),
                 target: target.clone(),
                 prepared: *prepared,
@@ -254,17 +514,17 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 target_shaken_before: false,
             });
         }
-        Fact::AmbushBlown { by, nervous, .. } => ambush(&mut state, by).nervous = nervous.clone(),
+        Fact::AmbushBlown { by, nervous, .. } => ambush(state, by).nervous = nervous.clone(),
         Fact::InterruptFired { by, held_cp_spent, target_shaken_before, .. } => {
-            let a = ambush(&mut state, by);
+            let a = ambush(state, by);
             a.fired = true;
             a.target_shaken_before = *target_shaken_before;
             if *held_cp_spent {
-                unit(&mut state, by).held_interrupt_cp = 0;
+                unit(state, by).held_interrupt_cp = 0;
             }
         }
         Fact::InterruptResolved { by, target, success, target_active, .. } => {
-            turn(&mut state).ambushes.retain(|a| &a.by != by);
+            turn(state).ambushes.retain(|a| &a.by != by);
             if *success {
                 if let Some(u) = state.units.get_mut(target) {
                     u.cp = 0;
@@ -272,13 +532,13 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                     u.activated = true;
                 }
                 if *target_active {
-                    let a = activation(&mut state);
+                    let a = activation(state);
                     a.interrupted_by = Some(by.clone());
                     a.step = None;
                 }
             }
         }
-        Fact::AmbushLapsed { by, .. } => turn(&mut state).ambushes.retain(|a| &a.by != by),
+        Fact::AmbushLapsed { by, .. } => turn(state).ambushes.retain(|a| &a.by != by),
         Fact::TookCover { in_cover, prone, .. } => {
             for f in in_cover {
                 state.figures.get_mut(f).expect("a figure").posture = Posture::InCover;
@@ -287,163 +547,45 @@ pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
                 state.figures.get_mut(f).expect("a figure").posture = Posture::Prone;
             }
         }
+        _ => return false,
+    }
+    true
+}
+
+/// 2.8: unit morale. Whether the fact was one of these.
+fn record_morale(state: &mut State, fact: &Fact) -> bool {
+    match fact {
+        Fact::UnitShaken { unit: id, .. } => {
+            let u = unit(state, id);
+            u.morale = UnitMorale::Shaken;
+            u.restored = false;
+            u.restored_against.clear();
+        }
         Fact::UnitSteadied { unit: id, to, .. } => {
-            let u = unit(&mut state, id);
+            let against = state
+                .figures
+                .values()
+                .filter(|f| f.in_play() && &f.unit == id)
+                .map(|f| (f.id.clone(), f.morale))
+                .collect();
+            let u = unit(state, id);
             u.morale = *to;
             u.restored = true;
+            u.restored_against = against;
         }
         Fact::Abandoned { lagging, .. } => {
-            activation(&mut state).abandoned = true;
+            activation(state).abandoned = true;
             for f in lagging {
                 state.figures.get_mut(f).expect("a figure").lagging = true;
             }
         }
         Fact::ForcedRallyChecked { .. } => {}
         Fact::Routed { unit: id, reached_cover, .. } => {
-            let u = unit(&mut state, id);
+            let u = unit(state, id);
             u.rout_due = false;
             u.in_cover = *reached_cover;
         }
-        Fact::CpCompleted { caught_up, .. } => {
-            activation(&mut state).step = None;
-            for f in caught_up {
-                state.figures.get_mut(f).expect("a figure").lagging = false;
-            }
-        }
-        Fact::CpLost { unit: id, .. } => {
-            if let Some(u) = state.units.get_mut(id) {
-                u.cp = 0;
-            }
-        }
-        Fact::ActivationEnded { .. } => turn(&mut state).activation = None,
-        Fact::TurnEnded { .. } => {
-            let t = turn(&mut state);
-            t.phase = Phase::Over;
-            t.activation = None;
-        }
-        Fact::Consolidated { organisation, side, leader, by, units, cost, cp_after, contact, .. } => {
-            let held = state.units.get(by).map_or(0, |u| u.held_interrupt_cp);
-            for x in units {
-                state.units.remove(x);
-            }
-            let mut merged = new_unit(&state, organisation, side, leader, contact.clone());
-            merged.cp = *cp_after;
-            merged.held_interrupt_cp = held;
-            state.units.insert(organisation.clone(), merged);
-            for f in state.figures.values_mut() {
-                if units.contains(&f.unit) {
-                    f.unit = organisation.clone();
-                }
-            }
-            rename_contacts(&mut state, units, organisation);
-            let a = activation(&mut state);
-            a.unit = organisation.clone();
-            a.spent += cost;
-        }
-        Fact::Detached { unit: id, detached, cost, cp_after, .. } => {
-            let side = unit(&mut state, id).side.clone();
-            unit(&mut state, id).cp = *cp_after;
-            for d in detached {
-                let new = new_unit(&state, &d.unit, &side, &d.leader, d.contact.clone());
-                state.units.insert(d.unit.clone(), new);
-                for f in &d.figures {
-                    state.figures.get_mut(f).expect("a figure").unit = d.unit.clone();
-                }
-                for e in &d.contact {
-                    unit(&mut state, e).contact.insert(d.unit.clone());
-                }
-            }
-            activation(&mut state).spent += cost;
-        }
-        Fact::Reorganised { organisation, by, cost, cp_after, replaced, squads, dissolved, .. } => {
-            let side = unit(&mut state, by).side.clone();
-            unit(&mut state, by).cp = *cp_after;
-            for r in replaced {
-                state.organisations.remove(r);
-            }
-            let gone: Vec<String> = dissolved.keys().cloned().collect();
-            for x in &gone {
-                state.units.remove(x);
-            }
-            for u in state.units.values_mut() {
-                u.contact.retain(|c| !gone.contains(c));
-            }
-            for squad in squads {
-                state.organisations.insert(
-                    squad.id.clone(),
-                    Organisation {
-                        id: squad.id.clone(),
-                        side: side.clone(),
-                        kind: squad.kind.clone(),
-                        parent: Some(organisation.clone()),
-                        leader: Some(squad.leader.clone()),
-                        hero: false,
-                    },
-                );
-                for team in &squad.teams {
-                    state.organisations.insert(
-                        team.id.clone(),
-                        Organisation {
-                            id: team.id.clone(),
-                            side: side.clone(),
-                            kind: team.kind.clone(),
-                            parent: Some(squad.id.clone()),
-                            leader: Some(team.leader.clone()),
-                            hero: false,
-                        },
-                    );
-                    let new = new_unit(&state, &team.id, &side, &team.leader, team.contact.clone());
-                    state.units.insert(team.id.clone(), new);
-                    for f in &team.figures {
-                        let f = state.figures.get_mut(f).expect("a figure");
-                        f.team = team.id.clone();
-                        f.unit = team.id.clone();
-                    }
-                    for e in &team.contact {
-                        unit(&mut state, e).contact.insert(team.id.clone());
-                    }
-                }
-            }
-            activation(&mut state).spent += cost;
-        }
-        Fact::CommandChecked { .. } => {}
-        Fact::FigureRemoved { figure, reason, organisations, .. } => {
-            remove_figure(&mut state, figure, reason.clone(), organisations)
-        }
-        Fact::LeaderLost { unit: id, successor_rating, succession, organisations, .. } => {
-            let u = unit(&mut state, id);
-            u.cp = 0;
-            u.held_interrupt_cp = 0;
-            u.leader = None;
-            u.taking_command = false;
-            if *succession == Succession::Brevet {
-                u.brevet_due = Some(BrevetDue { rating: *successor_rating, organisations: organisations.clone() });
-            }
-        }
-        Fact::Breveted { unit: id, leader, rating, organisations, .. } => {
-            let u = unit(&mut state, id);
-            u.leader = Some(leader.clone());
-            u.brevet_due = None;
-            u.taking_command = true;
-            state.figures.get_mut(leader).expect("a figure").command_rating = Some(*rating);
-            for o in organisations {
-                if let Some(o) = state.organisations.get_mut(o) {
-                    o.leader = Some(leader.clone());
-                }
-            }
-        }
-        Fact::TookCommand { unit: id, .. } => unit(&mut state, id).taking_command = false,
-        Fact::UnitBroke { unit: id, rout, .. } => {
-            let u = unit(&mut state, id);
-            u.morale = UnitMorale::Broken;
-            u.rout_due = *rout;
-        }
-        Fact::UnitEliminated { unit: id, .. } => {
-            state.units.remove(id);
-            for u in state.units.values_mut() {
-                u.contact.remove(id);
-            }
-        }
+        _ => return false,
     }
-    state
+    true
 }

@@ -12,6 +12,7 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
+use super::actions::inches;
 use super::command::remove_figure;
 use super::decide::{self, Facts};
 use super::morale::drop_morale;
@@ -22,6 +23,9 @@ use super::{Fact, FireMode, Injury, Morale, Shot, State, Weapon};
 /// A figure's order to fire, as an action or in an interrupt.
 pub(super) struct FireOrder<'a> {
     pub figure: &'a str,
+    /// Where he advances to first ("advancing and firing"); none in an
+    /// interrupt.
+    pub move_to: Option<Point>,
     pub weapon: &'a str,
     pub target: &'a str,
     pub mode: FireMode,
@@ -84,6 +88,17 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     if t.side == f.side {
         refuse!("{} is on {}'s own side: fire at an enemy figure", t.id, f.id);
     }
+    // "The Weapons Tables provide information on Range" (N45).
+    let from = order.move_to.unwrap_or(f.at);
+    if let Some(range) = weapon.range_tenths.filter(|r| !from.within(t.at, *r)) {
+        refuse!(
+            "{} is {} from {}, beyond the range of his {name} ({}): \"The Weapons Tables provide information on Range\"",
+            t.id,
+            inches(from.distance_ceil(t.at)),
+            f.id,
+            inches(range)
+        );
+    }
     if order.mode != FireMode::Ragged && f.morale != Morale::Bold {
         refuse!("{} is {} and can only use ragged fire", f.id, f.morale.name());
     }
@@ -91,6 +106,9 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
         refuse!("a {name} is explosive and \"Explosive weapons detonate on the intervening cover\": give where the cover stands (cover_at)");
     }
     let one_shot = weapon.one_shot_per_action || weapon.one_use;
+    if order.move_to.is_some() {
+        refuse_after_an_advance(state, order, name, one_shot)?;
+    }
     let (shots, odds) = match order.mode {
         FireMode::Aimed | FireMode::Disciplined => {
             let Some(line) = order.line else {
@@ -116,12 +134,31 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     Ok(Volley { weapon, shots, odds })
 }
 
-/// Whether a figure has anything he may fire now, whatever the target or
-/// mode: a weapon he carries that is not a spent 1 Use weapon, and nothing
-/// barring him from fire this turn (strategic movement; a double-time
-/// advance, under `double-time-bars-fire-for-the-turn`). A figure who fails
-/// his hold-fire check but has nothing to fire cannot blow the ambush (N33).
-pub(super) fn able_to_fire(state: &State, figure: &str) -> bool {
+/// What may not be fired after a standard move in the same action.
+///
+/// "Note that a weapon listed as having 1 Shot/Action or 1 Use takes the
+/// shooter his entire action to aim and fire" (N42; option
+/// `one-shot-weapons-after-an-advance`). — 2.4 lists "performing disciplined
+/// fire" and "advancing and firing" as different actions (N47; option
+/// `disciplined-fire-after-an-advance`).
+fn refuse_after_an_advance(state: &State, order: &FireOrder, name: &str, one_shot: bool) -> Result<(), Violation> {
+    if one_shot && !state.config.one_shot_weapons_after_an_advance {
+        refuse!("{} cannot advance and fire his {name}: \"a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire\" — fire it where he stands", order.figure);
+    }
+    if order.mode == FireMode::Disciplined && !state.config.disciplined_fire_after_an_advance {
+        refuse!("{} cannot advance and fire disciplined: \"performing disciplined fire\" and \"advancing and firing\" are different actions (2.4) — fire aimed after the advance, or disciplined where he stands", order.figure);
+    }
+    Ok(())
+}
+
+/// Whether a figure has anything he may fire now at some figure of unit
+/// `at`, whatever the mode: a weapon he carries that is not a spent 1 Use
+/// weapon and whose range (when the scenario gives one, N45) reaches a
+/// figure of that unit in play, and nothing barring him from fire this turn
+/// (strategic movement; a double-time advance, under
+/// `double-time-bars-fire-for-the-turn`). A figure who fails his hold-fire
+/// check but has nothing to fire cannot blow the ambush (N33).
+pub(super) fn able_to_fire(state: &State, figure: &str, at: &str) -> bool {
     let Some(f) = state.figures.get(figure).filter(|f| f.in_play()) else {
         return false;
     };
@@ -131,7 +168,13 @@ pub(super) fn able_to_fire(state: &State, figure: &str) -> bool {
     if state.units.get(&f.unit).is_some_and(|u| u.strategic) {
         return false;
     }
-    f.weapons.iter().any(|w| state.weapons.contains_key(w) && !f.used_weapons.contains(w))
+    let targets: Vec<Point> = state.figures.values().filter(|t| t.in_play() && t.unit == at).map(|t| t.at).collect();
+    f.weapons.iter().filter(|w| !f.used_weapons.contains(*w)).filter_map(|w| state.weapons.get(w)).any(|w| {
+        match w.range_tenths {
+            None => !targets.is_empty(),
+            Some(range) => targets.iter().any(|t| f.at.within(*t, range)),
+        }
+    })
 }
 
 /// Fires a checked order: a 0–9 roll per shot (`hit:<shooter>`), hits,

@@ -14,7 +14,7 @@ use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Action, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
 
 /// The active unit sets an interrupt.
 ///
@@ -76,7 +76,7 @@ fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dic
     let mut nervous = Vec::new();
     for figure in figures {
         let check = check_figure(facts.state(), &figure, rating, 0, dice)?;
-        if !check.passed() && able_to_fire(facts.state(), &figure) {
+        if !check.passed() && able_to_fire(facts.state(), &figure, target) {
             nervous.push(figure.clone());
         }
         facts.push(Fact::CommandChecked { figure, unit: by.to_string(), reason: reason.to_string(), check });
@@ -167,10 +167,11 @@ pub(super) fn sighted(
 /// accumulated CP, only a single CP may be used in performing the
 /// interrupt." — "a unit performing a Ragged Interrupt can only perform
 /// ragged fire." All fire at figures of the unit lain in wait for.
-pub(super) fn interrupt<'a>(
+pub(super) fn interrupt(
     state: &State,
     by: &str,
-    orders: &'a [InterruptFire],
+    orders: &[InterruptFire],
+    no_line_of_sight: &[String],
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
@@ -180,10 +181,41 @@ pub(super) fn interrupt<'a>(
             "{by} is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"
         );
     };
+    let ranks: Vec<String> = members(state, by).iter().map(|f| f.id.clone()).collect();
+    let (joined, mode) = check_interrupt_orders(state, ambush, &ranks, orders)?;
+    refuse_a_split(state, ambush, &ranks, &joined, no_line_of_sight)?;
+    let target_unit = &state.units[&ambush.target];
+    facts.push(Fact::InterruptFired {
+        by: by.to_string(),
+        target: ambush.target.clone(),
+        prepared: ambush.prepared,
+        held_cp_spent: ambush.prepared && !joined.is_empty(),
+        nervous: ambush
+            .nervous
+            .iter()
+            .filter(|n| ranks.contains(n) && able_to_fire(state, n, &ambush.target))
+            .cloned()
+            .collect(),
+        joined,
+        mode,
+        target_shaken_before: target_unit.morale != UnitMorale::Steady,
+        no_line_of_sight: no_line_of_sight.to_vec(),
+    });
+    fire_interrupt_orders(facts, orders, dice)
+}
+
+/// The ambushers' orders, checked before any die is rolled: the figures who
+/// join (besides the nervous), and the one fire mode they share.
+fn check_interrupt_orders(
+    state: &State,
+    ambush: &Ambush,
+    ranks: &[String],
+    orders: &[InterruptFire],
+) -> Result<(Vec<String>, Option<FireMode>), Violation> {
+    let by = &ambush.by;
     if orders.is_empty() {
         refuse!("name the ambushers who fire");
     }
-    let ranks: Vec<String> = members(state, by).iter().map(|f| f.id.clone()).collect();
     let mut seen = BTreeSet::new();
     for o in orders {
         if !ranks.contains(&o.figure) {
@@ -199,7 +231,7 @@ pub(super) fn interrupt<'a>(
     }
     // A nervous figure who has left play since (caught by another
     // ambusher's blast) no longer fires.
-    for n in ambush.nervous.iter().filter(|n| ranks.contains(n)) {
+    for n in ambush.nervous.iter().filter(|n| ranks.contains(n) && able_to_fire(state, n, &ambush.target)) {
         if !orders.iter().any(|o| &o.figure == n && o.mode == FireMode::Ragged) {
             refuse!("{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
         }
@@ -220,8 +252,57 @@ pub(super) fn interrupt<'a>(
             refuse!("{by} holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\"");
         }
     }
-    let order = |o: &'a InterruptFire| FireOrder {
+    for o in orders {
+        check_fire(state, &fire_order(o))?;
+    }
+    Ok((joined.iter().map(|o| o.figure.clone()).collect(), mode))
+}
+
+/// "The entire unit must perform the same action, since there usually is no
+/// time to coordinate a complex response to the appearance of an enemy
+/// unit." Once the rest of the unit joins the nervous figures' fire, every
+/// figure of it who can fire fires, in the one mode; a figure without a line
+/// of sight to the target (the referee's `no_line_of_sight`) takes part by
+/// holding. Figures with nothing they may fire (N33) are left out (N54).
+fn refuse_a_split(
+    state: &State,
+    ambush: &Ambush,
+    ranks: &[String],
+    joined: &[String],
+    no_line_of_sight: &[String],
+) -> Result<(), Violation> {
+    let by = &ambush.by;
+    for (i, f) in no_line_of_sight.iter().enumerate() {
+        if !ranks.contains(f) || ambush.nervous.contains(f) || joined.contains(f) || no_line_of_sight[..i].contains(f) {
+            refuse!("{f} is not a figure of {by} left out of its fire: name under no_line_of_sight only ambushers in play who neither fire nor failed their check");
+        }
+    }
+    if joined.is_empty() {
+        if !no_line_of_sight.is_empty() {
+            refuse!("the rest of {by} holds its fire: no_line_of_sight is for a unit that joins in");
+        }
+        return Ok(());
+    }
+    let left: Vec<String> = ranks
+        .iter()
+        .filter(|f| !ambush.nervous.contains(f) && !joined.contains(f) && !no_line_of_sight.contains(f))
+        .filter(|f| able_to_fire(state, f, &ambush.target))
+        .cloned()
+        .collect();
+    if !left.is_empty() {
+        refuse!(
+            "\"The entire unit must perform the same action\": {} of {by} would neither fire with {} nor hold for want of a line of sight (no_line_of_sight)",
+            list(&left),
+            list(joined)
+        );
+    }
+    Ok(())
+}
+
+fn fire_order(o: &InterruptFire) -> FireOrder<'_> {
+    FireOrder {
         figure: &o.figure,
+        move_to: None,
         weapon: &o.weapon,
         target: &o.target,
         mode: o.mode,
@@ -229,36 +310,25 @@ pub(super) fn interrupt<'a>(
         odds: o.odds,
         cover_pf: o.cover_pf,
         cover_at: o.cover_at,
-    };
-    for o in orders {
-        check_fire(state, &order(o))?;
     }
-    let target_unit = &state.units[&ambush.target];
-    facts.push(Fact::InterruptFired {
-        by: by.to_string(),
-        target: ambush.target.clone(),
-        prepared: ambush.prepared,
-        held_cp_spent: ambush.prepared && !joined.is_empty(),
-        nervous: ambush.nervous.iter().filter(|n| ranks.contains(n)).cloned().collect(),
-        joined: joined.iter().map(|o| o.figure.clone()).collect(),
-        mode,
-        target_shaken_before: target_unit.morale != UnitMorale::Steady,
-    });
-    // Every order was checked before any die was rolled; one that an earlier
-    // order's dice made impossible (its shooter or his target fell, his
-    // morale dropped) is void (N36).
+}
+
+/// Fires the checked orders in turn. Every order was checked before any
+/// die was rolled; one that an earlier order's dice made impossible (its
+/// shooter or his target fell, his morale dropped) is void (N36).
+fn fire_interrupt_orders(facts: &mut Facts, orders: &[InterruptFire], dice: &mut Dice) -> Result<(), Violation> {
     for o in orders {
         let now = facts.state();
         let checked = match now.figures.get(&o.figure).filter(|f| f.in_play()) {
             None => Err(format!("{} is no longer in play", o.figure)),
             Some(_) => {
-                check_fire(now, &order(o)).map(|v| (v.shots, v.odds, v.weapon.clone())).map_err(|v| v.to_string())
+                check_fire(now, &fire_order(o)).map(|v| (v.shots, v.odds, v.weapon.clone())).map_err(|v| v.to_string())
             }
         };
         match checked {
             Ok((shots, odds, weapon)) => {
                 let volley = super::fire::Volley { weapon: &weapon, shots, odds };
-                fire(facts, &order(o), &volley, dice)?;
+                fire(facts, &fire_order(o), &volley, dice)?;
             }
             Err(reason) => facts.push(Fact::ActionVoided {
                 figure: o.figure.clone(),
@@ -339,6 +409,8 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
             _ => false,
         };
         facts.push(f);
+        // "or an interrupt causes a change in initiative" (N40).
+        super::turn::recount_initiative(facts);
         if ends {
             end_activation(facts);
         }
@@ -446,9 +518,13 @@ fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
     d2(to) >= d2(from)
 }
 
-/// An ambush whose nervous figures (still in play) have yet to fire.
+/// An ambush whose nervous figures (still in play, and still with something
+/// to fire at the target) have yet to fire.
 fn blown(state: &State, a: &super::Ambush) -> bool {
-    !a.fired && a.nervous.iter().any(|n| state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by))
+    !a.fired
+        && a.nervous.iter().any(|n| {
+            state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by) && able_to_fire(state, n, &a.target)
+        })
 }
 
 /// Whether `by`'s ambush is blown: its nervous figures must fire.

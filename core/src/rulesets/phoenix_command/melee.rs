@@ -29,7 +29,7 @@ pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Opti
         refuse!("{} has no Melee Attack Value in the scenario", f.id);
     }
     if let Some(to) = move_to {
-        let allowance = state.config.standard_move_tenths;
+        let allowance = f.standard_move(&state.config);
         if !f.at.within(to, allowance) {
             refuse!(
                 "{} cannot move from {} to {to} to attack: that is {} and a standard move is {}",
@@ -54,7 +54,8 @@ pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Opti
 /// additional +5 to the attacker's Melee Attack Value. If the target
 /// survives this attack, the target can then perform actions normally." The
 /// attack is rolled `melee:<attacker>`; an escaping target who survives
-/// moves away (at most a standard move).
+/// moves away (at most a standard move), or, under
+/// `melee-escape-without-moving`, only later on his own unit's CP (N50).
 pub(super) fn respond(
     state: &State,
     escape: bool,
@@ -70,8 +71,11 @@ pub(super) fn respond(
     if escape_to.is_some() && !escape {
         refuse!("{} engages in melee: only an escaping target moves away", target.id);
     }
+    if escape_to.is_some() && state.config.melee_escape_without_moving {
+        refuse!("{} escapes without moving now (melee-escape-without-moving): \"If the target survives this attack, the target can then perform actions normally\" — he moves on his own unit's CP", target.id);
+    }
     if let Some(to) = escape_to {
-        let allowance = state.config.standard_move_tenths;
+        let allowance = target.standard_move(&state.config);
         if !target.at.within(to, allowance) {
             refuse!(
                 "{} cannot escape to {to}: that is {} and a standard move is {}",

@@ -28,7 +28,9 @@
 //! `decide.rs` dispatches a decision to its section and holds the lookups all
 //! sections share; `evolve.rs` records facts; `narrate.rs` tells them;
 //! `scenario.rs` reads and checks a scenario; `versions.rs` declares every
-//! option (P1–P12 of `rules/INTERPRETATIONS.md`, and N15) and constant.
+//! option (P1–P12 of `rules/INTERPRETATIONS.md`, and the readings of the
+//! page's N-points a group may take otherwise: N15, N40, N42, N46–N48, N50,
+//! N52) and constant.
 //! `docs/rulesets/phoenix-command.md` lists every decision, fact, option,
 //! constant and open point.
 //!
@@ -81,6 +83,16 @@ pub enum Morale {
 }
 
 impl Morale {
+    /// How far from Bold for the unit's morale: Bold and Fanatical 0,
+    /// Shaken 1, Panicked 2.
+    pub fn severity(self) -> u8 {
+        match self {
+            Morale::Bold | Morale::Fanatical => 0,
+            Morale::Shaken => 1,
+            Morale::Panicked => 2,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Morale::Bold => "Bold",
@@ -188,6 +200,12 @@ pub struct Figure {
     pub command_rating: Option<i64>,
     /// The distance this figure's unit must stay within if he leads it (P8).
     pub command_distance_tenths: u64,
+    /// His own standard move, if the scenario gives one: "twice the
+    /// figure's standard move" (N51). Without it, the constant
+    /// `standard-move-tenths` (kept in the config alone: see
+    /// [`Figure::standard_move`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard_move_tenths: Option<u64>,
     pub morale: Morale,
     /// Began the battle Fanatical: "can never be changed to a Bold or Shaken morale state".
     pub fanatic: bool,
@@ -214,6 +232,11 @@ pub struct Figure {
 impl Figure {
     pub fn in_play(&self) -> bool {
         self.removed.is_none()
+    }
+
+    /// His standard move (N51): his own, else the constant.
+    pub fn standard_move(&self, config: &Config) -> u64 {
+        self.standard_move_tenths.unwrap_or(config.standard_move_tenths)
     }
 }
 
@@ -255,8 +278,14 @@ pub struct Unit {
     /// Enemy units it is in contact with (a referee input).
     pub contact: BTreeSet<String>,
     pub morale: UnitMorale,
-    /// The leader restored the unit's morale to Bold for this turn.
+    /// The leader restored the unit's morale to Bold for this turn (or
+    /// steadied it from Broken).
     pub restored: bool,
+    /// Its figures' morale when it was restored, each lowered when the
+    /// figure was rallied since: what the restoring answered. A figure worse
+    /// off than this is a new morale event (N52).
+    #[serde(default)]
+    pub restored_against: BTreeMap<String, Morale>,
     /// Its one ragged interrupt of the turn is spent.
     pub ragged_interrupt_used: bool,
     /// Broken: it must rout now (where it goes is a referee input).
@@ -479,7 +508,9 @@ pub struct NewTeam {
     pub figures: Option<Vec<String>>,
 }
 
-/// A squad of a reorganisation and the fire teams it is made of.
+/// A squad of a reorganisation and the fire teams it is made of; in a
+/// company leader's reorganisation, a platoon and the squads (`squads`) it
+/// is made of, each kept whole (N57).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewSquad {
@@ -487,6 +518,7 @@ pub struct NewSquad {
     #[serde(default)]
     pub kind: Option<String>,
     pub leader: String,
+    #[serde(alias = "squads")]
     pub teams: Vec<NewTeam>,
 }
 
@@ -523,7 +555,14 @@ pub enum Decision {
     /// Referee: `target` enters the line of sight of `by`, which lies in wait.
     Sighted { target: String, by: String },
     /// The ambushers of `by` fire at the unit they lie in wait for.
-    Interrupt { by: String, fire: Vec<InterruptFire> },
+    /// `no_line_of_sight`: ambushers who joining in cannot see (or reach)
+    /// any figure of the target — a referee input; they hold (N54).
+    Interrupt {
+        by: String,
+        fire: Vec<InterruptFire>,
+        #[serde(default)]
+        no_line_of_sight: Vec<String>,
+    },
     /// A Shaken or Panicked leader spends 1 CP composing himself.
     SelfRally,
     /// The leader spends 1 CP on his unit's morale: a Shaken unit to Bold
@@ -568,8 +607,13 @@ pub enum Decision {
     },
     /// A breveted leader spends CP to take command of his unit.
     TakeCommand,
-    /// The active unit's leader consolidates the organisation he leads.
-    Consolidate { organisation: String },
+    /// The active unit's leader consolidates the organisation he leads:
+    /// `sub_units`, or all of them (N46).
+    Consolidate {
+        organisation: String,
+        #[serde(default)]
+        sub_units: Option<Vec<String>>,
+    },
     /// The active (consolidated) unit detaches sub-units.
     Detach { units: Vec<String> },
     /// The active unit's leader reorganises units two levels below him.
@@ -634,6 +678,10 @@ pub enum Spend {
     ForcedRally,
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// A unit detached from a consolidated unit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DetachedUnit {
@@ -641,9 +689,14 @@ pub struct DetachedUnit {
     pub leader: String,
     pub figures: Vec<String>,
     pub contact: BTreeSet<String>,
+    /// The unit it leaves has attempted its ragged interrupt this turn: so
+    /// has it (N41).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ragged_interrupt_used: bool,
 }
 
-/// A fire team as a reorganisation formed it.
+/// A fire team as a reorganisation formed it, with the restrictions its
+/// figures' units carried this turn (N41).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormedTeam {
     pub id: String,
@@ -651,6 +704,13 @@ pub struct FormedTeam {
     pub leader: String,
     pub figures: Vec<String>,
     pub contact: BTreeSet<String>,
+    /// Some of its figures moved strategically this turn: it "may not act in
+    /// the operations phase" and is "not eligible to fire".
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub moved_strategically: bool,
+    /// Some of its figures' units attempted their ragged interrupt this turn.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ragged_interrupt_used: bool,
 }
 
 /// A squad as a reorganisation formed it.
@@ -660,6 +720,17 @@ pub struct FormedSquad {
     pub kind: String,
     pub leader: String,
     pub teams: Vec<FormedTeam>,
+}
+
+/// A platoon as a company leader's reorganisation formed it, of whole squads
+/// (N57).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormedPlatoon {
+    pub id: String,
+    pub kind: String,
+    pub leader: String,
+    /// The squads (and headquarters teams) it is made of, each kept whole.
+    pub squads: Vec<String>,
 }
 
 /// A command check's outcome for one figure.
@@ -723,6 +794,9 @@ pub enum Fact {
         unit: String,
         side: String,
         cp_lost: u32,
+        /// A further leg of a move already begun this turn (N43).
+        #[serde(default, skip_serializing_if = "is_false")]
+        continued: bool,
     },
     FigureMoved {
         figure: String,
@@ -906,6 +980,10 @@ pub enum Fact {
         joined: Vec<String>,
         mode: Option<FireMode>,
         target_shaken_before: bool,
+        /// Those of the unit who joined without a line of sight to the
+        /// target: their part of the action is to hold (N54).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        no_line_of_sight: Vec<String>,
     },
     InterruptResolved {
         by: String,
@@ -940,6 +1018,10 @@ pub enum Fact {
         unit: String,
         side: String,
         reached_cover: bool,
+        /// Its fanatics, who do not surrender when it cannot reach cover
+        /// (N55).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        fanatics: Vec<String>,
     },
     AmbushLapsed {
         by: String,
@@ -986,6 +1068,10 @@ pub enum Fact {
         /// CP the other leaders lost.
         lost: BTreeMap<String, u32>,
         contact: BTreeSet<String>,
+        /// One of the units merged attempted its ragged interrupt this turn:
+        /// so has the consolidated unit (N41).
+        #[serde(default, skip_serializing_if = "is_false")]
+        ragged_interrupt_used: bool,
     },
     Detached {
         unit: String,
@@ -1007,6 +1093,21 @@ pub enum Fact {
         squads: Vec<FormedSquad>,
         /// Units dissolved, and the CP each lost.
         dissolved: BTreeMap<String, u32>,
+    },
+    /// A company leader reorganises squads into platoons (N57).
+    SquadsReorganised {
+        organisation: String,
+        by: String,
+        leader: String,
+        cost: u32,
+        cp_before: u32,
+        cp_after: u32,
+        /// The platoons replaced (ids the new ones take again included).
+        replaced: Vec<String>,
+        platoons: Vec<FormedPlatoon>,
+        /// The units of the squads regrouped, and the CP each lost; they
+        /// stay units, activated this turn.
+        units: BTreeMap<String, u32>,
     },
     CommandChecked {
         figure: String,

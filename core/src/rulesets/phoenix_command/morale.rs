@@ -9,11 +9,11 @@ use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::actions::inches;
-use super::command::{check_figure, remove_figure};
+use super::command::{check_figure, refuse_while_taking_command, remove_figure};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::interrupts::premature_checks;
 use super::turn::end_activation;
-use super::{Activation, Fact, Morale, Spend, State, Unit, UnitMorale};
+use super::{Activation, Fact, Figure, Morale, Spend, State, Unit, UnitMorale};
 
 /// "A Graze result reduces the Morale of a Bold target to Shaken, and a
 /// Shaken target to Panicked. It has no effect on Fanatical or Panicked
@@ -52,19 +52,29 @@ pub(super) fn majority(state: &State, count: usize, of: usize) -> bool {
 /// whose figures are Shaken or worse is Shaken). A unit is Shaken for the
 /// turn: at the next turn's start it is Shaken again only if most of its
 /// figures still are ("to keep the unit morale from sliding back to Shaken in
-/// the next turn"). A unit whose leader has
-/// restored or steadied it this turn keeps that morale until the turn ends
-/// ("restore the Unit Morale to Bold for the turn"; a routed unit is steadied
-/// first, "Then, he must spend CP to rally each individual panicked member").
+/// the next turn").
+///
+/// A unit whose leader has restored or steadied it this turn keeps that
+/// morale against the figures Shaken or Panicked at that moment ("restore
+/// the Unit Morale to Bold for the turn"; a routed unit is steadied first,
+/// "Then, he must spend CP to rally each individual panicked member"). A
+/// figure Shaken or Panicked since is a new event (N52): a Panicked majority
+/// with a newly panicked figure breaks the unit, and a Shaken majority with
+/// a figure newly worse off makes it Shaken again — unless, under
+/// `restored-unit-stays-bold-for-the-turn`, it stays Bold for the turn.
 pub(super) fn settle_unit_morale(facts: &mut Facts) {
     let state = facts.state();
     let mut changes = Vec::new();
-    for u in state.units.values().filter(|u| !u.restored) {
+    // A hero's morale is his unit's under `hero-without-unit-morale` (N48).
+    let hero_alone = |u: &&Unit| u.hero && state.config.hero_without_unit_morale;
+    for u in state.units.values().filter(|u| !hero_alone(u)) {
         let figures = members(state, &u.id);
         let of = figures.len();
         let panicked = figures.iter().filter(|f| f.morale == Morale::Panicked).count();
         let shaken = figures.iter().filter(|f| matches!(f.morale, Morale::Shaken | Morale::Panicked)).count();
-        if u.morale != UnitMorale::Broken && majority(state, panicked, of) {
+        let (newly_worse, newly_panicked) = morale_events_since_restored(u, &figures);
+        let shaken_again = newly_worse && !(u.restored && state.config.restored_unit_stays_bold_for_the_turn);
+        if u.morale != UnitMorale::Broken && majority(state, panicked, of) && newly_panicked {
             changes.push(Fact::UnitBroke {
                 unit: u.id.clone(),
                 side: u.side.clone(),
@@ -73,7 +83,7 @@ pub(super) fn settle_unit_morale(facts: &mut Facts) {
                 ),
                 rout: true,
             });
-        } else if u.morale == UnitMorale::Steady && majority(state, shaken, of) {
+        } else if u.morale == UnitMorale::Steady && majority(state, shaken, of) && shaken_again {
             changes.push(Fact::UnitShaken {
                 unit: u.id.clone(),
                 side: u.side.clone(),
@@ -85,6 +95,20 @@ pub(super) fn settle_unit_morale(facts: &mut Facts) {
     for fact in changes {
         facts.push(fact);
     }
+}
+
+/// Whether any figure of `u` is worse off than when its leader restored or
+/// steadied it, and whether any has panicked since: a new morale event the
+/// restoring did not answer (N52). For a unit not restored, every Shaken or
+/// Panicked figure is new.
+fn morale_events_since_restored(u: &Unit, figures: &[&super::Figure]) -> (bool, bool) {
+    if !u.restored {
+        return (true, true);
+    }
+    let was = |f: &super::Figure| u.restored_against.get(&f.id).map_or(0, |m| m.severity());
+    let worse = figures.iter().any(|f| f.morale.severity() > was(f));
+    let panicked = figures.iter().any(|f| f.morale == Morale::Panicked && was(f) < Morale::Panicked.severity());
+    (worse, panicked)
 }
 
 /// Before a unit spends CP on anything else, its leader composes himself and
@@ -258,6 +282,7 @@ pub(super) fn steady_unit(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, payer) = active_unit_between_steps(state, "steady a unit")?;
+    refuse_while_taking_command(payer, "steady a unit")?;
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     let to = match target.morale {
@@ -280,6 +305,7 @@ pub(super) fn steady_unit(
 /// accumulated CP to rally all shaken figures in his unit."
 pub(super) fn rally(state: &State, unit: Option<&str>, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, payer) = active_unit_between_steps(state, "rally")?;
+    refuse_while_taking_command(payer, "rally")?;
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     refuse_before_composure(state, a, target, "rally its figures")?;
@@ -311,6 +337,7 @@ pub(super) fn rally_panicked(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, payer) = active_unit_between_steps(state, "rally a panicked figure")?;
+    refuse_while_taking_command(payer, "rally a panicked figure")?;
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     refuse_before_composure(state, a, target, "rally its panicked figures")?;
@@ -344,6 +371,7 @@ pub(super) fn rally_panicked(
 /// and comes before the unit's actions.
 pub(super) fn abandon(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "abandon its Shaken figures")?;
+    refuse_while_taking_command(u, "abandon its Shaken figures")?;
     refuse_before_composure(state, a, u, "abandon its Shaken figures")?;
     if a.abandoned {
         refuse!("{} has already abandoned its Shaken figures this activation", u.id);
@@ -403,6 +431,7 @@ pub(super) fn forced_rally(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "force a rally")?;
+    refuse_while_taking_command(u, "force a rally")?;
     refuse_before_composure(state, a, u, "force a rally")?;
     if a.actions_begun {
         refuse!("{} has begun its actions: the Shaken figures are dealt with before them", u.id);
@@ -481,7 +510,12 @@ pub(super) fn forced_rally(
 /// from the enemy towards the nearest cover at a double-time advance rate of
 /// movement. They will do so even if they have already double-time advanced
 /// earlier in the turn. If the unit cannot reach cover within its rout, the
-/// unit will instead attempt to surrender, and is removed from play."
+/// unit will instead attempt to surrender, and is removed from play." —
+/// except its fanatics: a fanatic who has panicked "will attempt to leave the
+/// battlefield. If unable to do so, he will not surrender, but instead
+/// attack the enemy with the ferocity of a cornered animal" (N55). They stay
+/// in play with their Broken unit, which leaves the battlefield at the next
+/// strategic movement if it is still Broken (N26).
 pub(super) fn rout(
     state: &State,
     unit: &str,
@@ -493,12 +527,12 @@ pub(super) fn rout(
     if !u.rout_due {
         refuse!("{unit} is not routing");
     }
-    let allowance = state.config.standard_move_tenths * state.config.double_time_multiplier;
     for (id, to) in moves {
         let f = decide::figure(state, id)?;
         if f.unit != unit || !f.in_play() {
             refuse!("{id} is not a figure of {unit} in play");
         }
+        let allowance = f.standard_move(&state.config) * state.config.double_time_multiplier;
         if !f.at.within(*to, allowance) {
             refuse!(
                 "{id} cannot rout from {} to {to}: that is {}, and a rout is at a double-time advance rate of {}",
@@ -512,12 +546,17 @@ pub(super) fn rout(
         let from = state.figures[id].at;
         facts.push(Fact::FigureMoved { figure: id.clone(), from, to: *to, distance_tenths: from.distance_ceil(*to) });
     }
-    facts.push(Fact::Routed { unit: unit.to_string(), side: u.side.clone(), reached_cover });
+    // A fanatic "will not surrender, but instead attack the enemy with the
+    // ferocity of a cornered animal" (N55).
+    let (fanatics, surrendering): (Vec<&Figure>, Vec<&Figure>) =
+        members(state, unit).into_iter().partition(|f| f.fanatic);
+    let fanatics = if reached_cover { Vec::new() } else { fanatics.iter().map(|f| f.id.clone()).collect() };
+    facts.push(Fact::Routed { unit: unit.to_string(), side: u.side.clone(), reached_cover, fanatics });
     if !reached_cover {
         let leader = u.leader.clone();
         let mut order: Vec<String> =
-            members(state, unit).iter().map(|f| f.id.clone()).filter(|f| Some(f) != leader.as_ref()).collect();
-        order.extend(leader);
+            surrendering.iter().map(|f| f.id.clone()).filter(|f| Some(f) != leader.as_ref()).collect();
+        order.extend(leader.filter(|l| surrendering.iter().any(|f| &f.id == l)));
         for f in order {
             remove_figure(facts, &f, "surrendered: his unit could not reach cover in its rout");
         }

@@ -17,7 +17,9 @@ use super::decide::{
     self, active_unit_between_steps, children, is_within, list, members, members_of_organisation, Facts,
 };
 use super::morale::refuse_before_composure;
-use super::{DetachedUnit, Fact, Figure, FormedSquad, FormedTeam, NewSquad, State, Unit, UnitMorale};
+use super::{
+    DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, State, Unit, UnitMorale,
+};
 
 /// The active unit's leader, who gives the order.
 fn leader_of<'a>(state: &'a State, u: &Unit) -> Result<&'a Figure, Violation> {
@@ -61,7 +63,17 @@ fn refuse_short_of_cp(u: &Unit, cost: u32, what: &str) -> Result<(), Violation> 
 /// he leads, the one being activated. A sub-unit that has already been
 /// activated this turn, or moved strategically, cannot join: "Once a unit has
 /// been activated in a turn, it cannot become activated again in the turn."
-pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result<(), Violation> {
+///
+/// `named`: the sub-units to be consolidated (N46), by default all of them;
+/// under `consolidate-whole-organisation` they must be all of them. Sub-units
+/// already consolidated into the organisation's unit come with it, at no
+/// cost; the others cost 1 CP each.
+pub(super) fn consolidate(
+    state: &State,
+    org: &str,
+    named: Option<&[String]>,
+    facts: &mut Facts,
+) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "consolidate")?;
     refuse_while_taking_command(u, "consolidate")?;
     refuse_before_composure(state, a, u, "consolidate")?;
@@ -77,16 +89,87 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
             leader.id
         );
     }
-    let subs: Vec<String> = children(state, org)
+    let subs = sub_units_to_consolidate(state, org, named)?;
+    let (units, joining) = consolidated_units(state, org, u, &subs)?;
+    let figures: Vec<&Figure> = units.iter().flat_map(|x| members(state, x)).collect();
+    refuse_beyond_command_distance(
+        leader,
+        &figures,
+        "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
+    )?;
+    let cost = state.config.consolidation_cp_per_sub_unit * joining.len() as u32;
+    refuse_short_of_cp(
+        u,
+        cost,
+        &format!("consolidating {org} (\"1 CP per sub-unit to be consolidated\": {})", list(&joining)),
+    )?;
+    let lost: BTreeMap<String, u32> = units
+        .iter()
+        .filter(|x| **x != u.id)
+        .map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp))
+        .collect();
+    let contact: BTreeSet<String> = units.iter().flat_map(|x| state.units[x].contact.iter().cloned()).collect();
+    let ragged_interrupt_used = units.iter().any(|x| state.units[x].ragged_interrupt_used);
+    facts.push(Fact::Consolidated {
+        organisation: org.to_string(),
+        kind: o.kind.clone(),
+        side: o.side.clone(),
+        leader: leader.id.clone(),
+        by: u.id.clone(),
+        units: units.into_iter().collect(),
+        sub_units: joining,
+        cost,
+        cp_before: u.cp,
+        cp_after: u.cp - cost,
+        lost,
+        contact,
+        ragged_interrupt_used,
+    });
+    Ok(())
+}
+
+/// The sub-units named to be consolidated, or every sub-unit with figures in
+/// play; under `consolidate-whole-organisation` every one of them (N46).
+fn sub_units_to_consolidate(state: &State, org: &str, named: Option<&[String]>) -> Result<Vec<String>, Violation> {
+    let all: Vec<String> = children(state, org)
         .iter()
         .filter(|c| !members_of_organisation(state, &c.id).is_empty())
         .map(|c| c.id.clone())
         .collect();
-    if subs.is_empty() {
+    if all.is_empty() {
         refuse!("{org} has no sub-units left to consolidate");
     }
+    let Some(named) = named else { return Ok(all) };
+    for (i, sub) in named.iter().enumerate() {
+        if !all.contains(sub) {
+            refuse!("{sub} is not a sub-unit of {org} with figures in play ({})", list(&all));
+        }
+        if named[..i].contains(sub) {
+            refuse!("{sub} is named twice");
+        }
+    }
+    let left: Vec<String> = all.iter().filter(|s| !named.contains(s)).cloned().collect();
+    if !left.is_empty() && state.config.consolidate_whole_organisation {
+        refuse!(
+            "{} would be left out of {org} (consolidate-whole-organisation): \"units can be consolidated into larger organizations … so the entire larger organization acts at the same time\"",
+            list(&left)
+        );
+    }
+    Ok(named.to_vec())
+}
+
+/// The units the sub-units act with, each sub-unit wholly one unit, the
+/// active unit among them and each other able to join; and the sub-units
+/// that join now (those not already consolidated into `org`'s unit).
+fn consolidated_units(
+    state: &State,
+    org: &str,
+    u: &Unit,
+    subs: &[String],
+) -> Result<(BTreeSet<String>, Vec<String>), Violation> {
     let mut units: BTreeSet<String> = BTreeSet::new();
-    for sub in &subs {
+    let mut joining = Vec::new();
+    for sub in subs {
         let acting: BTreeSet<String> = members_of_organisation(state, sub).iter().map(|f| f.unit.clone()).collect();
         let whole = acting.len() == 1 && acting.iter().all(|a| a.as_str() == sub.as_str() || a.as_str() == org);
         if !whole {
@@ -94,6 +177,9 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
                 "{sub} is not one unit (its figures act with {}): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"",
                 acting.into_iter().collect::<Vec<_>>().join(", ")
             );
+        }
+        if !acting.contains(org) {
+            joining.push(sub.clone());
         }
         units.extend(acting);
     }
@@ -115,40 +201,7 @@ pub(super) fn consolidate(state: &State, org: &str, facts: &mut Facts) -> Result
             refuse!("{other} is broken and takes no orders");
         }
     }
-    let figures: Vec<&Figure> = units.iter().flat_map(|x| members(state, x)).collect();
-    refuse_beyond_command_distance(
-        leader,
-        &figures,
-        "\"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"",
-    )?;
-    let per = state.config.consolidation_cp_per_sub_unit;
-    let cost = per * subs.len() as u32;
-    refuse_short_of_cp(
-        u,
-        cost,
-        &format!("consolidating {org} (\"1 CP per sub-unit to be consolidated\": {})", list(&subs)),
-    )?;
-    let lost: BTreeMap<String, u32> = units
-        .iter()
-        .filter(|x| **x != u.id)
-        .map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp))
-        .collect();
-    let contact: BTreeSet<String> = units.iter().flat_map(|x| state.units[x].contact.iter().cloned()).collect();
-    facts.push(Fact::Consolidated {
-        organisation: org.to_string(),
-        kind: o.kind.clone(),
-        side: o.side.clone(),
-        leader: leader.id.clone(),
-        by: u.id.clone(),
-        units: units.into_iter().collect(),
-        sub_units: subs,
-        cost,
-        cp_before: u.cp,
-        cp_after: u.cp - cost,
-        lost,
-        contact,
-    });
-    Ok(())
+    Ok((units, joining))
 }
 
 /// A consolidated unit detaches sub-units.
@@ -206,6 +259,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
             leader: sub_leader.id.clone(),
             figures: members_of_organisation(state, sub).iter().map(|f| f.id.clone()).collect(),
             contact: u.contact.clone(),
+            ragged_interrupt_used: u.ragged_interrupt_used,
         });
     }
     let cost = state.config.detachment_cp_per_unit * detached.len() as u32;
@@ -242,164 +296,23 @@ pub(super) fn reorganise(
     let (a, u) = active_unit_between_steps(state, "reorganise")?;
     refuse_while_taking_command(u, "reorganise")?;
     refuse_before_composure(state, a, u, "reorganise")?;
-    let o = decide::organisation(state, org)?;
-    let leader = leader_of(state, u)?;
-    if o.side != u.side {
-        refuse!("{org} is {}'s, not {}'s", o.side, u.side);
+    let leader = reorganising_leader(state, org, u)?;
+    if replaces_platoons(state, replaces) {
+        return reorganise_squads(state, org, u, leader, replaces, into, facts);
     }
-    if o.leader.as_deref() != Some(leader.id.as_str()) {
-        refuse!(
-            "{org} is led by {}, not by {}: reorganisation orders come from the leader two levels above the units reorganised",
-            o.leader.as_deref().unwrap_or("nobody"),
-            leader.id
-        );
-    }
-    if replaces.is_empty() {
-        refuse!("name the squads of {org} to reorganise");
-    }
-    let mut replaced: Vec<String> = Vec::new();
-    for (i, r) in replaces.iter().enumerate() {
-        if replaces[..i].contains(r) {
-            refuse!("{r} is named twice");
-        }
-        let ro = decide::organisation(state, r)?;
-        if ro.parent.as_deref() != Some(org) {
-            refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
-        }
-        let teams = children(state, r);
-        if teams.is_empty() || teams.iter().any(|t| !children(state, &t.id).is_empty()) {
-            refuse!("{r}'s sub-units are not fire teams: \"a Platoon leader would be necessary to give reorganization orders to units under his command, and a company leader would be necessary to give reorganization orders to squads\"");
-        }
-        if is_within(state, &leader.team, r) {
-            refuse!(
-                "{} is in {r}: the reorganising leader stands two levels above the units he reorganises",
-                leader.id
-            );
-        }
-        replaced.push(r.clone());
-        replaced.extend(teams.iter().map(|t| t.id.clone()));
-    }
+    let replaced = replaced_organisations(state, org, leader, replaces)?;
     let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
     if pool.is_empty() {
         refuse!("{} have no figures left in play to reorganise", list(replaces));
     }
-    let old_units: BTreeSet<String> = pool.iter().map(|f| f.unit.clone()).collect();
-    for x in &old_units {
-        let outside: Vec<String> =
-            members(state, x).iter().filter(|f| !pool.iter().any(|p| p.id == f.id)).map(|f| f.id.clone()).collect();
-        if !outside.is_empty() || *x == u.id {
-            refuse!(
-                "unit {x} reaches outside {}: {} would be left behind; reorganise whole units",
-                list(replaces),
-                list(&outside)
-            );
-        }
-    }
-    if into.is_empty() {
-        refuse!("name the squads the reorganisation forms");
-    }
-    let mut ids: BTreeSet<&str> = BTreeSet::new();
-    let mut assigned: BTreeSet<String> = BTreeSet::new();
-    let mut squads = Vec::new();
-    let mut teams_count = 0u32;
-    for squad in into {
-        let mut teams = Vec::new();
-        if squad.teams.is_empty() {
-            refuse!("squad {} has no fire teams", squad.id);
-        }
-        for team in squad.teams.iter() {
-            let kept = state.organisations.get(&team.id);
-            let figures: Vec<String> = match &team.figures {
-                Some(named) => {
-                    for id in named {
-                        if !pool.iter().any(|p| &p.id == id) {
-                            refuse!("{id} is not a figure in play of {}", list(replaces));
-                        }
-                    }
-                    named.clone()
-                }
-                None => {
-                    let is_old_team = matches!(kept, Some(k) if k.parent.as_deref() != Some(org));
-                    if !replaced.contains(&team.id) || !is_old_team {
-                        refuse!(
-                            "team {} is not a fire team of {}: name the figures of a new team",
-                            team.id,
-                            list(replaces)
-                        );
-                    }
-                    members_of_organisation(state, &team.id).iter().map(|f| f.id.clone()).collect()
-                }
-            };
-            if figures.is_empty() {
-                refuse!("team {} has no figures", team.id);
-            }
-            for f in &figures {
-                if !assigned.insert(f.clone()) {
-                    refuse!("{f} is put in two teams");
-                }
-            }
-            let team_leader = match &team.leader {
-                Some(l) => l.clone(),
-                None => match kept.and_then(|k| k.leader.clone()).filter(|l| figures.contains(l)) {
-                    Some(l) => l,
-                    None => refuse!("team {} needs a leader: name one of {}", team.id, list(&figures)),
-                },
-            };
-            if !figures.contains(&team_leader) {
-                refuse!("{team_leader} is not in team {}: a leader leads from within his team", team.id);
-            }
-            if state.figures[&team_leader].command_rating.is_none() {
-                refuse!("{team_leader} has no command rating and cannot lead team {}", team.id);
-            }
-            let contact =
-                figures.iter().flat_map(|f| state.units[&state.figures[f].unit].contact.iter().cloned()).collect();
-            teams.push(FormedTeam {
-                id: team.id.clone(),
-                kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),
-                leader: team_leader,
-                figures,
-                contact,
-            });
-            teams_count += 1;
-        }
-        if !teams.iter().any(|t| t.figures.contains(&squad.leader)) {
-            refuse!("{} is not in squad {}: a leader leads from within his squad", squad.leader, squad.id);
-        }
-        if state.figures[&squad.leader].command_rating.is_none() {
-            refuse!("{} has no command rating and cannot lead squad {}", squad.leader, squad.id);
-        }
-        squads.push(FormedSquad {
-            id: squad.id.clone(),
-            kind: squad
-                .kind
-                .clone()
-                .or_else(|| state.organisations.get(&squad.id).map(|k| k.kind.clone()))
-                .unwrap_or_else(|| "squad".into()),
-            leader: squad.leader.clone(),
-            teams,
-        });
-    }
-    for id in into.iter().flat_map(|s| std::iter::once(&s.id).chain(s.teams.iter().map(|t| &t.id))) {
-        if !ids.insert(id) {
-            refuse!("{id} is named twice among the new squads and teams");
-        }
-        if state.organisations.contains_key(id) && !replaced.contains(id) {
-            refuse!("{id} is already an organisation outside {}", list(replaces));
-        }
-    }
-    let left_out: Vec<String> = pool.iter().filter(|f| !assigned.contains(&f.id)).map(|f| f.id.clone()).collect();
-    if !left_out.is_empty() {
-        refuse!(
-            "{} would be left out: every figure of {} goes into one of the new teams",
-            list(&left_out),
-            list(replaces)
-        );
-    }
+    let old_units = whole_units(state, u, replaces, &pool)?;
+    let squads = form_squads(state, org, replaces, &replaced, &pool, into)?;
     refuse_beyond_command_distance(
         leader,
         &pool,
         "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
     )?;
+    let teams_count = squads.iter().map(|s| s.teams.len() as u32).sum::<u32>();
     let cost = state.config.reorganisation_cp_per_sub_unit * teams_count;
     refuse_short_of_cp(
         u,
@@ -420,4 +333,369 @@ pub(super) fn reorganise(
         dissolved,
     });
     Ok(())
+}
+
+/// The active unit's leader, who must lead the organisation reorganised.
+fn reorganising_leader<'a>(state: &'a State, org: &str, u: &Unit) -> Result<&'a Figure, Violation> {
+    let o = decide::organisation(state, org)?;
+    let leader = leader_of(state, u)?;
+    if o.side != u.side {
+        refuse!("{org} is {}'s, not {}'s", o.side, u.side);
+    }
+    if o.leader.as_deref() != Some(leader.id.as_str()) {
+        refuse!(
+            "{org} is led by {}, not by {}: reorganisation orders come from the leader two levels above the units reorganised",
+            o.leader.as_deref().unwrap_or("nobody"),
+            leader.id
+        );
+    }
+    Ok(leader)
+}
+
+/// The squads named, and their fire teams: every organisation replaced.
+fn replaced_organisations(
+    state: &State,
+    org: &str,
+    leader: &Figure,
+    replaces: &[String],
+) -> Result<Vec<String>, Violation> {
+    if replaces.is_empty() {
+        refuse!("name the squads of {org} to reorganise");
+    }
+    let mut replaced: Vec<String> = Vec::new();
+    for (i, r) in replaces.iter().enumerate() {
+        if replaces[..i].contains(r) {
+            refuse!("{r} is named twice");
+        }
+        let ro = decide::organisation(state, r)?;
+        if ro.parent.as_deref() != Some(org) {
+            refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
+        }
+        let teams = children(state, r);
+        if teams.is_empty() {
+            refuse!(
+                "{r} has no sub-units: reorganisation orders reach units two levels below the leader who gives them"
+            );
+        }
+        if is_within(state, &leader.team, r) {
+            refuse!(
+                "{} is in {r}: the reorganising leader stands two levels above the units he reorganises",
+                leader.id
+            );
+        }
+        replaced.push(r.clone());
+        replaced.extend(teams.iter().map(|t| t.id.clone()));
+    }
+    Ok(replaced)
+}
+
+/// The units the figures reorganised act with, each wholly among them.
+fn whole_units(state: &State, u: &Unit, replaces: &[String], pool: &[&Figure]) -> Result<BTreeSet<String>, Violation> {
+    let old_units: BTreeSet<String> = pool.iter().map(|f| f.unit.clone()).collect();
+    for x in &old_units {
+        let outside: Vec<String> =
+            members(state, x).iter().filter(|f| !pool.iter().any(|p| p.id == f.id)).map(|f| f.id.clone()).collect();
+        if !outside.is_empty() || *x == u.id {
+            refuse!(
+                "unit {x} reaches outside {}: {} would be left behind; reorganise whole units",
+                list(replaces),
+                list(&outside)
+            );
+        }
+    }
+    Ok(old_units)
+}
+
+/// The squads and fire teams `into` forms: every figure of the pool in
+/// exactly one team, every id new or one of those replaced.
+fn form_squads(
+    state: &State,
+    org: &str,
+    replaces: &[String],
+    replaced: &[String],
+    pool: &[&Figure],
+    into: &[NewSquad],
+) -> Result<Vec<FormedSquad>, Violation> {
+    if into.is_empty() {
+        refuse!("name the squads the reorganisation forms");
+    }
+    let mut assigned: BTreeSet<String> = BTreeSet::new();
+    let mut squads = Vec::new();
+    for squad in into {
+        if squad.teams.is_empty() {
+            refuse!("squad {} has no fire teams", squad.id);
+        }
+        let mut teams = Vec::new();
+        for team in &squad.teams {
+            teams.push(form_team(state, org, replaces, replaced, pool, team, &mut assigned)?);
+        }
+        if !teams.iter().any(|t| t.figures.contains(&squad.leader)) {
+            refuse!("{} is not in squad {}: a leader leads from within his squad", squad.leader, squad.id);
+        }
+        if state.figures[&squad.leader].command_rating.is_none() {
+            refuse!("{} has no command rating and cannot lead squad {}", squad.leader, squad.id);
+        }
+        squads.push(FormedSquad {
+            id: squad.id.clone(),
+            kind: squad
+                .kind
+                .clone()
+                .or_else(|| state.organisations.get(&squad.id).map(|k| k.kind.clone()))
+                .unwrap_or_else(|| "squad".into()),
+            leader: squad.leader.clone(),
+            teams,
+        });
+    }
+    let mut ids: BTreeSet<&str> = BTreeSet::new();
+    for id in into.iter().flat_map(|s| std::iter::once(&s.id).chain(s.teams.iter().map(|t| &t.id))) {
+        if !ids.insert(id) {
+            refuse!("{id} is named twice among the new squads and teams");
+        }
+        if state.organisations.contains_key(id) && !replaced.contains(id) {
+            refuse!("{id} is already an organisation outside {}", list(replaces));
+        }
+    }
+    let left_out: Vec<String> = pool.iter().filter(|f| !assigned.contains(&f.id)).map(|f| f.id.clone()).collect();
+    if !left_out.is_empty() {
+        refuse!(
+            "{} would be left out: every figure of {} goes into one of the new teams",
+            list(&left_out),
+            list(replaces)
+        );
+    }
+    Ok(squads)
+}
+
+/// One fire team of a reorganisation: new, with its figures, or an old team
+/// kept whole.
+fn form_team(
+    state: &State,
+    org: &str,
+    replaces: &[String],
+    replaced: &[String],
+    pool: &[&Figure],
+    team: &NewTeam,
+    assigned: &mut BTreeSet<String>,
+) -> Result<FormedTeam, Violation> {
+    let kept = state.organisations.get(&team.id);
+    let figures: Vec<String> = match &team.figures {
+        Some(named) => {
+            for id in named {
+                if !pool.iter().any(|p| &p.id == id) {
+                    refuse!("{id} is not a figure in play of {}", list(replaces));
+                }
+            }
+            named.clone()
+        }
+        None => {
+            let is_old_team = matches!(kept, Some(k) if k.parent.as_deref() != Some(org));
+            if !replaced.contains(&team.id) || !is_old_team {
+                refuse!("team {} is not a fire team of {}: name the figures of a new team", team.id, list(replaces));
+            }
+            members_of_organisation(state, &team.id).iter().map(|f| f.id.clone()).collect()
+        }
+    };
+    if figures.is_empty() {
+        refuse!("team {} has no figures", team.id);
+    }
+    for f in &figures {
+        if !assigned.insert(f.clone()) {
+            refuse!("{f} is put in two teams");
+        }
+    }
+    let team_leader = match &team.leader {
+        Some(l) => l.clone(),
+        None => match kept.and_then(|k| k.leader.clone()).filter(|l| figures.contains(l)) {
+            Some(l) => l,
+            None => refuse!("team {} needs a leader: name one of {}", team.id, list(&figures)),
+        },
+    };
+    if !figures.contains(&team_leader) {
+        refuse!("{team_leader} is not in team {}: a leader leads from within his team", team.id);
+    }
+    if state.figures[&team_leader].command_rating.is_none() {
+        refuse!("{team_leader} has no command rating and cannot lead team {}", team.id);
+    }
+    // "A unit formed by consolidation or reorganisation inherits every
+    // restriction its members carried this turn" (N41).
+    let old_units: Vec<&Unit> = figures.iter().map(|f| &state.units[&state.figures[f].unit]).collect();
+    Ok(FormedTeam {
+        id: team.id.clone(),
+        kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),
+        leader: team_leader,
+        contact: old_units.iter().flat_map(|u| u.contact.iter().cloned()).collect(),
+        moved_strategically: old_units.iter().any(|u| u.strategic),
+        ragged_interrupt_used: old_units.iter().any(|u| u.ragged_interrupt_used),
+        figures,
+    })
+}
+
+/// Whether `replaces` names platoons (organisations whose sub-units have
+/// sub-units of their own): a company leader's reorganisation of squads.
+fn replaces_platoons(state: &State, replaces: &[String]) -> bool {
+    replaces.iter().any(|r| children(state, r).iter().any(|c| !children(state, &c.id).is_empty()))
+}
+
+/// A company leader reorganises squads into new platoons (N57).
+///
+/// "The reorganization requires expenditures of command points from two
+/// levels above the units subject to reorganization. So, a Platoon leader
+/// would be necessary to give reorganization orders to units under his
+/// command, and a company leader would be necessary to give reorganization
+/// orders to squads." `replaces` names platoons directly under the company;
+/// `into` the platoons that result, each made of their squads (and
+/// headquarters teams) kept whole — regrouping a squad's fire teams is its
+/// platoon leader's reorganisation. "2 CP for each sub-unit affected": per
+/// squad of the result. The units of the squads stay units, but lose their
+/// CP and count as activated this turn, as a platoon leader's reorganised
+/// fire teams do (N5).
+fn reorganise_squads(
+    state: &State,
+    org: &str,
+    u: &Unit,
+    leader: &Figure,
+    replaces: &[String],
+    into: &[NewSquad],
+    facts: &mut Facts,
+) -> Result<(), Violation> {
+    let squads = replaced_squads(state, org, leader, replaces)?;
+    let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
+    let units = units_within_squads(state, u, &squads, &pool)?;
+    let platoons = form_platoons(state, replaces, &squads, into)?;
+    refuse_beyond_command_distance(
+        leader,
+        &pool,
+        "\"the units being reorganized must be within the Reorganizing leader's Command Distance\"",
+    )?;
+    let count = platoons.iter().map(|p| p.squads.len() as u32).sum::<u32>();
+    let cost = state.config.reorganisation_cp_per_sub_unit * count;
+    refuse_short_of_cp(u, cost, &format!("reorganising into {count} squads (\"2 CP for each sub-unit affected\")"))?;
+    facts.push(Fact::SquadsReorganised {
+        organisation: org.to_string(),
+        by: u.id.clone(),
+        leader: leader.id.clone(),
+        cost,
+        cp_before: u.cp,
+        cp_after: u.cp - cost,
+        replaced: replaces.to_vec(),
+        platoons,
+        units: units.iter().map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp)).collect(),
+    });
+    Ok(())
+}
+
+/// The squads (and headquarters teams) of the platoons named, with figures
+/// in play: every one a squad of fire teams, or a team.
+fn replaced_squads(state: &State, org: &str, leader: &Figure, replaces: &[String]) -> Result<Vec<String>, Violation> {
+    let mut squads = Vec::new();
+    for (i, r) in replaces.iter().enumerate() {
+        if replaces[..i].contains(r) {
+            refuse!("{r} is named twice");
+        }
+        if decide::organisation(state, r)?.parent.as_deref() != Some(org) {
+            refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
+        }
+        if is_within(state, &leader.team, r) {
+            refuse!(
+                "{} is in {r}: the reorganising leader stands two levels above the units he reorganises",
+                leader.id
+            );
+        }
+        for c in children(state, r) {
+            let teams = children(state, &c.id);
+            if teams.iter().any(|t| !children(state, &t.id).is_empty()) {
+                refuse!("{}'s sub-units are not fire teams: a company leader's reorganisation reaches squads, two levels below him", c.id);
+            }
+            if !members_of_organisation(state, &c.id).is_empty() {
+                squads.push(c.id.clone());
+            }
+        }
+    }
+    if squads.is_empty() {
+        refuse!("{} have no figures left in play to reorganise", list(replaces));
+    }
+    Ok(squads)
+}
+
+/// The units the figures regrouped act with: each within one squad, and
+/// not the unit giving the order.
+fn units_within_squads(
+    state: &State,
+    u: &Unit,
+    squads: &[String],
+    pool: &[&Figure],
+) -> Result<BTreeSet<String>, Violation> {
+    let units: BTreeSet<String> = pool.iter().map(|f| f.unit.clone()).collect();
+    for x in &units {
+        let within_one = squads.iter().any(|s| members(state, x).iter().all(|f| is_within(state, &f.team, s)));
+        if !within_one || *x == u.id {
+            refuse!("unit {x} is not within one squad: detach its squads first, so that each squad moves whole");
+        }
+    }
+    Ok(units)
+}
+
+/// The platoons `into` forms, each of whole squads, every squad in one.
+fn form_platoons(
+    state: &State,
+    replaces: &[String],
+    squads: &[String],
+    into: &[NewSquad],
+) -> Result<Vec<FormedPlatoon>, Violation> {
+    if into.is_empty() {
+        refuse!("name the platoons the reorganisation forms");
+    }
+    let mut assigned: BTreeSet<&str> = BTreeSet::new();
+    let mut platoons = Vec::new();
+    for p in into {
+        if into.iter().filter(|q| q.id == p.id).count() > 1 {
+            refuse!("{} is named twice among the new platoons", p.id);
+        }
+        if state.organisations.contains_key(&p.id) && !replaces.contains(&p.id) {
+            refuse!("{} is already an organisation outside {}", p.id, list(replaces));
+        }
+        for s in &p.teams {
+            if !squads.contains(&s.id) || s.figures.is_some() || s.leader.is_some() || s.kind.is_some() {
+                refuse!(
+                    "{} is not a squad of {} kept whole: a company leader regroups whole squads ({})",
+                    s.id,
+                    list(replaces),
+                    list(squads)
+                );
+            }
+            if !assigned.insert(&s.id) {
+                refuse!("{} is put in two platoons", s.id);
+            }
+        }
+        let within = p
+            .teams
+            .iter()
+            .any(|s| state.figures.get(&p.leader).is_some_and(|l| l.in_play() && is_within(state, &l.team, &s.id)));
+        if !within || state.figures[&p.leader].command_rating.is_none() {
+            refuse!(
+                "{} cannot lead platoon {}: a leader with a command rating leads from within his platoon",
+                p.leader,
+                p.id
+            );
+        }
+        platoons.push(FormedPlatoon {
+            id: p.id.clone(),
+            kind: p
+                .kind
+                .clone()
+                .or_else(|| state.organisations.get(&p.id).map(|o| o.kind.clone()))
+                .unwrap_or_else(|| "platoon".into()),
+            leader: p.leader.clone(),
+            squads: p.teams.iter().map(|s| s.id.clone()).collect(),
+        });
+    }
+    let left_out: Vec<String> = squads.iter().filter(|s| !assigned.contains(s.as_str())).cloned().collect();
+    if !left_out.is_empty() {
+        refuse!(
+            "{} would be left out: every squad of {} goes into one of the new platoons",
+            list(&left_out),
+            list(replaces)
+        );
+    }
+    Ok(platoons)
 }

@@ -85,6 +85,11 @@ pub struct Weapon {
     /// "1 Use": fired once, then discarded.
     #[serde(default)]
     pub one_use: bool,
+    /// Its range, in tenths of an inch ("The Weapons Tables provide
+    /// information on Range"): a target beyond it cannot be fired at. None:
+    /// the referee judges (N45).
+    #[serde(default)]
+    pub range_tenths: Option<u64>,
     /// "2 hits @ 60": hits each successful shot scores.
     #[serde(default = "one")]
     pub hits_per_shot: u32,
@@ -157,6 +162,10 @@ pub struct FigureSetup {
     /// This leader's own command distance, in tenths of an inch.
     #[serde(default)]
     pub command_distance_tenths: Option<u64>,
+    /// His own standard move, in tenths of an inch ("twice the figure's
+    /// standard move"); else the constant `standard-move-tenths`.
+    #[serde(default)]
+    pub standard_move_tenths: Option<u64>,
     #[serde(default = "bold")]
     pub morale: Morale,
     pub at: Point,
@@ -180,6 +189,32 @@ fn bold() -> Morale {
 
 /// The state before the first turn, or the field that is wrong.
 pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioError> {
+    let sides = check_sides(&s)?;
+    let index = organisation_index(&s)?;
+    let org_sides = organisation_sides(&s, &index, &sides)?;
+    let mut figures = build_figures(&s, &index, &org_sides)?;
+    let organisations = build_organisations(&s, &index, &org_sides, &figures)?;
+    assign_units(&s, &index, &mut figures)?;
+    let units = build_units(&s, &organisations, &figures)?;
+    check_weapons(&s)?;
+    check_injury_table(&s)?;
+    check_knockout_chances(&s)?;
+    Ok(State {
+        config,
+        weapons: s.weapons,
+        injury_table: s.injury_table,
+        melee_injury_table: s.melee_injury_table,
+        sides,
+        initiative: s.initiative,
+        organisations,
+        units,
+        figures,
+        turn: None,
+    })
+}
+
+/// Exactly two sides, one of which holds the initiative.
+fn check_sides(s: &Scenario) -> Result<[String; 2], ScenarioError> {
     let sides: [String; 2] = match s.sides.as_slice() {
         [a, b] if a != b && !a.is_empty() && !b.is_empty() => [a.clone(), b.clone()],
         _ => return Err(ScenarioError::new("sides", "name exactly two different sides")),
@@ -191,7 +226,11 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         ));
     }
 
-    // Organisations: ids, parents, sides.
+    Ok(sides)
+}
+
+/// Each organisation's place in the scenario, by id; ids are unique.
+fn organisation_index(s: &Scenario) -> Result<BTreeMap<&str, usize>, ScenarioError> {
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, o) in s.organisations.iter().enumerate() {
         if o.id.is_empty() {
@@ -201,6 +240,15 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             return Err(ScenarioError::new(format!("organisations[{i}].id"), format!("{:?} is used twice", o.id)));
         }
     }
+    Ok(index)
+}
+
+/// Each organisation's side, walking up its tree; no cycles, no unknown parents.
+fn organisation_sides(
+    s: &Scenario,
+    index: &BTreeMap<&str, usize>,
+    sides: &[String; 2],
+) -> Result<Vec<String>, ScenarioError> {
     let mut org_sides: Vec<String> = Vec::with_capacity(s.organisations.len());
     for (i, o) in s.organisations.iter().enumerate() {
         // Walk up to the top of the tree, refusing cycles and unknown parents.
@@ -254,9 +302,31 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         }
         org_sides.push(side);
     }
-    let has_children = |id: &str| s.organisations.iter().any(|o| o.parent.as_deref() == Some(id));
+    Ok(org_sides)
+}
 
-    // Figures.
+fn has_children(s: &Scenario, id: &str) -> bool {
+    s.organisations.iter().any(|o| o.parent.as_deref() == Some(id))
+}
+
+/// Whether organisation `inner` is `outer` or below it.
+fn within(s: &Scenario, index: &BTreeMap<&str, usize>, inner: &str, outer: &str) -> bool {
+    let mut at = Some(inner.to_string());
+    while let Some(id) = at {
+        if id == outer {
+            return true;
+        }
+        at = s.organisations[index[id.as_str()]].parent.clone();
+    }
+    false
+}
+
+/// The figures, each in the lowest organisation of his tree.
+fn build_figures(
+    s: &Scenario,
+    index: &BTreeMap<&str, usize>,
+    org_sides: &[String],
+) -> Result<BTreeMap<String, Figure>, ScenarioError> {
     let mut figures: BTreeMap<String, Figure> = BTreeMap::new();
     for (i, f) in s.figures.iter().enumerate() {
         let field = |name: &str| format!("figures[{i}].{name}");
@@ -266,7 +336,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         let Some(&team) = index.get(f.team.as_str()) else {
             return Err(ScenarioError::new(field("team"), format!("there is no organisation {:?}", f.team)));
         };
-        if has_children(&f.team) {
+        if has_children(s, &f.team) {
             return Err(ScenarioError::new(
                 field("team"),
                 format!(
@@ -300,6 +370,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             troop_quality: f.troop_quality,
             command_rating: f.command_rating,
             command_distance_tenths: f.command_distance_tenths.unwrap_or(s.command_distance_tenths),
+            standard_move_tenths: f.standard_move_tenths,
             morale: f.morale,
             fanatic: f.morale == Morale::Fanatical,
             at: f.at,
@@ -318,19 +389,16 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         }
     }
 
-    // Whether organisation `inner` is `outer` or below it.
-    let within = |inner: &str, outer: &str| {
-        let mut at = Some(inner.to_string());
-        while let Some(id) = at {
-            if id == outer {
-                return true;
-            }
-            at = s.organisations[index[id.as_str()]].parent.clone();
-        }
-        false
-    };
+    Ok(figures)
+}
 
-    // Organisation leaders and heroes.
+/// Organisation leaders and heroes.
+fn build_organisations(
+    s: &Scenario,
+    index: &BTreeMap<&str, usize>,
+    org_sides: &[String],
+    figures: &BTreeMap<String, Figure>,
+) -> Result<BTreeMap<String, Organisation>, ScenarioError> {
     let mut organisations = BTreeMap::new();
     for (i, o) in s.organisations.iter().enumerate() {
         let Some(leader) = figures.get(&o.leader) else {
@@ -339,7 +407,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
                 format!("there is no figure {:?}", o.leader),
             ));
         };
-        if !within(&leader.team, &o.id) {
+        if !within(s, index, &leader.team, &o.id) {
             return Err(ScenarioError::new(
                 format!("organisations[{i}].leader"),
                 format!(
@@ -357,7 +425,7 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         let hero = o.kind == "hero";
         if hero {
             let members = figures.values().filter(|f| f.team == o.id).count();
-            if o.parent.is_some() || has_children(&o.id) || members != 1 {
+            if o.parent.is_some() || has_children(s, &o.id) || members != 1 {
                 return Err(ScenarioError::new(
                     format!("organisations[{i}].kind"),
                     format!(
@@ -380,7 +448,15 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         );
     }
 
-    // Units.
+    Ok(organisations)
+}
+
+/// Each figure acts with the nearest organisation above it that is a unit.
+fn assign_units(
+    s: &Scenario,
+    index: &BTreeMap<&str, usize>,
+    figures: &mut BTreeMap<String, Figure>,
+) -> Result<(), ScenarioError> {
     let mut formed: BTreeSet<String> = BTreeSet::new();
     for (i, u) in s.units.iter().enumerate() {
         if !index.contains_key(u.organisation.as_str()) {
@@ -396,7 +472,6 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             ));
         }
     }
-    // Each figure acts with the nearest organisation above it that is a unit.
     for (i, f) in s.figures.iter().enumerate() {
         let mut at = Some(f.team.clone());
         let mut unit = None;
@@ -417,6 +492,15 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             }
         }
     }
+    Ok(())
+}
+
+/// The units at the start, their leaders and CP.
+fn build_units(
+    s: &Scenario,
+    organisations: &BTreeMap<String, Organisation>,
+    figures: &BTreeMap<String, Figure>,
+) -> Result<BTreeMap<String, Unit>, ScenarioError> {
     let mut units = BTreeMap::new();
     for (i, u) in s.units.iter().enumerate() {
         let o = &organisations[&u.organisation];
@@ -458,12 +542,18 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
                 contact: BTreeSet::new(),
                 morale: UnitMorale::Steady,
                 restored: false,
+                restored_against: BTreeMap::new(),
                 ragged_interrupt_used: false,
                 rout_due: false,
                 in_cover: false,
             },
         );
     }
+    Ok(units)
+}
+
+/// The weapons' lines of the Weapons Tables.
+fn check_weapons(s: &Scenario) -> Result<(), ScenarioError> {
     for (id, w) in &s.weapons {
         if w.max_shots == 0 || w.hits_per_shot == 0 {
             return Err(ScenarioError::new(format!("weapons.{id}"), "max_shots and hits_per_shot must be at least 1"));
@@ -489,6 +579,11 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             ));
         }
     }
+    Ok(())
+}
+
+/// The Hit Location and Injury Table, in ascending columns and rows.
+fn check_injury_table(s: &Scenario) -> Result<(), ScenarioError> {
     if let Some(columns) = &s.injury_table {
         for (c, column) in columns.iter().enumerate() {
             if c > 0 && column.pen_over_pf <= columns[c - 1].pen_over_pf {
@@ -507,6 +602,10 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             }
         }
     }
+    Ok(())
+}
+
+fn check_knockout_chances(s: &Scenario) -> Result<(), ScenarioError> {
     // "A Light Wound Result requires the target to make a 0-9 roll against
     // his Knockout Chance": when the scenario's own tables can give one, the
     // engine rolls it, so every figure needs his chance — else a fire order
@@ -534,16 +633,5 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
             ));
         }
     }
-    Ok(State {
-        config,
-        weapons: s.weapons,
-        injury_table: s.injury_table,
-        melee_injury_table: s.melee_injury_table,
-        sides,
-        initiative: s.initiative,
-        organisations,
-        units,
-        figures,
-        turn: None,
-    })
+    Ok(())
 }

@@ -41,7 +41,8 @@ pub(super) fn awaited(state: &State) -> Actor {
     if state.units.values().any(|u| u.rout_due) {
         return Actor::Referee;
     }
-    if let Some(a) = turn.ambushes.iter().find(|a| !a.nervous.is_empty() && !a.fired) {
+    // A blown ambush whose nervous figures can still fire (N33).
+    if let Some(a) = turn.ambushes.iter().find(|a| super::interrupts::is_blown(state, &a.by)) {
         if let Some(side) = unit_side(state, &a.by) {
             return side;
         }

@@ -69,14 +69,20 @@ pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violati
     Ok(())
 }
 
-/// A unit moves strategically.
+/// A unit moves strategically, or moves on.
 ///
 /// "Move any units that are designated for strategic movement—that unit may
 /// not act in the operations phase and loses any CP it may have accumulated
 /// over prior turns. The unit must not be in contact with the enemy before it
-/// engages in strategic movement". Contact is a referee input (`contact`);
-/// where the figures go is too. Its figures are then checked for stragglers,
-/// as at the end of any of the unit's turns (P12).
+/// engages in strategic movement, and its movement may not bring it into
+/// enemy contact. Its movement may, however, be subject to an interrupt if it
+/// passes through an ambush or enemy overwatch." Contact is a referee input
+/// (`contact`); where the figures go is too. A move may be given in legs, so
+/// that an ambush can interrupt it where it triggers (N43): a further leg is
+/// refused once the unit has been successfully interrupted ("The target unit
+/// loses its entire remaining CP and ceases its turn") or has come into
+/// contact (N49). Its figures are then checked for stragglers, as at the end
+/// of any of the unit's turns (P12, N10).
 pub(super) fn strategic_move(
     state: &State,
     unit: &str,
@@ -88,19 +94,7 @@ pub(super) fn strategic_move(
         refuse!("strategic movement is over in turn {}: units move strategically before operations begin", t.number);
     }
     let u = decide::unit(state, unit)?;
-    if u.strategic {
-        refuse!("{unit} has already moved strategically this turn");
-    }
-    if u.morale == UnitMorale::Broken {
-        refuse!("{unit} is broken: it cannot be given orders");
-    }
-    if !u.contact.is_empty() {
-        let enemies: Vec<String> = u.contact.iter().cloned().collect();
-        refuse!(
-            "{unit} is in contact with {}: \"The unit must not be in contact with the enemy before it engages in strategic movement\"",
-            list(&enemies)
-        );
-    }
+    refuse_unable_to_move_strategically(u)?;
     for figure in moves.keys() {
         let f = decide::figure(state, figure)?;
         if f.unit != unit || !f.in_play() {
@@ -111,6 +105,7 @@ pub(super) fn strategic_move(
         unit: unit.to_string(),
         side: u.side.clone(),
         cp_lost: u.cp + u.held_interrupt_cp,
+        continued: u.strategic,
     });
     for (figure, to) in moves {
         let from = state.figures[figure].at;
@@ -122,6 +117,31 @@ pub(super) fn strategic_move(
         });
     }
     command::remove_stragglers(facts, unit);
+    Ok(())
+}
+
+/// Whether a unit may begin (or go on with) a strategic move.
+fn refuse_unable_to_move_strategically(u: &super::Unit) -> Result<(), Violation> {
+    let unit = &u.id;
+    if u.activated {
+        refuse!("{unit} has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
+    }
+    if u.morale == UnitMorale::Broken {
+        refuse!("{unit} is broken: it cannot be given orders");
+    }
+    if !u.contact.is_empty() {
+        let enemies: Vec<String> = u.contact.iter().cloned().collect();
+        if u.strategic {
+            refuse!(
+                "{unit} has come into contact with {}: \"its movement may not bring it into enemy contact\" — it moves no further",
+                list(&enemies)
+            );
+        }
+        refuse!(
+            "{unit} is in contact with {}: \"The unit must not be in contact with the enemy before it engages in strategic movement\"",
+            list(&enemies)
+        );
+    }
     Ok(())
 }
 
@@ -365,15 +385,32 @@ pub(super) fn settle_turn_end(facts: &mut Facts) {
     facts.push(Fact::TurnEnded { turn: t.number });
 }
 
-/// Recounts initiative when the count has changed during operations.
+/// Recounts initiative after every decision, under the option
+/// `initiative-recount-on-any-change` (N40) only.
+///
+/// "The Side which has the most active combatants has initiative until the
+/// turn ends, or an interrupt causes a change in initiative." By default the
+/// count is taken again only once an interrupt is resolved
+/// ([`recount_initiative`], from `interrupts::settle_interrupts`); casualties
+/// of ordinary fire, stragglers and the referee's casualties leave initiative
+/// where it is until then, or until the turn ends.
+pub(super) fn settle_initiative(facts: &mut Facts) {
+    if facts.state().config.initiative_recount_on_any_change {
+        recount_initiative(facts);
+    }
+}
+
+/// Counts active combatants again during operations, when the count has
+/// changed since it was last taken.
 ///
 /// "A truly successful interrupt may not only cause the target to become
 /// Shaken and end its turn, but if sufficient casualties are inflicted, it
-/// may also cause the enemy side to lose initiative" — "Jason had 27 active
-/// combatants before the ambush and now has 24, while Alex has 26. Alex
-/// seizes the initiative from Jason." Initiative changes hands only when the
-/// other side now has more; a tie leaves it where it is (P4).
-pub(super) fn settle_initiative(facts: &mut Facts) {
+/// may also cause the enemy side to lose initiative" — "Alex calls to check
+/// initiative and both sides quickly count their active combatants. Jason
+/// had 27 active combatants before the ambush and now has 24, while Alex has
+/// 26. Alex seizes the initiative from Jason." Initiative changes hands only
+/// when the other side now has more; a tie leaves it where it is (P4, N9).
+pub(super) fn recount_initiative(facts: &mut Facts) {
     let state = facts.state();
     let Some(t) = &state.turn else { return };
     if t.phase != Phase::Operations {

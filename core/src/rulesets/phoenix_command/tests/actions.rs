@@ -284,3 +284,20 @@ fn an_action_made_impossible_by_an_earlier_actions_dice_is_void() {
     ));
     assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
 }
+
+/// Issue 20, item 11 (N51): "twice the figure's standard move" — each figure
+/// has his own standard move; the scenario may give it (here a-1, wounded in
+/// an earlier fight, makes 4"), else the constant (6").
+#[test]
+fn each_figure_has_his_own_standard_move() {
+    let s = with_figure(unit_of_four(), "a-1", "standard_move_tenths", json!(40));
+    let g = spending(s, &[]);
+    let moves = |id: &str| g.state.figures[id].standard_move(&g.state.config);
+    assert_eq!((moves("a-1"), moves("a-2")), (40, 60));
+    let e = refusal(check(&g, act(json!({"type": "move", "figure": "a-1", "to": [20, 50]})), &[]));
+    assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 50): that is 5.0\" and a standard move is 4.0\"");
+    let e = refusal(check(&g, act(json!({"type": "double-time", "figure": "a-1", "to": [20, 90]})), &[]));
+    assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 90): that is 9.0\" and a double-time advance is 8.0\"");
+    accepted(check(&g, act(json!({"type": "double-time", "figure": "a-1", "to": [20, 80]})), &[]));
+    accepted(check(&g, act(json!({"type": "move", "figure": "a-2", "to": [40, 60]})), &[]));
+}

@@ -283,7 +283,9 @@ fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
     assert_eq!(g.state.figures["m1-2"].command_rating, Some(1));
     assert_eq!(g.state.organisations["m1"].leader.as_deref(), Some("m1-2"));
     let e = refusal(check(&g, json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}), &[]));
-    assert_eq!(e, "m1 owes no brevet: its leader has not fallen");
+    assert_eq!(e, "m1 has breveted m1-2 already: he must now take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")");
+    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]));
+    assert_eq!(e, "m2 owes no brevet: its leader has not fallen");
 }
 
 /// "If the new leader's command rating is less than 1, then the unit cannot
@@ -307,6 +309,10 @@ fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
     let g = g.then(json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}));
     let e = refusal(check(&g, json!({"type": "activate", "unit": "m2"}), &[]));
     assert!(e.starts_with("m2 is broken and has no leader: it cannot act."), "{e}");
+    // Issue 14, item 6: the refusal said "m2 owes no brevet: its leader has
+    // not fallen" — the reason is that the unit broke.
+    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]));
+    assert_eq!(e, "m2 cannot brevet a new leader: its leader fell and his successor's command rating would have been below 1, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")");
     let g = g.then_all(&[
         json!({"type": "activate", "unit": "m1"}),
         json!({"type": "pass"}),
@@ -372,7 +378,6 @@ fn a_leader_falling_during_his_units_activation_ends_it() {
         told(&facts)[1..],
         [
             "a loses its leader a-lead and all its CP (1): it must brevet a new leader now, with a command rating of 3 (his predecessor's 4 less one).",
-            "Initiative recounted: active combatants alex 4, jason 1; alex keeps the initiative.",
             "a's activation ends. Next: alex with 1 CP: b."
         ]
     );
@@ -504,4 +509,41 @@ fn a_shaken_new_leader_composes_himself_before_taking_command() {
         ]);
     let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
     assert_eq!(e, "m1's leader m1-1 is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
+}
+
+/// Issue 14, item 2 (N53): "While a unit is breveting a new leader, it may
+/// not perform other actions" — morale orders were accepted, spending the CP
+/// its new leader needs to take command. Only taking command (and a Shaken
+/// new leader's composing himself first, N32) is allowed.
+#[test]
+fn a_breveting_unit_spends_its_cp_on_nothing_but_taking_command() {
+    let s =
+        with_figure(with_figure(militia_units(), "m1-2", "morale", json!("shaken")), "m1-1", "morale", json!("shaken"));
+    let g = in_operations(s)
+        .then(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
+        .then(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}))
+        .then_all(&[
+            json!({"type": "activate", "unit": "m2"}),
+            json!({"type": "pass"}),
+            json!({"type": "activate", "unit": "m1"}),
+            json!({"type": "accumulate"}),
+            json!({"type": "activate", "unit": "j"}),
+            json!({"type": "pass"}),
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "m1"}),
+        ]);
+    for (d, what) in [
+        (json!({"type": "steady-unit"}), "steady a unit"),
+        (json!({"type": "rally"}), "rally"),
+        (json!({"type": "rally-panicked", "figure": "m1-1"}), "rally a panicked figure"),
+        (json!({"type": "abandon"}), "abandon its Shaken figures"),
+        (json!({"type": "forced-rally", "figure": "m1-1"}), "force a rally"),
+    ] {
+        let e = refusal(check(&g, d, &[]));
+        assert!(e.starts_with(&format!("m1 may not {what}: its breveted leader m1-2 must first take command")), "{e}");
+    }
+    // The new leader composes himself, then takes command.
+    let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
+    assert!(e.contains("(self-rally)"), "{e}");
 }

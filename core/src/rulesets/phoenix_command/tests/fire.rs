@@ -349,3 +349,56 @@ fn a_critical_wound_removes_the_figure() {
     ));
     assert!(facts.iter().any(|f| matches!(f, Fact::LeaderLost { succession: Succession::Brevet, .. })));
 }
+
+/// `figure` advances 4" along y, then fires at j-1.
+fn advance_and_shoot(figure: &str, weapon: &str, mode: &str, line: u32) -> Value {
+    let x = if figure == "a-lead" { 0 } else { 20 };
+    json!({"type": "actions", "actions": [{"type": "fire", "figure": figure, "move_to": [x, 40], "weapon": weapon,
+        "target": "j-1", "mode": mode, "line": line, "odds": 4}]})
+}
+
+/// Issue 20, item 3 (N42): "Note that a weapon listed as having 1 Shot/Action
+/// or 1 Use takes the shooter his entire action to aim and fire" — he does
+/// not advance first. Option `one-shot-weapons-after-an-advance`: he may.
+#[test]
+fn a_one_shot_or_one_use_weapon_takes_the_whole_action() {
+    let g = firing(armed(true));
+    for weapon in ["law", "pistol"] {
+        let e = refusal(check(&g, advance_and_shoot("a-lead", weapon, "aimed", 1), &[]));
+        assert!(e.starts_with(&format!("a-lead cannot advance and fire his {weapon}: \"a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire\"")), "{e}");
+    }
+    // An M16 may be fired after the advance, and the pistol where he stands.
+    accepted(check(&g, advance_and_shoot("a-lead", "m16", "aimed", 1), &[("hit:a-lead", &[9])]));
+    accepted(check(&g, shoot("a-lead", "pistol", "j-1", "aimed", Some(1), 4), &[("hit:a-lead", &[9])]));
+    let g = firing_with(armed(true), &["one-shot-weapons-after-an-advance"]);
+    accepted(check(&g, advance_and_shoot("a-lead", "pistol", "aimed", 1), &[("hit:a-lead", &[9])]));
+}
+
+/// Issue 20, item 7 (N47): 2.4 lists "performing disciplined fire" and
+/// "advancing and firing" as different actions, so the disciplined extra
+/// shot does not follow an advance. Option `disciplined-fire-after-an-advance`.
+#[test]
+fn disciplined_fire_is_not_advancing_and_firing() {
+    let g = firing(armed(true));
+    let e = refusal(check(&g, advance_and_shoot("a-1", "m16", "disciplined", 2), &[]));
+    assert_eq!(e, "a-1 cannot advance and fire disciplined: \"performing disciplined fire\" and \"advancing and firing\" are different actions (2.4) — fire aimed after the advance, or disciplined where he stands");
+    accepted(check(&g, advance_and_shoot("a-1", "m16", "aimed", 2), &[("hit:a-1", &[9, 9])]));
+    let g = firing_with(armed(true), &["disciplined-fire-after-an-advance"]);
+    let facts = accepted(check(&g, advance_and_shoot("a-1", "m16", "disciplined", 2), &[("hit:a-1", &[9, 9, 9])]));
+    assert_eq!(shots(&facts).len(), 3);
+}
+
+/// Issue 20, item 5 (N45): "The Weapons Tables provide information on
+/// Range" — a weapon's range, when the scenario gives it, bounds the fire,
+/// measured from where the shooter stands after his advance.
+#[test]
+fn fire_beyond_the_weapons_range_is_refused() {
+    let mut s = armed(true);
+    s["weapons"]["m16"]["range_tenths"] = json!(260);
+    let g = firing(s);
+    let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(1), 4), &[]));
+    assert_eq!(e, "j-1 is 30.0\" from a-1, beyond the range of his m16 (26.0\"): \"The Weapons Tables provide information on Range\"");
+    accepted(check(&g, advance_and_shoot("a-1", "m16", "aimed", 1), &[("hit:a-1", &[9])]));
+    // A weapon without a range is the referee's to judge.
+    accepted(check(&g, shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 4), &[("hit:a-lead", &[9])]));
+}

@@ -161,7 +161,7 @@ fn an_interrupt_that_shakes_the_target_ends_its_turn() {
     // Two grazes: 2 of 4 Shaken, a majority rounded up (P3).
     let facts = accepted(check(
         &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
         &[
             ("hit:ambush-lead", &[0, 9]),
             ("hit:ambush-1", &[0, 9]),
@@ -172,14 +172,14 @@ fn an_interrupt_that_shakes_the_target_ends_its_turn() {
     let lines = told(&facts);
     assert!(
         lines.contains(
-            &"ambush interrupts patrol: ambush-lead, ambush-1 join with disciplined fire; the held CP is spent."
+            &"ambush interrupts patrol: ambush-lead, ambush-1 join with disciplined fire; ambush-2 cannot see the target and holds; the held CP is spent."
                 .to_string()
         ),
         "{lines:?}"
     );
     assert!(lines.contains(&"ambush's interrupt succeeds (the ambushers' fire has made patrol Shaken): patrol loses its 2 remaining CP and ceases its turn. It may take cover; its turn is over.".to_string()), "{lines:?}");
     let g = g.then_rolling(
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
         &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
     );
     assert_eq!(g.state.units["ambush"].held_interrupt_cp, 0);
@@ -194,7 +194,7 @@ fn an_interrupt_that_does_not_shake_the_target_fails() {
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
     let facts = accepted(check(
         &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9])],
     ));
     assert_eq!(
@@ -202,7 +202,7 @@ fn an_interrupt_that_does_not_shake_the_target_fails() {
         "ambush's interrupt fails: patrol is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\""
     );
     let g = g.then_rolling(
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9])],
     );
     accepted(check(&g, json!({"type": "spend-cp"}), &[]));
@@ -225,7 +225,7 @@ fn an_interrupt_on_a_shaken_unit_succeeds_automatically() {
     assert!(g.state.units["patrol"].restored);
     let facts = accepted(check(
         &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9])],
     ));
     assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: false, .. })));
@@ -237,7 +237,7 @@ fn an_interrupt_on_a_shaken_unit_succeeds_automatically() {
         .then(json!({"type": "sighted", "target": "patrol", "by": "ambush"}));
     let facts = accepted(check(
         &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9])],
     ));
     assert!(told(&facts).last().unwrap().contains("patrol was already Shaken"));
@@ -257,7 +257,7 @@ fn a_ragged_interrupt_fires_ragged_once_a_turn() {
     let g = g.then(sighted());
     let e = refusal(check(
         &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[],
     ));
     assert_eq!(
@@ -265,7 +265,7 @@ fn a_ragged_interrupt_fires_ragged_once_a_turn() {
         "ambush holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\""
     );
     let g = g.then_rolling(
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "ragged", None, 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "ragged", None, 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9, 9, 9])],
     );
     let e = refusal(check(&g, sighted(), &[]));
@@ -306,7 +306,7 @@ fn an_interrupted_unit_takes_cover_then_its_turn_ends() {
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"])
         .then(sighted())
         .then_rolling(
-            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
             &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
         );
     let e = refusal(check(&g, json!({"type": "take-cover", "moves": {"patrol-1": [20, 181]}}), &[]));
@@ -337,7 +337,7 @@ fn resolution_waits_for_the_referees_injury_effects() {
     let g = patrol_advancing(s, &["no-check-on-entering-los"])
         .then(sighted())
         .then_rolling(
-            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)]}),
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
             &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
         )
         .then(json!({"type": "injury", "target": "patrol-1", "effect": "graze"}));
@@ -356,7 +356,7 @@ fn a_leader_falling_under_interrupt_fire_does_not_cut_the_volley_short() {
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
     let facts = accepted(check(
         &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-lead", "aimed", Some(1), 5), rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)]}),
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-lead", "aimed", Some(1), 5), rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
         &[("hit:ambush-lead", &[0]), ("injury:patrol-lead", &[9]), ("hit:ambush-1", &[0]), ("injury:patrol-1", &[2])],
     ));
     let position = |p: fn(&Fact) -> bool| facts.iter().position(p).expect("present");
@@ -540,7 +540,7 @@ fn a_lagging_figure_panicked_on_the_cp_holds() {
         .then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
         .then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
         .then_rolling(
-            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(2), 5)]}),
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(2), 5)], "no_line_of_sight": ["ambush-lead", "ambush-2"]}),
             &[("hit:ambush-1", &[0, 0]), ("injury:patrol-1", &[2, 2])],
         );
     assert_eq!(g.state.figures["patrol-1"].morale, crate::rulesets::phoenix_command::Morale::Panicked);
@@ -561,8 +561,7 @@ fn a_cp_whose_last_figure_to_act_falls_under_interrupt_fire_is_complete() {
         .then(json!({"type": "actions", "actions": [
             {"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}, {"type": "hold", "figure": "patrol-2"}
         ]}));
-    let fire =
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-3", "aimed", Some(1), 5)]});
+    let fire = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-lead", "ambush-2"]});
     let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[0]), ("injury:patrol-3", &[9])]));
     let told = told(&facts);
     assert!(told.iter().any(|l| l.starts_with("ambush's interrupt fails")), "{told:?}");
@@ -615,4 +614,109 @@ fn a_second_blown_ambush_fires_before_the_interrupted_unit_takes_cover() {
     accepted(check(&g, fire.clone(), &[("hit:amb-b-1", &[9, 9, 9])]));
     let g = g.then_rolling(fire, &[("hit:amb-b-1", &[9, 9, 9])]);
     accepted(check(&g, json!({"type": "take-cover"}), &[]));
+}
+
+/// The patrol (2 of 4 Shaken) is activated and restored to Bold for the
+/// turn; ambush then sees it, and two more of its figures are grazed.
+fn restored_patrol_grazed(options: &[&str]) -> Vec<Fact> {
+    let s = with_figure(ambush_scenario(true, 0), "patrol-1", "morale", json!("shaken"));
+    let s = with_figure(s, "patrol-2", "morale", json!("shaken"));
+    let mut all = vec!["no-check-on-entering-los"];
+    all.extend_from_slice(options);
+    let g = given_with(s, &all)
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "patrol"}),
+            json!({"type": "steady-unit"}),
+        ])
+        .then(sighted());
+    accepted(check(
+        &g,
+        json!({"type": "interrupt", "by": "ambush", "fire": [
+            rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5), rifle("ambush-1", "patrol-lead", "aimed", Some(1), 5)
+        ], "no_line_of_sight": ["ambush-2"]}),
+        &[("hit:ambush-lead", &[0]), ("injury:patrol-3", &[2]), ("hit:ambush-1", &[0]), ("injury:patrol-lead", &[2])],
+    ))
+}
+
+/// Issue 14, item 1 (N52): a unit restored to Bold "for the turn" was immune
+/// to every later morale change, so an ambush that grazed the rest of it
+/// "failed: patrol is not Shaken". The restoring answered the Shaken of that
+/// moment; figures grazed since make the unit Shaken again ("If an
+/// ambusher's actions are sufficient to cause the morale of the unit to
+/// become Shaken, then the interrupt is successful"). Option
+/// `restored-unit-stays-bold-for-the-turn`: it stays Bold.
+#[test]
+fn a_restored_unit_shaken_again_by_new_casualties_is_successfully_interrupted() {
+    let facts = restored_patrol_grazed(&[]);
+    assert!(facts.iter().any(|f| matches!(f, Fact::UnitShaken { unit, shaken: 4, of: 4, .. } if unit == "patrol")));
+    assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: true, .. })), "{:?}", told(&facts));
+    let facts = restored_patrol_grazed(&["restored-unit-stays-bold-for-the-turn"]);
+    assert!(!facts.iter().any(|f| matches!(f, Fact::UnitShaken { .. })));
+    assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: false, .. })), "{:?}", told(&facts));
+}
+
+/// Issue 14, item 3 (N54): "The entire unit must perform the same action" was
+/// checked only among the figures who fire, so one of three ambushers could
+/// fire while the held CP was spent. Once the unit joins in, every figure who
+/// can fire fires, in one mode; one who cannot see the target (the referee
+/// says so) holds.
+#[test]
+fn the_whole_ambush_performs_the_one_action() {
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
+    let alone =
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]});
+    let e = refusal(check(&g, alone, &[]));
+    assert_eq!(e, "\"The entire unit must perform the same action\": ambush-1 and ambush-2 of ambush would neither fire with ambush-lead nor hold for want of a line of sight (no_line_of_sight)");
+    let blind = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)],
+        "no_line_of_sight": ["ambush-1", "ambush-2"]});
+    let facts = accepted(check(&g, blind, &[("hit:ambush-lead", &[9])]));
+    assert_eq!(
+        told(&facts)[0],
+        "ambush interrupts patrol: ambush-lead joins with aimed fire; ambush-1, ambush-2 cannot see the target and hold; the held CP is spent."
+    );
+    let wrong = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)],
+        "no_line_of_sight": ["ambush-lead", "ambush-1", "ambush-2"]});
+    let e = refusal(check(&g, wrong, &[]));
+    assert!(e.starts_with("ambush-lead is not a figure of ambush left out of its fire"), "{e}");
+    // With a blown ambush: the nervous fire ragged and the rest join, all of them.
+    let g = patrol_advancing(ambush_scenario(true, 0), &[])
+        .then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]);
+    let split = json!({"type": "interrupt", "by": "ambush", "fire": [
+        rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)
+    ]});
+    let e = refusal(check(&g, split, &[]));
+    assert!(e.starts_with("\"The entire unit must perform the same action\": ambush-2 of ambush"), "{e}");
+    let nervous_only =
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5)]});
+    accepted(check(&g, nervous_only, &[("hit:ambush-1", &[9, 9, 9])]));
+}
+
+/// Found by the random games (`properties_phoenix`) once weapons had a range
+/// (N45): a figure who failed his hold-fire check with only a pistol that
+/// cannot reach the target blew the ambush, could never fire, and every
+/// decision was refused. Like a figure with nothing to fire (N33), he does
+/// not blow it.
+#[test]
+fn a_nervous_figure_out_of_range_does_not_blow_the_ambush() {
+    let mut s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!(["pistol"]));
+    s["weapons"]["pistol"] = json!({"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 100});
+    let g = patrol_advancing(s, &[]);
+    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::AmbushBlown { .. })), "{:?}", told(&facts));
+}
+
+/// After the merge of who-decides: an ambush whose nervous figure cannot
+/// fire at the target (here out of range, N33) is not blown, so the game
+/// does not wait on the ambushers' side.
+#[test]
+fn an_ambush_that_is_not_blown_does_not_wait_on_the_ambushers() {
+    use crate::ruleset::{Actor, Ruleset};
+    let mut s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!(["pistol"]));
+    s["weapons"]["pistol"] = json!({"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 100});
+    let mut g = patrol_advancing(s, &[]).then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]);
+    // ambush-1 failed a check before the pistol's range was known to matter.
+    g.state.turn.as_mut().unwrap().ambushes[0].nervous = vec!["ambush-1".into()];
+    assert_eq!(super::super::PhoenixCommand::awaited(&g.state), Actor::side("jason"));
 }

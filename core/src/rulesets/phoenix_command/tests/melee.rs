@@ -262,3 +262,28 @@ fn a_melee_attack_on_a_figure_who_falls_before_answering_is_void() {
     let facts = accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}]}), &[]));
     assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
 }
+
+/// Issue 20, item 10 (N50): the escape is an immediate standard move, outside
+/// any CP — "If the target survives this attack, the target can then perform
+/// actions normally" — while 2.4 says "Units can only perform actions by
+/// expending accumulated CP". Option `melee-escape-without-moving`: the
+/// target escapes the melee but moves only on his own unit's CP.
+#[test]
+fn an_escaping_target_moves_away_unless_the_option_keeps_him_for_his_own_cp() {
+    let escape = json!({"type": "melee-response", "escape": true, "escape_to": [20, 100]});
+    let g = acting(close_quarters()).then(melee("a-1", "j-1", [20, 40]));
+    let facts = accepted(check(&g, escape.clone(), &[("melee:a-1", &[9])]));
+    assert!(facts.iter().any(|f| matches!(f, Fact::Escaped { .. })));
+    let g = given_with(close_quarters(), &["melee-escape-without-moving"])
+        .then_all(&[
+            json!({"type": "begin-turn"}),
+            json!({"type": "begin-operations"}),
+            json!({"type": "activate", "unit": "a"}),
+            json!({"type": "spend-cp"}),
+        ])
+        .then(melee("a-1", "j-1", [20, 40]));
+    let e = refusal(check(&g, escape, &[]));
+    assert!(e.starts_with("j-1 escapes without moving now (melee-escape-without-moving)"), "{e}");
+    let facts = accepted(check(&g, json!({"type": "melee-response", "escape": true}), &[("melee:a-1", &[9])]));
+    assert!(matches!(facts[0], Fact::MeleeRolled { escape: true, value: 9, hit: false, .. }));
+}

@@ -262,6 +262,37 @@ fn a_unit_that_cannot_reach_cover_surrenders() {
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitEliminated { unit, .. } if unit == "a")));
 }
 
+/// Issue 14, item 4 (N55): a failed rout removed every figure as surrendered,
+/// fanatics too — yet a panicked fanatic "will attempt to leave the
+/// battlefield. If unable to do so, he will not surrender, but instead
+/// attack the enemy with the ferocity of a cornered animal". The fanatics
+/// stay in play; the leader gone, the unit brevets one of them.
+#[test]
+fn fanatics_do_not_surrender_when_their_unit_cannot_reach_cover() {
+    let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "fanatical"), ("a-4", "fanatical")]);
+    let mut g = given_with(s, &[]);
+    // a-3, a fanatic, has panicked (a Light Wound's second roll).
+    g.state.figures.get_mut("a-3").unwrap().morale = Morale::Panicked;
+    let g = g.then(json!({"type": "begin-turn"}));
+    assert!(g.state.units["a"].rout_due);
+    let facts = accepted(check(&g, json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]));
+    assert_eq!(
+        told(&facts)[0],
+        "a (alex) routs but cannot reach cover: it attempts to surrender, but a-3, a-4 will not surrender."
+    );
+    let removed: Vec<&str> = facts
+        .iter()
+        .filter_map(|f| match f {
+            Fact::FigureRemoved { figure, .. } => Some(figure.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(removed, ["a-1", "a-2", "a-lead"]);
+    let g = g.then(json!({"type": "rout", "unit": "a", "reached_cover": false}));
+    assert!(g.state.figures["a-3"].in_play() && g.state.figures["a-4"].in_play());
+    assert!(g.state.units["a"].brevet_due.is_some());
+}
+
 /// "If the leader does not have sufficient CP to expend, then the unit will,
 /// during the next strategic movement phase, move back to its Forming Up
 /// Point, or off the battlefield."
@@ -346,4 +377,75 @@ fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
     ]);
     let g = g.then(json!({"type": "begin-turn"}));
     assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
+}
+
+/// Issue 14, item 1 (N52): a restored unit most of whose figures panic after
+/// the restoring is Broken and routs — "If the majority (rounded up) of
+/// figures in a unit are Panicked, then the unit as a whole is Broken and
+/// immediately routs" — under either reading of "for the turn".
+#[test]
+fn a_restored_unit_breaks_when_most_of_its_figures_panic_after() {
+    for options in [&[][..], &["restored-unit-stays-bold-for-the-turn"][..]] {
+        let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]);
+        let g = active(s, options).then(json!({"type": "steady-unit"}));
+        assert!(g.state.units["a"].restored);
+        // Shaken again, each panics: a majority (3 of 5) newly Panicked.
+        let mut g = g;
+        for f in ["a-1", "a-2"] {
+            g.state.figures.get_mut(f).unwrap().morale = Morale::Panicked;
+        }
+        let facts = accepted(check(
+            &g,
+            json!({"type": "casualty", "figure": "a-4", "effect": "killed", "reason": "mortar"}),
+            &[],
+        ));
+        assert!(
+            facts.iter().any(|f| matches!(f, Fact::UnitBroke { rout: true, .. })),
+            "{options:?}: {:?}",
+            told(&facts)
+        );
+    }
+}
+
+/// A hero, Shaken, with 2 CP; a jason fire team far off.
+fn shaken_hero(options: &[&str]) -> Given {
+    let s = json!({
+        "sides": ["alex", "jason"],
+        "initiative": "alex",
+        "command_distance_tenths": 60,
+        "organisations": [
+            {"id": "rambo", "side": "alex", "kind": "hero", "leader": "john"},
+            {"id": "j", "side": "jason", "kind": "fire team", "leader": "j-lead"}
+        ],
+        "units": [{"organisation": "rambo", "cp": 2}, {"organisation": "j"}],
+        "figures": [
+            {"id": "john", "team": "rambo", "troop_quality": 5, "command_rating": 3, "morale": "shaken", "at": [0, 0]},
+            {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
+        ]
+    });
+    given_with(s, options).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "rambo"}),
+    ])
+}
+
+/// Issue 20, item 8 (N48): "Heroes accumulate CP and perform actions in the
+/// same way as other, larger units" — "with the sole exception of being
+/// immune to command distance requirements". A Shaken hero is a Shaken unit
+/// of one: he composes himself, then restores his unit — 2 CP for one graze.
+/// Option `hero-without-unit-morale`: composing himself is all he must do.
+#[test]
+fn a_shaken_hero_composes_himself_and_then_restores_his_unit_of_one() {
+    let g = shaken_hero(&[]);
+    assert_eq!(g.state.units["rambo"].morale, UnitMorale::Shaken);
+    let g = g.then(json!({"type": "self-rally"}));
+    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert!(e.starts_with("rambo is Shaken and may not spend CP on actions"), "{e}");
+    let g = g.then(json!({"type": "steady-unit"}));
+    assert_eq!(g.state.units["rambo"].cp, 0);
+    let g = shaken_hero(&["hero-without-unit-morale"]);
+    assert_eq!(g.state.units["rambo"].morale, UnitMorale::Steady);
+    let g = g.then(json!({"type": "self-rally"}));
+    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
 }

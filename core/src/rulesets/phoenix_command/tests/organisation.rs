@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, in_operations, refusal, told, Given};
+use super::{accepted, check, given, in_operations, refusal, told, Given};
 use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam};
 
 /// alex's platoon 1-plt: an HQ team (lt, command rating 5, a 20" command
@@ -96,6 +96,7 @@ fn consolidation_costs_one_cp_per_sub_unit_and_the_other_leaders_cp_are_lost() {
             cp_after: 2,
             lost: [("1b".to_string(), 3)].into(),
             contact: Default::default(),
+            ragged_interrupt_used: false,
         }]
     );
     assert_eq!(
@@ -209,6 +210,8 @@ fn reorganisation_costs_two_cp_per_remaining_sub_unit() {
         leader: leader.into(),
         figures: figures.iter().map(|f| f.to_string()).collect(),
         contact: Default::default(),
+        moved_strategically: false,
+        ragged_interrupt_used: false,
     };
     assert_eq!(
         facts,
@@ -274,7 +277,7 @@ fn reorganisation_refusals() {
     assert_eq!(e, "lt is not in team 2a: a leader leads from within his team");
     let e =
         refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["hq"], "into": []}), &[]));
-    assert!(e.starts_with("hq's sub-units are not fire teams"), "{e}");
+    assert_eq!(e, "hq has no sub-units: reorganisation orders reach units two levels below the leader who gives them");
     let e =
         refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["1a"], "into": []}), &[]));
     assert_eq!(
@@ -308,4 +311,210 @@ fn reorganisation_needs_command_distance_and_cp() {
         &[],
     ));
     assert_eq!(e, "reorganising into 4 fire teams (\"2 CP for each sub-unit affected\") costs 8 CP and hq has 3");
+}
+
+/// Issue 20, item 2: a fire team that moved strategically, reorganised into
+/// a new unit, fired a ragged interrupt the same turn and counted again
+/// among the active combatants — the new unit was formed without its
+/// members' restrictions. It "may not act in the operations phase" and is
+/// "not eligible to fire" (N41).
+#[test]
+fn a_reorganised_unit_keeps_the_strategic_move_of_its_figures() {
+    let mut g = given(platoon([5, 0, 0, 0, 0])).then(json!({"type": "begin-turn"}));
+    for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
+        g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
+    }
+    let g = g.then_all(&[
+        json!({"type": "strategic-move", "unit": "2a"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "hq"}),
+    ]);
+    assert_eq!(g.state.turn.as_ref().unwrap().counts["alex"], 5);
+    let into = json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
+        {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
+        {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
+    ]}]);
+    let facts = accepted(check(&g, reorganise(into.clone()), &[]));
+    let Fact::Reorganised { squads, .. } = &facts[0] else { panic!("{facts:?}") };
+    assert!(squads[0].teams.iter().all(|t| t.moved_strategically));
+    let g = g.then(reorganise(into));
+    assert!(g.state.units["3a"].strategic && g.state.units["3b"].strategic);
+    assert_eq!(super::super::turn::active_combatants(&g.state)["alex"], 2);
+    let e = refusal(check(&g, json!({"type": "sighted", "target": "j", "by": "3a"}), &[]));
+    assert_eq!(e, "3a moved strategically this turn and is not eligible to fire");
+}
+
+/// N41: a consolidated unit has attempted the ragged interrupt any of its
+/// sub-units attempted this turn ("A unit can only attempt one Ragged
+/// Interrupt in a turn"), and so has a unit it detaches.
+#[test]
+fn a_consolidated_unit_keeps_the_ragged_interrupt_its_sub_units_spent() {
+    let g = in_operations(platoon([0, 4, 0, 0, 0]))
+        .then_rolling(
+            json!({"type": "sighted", "target": "j", "by": "1b"}),
+            &[("check:1b-1", &[0]), ("check:1b-2", &[0])],
+        )
+        .then(json!({"type": "activate", "unit": "1a"}));
+    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+    assert!(matches!(facts[0], Fact::Consolidated { ragged_interrupt_used: true, .. }), "{facts:?}");
+    let g = g.then(consolidate("1-sqd"));
+    assert!(g.state.units["1-sqd"].ragged_interrupt_used);
+    let g = g.then(json!({"type": "detach", "units": ["1b"]}));
+    assert!(g.state.units["1b"].ragged_interrupt_used);
+}
+
+/// `platoon`, with a third fire team 1c (cpl1c, 1c-1) in 1-sqd, standing at
+/// `at`, with 2 CP.
+fn three_teams(cp_1a: u32, at: [i64; 2]) -> Value {
+    let mut s = platoon([0, cp_1a, 0, 0, 0]);
+    s["organisations"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": "1c", "parent": "1-sqd", "kind": "fire team", "leader": "cpl1c"}));
+    s["units"].as_array_mut().unwrap().push(json!({"organisation": "1c", "cp": 2}));
+    let figures = s["figures"].as_array_mut().unwrap();
+    figures.push(json!({"id": "cpl1c", "team": "1c", "troop_quality": 3, "command_rating": 3, "at": at}));
+    figures.push(json!({"id": "1c-1", "team": "1c", "troop_quality": 3, "at": [at[0] + 20, at[1]]}));
+    s
+}
+
+fn consolidate_named(org: &str, subs: &[&str]) -> Value {
+    json!({"type": "consolidate", "organisation": org, "sub_units": subs})
+}
+
+/// Issue 20, item 6 (N46): "all sub-units to be consolidated must be within
+/// the Organization Leader's Command Radius. Consolidation requires 1 CP per
+/// sub-unit to be consolidated." — the engine merged every sub-unit, so a
+/// third fire team far away blocked consolidating the other two. The leader
+/// names the sub-units to be consolidated; option
+/// `consolidate-whole-organisation` takes the whole organisation.
+#[test]
+fn a_leader_consolidates_the_sub_units_he_names() {
+    let g = activated(three_teams(4, [400, 0]), "1a");
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert!(
+        e.starts_with(
+            "not within sgt1's command distance of 6.0\": 1c-1 (1c) is 42.0\" away and cpl1c (1c) is 40.0\" away"
+        ),
+        "{e}"
+    );
+    let facts = accepted(check(&g, consolidate_named("1-sqd", &["1a", "1b"]), &[]));
+    assert!(matches!(&facts[0], Fact::Consolidated { cost: 2, cp_after: 2, units, .. } if units == &["1a", "1b"]));
+    let g = g.then(consolidate_named("1-sqd", &["1a", "1b"]));
+    assert_eq!(g.state.figures["1b-1"].unit, "1-sqd");
+    assert_eq!(g.state.figures["1c-1"].unit, "1c");
+    let e = refusal(check(&g, consolidate_named("1-sqd", &["2a"]), &[]));
+    assert_eq!(e, "2a is not a sub-unit of 1-sqd with figures in play (1a, 1b and 1c)");
+    // Under the option the whole squad consolidates, or nothing.
+    let g = super::given_with(three_teams(4, [400, 0]), &["consolidate-whole-organisation"]).then_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "1a"}),
+    ]);
+    let e = refusal(check(&g, consolidate_named("1-sqd", &["1a", "1b"]), &[]));
+    assert!(e.starts_with("1c would be left out of 1-sqd (consolidate-whole-organisation)"), "{e}");
+}
+
+/// N46: a sub-unit left out may join the consolidated unit later, for its
+/// own CP only; the others are consolidated already.
+#[test]
+fn a_sub_unit_left_out_joins_later_for_one_cp() {
+    let g = activated(three_teams(4, [0, 50]), "1a").then(consolidate_named("1-sqd", &["1a", "1b"]));
+    assert_eq!(g.state.units["1-sqd"].cp, 2);
+    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+    assert!(
+        matches!(&facts[0], Fact::Consolidated { cost: 1, cp_before: 2, cp_after: 1, sub_units, lost, .. }
+            if sub_units == &["1c"] && lost == &BTreeMap::from([("1c".to_string(), 2)])),
+        "{facts:?}"
+    );
+    let g = g.then(consolidate("1-sqd"));
+    assert_eq!(g.state.figures["1c-1"].unit, "1-sqd");
+    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
+}
+
+/// alex's company a-coy: the captain's headquarters (6 CP, a 30" command
+/// distance), platoons 1-plt and 2-plt, each of one squad of one fire team
+/// (1-sqd: 1a, sgt1 and 1a-1, 2 CP; 2-sqd: 2a, sgt2 and 2a-1, 1 CP).
+fn company() -> Value {
+    json!({
+        "sides": ["alex", "jason"],
+        "initiative": "alex",
+        "command_distance_tenths": 60,
+        "organisations": [
+            {"id": "a-coy", "side": "alex", "kind": "company", "leader": "capt"},
+            {"id": "coy-hq", "parent": "a-coy", "kind": "headquarters", "leader": "capt"},
+            {"id": "1-plt", "parent": "a-coy", "kind": "platoon", "leader": "sgt1"},
+            {"id": "1-sqd", "parent": "1-plt", "kind": "squad", "leader": "sgt1"},
+            {"id": "1a", "parent": "1-sqd", "kind": "fire team", "leader": "sgt1"},
+            {"id": "2-plt", "parent": "a-coy", "kind": "platoon", "leader": "sgt2"},
+            {"id": "2-sqd", "parent": "2-plt", "kind": "squad", "leader": "sgt2"},
+            {"id": "2a", "parent": "2-sqd", "kind": "fire team", "leader": "sgt2"},
+            {"id": "j", "side": "jason", "kind": "fire team", "leader": "j-lead"}
+        ],
+        "units": [
+            {"organisation": "coy-hq", "cp": 6},
+            {"organisation": "1a", "cp": 2},
+            {"organisation": "2a", "cp": 1},
+            {"organisation": "j"}
+        ],
+        "figures": [
+            {"id": "capt", "team": "coy-hq", "troop_quality": 4, "command_rating": 6, "command_distance_tenths": 300, "at": [0, -50]},
+            {"id": "sgt1", "team": "1a", "troop_quality": 3, "command_rating": 4, "at": [0, 0]},
+            {"id": "1a-1", "team": "1a", "troop_quality": 3, "at": [20, 0]},
+            {"id": "sgt2", "team": "2a", "troop_quality": 3, "command_rating": 4, "at": [100, 0]},
+            {"id": "2a-1", "team": "2a", "troop_quality": 3, "at": [120, 0]},
+            {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
+        ]
+    })
+}
+
+fn reorganise_coy(into: Value) -> Value {
+    json!({"type": "reorganise", "organisation": "a-coy", "replaces": ["1-plt", "2-plt"], "into": into})
+}
+
+/// Issue 20, item 5 (N57): "a company leader would be necessary to give
+/// reorganization orders to squads" — the engine refused a company
+/// leader's reorganisation quoting that very sentence. He regroups whole
+/// squads into new platoons, 2 CP per squad; the squads' units keep their
+/// figures but lose their CP and count as activated.
+#[test]
+fn a_company_leader_reorganises_squads_into_platoons() {
+    let g = activated(company(), "coy-hq");
+    let into = json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}]);
+    let facts = accepted(check(&g, reorganise_coy(into.clone()), &[]));
+    assert_eq!(
+        told(&facts),
+        ["capt reorganises a-coy into platoon 1-plt led by sgt1 with 1-sqd and 2-sqd for 4 CP (coy-hq: 6 - 4 = 2 CP); the squads' units lose their CP: 1a (2 CP lost), 2a (1 CP lost)."]
+    );
+    let g = g.then(reorganise_coy(into));
+    assert_eq!(g.state.organisations["2-sqd"].parent.as_deref(), Some("1-plt"));
+    assert!(!g.state.organisations.contains_key("2-plt"));
+    assert_eq!((g.state.units["2a"].cp, g.state.units["2a"].activated), (0, true));
+    assert_eq!(g.state.units["coy-hq"].cp, 2);
+}
+
+#[test]
+fn a_company_leaders_reorganisation_refusals() {
+    let g = activated(company(), "coy-hq");
+    let e = refusal(check(
+        &g,
+        reorganise_coy(json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}]}])),
+        &[],
+    ));
+    assert_eq!(e, "2-sqd would be left out: every squad of 1-plt and 2-plt goes into one of the new platoons");
+    let e = refusal(check(
+        &g,
+        reorganise_coy(
+            json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}, {"id": "2-sqd", "figures": ["sgt2"]}]}]),
+        ),
+        &[],
+    ));
+    assert!(e.starts_with("2-sqd is not a squad of 1-plt and 2-plt kept whole"), "{e}");
+    let e = refusal(check(
+        &g,
+        reorganise_coy(json!([{"id": "1-plt", "leader": "capt", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}])),
+        &[],
+    ));
+    assert_eq!(e, "capt cannot lead platoon 1-plt: a leader with a command rating leads from within his platoon");
 }

@@ -209,7 +209,7 @@ fn strategic_movement_costs_the_cp_and_the_operations() {
 }
 
 #[test]
-fn strategic_movement_is_refused_in_contact_twice_or_after_operations_began() {
+fn strategic_movement_is_refused_in_contact_or_after_operations_began() {
     let g = given(two_a_side())
         .then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}))
         .then(json!({"type": "begin-turn"}));
@@ -217,8 +217,6 @@ fn strategic_movement_is_refused_in_contact_twice_or_after_operations_began() {
     assert_eq!(e, "a is in contact with j: \"The unit must not be in contact with the enemy before it engages in strategic movement\"");
     let g = g.then(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": false}));
     let g = g.then(json!({"type": "strategic-move", "unit": "a"}));
-    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
-    assert_eq!(e, "a has already moved strategically this turn");
     let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "b", "moves": {"a-1": [0, 0]}}), &[]));
     assert_eq!(e, "a-1 is not a figure of b in play: only the unit's own figures move with it");
     let g = g.then(json!({"type": "begin-operations"}));
@@ -250,18 +248,19 @@ fn operations_begin_once() {
     assert_eq!(e, "no turn has begun: begin a turn first");
 }
 
-/// "Jason had 27 active combatants before the ambush and now has 24, while
-/// Alex has 26. Alex seizes the initiative from Jason." — and the order of
-/// the rest of the turn changes with it.
+/// N40 option `initiative-recount-on-any-change`: any casualty that changes
+/// the count recounts initiative, and the order of the rest of the turn
+/// changes with it.
 #[test]
-fn casualties_that_change_the_count_hand_initiative_over_mid_turn() {
+fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_turn() {
     let mut scenario = table(&[
         ("alex", "a", 2, 3, 4, [0, 0]),
         ("jason", "j", 2, 3, 3, [0, 600]),
         ("jason", "k", 2, 3, 2, [200, 600]),
     ]);
     scenario["initiative"] = json!("jason");
-    let g = in_operations(scenario);
+    let g = given_with(scenario, &["initiative-recount-on-any-change"])
+        .then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
     assert_eq!(g.state.initiative, "jason");
     let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
     assert!(e.contains("It is jason's turn"), "{e}");
@@ -287,7 +286,8 @@ fn casualties_that_change_the_count_hand_initiative_over_mid_turn() {
 #[test]
 fn a_recount_that_only_ties_keeps_initiative() {
     let scenario = table(&[("alex", "a", 1, 3, 3, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
-    let g = in_operations(scenario);
+    let g = given_with(scenario, &["initiative-recount-on-any-change"])
+        .then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
     let facts =
         accepted(check(&g, json!({"type": "casualty", "figure": "a-1", "effect": "killed", "reason": "mortar"}), &[]));
     assert_eq!(
@@ -328,8 +328,97 @@ fn the_turn_ends_when_an_interrupt_on_the_last_unit_to_act_succeeds() {
         );
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
         {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-3", "mode": "aimed", "line": 1, "odds": 3}
-    ]});
+    ], "no_line_of_sight": ["ambush-lead", "ambush-2"]});
     let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[9])]));
     assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: true, target_active: false, .. }));
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
+}
+
+/// N40: "The Side which has the most active combatants has initiative until
+/// the turn ends, or an interrupt causes a change in initiative." Casualties
+/// outside an interrupt leave initiative where it is; once an interrupt is
+/// resolved, the sides count again ("Alex calls to check initiative") —
+/// counting every casualty since the last count.
+#[test]
+fn initiative_is_recounted_only_after_an_interrupt() {
+    let mut s = super::interrupts::ambush_scenario(true, 0);
+    s["initiative"] = json!("alex");
+    // jason 4, alex 3: jason takes the initiative.
+    let g = in_operations(s);
+    assert_eq!(g.state.initiative, "jason");
+    let kill = |f: &str| json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "a mine"});
+    let g = g.then(kill("patrol-2"));
+    let facts = accepted(check(&g, kill("patrol-3"), &[]));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::InitiativeRecounted { .. })), "{:?}", told(&facts));
+    let g = g.then(kill("patrol-3"));
+    assert_eq!(g.state.initiative, "jason");
+    let g = g.then_rolling(
+        json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
+        &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
+    );
+    let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
+        {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 3}
+    ], "no_line_of_sight": ["ambush-1", "ambush-2"]});
+    let facts = accepted(check(&g, fire, &[("hit:ambush-lead", &[9])]));
+    assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: false, .. }), "{:?}", told(&facts));
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::InitiativeRecounted { counts: counts(3, 2), previous: "jason".into(), holder: "alex".into() })
+    );
+}
+
+/// The patrol of the ambush scenario moves strategically, abreast, to `y`.
+fn patrol_to(y: i64) -> Value {
+    json!({"type": "strategic-move", "unit": "patrol", "moves": {
+        "patrol-lead": [0, y], "patrol-1": [20, y], "patrol-2": [40, y], "patrol-3": [60, y]
+    }})
+}
+
+/// Issue 20, item 4 (N43): "Its movement may, however, be subject to an
+/// interrupt if it passes through an ambush or enemy overwatch." — a
+/// strategic move was one decision, so it could not be stopped part-way. It
+/// may now be given in legs: the referee stops it where the ambush triggers,
+/// and a successful interrupt ends it ("The target unit loses its entire
+/// remaining CP and ceases its turn"); a failed one lets it move on.
+#[test]
+fn a_strategic_move_is_stopped_where_a_successful_interrupt_catches_it() {
+    let g = super::super::tests::given(super::interrupts::ambush_scenario(true, 0))
+        .then(json!({"type": "begin-turn"}))
+        .then(patrol_to(150));
+    let leg = patrol_to(120);
+    let facts = accepted(check(&g, leg.clone(), &[]));
+    assert_eq!(told(&facts)[0], "patrol (jason) moves on strategically.");
+    // The ambush sees it, fires, and grazes two: the patrol is Shaken, the
+    // interrupt succeeds, and the patrol moves no further.
+    let g = g
+        .then_rolling(
+            json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
+            &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
+        )
+        .then_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [
+                {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 5},
+                {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-2", "mode": "aimed", "line": 1, "odds": 5},
+                {"figure": "ambush-2", "weapon": "rifle", "target": "patrol-2", "mode": "aimed", "line": 1, "odds": 5}
+            ]}),
+            &[("hit:ambush-lead", &[0]), ("injury:patrol-1", &[2]), ("hit:ambush-1", &[0]), ("injury:patrol-2", &[2]), ("hit:ambush-2", &[9])],
+        );
+    let e = refusal(check(&g, leg, &[]));
+    assert_eq!(e, "patrol has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
+}
+
+/// Issue 20, item 9 (N49): "its movement may not bring it into enemy
+/// contact" — the referee declares the contact a leg has made, and the unit
+/// moves no further.
+#[test]
+fn a_strategic_move_stops_where_it_comes_into_contact() {
+    let g = given(two_a_side())
+        .then(json!({"type": "begin-turn"}))
+        .then(json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200]}}))
+        .then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
+    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
+    assert_eq!(
+        e,
+        "a has come into contact with j: \"its movement may not bring it into enemy contact\" — it moves no further"
+    );
 }
