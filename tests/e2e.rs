@@ -285,8 +285,8 @@ fn a_refused_decision_in_a_script_names_file_line_and_decision() {
     let s = Store::new();
     let path = write_script(&s, |v| v["decisions"][2] = serde_json::json!({"type": "command", "unit": "gruppe-1"}));
     let out = s.run(&["run", path.to_str().unwrap()]);
-    failed_with(&out, 2, "bad.json:");
-    failed_with(&out, 2, "decisions[2]: refused: gruppe-1 is not friendly to lt-adams: a leader commands friendly units (nothing was written)");
+    failed_with(&out, 3, "bad.json:");
+    failed_with(&out, 3, "decisions[2]: refused: gruppe-1 is not friendly to lt-adams: a leader commands friendly units (nothing was written)");
     nothing_written(&s);
 }
 
@@ -341,7 +341,7 @@ fn a_refused_play_writes_nothing() {
     let decision = s.path("d.json");
     std::fs::write(&decision, "[\n  {\"type\": \"begin-turn\", \"first\": \"allies\"},\n  {\"type\": \"activate\", \"leader\": \"lt-vogel\"}\n]\n").unwrap();
     let out = s.run(&["play", "skips", decision.to_str().unwrap()]);
-    failed_with(&out, 2, "d.json:3: [1]: refused: it is for allies to activate a leader");
+    failed_with(&out, 3, "d.json:3: [1]: refused: it is for allies to activate a leader");
     assert_eq!(
         s.ok(&["verify", "skips"]),
         before,

@@ -312,7 +312,7 @@ fn a_decision_made_for_the_other_side_is_refused_naming_whose_it_is() {
     let (tom, _jerry) = handshake();
     tom.ok(&["play", "friday", &example("allies-1.json")]);
     let out = tom.run(&["play", "friday", &example("axis-1.json")]);
-    refused_with(&out, 2, "this decision is axis' to make, not allies'");
+    refused_with(&out, 3, "this decision is axis' to make, not allies'");
     // Once his turn is sent, he waits for the opponent's.
     tom.ok(&["turn", "export", "friday", "--key", &tom.key(), "-o", &tom.path("t.txt")]);
     let out = tom.run(&["play", "friday", &example("allies-2.json")]);

@@ -11,7 +11,7 @@ use clap::{Args as ClapArgs, Parser, Subcommand};
 #[command(
     name = "rollcall",
     version,
-    after_help = "Start with: rollcall demo\nExit codes: 0 fine, 1 verification failed or versions differ, 2 bad input or usage."
+    after_help = "Start with: rollcall demo\nExit codes: 0 fine, 1 verification failed or versions differ, 2 bad input or usage,\n3 a decision the rules refuse (with --json, \"error\": {\"kind\": \"input\" or \"refused\"})."
 )]
 pub struct Args {
     /// The store directory (an embedded sled database).
@@ -93,36 +93,51 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List a game's events, narrated.
-    #[command(after_help = "Example:\n  rollcall log rally\n  rollcall log rally --from 20 --json")]
+    /// List a game's events, narrated; from the start, or from a seq, a decision or a turn on.
+    #[command(
+        after_help = "Example:\n  rollcall log rally\n  rollcall log rally --decision 7\n  rollcall log rally --seq 20 --json"
+    )]
     Log {
         game: String,
-        /// Show events from this seq on.
-        #[arg(long, default_value_t = 1)]
-        from: u64,
+        /// The same as --seq: show events from this seq on.
+        #[arg(long, value_name = "SEQ", conflicts_with = "position")]
+        from: Option<u64>,
+        #[command(flatten)]
+        position: crate::position::PositionArgs,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
-    /// Show a game's state, now or after any event.
-    #[command(after_help = "Example:\n  rollcall state rally\n  rollcall state rally --at 12 --json")]
+    /// Show a game's state, now or after a seq, a decision (with its rolls and facts) or a turn.
+    #[command(
+        after_help = "Example:\n  rollcall state rally\n  rollcall state rally --decision 7\n  rollcall state rally --seq 12 --json"
+    )]
     State {
         game: String,
-        /// The state just after this seq.
-        #[arg(long)]
+        /// The same as --seq: the state just after this seq.
+        #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         at: Option<u64>,
+        #[command(flatten)]
+        position: crate::position::PositionArgs,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
-    /// Replay a game from its facts, narrated; step by step or to any point.
-    #[command(after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --to 30")]
+    /// Replay a game from its facts, narrated; step by step, or up to the end of a seq, a decision or a turn.
+    #[command(
+        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --turn 1\n  rollcall replay rally --seq 30"
+    )]
     Replay {
         game: String,
         /// Show the state after each decision (and wait for Enter on a terminal).
         #[arg(long)]
         step: bool,
-        /// Stop after this seq.
-        #[arg(long)]
+        /// The same as --seq: stop after this seq.
+        #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         to: Option<u64>,
+        #[command(flatten)]
+        position: crate::position::PositionArgs,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -218,9 +233,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List the games in the store.
-    #[command(after_help = "Example:\n  rollcall games --json")]
+    /// List the games in the store, or remove one.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Example:\n  rollcall games\n  rollcall games --json\n  rollcall games rm friday --yes"
+    )]
     Games {
+        #[command(subcommand)]
+        command: Option<GamesCommand>,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -332,6 +353,28 @@ pub enum PbemCommand {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum GamesCommand {
+    /// Remove a game from the store for good: its events and this store's
+    /// notes on it (the side it plays, forks kept as evidence).
+    #[command(
+        after_help = "Example:\n  rollcall export friday -o friday.jsonl && rollcall games rm friday\n  rollcall games rm scratch --yes\n\nAsks first on a terminal; elsewhere (a script, a pipe) it needs --yes."
+    )]
+    Rm {
+        /// The game id.
+        game: String,
+        /// Remove without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+#[command(
+    after_help = "Example:\n  rollcall turn export friday --key allies.key -o turn-3.txt\n  rollcall turn apply turn-4.txt\n  rollcall turn fetch http://club.example:7878 friday"
+)]
 pub enum TurnCommand {
     /// Sign your turn and write the events your opponent has not acknowledged.
     #[command(
@@ -370,6 +413,7 @@ pub enum TurnCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(after_help = "Example:\n  rollcall fork show friday")]
 pub enum ForkCommand {
     /// Both branches of every fork kept for a game, with hashes and signatures.
     #[command(after_help = "Example:\n  rollcall fork show friday")]
@@ -413,6 +457,9 @@ pub enum StoreCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(
+    after_help = "Example:\n  rollcall rules list\n  rollcall rules show leader-activation@1+natural-6-rallies\n  rollcall rules show house.json --json"
+)]
 pub enum RulesCommand {
     /// Every ruleset and its versions.
     #[command(after_help = "Example:\n  rollcall rules list")]
@@ -434,6 +481,9 @@ pub enum RulesCommand {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(
+    after_help = "Example:\n  rollcall golden check fixtures\n  rollcall golden bless fixtures/leader-activation"
+)]
 pub enum GoldenCommand {
     /// Replay and verify every script in DIR and compare with the expected files.
     #[command(after_help = "Example:\n  rollcall golden check fixtures")]

@@ -17,7 +17,8 @@ use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
-use crate::args::{Args, Command, GoldenCommand, RulesCommand, StoreCommand};
+use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, StoreCommand};
+use crate::position::Position;
 use crate::store::{self, has_game, read_bytes, read_input, Fail};
 
 pub fn run(args: Args) -> Result<ExitCode, Fail> {
@@ -34,9 +35,9 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, json),
         Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
-        Command::Log { game, from, json } => log(db, &game, from, json),
-        Command::State { game, at, json } => state(db, &game, at, json),
-        Command::Replay { game, step, to, json } => replay(db, &game, step, to, json),
+        Command::Log { game, from, position, json } => log(db, &game, position.position(from), json),
+        Command::State { game, at, position, json } => state(db, &game, position.position(at), json),
+        Command::Replay { game, step, to, position, json } => replay(db, &game, step, position.position(to), json),
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
         Command::Simulate(args) => crate::simulate::run(&args),
@@ -45,7 +46,10 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
         Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
-        Command::Games { json } => games(db, json),
+        Command::Games { command: None, json } => games(db, json),
+        Command::Games { command: Some(GamesCommand::Rm { game, yes, json }), .. } => {
+            crate::housekeeping::remove(db, &game, yes, json)
+        }
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
@@ -91,7 +95,7 @@ fn run_script(
     let log = store::open(db)?;
     let id = script.header.game.clone();
     if has_game(&log, &id)? {
-        return Err(Fail(format!("a game {id:?} is already in the store: run with --game NEW-ID, or export it and use another store (nothing was written)")));
+        return Err(Fail(format!("a game {id:?} is already in the store {}: run with --game NEW-ID, or export it and use another store (nothing was written)", store::dir(db).display())));
     }
     let mut creation = Creation::begin(&log, &script.header)?;
     let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
@@ -100,10 +104,16 @@ fn run_script(
         say!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
     }
     for (i, (decision, dice)) in script.decisions.iter().enumerate() {
-        let events = game.play(decision, dice.as_ref()).map_err(|refusal| {
-            let e = script.refusal_error(i, refusal);
-            Fail(format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message))
-        })?;
+        let events = match game.play(decision, dice.as_ref()) {
+            Ok(events) => events,
+            Err(refusal) => {
+                let malformed = matches!(refusal, Refusal::Malformed { .. });
+                let e = script.refusal_error(i, refusal);
+                let message =
+                    format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message);
+                return if malformed { Err(Fail(message)) } else { Ok(crate::exit::refused(&message, json)) };
+            }
+        };
         for e in &events {
             if json {
                 lines.push(event_json(&game, e));
@@ -281,7 +291,10 @@ fn new(
     })?;
     let log = store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(Fail(format!("a game {id:?} is already in the store (nothing was written)")));
+        return Err(Fail(format!(
+            "a game {id:?} is already in the store {} (nothing was written)",
+            store::dir(db).display()
+        )));
     }
     let head = log.create(&header)?;
     if json {
@@ -313,7 +326,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         Value::Array(items) => (items, true),
         single => (vec![single], false),
     };
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let mut game = open_game(&log, id, None)?;
     let by = decider(&log, &game)?;
     let expected = game.head();
@@ -329,10 +342,15 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
             format!("{name}:{}: {shown}", line_of(&text, &path))
         };
         let (decision, dice) = split_dice(d).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
-        let new = game.play_as(&decision, dice.as_ref(), by.as_deref()).map_err(|refusal| match refusal {
-            Refusal::Malformed { field, message } => Fail(format!("{}: {message} (nothing was written)", at(&field))),
-            other => Fail(format!("{}: refused: {other} (nothing was written)", at(""))),
-        })?;
+        let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
+            Ok(new) => new,
+            Err(Refusal::Malformed { field, message }) => {
+                return Err(Fail(format!("{}: {message} (nothing was written)", at(&field))))
+            }
+            Err(other) => {
+                return Ok(crate::exit::refused(&format!("{}: refused: {other} (nothing was written)", at("")), json))
+            }
+        };
         events.extend(new);
     }
     log.append(id, &expected, &events)?;
@@ -359,7 +377,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
     } else {
         Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
     };
-    let log = store::open(db)?;
+    let log = store::open_read(db)?;
     let mut game = open_game(&log, id, None)?;
     let by = decider(&log, &game)?;
     let mut stdout = std::io::stdout();
@@ -384,10 +402,11 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         })?;
         let (decision, dice) = split_dice(value).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
         let expected = game.head();
-        let events = game.play_as(&decision, dice.as_ref(), by.as_deref()).map_err(|refusal| match refusal {
-            Refusal::Malformed { field, message } => Fail(format!("{}: {message}", at(&field))),
-            other => Fail(format!("{}: refused: {other}", at(""))),
-        })?;
+        let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
+            Ok(events) => events,
+            Err(Refusal::Malformed { field, message }) => return Err(Fail(format!("{}: {message}", at(&field)))),
+            Err(other) => return Ok(crate::exit::refused(&format!("{}: refused: {other}", at("")), json)),
+        };
         let head = log.append(id, &expected, &events)?;
         if json {
             writeln!(stdout, "{}", json!({"ok": true, "line": i + 1, "seq": head.seq, "head": head.hash.to_string()}))
@@ -406,8 +425,12 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail(e.to_string()))
 }
 
-fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Result<ExitCode, Fail> {
+fn log(db: &Option<std::path::PathBuf>, id: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
     let log = store::open_read(db)?;
+    let from = match from {
+        Some(p) => crate::position::resolve(&log, id, p)?.first,
+        None => 1,
+    };
     let mut out = Vec::new();
     let game = open_game_with(&log, id, None, |g, e| {
         if e.seq < from {
@@ -427,14 +450,10 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: u64, json: bool) -> Resu
     Ok(ExitCode::SUCCESS)
 }
 
-fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<u64>, json: bool) -> Result<ExitCode, Fail> {
+fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
     let log = store::open_read(db)?;
+    let at = at.map(|p| crate::position::resolve(&log, id, p)).transpose()?.map(|span| span.last);
     let game = open_game(&log, id, at)?;
-    if let Some(at) = at {
-        if at > game.seq() {
-            return Err(Fail(format!("game {id:?} has {} events; there is no seq {at}", game.seq())));
-        }
-    }
     if json {
         print_json(
             &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
@@ -450,10 +469,11 @@ fn replay(
     db: &Option<std::path::PathBuf>,
     id: &str,
     step: bool,
-    to: Option<u64>,
+    to: Option<Position>,
     json: bool,
 ) -> Result<ExitCode, Fail> {
     let log = store::open_read(db)?;
+    let to = to.map(|p| crate::position::resolve(&log, id, p)).transpose()?.map(|span| span.last);
     let interactive = step && !json && std::io::stdin().is_terminal();
     let mut steps = Vec::new();
     let mut lines = Vec::new();

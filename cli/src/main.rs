@@ -1,8 +1,8 @@
 //! The `rollcall` binary: glue. `main` parses the command line and calls
 //! [`commands::run`], which returns the exit code; only this crate prints or
-//! exits. Exit codes: 0 fine, 1 verification failed or versions differ,
-//! 2 bad input or usage (bad input names the file, line and field, and
-//! nothing is written).
+//! exits. Exit codes ([`exit`]): 0 fine, 1 verification failed or versions
+//! differ, 2 bad input or usage (bad input names the file, line and field,
+//! and nothing is written), 3 a decision the rules refuse.
 
 /// `println!` for text that may hold text from a record or an input: every
 /// control character but the newline is escaped (see `rollcall_core::text`).
@@ -26,8 +26,11 @@ mod args;
 mod commands;
 mod demo;
 mod diff;
+mod exit;
 mod golden;
+mod housekeeping;
 mod pbem;
+mod position;
 mod serve;
 mod simulate;
 mod store;
@@ -48,10 +51,7 @@ fn main() -> ExitCode {
     store::set_wait(std::time::Duration::from_secs(args.wait));
     let code = match commands::run(args) {
         Ok(code) => code,
-        Err(fail) => {
-            eprintln!("error: {}", rollcall_core::text::escape_lines(&fail.0));
-            ExitCode::from(2)
-        }
+        Err(fail) => exit::input(&rollcall_core::text::escape_lines(&fail.0), exit::json_requested()),
     };
     report_peak_memory();
     code

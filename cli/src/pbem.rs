@@ -221,7 +221,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
         TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
         TurnCommand::Export { game, key, output, json } => {
             let key = read_key(&key)?;
-            let log = store::open(db)?;
+            let log = store::open_read(db)?;
             let exported = match exchange::export(&log, &game, &key) {
                 Ok(x) => x,
                 Err(e) => return outcome(e, json),

@@ -22,12 +22,21 @@ pub fn set_wait(wait: Duration) {
     let _ = WAIT.set(wait);
 }
 
+/// A store error, naming the store it comes from.
+fn in_store(e: &LogError) -> String {
+    let Some(dir) = STORE.get() else { return e.to_string() };
+    match e {
+        LogError::UnknownGame(game) => {
+            format!("no game {game:?} in the store {} (rollcall games lists them)", dir.display())
+        }
+        LogError::GameExists(game) => format!("a game {game:?} already exists in the store {}", dir.display()),
+        other => format!("{other} (the store at {})", dir.display()),
+    }
+}
+
 impl From<LogError> for Fail {
     fn from(e: LogError) -> Self {
-        match (&e, STORE.get()) {
-            (LogError::Backend(_), Some(path)) => Fail(format!("{e} (the store at {})", path.display())),
-            _ => Fail(e.to_string()),
-        }
+        Fail(in_store(&e))
     }
 }
 
@@ -39,13 +48,27 @@ impl From<OpenError> for Fail {
 
 impl From<OpenGameError> for Fail {
     fn from(e: OpenGameError) -> Self {
-        Fail(e.to_string())
+        match (e, STORE.get()) {
+            (OpenGameError::Log(l), _) => Fail(in_store(&l)),
+            (other, Some(dir)) => Fail(format!("{other} (the store at {})", dir.display())),
+            (other, None) => Fail(other.to_string()),
+        }
     }
 }
 
 impl From<rollcall_store::file::FileError> for Fail {
     fn from(e: rollcall_store::file::FileError) -> Self {
         Fail(e.to_string())
+    }
+}
+
+/// The store's location as messages show it: `db`, or the default (a
+/// database URL without its password).
+pub fn dir(db: &Option<PathBuf>) -> PathBuf {
+    let dir = db.clone().unwrap_or_else(default_db);
+    match dir.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
+        Some(url) => PathBuf::from(without_password(url)),
+        None => dir,
     }
 }
 

@@ -58,7 +58,9 @@ pub struct Divergence {
     pub seq: u64,
     /// The decision's number (its dice address).
     pub number: u64,
-    /// The record's turn when the decision was made.
+    /// The turn the decision belongs to: the record's turn once the
+    /// decision's rolls and facts are folded in, as the narrative numbers
+    /// it (the decision that begins turn 1 is in turn 1).
     pub turn: u32,
     pub decision: String,
     pub a: Outcome,
@@ -362,6 +364,9 @@ struct Run {
     record: Option<Game>,
     all: bool,
     report: Report,
+    /// The divergences kept for the decision being folded in (`true`: in
+    /// `report.reasoning`), whose turn is known once its facts are.
+    pending: Vec<(bool, usize)>,
 }
 
 /// Folds what each version decided into its game, and says how the two
@@ -409,9 +414,14 @@ impl Run {
 
     /// One event of the record, just proven and folded into the record's game.
     fn see(&mut self, proven: &Game, event: &Event) {
+        for &(reasoning, i) in &self.pending {
+            let list = if reasoning { &mut self.report.reasoning } else { &mut self.report.divergences };
+            list[i].turn = proven.turn();
+        }
         if event.kind != Kind::Decision {
             return;
         }
+        self.pending.clear();
         let Ok(body) = serde_json::from_value::<DecisionBody>(event.body.clone()) else {
             return; // verify has read it; it cannot be unreadable here
         };
@@ -449,10 +459,10 @@ impl Run {
                 a: outcome(a, &ran_a),
                 b: outcome(b, &ran_b),
             };
-            match verdict {
-                Verdict::Reasoning => report.reasoning.push(divergence),
-                _ => report.divergences.push(divergence),
-            }
+            let reasoning = verdict == Verdict::Reasoning;
+            let list = if reasoning { &mut report.reasoning } else { &mut report.divergences };
+            list.push(divergence);
+            self.pending.push((reasoning, list.len() - 1));
         }
     }
 }
@@ -509,6 +519,7 @@ pub fn diff<E: Display>(
         b: game_b.ok(),
         record,
         all,
+        pending: Vec::new(),
         report: Report {
             a: a.label(),
             b: b.label(),

@@ -41,6 +41,17 @@ impl Store {
         }
     }
 
+    /// Removes a game and this store's notes on it (`rollcall games rm`).
+    /// Only a sled store can yet: a PostgreSQL store refuses, removing nothing.
+    pub fn remove_game(&self, game: &str, notes: &[String]) -> Result<(), LogError> {
+        match self {
+            Store::Sled(log) => log.remove_game(game, notes),
+            Store::Postgres(_) => Err(LogError::Backend(
+                "games rm is not available on a PostgreSQL store yet (nothing was removed): delete the game's rows in a transaction, or copy the other games to a new store".into(),
+            )),
+        }
+    }
+
     fn log(&self) -> &(dyn EventLog + Send + Sync) {
         match self {
             Store::Sled(log) => log,

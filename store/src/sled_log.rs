@@ -249,6 +249,31 @@ impl SledLog {
         self.copy.as_ref().map(|(tmp, _)| tmp.path())
     }
 
+    /// Removes a stored game for good: its header, head and events, and the
+    /// notes named by `notes` (which side this store plays in it, forks kept
+    /// as evidence…), the header, head and notes in one transaction.
+    /// Refused for a game the store does not have.
+    pub fn remove_game(&self, game: &str, notes: &[String]) -> Result<(), LogError> {
+        self.require(game)?;
+        let result = (&self.headers, &self.heads, &self.notes).transaction(|(headers, heads, kept)| {
+            headers.remove(game.as_bytes())?;
+            heads.remove(game.as_bytes())?;
+            for key in notes {
+                kept.remove(key.as_bytes())?;
+            }
+            Ok::<_, ConflictableTransactionError<LogError>>(())
+        });
+        match result {
+            Ok(()) => {}
+            Err(TransactionError::Abort(e)) => return Err(e),
+            Err(TransactionError::Storage(e)) => return Err(backend(e)),
+        }
+        // Invisible from here; a kill before the drop leaves an events tree
+        // no reader looks at, which the next `begin` of the id clears.
+        self.db.drop_tree(format!("events/{game}")).map_err(backend)?;
+        self.flush()
+    }
+
     fn events_tree(&self, game: &str) -> Result<sled::Tree, LogError> {
         self.db.open_tree(format!("events/{game}")).map_err(backend)
     }

@@ -426,3 +426,35 @@ fn a_record_file_round_trips() {
     assert_eq!(read.map(Result::unwrap).collect::<Vec<_>>(), events);
     assert!(!dir.path().join(".rally.jsonl.partial").exists(), "the temporary file is renamed into place");
 }
+
+/// Given two stored games and notes on one, when it is removed, then it is
+/// gone with its events and the notes named, across a reopen; the other game
+/// and other notes stay; its id can be used again; and removing a game the
+/// store does not have is refused.
+#[test]
+fn sled_log_removes_a_game_with_its_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let rally = script("rally");
+    {
+        let log = SledLog::open(dir.path()).unwrap();
+        for s in [script("rally"), script("skips")] {
+            let head = log.create(&s.header).unwrap();
+            let events: Vec<Event> = decisions(&s).into_iter().flatten().collect();
+            log.append(&s.header.game, &head.hash, &events).unwrap();
+        }
+        log.set_note("side/rally", Some(b"allies")).unwrap();
+        log.set_note("side/skips", Some(b"axis")).unwrap();
+        log.remove_game("rally", &["side/rally".to_string()]).unwrap();
+        assert!(matches!(log.remove_game("rally", &[]), Err(LogError::UnknownGame(_))));
+    }
+    let log = SledLog::open(dir.path()).unwrap();
+    assert_eq!(log.games().unwrap(), vec!["skips".to_string()]);
+    assert!(matches!(log.head("rally"), Err(LogError::UnknownGame(_))));
+    assert_eq!(log.note("side/rally").unwrap(), None);
+    assert_eq!(log.note("side/skips").unwrap(), Some(b"axis".to_vec()));
+    assert!(open_game(&log, "skips", None).is_ok());
+    // The id is free again, and a new game under it starts empty.
+    let head = log.create(&rally.header).unwrap();
+    assert_eq!(head.seq, 0);
+    assert!(all_events(&log, "rally").is_empty());
+}

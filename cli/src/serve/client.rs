@@ -84,11 +84,17 @@ pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) ->
     };
     let answer = post(&format!("{}/games/{game}/decisions", base(url)), Some(token), &body)?;
     if answer.status != 200 {
+        // 403 (not your side's decision) and 422 (the rules refuse it) are
+        // refusals of a well-formed decision: exit 3, as a local `play`.
+        let refused = matches!(answer.status, 403 | 422);
+        let (kind, code) = if refused { ("refused", crate::exit::REFUSED) } else { ("input", crate::exit::INPUT) };
         if json_out {
-            print_json(&json!({"ok": false, "status": answer.status, "answer": answer.json()}));
-            return Ok(ExitCode::from(2));
+            print_json(&json!({"ok": false, "status": answer.status, "answer": answer.json(),
+                "error": {"kind": kind, "exit": code, "message": answer.message()}}));
+            return Ok(ExitCode::from(code));
         }
-        return Err(Fail(format!("{name}: {} (nothing was written)", answer.message())));
+        let message = format!("{name}: {} (nothing was written)", answer.message());
+        return if refused { Ok(crate::exit::refused(&message, false)) } else { Err(Fail(message)) };
     }
     let v = answer.json();
     let server_key = status["header"]["seed"]["server"]["key"].as_str().and_then(|k| PublicKey::from_hex(k).ok());

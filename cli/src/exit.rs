@@ -1,0 +1,46 @@
+//! Exit codes a script can use, and the error document `--json` prints.
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | fine |
+//! | 1 | verification failed, the versions part, golden files differ, a turn is refused or forks |
+//! | 2 | bad input or usage: the message names the file, line and field; nothing is written |
+//! | 3 | a well-formed decision the rules refuse (or that is not the deciding side's to make); nothing is written |
+//!
+//! With `--json`, a failure that exits 2 or 3 also prints one JSON document
+//! on standard output, `{"ok": false, "error": {"kind", "exit", "message"}}`,
+//! whose `kind` is `"input"` (exit 2) or `"refused"` (exit 3).
+
+use std::process::ExitCode;
+
+use serde_json::json;
+
+/// Bad input or usage.
+pub const INPUT: u8 = 2;
+/// A decision the rules refuse.
+pub const REFUSED: u8 = 3;
+
+/// Whether the command line asks for `--json` (before any `--`): main
+/// needs to know it for a failure whatever the command.
+pub fn json_requested() -> bool {
+    std::env::args_os().skip(1).take_while(|a| a != "--").any(|a| a == "--json")
+}
+
+fn fail(kind: &str, code: u8, message: &str, json: bool) -> ExitCode {
+    eprintln!("error: {message}");
+    if json {
+        crate::commands::print_json(&json!({"ok": false, "error": {"kind": kind, "exit": code, "message": message}}));
+    }
+    ExitCode::from(code)
+}
+
+/// Bad input: says so (and, with `--json`, prints the error document); exit 2.
+pub fn input(message: &str, json: bool) -> ExitCode {
+    fail("input", INPUT, message, json)
+}
+
+/// A decision the rules refuse: says so (and, with `--json`, prints the
+/// error document); exit 3. The caller has written nothing.
+pub fn refused(message: &str, json: bool) -> ExitCode {
+    fail("refused", REFUSED, message, json)
+}

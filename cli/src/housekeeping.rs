@@ -1,0 +1,82 @@
+//! Store housekeeping: `rollcall games rm GAME`.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use rollcall_core::log::EventLog;
+use serde_json::json;
+
+use crate::commands::print_json;
+use crate::store::{self, Fail};
+
+/// The notes a store keeps on `game` (see `rollcall_core::pbem::exchange`
+/// and `serve::service`, which own their keys): removed with the game, so
+/// that a later game under the same id does not inherit them.
+fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
+    let exact = [
+        format!("side/{game}"),
+        format!("acked/{game}"),
+        format!("handshake/{game}"),
+        format!("serve/waiting/{game}"),
+        format!("serve/ended/{game}"),
+    ];
+    let mut keys = Vec::new();
+    for key in exact {
+        if log.note(&key)?.is_some() {
+            keys.push(key);
+        }
+    }
+    for prefix in [format!("fork/{game}/"), format!("serve/token/{game}/")] {
+        keys.extend(log.notes(&prefix)?.into_iter().map(|(k, _)| k));
+    }
+    Ok(keys)
+}
+
+/// `rollcall games rm GAME [--yes]`: removes a game for good, after asking
+/// on a terminal; off a terminal it needs `--yes`.
+pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<ExitCode, Fail> {
+    let dir = store::dir(db);
+    let log = store::open_read(db)?;
+    let head = log.head(id)?;
+    let rules = log.header(id)?.rules.label();
+    let notes = notes_of(&log, id)?;
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(Fail(format!(
+                "games rm {id}: say --yes to remove it without being asked (standard input is not a terminal); nothing was removed from the store {}",
+                dir.display()
+            )));
+        }
+        eprint!(
+            "remove game {id} ({rules}, {} events, head {}) from the store {} for good? Export it first to keep a copy (rollcall export {id} -o {id}.jsonl). [y/N] ",
+            head.seq,
+            head.hash.short(),
+            dir.display()
+        );
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer).map_err(|e| Fail(format!("<stdin>: {e}")))?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES") {
+            if json {
+                print_json(&json!({"ok": false, "game": id, "removed": false, "store": dir.display().to_string()}));
+            } else {
+                println!("kept game {id}: nothing was removed");
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    log.remove_game(id, &notes)?;
+    if json {
+        print_json(&json!({"ok": true, "game": id, "removed": true, "events": head.seq, "head": head.hash.to_string(),
+            "notes": notes, "store": dir.display().to_string()}));
+    } else {
+        println!(
+            "removed game {id} ({rules}, {} events, head {}) from the store {}",
+            head.seq,
+            head.hash,
+            dir.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

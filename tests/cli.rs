@@ -1,0 +1,434 @@
+//! The command line as a script uses it: exit codes and `--json` errors,
+//! positions (`--seq`, `--decision`, `--turn`), store housekeeping, and the
+//! README's tour run from the README's own text.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixture(name: &str) -> String {
+    root().join("fixtures").join(name).to_str().unwrap().to_string()
+}
+
+struct Store {
+    dir: tempfile::TempDir,
+}
+
+impl Store {
+    fn new() -> Store {
+        Store { dir: tempfile::tempdir().unwrap() }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("db")
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).to_str().unwrap().to_string()
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
+        c.env_remove("ROLLCALL_DB").env_remove("CI").arg("--db").arg(self.db());
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "rollcall {args:?} failed: {}{}", stdout(&out), stderr(&out));
+        stdout(&out)
+    }
+
+    fn rally(&self) -> &Store {
+        self.ok(&["run", &fixture("leader-activation/rally.json")]);
+        self
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn failed_with(out: &Output, code: i32, needle: &str) {
+    let text = stdout(out) + &stderr(out);
+    assert_eq!(out.status.code(), Some(code), "expected exit {code}: {text}");
+    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
+}
+
+// ---- Exit codes a script can use ----
+
+/// Given a stored game awaiting allies' begin-turn, when a well-formed
+/// decision the rules refuse is played, then it exits 3 (not 2), and with
+/// `--json` says `"kind": "refused"`; a malformed one exits 2, `"input"`.
+#[test]
+fn a_rules_refusal_exits_3_and_malformed_input_exits_2() {
+    let s = Store::new();
+    s.ok(&["run", &fixture("leader-activation/skips.json")]);
+    let refused = s.path("refused.json");
+    std::fs::write(&refused, r#"{"type": "activate", "leader": "lt-vogel"}"#).unwrap();
+    let malformed = s.path("malformed.json");
+    std::fs::write(&malformed, r#"{"type": "activate", "leader": 7}"#).unwrap();
+
+    let out = s.run(&["play", "skips", &refused]);
+    failed_with(&out, 3, "refused.json:1: $: refused: turn 1 is over: no leader is left to activate");
+    let out = s.run(&["play", "skips", &malformed]);
+    failed_with(&out, 2, "malformed.json:1: $: invalid type: integer `7`, expected a string");
+
+    let out = s.run(&["play", "skips", &refused, "--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    let v = json_of(&out);
+    assert_eq!(
+        (v["ok"].as_bool(), v["error"]["kind"].as_str(), v["error"]["exit"].as_u64()),
+        (Some(false), Some("refused"), Some(3))
+    );
+    assert!(v["error"]["message"].as_str().unwrap().contains("turn 1 is over"), "{v}");
+    let out = s.run(&["play", "skips", &malformed, "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["error"]["kind"], "input");
+    // Any bad input, in any command, is told apart the same way.
+    let out = s.run(&["state", "no-such-game", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json_of(&out)["error"]["kind"], "input");
+    // Without --json, standard output stays empty for a script to test.
+    assert!(s.run(&["play", "skips", &refused]).stdout.is_empty());
+}
+
+#[test]
+fn a_refusal_in_a_script_or_a_stream_exits_3_and_writes_nothing() {
+    let s = Store::new();
+    let script: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("leader-activation/rally.json")).unwrap()).unwrap();
+    let mut bad = script.clone();
+    bad["decisions"][2] = serde_json::json!({"type": "command", "unit": "gruppe-1"});
+    let path = s.path("bad.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&bad).unwrap()).unwrap();
+    let out = s.run(&["run", &path, "--json"]);
+    assert_eq!(out.status.code(), Some(3), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(json_of(&out)["error"]["kind"], "refused");
+    assert!(!s.ok(&["games", "--json"]).contains("rally"), "nothing was written");
+
+    s.ok(&["run", &fixture("leader-activation/skips.json")]);
+    let lines = s.path("lines.jsonl");
+    std::fs::write(&lines, "{\"type\": \"activate\", \"leader\": \"lt-vogel\"}\n").unwrap();
+    failed_with(&s.run(&["play", "skips", &lines, "--stream"]), 3, "lines.jsonl:1: $: refused:");
+}
+
+// ---- One numbering: --seq, --decision, --turn ----
+
+/// The seq of the decision event numbered `n` in `log --json`.
+fn seq_of_decision(s: &Store, game: &str, n: u64) -> u64 {
+    let v: Value = serde_json::from_str(&s.ok(&["log", game, "--json"])).unwrap();
+    v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "decision")
+        .nth(n as usize - 1)
+        .map(|e| e["seq"].as_u64().unwrap())
+        .unwrap()
+}
+
+/// Given the rally game (15 decisions, decision 7 the failed rally with its
+/// roll), the state at `--decision 7` is the state after its last fact, as
+/// at the seq before decision 8; `--seq` and the old `--at` agree.
+#[test]
+fn state_takes_a_seq_a_decision_or_a_turn() {
+    let s = Store::new();
+    s.rally();
+    let eighth = seq_of_decision(&s, "rally", 8);
+    let at = |args: &[&str]| -> Value {
+        let mut all = vec!["state", "rally", "--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&s.ok(&all)).unwrap()
+    };
+    let by_decision = at(&["--decision", "7"]);
+    let by_seq = at(&["--seq", &(eighth - 1).to_string()]);
+    assert_eq!(by_decision, by_seq);
+    assert_eq!(by_decision["decisions"], 7);
+    assert_eq!(at(&["--at", &(eighth - 1).to_string()]), by_seq, "--at is --seq");
+    // Turn 1 is the whole game: its state is the end state.
+    assert_eq!(at(&["--turn", "1"]), at(&[]));
+    // One position at a time.
+    failed_with(&s.run(&["state", "rally", "--seq", "3", "--decision", "2"]), 2, "cannot be used with");
+    failed_with(&s.run(&["state", "rally", "--at", "3", "--turn", "1"]), 2, "cannot be used with");
+}
+
+/// Out-of-range positions are errors in every command that takes one, and
+/// the message says what the game has.
+#[test]
+fn a_position_the_game_does_not_have_is_an_error_everywhere() {
+    let s = Store::new();
+    s.rally();
+    for command in ["state", "replay", "log"] {
+        failed_with(&s.run(&[command, "rally", "--seq", "999"]), 2, "there is no seq 999");
+        failed_with(
+            &s.run(&[command, "rally", "--decision", "16"]),
+            2,
+            "game \"rally\" has 15 decisions (1–15); there is no decision 16",
+        );
+        failed_with(&s.run(&[command, "rally", "--decision", "0"]), 2, "there is no decision 0");
+        failed_with(
+            &s.run(&[command, "rally", "--turn", "2"]),
+            2,
+            "game \"rally\" has turn 1 only; there is no turn 2",
+        );
+    }
+    // The older flags too: replay --to 999 used to play everything silently.
+    failed_with(&s.run(&["replay", "rally", "--to", "999"]), 2, "there is no seq 999");
+    failed_with(&s.run(&["log", "rally", "--from", "999"]), 2, "there is no seq 999");
+    failed_with(&s.run(&["state", "rally", "--at", "999"]), 2, "there is no seq 999");
+}
+
+/// Given the Combat HQ showcase (turn 2 begins at decision 11, turn 3 at
+/// 18), replay --turn 2 stops after the last event of decision 17, and log
+/// --turn 3 starts at decision 18's event; replay --decision 7 ends with
+/// decision 7's roll, not before it.
+#[test]
+fn replay_and_log_take_decisions_and_turns_as_the_narrative_numbers_them() {
+    let s = Store::new();
+    s.ok(&["run", &fixture("combat-hq/showcase.json")]);
+    let replay: Value =
+        serde_json::from_str(&s.ok(&["replay", "combat-hq-showcase", "--turn", "2", "--json"])).unwrap();
+    assert_eq!(replay["seq"].as_u64(), Some(seq_of_decision(&s, "combat-hq-showcase", 18) - 1));
+    let narrative = replay["events"].as_array().unwrap().last().unwrap()["narrative"].as_str().unwrap().to_string();
+    assert!(!narrative.contains("Turn 3"), "{narrative}");
+    let log: Value = serde_json::from_str(&s.ok(&["log", "combat-hq-showcase", "--turn", "3", "--json"])).unwrap();
+    let first = &log["events"][0];
+    assert_eq!(
+        (first["seq"].as_u64(), first["kind"].as_str()),
+        (Some(seq_of_decision(&s, "combat-hq-showcase", 18)), Some("decision"))
+    );
+    let text = s.ok(&["log", "combat-hq-showcase", "--decision", "11"]);
+    assert!(text.lines().next().unwrap().contains("#11 begin-turn"), "{text}");
+
+    let rally = Store::new();
+    rally.rally();
+    let out = rally.ok(&["replay", "rally", "--decision", "7"]);
+    assert!(out.contains("roll d6 rally#0 = 4") && out.contains("all remain broken"), "{out}");
+    assert!(!out.contains("#8 "), "{out}");
+}
+
+/// The Combat HQ diff labels each divergence with the turn the narrative
+/// puts its decision in: the decision that begins turn 1 is in turn 1 (it
+/// said turn 0).
+#[test]
+fn diff_numbers_turns_as_the_narrative_does() {
+    let s = Store::new();
+    s.ok(&["run", &fixture("combat-hq/showcase.json")]);
+    let out = s.run(&["diff", "combat-hq-showcase", "--b", "combat-hq@multi-bg", "--all", "--json"]);
+    let v = json_of(&out);
+    // Turns begin at decisions 1, 11, 18 and 24 (showcase.narrative.txt).
+    let turn_of = |n: u64| match n {
+        1..=10 => 1,
+        11..=17 => 2,
+        18..=23 => 3,
+        _ => 4,
+    };
+    let divergences = v["divergences"].as_array().unwrap();
+    assert!(!divergences.is_empty(), "{v}");
+    for d in divergences.iter().chain(v["reasoning"].as_array().unwrap()) {
+        assert_eq!(d["turn"].as_u64(), Some(turn_of(d["number"].as_u64().unwrap())), "{d}");
+    }
+    assert!(!stdout(&s.run(&["diff", "combat-hq-showcase", "--b", "combat-hq@multi-bg", "--all"])).contains("turn 0"));
+}
+
+// ---- Store housekeeping ----
+
+#[test]
+fn games_rm_removes_a_game_after_asking_or_with_yes() {
+    let s = Store::new();
+    s.rally();
+    s.ok(&["run", &fixture("leader-activation/skips.json")]);
+    // Off a terminal, without --yes: refused, nothing removed.
+    let out = s.run(&["games", "rm", "rally"]);
+    failed_with(&out, 2, "say --yes");
+    failed_with(&out, 2, &s.db().display().to_string());
+    assert!(s.ok(&["games"]).contains("rally"));
+    let out = s.ok(&["games", "rm", "rally", "--yes"]);
+    assert!(out.contains("removed game rally") && out.contains(&s.db().display().to_string()), "{out}");
+    let games = s.ok(&["games", "--json"]);
+    assert!(!games.contains("\"rally\"") && games.contains("\"skips\""), "{games}");
+    failed_with(&s.run(&["log", "rally"]), 2, &format!("no game \"rally\" in the store {}", s.db().display()));
+    failed_with(&s.run(&["games", "rm", "rally", "--yes"]), 2, "no game \"rally\" in the store");
+    // The id is free again: the same game plays back to the same head.
+    s.rally();
+    assert!(s.ok(&["verify", "rally"]).contains("verified rally"));
+}
+
+/// A reading command on a store that does not exist is an error naming it,
+/// and creates nothing; every store error names the store.
+#[test]
+fn a_store_that_does_not_exist_is_an_error_for_reading_commands() {
+    let s = Store::new();
+    let db = s.db().display().to_string();
+    let decision = s.path("d.json");
+    std::fs::write(&decision, r#"{"type": "end-activation"}"#).unwrap();
+    let record = s.path("x.jsonl");
+    for args in [
+        vec!["games"],
+        vec!["log", "rally"],
+        vec!["state", "rally"],
+        vec!["replay", "rally"],
+        vec!["verify", "rally"],
+        vec!["export", "rally", "-o", record.as_str()],
+        vec!["diff", "rally", "--b", "+natural-6-rallies"],
+        vec!["play", "rally", decision.as_str()],
+        vec!["games", "rm", "rally", "--yes"],
+        vec!["fork", "show", "rally"],
+    ] {
+        let out = s.run(&args);
+        failed_with(&out, 2, &format!("no store at {db}"));
+        assert!(!s.db().exists(), "rollcall {args:?} created the store");
+    }
+    s.rally();
+    failed_with(&s.run(&["state", "nope"]), 2, &format!("no game \"nope\" in the store {db}"));
+    failed_with(&s.run(&["run", &fixture("leader-activation/rally.json")]), 2, &db);
+}
+
+// ---- The README's tour, run from the README's text ----
+
+/// The commands of the README's five-minute tour (its `sh` blocks), each
+/// with the output lines the README shows after it (`# ` comments).
+fn tour() -> Vec<(String, Vec<String>)> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("## A five-minute tour").expect("the README has a tour");
+    let end = start + readme[start..].find("\n## ").expect("a section follows the tour");
+    let mut commands: Vec<(String, Vec<String>)> = Vec::new();
+    let mut in_block = false;
+    for line in readme[start..end].lines() {
+        match (in_block, line.trim_start().starts_with("```")) {
+            (false, true) => in_block = line.trim() == "```sh",
+            (true, true) => in_block = false,
+            (true, false) if line.starts_with('#') => {
+                commands.last_mut().expect("output follows a command").1.push(line.trim_start_matches('#').to_string())
+            }
+            (true, false) if !line.trim().is_empty() => commands.push((line.to_string(), Vec::new())),
+            _ => {}
+        }
+    }
+    commands
+}
+
+/// Pasted line by line into one shell, the tour's commands all run, exit as
+/// the README says (1 for a verification that fails or versions that part,
+/// 0 otherwise), and print what the README shows (`…` stands for any text).
+/// Two substitutions keep the test in its own sandbox: the scratch
+/// directory `/tmp/rollcall-tour` is a temporary one, and `cargo build` is
+/// skipped (cargo built this binary, and the README's PATH line points at it).
+#[test]
+fn the_readmes_tour_runs_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = dir.path().join("rollcall-tour");
+    let bin = Path::new(env!("CARGO_BIN_EXE_rollcall")).parent().unwrap().to_str().unwrap().to_string();
+    let commands = tour();
+    assert!(commands.len() >= 10 && commands.iter().any(|(c, _)| c.starts_with("rollcall diff")), "{commands:?}");
+    assert!(
+        commands.iter().all(|(c, _)| !c.contains("target/debug/rollcall ") && !c.starts_with("$ ")),
+        "every line is a shell command as it stands"
+    );
+    let mut script = String::from("set -u\n");
+    for (i, (command, _)) in commands.iter().enumerate() {
+        if command.starts_with("cargo build") {
+            continue;
+        }
+        let command =
+            command.replace("/tmp/rollcall-tour", sandbox.to_str().unwrap()).replace("$PWD/target/debug", &bin);
+        script.push_str(&format!("{command}\necho \"@@tour {i} exit $?@@\"\n"));
+    }
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(root())
+        .env_remove("ROLLCALL_DB")
+        .env_remove("CI")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let mut rest = text.as_str();
+    for (i, (command, shown)) in commands.iter().enumerate() {
+        if command.starts_with("cargo build") {
+            continue;
+        }
+        let marker = format!("@@tour {i} exit ");
+        let at = rest.find(&marker).unwrap_or_else(|| panic!("{command}: did not run:\n{text}\n{}", stderr(&out)));
+        let output = &rest[..at];
+        let code: i32 = rest[at + marker.len()..].split("@@").next().unwrap().parse().unwrap();
+        rest = &rest[at + marker.len()..];
+        let fails = command.contains("# exit 1") || shown.iter().any(|l| l.contains("FAILED"));
+        assert_eq!(code, i32::from(fails), "{command}\n{output}\n{}", stderr(&out));
+        for line in shown {
+            for fragment in line.split('…').map(str::trim).filter(|f| !f.is_empty()) {
+                let fragment = fragment.replace("/tmp/rollcall-tour", sandbox.to_str().unwrap());
+                assert!(
+                    output.contains(&fragment),
+                    "{command}: the README shows {fragment:?}, the output is:\n{output}"
+                );
+            }
+        }
+    }
+    assert!(
+        !root().join("rally.jsonl").exists() || git_tracks("rally.jsonl"),
+        "the tour leaves nothing in the repository"
+    );
+}
+
+fn git_tracks(path: &str) -> bool {
+    Command::new("git")
+        .args(["ls-files", "--error-unmatch", path])
+        .current_dir(root())
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+// ---- Help ----
+
+/// Every command and every command group shows an example in its --help.
+#[test]
+fn every_command_and_group_has_an_example() {
+    let help = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).args(args).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        stdout(&out)
+    };
+    let commands_of = |text: &str| -> Vec<String> {
+        text.split("Commands:")
+            .nth(1)
+            .map(|list| {
+                list.lines()
+                    .skip(1)
+                    .take_while(|l| l.starts_with("  "))
+                    .filter_map(|l| l.split_whitespace().next().map(String::from))
+                    .filter(|c| c != "help")
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let top = commands_of(&help(&[]));
+    assert!(top.len() > 15, "{top:?}");
+    for command in top {
+        let text = help(&[command.as_str()]);
+        assert!(text.contains("Example"), "rollcall {command} --help has no example:\n{text}");
+        for sub in commands_of(&text) {
+            let text = help(&[command.as_str(), sub.as_str()]);
+            assert!(text.contains("Example"), "rollcall {command} {sub} --help has no example:\n{text}");
+        }
+    }
+}
