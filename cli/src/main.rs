@@ -9,6 +9,7 @@ mod commands;
 mod demo;
 mod diff;
 mod golden;
+mod impact;
 mod pbem;
 mod serve;
 mod simulate;
