@@ -458,6 +458,11 @@ fn a_record_that_went_through_email_verifies_and_says_what_was_normalised() {
     assert!(out.contains("normalised transport noise"), "{out}");
     assert!(out.contains("CRLF line end(s) and 2 blank line(s) at the end"), "{out}");
     assert!(out.contains("verified"), "{out}");
+    let report: Value = serde_json::from_str(&tom.ok(&["verify", &tom.path("mailed.jsonl"), "--json"])).unwrap();
+    let noise = report["normalised"].as_str().unwrap_or_default();
+    assert!(noise.ends_with(" CRLF line end(s) and 2 blank line(s) at the end"), "{report}");
+    let clean: Value = serde_json::from_str(&tom.ok(&["verify", &tom.path("friday.jsonl"), "--json"])).unwrap();
+    assert_eq!(clean["normalised"], Value::Null, "{clean}");
     // Content stays strict: a blank line inside the record is not noise.
     let lines: Vec<&str> = text.lines().collect();
     let holed = format!("{}\n\n{}\n", lines[..3].join("\n"), lines[3..].join("\n"));

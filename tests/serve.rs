@@ -483,3 +483,121 @@ fn killed_fifty_times_the_server_loses_nothing_it_acknowledged() {
     }
     assert!(acknowledged.is_some_and(|(seq, _)| seq > 50), "the game went on between the kills");
 }
+
+/// A whole game of `ruleset` against the server: two clients, each with its
+/// side's token, play what a random legal player would (the simulator's
+/// policy, following the served record's facts, since no client can draw a
+/// sealed die); a decision the server calls the other side's (403) is that
+/// side's client's to make, one it refuses by the rules (422) is followed by
+/// the next candidate. It plays until the generator calls the game over or
+/// for 150 decisions. Every turn is proven once revealed; the record
+/// verifies offline with every roll proven.
+fn a_whole_sealed_game_of(ruleset: &str, seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"));
+    let t = Transcript::default();
+    let sim = rollcall_core::sim::simulator(ruleset).unwrap();
+    let version = rollcall_core::ruleset::version(ruleset).unwrap().id();
+    let header = sim.random_header(seed, &version);
+    let sides = rollcall_core::game::Game::open(header.clone()).unwrap().sides();
+    let game = format!("{ruleset}-whole");
+    let keys: Vec<Value> = sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({"name": s, "key": SecretKey::from_bytes([i as u8 + 1; 32]).public().to_hex()}))
+        .collect();
+    let rules =
+        json!({"version": header.rules.version, "options": header.rules.options, "constants": header.rules.constants});
+    let body = json!({"game": game, "rules": rules, "scenario": header.scenario, "sides": keys});
+    let (status, created) = post(&server.url("/games"), None, &body, &t);
+    assert_eq!(status, 201, "{created}");
+    let tokens: Vec<String> = sides.iter().map(|s| created["tokens"][s].as_str().unwrap().to_string()).collect();
+    for (i, token) in tokens.iter().enumerate() {
+        let share = json!({"share": rollcall_core::digest::hex32(&[i as u8 + 40; 32])});
+        let (s, v) = post(&server.url(&format!("/games/{game}/share")), Some(token), &share, &t);
+        assert_eq!(s, 200, "{v}");
+    }
+    // The served game has the random game's rules and scenario: the follower starts from them.
+    let mut follower = sim.follower(&header, "random", rollcall_core::sim::play_rng(seed)).unwrap();
+
+    let (mut seen, mut decisions, mut by, mut reveals) = (0u64, 0u64, 0usize, 0u64);
+    let mut refused_by_the_rules = 0;
+    while decisions < 150 && !follower.over() {
+        let mut played = false;
+        for decision in follower.candidates() {
+            let (mut status, mut v) = decide(&server, &game, &tokens[by], decision.clone(), &t);
+            if status == 403 {
+                by = 1 - by; // the other side's decision: its client makes it
+                (status, v) = decide(&server, &game, &tokens[by], decision.clone(), &t);
+            }
+            match status {
+                200 => {
+                    played = true;
+                    break;
+                }
+                422 => refused_by_the_rules += 1,
+                // The random player writes mistakes on purpose: malformed, refused, nothing written.
+                400 if v["error"] == "malformed" => refused_by_the_rules += 1,
+                other => panic!("{ruleset} #{}: {decision} got {other}: {v}", decisions + 1),
+            }
+        }
+        assert!(played, "{ruleset}: no candidate was legal after {decisions} decisions");
+        decisions += 1;
+        let (_, page) = get(&server.url(&format!("/games/{game}/events?since={}", seen + 1)), &t);
+        for e in page["events"].as_array().unwrap() {
+            seen = e["seq"].as_u64().unwrap();
+            match e["kind"].as_str().unwrap() {
+                "fact" => {
+                    let event = rollcall_core::record::Event {
+                        seq: seen,
+                        kind: rollcall_core::record::Kind::Fact,
+                        body: e["body"].clone(),
+                        hash: e["hash"].as_str().unwrap().parse().unwrap(),
+                    };
+                    follower.observe(&event).unwrap();
+                }
+                "reveal" => {
+                    reveals += 1;
+                    let (_, report) = get(&server.url(&format!("/games/{game}/verify")), &t);
+                    let turns = report["sealed"]["turns"].as_array().unwrap();
+                    let proven = turns.iter().filter(|x| x["status"] == "proven").count() as u64;
+                    assert_eq!(proven, reveals, "{ruleset}: every revealed turn is proven: {report}");
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(reveals >= 2, "{ruleset}: {reveals} turns revealed in {decisions} decisions");
+    let (status, end) = post(&server.url(&format!("/games/{game}/end")), Some(&tokens[0]), &json!({}), &t);
+    assert_eq!(status, 200, "{end}");
+    let path = dir.path().join("whole.jsonl");
+    std::fs::write(&path, record(&server, &game)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(report["dice_proven"], true, "{report}");
+    assert_eq!(report["decisions"], decisions, "{report}");
+    assert!(report["sealed"]["turns"].as_array().unwrap().iter().all(|x| x["status"] == "proven"), "{report}");
+    eprintln!("{ruleset}: {decisions} decisions, {reveals} reveals, {refused_by_the_rules} refused");
+    server.stop();
+}
+
+#[test]
+fn a_whole_sealed_game_of_leader_activation() {
+    a_whole_sealed_game_of("leader-activation", 11);
+}
+
+#[test]
+fn a_whole_sealed_game_of_phoenix_command() {
+    a_whole_sealed_game_of("phoenix-command", 12);
+}
+
+#[test]
+fn a_whole_sealed_game_of_combat_hq() {
+    a_whole_sealed_game_of("combat-hq", 13);
+}
+
+#[test]
+fn a_whole_sealed_game_of_formation_activation() {
+    a_whole_sealed_game_of("formation-activation", 14);
+}

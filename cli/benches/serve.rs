@@ -83,9 +83,17 @@ fn main() {
     let mut players = Vec::new();
     for g in 0..games {
         let id = format!("g{g}");
-        let created = post(&agent, &format!("{base}/games"), None, &json!({"game": id, "rules": "leader-activation@1",
-            "scenario": scenario, "sides": [{"name": "allies", "key": key(1)}, {"name": "axis", "key": key(2)}]}));
-        let tokens = [created["tokens"]["allies"].as_str().unwrap().to_string(), created["tokens"]["axis"].as_str().unwrap().to_string()];
+        let created = post(
+            &agent,
+            &format!("{base}/games"),
+            None,
+            &json!({"game": id, "rules": "leader-activation@1",
+            "scenario": scenario, "sides": [{"name": "allies", "key": key(1)}, {"name": "axis", "key": key(2)}]}),
+        );
+        let tokens = [
+            created["tokens"]["allies"].as_str().unwrap().to_string(),
+            created["tokens"]["axis"].as_str().unwrap().to_string(),
+        ];
         let mut head = Value::Null;
         for (i, t) in tokens.iter().enumerate() {
             let share = json!({"share": rollcall_core::digest::hex32(&[i as u8 + 3; 32])});
@@ -101,8 +109,10 @@ fn main() {
             std::thread::spawn(move || {
                 let agent = ureq::AgentBuilder::new().build();
                 for i in 0..decisions {
-                    let body = json!({"expected_head": head, "decision": {"type": "move", "piece": "rifles-1", "to": [i, 0]}});
-                    let answer = post(&agent, &format!("{base}/games/{id}/decisions"), Some(&tokens[(i % 2) as usize]), &body);
+                    let body =
+                        json!({"expected_head": head, "decision": {"type": "move", "piece": "rifles-1", "to": [i, 0]}});
+                    let answer =
+                        post(&agent, &format!("{base}/games/{id}/decisions"), Some(&tokens[(i % 2) as usize]), &body);
                     head = answer["head"]["hash"].as_str().unwrap().to_string();
                 }
             })

@@ -506,6 +506,7 @@ fn report_verify(
     header: Option<&Header>,
     result: Result<Verified, VerifyFailure>,
     expect_head: Option<&str>,
+    normalised: Option<&str>,
     json: bool,
 ) -> Result<ExitCode, Fail> {
     let result = result.and_then(|v| match expect_head {
@@ -521,7 +522,9 @@ fn report_verify(
     match (result, header) {
         (Ok(v), Some(header)) => {
             if json {
-                print_json(&verified_json(what, &v, header));
+                let mut out = verified_json(what, &v, header);
+                out["normalised"] = json!(normalised);
+                print_json(&out);
             } else {
                 println!(
                     "verified {what}: {}, {} events, {} decisions, turn {}",
@@ -544,7 +547,9 @@ fn report_verify(
         (Ok(_), None) => unreachable!("a verified record has a header"),
         (Err(f), _) => {
             if json {
-                print_json(&json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason}));
+                print_json(
+                    &json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason, "normalised": normalised}),
+                );
             } else {
                 println!("verification FAILED for {what}: {f}");
             }
@@ -584,6 +589,7 @@ fn verify(
                     None,
                     Err(VerifyFailure { seq: None, reason: e.to_string() }),
                     None,
+                    None,
                     json,
                 );
             }
@@ -596,12 +602,12 @@ fn verify(
                 println!("normalised transport noise in {target}: {noise} (not content: the hashes are over the lines without it)");
             }
         }
-        return report_verify(target, Some(&header), result, expect_head.as_deref(), json);
+        return report_verify(target, Some(&header), result, expect_head.as_deref(), normalised.as_deref(), json);
     }
     let log = store::open(db)?;
     let header = log.header(target)?;
     let result = verify_each(&header, log.events(target, 1)?, |_, _| {});
-    report_verify(target, Some(&header), result, expect_head.as_deref(), json)
+    report_verify(target, Some(&header), result, expect_head.as_deref(), None, json)
 }
 
 fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, json: bool) -> Result<ExitCode, Fail> {

@@ -17,6 +17,34 @@ use support::base_seed;
 const VERSIONS: [&str; 5] =
     ["leader-activation@1", "phoenix-command@1", "combat-hq@base", "combat-hq@multi-bg", "formation-activation@1"];
 
+/// A follower — a player who cannot draw the dice, as against a dice
+/// server — plays a whole game from its candidates alone: the game decides
+/// each, the follower takes in the facts, and at every step one of its
+/// candidates is legal.
+#[test]
+fn a_follower_plays_on_from_the_facts_alone() {
+    let base = base_seed();
+    for version in VERSIONS {
+        let sim = sim::simulator(version).unwrap();
+        let header = sim.random_header(base, version);
+        let mut follower = sim.follower(&header, "random", sim::play_rng(base)).unwrap();
+        let mut game = Game::open(header.clone()).unwrap();
+        let mut decisions = 0;
+        while decisions < 200 && !follower.over() {
+            let events = follower
+                .candidates()
+                .iter()
+                .find_map(|d| game.play(d, None).ok())
+                .unwrap_or_else(|| panic!("{version}: no candidate legal after {decisions} decisions"));
+            for e in &events {
+                follower.observe(e).unwrap();
+            }
+            decisions += 1;
+        }
+        assert!(decisions == 200 || (follower.over() && decisions >= 10), "{version}: {decisions} decisions");
+    }
+}
+
 /// `random_game` gives at least the decisions asked for, every one legal:
 /// played into a new game from its header, each is accepted, and the game
 /// verifies.

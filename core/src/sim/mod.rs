@@ -613,6 +613,80 @@ pub trait Simulator: Send + Sync {
     fn random_header(&self, seed: u64, version: &str) -> Header;
     /// Plays one game under the named policy.
     fn play(&self, header: Header, policy: &str, rng: Rng, limits: Limits, keep: bool) -> Result<Played, SimError>;
+    /// A player of `header`'s game who does not draw its dice (see [`Follower`]).
+    fn follower(&self, header: &Header, policy: &str, rng: Rng) -> Result<Box<dyn Follower>, SimError>;
+}
+
+/// A player of a game whose dice it cannot draw — a sealed game a dice
+/// server holds: it follows the record's facts to the typed state, and
+/// proposes the decisions its policy would try there, in the order it
+/// would try them. The server decides each; a refused one is followed by
+/// the next.
+pub trait Follower: Send {
+    /// Takes in an event of the record (facts move the state; the rest are
+    /// passed over).
+    fn observe(&mut self, event: &Event) -> Result<(), SimError>;
+    /// The decisions to try now, first to last (each once).
+    fn candidates(&mut self) -> Vec<Value>;
+    /// Whether the game is over, as the generator sees it.
+    fn over(&self) -> bool;
+}
+
+struct Following<G: Generator> {
+    state: Option<<G::Ruleset as Ruleset>::State>,
+    policy: Box<dyn Policy<G::Ruleset>>,
+    rng: Rng,
+}
+
+impl<G: Generator> Follower for Following<G> {
+    fn observe(&mut self, event: &Event) -> Result<(), SimError> {
+        if event.kind != Kind::Fact {
+            return Ok(());
+        }
+        let fact: <G::Ruleset as Ruleset>::Fact = serde_json::from_value(event.body["fact"].clone())
+            .map_err(|e| SimError::Open(format!("seq {}: the fact does not read: {e}", event.seq)))?;
+        let state = self.state.take().expect("the state is back after every fact");
+        self.state = Some(G::Ruleset::evolve(state, &fact));
+        Ok(())
+    }
+
+    fn candidates(&mut self) -> Vec<Value> {
+        let state = self.state.as_ref().expect("the state is back after every fact");
+        let proposed = self.policy.propose(state, &mut self.rng);
+        let (optional, pool): (Vec<Candidate>, Vec<Candidate>) = match self.policy.referee_one_in() {
+            Some(_) => proposed.into_iter().partition(|c| c.optional),
+            None => (Vec::new(), proposed),
+        };
+        let mut order = Vec::new();
+        if self.policy.referee_one_in().is_some_and(|n| self.rng.one_in(n)) {
+            order.extend(in_weighted_order(optional, &mut self.rng));
+        }
+        let mut priorities: Vec<u8> = pool.iter().map(|c| c.priority).collect();
+        priorities.sort_unstable_by(|a, b| b.cmp(a));
+        priorities.dedup();
+        let mut pool = pool;
+        for priority in priorities {
+            let (group, rest): (Vec<Candidate>, Vec<Candidate>) =
+                pool.into_iter().partition(|c| c.priority == priority);
+            pool = rest;
+            order.extend(in_weighted_order(group, &mut self.rng));
+        }
+        let mut seen = BTreeSet::new();
+        order.into_iter().filter(|d| seen.insert(d.to_string())).collect()
+    }
+
+    fn over(&self) -> bool {
+        G::over(self.state.as_ref().expect("the state is back after every fact"))
+    }
+}
+
+/// Candidates drawn one by one by weight: the order a policy tries them in.
+fn in_weighted_order(mut pool: Vec<Candidate>, rng: &mut Rng) -> Vec<Value> {
+    let mut order = Vec::with_capacity(pool.len());
+    while !pool.is_empty() {
+        order.push(pool.swap_remove(weighted(&pool, rng)).decision);
+    }
+    order
 }
 
 struct Erased<G>(std::marker::PhantomData<fn() -> G>);
@@ -641,6 +715,15 @@ impl<G: Generator> Simulator for Erased<G> {
     fn play(&self, header: Header, policy: &str, rng: Rng, limits: Limits, keep: bool) -> Result<Played, SimError> {
         let policy = self::policy::<G>(policy)?;
         play::<G>(header, &*policy, rng, limits, keep)
+    }
+
+    fn follower(&self, header: &Header, policy: &str, rng: Rng) -> Result<Box<dyn Follower>, SimError> {
+        let policy = self::policy::<G>(policy)?;
+        let scenario: <G::Ruleset as Ruleset>::Scenario =
+            serde_json::from_value(header.scenario.clone()).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
+        let state =
+            G::Ruleset::initial(scenario, &header.rules).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
+        Ok(Box::new(Following::<G> { state: Some(state), policy, rng }))
     }
 }
 
