@@ -98,7 +98,7 @@ fn every_option_that_parts_a_fixture_parts_it_over_the_corpus() {
         let games = count(&report, "games");
         assert_eq!(
             games,
-            count(&report, "agree") + count(&report, "part_on_outcome") + count(&report, "part_in_reasoning_only")
+            count(&report, "agreeing") + count(&report, "part_on_outcome") + count(&report, "part_in_reasoning_only")
         );
         // Games of the other rulesets are skipped, each with its reason; none is unproven.
         let skipped = report["skipped"].as_array().unwrap();
@@ -217,7 +217,7 @@ fn a_version_against_itself_agrees() {
     let (code, report) = impact(&[dir.path().to_str().unwrap()], "+rally-target=3");
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(count(&report, "games"), 40);
-    assert_eq!(count(&report, "agree"), 40, "{report:#}");
+    assert_eq!(count(&report, "agreeing"), 40, "{report:#}");
     assert!(report["end_fields"].as_object().unwrap().is_empty());
     // Another target parts some of the same games.
     let (code, report) = impact(&[dir.path().to_str().unwrap()], "+rally-target=5");

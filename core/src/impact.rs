@@ -315,7 +315,7 @@ pub struct Left {
 pub struct Impact {
     /// Games compared.
     pub games: u64,
-    pub agree: u64,
+    pub agreeing: u64,
     pub part_on_outcome: u64,
     pub part_in_reasoning_only: u64,
     pub decisions: u64,
@@ -349,7 +349,7 @@ impl Impact {
             f.places += places;
         }
         match g.class {
-            Class::Agree => self.agree += 1,
+            Class::Agree => self.agreeing += 1,
             Class::Reasoning => self.part_in_reasoning_only += 1,
             Class::Outcome => self.part_on_outcome += 1,
         }
@@ -367,7 +367,7 @@ impl Impact {
     pub fn summary(&self) -> String {
         let mut out = format!(
             "{} games compared: {} agree, {} part on outcome, {} part only in reasoning",
-            self.games, self.agree, self.part_on_outcome, self.part_in_reasoning_only
+            self.games, self.agreeing, self.part_on_outcome, self.part_in_reasoning_only
         );
         if !self.unproven.is_empty() {
             out.push_str(&format!("; {} do not verify (not compared)", self.unproven.len()));
