@@ -201,8 +201,8 @@ fn child<'v>(value: &'v Value, step: &str) -> Option<&'v Value> {
     }
 }
 
-/// Whether a value is a collection of entities: a list, or a map whose
-/// values are maps with the same keys (pieces by id, units by id).
+/// Whether a value is a collection of entities: a list, or a map of two or
+/// more entries whose values are maps with the same keys (pieces by id).
 fn entities(value: &Value) -> bool {
     match value {
         Value::Array(_) => true,
@@ -210,7 +210,6 @@ fn entities(value: &Value) -> bool {
             let mut shapes =
                 map.values().map(|v| v.as_object().map(|m| m.keys().collect::<Vec<_>>()).ok_or(())).take(2);
             match (shapes.next(), shapes.next()) {
-                (Some(Ok(_)), None) => true,
                 (Some(Ok(x)), Some(Ok(y))) => x == y,
                 _ => false,
             }
@@ -225,7 +224,7 @@ pub fn field(path: &str, a: &Value, b: &Value) -> String {
     let mut out = String::new();
     let (mut x, mut y) = (Some(a), Some(b));
     for step in path.split('/').skip(1) {
-        let generic = x.or(y).is_some_and(entities);
+        let generic = [x, y].into_iter().flatten().any(entities);
         out.push('/');
         out.push_str(if generic { "*" } else { step });
         x = x.and_then(|v| child(v, step));
