@@ -179,6 +179,11 @@ pub enum Command {
         after_help = "Example:\n  rollcall simulate fixtures/leader-activation/rally.json --b +natural-6-rallies --games 1000\n  rollcall simulate scenario.json --a combat-hq@base --b combat-hq@multi-bg --games 500 --policy longest-chain --keep sims\n\nExit 0 when no measure differs significantly, 1 when one does, 2 on bad input."
     )]
     Simulate(crate::simulate::SimulateArgs),
+    /// Run every game of a corpus under its own rules and under B: which part, where, and what changes.
+    #[command(
+        after_help = "Example:\n  rollcall impact fixtures --b +natural-6-rallies\n  rollcall impact games/ friday --b house.json --json\n\nExit 0 when no game parts on outcome, 1 when one does (or a record does not verify), 2 on bad input."
+    )]
+    Impact(crate::impact::ImpactArgs),
     /// Write a game as one self-contained HTML page that steps through it and draws the table.
     #[command(
         after_help = "Example:\n  rollcall view rally -o rally.html --bookmark '14:the failed rally'\n  rollcall view showcase.jsonl --diff --b combat-hq@multi-bg\n\nThe page needs no network and embeds the record. Exit 1 (the page is still written) when the record does not verify."

@@ -41,6 +41,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
         Command::Simulate(args) => crate::simulate::run(&args),
+        Command::Impact(args) => crate::impact::run(db, &args),
         Command::View { target, output, bookmarks, diff, a, b, json } => {
             crate::view::run(db, &target, output, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
         }

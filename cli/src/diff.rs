@@ -79,7 +79,7 @@ fn outcome_lines(label: &str, outcome: &Outcome) -> String {
     out
 }
 
-fn divergence_text(d: &Divergence) -> String {
+pub(crate) fn divergence_text(d: &Divergence) -> String {
     format!(
         "seq {} · decision {} · turn {}: {}\n{}{}",
         d.seq,

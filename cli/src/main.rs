@@ -29,6 +29,7 @@ mod diff;
 mod exit;
 mod golden;
 mod housekeeping;
+mod impact;
 mod pbem;
 mod position;
 mod serve;

@@ -265,7 +265,7 @@ fn same_events(a: &[Event], b: &[Event]) -> bool {
 /// What the facts of a decision say happened, beyond the state: the kind
 /// of each fact, in order, and every yes or no they record (a check passed,
 /// a shot hit, units rallied), each at its place.
-fn verdicts(events: &[Event]) -> Vec<(String, Value)> {
+pub(crate) fn verdicts(events: &[Event]) -> Vec<(String, Value)> {
     fn walk(path: &mut String, value: &Value, out: &mut Vec<(String, Value)>) {
         match value {
             Value::Bool(_) => out.push((path.clone(), value.clone())),
@@ -311,7 +311,7 @@ pub fn decided_state(game: &Game) -> Value {
 /// The change from `before` to `after`: each place whose value changed,
 /// with its new value (none where it is gone). Lists of another length
 /// change as a whole.
-fn changes(before: &Value, after: &Value) -> Vec<(String, Option<Value>)> {
+pub(crate) fn changes(before: &Value, after: &Value) -> Vec<(String, Option<Value>)> {
     fn walk(path: &mut String, before: &Value, after: &Value, out: &mut Vec<(String, Option<Value>)>) {
         match (before, after) {
             (Value::Object(x), Value::Object(y)) => {
@@ -347,16 +347,39 @@ fn changes(before: &Value, after: &Value) -> Vec<(String, Option<Value>)> {
     out
 }
 
-/// How the versions compare on one decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
+/// How the versions compare on one decision: they agree, they part only in
+/// the reasoning the facts record, or they part on its outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
     Agree,
     Reasoning,
     Outcome,
 }
 
+/// One decision of the record as both versions decided it, for a caller
+/// that tallies more than a [`Report`] keeps (`crate::impact`).
+pub struct Compared<'a> {
+    /// The decision, as the record has it.
+    pub decision: &'a Value,
+    pub verdict: Verdict,
+    /// The rolls and facts under A (after the decision event), or none when A refused it.
+    pub a: Option<&'a [Event]>,
+    /// The same under B.
+    pub b: Option<&'a [Event]>,
+}
+
+/// Sees what a diff compares: each decision both versions could run, and
+/// the two games at the end (none for a version that refused the scenario).
+pub trait Observer {
+    fn decision(&mut self, _compared: &Compared) {}
+    fn end(&mut self, _a: Option<&Game>, _b: Option<&Game>) {}
+}
+
+impl Observer for () {}
+
 /// The diff in progress: the versions' games, and what was found so far.
-struct Run {
+struct Run<'o> {
     a: Option<Game>,
     b: Option<Game>,
     /// In a table game, the record's own rules, run alongside to know each
@@ -367,6 +390,7 @@ struct Run {
     /// The divergences kept for the decision being folded in (`true`: in
     /// `report.reasoning`), whose turn is known once its facts are.
     pending: Vec<(bool, usize)>,
+    observer: &'o mut dyn Observer,
 }
 
 /// Folds what each version decided into its game, and says how the two
@@ -394,7 +418,7 @@ fn compare(a: &mut Game, b: &mut Game, ran_a: &Ran, ran_b: &Ran) -> Verdict {
     }
 }
 
-impl Run {
+impl Run<'_> {
     /// In a table game, the dice of a decision as the record's own rules
     /// drew them (each pick with its cup); none in an open game.
     fn recorded_dice(&mut self, body: &DecisionBody) -> Option<Vec<Drawn>> {
@@ -436,6 +460,14 @@ impl Run {
         report.refused_under_a += u64::from(matches!(ran_a, Ran::Refused(_)));
         report.refused_under_b += u64::from(matches!(ran_b, Ran::Refused(_)));
         let verdict = compare(a, b, &ran_a, &ran_b);
+        fn events(ran: &Ran) -> Option<&[Event]> {
+            match ran {
+                Ran::Decided(events) => Some(&events[1..]),
+                Ran::Refused(_) => None,
+            }
+        }
+        let (events_a, events_b) = (events(&ran_a), events(&ran_b));
+        self.observer.decision(&Compared { decision: &body.decision, verdict, a: events_a, b: events_b });
         let keep = match verdict {
             Verdict::Agree => false,
             Verdict::Reasoning => {
@@ -481,6 +513,18 @@ pub fn diff<E: Display>(
     b: &RuleVersion,
     all: bool,
 ) -> Result<Report, DiffError> {
+    diff_observed(header, events, a, b, all, &mut ())
+}
+
+/// [`diff`], showing `observer` each decision compared and the games at the end.
+pub fn diff_observed<E: Display>(
+    header: &Header,
+    events: impl IntoIterator<Item = Result<Event, E>>,
+    a: &RuleVersion,
+    b: &RuleVersion,
+    all: bool,
+    observer: &mut dyn Observer,
+) -> Result<Report, DiffError> {
     // A header that does not open fails as verify fails, before anything else.
     if let Err(e) = Game::open(header.clone()) {
         return Err(DiffError::Unproven(VerifyFailure { seq: None, reason: e.to_string() }));
@@ -520,6 +564,7 @@ pub fn diff<E: Display>(
         record,
         all,
         pending: Vec::new(),
+        observer,
         report: Report {
             a: a.label(),
             b: b.label(),
@@ -538,6 +583,7 @@ pub fn diff<E: Display>(
     };
     verify_each(header, events, |proven, event| run.see(proven, event)).map_err(DiffError::Unproven)?;
     run.report.at_end = (render_or(&run.a, "A"), render_or(&run.b, "B"));
+    run.observer.end(run.a.as_ref(), run.b.as_ref());
     Ok(run.report)
 }
 

@@ -15,6 +15,7 @@ pub mod digest;
 pub mod game;
 pub mod geometry;
 pub mod golden;
+pub mod impact;
 pub mod keys;
 pub mod locate;
 pub mod log;

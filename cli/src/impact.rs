@@ -1,0 +1,406 @@
+//! `rollcall impact`: a rule change over a corpus of games — every script,
+//! record or stored game run under its own rules (A) and under B, as `diff`
+//! runs one, and the whole reported (the tallies are `rollcall_core::impact`).
+//!
+//! Games stream one at a time: a record is read, proven and compared as it
+//! is read, a script played first (scripts are small). Games are compared
+//! in parallel (rayon), each worker holding one game, and gathered in
+//! corpus order, so the report depends on the corpus alone; how long it
+//! took goes to standard error.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args as ClapArgs;
+use rayon::prelude::*;
+use rollcall_core::diff::{DiffError, Setup};
+use rollcall_core::impact::{self, Class, GameImpact, Impact, Left};
+use rollcall_core::log::EventLog;
+use rollcall_core::record::{Event, Header};
+use rollcall_core::rules::RuleVersion;
+use rollcall_core::script::Script;
+use rollcall_store::Store;
+use serde_json::{json, Value};
+
+use crate::commands::rule_version;
+use crate::store::{self, read_file, Fail};
+
+/// `rollcall impact`'s arguments.
+#[derive(Debug, ClapArgs)]
+pub struct ImpactArgs {
+    /// Directories (every script `*.json`, not `*.house.json`, and record
+    /// `*.jsonl` under them), script or record files, or game ids in the store.
+    #[arg(required = true, value_name = "DIR|GAME")]
+    pub targets: Vec<String>,
+    /// Version B: `ruleset@version[+option][+name=value]…` or a house-rules
+    /// file (games of other rulesets are skipped), or `+option…` for each
+    /// game's own rules with those settings changed (games whose rules lack
+    /// them are skipped).
+    #[arg(long)]
+    pub b: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One game of the corpus, before it is read.
+#[derive(Debug, Clone)]
+enum Input {
+    Script(PathBuf),
+    Record(PathBuf),
+    Stored(String),
+}
+
+impl Input {
+    fn label(&self) -> String {
+        match self {
+            Input::Script(p) | Input::Record(p) => p.display().to_string(),
+            Input::Stored(id) => id.clone(),
+        }
+    }
+}
+
+/// B as given: one version, or settings changed on each game's own rules.
+enum B {
+    Version(RuleVersion),
+    Relative(String),
+}
+
+/// What became of one game.
+enum Done {
+    Compared(Box<GameImpact>),
+    Unproven(Left),
+    Skipped(Left),
+}
+
+pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+    let b = match args.b.strip_prefix('+') {
+        Some(_) => {
+            applies_somewhere(&args.b)?;
+            B::Relative(args.b.clone())
+        }
+        None => B::Version(rule_version(&args.b)?.0),
+    };
+    let mut inputs = Vec::new();
+    let mut log = None;
+    for target in &args.targets {
+        let path = Path::new(target);
+        if path.is_dir() {
+            walk(path, &mut inputs)?;
+        } else if path.is_file() {
+            inputs.push(if target.ends_with(".jsonl") {
+                Input::Record(path.into())
+            } else {
+                Input::Script(path.into())
+            });
+        } else if target.ends_with(".json") || target.ends_with(".jsonl") || target.contains('/') {
+            return Err(Fail(format!("{target}: no such file or directory")));
+        } else {
+            let store = match &log {
+                Some(store) => store,
+                None => log.insert(store::open(db)?),
+            };
+            if !store::has_game(store, target)? {
+                return Err(Fail(format!("{target}: not a file, a directory or a game in the store")));
+            }
+            inputs.push(Input::Stored(target.clone()));
+        }
+    }
+    if inputs.is_empty() {
+        return Err(Fail(format!("{}: no scripts (*.json) or records (*.jsonl) to compare", args.targets.join(" "))));
+    }
+    let started = Instant::now();
+    let done = compare_all(&inputs, &b, log.as_ref(), args.json)?;
+    let mut impact = Impact::default();
+    for d in done {
+        match d {
+            Done::Compared(g) => impact.add(*g),
+            Done::Unproven(left) => impact.unproven.push(left),
+            Done::Skipped(left) => impact.skipped.push(left),
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "compared {} games ({} decisions) in {seconds:.1} s on {} threads: {:.0} decisions a second",
+        impact.games,
+        impact.decisions,
+        rayon::current_num_threads(),
+        impact.decisions as f64 / seconds.max(1e-9)
+    );
+    if impact.games == 0 && impact.unproven.is_empty() {
+        let why = impact.skipped.first().map(|l| format!(": {}: {}", l.game, l.reason)).unwrap_or_default();
+        return Err(Fail(format!("--b {}: no game of the corpus could be compared under it{why}", args.b)));
+    }
+    let code = if impact.agree() && impact.unproven.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    if args.json {
+        print_json(args, &impact);
+    } else {
+        print_text(args, &impact);
+    }
+    Ok(code)
+}
+
+/// A `+option…` must be a setting of some version of some ruleset: a typo
+/// is bad input, not a corpus of skipped games.
+fn applies_somewhere(b: &str) -> Result<(), Fail> {
+    let mut first_error = None;
+    for info in rollcall_core::ruleset::all() {
+        for spec in (info.versions)() {
+            match rollcall_core::ruleset::relative_version(&spec.defaults(), b) {
+                Ok(_) => return Ok(()),
+                Err(e) => {
+                    first_error.get_or_insert_with(|| format!("{}: {e}", spec.id()));
+                }
+            }
+        }
+    }
+    Err(Fail(format!("--b {b}: no version of any ruleset has these settings ({})", first_error.unwrap_or_default())))
+}
+
+/// Every script and record under `dir`, sorted, as `golden` finds them.
+fn walk(dir: &Path, out: &mut Vec<Input>) -> Result<(), Fail> {
+    let mut paths = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
+    for entry in entries {
+        paths.push(entry.map_err(|e| Fail(format!("{}: {e}", dir.display())))?.path());
+    }
+    paths.sort();
+    for path in paths {
+        let name = path.to_string_lossy();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if name.ends_with(".jsonl") {
+            out.push(Input::Record(path));
+        } else if name.ends_with(".json") && !name.ends_with(".house.json") {
+            out.push(Input::Script(path));
+        }
+    }
+    Ok(())
+}
+
+/// Compares every game, in parallel, gathered in corpus order.
+fn compare_all(inputs: &[Input], b: &B, log: Option<&Store>, json: bool) -> Result<Vec<Done>, Fail> {
+    let progress = (std::io::stderr().is_terminal() && !json && inputs.len() > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(inputs.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games, {eta} left")
+                .expect("a valid template"),
+        );
+        bar
+    });
+    let done = inputs
+        .par_iter()
+        .map(|input| {
+            let done = compare_one(input, b, log);
+            if let Some(bar) = &progress {
+                bar.inc(1);
+            }
+            done
+        })
+        .collect::<Result<Vec<_>, Fail>>();
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    done
+}
+
+/// B for one game, or why B does not apply to it.
+fn b_for(header: &Header, b: &B) -> Result<RuleVersion, String> {
+    match b {
+        B::Version(v) if v.ruleset() == header.rules.ruleset() => Ok(v.clone()),
+        B::Version(v) => Err(format!("a {} game; B is a version of {}", header.rules.ruleset(), v.ruleset())),
+        B::Relative(overrides) => rollcall_core::ruleset::relative_version(&header.rules, overrides).map_err(|e| {
+            // "…has no such setting (it has: …)": the list is the same for every game of the version.
+            let e = e.to_string();
+            format!("{}: {}", header.rules.label(), e.split(" (it has:").next().unwrap_or(&e))
+        }),
+    }
+}
+
+fn compare_one(input: &Input, b: &B, log: Option<&Store>) -> Result<Done, Fail> {
+    let label = input.label();
+    match input {
+        Input::Script(path) => {
+            let text = read_file(path)?;
+            let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
+            let script = Script::parse(&text, &stem)
+                .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
+            let b = match b_for(&script.header, b) {
+                Ok(b) => b,
+                Err(reason) => return Ok(Done::Skipped(Left { game: label, reason })),
+            };
+            let mut events = Vec::new();
+            script
+                .play(|_, e| events.push(e.clone()))
+                .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
+            let events = events.into_iter().map(Ok::<Event, String>);
+            let result = impact::game(&label, &script.header, events, &script.header.rules, &b);
+            done(label, result)
+        }
+        Input::Record(path) => {
+            let (header, events) = rollcall_store::file::read(path)?;
+            let b = match b_for(&header, b) {
+                Ok(b) => b,
+                Err(reason) => return Ok(Done::Skipped(Left { game: label, reason })),
+            };
+            let result = impact::game(&label, &header, events, &header.rules, &b);
+            done(label, result)
+        }
+        Input::Stored(id) => {
+            let log = log.expect("the store is open when a game id is named");
+            let header = log.header(id)?;
+            let b = match b_for(&header, b) {
+                Ok(b) => b,
+                Err(reason) => return Ok(Done::Skipped(Left { game: label, reason })),
+            };
+            let result = impact::game(&label, &header, log.events(id, 1)?, &header.rules, &b);
+            done(label, result)
+        }
+    }
+}
+
+fn done(label: String, result: Result<GameImpact, DiffError>) -> Result<Done, Fail> {
+    match result {
+        Ok(g) => Ok(Done::Compared(Box::new(g))),
+        Err(DiffError::Unproven(f)) => Ok(Done::Unproven(Left { game: label, reason: f.to_string() })),
+        Err(e @ DiffError::Sealed) => Ok(Done::Skipped(Left { game: label, reason: e.to_string() })),
+        Err(e) => Err(Fail(format!("{label}: {e}"))),
+    }
+}
+
+fn end_text(g: &GameImpact) -> String {
+    if matches!(g.setup, Setup::Refused { .. }) {
+        return "no final states to compare (a version refuses the scenario)".into();
+    }
+    if g.end.places == 0 {
+        return "the final states are the same".into();
+    }
+    let fields: Vec<String> = g.end.fields.iter().map(|(f, n)| format!("{f} ×{n}")).collect();
+    format!("the final states differ at {} place(s): {}", g.end.places, fields.join(", "))
+}
+
+fn print_text(args: &ImpactArgs, impact: &Impact) {
+    println!("impact of --b {} over {}", args.b, args.targets.join(" "));
+    match args.b.starts_with('+') {
+        true => println!("A = each game's own rules, B = the same with {}", args.b),
+        false => println!("A = each game's own rules, B = {}", args.b),
+    }
+    println!("{}", impact.summary());
+    let outcome: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Outcome).collect();
+    if !outcome.is_empty() {
+        println!("\ngames that part on outcome:");
+        for g in outcome {
+            println!("{} (A = {}, B = {})", g.game, g.a, g.b);
+            match (&g.first, &g.setup) {
+                (_, Setup::Refused { a, b }) => {
+                    for (label, reason) in [("A", a), ("B", b)] {
+                        if let Some(reason) = reason {
+                            println!("  {label} refuses the scenario: {reason}");
+                        }
+                    }
+                }
+                (Some(first), setup) => {
+                    if matches!(setup, Setup::Differs) {
+                        println!("  the versions set the game up differently");
+                    }
+                    for line in crate::diff::divergence_text(first).lines() {
+                        println!("  {line}");
+                    }
+                }
+                (None, _) => {
+                    println!("  the versions set the game up differently; every decision has the same outcome")
+                }
+            }
+            println!("  {} of {} decisions differ in outcome; {}", g.divergent, g.decisions, end_text(g));
+        }
+    }
+    let reasoning: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Reasoning).collect();
+    if !reasoning.is_empty() {
+        println!("\ngames that part only in the reasoning their facts record (the same outcomes):");
+        for g in reasoning {
+            println!("{}: {} of {} decisions", g.game, g.reasoning_only, g.decisions);
+        }
+    }
+    print_tallies(impact);
+    for (title, list) in [
+        ("do not verify under their own rules (not compared)", &impact.unproven),
+        ("skipped (B does not apply, or diff cannot run them)", &impact.skipped),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        println!("\n{} {title}:", list.len());
+        let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+        for left in list {
+            match reasons.iter_mut().find(|(r, _)| *r == left.reason) {
+                Some((_, games)) => games.push(&left.game),
+                None => reasons.push((&left.reason, vec![&left.game])),
+            }
+        }
+        for (reason, games) in reasons {
+            let more = if games.len() > 3 { format!(" and {} more", games.len() - 3) } else { String::new() };
+            let shown: Vec<&str> = games.iter().take(3).copied().collect();
+            println!("  {reason}: {}{more}", shown.join(", "));
+        }
+    }
+    println!("\n{}", impact.summary());
+}
+
+/// What changed, per decision type, per fact type and per field of the final states.
+fn print_tallies(impact: &Impact) {
+    if impact.by_decision.is_empty() {
+        return;
+    }
+    println!("\nby decision type: compared, part on outcome, only in reasoning, refused under A only, under B only");
+    for (kind, c) in &impact.by_decision {
+        println!(
+            "  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            c.decisions, c.outcome, c.reasoning, c.refused_under_a_only, c.refused_under_b_only
+        );
+    }
+    if !impact.by_fact.is_empty() {
+        println!("\nby fact type: under A, under B, A's with another verdict under B, A's gone under B, new under B");
+        for (kind, c) in &impact.by_fact {
+            println!("  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}", c.a, c.b, c.changed, c.gone, c.new);
+        }
+        let changed: Vec<String> = impact
+            .by_fact
+            .iter()
+            .filter(|(_, c)| c.changed + c.gone + c.new > 0)
+            .map(|(kind, c)| {
+                let mut parts = vec![format!("{} of {} change verdict", c.changed, c.a)];
+                if c.gone > 0 {
+                    parts.push(format!("{} no longer recorded", c.gone));
+                }
+                if c.new > 0 {
+                    parts.push(format!("{} recorded only under B", c.new));
+                }
+                format!("  {kind}: {}", parts.join(", "))
+            })
+            .collect();
+        if !changed.is_empty() {
+            println!("what changes:");
+            for line in changed {
+                println!("{line}");
+            }
+        }
+    }
+    if !impact.end_fields.is_empty() {
+        println!("\nfinal states, where A and B end differently (field: games, places):");
+        for (field, c) in &impact.end_fields {
+            println!("  {field:<40} {:>5} game(s) {:>6} place(s)", c.games, c.places);
+        }
+    }
+}
+
+fn print_json(args: &ImpactArgs, impact: &Impact) {
+    let mut value = serde_json::to_value(impact).expect("serialises");
+    if let Value::Object(map) = &mut value {
+        map.insert("targets".into(), json!(args.targets));
+        map.insert("b".into(), json!(args.b));
+        map.insert("agree".into(), json!(impact.agree()));
+        map.insert("summary".into(), json!(impact.summary()));
+    }
+    println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+}
