@@ -770,7 +770,7 @@ fn diff_a_scenario_version_b_refuses_is_a_divergence() {
     failed_with(
         &s.run(&["diff", "command-failure-multi-bg", "--b", "combat-hq@base+activation-range-tenths=-1"]),
         2,
-        "must not be negative",
+        "activation-range-tenths: -1 is out of range",
     );
 }
 

@@ -278,7 +278,10 @@ pub enum Command {
     Fork(ForkCommand),
     /// The store itself: bring a PostgreSQL database's schema up to date,
     /// copy games between stores.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  rollcall store migrate --store postgres://rollcall:secret@db.example/league\n  rollcall store copy --from ~/.local/share/rollcall/db --to postgres://rollcall:secret@db.example/league"
+    )]
     Store(StoreCommand),
     /// Run the sealed dice server and referee (HTTP/JSON) on this store.
     #[command(
