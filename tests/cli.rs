@@ -432,3 +432,45 @@ fn every_command_and_group_has_an_example() {
         }
     }
 }
+
+/// The top-level commands, as `rollcall --help` lists them.
+fn commands(s: &Store) -> Vec<String> {
+    let help = s.ok(&["--help"]);
+    let listed = help.split("Commands:").nth(1).unwrap().split("\n\n").next().unwrap();
+    listed.lines().filter_map(|l| l.split_whitespace().next()).filter(|c| *c != "help").map(String::from).collect()
+}
+
+/// Issue 19.4: completions for every shell name every command, and write nothing to the store.
+#[test]
+fn completions_name_every_command_for_every_shell() {
+    let s = Store::new();
+    let commands = commands(&s);
+    assert!(commands.len() > 20, "{commands:?}");
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = s.ok(&["completions", shell]);
+        for command in &commands {
+            assert!(script.contains(command.as_str()), "{shell}: no {command} in the completions");
+        }
+    }
+    assert!(s.ok(&["completions", "bash"]).contains("--expect-head"), "flags complete too");
+    let out = s.run(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2), "an unknown shell is bad input");
+    assert!(!s.db().exists(), "completions opened no store");
+}
+
+/// Issue 19.4: a man page for rollcall and for every command and subcommand,
+/// each with the command's flags.
+#[test]
+fn man_writes_a_page_for_every_command() {
+    let s = Store::new();
+    let dir = s.path("man");
+    assert!(s.ok(&["man", "-o", &dir]).contains("man pages into"));
+    for command in commands(&s) {
+        let page = Path::new(&dir).join(format!("rollcall-{command}.1"));
+        assert!(page.is_file(), "no page for {command}");
+    }
+    let verify = std::fs::read_to_string(Path::new(&dir).join("rollcall-verify.1")).unwrap();
+    assert!(verify.contains(".TH") && verify.contains("expect\\-head"), "{verify}");
+    assert!(Path::new(&dir).join("rollcall-pbem-invite.1").is_file(), "subcommands have pages");
+    assert!(Path::new(&dir).join("rollcall.1").is_file());
+}

@@ -256,6 +256,21 @@ pub enum Command {
     /// Check fixtures against their golden outputs, or rewrite them.
     #[command(subcommand)]
     Golden(GoldenCommand),
+    /// Print a shell's completion script for rollcall.
+    #[command(
+        after_help = "Example:\n  rollcall completions bash > ~/.local/share/bash-completion/completions/rollcall\n  rollcall completions zsh > ~/.zfunc/_rollcall\n  rollcall completions fish > ~/.config/fish/completions/rollcall.fish"
+    )]
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Write rollcall's man pages (one per command and subcommand) into a directory.
+    #[command(after_help = "Example:\n  rollcall man -o ~/.local/share/man/man1 && man rollcall-verify")]
+    Man {
+        /// The directory to write the pages into (created if need be).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Make a side's key pair for play by email (ed25519).
     #[command(
         after_help = "Example:\n  rollcall keygen -o allies.key\n\nThe key file is created readable by you only; the public key is printed (and is also in the file)."

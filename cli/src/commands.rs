@@ -56,6 +56,8 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
         Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
         Command::Demo => crate::demo::run(db),
+        Command::Completions { shell } => crate::manual::completions(shell),
+        Command::Man { output } => crate::manual::man(&output),
         Command::Keygen { output, json } => crate::pbem::keygen(&output, json),
         Command::Pbem(c) => crate::pbem::pbem(db, c),
         Command::Turn(c) => crate::pbem::turn(db, c),

@@ -30,6 +30,7 @@ mod exit;
 mod golden;
 mod housekeeping;
 mod impact;
+mod manual;
 mod pbem;
 mod position;
 mod serve;
