@@ -443,19 +443,7 @@ fn killed_fifty_times_the_server_loses_nothing_it_acknowledged() {
     for round in 0..50 {
         let server = Server::start(&db);
         // Everything acknowledged before is there, whole.
-        let text = record(&server, "k");
-        let mut lines = text.lines();
-        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
-        let events: Vec<_> = lines.map(|l| rollcall_core::record::parse_event(l).unwrap()).collect();
-        rollcall_core::game::verify(&header, events.iter().cloned().map(Ok::<_, String>))
-            .unwrap_or_else(|f| panic!("round {round}: the store does not verify after a kill: {f}"));
-        if let Some((seq, hash)) = &acknowledged {
-            let at = events
-                .iter()
-                .find(|e| e.seq == *seq)
-                .unwrap_or_else(|| panic!("round {round}: acknowledged seq {seq} lost"));
-            assert_eq!(&at.hash.to_string(), hash, "round {round}: acknowledged seq {seq} changed");
-        }
+        recovered_whole(&server, round, &acknowledged, "the store");
         // A client plays until the kill.
         let acks = Arc::new(Mutex::new(acknowledged.clone()));
         let client = {
@@ -611,19 +599,7 @@ fn a_server_over_postgres_killed_mid_append_loses_nothing_it_acknowledged() {
     let mut acknowledged: Option<(u64, String)> = None;
     for round in 0..10 {
         let server = Server::on_postgres(&db.url);
-        let text = record(&server, "k");
-        let mut lines = text.lines();
-        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
-        let events: Vec<_> = lines.map(|l| rollcall_core::record::parse_event(l).unwrap()).collect();
-        rollcall_core::game::verify(&header, events.iter().cloned().map(Ok::<_, String>))
-            .unwrap_or_else(|f| panic!("round {round}: the database does not verify after a kill: {f}"));
-        if let Some((seq, hash)) = &acknowledged {
-            let at = events
-                .iter()
-                .find(|e| e.seq == *seq)
-                .unwrap_or_else(|| panic!("round {round}: acknowledged seq {seq} lost"));
-            assert_eq!(&at.hash.to_string(), hash, "round {round}: acknowledged seq {seq} changed");
-        }
+        recovered_whole(&server, round, &acknowledged, "the database");
         let acks = Arc::new(Mutex::new(acknowledged.clone()));
         let client = {
             let (base, acks, token) = (server.url.clone(), acks.clone(), allies.clone());
@@ -676,6 +652,24 @@ fn two_servers_ride_out_a_restart_of_the_database_under_load() {
         Arc::try_unwrap(server).ok().unwrap().stop();
     }
     println!("{what} while two servers played {} games; every record verifies", games.len());
+}
+
+/// After a kill and restart: game "k" as served verifies, and the last
+/// acknowledged event (seq, hash) is in it unchanged.
+fn recovered_whole(server: &Server, round: u32, acknowledged: &Option<(u64, String)>, what: &str) {
+    let text = record(server, "k");
+    let mut lines = text.lines();
+    let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+    let events: Vec<_> = lines.map(|l| rollcall_core::record::parse_event(l).unwrap()).collect();
+    rollcall_core::game::verify(&header, events.iter().cloned().map(Ok::<_, String>))
+        .unwrap_or_else(|f| panic!("round {round}: {what} does not verify after a kill: {f}"));
+    if let Some((seq, hash)) = acknowledged {
+        let at = events
+            .iter()
+            .find(|e| e.seq == *seq)
+            .unwrap_or_else(|| panic!("round {round}: acknowledged seq {seq} lost"));
+        assert_eq!(&at.hash.to_string(), hash, "round {round}: acknowledged seq {seq} changed");
+    }
 }
 
 /// A whole game of `ruleset` against the server: two clients, each with its
