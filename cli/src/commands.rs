@@ -10,15 +10,17 @@ use rollcall_core::locate::line_of;
 use rollcall_core::log::{open_game, open_game_with, EventLog};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
-use rollcall_core::rules::{HouseRules, RuleVersion, SettingKind, VersionSpec};
+use rollcall_core::rules::{SettingKind, VersionSpec};
 use rollcall_core::ruleset::{self, Refusal};
-use rollcall_core::script::{split_dice, valid_game_id, RulesRef, Script};
+use rollcall_core::script::{check_game_id, split_dice, Script};
 use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, StoreCommand};
+use crate::output::print_json;
 use crate::position::Position;
+use crate::source::rule_version;
 use crate::store::{self, has_game, read_bytes, read_input, Fail};
 
 pub fn run(args: Args) -> Result<ExitCode, Fail> {
@@ -67,13 +69,6 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
     }
 }
 
-/// Prints one JSON document; characters serde_json leaves raw that a
-/// terminal would act on are escaped (the same JSON value).
-pub fn print_json(value: &Value) {
-    let text = serde_json::to_string_pretty(value).expect("JSON values print");
-    println!("{}", text::escape_json(&text));
-}
-
 fn event_json(game: &Game, e: &Event) -> Value {
     json!({"seq": e.seq, "kind": e.kind.name(), "body": e.body, "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()})
 }
@@ -98,7 +93,10 @@ fn run_script(
     let log = store::open(db)?;
     let id = script.header.game.clone();
     if has_game(&log, &id)? {
-        return Err(Fail(format!("a game {id:?} is already in the store {}: run with --game NEW-ID, or export it and use another store (nothing was written)", store::dir(db).display())));
+        return Err(Fail(format!(
+            "{}: run with --game NEW-ID, or export it and use another store (nothing was written)",
+            store::already_stored(&id, &store::dir(db))
+        )));
     }
     let mut creation = Creation::begin(&log, &script.header)?;
     let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
@@ -191,11 +189,8 @@ impl Drop for Creation<'_> {
 
 /// A game id from the command line, checked as `run` and `new` check them.
 pub fn checked_game_id(flag: &str, id: String) -> Result<String, Fail> {
-    if valid_game_id(&id) {
-        Ok(id)
-    } else {
-        Err(Fail(format!("{flag} {id:?}: use 1–64 letters, digits, '.', '_' or '-'")))
-    }
+    check_game_id(&id).map_err(|m| Fail(format!("{flag} {m}")))?;
+    Ok(id)
 }
 
 fn mode_name(mode: SeedMode) -> &'static str {
@@ -208,22 +203,6 @@ fn mode_name(mode: SeedMode) -> &'static str {
 
 /// How many events `run` and `import` write at a time (whole decisions).
 const RUN_BATCH_EVENTS: usize = 4096;
-
-/// A rule version from `ruleset@version[+option][+name=value]…` or a house-rules file.
-pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
-    if arg.ends_with(".json") || Path::new(arg).is_file() {
-        let bytes = read_bytes(Path::new(arg))?;
-        let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail(e.in_file(arg)))?;
-        let text = String::from_utf8_lossy(&bytes);
-        let resolved = RulesRef::House(house.clone())
-            .resolve("")
-            .map_err(|(field, message)| Fail(format!("{arg}:{}: {field}: {message}", line_of(&text, &field))))?;
-        let spec = ruleset::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
-        Ok((resolved, spec))
-    } else {
-        ruleset::inline_version(arg).map_err(|e| Fail(e.to_string()))
-    }
-}
 
 /// 32 bytes from the operating system's randomness: seed shares and keys.
 pub fn random_bytes() -> Result<[u8; 32], Fail> {
@@ -294,10 +273,7 @@ fn new(
     })?;
     let log = store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(Fail(format!(
-            "a game {id:?} is already in the store {} (nothing was written)",
-            store::dir(db).display()
-        )));
+        return Err(Fail(format!("{} (nothing was written)", store::already_stored(&id, &store::dir(db)))));
     }
     let head = log.create(&header)?;
     if json {
@@ -347,12 +323,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         let (decision, dice) = split_dice(d).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
-            Err(Refusal::Malformed { field, message }) => {
-                return Err(Fail(format!("{}: {message} (nothing was written)", at(&field))))
-            }
-            Err(other) => {
-                return Ok(crate::exit::refused(&format!("{}: refused: {other} (nothing was written)", at("")), json))
-            }
+            Err(refusal) => return crate::exit::refusal(refusal, at, " (nothing was written)", json),
         };
         events.extend(new);
     }
@@ -407,8 +378,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(events) => events,
-            Err(Refusal::Malformed { field, message }) => return Err(Fail(format!("{}: {message}", at(&field)))),
-            Err(other) => return Ok(crate::exit::refused(&format!("{}: refused: {other}", at("")), json)),
+            Err(refusal) => return crate::exit::refusal(refusal, at, "", json),
         };
         let head = log.append(id, &expected, &events)?;
         if json {
@@ -613,7 +583,7 @@ fn verify(
         target = downloaded.path().to_str().unwrap_or_default();
     }
     let path = Path::new(target);
-    if path.is_file() || target.ends_with(".jsonl") {
+    if crate::source::is_record_file(target) {
         if !path.is_file() {
             return Err(Fail(format!("{target}: no such record file")));
         }

@@ -1,18 +1,17 @@
 //! `rollcall diff`: a record under two rule versions, where they part and why.
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use rollcall_core::diff::{diff, DiffError, Divergence, Outcome, Report, Setup};
 use rollcall_core::game::VerifyFailure;
-use rollcall_core::log::EventLog;
-use rollcall_core::record::{Event, Header};
+use rollcall_core::record::Header;
 use rollcall_core::rules::RuleVersion;
 use serde_json::json;
 use similar::TextDiff;
 
-use crate::commands::rule_version;
-use crate::store::{self, Fail};
+use crate::source;
+use crate::source::rule_version;
+use crate::store::Fail;
 
 /// Versions A and B of a record: A by default the record's own; a B written
 /// `+option…` is A with those settings changed.
@@ -38,27 +37,15 @@ fn load_and_diff(
     b: &str,
     all: bool,
 ) -> Result<(Header, Result<Report, VerifyFailure>), Fail> {
-    let path = Path::new(target);
-    let from_file = path.is_file() || target.ends_with(".jsonl");
-    let resolve = |header: &Header| versions(header, a, b);
-    let outcome = |result: Result<Report, DiffError>| match result {
-        Ok(report) => Ok(Ok(report)),
-        Err(DiffError::Unproven(failure)) => Ok(Err(failure)),
-        Err(e) => Err(Fail(format!("{target}: {e}"))),
+    let mut record = source::open(db, target)?;
+    let header = record.header().clone();
+    let (a, b) = versions(&header, a, b)?;
+    let report = match diff(&header, record.events()?, &a, &b, all) {
+        Ok(report) => Ok(report),
+        Err(DiffError::Unproven(failure)) => Err(failure),
+        Err(e) => return Err(Fail(format!("{target}: {e}"))),
     };
-    if from_file {
-        let (header, events) = rollcall_store::file::read(path)?;
-        let (a, b) = resolve(&header)?;
-        let report = outcome(diff(&header, events, &a, &b, all))?;
-        Ok((header, report))
-    } else {
-        let log = store::open_read(db)?;
-        let header = log.header(target)?;
-        let (a, b) = resolve(&header)?;
-        let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> = log.events(target, 1)?;
-        let report = outcome(diff(&header, events, &a, &b, all))?;
-        Ok((header, report))
-    }
+    Ok((header, report))
 }
 
 fn outcome_lines(label: &str, outcome: &Outcome) -> String {
@@ -116,7 +103,7 @@ pub fn run(
             if json {
                 let value = json!({"ok": false, "target": target, "seq": failure.seq, "reason": failure.reason,
                     "diff": "not run: the record does not verify under its own rules"});
-                crate::commands::print_json(&value);
+                crate::output::print_json(&value);
             } else {
                 say!("verification FAILED for {target}: {failure}");
                 say!("(diff compares the versions only on a record that verifies under its own rules)");
@@ -143,7 +130,7 @@ pub fn run(
             },
             "summary": report.summary(),
         });
-        crate::commands::print_json(&value);
+        crate::output::print_json(&value);
         return Ok(code);
     }
     print_report(&header.game, &report, all);

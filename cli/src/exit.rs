@@ -13,7 +13,10 @@
 
 use std::process::ExitCode;
 
+use rollcall_core::ruleset::Refusal;
 use serde_json::json;
+
+use crate::store::Fail;
 
 /// Bad input or usage.
 pub const INPUT: u8 = 2;
@@ -29,7 +32,7 @@ pub fn json_requested() -> bool {
 fn fail(kind: &str, code: u8, message: &str, json: bool) -> ExitCode {
     eprintln!("error: {message}");
     if json {
-        crate::commands::print_json(&json!({"ok": false, "error": {"kind": kind, "exit": code, "message": message}}));
+        crate::output::print_json(&json!({"ok": false, "error": {"kind": kind, "exit": code, "message": message}}));
     }
     ExitCode::from(code)
 }
@@ -43,4 +46,16 @@ pub fn input(message: &str, json: bool) -> ExitCode {
 /// error document); exit 3. The caller has written nothing.
 pub fn refused(message: &str, json: bool) -> ExitCode {
     fail("refused", REFUSED, message, json)
+}
+
+/// The one mapping of a refused decision to an outcome: a malformed decision
+/// is bad input (an error naming the field, exit 2), any other refusal is the
+/// rules' (exit 3). `at(field)` names the place (file, line, field; "" for
+/// the decision as a whole); `note` ends the message. The caller has written
+/// nothing.
+pub fn refusal(refusal: Refusal, at: impl Fn(&str) -> String, note: &str, json: bool) -> Result<ExitCode, Fail> {
+    match refusal {
+        Refusal::Malformed { field, message } => Err(Fail(format!("{}: {message}{note}", at(&field)))),
+        other => Ok(refused(&format!("{}: refused: {other}{note}", at("")), json)),
+    }
 }

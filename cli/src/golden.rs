@@ -94,7 +94,7 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         bar.finish_and_clear();
     }
     if json {
-        crate::commands::print_json(&json!({
+        crate::output::print_json(&json!({
             "checked": all.len(), "ok": differences.is_empty(),
             "differences": differences.iter().map(|(p, d)| json!({"file": p.display().to_string(), "diff": d})).collect::<Vec<_>>(),
         }));
@@ -135,7 +135,7 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         }
     }
     if json {
-        crate::commands::print_json(&json!({"blessed": all.len(), "changed": changed}));
+        crate::output::print_json(&json!({"blessed": all.len(), "changed": changed}));
     } else {
         for c in &changed {
             say!("rewrote {c}");

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use rollcall_core::log::EventLog;
 use serde_json::json;
 
-use crate::commands::print_json;
+use crate::output::print_json;
 use crate::store::{self, Fail};
 
 /// The notes a store keeps on `game` (see `rollcall_core::pbem::exchange`

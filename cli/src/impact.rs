@@ -24,7 +24,7 @@ use rollcall_core::script::Script;
 use rollcall_store::Store;
 use serde_json::{json, Value};
 
-use crate::commands::rule_version;
+use crate::source::rule_version;
 use crate::store::{self, read_file, Fail};
 
 /// `rollcall impact`'s arguments.

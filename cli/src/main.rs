@@ -31,10 +31,12 @@ mod golden;
 mod housekeeping;
 mod impact;
 mod manual;
+mod output;
 mod pbem;
 mod position;
 mod serve;
 mod simulate;
+mod source;
 mod store;
 mod view;
 

@@ -18,7 +18,9 @@ use rollcall_core::words::possessive;
 use serde_json::{json, Value};
 
 use crate::args::{ForkCommand, PbemCommand, TurnCommand};
-use crate::commands::{print_json, random_bytes, rule_version};
+use crate::commands::random_bytes;
+use crate::output::print_json;
+use crate::source::rule_version;
 use crate::store::{self, read_file, read_text, Fail};
 
 pub fn keygen(output: &Path, json: bool) -> Result<ExitCode, Fail> {

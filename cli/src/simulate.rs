@@ -23,7 +23,7 @@ use rollcall_core::sim::stats::{self, Comparison, Estimate, GameSummary, Row};
 use rollcall_core::sim::{self, Limits, Pair, Run, Simulator};
 use serde_json::{json, Value};
 
-use crate::commands::rule_version;
+use crate::source::rule_version;
 use crate::store::{read_file, Fail};
 
 /// `rollcall simulate`'s arguments.

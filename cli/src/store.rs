@@ -22,6 +22,12 @@ pub fn set_wait(wait: Duration) {
     let _ = WAIT.set(wait);
 }
 
+/// A game that cannot be made because the store has one of that id, said the
+/// same by every command that makes games.
+pub fn already_stored(game: &str, dir: &Path) -> String {
+    format!("a game {game:?} is already in the store {}", dir.display())
+}
+
 /// A store error, naming the store it comes from.
 fn in_store(e: &LogError) -> String {
     let Some(dir) = STORE.get() else { return e.to_string() };
@@ -29,7 +35,7 @@ fn in_store(e: &LogError) -> String {
         LogError::UnknownGame(game) => {
             format!("no game {game:?} in the store {} (rollcall games lists them)", dir.display())
         }
-        LogError::GameExists(game) => format!("a game {game:?} already exists in the store {}", dir.display()),
+        LogError::GameExists(game) => already_stored(game, dir),
         other => format!("{other} (the store at {})", dir.display()),
     }
 }
@@ -187,7 +193,7 @@ pub fn migrate(db: &Option<PathBuf>, json: bool) -> Result<std::process::ExitCod
     let version = rollcall_store::pg_log::schema_version();
     if json {
         let applied: Vec<_> = applied.iter().map(|(v, n)| serde_json::json!({"version": v, "name": n})).collect();
-        crate::commands::print_json(&serde_json::json!({"ok": true, "applied": applied, "version": version}));
+        crate::output::print_json(&serde_json::json!({"ok": true, "applied": applied, "version": version}));
     } else if applied.is_empty() {
         println!("the database is at rollcall's schema version {version} already: nothing to do");
     } else {
@@ -233,7 +239,7 @@ pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::p
         });
     }
     if json {
-        crate::commands::print_json(&serde_json::json!({"ok": true, "games": out}));
+        crate::output::print_json(&serde_json::json!({"ok": true, "games": out}));
     } else {
         println!(
             "{} games: {} copied, {} there already",

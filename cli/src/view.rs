@@ -24,7 +24,6 @@ use std::str::FromStr;
 
 use rollcall_core::diff::{diff, DiffError};
 use rollcall_core::game::{verify, Game, OpenError, Verified, VerifyFailure};
-use rollcall_core::log::EventLog;
 use rollcall_core::record::{self, DecisionBody, Event, Header, Kind, SeedMode};
 use rollcall_core::rules::RuleVersion;
 use rollcall_core::ruleset::{Refusal, Violation};
@@ -32,7 +31,7 @@ use rollcall_core::sealed::RevealBody;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::store::{self, Fail};
+use crate::store::Fail;
 
 const TEMPLATE: &str = include_str!("../assets/viewer.html");
 const STYLE: &str = include_str!("../assets/viewer.css");
@@ -368,17 +367,14 @@ pub fn run(
     versions: Option<(Option<String>, String)>,
     json_out: bool,
 ) -> Result<ExitCode, Fail> {
-    let path = Path::new(target);
-    let (header, events) = if path.is_file() || target.ends_with(".jsonl") {
-        let (header, events) = rollcall_store::file::read(path)?;
-        let events = events.collect::<Result<Vec<_>, _>>().map_err(|e| Fail(format!("{target}: {e}")))?;
-        (header, events)
-    } else {
-        let log = store::open_read(db)?;
-        let header = log.header(target)?;
-        let events = log.events(target, 1)?.collect::<Result<Vec<_>, _>>()?;
-        (header, events)
+    let mut record = crate::source::open(db, target)?;
+    let events = match &mut record {
+        crate::source::Record::File(..) => {
+            record.events()?.collect::<Result<Vec<_>, _>>().map_err(|e| Fail(format!("{target}: {e}")))?
+        }
+        crate::source::Record::Stored(..) => record.events()?.collect::<Result<Vec<_>, _>>()?,
     };
+    let header = record.header().clone();
     let compare = match versions {
         None => None,
         Some((a, b)) => {

@@ -184,6 +184,16 @@ pub fn valid_game_id(id: &str) -> bool {
         && !id.starts_with('.')
 }
 
+/// Why a game id is refused, said the same wherever one is given (a script,
+/// `--game`, the dice server): `Err` for an id [`valid_game_id`] refuses.
+pub fn check_game_id(id: &str) -> Result<(), String> {
+    if valid_game_id(id) {
+        Ok(())
+    } else {
+        Err(format!("{id:?} is not a game id: use 1–64 letters, digits, '.', '_' or '-', not starting with '.'"))
+    }
+}
+
 /// Splits `"dice"` off a decision object: the rest is the ruleset's decision.
 pub fn split_dice(mut decision: Value) -> Result<(Value, Option<TableDice>), (String, String)> {
     let dice = match decision.as_object_mut().and_then(|m| m.remove("dice")) {
@@ -211,12 +221,7 @@ impl Script {
         let value = strict::parse(bytes)?;
         let wire: ScriptV1 = strict::typed(bytes, &value, "")?;
         let game = wire.game.unwrap_or_else(|| default_game.to_string());
-        if !valid_game_id(&game) {
-            return Err(err(
-                "game".into(),
-                format!("{game:?} is not a game id: use 1–64 letters, digits, '.', '_' or '-'"),
-            ));
-        }
+        check_game_id(&game).map_err(|m| err("game".into(), m))?;
         let rules =
             RulesRef::from_value(bytes, &wire.rules, "rules.")?.resolve("rules.").map_err(|(f, m)| err(f, m))?;
         if wire.seed.mode == SeedMode::Sealed {

@@ -9,7 +9,7 @@ use rollcall_core::pbem::exchange;
 use rollcall_core::sealed::head_message;
 use serde_json::{json, Value};
 
-use crate::commands::print_json;
+use crate::output::print_json;
 use crate::store::{self, read_text, Fail};
 
 fn agent() -> ureq::Agent {

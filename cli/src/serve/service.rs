@@ -18,7 +18,7 @@ use rollcall_core::log::{open_game, open_game_with, EventLog, Head, LogError};
 use rollcall_core::pbem::{exchange, Terms, TurnFile, TURN};
 use rollcall_core::record::{self, Event, Header, Party, SeedMode, SideKey};
 use rollcall_core::ruleset::{Actor, Refusal};
-use rollcall_core::script::{valid_game_id, RulesRef};
+use rollcall_core::script::{check_game_id, RulesRef};
 use rollcall_core::sealed::{head_message, turn_message, Chain, ServerCommitment};
 use rollcall_core::seed::Share;
 use serde::{Deserialize, Serialize};
@@ -276,8 +276,10 @@ impl Service {
     pub async fn create(&self, request: CreateGame, random: impl Fn() -> [u8; 32]) -> Result<Value, ApiError> {
         let bad = |field: &str, message: String| ApiError::new(400, "malformed", format!("{field}: {message}"));
         let game = match request.game {
-            Some(id) if valid_game_id(&id) => id,
-            Some(id) => return Err(bad("game", format!("{id:?}: use 1–64 letters, digits, '.', '_' or '-'"))),
+            Some(id) => {
+                check_game_id(&id).map_err(|m| bad("game", m))?;
+                id
+            }
             None => format!("game-{}", &Digest(random()).to_string()[..8]),
         };
         let rules = request.rules.resolve("rules.").map_err(|(f, m)| bad(&f, m))?;

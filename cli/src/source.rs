@@ -1,0 +1,101 @@
+//! Where a command's input comes from: a record file or a stored game, and a
+//! rule version (inline, or a house-rules file). Below the commands that
+//! share them (`commands.rs`, `diff.rs`, `view.rs`, `pbem.rs`, `simulate.rs`).
+
+use std::fmt;
+use std::path::Path;
+
+use rollcall_core::locate::line_of;
+use rollcall_core::log::{EventLog, LogError};
+use rollcall_core::record::{Event, Header};
+use rollcall_core::rules::{HouseRules, RuleVersion, VersionSpec};
+use rollcall_core::ruleset;
+use rollcall_core::script::RulesRef;
+use rollcall_core::strict;
+use rollcall_store::file::FileError;
+use rollcall_store::Store;
+
+use crate::store::{self, read_bytes, Fail};
+
+/// Whether a command's target names a record file (one that exists, or any
+/// name ending `.jsonl`) rather than a stored game.
+pub fn is_record_file(target: &str) -> bool {
+    Path::new(target).is_file() || target.ends_with(".jsonl")
+}
+
+/// A record file or a stored game, opened: its header, and its events to
+/// stream once.
+pub enum Record {
+    File(Header, rollcall_store::file::Events),
+    Stored(Header, Store, String),
+}
+
+/// Opens what `target` names: a record file ([`is_record_file`]), or else a
+/// game in the store.
+pub fn open(db: &Option<std::path::PathBuf>, target: &str) -> Result<Record, Fail> {
+    if is_record_file(target) {
+        let (header, events) = rollcall_store::file::read(Path::new(target))?;
+        Ok(Record::File(header, events))
+    } else {
+        let log = store::open_read(db)?;
+        let header = log.header(target)?;
+        Ok(Record::Stored(header, log, target.to_string()))
+    }
+}
+
+/// Why an event of a record could not be read: a line of the file, or the store.
+#[derive(Debug)]
+pub enum ReadError {
+    File(FileError),
+    Log(LogError),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::File(e) => e.fmt(f),
+            ReadError::Log(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<ReadError> for Fail {
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::File(e) => e.into(),
+            ReadError::Log(e) => e.into(),
+        }
+    }
+}
+
+impl Record {
+    pub fn header(&self) -> &Header {
+        match self {
+            Record::File(header, _) | Record::Stored(header, _, _) => header,
+        }
+    }
+
+    /// The events, first to last.
+    pub fn events(&mut self) -> Result<Box<dyn Iterator<Item = Result<Event, ReadError>> + '_>, Fail> {
+        Ok(match self {
+            Record::File(_, events) => Box::new(events.map(|e| e.map_err(ReadError::File))),
+            Record::Stored(_, log, game) => Box::new(log.events(game, 1)?.map(|e| e.map_err(ReadError::Log))),
+        })
+    }
+}
+
+/// A rule version from `ruleset@version[+option][+name=value]…` or a house-rules file.
+pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
+    if arg.ends_with(".json") || Path::new(arg).is_file() {
+        let bytes = read_bytes(Path::new(arg))?;
+        let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail(e.in_file(arg)))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let resolved = RulesRef::House(house.clone())
+            .resolve("")
+            .map_err(|(field, message)| Fail(format!("{arg}:{}: {field}: {message}", line_of(&text, &field))))?;
+        let spec = ruleset::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
+        Ok((resolved, spec))
+    } else {
+        ruleset::inline_version(arg).map_err(|e| Fail(e.to_string()))
+    }
+}
