@@ -7,7 +7,7 @@ pub mod formation_activation;
 pub mod leader_activation;
 pub mod phoenix_command;
 
-use crate::ruleset::{info, RulesetInfo};
+use crate::ruleset::{info, RulesetInfo, Violation};
 
 /// Every built-in ruleset, the registry the engine looks ids up in.
 pub fn registry() -> Vec<RulesetInfo> {
@@ -17,4 +17,13 @@ pub fn registry() -> Vec<RulesetInfo> {
         info::<combat_hq::CombatHq>(),
         info::<formation_activation::FormationActivation>(),
     ]
+}
+
+/// The turn in progress, for a decision that needs one: every ruleset's state
+/// holds `turn: Option<Turn>`, `None` until the first turn begins.
+pub(crate) fn begun<T>(turn: &Option<T>) -> Result<&T, Violation> {
+    match turn {
+        Some(t) => Ok(t),
+        None => crate::refuse!("no turn has begun: begin a turn first"),
+    }
 }

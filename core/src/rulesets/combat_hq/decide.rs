@@ -14,10 +14,12 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
+use super::text::faces;
 use super::{
     BattleGroup, CommandGroup, Decision, Fact, FirstPulseBy, GroupKind, NoRoll, OnCommandFailure, Order, Payment,
     State, Turn, UnitInRange,
 };
+use crate::rulesets::begun;
 
 type Facts = crate::ruleset::Facts<super::CombatHq>;
 
@@ -49,16 +51,9 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
     Ok(facts.into_facts())
 }
 
-fn turn(state: &State) -> Result<&Turn, Violation> {
-    match &state.turn {
-        Some(t) => Ok(t),
-        None => refuse!("no turn has begun: begin a turn first"),
-    }
-}
-
 /// The turn in progress, refusing once it has ended.
 fn open_turn<'a>(state: &'a State, what: &str) -> Result<&'a Turn, Violation> {
-    let t = turn(state)?;
+    let t = begun(&state.turn)?;
     if t.ended {
         refuse!("turn {} has ended: {what} in a turn; begin the next turn", t.number);
     }
@@ -88,14 +83,6 @@ fn find_command_group<'a>(state: &'a State, id: &str) -> Result<&'a CommandGroup
     match state.command_groups.get(id) {
         Some(c) => Ok(c),
         None => refuse!("there is no command group {id:?} in this game"),
-    }
-}
-
-fn faces(dice: &[u32]) -> String {
-    if dice.is_empty() {
-        "none".into()
-    } else {
-        dice.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -359,14 +346,68 @@ fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Re
     };
     let bg = find_battle_group(state, chain.battle_group)?;
     if &bg.side != side {
-        let with_dice: Vec<String> = t
-            .dice
-            .iter()
-            .filter(|(id, left)| &state.battle_groups[*id].side == side && !left.is_empty())
-            .map(|(id, left)| format!("{id}: {}", faces(left)))
-            .collect();
-        refuse!("the Command Pulse is for {side}, not {}: {side} may play a chain ({})", bg.side, with_dice.join("; "));
+        return Err(not_the_pulse_of(state, t, side, bg));
     }
+    let (in_chain, left, wild_held) = chain_dice(state, t, side, &bg.id, &chain)?;
+    let length = in_chain.len() as u32 + chain.wild_dice;
+    orders_within(orders, length)?;
+    let mut dice_left = left.clone();
+    for d in &in_chain {
+        let at = dice_left.iter().position(|x| x == d).expect("counted above");
+        dice_left.remove(at);
+    }
+    facts.push(Fact::ChainPlayed {
+        side: side.clone(),
+        battle_group: bg.id.clone(),
+        number: chain.number,
+        dice: in_chain,
+        wild_dice: chain.wild_dice,
+        dice_left,
+        wild_dice_left: wild_held - chain.wild_dice,
+    });
+    carry_out(&bg.id, chain.number, orders, facts)?;
+    if length >= 2 {
+        restock(&bg.id, length, chain.number == 6, facts);
+    }
+    let after = facts.state();
+    let enemy = other_side(after, side);
+    let next = if has_dice(after, &enemy) {
+        Some(enemy)
+    } else if has_dice(after, side) {
+        Some(side.clone())
+    } else {
+        None
+    };
+    facts.push(Fact::PulseEnded { side: side.clone(), unused_dice: length - orders.len() as u32, next });
+    Ok(())
+}
+
+/// A chain played by the side whose pulse it is not: the refusal names the
+/// chains the side whose pulse it is could play.
+fn not_the_pulse_of(state: &State, t: &Turn, side: &str, bg: &BattleGroup) -> Violation {
+    let with_dice: Vec<String> = t
+        .dice
+        .iter()
+        .filter(|(id, left)| state.battle_groups[*id].side == side && !left.is_empty())
+        .map(|(id, left)| format!("{id}: {}", faces(left)))
+        .collect();
+    Violation::Rule(format!(
+        "the Command Pulse is for {side}, not {}: {side} may play a chain ({})",
+        bg.side,
+        with_dice.join("; ")
+    ))
+}
+
+/// The dice a chain takes from its battle group (every die of its number,
+/// and the 6s added), the battle group's dice before it, and the Wild Dice
+/// the side holds.
+fn chain_dice(
+    state: &State,
+    t: &Turn,
+    side: &str,
+    bg: &str,
+    chain: &Chain,
+) -> Result<(Vec<u32>, Vec<u32>, u32), Violation> {
     let number = chain.number;
     if number == 1 {
         refuse!("1s form no chain: on a normal roll they are discarded, and on a Command Failure they go to the enemy");
@@ -374,10 +415,10 @@ fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Re
     if !(2..=6).contains(&number) {
         refuse!("a chain is of one number a D6 shows, 2 to 6, not {number}");
     }
-    let left = t.dice.get(&bg.id).cloned().unwrap_or_default();
+    let left = t.dice.get(bg).cloned().unwrap_or_default();
     let of_number = left.iter().filter(|&&d| d == number).count() as u32;
     if of_number == 0 {
-        refuse!("{} has no {number} left to chain (dice left: {})", bg.id, faces(&left));
+        refuse!("{} has no {number} left to chain (dice left: {})", bg, faces(&left));
     }
     let sixes_left = left.iter().filter(|&&d| d == 6).count() as u32;
     if number == 6 && chain.sixes > 0 {
@@ -386,7 +427,7 @@ fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Re
     if chain.sixes > sixes_left {
         refuse!(
             "{} has {sixes_left} six(es) left to join the chain, not {} (dice left: {})",
-            bg.id,
+            bg,
             chain.sixes,
             faces(&left)
         );
@@ -405,7 +446,11 @@ fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Re
     }
     let mut in_chain = vec![number; of_number as usize];
     in_chain.extend(std::iter::repeat_n(6, chain.sixes as usize));
-    let length = in_chain.len() as u32 + chain.wild_dice;
+    Ok((in_chain, left, wild_held))
+}
+
+/// "each die activates one command group": no more orders than dice.
+fn orders_within(orders: &[Order], length: u32) -> Result<(), Violation> {
     if orders.len() as u32 > length {
         let (dice, at_most) = if length == 1 {
             ("1 die".to_string(), "1 order".to_string())
@@ -417,20 +462,12 @@ fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Re
             orders.len()
         );
     }
-    let mut dice_left = left.clone();
-    for d in &in_chain {
-        let at = dice_left.iter().position(|x| x == d).expect("counted above");
-        dice_left.remove(at);
-    }
-    facts.push(Fact::ChainPlayed {
-        side: side.clone(),
-        battle_group: bg.id.clone(),
-        number,
-        dice: in_chain,
-        wild_dice: chain.wild_dice,
-        dice_left,
-        wild_dice_left: wild_held - chain.wild_dice,
-    });
+    Ok(())
+}
+
+/// A chain's orders, in order: each activates a different command group, or
+/// brings one in from reserve.
+fn carry_out(bg: &str, number: u32, orders: &[Order], facts: &mut Facts) -> Result<(), Violation> {
     let mut activated: Vec<&str> = Vec::new();
     for order in orders {
         match order {
@@ -438,25 +475,12 @@ fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Re
                 if activated.contains(&command_group.as_str()) {
                     refuse!("{command_group} is already activated by this chain: each die activates a different command group");
                 }
-                activate(&bg.id, command_group, units, facts)?;
+                activate(bg, command_group, units, facts)?;
                 activated.push(command_group);
             }
-            Order::Enter { command_group } => enter_by_die(&bg.id, command_group, number, facts)?,
+            Order::Enter { command_group } => enter_by_die(bg, command_group, number, facts)?,
         }
     }
-    if length >= 2 {
-        restock(&bg.id, length, number == 6, facts);
-    }
-    let after = facts.state();
-    let enemy = other_side(after, side);
-    let next = if has_dice(after, &enemy) {
-        Some(enemy)
-    } else if has_dice(after, side) {
-        Some(side.clone())
-    } else {
-        None
-    };
-    facts.push(Fact::PulseEnded { side: side.clone(), unused_dice: length - orders.len() as u32, next });
     Ok(())
 }
 
@@ -670,7 +694,7 @@ fn restock(bg: &str, length: u32, at_once: bool, facts: &mut Facts) {
 /// Ends the turn; what was not played is lost. The engine does not make a
 /// side play every die: a side that does not want a pulse lets the turn end.
 fn end_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
-    let t = turn(state)?;
+    let t = begun(&state.turn)?;
     if t.ended {
         refuse!("turn {} has already ended: begin the next turn", t.number);
     }

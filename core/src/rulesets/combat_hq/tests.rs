@@ -1397,3 +1397,12 @@ fn every_quotation_is_from_the_rules_texts() {
         quotes.iter().filter(|(_, q)| !found(q)).map(|(at, q)| format!("{at}: \"{q}\"")).collect();
     assert!(strays.is_empty(), "quoted, but in no rules text:\n{}", strays.join("\n"));
 }
+
+#[test]
+fn dice_a_reader_sees_are_their_faces_or_none() {
+    // Given the dice of a pool, a chain or what is left
+    // When they are told, in a refusal or the narrative
+    // Then each face is shown, and no dice at all read "none", never an empty list
+    assert_eq!(super::text::faces(&[3, 5, 5]), "3 5 5");
+    assert_eq!(super::text::faces(&[]), "none");
+}

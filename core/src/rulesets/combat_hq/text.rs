@@ -6,8 +6,14 @@ use std::collections::BTreeMap;
 
 use super::{Fact, FirstPulseBy, NoRoll, Payment, State};
 
-fn faces(dice: &[u32]) -> String {
-    dice.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+/// Dice as a reader sees them: their faces, or "none" (a list that says
+/// nothing would read as a fault).
+pub(super) fn faces(dice: &[u32]) -> String {
+    if dice.is_empty() {
+        "none".into()
+    } else {
+        dice.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+    }
 }
 
 fn plural(n: u32, one: &str, many: &str) -> String {
@@ -38,12 +44,99 @@ fn chain_of(number: u32) -> String {
 /// One line of narrative for a fact.
 pub fn narrate(fact: &Fact) -> String {
     match fact {
-        Fact::TurnBegan {
-            turn,
-            first,
-            released,
-            staff_orders,
-        } => {
+        Fact::TurnBegan { .. } | Fact::TurnEnded { .. } => turn_text(fact),
+        Fact::CommandDiceRolled { .. } | Fact::CommandDiceNotRolled { .. } | Fact::WildDiceGiven { .. } => {
+            dice_text(fact)
+        }
+        Fact::FirstPulse { .. } | Fact::ChainPlayed { .. } | Fact::PulseEnded { .. } => pulse_text(fact),
+        Fact::ReservesHeldBack { .. } | Fact::ReserveEntered { .. } => reserve_text(fact),
+        Fact::StaffOrdersCaptured { .. } | Fact::StaffOrdersRestocked { .. } => staff_orders_text(fact),
+        Fact::CommandGroupActivated { .. } | Fact::UnitMoved { .. } => group_text(fact),
+    }
+}
+
+/// The state as text: the rule version, the turn, then each side.
+pub fn render(state: &State) -> String {
+    let mut out = format!("combat-hq@{}\n", state.config.version.name());
+    match &state.turn {
+        None => out.push_str("before the first turn\n"),
+        Some(t) => {
+            let now = if t.ended {
+                "ended".to_string()
+            } else {
+                match &t.pulse {
+                    Some(side) => format!("Command Pulse to {side}"),
+                    None => "no Command Pulse left".to_string(),
+                }
+            };
+            out.push_str(&format!("turn {} ({} rolled first): {now}\n", t.number, t.first));
+        }
+    }
+    for side in &state.sides {
+        let co = match &side.co_name {
+            Some(name) => format!("{} ({name})", side.co),
+            None => side.co.clone(),
+        };
+        out.push_str(&format!("{}: CO {co}, Staff Orders of his own {}\n", side.id, side.co_staff_orders));
+        for id in &side.battle_groups {
+            let bg = &state.battle_groups[id];
+            let name = bg.name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default();
+            out.push_str(&format!(
+                "  {}{name}: Command Dice {}, Active Dice Pool {} (from next turn {}), held by reserve groups {}; Staff Orders {} usable + {} next turn; Morale Points {}\n",
+                bg.id,
+                bg.command_dice,
+                bg.active_pool,
+                bg.command_dice - bg.dice_held_by_reserves,
+                bg.dice_held_by_reserves,
+                bg.staff_orders,
+                bg.staff_orders_next_turn,
+                bg.morale_points
+            ));
+            if let Some(t) = state.turn.as_ref().filter(|t| !t.ended) {
+                let mut notes = Vec::new();
+                if let Some(left) = t.dice.get(id) {
+                    notes.push(format!("dice left: {}", faces(left)));
+                }
+                if let Some(cost) = t.reserves_held_back.get(id) {
+                    notes.push(format!("reserves held back ({cost} Staff Orders each to enter)"));
+                }
+                if !notes.is_empty() {
+                    out.push_str(&format!("    {}\n", notes.join("; ")));
+                }
+            }
+            for cg_id in &bg.command_groups {
+                let cg = &state.command_groups[cg_id];
+                let units: Vec<String> = cg
+                    .units
+                    .iter()
+                    .map(|u| {
+                        let unit = &state.units[u];
+                        let mark = if *u == cg.command_unit { "*" } else { "" };
+                        format!("{u}{mark} {}", unit.at_tenths)
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "    {:<10} {:<13} {:<8} {}\n",
+                    cg.id,
+                    cg.kind.name(),
+                    if cg.in_reserve { "reserve" } else { "table" },
+                    units.join(", ")
+                ));
+            }
+        }
+        if let Some(t) = state.turn.as_ref().filter(|t| !t.ended) {
+            if let Some(w) = t.wild_dice.get(&side.id).filter(|w| **w > 0) {
+                out.push_str(&format!("  Wild Dice this turn: {w}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// The turn: its beginning (Staff Orders become usable) and its end (dice lost).
+fn turn_text(fact: &Fact) -> String {
+    match fact {
+        Fact::TurnBegan { turn, first, released, staff_orders } => {
             let mut line = format!("Turn {turn} begins, {first} rolling first.");
             if !released.is_empty() {
                 // A fact narrates whatever it holds: verify narrates the
@@ -55,13 +148,32 @@ pub fn narrate(fact: &Fact) -> String {
                         None => format!("{bg} +{n}"),
                     })
                     .collect();
-                line.push_str(&format!(
-                    " Staff Orders restocked last turn become usable: {}.",
-                    now.join(", ")
-                ));
+                line.push_str(&format!(" Staff Orders restocked last turn become usable: {}.", now.join(", ")));
             }
             line
         }
+        Fact::TurnEnded { turn, unplayed, wild_dice_lost } => {
+            let mut lost = Vec::new();
+            if !unplayed.is_empty() {
+                let dice: Vec<String> = unplayed.iter().map(|(bg, d)| format!("{bg} {}", faces(d))).collect();
+                lost.push(format!("dice not played are lost: {}", dice.join(", ")));
+            }
+            if !wild_dice_lost.is_empty() {
+                lost.push(format!("Wild Dice lost: {}", by_id(wild_dice_lost)));
+            }
+            if lost.is_empty() {
+                format!("Turn {turn} ends.")
+            } else {
+                format!("Turn {turn} ends; {}.", lost.join("; "))
+            }
+        }
+        _ => unreachable!("narrate sends only the turn's facts here"),
+    }
+}
+
+/// Command Dice: the roll, Command Failure, and the Wild Dice the enemy gains.
+fn dice_text(fact: &Fact) -> String {
+    match fact {
         Fact::CommandDiceRolled {
             battle_group,
             side,
@@ -120,33 +232,13 @@ pub fn narrate(fact: &Fact) -> String {
             possessive(from_battle_group),
             plural(*wild_dice, "Wild Die", "Wild Dice"),
         ),
-        Fact::StaffOrdersCaptured {
-            from_battle_group,
-            to_side,
-            co,
-            staff_orders,
-            total,
-        } => format!(
-            "{} 1s go to the enemy CO, {co} ({to_side}), as {} (he holds {total} of his own).",
-            possessive(from_battle_group),
-            plural(*staff_orders, "Staff Order", "Staff Orders")
-        ),
-        Fact::ReservesHeldBack {
-            battle_group,
-            reserve_groups,
-            staff_orders_per_group,
-        } => {
-            if reserve_groups.is_empty() {
-                format!("{battle_group} has no reserves for the failure to hold back.")
-            } else {
-                format!(
-                    "{} reserves ({}) cannot enter this turn unless the CO pays {} for each.",
-                    possessive(battle_group),
-                    reserve_groups.join(", "),
-                    plural(*staff_orders_per_group, "Staff Order", "Staff Orders")
-                )
-            }
-        }
+        _ => unreachable!("narrate sends only the Command Dice facts here"),
+    }
+}
+
+/// Command Pulses: who goes first, the chains played, a pulse passed.
+fn pulse_text(fact: &Fact) -> String {
+    match fact {
         Fact::FirstPulse { side, decided } => match (side, decided) {
             (None, _) | (_, FirstPulseBy::NoDice) => {
                 "No Command Pulses this turn: no side has dice to chain.".to_string()
@@ -155,44 +247,22 @@ pub fn narrate(fact: &Fact) -> String {
                 format!("First Command Pulse: {side}, the only side with dice to chain.")
             }
             (Some(side), FirstPulseBy::MostDice { face, counts }) => {
-                let level = if *face < 6 {
-                    "; higher faces level"
-                } else {
-                    ""
-                };
-                format!(
-                    "First Command Pulse: {side}, with most {face}s ({}{level}).",
-                    by_id(counts)
-                )
+                let level = if *face < 6 { "; higher faces level" } else { "" };
+                format!("First Command Pulse: {side}, with most {face}s ({}{level}).", by_id(counts))
             }
             (Some(side), FirstPulseBy::RollOff { rolls }) => {
                 let rounds: Vec<String> = rolls.iter().map(by_id).collect();
-                format!(
-                    "The sides rolled alike; roll-off: {}. First Command Pulse: {side}.",
-                    rounds.join("; then ")
-                )
+                format!("The sides rolled alike; roll-off: {}. First Command Pulse: {side}.", rounds.join("; then "))
             }
         },
-        Fact::ChainPlayed {
-            side,
-            battle_group,
-            number,
-            dice,
-            wild_dice,
-            dice_left,
-            ..
-        } => {
+        Fact::ChainPlayed { side, battle_group, number, dice, wild_dice, dice_left, .. } => {
             let wild = if *wild_dice > 0 {
                 format!(" + {}", plural(*wild_dice, "Wild Die", "Wild Dice"))
             } else {
                 String::new()
             };
             let total = (dice.len() as u32).saturating_add(*wild_dice);
-            let left = if dice_left.is_empty() {
-                "none".to_string()
-            } else {
-                faces(dice_left)
-            };
+            let left = faces(dice_left);
             format!(
                 "Command Pulse, {side}: {battle_group} plays a {} ({}{wild}: {}); dice left: {left}.",
                 chain_of(*number),
@@ -200,23 +270,35 @@ pub fn narrate(fact: &Fact) -> String {
                 plural(total, "die", "dice")
             )
         }
-        Fact::CommandGroupActivated {
-            command_group,
-            command_unit,
-            units,
-            range_tenths,
-            ..
-        } => {
-            if units.is_empty() {
-                format!("{command_group} is activated: its command unit {command_unit} alone.")
+        Fact::PulseEnded { side, unused_dice, next } => {
+            let unused = if *unused_dice > 0 {
+                format!(" ({} did nothing)", plural(*unused_dice, "die", "dice"))
             } else {
-                let with: Vec<String> = units
-                    .iter()
-                    .map(|u| format!("{} at {}", u.unit, u.distance_tenths))
-                    .collect();
+                String::new()
+            };
+            match next {
+                Some(next) => {
+                    format!("End of the {side} pulse{unused}; next Command Pulse: {next}.")
+                }
+                None => format!("End of the {side} pulse{unused}; no Command Pulse is left this turn."),
+            }
+        }
+        _ => unreachable!("narrate sends only the Command Pulses' facts here"),
+    }
+}
+
+/// Reserves: held back, and entering the table.
+fn reserve_text(fact: &Fact) -> String {
+    match fact {
+        Fact::ReservesHeldBack { battle_group, reserve_groups, staff_orders_per_group } => {
+            if reserve_groups.is_empty() {
+                format!("{battle_group} has no reserves for the failure to hold back.")
+            } else {
                 format!(
-                    "{command_group} is activated: {command_unit} with {} tenths of an inch (within {range_tenths}).",
-                    with.join(", ")
+                    "{} reserves ({}) cannot enter this turn unless the CO pays {} for each.",
+                    possessive(battle_group),
+                    reserve_groups.join(", "),
+                    plural(*staff_orders_per_group, "Staff Order", "Staff Orders")
                 )
             }
         }
@@ -230,16 +312,13 @@ pub fn narrate(fact: &Fact) -> String {
         } => {
             let how = match paid {
                 Payment::Die { chain } => format!("by a die of the {}", chain_of(*chain)),
-                Payment::StaffOrders { count, from, left } => format!(
-                    "for {} from {from} ({left} left)",
-                    plural(*count, "Staff Order", "Staff Orders")
-                ),
+                Payment::StaffOrders { count, from, left } => {
+                    format!("for {} from {from} ({left} left)", plural(*count, "Staff Order", "Staff Orders"))
+                }
             };
             let pool = possessive(battle_group);
             let die = if *die_released {
-                format!(
-                    "its Command Die joins {pool} Active Dice Pool from the next turn ({pool_from_next_turn} dice)"
-                )
+                format!("its Command Die joins {pool} Active Dice Pool from the next turn ({pool_from_next_turn} dice)")
             } else if *held_by_reserves > 0 {
                 format!(
                     "it held no Command Die (the other reserves hold {held_by_reserves}): {pool} pool stays {pool_from_next_turn}"
@@ -249,6 +328,18 @@ pub fn narrate(fact: &Fact) -> String {
             };
             format!("{command_group} enters the table from reserve {how}; {die}.")
         }
+        _ => unreachable!("narrate sends only the reserves' facts here"),
+    }
+}
+
+/// Staff Orders: captured, and restocked.
+fn staff_orders_text(fact: &Fact) -> String {
+    match fact {
+        Fact::StaffOrdersCaptured { from_battle_group, to_side, co, staff_orders, total } => format!(
+            "{} 1s go to the enemy CO, {co} ({to_side}), as {} (he holds {total} of his own).",
+            possessive(from_battle_group),
+            plural(*staff_orders, "Staff Order", "Staff Orders")
+        ),
         Fact::StaffOrdersRestocked {
             battle_group,
             chain_dice,
@@ -259,21 +350,14 @@ pub fn narrate(fact: &Fact) -> String {
             staff_orders,
             staff_orders_next_turn,
         } => {
-            let when = if *at_once {
-                "usable at once (a chain of 6s)"
-            } else {
-                "usable from the next turn"
-            };
+            let when = if *at_once { "usable at once (a chain of 6s)" } else { "usable from the next turn" };
             let what = if *restocked == 0 {
                 format!(
                     "earns {}, but {battle_group} already holds its cap of {cap} (one per Command Die)",
                     plural(*earned, "Staff Order", "Staff Orders")
                 )
             } else if restocked == earned {
-                format!(
-                    "restocks {}, {when}",
-                    plural(*restocked, "Staff Order", "Staff Orders")
-                )
+                format!("restocks {}, {when}", plural(*restocked, "Staff Order", "Staff Orders"))
             } else {
                 format!(
                     "earns {}; {restocked} fit under its cap of {cap} (one per Command Die), {when}",
@@ -285,130 +369,27 @@ pub fn narrate(fact: &Fact) -> String {
                 possessive(battle_group)
             )
         }
-        Fact::PulseEnded {
-            side,
-            unused_dice,
-            next,
-        } => {
-            let unused = if *unused_dice > 0 {
-                format!(" ({} did nothing)", plural(*unused_dice, "die", "dice"))
-            } else {
-                String::new()
-            };
-            match next {
-                Some(next) => {
-                    format!("End of the {side} pulse{unused}; next Command Pulse: {next}.")
-                }
-                None => format!(
-                    "End of the {side} pulse{unused}; no Command Pulse is left this turn."
-                ),
-            }
-        }
-        Fact::TurnEnded {
-            turn,
-            unplayed,
-            wild_dice_lost,
-        } => {
-            let mut lost = Vec::new();
-            if !unplayed.is_empty() {
-                let dice: Vec<String> = unplayed
-                    .iter()
-                    .map(|(bg, d)| format!("{bg} {}", faces(d)))
-                    .collect();
-                lost.push(format!("dice not played are lost: {}", dice.join(", ")));
-            }
-            if !wild_dice_lost.is_empty() {
-                lost.push(format!("Wild Dice lost: {}", by_id(wild_dice_lost)));
-            }
-            if lost.is_empty() {
-                format!("Turn {turn} ends.")
-            } else {
-                format!("Turn {turn} ends; {}.", lost.join("; "))
-            }
-        }
-        Fact::UnitMoved {
-            unit,
-            from_tenths,
-            to_tenths,
-        } => format!("{unit} moves from {from_tenths} to {to_tenths} (tenths of an inch)."),
+        _ => unreachable!("narrate sends only the Staff Orders' facts here"),
     }
 }
 
-/// The state as text: the rule version, the turn, then each side.
-pub fn render(state: &State) -> String {
-    let mut out = format!("combat-hq@{}\n", state.config.version.name());
-    match &state.turn {
-        None => out.push_str("before the first turn\n"),
-        Some(t) => {
-            let now = if t.ended {
-                "ended".to_string()
+/// Command groups: activated, and their units moved.
+fn group_text(fact: &Fact) -> String {
+    match fact {
+        Fact::CommandGroupActivated { command_group, command_unit, units, range_tenths, .. } => {
+            if units.is_empty() {
+                format!("{command_group} is activated: its command unit {command_unit} alone.")
             } else {
-                match &t.pulse {
-                    Some(side) => format!("Command Pulse to {side}"),
-                    None => "no Command Pulse left".to_string(),
-                }
-            };
-            out.push_str(&format!("turn {} ({} rolled first): {now}\n", t.number, t.first));
+                let with: Vec<String> = units.iter().map(|u| format!("{} at {}", u.unit, u.distance_tenths)).collect();
+                format!(
+                    "{command_group} is activated: {command_unit} with {} tenths of an inch (within {range_tenths}).",
+                    with.join(", ")
+                )
+            }
         }
+        Fact::UnitMoved { unit, from_tenths, to_tenths } => {
+            format!("{unit} moves from {from_tenths} to {to_tenths} (tenths of an inch).")
+        }
+        _ => unreachable!("narrate sends only the command groups' facts here"),
     }
-    for side in &state.sides {
-        let co = match &side.co_name {
-            Some(name) => format!("{} ({name})", side.co),
-            None => side.co.clone(),
-        };
-        out.push_str(&format!("{}: CO {co}, Staff Orders of his own {}\n", side.id, side.co_staff_orders));
-        for id in &side.battle_groups {
-            let bg = &state.battle_groups[id];
-            let name = bg.name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default();
-            out.push_str(&format!(
-                "  {}{name}: Command Dice {}, Active Dice Pool {} (from next turn {}), held by reserve groups {}; Staff Orders {} usable + {} next turn; Morale Points {}\n",
-                bg.id,
-                bg.command_dice,
-                bg.active_pool,
-                bg.command_dice - bg.dice_held_by_reserves,
-                bg.dice_held_by_reserves,
-                bg.staff_orders,
-                bg.staff_orders_next_turn,
-                bg.morale_points
-            ));
-            if let Some(t) = state.turn.as_ref().filter(|t| !t.ended) {
-                let mut notes = Vec::new();
-                if let Some(left) = t.dice.get(id) {
-                    notes
-                        .push(format!("dice left: {}", if left.is_empty() { "none".to_string() } else { faces(left) }));
-                }
-                if let Some(cost) = t.reserves_held_back.get(id) {
-                    notes.push(format!("reserves held back ({cost} Staff Orders each to enter)"));
-                }
-                if !notes.is_empty() {
-                    out.push_str(&format!("    {}\n", notes.join("; ")));
-                }
-            }
-            for cg_id in &bg.command_groups {
-                let cg = &state.command_groups[cg_id];
-                let units: Vec<String> = cg
-                    .units
-                    .iter()
-                    .map(|u| {
-                        let unit = &state.units[u];
-                        let mark = if *u == cg.command_unit { "*" } else { "" };
-                        format!("{u}{mark} {}", unit.at_tenths)
-                    })
-                    .collect();
-                out.push_str(&format!(
-                    "    {:<10} {:<13} {:<8} {}\n",
-                    cg.id,
-                    cg.kind.name(),
-                    if cg.in_reserve { "reserve" } else { "table" },
-                    units.join(", ")
-                ));
-            }
-        }
-        if let Some(t) = state.turn.as_ref().filter(|t| !t.ended) {
-            if let Some(w) = t.wild_dice.get(&side.id).filter(|w| **w > 0) {
-                out.push_str(&format!("  Wild Dice this turn: {w}\n"));
-            }
-        }
-    }
-    out
 }

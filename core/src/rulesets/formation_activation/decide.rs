@@ -15,7 +15,8 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{Activation, Chit, Decision, Fact, Formation, Hex, Modifier, State, TestReason, Turn, Unit, UnitDistance};
+use super::{Activation, Chit, Decision, Fact, Formation, Hex, Modifier, State, TestReason, Unit, UnitDistance};
+use crate::rulesets::begun;
 
 type Facts = crate::ruleset::Facts<super::FormationActivation>;
 
@@ -66,15 +67,8 @@ fn formation<'a>(state: &'a State, id: &str) -> &'a Formation {
     state.formations.get(id).expect("units belong to formations of the scenario")
 }
 
-fn turn(state: &State) -> Result<&Turn, Violation> {
-    match &state.turn {
-        Some(t) => Ok(t),
-        None => refuse!("no turn has begun: begin a turn first"),
-    }
-}
-
 fn activation(state: &State) -> Result<&Activation, Violation> {
-    let t = turn(state)?;
+    let t = begun(&state.turn)?;
     match &t.activation {
         Some(a) => Ok(a),
         None if t.over => refuse!("turn {} is over and no formation is active: begin the next turn", t.number),
@@ -132,7 +126,7 @@ fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
 /// formation chit drawn activates its formation; the end-turn chits end the
 /// turn as the scenario sets (`end_turn_after`).
 fn draw_chit(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
-    let t = turn(state)?;
+    let t = begun(&state.turn)?;
     if t.over {
         refuse!("turn {} is over: begin the next turn", t.number);
     }
@@ -173,7 +167,7 @@ fn activate(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let f = formation(state, formation_id);
-    let number = turn(state)?.activations.get(&f.id).copied().unwrap_or(0) + 1;
+    let number = begun(&state.turn)?.activations.get(&f.id).copied().unwrap_or(0) + 1;
     facts.push(Fact::ActivationBegan { formation: f.id.clone(), side: f.side.clone(), chit, number });
     cleanup(f, facts);
     command(f, dice, facts)?;
@@ -448,7 +442,7 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
 /// limits of reaction fire (6.2, "Three reaction-fire phases are possible",
 /// F4) are not in the excerpt and are not encoded.
 fn reaction_fire(state: &State, unit: &str, at: Hex, facts: &mut Facts) -> Result<(), Violation> {
-    let a = match &turn(state)?.activation {
+    let a = match &begun(&state.turn)?.activation {
         Some(a) => a,
         None => refuse!("no formation is active: reaction fire is taken during the opponent's action phase"),
     };

@@ -8,7 +8,8 @@ use crate::dice::Dice;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{Activation, Decision, Fact, Piece, Role, Skill, State, Turn};
+use super::{Activation, Decision, Fact, Piece, Role, Skill, State};
+use crate::rulesets::begun;
 
 type Facts = crate::ruleset::Facts<super::LeaderActivation>;
 
@@ -86,15 +87,8 @@ fn find_leader<'a>(state: &'a State, id: &str) -> Result<&'a Piece, Violation> {
     Ok(p)
 }
 
-fn turn(state: &State) -> Result<&Turn, Violation> {
-    match &state.turn {
-        Some(t) => Ok(t),
-        None => refuse!("no turn has begun: begin a turn first"),
-    }
-}
-
 fn activation(state: &State) -> Result<&Activation, Violation> {
-    match &turn(state)?.activation {
+    match &begun(&state.turn)?.activation {
         Some(a) => Ok(a),
         None => refuse!("no leader is being activated: activate a leader first"),
     }
@@ -218,7 +212,7 @@ fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Viola
 /// activated at another time during that turn." Choosing a leader uses up his
 /// activation even if he commands nobody (L6).
 fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violation> {
-    let t = turn(state)?;
+    let t = begun(&state.turn)?;
     if let Some(a) = &t.activation {
         refuse!("{} is still being activated: end his activation first", a.leader);
     }
@@ -524,7 +518,7 @@ fn end_activation(leader: String, side: String, stays_activated: bool, facts: &m
 /// "You get as many skips as you have leaders less." A skip passes to an
 /// opponent who still has a leader to activate (L9).
 fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
-    let t = turn(state)?;
+    let t = begun(&state.turn)?;
     if let Some(a) = &t.activation {
         refuse!("{} is being activated: a side skips instead of activating, not during an activation", a.leader);
     }

@@ -12,7 +12,8 @@ use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::{actions, command, fire, interrupts, melee, morale, organisation, turn};
-use super::{Activation, Decision, Fact, Figure, Organisation, State, Turn, Unit};
+use super::{Activation, Decision, Fact, Figure, Organisation, State, Unit};
+use crate::rulesets::begun;
 
 pub(super) type Facts = crate::ruleset::Facts<super::PhoenixCommand>;
 
@@ -141,15 +142,8 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
     Ok(())
 }
 
-pub(super) fn turn(state: &State) -> Result<&Turn, Violation> {
-    match &state.turn {
-        Some(t) => Ok(t),
-        None => refuse!("no turn has begun: begin a turn first"),
-    }
-}
-
 pub(super) fn activation(state: &State) -> Result<&Activation, Violation> {
-    let t = turn(state)?;
+    let t = begun(&state.turn)?;
     match &t.activation {
         Some(a) => Ok(a),
         None => refuse!("no unit is activated: activate the next unit first"),

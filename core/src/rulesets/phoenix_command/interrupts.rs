@@ -15,6 +15,7 @@ use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
 use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+use crate::rulesets::begun;
 
 /// The active unit sets an interrupt.
 ///
@@ -127,7 +128,7 @@ pub(super) fn sighted(
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let t = decide::turn(state)?;
+    let t = begun(&state.turn)?;
     if t.phase == Phase::Over {
         refuse!("turn {} is over: begin the next turn", t.number);
     }
@@ -175,7 +176,7 @@ pub(super) fn interrupt(
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let t = decide::turn(state)?;
+    let t = begun(&state.turn)?;
     let Some(ambush) = t.ambushes.iter().find(|a| a.by == by) else {
         refuse!(
             "{by} is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"

@@ -12,6 +12,7 @@ use crate::ruleset::Violation;
 use super::decide::{self, list, members, Facts};
 use super::{command, interrupts, morale};
 use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State, UnitMorale};
+use crate::rulesets::begun;
 
 /// A roll-off that ties this many rounds running leaves initiative where it
 /// was: a guard against an endless loop, never met with fair dice.
@@ -89,7 +90,7 @@ pub(super) fn strategic_move(
     moves: &BTreeMap<String, Point>,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let t = decide::turn(state)?;
+    let t = begun(&state.turn)?;
     if t.phase != Phase::StrategicMovement {
         refuse!("strategic movement is over in turn {}: units move strategically before operations begin", t.number);
     }
@@ -195,7 +196,7 @@ pub(super) fn active_combatants(state: &State) -> BTreeMap<String, u32> {
 /// `initiative-tie-roll-off`, each side rolls a d10 and the higher wins,
 /// ties rolled again.
 pub(super) fn begin_operations(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
-    let t = decide::turn(state)?;
+    let t = begun(&state.turn)?;
     match t.phase {
         Phase::StrategicMovement => {}
         Phase::Operations => refuse!("turn {}'s operations have already begun", t.number),
@@ -309,7 +310,7 @@ pub(super) fn whose_turn(next: Option<&NextUp>) -> String {
 
 /// Activates the unit whose turn it is.
 pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation> {
-    let t = decide::turn(state)?;
+    let t = begun(&state.turn)?;
     match t.phase {
         Phase::Operations => {}
         Phase::StrategicMovement => {
