@@ -108,10 +108,6 @@ const MAX_LINES: usize = 100;
 const LONG_FUNCTION_EXCEPTIONS: &[(&str, &str, &str)] = &[
     ("core/src/record.rs", "parse_header", "record.rs is the fast engineer's (issue 12) this round"),
     ("cli/src/demo.rs", "run", "cli/src is being reshaped by issue 19 this round (the cli2 engineer)"),
-    ("core/src/rulesets/combat_hq/mod.rs", "initial", "being split"),
-    ("core/src/rulesets/formation_activation/mod.rs", "initial", "being split"),
-    ("core/src/rulesets/formation_activation/mod.rs", "narrate", "being split"),
-    ("core/src/sim/phoenix_command.rs", "scenario", "being split"),
 ];
 
 fn workspace() -> PathBuf {

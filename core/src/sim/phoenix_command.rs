@@ -86,89 +86,32 @@ fn scenario(rng: &mut Rng) -> Value {
     // Now and then a game without tables that give Light Wounds: the referee
     // gives effects, and figures may lack a knockout chance.
     let knockout = !rng.one_in(6);
-    let mut organisations = Vec::new();
-    let mut units = Vec::new();
-    let mut figures = Vec::new();
+    let mut forces = Forces { knockout, organisations: Vec::new(), units: Vec::new(), figures: Vec::new() };
     for (si, side) in SIDES.iter().enumerate() {
         let y = si as i64 * 240;
         let squads = 1 + rng.below(2);
         let platoon = squads == 2 && rng.one_in(2);
-        let unit = |org: &str, rating: i64, units: &mut Vec<Value>, rng: &mut Rng| {
-            // Headquarters start with CP to spare for organisation orders.
-            let cp = if org.ends_with("-hq") { rng.range(rating - 1, rating) } else { rng.range(0, rating) };
-            let interrupt_set = cp < rating && rng.one_in(4);
-            units.push(json!({"organisation": org, "cp": cp, "interrupt_set": interrupt_set}));
-        };
         if platoon {
-            let p = format!("{side}-p");
-            let hq = format!("{side}-hq");
-            let lead = format!("{hq}-l");
-            let rating = rng.range(3, 6);
-            organisations.push(json!({"id": p, "side": side, "kind": "platoon", "leader": lead}));
-            organisations.push(json!({"id": hq, "parent": p, "kind": "headquarters", "leader": lead}));
-            let mut l = figure(rng, &lead, &hq, [180, y - 30 + 60 * si as i64], Some(rating), knockout);
-            l["command_distance_tenths"] = json!(250);
-            figures.push(l);
-            if rng.one_in(2) {
-                figures.push(figure(rng, &format!("{hq}-1"), &hq, [195, y - 30 + 60 * si as i64], None, knockout));
-            }
-            unit(&hq, rating, &mut units, rng);
+            forces.platoon(rng, side, si as i64, y);
         }
         for k in 0..squads {
-            let squad = format!("{side}-s{k}");
-            let teams = if squads == 1 { 2 + rng.below(2) } else { 1 + rng.below(3) };
-            let squad_lead = format!("{squad}-t0-l");
-            let mut s = json!({"id": squad, "kind": "squad", "leader": squad_lead});
-            if platoon {
-                s["parent"] = json!(format!("{side}-p"));
-            } else {
-                s["side"] = json!(side);
-            }
-            organisations.push(s);
-            let squad_unit = rng.one_in(4);
-            let spacing = rng.range(25, 65);
-            let mut squad_rating = 0;
-            for j in 0..teams {
-                let team = format!("{squad}-t{j}");
-                let lead = format!("{team}-l");
-                let rating = if j == 0 { rng.range(2, 5) } else { rng.range(1, 4) };
-                if j == 0 {
-                    squad_rating = rating;
-                }
-                organisations.push(json!({"id": team, "parent": squad, "kind": "fire team", "leader": lead}));
-                let x = k as i64 * 200 + j as i64 * spacing;
-                let mut l = figure(rng, &lead, &team, [x, y], Some(rating), knockout);
-                if j == 0 && rng.one_in(2) {
-                    l["command_distance_tenths"] = json!(120);
-                }
-                figures.push(l);
-                for m in 0..1 + rng.below(4) {
-                    let at = [x + rng.range(-20, 20), y + rng.range(-20, 20)];
-                    figures.push(figure(rng, &format!("{team}-{m}"), &team, at, None, knockout));
-                }
-                if !squad_unit {
-                    unit(&team, rating, &mut units, rng);
-                }
-            }
-            if squad_unit {
-                unit(&squad, squad_rating, &mut units, rng);
-            }
+            forces.squad(rng, side, k, squads, platoon, y);
         }
         if rng.one_in(3) {
             let hero = format!("{side}-hero");
             let rating = rng.range(1, 4);
-            organisations.push(json!({"id": hero, "side": side, "kind": "hero", "leader": format!("{hero}-f")}));
-            figures.push(figure(rng, &format!("{hero}-f"), &hero, [300, y], Some(rating), knockout));
-            unit(&hero, rating, &mut units, rng);
+            forces.organisations.push(json!({"id": hero, "side": side, "kind": "hero", "leader": format!("{hero}-f")}));
+            forces.figures.push(figure(rng, &format!("{hero}-f"), &hero, [300, y], Some(rating), knockout));
+            forces.unit(&hero, rating, rng);
         }
     }
     let mut scenario = json!({
         "sides": SIDES,
         "initiative": SIDES[rng.below(2)],
         "command_distance_tenths": 60,
-        "organisations": organisations,
-        "units": units,
-        "figures": figures,
+        "organisations": forces.organisations,
+        "units": forces.units,
+        "figures": forces.figures,
         "weapons": weapons(knockout),
     });
     if knockout && !rng.one_in(3) {
@@ -185,6 +128,84 @@ fn scenario(rng: &mut Rng) -> Value {
         });
     }
     scenario
+}
+
+/// A random scenario's organisations, units and figures, side by side.
+struct Forces {
+    knockout: bool,
+    organisations: Vec<Value>,
+    units: Vec<Value>,
+    figures: Vec<Value>,
+}
+
+impl Forces {
+    /// A unit formed of an organisation.
+    fn unit(&mut self, org: &str, rating: i64, rng: &mut Rng) {
+        // Headquarters start with CP to spare for organisation orders.
+        let cp = if org.ends_with("-hq") { rng.range(rating - 1, rating) } else { rng.range(0, rating) };
+        let interrupt_set = cp < rating && rng.one_in(4);
+        self.units.push(json!({"organisation": org, "cp": cp, "interrupt_set": interrupt_set}));
+    }
+
+    /// A platoon with its headquarters (a leader, sometimes one more figure).
+    fn platoon(&mut self, rng: &mut Rng, side: &str, si: i64, y: i64) {
+        let p = format!("{side}-p");
+        let hq = format!("{side}-hq");
+        let lead = format!("{hq}-l");
+        let rating = rng.range(3, 6);
+        self.organisations.push(json!({"id": p, "side": side, "kind": "platoon", "leader": lead}));
+        self.organisations.push(json!({"id": hq, "parent": p, "kind": "headquarters", "leader": lead}));
+        let mut l = figure(rng, &lead, &hq, [180, y - 30 + 60 * si], Some(rating), self.knockout);
+        l["command_distance_tenths"] = json!(250);
+        self.figures.push(l);
+        if rng.one_in(2) {
+            self.figures.push(figure(rng, &format!("{hq}-1"), &hq, [195, y - 30 + 60 * si], None, self.knockout));
+        }
+        self.unit(&hq, rating, rng);
+    }
+
+    /// Squad `k` of a side's `squads`: fire teams, each its own unit or,
+    /// sometimes, the squad acting as one.
+    fn squad(&mut self, rng: &mut Rng, side: &str, k: usize, squads: usize, platoon: bool, y: i64) {
+        let squad = format!("{side}-s{k}");
+        let teams = if squads == 1 { 2 + rng.below(2) } else { 1 + rng.below(3) };
+        let squad_lead = format!("{squad}-t0-l");
+        let mut s = json!({"id": squad, "kind": "squad", "leader": squad_lead});
+        if platoon {
+            s["parent"] = json!(format!("{side}-p"));
+        } else {
+            s["side"] = json!(side);
+        }
+        self.organisations.push(s);
+        let squad_unit = rng.one_in(4);
+        let spacing = rng.range(25, 65);
+        let mut squad_rating = 0;
+        for j in 0..teams {
+            let team = format!("{squad}-t{j}");
+            let lead = format!("{team}-l");
+            let rating = if j == 0 { rng.range(2, 5) } else { rng.range(1, 4) };
+            if j == 0 {
+                squad_rating = rating;
+            }
+            self.organisations.push(json!({"id": team, "parent": squad, "kind": "fire team", "leader": lead}));
+            let x = k as i64 * 200 + j as i64 * spacing;
+            let mut l = figure(rng, &lead, &team, [x, y], Some(rating), self.knockout);
+            if j == 0 && rng.one_in(2) {
+                l["command_distance_tenths"] = json!(120);
+            }
+            self.figures.push(l);
+            for m in 0..1 + rng.below(4) {
+                let at = [x + rng.range(-20, 20), y + rng.range(-20, 20)];
+                self.figures.push(figure(rng, &format!("{team}-{m}"), &team, at, None, self.knockout));
+            }
+            if !squad_unit {
+                self.unit(&team, rating, rng);
+            }
+        }
+        if squad_unit {
+            self.unit(&squad, squad_rating, rng);
+        }
+    }
 }
 
 fn random_header(seed: u64, version: &str) -> Header {

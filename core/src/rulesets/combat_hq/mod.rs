@@ -699,20 +699,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
     if scenario.sides.len() != 2 {
         return Err(ScenarioError::new("sides", format!("name exactly two sides, not {}", scenario.sides.len())));
     }
-    let mut ids: BTreeMap<String, String> = BTreeMap::new();
-    let mut claim = |id: &str, field: String| -> Result<(), ScenarioError> {
-        if id.is_empty() {
-            return Err(ScenarioError::new(field, "an id may not be empty"));
-        }
-        if let Some(first) = ids.get(id) {
-            return Err(ScenarioError::new(
-                field,
-                format!("{id:?} is already the id of {first}: every id in the scenario is different"),
-            ));
-        }
-        ids.insert(id.to_string(), field);
-        Ok(())
-    };
+    let mut ids = Ids::default();
     let mut state = State {
         config,
         sides: Vec::new(),
@@ -723,8 +710,8 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
     };
     for (si, side) in scenario.sides.iter().enumerate() {
         let sf = format!("sides[{si}]");
-        claim(&side.id, format!("{sf}.id"))?;
-        claim(&side.co.id, format!("{sf}.co.id"))?;
+        ids.claim(&side.id, format!("{sf}.id"))?;
+        ids.claim(&side.co.id, format!("{sf}.co.id"))?;
         if side.battle_groups.is_empty() {
             return Err(ScenarioError::new(format!("{sf}.battle_groups"), "a side has at least one battle group"));
         }
@@ -741,107 +728,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             }
         }
         for (bi, bg) in side.battle_groups.iter().enumerate() {
-            let bf = format!("{sf}.battle_groups[{bi}]");
-            claim(&bg.id, format!("{bf}.id"))?;
-            if bg.command_dice == 0 {
-                return Err(ScenarioError::new(
-                    format!("{bf}.command_dice"),
-                    "a battle group has at least one Command Die",
-                ));
-            }
-            // "Cap: one Staff Order per Command Die."
-            if bg.staff_orders > bg.command_dice {
-                return Err(ScenarioError::new(
-                    format!("{bf}.staff_orders"),
-                    format!(
-                        "{} Staff Orders is more than its {} Command Dice: a battle group never holds more Staff Orders than it has Command Dice",
-                        bg.staff_orders, bg.command_dice
-                    ),
-                ));
-            }
-            if bg.command_groups.is_empty() {
-                return Err(ScenarioError::new(
-                    format!("{bf}.command_groups"),
-                    "a battle group has at least one command group",
-                ));
-            }
-            let mut group_ids = Vec::new();
-            for (ci, cg) in bg.command_groups.iter().enumerate() {
-                let cf = format!("{bf}.command_groups[{ci}]");
-                claim(&cg.id, format!("{cf}.id"))?;
-                if cg.units.is_empty() {
-                    return Err(ScenarioError::new(
-                        format!("{cf}.units"),
-                        "a command group has at least one unit, its command unit",
-                    ));
-                }
-                let mut unit_ids = Vec::new();
-                for (ui, u) in cg.units.iter().enumerate() {
-                    claim(&u.id, format!("{cf}.units[{ui}].id"))?;
-                    unit_ids.push(u.id.clone());
-                    state.units.insert(
-                        u.id.clone(),
-                        Unit {
-                            id: u.id.clone(),
-                            name: u.name.clone(),
-                            command_group: cg.id.clone(),
-                            at_tenths: u.at_tenths,
-                        },
-                    );
-                }
-                if !unit_ids.contains(&cg.command_unit) {
-                    return Err(ScenarioError::new(
-                        format!("{cf}.command_unit"),
-                        format!("{:?} is not one of the group's units ({})", cg.command_unit, unit_ids.join(", ")),
-                    ));
-                }
-                group_ids.push(cg.id.clone());
-                state.command_groups.insert(
-                    cg.id.clone(),
-                    CommandGroup {
-                        id: cg.id.clone(),
-                        name: cg.name.clone(),
-                        battle_group: bg.id.clone(),
-                        kind: cg.kind,
-                        command_unit: cg.command_unit.clone(),
-                        units: unit_ids,
-                        in_reserve: cg.start == Start::Reserve,
-                    },
-                );
-            }
-            // "Its artillery is held in reserve until one command group
-            // enters the table.", read as a rule (multi-bg, CN9's option).
-            if state.config.artillery_waits_for_a_command_group {
-                let others_on_table =
-                    bg.command_groups.iter().any(|cg| cg.kind != GroupKind::Artillery && cg.start == Start::Table);
-                if let Some(ci) =
-                    bg.command_groups.iter().position(|cg| cg.kind == GroupKind::Artillery && cg.start == Start::Table)
-                {
-                    if !others_on_table {
-                        return Err(ScenarioError::new(
-                            format!("{bf}.command_groups[{ci}].start"),
-                            "\"Its artillery is held in reserve until one command group enters the table.\": artillery starts on the table only with another of its battle group's command groups",
-                        ));
-                    }
-                }
-            }
-            let reserves = bg.command_groups.iter().filter(|cg| cg.start == Start::Reserve).count() as u32;
-            let held = version.dice_held_by_reserves(reserves, bg.command_dice);
-            state.battle_groups.insert(
-                bg.id.clone(),
-                BattleGroup {
-                    id: bg.id.clone(),
-                    name: bg.name.clone(),
-                    side: side.id.clone(),
-                    command_dice: bg.command_dice,
-                    morale_points: bg.morale_points,
-                    staff_orders: bg.staff_orders,
-                    staff_orders_next_turn: 0,
-                    dice_held_by_reserves: held,
-                    active_pool: bg.command_dice - held,
-                    command_groups: group_ids,
-                },
-            );
+            add_battle_group(&mut state, &mut ids, &side.id, bg, &format!("{sf}.battle_groups[{bi}]"))?;
         }
         state.sides.push(Side {
             id: side.id.clone(),
@@ -852,6 +739,142 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
         });
     }
     Ok(state)
+}
+
+/// Every id of a scenario so far, with the field that gave it: ids are
+/// unique across sides, COs, battle groups, command groups and units.
+#[derive(Default)]
+struct Ids(BTreeMap<String, String>);
+
+impl Ids {
+    fn claim(&mut self, id: &str, field: String) -> Result<(), ScenarioError> {
+        if id.is_empty() {
+            return Err(ScenarioError::new(field, "an id may not be empty"));
+        }
+        if let Some(first) = self.0.get(id) {
+            return Err(ScenarioError::new(
+                field,
+                format!("{id:?} is already the id of {first}: every id in the scenario is different"),
+            ));
+        }
+        self.0.insert(id.to_string(), field);
+        Ok(())
+    }
+}
+
+/// A battle group of the scenario (field `bf`), checked, with its command
+/// groups and units, and its Command Dice allocated.
+fn add_battle_group(
+    state: &mut State,
+    ids: &mut Ids,
+    side: &str,
+    bg: &BattleGroupSetup,
+    bf: &str,
+) -> Result<(), ScenarioError> {
+    ids.claim(&bg.id, format!("{bf}.id"))?;
+    if bg.command_dice == 0 {
+        return Err(ScenarioError::new(format!("{bf}.command_dice"), "a battle group has at least one Command Die"));
+    }
+    // "Cap: one Staff Order per Command Die."
+    if bg.staff_orders > bg.command_dice {
+        return Err(ScenarioError::new(
+            format!("{bf}.staff_orders"),
+            format!(
+                "{} Staff Orders is more than its {} Command Dice: a battle group never holds more Staff Orders than it has Command Dice",
+                bg.staff_orders, bg.command_dice
+            ),
+        ));
+    }
+    if bg.command_groups.is_empty() {
+        return Err(ScenarioError::new(
+            format!("{bf}.command_groups"),
+            "a battle group has at least one command group",
+        ));
+    }
+    let mut group_ids = Vec::new();
+    for (ci, cg) in bg.command_groups.iter().enumerate() {
+        add_command_group(state, ids, &bg.id, cg, &format!("{bf}.command_groups[{ci}]"))?;
+        group_ids.push(cg.id.clone());
+    }
+    // "Its artillery is held in reserve until one command group
+    // enters the table.", read as a rule (multi-bg, CN9's option).
+    if state.config.artillery_waits_for_a_command_group {
+        let others_on_table =
+            bg.command_groups.iter().any(|cg| cg.kind != GroupKind::Artillery && cg.start == Start::Table);
+        if let Some(ci) =
+            bg.command_groups.iter().position(|cg| cg.kind == GroupKind::Artillery && cg.start == Start::Table)
+        {
+            if !others_on_table {
+                return Err(ScenarioError::new(
+                    format!("{bf}.command_groups[{ci}].start"),
+                    "\"Its artillery is held in reserve until one command group enters the table.\": artillery starts on the table only with another of its battle group's command groups",
+                ));
+            }
+        }
+    }
+    let reserves = bg.command_groups.iter().filter(|cg| cg.start == Start::Reserve).count() as u32;
+    let held = state.config.version.dice_held_by_reserves(reserves, bg.command_dice);
+    state.battle_groups.insert(
+        bg.id.clone(),
+        BattleGroup {
+            id: bg.id.clone(),
+            name: bg.name.clone(),
+            side: side.to_string(),
+            command_dice: bg.command_dice,
+            morale_points: bg.morale_points,
+            staff_orders: bg.staff_orders,
+            staff_orders_next_turn: 0,
+            dice_held_by_reserves: held,
+            active_pool: bg.command_dice - held,
+            command_groups: group_ids,
+        },
+    );
+    Ok(())
+}
+
+/// A command group of the scenario (field `cf`), checked, with its units.
+fn add_command_group(
+    state: &mut State,
+    ids: &mut Ids,
+    bg: &str,
+    cg: &CommandGroupSetup,
+    cf: &str,
+) -> Result<(), ScenarioError> {
+    ids.claim(&cg.id, format!("{cf}.id"))?;
+    if cg.units.is_empty() {
+        return Err(ScenarioError::new(
+            format!("{cf}.units"),
+            "a command group has at least one unit, its command unit",
+        ));
+    }
+    let mut unit_ids = Vec::new();
+    for (ui, u) in cg.units.iter().enumerate() {
+        ids.claim(&u.id, format!("{cf}.units[{ui}].id"))?;
+        unit_ids.push(u.id.clone());
+        state.units.insert(
+            u.id.clone(),
+            Unit { id: u.id.clone(), name: u.name.clone(), command_group: cg.id.clone(), at_tenths: u.at_tenths },
+        );
+    }
+    if !unit_ids.contains(&cg.command_unit) {
+        return Err(ScenarioError::new(
+            format!("{cf}.command_unit"),
+            format!("{:?} is not one of the group's units ({})", cg.command_unit, unit_ids.join(", ")),
+        ));
+    }
+    state.command_groups.insert(
+        cg.id.clone(),
+        CommandGroup {
+            id: cg.id.clone(),
+            name: cg.name.clone(),
+            battle_group: bg.to_string(),
+            kind: cg.kind,
+            command_unit: cg.command_unit.clone(),
+            units: unit_ids,
+            in_reserve: cg.start == Start::Reserve,
+        },
+    );
+    Ok(())
 }
 
 /// Records what a fact says. No rule logic: every consequence is in the fact.

@@ -542,8 +542,21 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
         [a, b] if a != b && !a.is_empty() && !b.is_empty() => [a.clone(), b.clone()],
         _ => return Err(ScenarioError::new("sides", "name exactly two different sides")),
     };
-    let mut formations = BTreeMap::new();
     let mut chits = BTreeMap::new();
+    let formations = formations(&scenario, &sides, &mut chits)?;
+    let units = units(&scenario, &formations)?;
+    hqs(&scenario, &units)?;
+    let end_turn_after = end_turn_chits(&scenario, &mut chits)?;
+    Ok(State { config, sides, formations, units, chits, end_turn_after, turn: None })
+}
+
+/// The formations, each with its chits put into `chits`.
+fn formations(
+    scenario: &Scenario,
+    sides: &[String; 2],
+    chits: &mut BTreeMap<String, Chit>,
+) -> Result<BTreeMap<String, Formation>, ScenarioError> {
+    let mut formations = BTreeMap::new();
     for (i, f) in scenario.formations.iter().enumerate() {
         let field = |name: &str| format!("formations[{i}].{name}");
         if f.id.is_empty() || f.id.contains('/') {
@@ -584,6 +597,14 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
     if formations.is_empty() {
         return Err(ScenarioError::new("formations", "a game needs at least one formation"));
     }
+    Ok(formations)
+}
+
+/// The units, each of a formation of the scenario.
+fn units(
+    scenario: &Scenario,
+    formations: &BTreeMap<String, Formation>,
+) -> Result<BTreeMap<String, Unit>, ScenarioError> {
     let mut units = BTreeMap::new();
     for (i, u) in scenario.units.iter().enumerate() {
         let field = |name: &str| format!("units[{i}].{name}");
@@ -622,6 +643,11 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             return Err(ScenarioError::new(field("id"), format!("{:?} is used twice", u.id)));
         }
     }
+    Ok(units)
+}
+
+/// Each formation's HQ: a unit of its own formation, on the map.
+fn hqs(scenario: &Scenario, units: &BTreeMap<String, Unit>) -> Result<(), ScenarioError> {
     for (i, f) in scenario.formations.iter().enumerate() {
         match units.get(&f.hq) {
             None => {
@@ -645,6 +671,11 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             Some(_) => {}
         }
     }
+    Ok(())
+}
+
+/// The end-turn chits, put into `chits`, and after how many of them the turn ends.
+fn end_turn_chits(scenario: &Scenario, chits: &mut BTreeMap<String, Chit>) -> Result<u32, ScenarioError> {
     if scenario.end_turn_chits.is_empty() {
         return Err(ScenarioError::new(
             "end_turn_chits",
@@ -668,7 +699,7 @@ fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioErr
             format!("the turn ends after 1 to {count} end-turn chits (there are {count}), not {end_turn_after}"),
         ));
     }
-    Ok(State { config, sides, formations, units, chits, end_turn_after, turn: None })
+    Ok(end_turn_after)
 }
 
 /// Records what a fact says. No rule logic: every consequence is in the fact.
@@ -808,108 +839,22 @@ fn operations_text(operations_complete: bool) -> &'static str {
 /// One line of narrative for a fact.
 pub fn narrate(fact: &Fact) -> String {
     match fact {
-        Fact::TurnBegan { turn, cup } => {
-            format!("Turn {turn} begins: {} chits go into the cup ({}).", cup.len(), cup.join(", "))
+        Fact::TurnBegan { .. } | Fact::ChitDrawn { .. } | Fact::EndTurnChitDrawn { .. } | Fact::TurnEnded { .. } => {
+            cup_text(fact)
         }
-        Fact::ChitDrawn { turn: _, chit, cup_size } => format!("Chit {chit} is drawn from the cup of {cup_size}."),
-        Fact::EndTurnChitDrawn { chit, drawn, needed } => {
-            if drawn >= needed {
-                format!("End-turn chit {chit}: {drawn} of {needed} drawn, the turn ends.")
-            } else {
-                format!("End-turn chit {chit}: {drawn} of {needed} drawn, the turn goes on.")
-            }
+        Fact::ActivationBegan { .. }
+        | Fact::CleanedUp { .. }
+        | Fact::InCommandWithinRadius { .. }
+        | Fact::NewlyPlacedInCommand { .. }
+        | Fact::OperationsBegan { .. }
+        | Fact::ActivationEnded { .. } => activation_text(fact),
+        Fact::MoraleTested { .. } | Fact::RallyTested { .. } => test_text(fact),
+        Fact::Moved { .. } | Fact::Fired { .. } | Fact::Assaulted { .. } | Fact::ReactionFired { .. } => {
+            operation_text(fact)
         }
-        Fact::TurnEnded { turn, undrawn } => format!("Turn {turn} ends. Not drawn: {}.", list(undrawn)),
-        Fact::ActivationBegan { formation, side, chit, number } => {
-            format!("{formation} ({side}) is activated by chit {chit}: its {} activation this turn.", ordinal(*number))
+        Fact::Disrupted { .. } | Fact::Eliminated { .. } | Fact::Placed { .. } | Fact::Relocated { .. } => {
+            referee_text(fact)
         }
-        Fact::CleanedUp { formation, operations_complete_removed, out_of_command_removed, .. } => format!(
-            "Cleanup of {formation}: operations complete removed from {}; out of command removed from {}.",
-            list(operations_complete_removed),
-            list(out_of_command_removed)
-        ),
-        Fact::InCommandWithinRadius { formation: _, hq, hq_hex, radius_hexes, units } => {
-            let units: Vec<String> =
-                units.iter().map(|u| format!("{} ({}, {})", u.unit, u.hex, hexes(u.distance_hexes))).collect();
-            format!("Command: within {} of HQ {hq} in {hq_hex}, in command: {}.", hexes(*radius_hexes), list(&units))
-        }
-        Fact::NewlyPlacedInCommand { formation: _, units } => {
-            format!("Command: newly placed, in command in their first activation: {}.", list(units))
-        }
-        Fact::MoraleTested { formation: _, hex, units, reason, dice, roll, morale, passed } => {
-            let why = match reason {
-                TestReason::OutsideRadius { hq, distance_hexes, radius_hexes } => {
-                    format!("{} from HQ {hq}, outside its command radius of {radius_hexes}", hexes(*distance_hexes))
-                }
-                TestReason::HqDestroyed { hq } => format!("HQ {hq} destroyed"),
-            };
-            let outcome = if *passed {
-                "passed: in command".to_string()
-            } else {
-                format!("failed: out of command, hex {hex} marked out of command")
-            };
-            format!(
-                "Morale test for hex {hex} ({}; {why}): 2d6 {} = {roll} vs morale {morale}, {outcome}.",
-                units.join(", "),
-                dice_text(dice)
-            )
-        }
-        Fact::RallyTested {
-            formation: _,
-            unit,
-            hex,
-            dice,
-            roll,
-            modifiers: terms,
-            modified_roll,
-            morale,
-            rallied,
-            per_hex,
-        } => {
-            let shared = if *per_hex { ", the hex's roll" } else { "" };
-            let outcome = if *rallied { "rallied, disrupted removed" } else { "stays disrupted" };
-            let roll_text = if terms.is_empty() {
-                format!("2d6 {} = {roll}", dice_text(dice))
-            } else {
-                format!("2d6 {} = {roll}{} = {modified_roll}", dice_text(dice), modifiers(terms))
-            };
-            format!("Rally {unit} in {hex}{shared}: {roll_text} vs morale {morale}: {outcome}.")
-        }
-        Fact::OperationsBegan { formation, may_act, out_of_command } => format!(
-            "Operations of {formation}: may act {}; out of command (no movement or fire) {}.",
-            list(may_act),
-            list(out_of_command)
-        ),
-        Fact::Moved { unit, from, to, operations_complete } => {
-            format!("{unit} moves from {from} to {to}{}.", operations_text(*operations_complete))
-        }
-        Fact::Fired { unit, from, at, operations_complete } => {
-            format!("{unit} fires from {from} at {at}{}.", operations_text(*operations_complete))
-        }
-        Fact::Assaulted { unit, from, at, operations_complete } => {
-            format!("{unit} assaults from {from} into {at}{}.", operations_text(*operations_complete))
-        }
-        Fact::ReactionFired { unit, formation, from, at, out_of_command } => {
-            let ooc = if *out_of_command { ", out of command" } else { "" };
-            format!("{unit} ({formation}{ooc}) takes reaction fire from {from} at {at}.")
-        }
-        Fact::ActivationEnded { formation, chit } => {
-            format!("{formation}'s activation (chit {chit}) ends.")
-        }
-        Fact::Disrupted { unit, hex, reason } => {
-            format!("{unit} in {hex} is disrupted: {reason}.")
-        }
-        Fact::Eliminated { unit, formation, hex, reason, hq } => {
-            if *hq {
-                format!("{unit}, HQ of {formation}, is destroyed in {hex}: {reason}. Every unit of {formation} will test morale.")
-            } else {
-                format!("{unit} ({formation}) is eliminated in {hex}: {reason}.")
-            }
-        }
-        Fact::Placed { unit, formation, hex } => {
-            format!("{unit} ({formation}) is placed on the map in {hex}: newly placed.")
-        }
-        Fact::Relocated { unit, from, to, reason } => format!("{unit} goes from {from} to {to}: {reason}."),
     }
 }
 
@@ -997,4 +942,141 @@ pub fn render(state: &State) -> String {
         }
     }
     out
+}
+
+/// The turn and the cup: chits drawn, the end-turn chits.
+fn cup_text(fact: &Fact) -> String {
+    match fact {
+        Fact::TurnBegan { turn, cup } => {
+            format!("Turn {turn} begins: {} chits go into the cup ({}).", cup.len(), cup.join(", "))
+        }
+        Fact::ChitDrawn { turn: _, chit, cup_size } => format!("Chit {chit} is drawn from the cup of {cup_size}."),
+        Fact::EndTurnChitDrawn { chit, drawn, needed } => {
+            if drawn >= needed {
+                format!("End-turn chit {chit}: {drawn} of {needed} drawn, the turn ends.")
+            } else {
+                format!("End-turn chit {chit}: {drawn} of {needed} drawn, the turn goes on.")
+            }
+        }
+        Fact::TurnEnded { turn, undrawn } => format!("Turn {turn} ends. Not drawn: {}.", list(undrawn)),
+        _ => unreachable!("narrate sends only the cup's facts here"),
+    }
+}
+
+/// A formation's activation: cleanup, command, operations begun, the end.
+fn activation_text(fact: &Fact) -> String {
+    match fact {
+        Fact::ActivationBegan { formation, side, chit, number } => {
+            format!("{formation} ({side}) is activated by chit {chit}: its {} activation this turn.", ordinal(*number))
+        }
+        Fact::CleanedUp { formation, operations_complete_removed, out_of_command_removed, .. } => format!(
+            "Cleanup of {formation}: operations complete removed from {}; out of command removed from {}.",
+            list(operations_complete_removed),
+            list(out_of_command_removed)
+        ),
+        Fact::InCommandWithinRadius { formation: _, hq, hq_hex, radius_hexes, units } => {
+            let units: Vec<String> =
+                units.iter().map(|u| format!("{} ({}, {})", u.unit, u.hex, hexes(u.distance_hexes))).collect();
+            format!("Command: within {} of HQ {hq} in {hq_hex}, in command: {}.", hexes(*radius_hexes), list(&units))
+        }
+        Fact::NewlyPlacedInCommand { formation: _, units } => {
+            format!("Command: newly placed, in command in their first activation: {}.", list(units))
+        }
+        Fact::OperationsBegan { formation, may_act, out_of_command } => format!(
+            "Operations of {formation}: may act {}; out of command (no movement or fire) {}.",
+            list(may_act),
+            list(out_of_command)
+        ),
+        Fact::ActivationEnded { formation, chit } => {
+            format!("{formation}'s activation (chit {chit}) ends.")
+        }
+        _ => unreachable!("narrate sends only an activation's facts here"),
+    }
+}
+
+/// Morale and rally tests, roll by roll.
+fn test_text(fact: &Fact) -> String {
+    match fact {
+        Fact::MoraleTested { formation: _, hex, units, reason, dice, roll, morale, passed } => {
+            let why = match reason {
+                TestReason::OutsideRadius { hq, distance_hexes, radius_hexes } => {
+                    format!("{} from HQ {hq}, outside its command radius of {radius_hexes}", hexes(*distance_hexes))
+                }
+                TestReason::HqDestroyed { hq } => format!("HQ {hq} destroyed"),
+            };
+            let outcome = if *passed {
+                "passed: in command".to_string()
+            } else {
+                format!("failed: out of command, hex {hex} marked out of command")
+            };
+            format!(
+                "Morale test for hex {hex} ({}; {why}): 2d6 {} = {roll} vs morale {morale}, {outcome}.",
+                units.join(", "),
+                dice_text(dice)
+            )
+        }
+        Fact::RallyTested {
+            formation: _,
+            unit,
+            hex,
+            dice,
+            roll,
+            modifiers: terms,
+            modified_roll,
+            morale,
+            rallied,
+            per_hex,
+        } => {
+            let shared = if *per_hex { ", the hex's roll" } else { "" };
+            let outcome = if *rallied { "rallied, disrupted removed" } else { "stays disrupted" };
+            let roll_text = if terms.is_empty() {
+                format!("2d6 {} = {roll}", dice_text(dice))
+            } else {
+                format!("2d6 {} = {roll}{} = {modified_roll}", dice_text(dice), modifiers(terms))
+            };
+            format!("Rally {unit} in {hex}{shared}: {roll_text} vs morale {morale}: {outcome}.")
+        }
+        _ => unreachable!("narrate sends only the tests' facts here"),
+    }
+}
+
+/// Units' operations, and reaction fire.
+fn operation_text(fact: &Fact) -> String {
+    match fact {
+        Fact::Moved { unit, from, to, operations_complete } => {
+            format!("{unit} moves from {from} to {to}{}.", operations_text(*operations_complete))
+        }
+        Fact::Fired { unit, from, at, operations_complete } => {
+            format!("{unit} fires from {from} at {at}{}.", operations_text(*operations_complete))
+        }
+        Fact::Assaulted { unit, from, at, operations_complete } => {
+            format!("{unit} assaults from {from} into {at}{}.", operations_text(*operations_complete))
+        }
+        Fact::ReactionFired { unit, formation, from, at, out_of_command } => {
+            let ooc = if *out_of_command { ", out of command" } else { "" };
+            format!("{unit} ({formation}{ooc}) takes reaction fire from {from} at {at}.")
+        }
+        _ => unreachable!("narrate sends only the operations' facts here"),
+    }
+}
+
+/// The referee's inputs: disruption, elimination, placement, relocation.
+fn referee_text(fact: &Fact) -> String {
+    match fact {
+        Fact::Disrupted { unit, hex, reason } => {
+            format!("{unit} in {hex} is disrupted: {reason}.")
+        }
+        Fact::Eliminated { unit, formation, hex, reason, hq } => {
+            if *hq {
+                format!("{unit}, HQ of {formation}, is destroyed in {hex}: {reason}. Every unit of {formation} will test morale.")
+            } else {
+                format!("{unit} ({formation}) is eliminated in {hex}: {reason}.")
+            }
+        }
+        Fact::Placed { unit, formation, hex } => {
+            format!("{unit} ({formation}) is placed on the map in {hex}: newly placed.")
+        }
+        Fact::Relocated { unit, from, to, reason } => format!("{unit} goes from {from} to {to}: {reason}."),
+        _ => unreachable!("narrate sends only the referee's facts here"),
+    }
 }
