@@ -29,6 +29,8 @@ pub mod sealed;
 pub mod seed;
 pub mod sim;
 pub mod strict;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod text;
 pub mod words;
 

@@ -2,29 +2,23 @@
 //!
 //! Given a game (a version, a scenario, and the decisions so far with their
 //! table dice), when one more decision is made, then these facts — or this
-//! refusal. [`check`] is the one helper; everything else builds scenarios.
+//! refusal, in the one harness of every ruleset (`crate::testing`); the
+//! helpers here build scenarios.
 
 use serde_json::{json, Value};
 
 use super::*;
-use crate::dice::{Dice, Seed, TableDice};
+use crate::dice::{Dice, Seed};
 use crate::ruleset;
+use crate::testing;
 
 const BASE: &str = "combat-hq@base";
 const MULTI: &str = "combat-hq@multi-bg";
 /// Multi-bg with CN9's option: the example's artillery sentence as a rule.
 const MULTI_ARTILLERY_WAITS: &str = "combat-hq@multi-bg+artillery-waits-for-a-command-group";
 
-/// A game so far: its state after the given decisions.
-struct Given {
-    state: State,
-    decisions: u64,
-}
-
-/// The table dice of a decision: `[("command-dice:kg-max", &[6, 5, 1])]`.
-fn table(dice: &[(&str, &[u32])]) -> TableDice {
-    dice.iter().map(|(label, faces)| (label.to_string(), faces.to_vec())).collect()
-}
+/// Combat HQ's games, in the one harness of every ruleset.
+type Given = testing::Given<CombatHq>;
 
 /// The rules of `version`: a version id, with options written inline.
 fn rules(version: &str) -> crate::rules::RuleVersion {
@@ -34,31 +28,7 @@ fn rules(version: &str) -> crate::rules::RuleVersion {
 fn given(version: &str, scenario: Value) -> Given {
     let rules = rules(version);
     let scenario: Scenario = serde_json::from_value(scenario).unwrap();
-    Given { state: CombatHq::initial(scenario, &rules).unwrap(), decisions: 0 }
-}
-
-impl Given {
-    /// The game after one more decision, which must be accepted.
-    fn then(mut self, decision: Value, dice: &[(&str, &[u32])]) -> Given {
-        let facts =
-            check(&self, decision.clone(), dice).unwrap_or_else(|e| panic!("given {decision} was refused: {e}"));
-        for f in &facts {
-            self.state = evolve(self.state, f);
-        }
-        self.decisions += 1;
-        self
-    }
-}
-
-/// When `decision` is made on the `given` game with these table dice: the
-/// facts it leads to, or the refusal's message.
-fn check(given: &Given, decision: Value, dice: &[(&str, &[u32])]) -> Result<Vec<Fact>, String> {
-    let decision: Decision = serde_json::from_value(decision).map_err(|e| e.to_string())?;
-    let dice = table(dice);
-    let mut rolled = Dice::table(&dice, given.decisions + 1);
-    let facts = CombatHq::decide(&given.state, &decision, &mut rolled).map_err(|e| e.to_string())?;
-    rolled.finish().map_err(|e| e.to_string())?;
-    Ok(facts)
+    testing::given::<CombatHq>(CombatHq::initial(scenario, &rules).unwrap())
 }
 
 fn narrative(facts: &[Fact]) -> Vec<String> {
@@ -139,7 +109,7 @@ fn enter_reserve(group: &str) -> Value {
 /// Turn 1 of [`four_deployed`] begun with these dice (Germans roll first).
 fn turn_one(version: &str, kg_max: &[u32], bg_hart: &[u32]) -> Given {
     given(version, four_deployed())
-        .then(begin("germans"), &[("command-dice:kg-max", kg_max), ("command-dice:bg-hart", bg_hart)])
+        .decided_rolling(begin("germans"), &[("command-dice:kg-max", kg_max), ("command-dice:bg-hart", bg_hart)])
 }
 
 fn rolled(facts: &[Fact], bg: &str) -> Fact {
@@ -264,7 +234,7 @@ fn only_multi_bg_lets_a_co_command_several_battle_groups() {
         "sides[1].battle_groups: combat-hq@base is the single-battle-group game: each side has one battle group, not 2 (combat-hq@multi-bg lets a CO command several)"
     );
     let g = given(MULTI, two_british_battle_groups());
-    assert_eq!(g.state.sides[1].battle_groups, ["bg-hart", "bg-lane"]);
+    assert_eq!(g.state().sides[1].battle_groups, ["bg-hart", "bg-lane"]);
 }
 
 /// Issue 14, item 7: "Its artillery is held in reserve until one command
@@ -278,10 +248,11 @@ fn under_multi_bg_artillery_may_start_on_the_table_alone_and_does_not_roll() {
     let alone = with_start(all_in_reserve(), &[("art", "table")]);
     let g = given(MULTI, alone.clone());
     assert_eq!((kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves), (2, 6));
-    let g = g.then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
-    let t = g.state.turn.as_ref().unwrap();
+    let g = g.decided_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    let t = g.state().turn.as_ref().unwrap();
     assert!(!t.dice.contains_key("kg-max"), "kg-max rolled: {t:?}");
-    let facts = check(&given(MULTI, alone.clone()), begin("germans"), &[("command-dice:bg-hart", &[4, 4])]).unwrap();
+    let facts =
+        (given(MULTI, alone.clone())).when_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]).facts();
     assert_eq!(
         rolled(&facts, "kg-max"),
         Fact::CommandDiceNotRolled {
@@ -294,9 +265,10 @@ fn under_multi_bg_artillery_may_start_on_the_table_alone_and_does_not_roll() {
     );
     // "When it enters a Command Group onto the table, it gains its Active
     // Dice Pool (plus that unit's Command Dice) for use in subsequent turns."
-    let g = g.then(enter_reserve("1-kp"), &[]).then(json!({"type": "end-turn"}), &[]);
-    let facts =
-        check(&g, begin("germans"), &[("command-dice:kg-max", &[5, 4, 3]), ("command-dice:bg-hart", &[4, 4])]).unwrap();
+    let g = g.decided_rolling(enter_reserve("1-kp"), &[]).decided_rolling(json!({"type": "end-turn"}), &[]);
+    let facts = g
+        .when_rolling(begin("germans"), &[("command-dice:kg-max", &[5, 4, 3]), ("command-dice:bg-hart", &[4, 4])])
+        .facts();
     assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 3, held_by_reserves: 5, .. }));
     given(BASE, alone);
 }
@@ -317,7 +289,7 @@ fn with_artillery_waits_artillery_starts_on_the_table_only_with_another_group() 
 // ---------------------------------------------------------------- allocation
 
 fn kg_max(g: &Given) -> &BattleGroup {
-    &g.state.battle_groups["kg-max"]
+    &g.state().battle_groups["kg-max"]
 }
 
 /// "if all of Max's infantry battle group units were used as Reserves, only
@@ -326,7 +298,7 @@ fn kg_max(g: &Given) -> &BattleGroup {
 fn all_in_reserve_leaves_one_die_of_eight_in_the_pool() {
     let g = given(MULTI, all_in_reserve());
     assert_eq!((kg_max(&g).active_pool, kg_max(&g).dice_held_by_reserves), (1, 7));
-    assert_eq!(g.state.units.len(), 24 + 8);
+    assert_eq!(g.state().units.len(), 24 + 8);
     assert_eq!(kg_max(&g).command_groups.len(), 7);
     assert_eq!(kg_max(&g).staff_orders, 6);
 }
@@ -356,9 +328,9 @@ fn more_reserve_groups_than_dice_leave_an_empty_pool() {
     s["sides"][1]["battle_groups"][0]["command_dice"] = json!(1);
     s["sides"][1]["battle_groups"][0]["staff_orders"] = json!(1);
     let g = given(MULTI, s);
-    let hart = &g.state.battle_groups["bg-hart"];
+    let hart = &g.state().battle_groups["bg-hart"];
     assert_eq!((hart.active_pool, hart.dice_held_by_reserves), (0, 1));
-    let facts = check(&g, begin("germans"), &[("command-dice:kg-max", &[2, 3, 4, 5, 6])]).unwrap();
+    let facts = g.when_rolling(begin("germans"), &[("command-dice:kg-max", &[2, 3, 4, 5, 6])]).facts();
     assert_eq!(
         rolled(&facts, "bg-hart"),
         Fact::CommandDiceNotRolled {
@@ -370,8 +342,10 @@ fn more_reserve_groups_than_dice_leave_an_empty_pool() {
         }
     );
     // b-coy enters, but the other reserve still holds the one die.
-    let g = g.then(begin("germans"), &[("command-dice:kg-max", &[2, 3, 4, 5, 6])]).then(enter_reserve("b-coy"), &[]);
-    assert_eq!(g.state.battle_groups["bg-hart"].dice_held_by_reserves, 1);
+    let g = g
+        .decided_rolling(begin("germans"), &[("command-dice:kg-max", &[2, 3, 4, 5, 6])])
+        .decided_rolling(enter_reserve("b-coy"), &[]);
+    assert_eq!(g.state().battle_groups["bg-hart"].dice_held_by_reserves, 1);
 }
 
 // ------------------------------------------------------------------- rolling
@@ -382,7 +356,7 @@ fn more_reserve_groups_than_dice_leave_an_empty_pool() {
 #[test]
 fn under_multi_bg_a_battle_group_all_in_reserve_does_not_roll() {
     let g = given(MULTI, all_in_reserve());
-    let facts = check(&g, begin("germans"), &[("command-dice:bg-hart", &[4, 4])]).unwrap();
+    let facts = g.when_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]).facts();
     assert_eq!(
         rolled(&facts, "kg-max"),
         Fact::CommandDiceNotRolled {
@@ -393,7 +367,8 @@ fn under_multi_bg_a_battle_group_all_in_reserve_does_not_roll() {
             reason: NoRoll::AllInReserve,
         }
     );
-    let refused = check(&g, begin("germans"), &[("command-dice:bg-hart", &[4, 4]), ("command-dice:kg-max", &[6])]);
+    let refused =
+        g.when_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4]), ("command-dice:kg-max", &[6])]).result();
     assert_eq!(refused.unwrap_err(), "the table rolled 1 more 'command-dice:kg-max' die than the rules need");
 }
 
@@ -402,8 +377,9 @@ fn under_multi_bg_a_battle_group_all_in_reserve_does_not_roll() {
 fn under_base_a_battle_group_all_in_reserve_rolls_every_die() {
     let g = given(BASE, all_in_reserve());
     let dice: &[u32] = &[2, 3, 4, 5, 2, 3, 4, 5];
-    let facts =
-        check(&g, begin("germans"), &[("command-dice:bg-hart", &[4, 4, 3, 3]), ("command-dice:kg-max", dice)]).unwrap();
+    let facts = g
+        .when_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4, 3, 3]), ("command-dice:kg-max", dice)])
+        .facts();
     assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 8, held_by_reserves: 0, .. }));
 }
 
@@ -412,8 +388,8 @@ fn under_base_a_battle_group_all_in_reserve_rolls_every_die() {
 /// "All six of its Staff Orders would be usable by the CO."
 #[test]
 fn a_group_entering_from_all_in_reserve_brings_the_pool_in_next_turn() {
-    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
-    let facts = check(&g, enter_reserve("1-kp"), &[]).unwrap();
+    let g = given(MULTI, all_in_reserve()).decided_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    let facts = g.when_rolling(enter_reserve("1-kp"), &[]).facts();
     assert_eq!(
         facts,
         [Fact::ReserveEntered {
@@ -425,9 +401,10 @@ fn a_group_entering_from_all_in_reserve_brings_the_pool_in_next_turn() {
             pool_from_next_turn: 2,
         }]
     );
-    let g = g.then(enter_reserve("1-kp"), &[]).then(end_turn(), &[]);
-    let facts =
-        check(&g, begin("germans"), &[("command-dice:kg-max", &[3, 4]), ("command-dice:bg-hart", &[5, 5])]).unwrap();
+    let g = g.decided_rolling(enter_reserve("1-kp"), &[]).decided_rolling(end_turn(), &[]);
+    let facts = g
+        .when_rolling(begin("germans"), &[("command-dice:kg-max", &[3, 4]), ("command-dice:bg-hart", &[5, 5])])
+        .facts();
     assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 2, held_by_reserves: 6, .. }));
 }
 
@@ -436,16 +413,16 @@ fn a_group_entering_from_all_in_reserve_brings_the_pool_in_next_turn() {
 #[test]
 fn the_cos_roll_alternately() {
     let g = given(MULTI, two_british_battle_groups());
-    let facts = check(
-        &g,
-        begin("british"),
-        &[
-            ("command-dice:bg-hart", &[2, 3]),
-            ("command-dice:kg-max", &[2, 3, 4, 5, 5]),
-            ("command-dice:bg-lane", &[4, 4]),
-        ],
-    )
-    .unwrap();
+    let facts = g
+        .when_rolling(
+            begin("british"),
+            &[
+                ("command-dice:bg-hart", &[2, 3]),
+                ("command-dice:kg-max", &[2, 3, 4, 5, 5]),
+                ("command-dice:bg-lane", &[4, 4]),
+            ],
+        )
+        .facts();
     let order: Vec<&str> = facts
         .iter()
         .filter_map(|f| match f {
@@ -465,7 +442,7 @@ fn the_versions_roll_the_same_dice_where_they_share_them() {
     let roll = |version: &str| {
         let g = given(version, four_deployed());
         let mut dice = Dice::seeded(&seed, 1);
-        let facts = CombatHq::decide(&g.state, &serde_json::from_value(begin("germans")).unwrap(), &mut dice).unwrap();
+        let facts = CombatHq::decide(g.state(), &serde_json::from_value(begin("germans")).unwrap(), &mut dice).unwrap();
         match rolled(&facts, "kg-max") {
             Fact::CommandDiceRolled { dice, .. } => dice,
             other => panic!("{other:?}"),
@@ -479,7 +456,9 @@ fn the_versions_roll_the_same_dice_where_they_share_them() {
 #[test]
 fn a_die_is_wanted_under_its_battle_groups_label() {
     let g = given(MULTI, four_deployed());
-    let refused = check(&g, begin("germans"), &[("command-dice", &[6, 5, 4, 3, 2]), ("command-dice:bg-hart", &[2, 2])]);
+    let refused = g
+        .when_rolling(begin("germans"), &[("command-dice", &[6, 5, 4, 3, 2]), ("command-dice:bg-hart", &[2, 2])])
+        .result();
     assert_eq!(
         refused.unwrap_err(),
         "the rules need d6 'command-dice:kg-max' #0, which the table did not roll (the die is unknown)"
@@ -491,12 +470,12 @@ fn a_die_is_wanted_under_its_battle_groups_label() {
 #[test]
 fn as_many_ones_as_sixes_is_no_failure_and_the_ones_are_discarded() {
     let g = given(BASE, four_deployed());
-    let facts = check(
-        &g,
-        begin("british"),
-        &[("command-dice:bg-hart", &[1, 6, 3, 3]), ("command-dice:kg-max", &[1, 1, 6, 6, 5, 4, 3, 2])],
-    )
-    .unwrap();
+    let facts = g
+        .when_rolling(
+            begin("british"),
+            &[("command-dice:bg-hart", &[1, 6, 3, 3]), ("command-dice:kg-max", &[1, 1, 6, 6, 5, 4, 3, 2])],
+        )
+        .facts();
     assert_eq!(
         rolled(&facts, "bg-hart"),
         Fact::CommandDiceRolled {
@@ -518,12 +497,12 @@ fn as_many_ones_as_sixes_is_no_failure_and_the_ones_are_discarded() {
 #[test]
 fn under_base_a_command_failure_gives_the_opponent_wild_dice() {
     let g = given(BASE, four_deployed());
-    let facts = check(
-        &g,
-        begin("british"),
-        &[("command-dice:bg-hart", &[1, 1, 6, 1]), ("command-dice:kg-max", &[5, 5, 4, 3, 2, 2, 3, 4])],
-    )
-    .unwrap();
+    let facts = g
+        .when_rolling(
+            begin("british"),
+            &[("command-dice:bg-hart", &[1, 1, 6, 1]), ("command-dice:kg-max", &[5, 5, 4, 3, 2, 2, 3, 4])],
+        )
+        .facts();
     assert_eq!(
         facts[2],
         Fact::WildDiceGiven { from_battle_group: "bg-hart".into(), to_side: "germans".into(), wild_dice: 3, total: 3 }
@@ -537,9 +516,9 @@ fn under_base_a_command_failure_gives_the_opponent_wild_dice() {
 #[test]
 fn under_multi_bg_a_command_failure_gives_the_enemy_co_staff_orders_and_holds_reserves_back() {
     let g = given(MULTI, four_deployed());
-    let facts =
-        check(&g, begin("british"), &[("command-dice:bg-hart", &[1, 1]), ("command-dice:kg-max", &[5, 5, 4, 3, 2])])
-            .unwrap();
+    let facts = g
+        .when_rolling(begin("british"), &[("command-dice:bg-hart", &[1, 1]), ("command-dice:kg-max", &[5, 5, 4, 3, 2])])
+        .facts();
     assert_eq!(
         facts[2..4],
         [
@@ -564,15 +543,15 @@ fn under_multi_bg_a_command_failure_gives_the_enemy_co_staff_orders_and_holds_re
 fn begin_turn_refusals_say_what_is_allowed() {
     let g = given(BASE, four_deployed());
     assert_eq!(
-        check(&g, begin("french"), &[]).unwrap_err(),
+        g.when_rolling(begin("french"), &[]).refusal(),
         "\"french\" is not a side of this game (germans, british): name the side whose CO rolls first"
     );
-    let g = g.then(
+    let g = g.decided_rolling(
         begin("germans"),
         &[("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4]), ("command-dice:bg-hart", &[2, 2, 3, 3])],
     );
     assert_eq!(
-        check(&g, begin("germans"), &[]).unwrap_err(),
+        g.when_rolling(begin("germans"), &[]).refusal(),
         "turn 1 has not ended: end it first (end-turn), though germans may still play a Command Pulse"
     );
 }
@@ -588,9 +567,9 @@ fn first_pulse(facts: &[Fact]) -> Fact {
 #[test]
 fn the_first_pulse_goes_to_most_sixes_then_most_fives() {
     let g = given(MULTI, four_deployed());
-    let facts =
-        check(&g, begin("germans"), &[("command-dice:kg-max", &[6, 5, 4, 3, 2]), ("command-dice:bg-hart", &[6, 6])])
-            .unwrap();
+    let facts = g
+        .when_rolling(begin("germans"), &[("command-dice:kg-max", &[6, 5, 4, 3, 2]), ("command-dice:bg-hart", &[6, 6])])
+        .facts();
     assert_eq!(
         first_pulse(&facts),
         Fact::FirstPulse {
@@ -598,9 +577,9 @@ fn the_first_pulse_goes_to_most_sixes_then_most_fives() {
             decided: FirstPulseBy::MostDice { face: 6, counts: [("germans".into(), 1), ("british".into(), 2)].into() },
         }
     );
-    let facts =
-        check(&g, begin("germans"), &[("command-dice:kg-max", &[6, 5, 5, 1, 2]), ("command-dice:bg-hart", &[6, 5])])
-            .unwrap();
+    let facts = g
+        .when_rolling(begin("germans"), &[("command-dice:kg-max", &[6, 5, 5, 1, 2]), ("command-dice:bg-hart", &[6, 5])])
+        .facts();
     assert_eq!(
         narrative(&[first_pulse(&facts)]),
         ["First Command Pulse: germans, with most 5s (british 1, germans 2; higher faces level)."]
@@ -612,17 +591,17 @@ fn the_first_pulse_goes_to_most_sixes_then_most_fives() {
 #[test]
 fn a_side_without_dice_has_no_pulse() {
     let g = given(MULTI, all_in_reserve());
-    let facts = check(&g, begin("germans"), &[("command-dice:bg-hart", &[3, 2])]).unwrap();
+    let facts = g.when_rolling(begin("germans"), &[("command-dice:bg-hart", &[3, 2])]).facts();
     assert_eq!(
         first_pulse(&facts),
         Fact::FirstPulse { side: Some("british".into()), decided: FirstPulseBy::OnlySideWithDice }
     );
-    let facts = check(&g, begin("germans"), &[("command-dice:bg-hart", &[1, 6])]).unwrap();
+    let facts = g.when_rolling(begin("germans"), &[("command-dice:bg-hart", &[1, 6])]).facts();
     assert_eq!(
         first_pulse(&facts),
         Fact::FirstPulse { side: Some("british".into()), decided: FirstPulseBy::OnlySideWithDice }
     );
-    let facts = check(&g, begin("germans"), &[("command-dice:bg-hart", &[1, 1])]).unwrap();
+    let facts = g.when_rolling(begin("germans"), &[("command-dice:bg-hart", &[1, 1])]).facts();
     assert_eq!(first_pulse(&facts), Fact::FirstPulse { side: None, decided: FirstPulseBy::NoDice });
 }
 
@@ -634,17 +613,17 @@ fn sides_that_rolled_alike_roll_off_for_the_first_pulse() {
     s["sides"][0]["battle_groups"][0]["command_dice"] = json!(5);
     s["sides"][0]["battle_groups"][0]["staff_orders"] = json!(5);
     let g = given(BASE, s);
-    let facts = check(
-        &g,
-        begin("germans"),
-        &[
-            ("command-dice:kg-max", &[4, 3, 1, 6, 2]),
-            ("command-dice:bg-hart", &[6, 3, 2, 4]),
-            ("first-pulse-roll-off:germans", &[5, 2]),
-            ("first-pulse-roll-off:british", &[5, 4]),
-        ],
-    )
-    .unwrap();
+    let facts = g
+        .when_rolling(
+            begin("germans"),
+            &[
+                ("command-dice:kg-max", &[4, 3, 1, 6, 2]),
+                ("command-dice:bg-hart", &[6, 3, 2, 4]),
+                ("first-pulse-roll-off:germans", &[5, 2]),
+                ("first-pulse-roll-off:british", &[5, 4]),
+            ],
+        )
+        .facts();
     assert_eq!(
         first_pulse(&facts),
         Fact::FirstPulse {
@@ -667,58 +646,53 @@ fn sides_that_rolled_alike_roll_off_for_the_first_pulse() {
 #[test]
 fn a_chain_takes_every_die_of_its_number_and_the_sixes_named() {
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
-    let facts = check(
-        &g,
+    g.when_rolling(
         json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "sixes": 1, "orders": [
             activate("1-kp", &["1-kp-1zug", "1-kp-2zug", "1-kp-3zug"]),
             activate("2-kp", &[]),
         ]}),
         &[],
     )
-    .unwrap();
-    assert_eq!(
-        facts,
-        [
-            Fact::ChainPlayed {
-                side: "germans".into(),
-                battle_group: "kg-max".into(),
-                number: 5,
-                dice: vec![5, 5, 6],
-                wild_dice: 0,
-                dice_left: vec![3, 2],
-                wild_dice_left: 0,
-            },
-            Fact::CommandGroupActivated {
-                battle_group: "kg-max".into(),
-                command_group: "1-kp".into(),
-                command_unit: "1-kp-hq".into(),
-                units: vec![
-                    UnitInRange { unit: "1-kp-1zug".into(), distance_tenths: 43 },
-                    UnitInRange { unit: "1-kp-2zug".into(), distance_tenths: 43 },
-                    UnitInRange { unit: "1-kp-3zug".into(), distance_tenths: 55 },
-                ],
-                range_tenths: 60,
-            },
-            Fact::CommandGroupActivated {
-                battle_group: "kg-max".into(),
-                command_group: "2-kp".into(),
-                command_unit: "2-kp-hq".into(),
-                units: vec![],
-                range_tenths: 60,
-            },
-            Fact::StaffOrdersRestocked {
-                battle_group: "kg-max".into(),
-                chain_dice: 3,
-                earned: 2,
-                restocked: 2,
-                at_once: false,
-                cap: 8,
-                staff_orders: 6,
-                staff_orders_next_turn: 2,
-            },
-            Fact::PulseEnded { side: "germans".into(), unused_dice: 1, next: Some("british".into()) },
-        ]
-    );
+    .then([
+        Fact::ChainPlayed {
+            side: "germans".into(),
+            battle_group: "kg-max".into(),
+            number: 5,
+            dice: vec![5, 5, 6],
+            wild_dice: 0,
+            dice_left: vec![3, 2],
+            wild_dice_left: 0,
+        },
+        Fact::CommandGroupActivated {
+            battle_group: "kg-max".into(),
+            command_group: "1-kp".into(),
+            command_unit: "1-kp-hq".into(),
+            units: vec![
+                UnitInRange { unit: "1-kp-1zug".into(), distance_tenths: 43 },
+                UnitInRange { unit: "1-kp-2zug".into(), distance_tenths: 43 },
+                UnitInRange { unit: "1-kp-3zug".into(), distance_tenths: 55 },
+            ],
+            range_tenths: 60,
+        },
+        Fact::CommandGroupActivated {
+            battle_group: "kg-max".into(),
+            command_group: "2-kp".into(),
+            command_unit: "2-kp-hq".into(),
+            units: vec![],
+            range_tenths: 60,
+        },
+        Fact::StaffOrdersRestocked {
+            battle_group: "kg-max".into(),
+            chain_dice: 3,
+            earned: 2,
+            restocked: 2,
+            at_once: false,
+            cap: 8,
+            staff_orders: 6,
+            staff_orders_next_turn: 2,
+        },
+        Fact::PulseEnded { side: "germans".into(), unused_dice: 1, next: Some("british".into()) },
+    ]);
 }
 
 /// Pulses alternate; a side whose opponent has no dice left takes the next
@@ -726,20 +700,20 @@ fn a_chain_takes_every_die_of_its_number_and_the_sixes_named() {
 #[test]
 fn pulses_alternate_while_both_sides_have_dice() {
     let g = turn_one(MULTI, &[5, 4, 3, 2, 2], &[4, 1]);
-    let g = g.then(pulse("kg-max", 5, json!([])), &[]);
-    let facts = check(&g, pulse("bg-hart", 4, json!([])), &[]).unwrap();
+    let g = g.decided_rolling(pulse("kg-max", 5, json!([])), &[]);
+    let facts = g.when_rolling(pulse("bg-hart", 4, json!([])), &[]).facts();
     assert_eq!(
         facts.last().unwrap(),
         &Fact::PulseEnded { side: "british".into(), unused_dice: 1, next: Some("germans".into()) }
     );
-    let g = g.then(pulse("bg-hart", 4, json!([])), &[]).then(pulse("kg-max", 4, json!([])), &[]);
-    assert_eq!(g.state.turn.as_ref().unwrap().pulse.as_deref(), Some("germans"));
-    let g = g.then(pulse("kg-max", 3, json!([])), &[]);
-    let facts = check(&g, pulse("kg-max", 2, json!([])), &[]).unwrap();
+    let g = g.decided_rolling(pulse("bg-hart", 4, json!([])), &[]).decided_rolling(pulse("kg-max", 4, json!([])), &[]);
+    assert_eq!(g.state().turn.as_ref().unwrap().pulse.as_deref(), Some("germans"));
+    let g = g.decided_rolling(pulse("kg-max", 3, json!([])), &[]);
+    let facts = g.when_rolling(pulse("kg-max", 2, json!([])), &[]).facts();
     assert_eq!(facts.last().unwrap(), &Fact::PulseEnded { side: "germans".into(), unused_dice: 2, next: None });
-    let g = g.then(pulse("kg-max", 2, json!([])), &[]);
+    let g = g.decided_rolling(pulse("kg-max", 2, json!([])), &[]);
     assert_eq!(
-        check(&g, pulse("kg-max", 2, json!([])), &[]).unwrap_err(),
+        g.when_rolling(pulse("kg-max", 2, json!([])), &[]).refusal(),
         "no Command Pulse is left in turn 1: no side has dice to chain; end the turn"
     );
 }
@@ -747,9 +721,9 @@ fn pulses_alternate_while_both_sides_have_dice() {
 #[test]
 fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(check(&g, pulse("kg-max", 5, json!([])), &[]).unwrap_err(), "no turn has begun: begin a turn first");
+    assert_eq!(g.when_rolling(pulse("kg-max", 5, json!([])), &[]).refusal(), "no turn has begun: begin a turn first");
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
-    let refused = |decision: Value| check(&g, decision, &[]).unwrap_err();
+    let refused = |decision: Value| g.when_rolling(decision, &[]).refusal();
     assert_eq!(
         refused(pulse("bg-hart", 4, json!([]))),
         "the Command Pulse is for germans, not british: germans may play a chain (kg-max: 6 5 5 3 2)"
@@ -800,13 +774,16 @@ fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
 
 #[test]
 fn under_base_wild_dice_join_a_chain_and_are_used_up() {
-    let g = given(BASE, four_deployed()).then(
+    let g = given(BASE, four_deployed()).decided_rolling(
         begin("british"),
         &[("command-dice:bg-hart", &[1, 1, 1, 6]), ("command-dice:kg-max", &[6, 6, 2, 4, 3, 2, 1, 3])],
     );
-    let facts =
-        check(&g, json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 2, "orders": []}), &[])
-            .unwrap();
+    let facts = g
+        .when_rolling(
+            json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 2, "orders": []}),
+            &[],
+        )
+        .facts();
     assert_eq!(
         facts[0],
         Fact::ChainPlayed {
@@ -820,7 +797,7 @@ fn under_base_wild_dice_join_a_chain_and_are_used_up() {
         }
     );
     assert_eq!(
-        check(&g, json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}), &[]).unwrap_err(),
+        g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}), &[]).refusal(),
         "germans may add up to 3 Wild Dice to a chain this turn, not 4"
     );
 }
@@ -834,10 +811,12 @@ fn a_die_activates_a_command_unit_and_up_to_three_of_its_units_within_six_inches
     // 36² + 48² = 60²: exactly 6"; 36² + 49² is just over.
     group(&mut s, "1-kp")["units"][1]["at_tenths"] = json!([136, 168]);
     group(&mut s, "1-kp")["units"][2]["at_tenths"] = json!([136, 169]);
-    let g = given(MULTI, s)
-        .then(begin("germans"), &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])]);
-    let refused = |units: &[&str]| check(&g, pulse("kg-max", 5, json!([activate("1-kp", units)])), &[]).unwrap_err();
-    let facts = check(&g, pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).unwrap();
+    let g = given(MULTI, s).decided_rolling(
+        begin("germans"),
+        &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])],
+    );
+    let refused = |units: &[&str]| g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", units)])), &[]).refusal();
+    let facts = g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).facts();
     assert_eq!(
         narrative(&facts[1..2]),
         ["1-kp is activated: 1-kp-hq with 1-kp-1zug at 60 tenths of an inch (within 60)."]
@@ -865,10 +844,12 @@ fn the_activation_range_is_a_constant() {
     let mut rules = ruleset::version(MULTI).unwrap().defaults();
     rules.constants.insert("activation-range-tenths".into(), 40);
     let scenario: Scenario = serde_json::from_value(four_deployed()).unwrap();
-    let g = Given { state: CombatHq::initial(scenario, &rules).unwrap(), decisions: 0 }
-        .then(begin("germans"), &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])]);
+    let g = testing::given::<CombatHq>(CombatHq::initial(scenario, &rules).unwrap()).decided_rolling(
+        begin("germans"),
+        &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])],
+    );
     assert_eq!(
-        check(&g, pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).unwrap_err(),
+        g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).refusal(),
         "1-kp-1zug is 43 tenths of an inch from 1-kp-hq (rounded up): a unit activates with its command unit only within 40 tenths"
     );
 }
@@ -885,9 +866,11 @@ fn restocked(facts: &[Fact]) -> Option<Fact> {
 fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
     let mut s = four_deployed();
     s["sides"][0]["battle_groups"][0]["staff_orders"] = json!(2);
-    let g = given(MULTI, s)
-        .then(begin("germans"), &[("command-dice:kg-max", &[4, 4, 3, 3, 3]), ("command-dice:bg-hart", &[2, 2])]);
-    let facts = check(&g, pulse("kg-max", 4, json!([])), &[]).unwrap();
+    let g = given(MULTI, s).decided_rolling(
+        begin("germans"),
+        &[("command-dice:kg-max", &[4, 4, 3, 3, 3]), ("command-dice:bg-hart", &[2, 2])],
+    );
+    let facts = g.when_rolling(pulse("kg-max", 4, json!([])), &[]).facts();
     assert!(matches!(
         restocked(&facts),
         Some(Fact::StaffOrdersRestocked {
@@ -899,7 +882,7 @@ fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
             ..
         })
     ));
-    let facts = check(&g, pulse("kg-max", 3, json!([])), &[]).unwrap();
+    let facts = g.when_rolling(pulse("kg-max", 3, json!([])), &[]).facts();
     assert!(matches!(
         restocked(&facts),
         Some(Fact::StaffOrdersRestocked {
@@ -911,17 +894,17 @@ fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
             ..
         })
     ));
-    let g = g.then(pulse("kg-max", 3, json!([])), &[]).then(pulse("bg-hart", 2, json!([])), &[]);
-    let facts = check(&g, pulse("kg-max", 4, json!([])), &[]).unwrap();
+    let g = g.decided_rolling(pulse("kg-max", 3, json!([])), &[]).decided_rolling(pulse("bg-hart", 2, json!([])), &[]);
+    let facts = g.when_rolling(pulse("kg-max", 4, json!([])), &[]).facts();
     assert_eq!(
         narrative(&[restocked(&facts).unwrap()]),
         ["kg-max's chain of 2 dice restocks 1 Staff Order, usable from the next turn: 2 usable, 3 waiting."]
     );
     // Next turn, the waiting orders are usable.
-    let g = g.then(pulse("kg-max", 4, json!([])), &[]).then(end_turn(), &[]);
-    let facts =
-        check(&g, begin("british"), &[("command-dice:bg-hart", &[2, 2]), ("command-dice:kg-max", &[6, 5, 4, 3, 2])])
-            .unwrap();
+    let g = g.decided_rolling(pulse("kg-max", 4, json!([])), &[]).decided_rolling(end_turn(), &[]);
+    let facts = g
+        .when_rolling(begin("british"), &[("command-dice:bg-hart", &[2, 2]), ("command-dice:kg-max", &[6, 5, 4, 3, 2])])
+        .facts();
     assert_eq!(
         facts[0],
         Fact::TurnBegan {
@@ -931,8 +914,11 @@ fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
             staff_orders: [("bg-hart".into(), 3), ("kg-max".into(), 5)].into(),
         }
     );
-    let g = g.then(begin("british"), &[("command-dice:bg-hart", &[2, 2]), ("command-dice:kg-max", &[6, 5, 4, 3, 2])]);
-    let facts = check(&g, pulse("kg-max", 5, json!([])), &[]).unwrap();
+    let g = g.decided_rolling(
+        begin("british"),
+        &[("command-dice:bg-hart", &[2, 2]), ("command-dice:kg-max", &[6, 5, 4, 3, 2])],
+    );
+    let facts = g.when_rolling(pulse("kg-max", 5, json!([])), &[]).facts();
     assert_eq!(facts.len(), 2, "a chain of one die restocks nothing: {facts:?}");
 }
 
@@ -941,14 +927,16 @@ fn a_chain_restocks_one_staff_order_per_die_after_the_first_usable_next_turn() {
 fn a_chain_of_sixes_restocks_at_once() {
     let mut s = four_deployed();
     s["sides"][0]["battle_groups"][0]["staff_orders"] = json!(0);
-    let g = given(MULTI, s)
-        .then(begin("germans"), &[("command-dice:kg-max", &[6, 6, 3, 3, 2]), ("command-dice:bg-hart", &[5, 5])]);
-    let g = g.then(pulse("kg-max", 6, json!([])), &[]);
-    let kg = &g.state.battle_groups["kg-max"];
+    let g = given(MULTI, s).decided_rolling(
+        begin("germans"),
+        &[("command-dice:kg-max", &[6, 6, 3, 3, 2]), ("command-dice:bg-hart", &[5, 5])],
+    );
+    let g = g.decided_rolling(pulse("kg-max", 6, json!([])), &[]);
+    let kg = &g.state().battle_groups["kg-max"];
     assert_eq!((kg.staff_orders, kg.staff_orders_next_turn), (1, 0));
     // And it is spent this very turn.
-    let g = g.then(pulse("bg-hart", 5, json!([])), &[]);
-    check(&g, enter_reserve("pak"), &[]).unwrap();
+    let g = g.decided_rolling(pulse("bg-hart", 5, json!([])), &[]);
+    g.when_rolling(enter_reserve("pak"), &[]).facts();
 }
 
 /// "Cap: one Staff Order per Command Die." The orders waiting for the next
@@ -956,7 +944,7 @@ fn a_chain_of_sixes_restocks_at_once() {
 #[test]
 fn a_battle_group_never_holds_more_staff_orders_than_command_dice() {
     let g = turn_one(MULTI, &[3, 3, 3, 3, 2], &[2, 2]);
-    let facts = check(&g, pulse("kg-max", 3, json!([])), &[]).unwrap();
+    let facts = g.when_rolling(pulse("kg-max", 3, json!([])), &[]).facts();
     assert_eq!(
         restocked(&facts),
         Some(Fact::StaffOrdersRestocked {
@@ -981,7 +969,7 @@ fn a_battle_group_never_holds_more_staff_orders_than_command_dice() {
 #[test]
 fn under_multi_bg_a_group_entering_by_a_die_adds_its_die_from_next_turn() {
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
-    let facts = check(&g, pulse("kg-max", 3, json!([enter("stug")])), &[]).unwrap();
+    let facts = g.when_rolling(pulse("kg-max", 3, json!([enter("stug")])), &[]).facts();
     assert_eq!(
         facts[1],
         Fact::ReserveEntered {
@@ -993,20 +981,23 @@ fn under_multi_bg_a_group_entering_by_a_die_adds_its_die_from_next_turn() {
             pool_from_next_turn: 6,
         }
     );
-    let g = g.then(pulse("kg-max", 3, json!([enter("stug")])), &[]);
+    let g = g.decided_rolling(pulse("kg-max", 3, json!([enter("stug")])), &[]);
     // Not this turn: the pool of turn 1 stays 5.
     assert_eq!(kg_max(&g).active_pool, 5);
-    let g = g.then(end_turn(), &[]);
-    let facts =
-        check(&g, begin("germans"), &[("command-dice:kg-max", &[2, 2, 2, 2, 2, 2]), ("command-dice:bg-hart", &[2, 2])])
-            .unwrap();
+    let g = g.decided_rolling(end_turn(), &[]);
+    let facts = g
+        .when_rolling(
+            begin("germans"),
+            &[("command-dice:kg-max", &[2, 2, 2, 2, 2, 2]), ("command-dice:bg-hart", &[2, 2])],
+        )
+        .facts();
     assert!(matches!(rolled(&facts, "kg-max"), Fact::CommandDiceRolled { active_pool: 6, held_by_reserves: 2, .. }));
 }
 
 #[test]
 fn under_base_a_group_entering_releases_no_die() {
     let g = turn_one(BASE, &[6, 5, 5, 3, 2, 2, 4, 4], &[4, 2, 2, 3]);
-    let facts = check(&g, pulse("kg-max", 3, json!([enter("stug")])), &[]).unwrap();
+    let facts = g.when_rolling(pulse("kg-max", 3, json!([enter("stug")])), &[]).facts();
     assert_eq!(
         narrative(&facts[1..2]),
         ["stug enters the table from reserve by a die of the chain of 3s; it held no Command Die: kg-max's pool stays 8."]
@@ -1018,61 +1009,64 @@ fn under_base_a_group_entering_releases_no_die() {
 /// reserve until one command group enters the table."
 #[test]
 fn artillery_waits_for_another_group_on_the_table_only_under_the_option() {
-    let g = given(MULTI_ARTILLERY_WAITS, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    let g = given(MULTI_ARTILLERY_WAITS, all_in_reserve())
+        .decided_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     assert_eq!(
-        check(&g, enter_reserve("art"), &[]).unwrap_err(),
+        g.when_rolling(enter_reserve("art"), &[]).refusal(),
         "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of kg-max's other command groups is on the table"
     );
-    let g = g.then(enter_reserve("pak"), &[]);
-    check(&g, enter_reserve("art"), &[]).unwrap();
-    let g = given(MULTI, all_in_reserve()).then(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
-    check(&g, enter_reserve("art"), &[]).unwrap();
-    let g = given(BASE, all_in_reserve()).then(
+    let g = g.decided_rolling(enter_reserve("pak"), &[]);
+    g.when_rolling(enter_reserve("art"), &[]).facts();
+    let g = given(MULTI, all_in_reserve()).decided_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
+    g.when_rolling(enter_reserve("art"), &[]).facts();
+    let g = given(BASE, all_in_reserve()).decided_rolling(
         begin("germans"),
         &[("command-dice:kg-max", &[2, 3, 4, 5, 2, 3, 4, 5]), ("command-dice:bg-hart", &[4, 4, 3, 3])],
     );
-    check(&g, enter_reserve("art"), &[]).unwrap();
+    g.when_rolling(enter_reserve("art"), &[]).facts();
 }
 
 /// Multi-bg: "the failure stops that group's reserves from entering unless
 /// the CO pays 2 Staff Orders per Reserve Command Group."
 #[test]
 fn under_multi_bg_reserves_held_back_enter_only_for_two_staff_orders() {
-    let g = given(MULTI, four_deployed())
-        .then(begin("germans"), &[("command-dice:kg-max", &[1, 1, 5, 3, 2]), ("command-dice:bg-hart", &[4, 2])]);
+    let g = given(MULTI, four_deployed()).decided_rolling(
+        begin("germans"),
+        &[("command-dice:kg-max", &[1, 1, 5, 3, 2]), ("command-dice:bg-hart", &[4, 2])],
+    );
     assert_eq!(
-        check(&g, pulse("kg-max", 5, json!([enter("pak")])), &[]).unwrap_err(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("pak")])), &[]).refusal(),
         "kg-max had a Command Failure this turn: its reserves cannot enter by a die; the CO may pay 2 Staff Orders for each (enter-reserve)"
     );
-    let facts = check(&g, enter_reserve("pak"), &[]).unwrap();
+    let facts = g.when_rolling(enter_reserve("pak"), &[]).facts();
     assert!(matches!(&facts[0], Fact::ReserveEntered { paid: Payment::StaffOrders { count: 2, left: 4, .. }, .. }));
     // The British reserves are not held back by the German failure.
-    let g = g.then(pulse("kg-max", 5, json!([])), &[]);
-    let facts = check(&g, enter_reserve("b-coy"), &[]).unwrap();
+    let g = g.decided_rolling(pulse("kg-max", 5, json!([])), &[]);
+    let facts = g.when_rolling(enter_reserve("b-coy"), &[]).facts();
     assert!(matches!(&facts[0], Fact::ReserveEntered { paid: Payment::StaffOrders { count: 1, left: 1, .. }, .. }));
 }
 
 #[test]
 fn under_base_a_command_failure_does_not_hold_reserves_back() {
     let g = turn_one(BASE, &[1, 1, 5, 3, 2, 2, 4, 4], &[4, 2, 2, 3]);
-    let facts = check(&g, enter_reserve("pak"), &[]).unwrap();
+    let facts = g.when_rolling(enter_reserve("pak"), &[]).facts();
     assert!(matches!(&facts[0], Fact::ReserveEntered { paid: Payment::StaffOrders { count: 1, left: 5, .. }, .. }));
-    check(&g, pulse("kg-max", 5, json!([enter("pak")])), &[]).unwrap();
+    g.when_rolling(pulse("kg-max", 5, json!([enter("pak")])), &[]).facts();
 }
 
 #[test]
 fn entering_by_a_die_refusals_say_what_is_allowed() {
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
     assert_eq!(
-        check(&g, pulse("kg-max", 5, json!([enter("1-kp")])), &[]).unwrap_err(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("1-kp")])), &[]).refusal(),
         "1-kp is not in reserve: it is already on the table"
     );
     assert_eq!(
-        check(&g, pulse("kg-max", 5, json!([enter("b-coy")])), &[]).unwrap_err(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("b-coy")])), &[]).refusal(),
         "b-coy is a reserve of bg-hart, not kg-max: a die enters its own battle group's reserves"
     );
     assert_eq!(
-        check(&g, pulse("kg-max", 5, json!([enter("pak"), enter("pak")])), &[]).unwrap_err(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("pak"), enter("pak")])), &[]).refusal(),
         "pak is not in reserve: it is already on the table"
     );
 }
@@ -1082,7 +1076,7 @@ fn entering_by_a_die_refusals_say_what_is_allowed() {
 /// the CO": he pays from any of his battle groups, or from his own.
 #[test]
 fn the_co_pays_from_any_of_his_pools() {
-    let g = given(MULTI, two_british_battle_groups()).then(
+    let g = given(MULTI, two_british_battle_groups()).decided_rolling(
         begin("british"),
         &[
             ("command-dice:bg-hart", &[1, 1]),
@@ -1091,7 +1085,8 @@ fn the_co_pays_from_any_of_his_pools() {
         ],
     );
     let from = |group: &str, pool: &str| {
-        check(&g, json!({"type": "enter-reserve", "command_group": group, "staff_orders_from": pool}), &[])
+        g.when_rolling(json!({"type": "enter-reserve", "command_group": group, "staff_orders_from": pool}), &[])
+            .result()
     };
     assert!(matches!(
         &from("b-coy", "bg-lane").unwrap()[0],
@@ -1113,40 +1108,46 @@ fn the_co_pays_from_any_of_his_pools() {
         from("b-coy", "hart").unwrap_err(),
         "b-coy costs 2 Staff Order(s) to enter after bg-hart's Command Failure this turn, and hart has 0 usable"
     );
-    let g = g.then(json!({"type": "enter-reserve", "command_group": "pak", "staff_orders_from": "max"}), &[]);
-    assert_eq!(g.state.sides[0].co_staff_orders, 1);
+    let g =
+        g.decided_rolling(json!({"type": "enter-reserve", "command_group": "pak", "staff_orders_from": "max"}), &[]);
+    assert_eq!(g.state().sides[0].co_staff_orders, 1);
 }
 
 #[test]
 fn entering_by_staff_orders_refusals_say_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(check(&g, enter_reserve("pak"), &[]).unwrap_err(), "no turn has begun: begin a turn first");
+    assert_eq!(g.when_rolling(enter_reserve("pak"), &[]).refusal(), "no turn has begun: begin a turn first");
     let mut s = four_deployed();
     s["sides"][1]["battle_groups"][0]["staff_orders"] = json!(0);
-    let g = given(MULTI, s)
-        .then(begin("germans"), &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[4, 4])]);
-    let g = g.then(pulse("kg-max", 5, json!([])), &[]);
+    let g = given(MULTI, s).decided_rolling(
+        begin("germans"),
+        &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[4, 4])],
+    );
+    let g = g.decided_rolling(pulse("kg-max", 5, json!([])), &[]);
     assert_eq!(
-        check(&g, enter_reserve("b-coy"), &[]).unwrap_err(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
         "b-coy costs 1 Staff Order(s) to enter, and bg-hart has 0 usable"
     );
-    let g = g.then(pulse("bg-hart", 4, json!([])), &[]);
+    let g = g.decided_rolling(pulse("bg-hart", 4, json!([])), &[]);
     assert_eq!(
-        check(&g, enter_reserve("b-coy"), &[]).unwrap_err(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
         "b-coy costs 1 Staff Order(s) to enter, and bg-hart has 0 usable (1 more restocked, usable from the next turn)"
     );
     assert_eq!(
-        check(&g, enter_reserve("a-coy"), &[]).unwrap_err(),
+        g.when_rolling(enter_reserve("a-coy"), &[]).refusal(),
         "a-coy is not in reserve: it is already on the table"
     );
-    assert_eq!(check(&g, enter_reserve("e-coy"), &[]).unwrap_err(), "there is no command group \"e-coy\" in this game");
-    let g = g.then(end_turn(), &[]);
     assert_eq!(
-        check(&g, enter_reserve("b-coy"), &[]).unwrap_err(),
+        g.when_rolling(enter_reserve("e-coy"), &[]).refusal(),
+        "there is no command group \"e-coy\" in this game"
+    );
+    let g = g.decided_rolling(end_turn(), &[]);
+    assert_eq!(
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
         "turn 1 has ended: reserves enter in a turn; begin the next turn"
     );
     assert_eq!(
-        check(&g, pulse("kg-max", 4, json!([])), &[]).unwrap_err(),
+        g.when_rolling(pulse("kg-max", 4, json!([])), &[]).refusal(),
         "turn 1 has ended: Command Pulses are played in a turn; begin the next turn"
     );
 }
@@ -1156,12 +1157,12 @@ fn entering_by_staff_orders_refusals_say_what_is_allowed() {
 #[test]
 fn ending_a_turn_loses_the_dice_not_played() {
     let g = given(BASE, four_deployed());
-    assert_eq!(check(&g, end_turn(), &[]).unwrap_err(), "no turn has begun: begin a turn first");
-    let g = g.then(
+    assert_eq!(g.when_rolling(end_turn(), &[]).refusal(), "no turn has begun: begin a turn first");
+    let g = g.decided_rolling(
         begin("british"),
         &[("command-dice:bg-hart", &[1, 1, 4, 5]), ("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4])],
     );
-    let facts = check(&g, end_turn(), &[]).unwrap();
+    let facts = g.when_rolling(end_turn(), &[]).facts();
     assert_eq!(
         facts,
         [Fact::TurnEnded {
@@ -1170,27 +1171,24 @@ fn ending_a_turn_loses_the_dice_not_played() {
             wild_dice_lost: [("germans".into(), 2)].into(),
         }]
     );
-    let g = g.then(end_turn(), &[]);
-    assert_eq!(check(&g, end_turn(), &[]).unwrap_err(), "turn 1 has already ended: begin the next turn");
+    let g = g.decided_rolling(end_turn(), &[]);
+    assert_eq!(g.when_rolling(end_turn(), &[]).refusal(), "turn 1 has already ended: begin the next turn");
 }
 
 #[test]
 fn the_referee_moves_units_on_the_table() {
     let g = given(MULTI, four_deployed());
+    g.when_rolling(json!({"type": "move", "unit": "1-kp-1zug", "to_tenths": [70, 200]}), &[]).then([Fact::UnitMoved {
+        unit: "1-kp-1zug".into(),
+        from_tenths: Point { x: 70, y: 150 },
+        to_tenths: Point { x: 70, y: 200 },
+    }]);
     assert_eq!(
-        check(&g, json!({"type": "move", "unit": "1-kp-1zug", "to_tenths": [70, 200]}), &[]).unwrap(),
-        [Fact::UnitMoved {
-            unit: "1-kp-1zug".into(),
-            from_tenths: Point { x: 70, y: 150 },
-            to_tenths: Point { x: 70, y: 200 },
-        }]
-    );
-    assert_eq!(
-        check(&g, json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}), &[]).unwrap_err(),
+        g.when_rolling(json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}), &[]).refusal(),
         "pak-1 is in reserve with pak: its command group enters the table before it moves"
     );
     assert_eq!(
-        check(&g, json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}), &[]).unwrap_err(),
+        g.when_rolling(json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}), &[]).refusal(),
         "there is no unit \"tiger\" in this game"
     );
 }
@@ -1198,14 +1196,10 @@ fn the_referee_moves_units_on_the_table() {
 #[test]
 fn decisions_with_unknown_fields_are_refused() {
     let g = given(MULTI, four_deployed());
-    let err = check(&g, json!({"type": "end-turn", "side": "germans"}), &[]).unwrap_err();
+    let err = g.when_rolling(json!({"type": "end-turn", "side": "germans"}), &[]).refusal();
     assert!(err.contains("unknown field `side`"), "{err}");
-    let err = check(
-        &g,
-        json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "orders": [{"do": "activate", "command_group": "1-kp", "unit": "x"}]}),
-        &[],
-    )
-    .unwrap_err();
+    let err = g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "orders": [{"do": "activate", "command_group": "1-kp", "unit": "x"}]}), &[])
+    .refusal();
     assert!(err.contains("unknown field `unit`"), "{err}");
 }
 

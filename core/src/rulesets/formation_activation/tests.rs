@@ -1,7 +1,7 @@
 //! Tests of the formation-activation rules, in given / when / then shape:
 //! given a state (a scenario, and the facts or decisions that led on from
 //! it), when a decision with its table dice, then these facts or this
-//! refusal. [`check`] is the one helper that runs a decision.
+//! refusal, in the one harness of every ruleset (`crate::testing`).
 //!
 //! The property test of F2 draws its situations and seeds from proptest:
 //! a failure prints the case; `PROPTEST_RNG_SEED=<n>` replays a run.
@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::dice::{Dice, Seed, TableDice};
 use crate::rules::RuleVersion;
+use crate::testing::{given, Given};
 
 // ---------------------------------------------------------------- helpers
 
@@ -69,52 +70,33 @@ fn load(scenario: Value, rules: &RuleVersion) -> Result<State, ScenarioError> {
     FormationActivation::initial(scenario, rules)
 }
 
-fn start() -> State {
-    load(scenario(), &rules(&[], &[])).expect("a valid scenario")
+/// Formation activation's games, in the one harness of every ruleset.
+type Game = Given<FormationActivation>;
+
+/// A game from `state`, before any decision.
+fn game(state: State) -> Game {
+    given(state)
+}
+
+fn start() -> Game {
+    game(load(scenario(), &rules(&[], &[])).expect("a valid scenario"))
 }
 
 fn when(decision: Value) -> Decision {
     serde_json::from_value(decision).expect("a decision")
 }
 
-/// Given `state`, when `decision` with these table dice: the facts, or the
-/// refusal's message. Every die given must be used.
-fn check(state: &State, decision: Value, dice: &[(&str, &[u32])]) -> Result<Vec<Fact>, String> {
-    let table: TableDice = dice.iter().map(|(label, faces)| (label.to_string(), faces.to_vec())).collect();
-    let mut rolled = Dice::table(&table, 1);
-    let facts = FormationActivation::decide(state, &when(decision), &mut rolled).map_err(|v| v.to_string())?;
-    rolled.finish().map_err(|e| e.to_string())?;
-    Ok(facts)
-}
-
-fn after(state: State, facts: &[Fact]) -> State {
-    facts.iter().fold(state, evolve)
-}
-
-/// The state after a decision that must be accepted.
-fn play(state: State, decision: Value, dice: &[(&str, &[u32])]) -> State {
-    let facts = check(&state, decision.clone(), dice).unwrap_or_else(|refusal| panic!("{decision} refused: {refusal}"));
-    after(state, &facts)
-}
-
-fn begun() -> State {
-    play(start(), json!({"type": "begin-turn"}), &[])
+fn begun() -> Game {
+    start().decided_rolling(json!({"type": "begin-turn"}), &[])
 }
 
 /// 62-mir activated; its stack in 0909 rolls `morale` for its hex.
-fn sixty_second_active(morale: &[u32]) -> State {
-    play(begun(), json!({"type": "draw-chit"}), &[("cup", &[2]), ("morale:0909", morale)])
+fn sixty_second_active(morale: &[u32]) -> Game {
+    begun().decided_rolling(json!({"type": "draw-chit"}), &[("cup", &[2]), ("morale:0909", morale)])
 }
 
 fn draw() -> Value {
     json!({"type": "draw-chit"})
-}
-
-fn refusal(result: Result<Vec<Fact>, String>) -> String {
-    match result {
-        Ok(facts) => panic!("expected a refusal, got {facts:?}"),
-        Err(message) => message,
-    }
 }
 
 fn unit<'a>(state: &'a State, id: &str) -> &'a Unit {
@@ -248,11 +230,9 @@ fn a_bad_hex_number_names_its_field() {
 /// Every chit goes into the cup in canonical order.
 #[test]
 fn a_turn_puts_every_chit_into_the_cup_sorted() {
-    let facts = check(&start(), json!({"type": "begin-turn"}), &[]).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::TurnBegan { turn: 1, cup: strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1", "end-turn"]) }]
-    );
+    start()
+        .when_rolling(json!({"type": "begin-turn"}), &[])
+        .then(vec![Fact::TurnBegan { turn: 1, cup: strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1", "end-turn"]) }]);
 }
 
 /// The draw is an addressed pick among the chits left, recorded as a roll.
@@ -282,7 +262,7 @@ fn a_drawn_chit_leaves_the_cup() {
 /// activated twice per turn." Drawing the end-turn chit ends the turn.
 #[test]
 fn the_end_turn_chit_ends_the_turn_and_leaves_the_rest_undrawn() {
-    let facts = check(&begun(), draw(), &[("cup", &[3])]).unwrap();
+    let facts = begun().when_rolling(draw(), &[("cup", &[3])]).facts();
     assert_eq!(
         facts,
         vec![
@@ -291,9 +271,9 @@ fn the_end_turn_chit_ends_the_turn_and_leaves_the_rest_undrawn() {
             Fact::TurnEnded { turn: 1, undrawn: strings(&["1-66-ar/1", "1-66-ar/2", "62-mir/1"]) },
         ]
     );
-    let over = after(begun(), &facts);
-    assert_eq!(refusal(check(&over, draw(), &[])), "turn 1 is over: begin the next turn");
-    let next = check(&over, json!({"type": "begin-turn"}), &[]).unwrap();
+    let over = begun().facts(&facts);
+    assert_eq!(over.when_rolling(draw(), &[]).refusal(), "turn 1 is over: begin the next turn");
+    let next = over.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert!(matches!(next[0], Fact::TurnBegan { turn: 2, .. }));
 }
 
@@ -304,44 +284,44 @@ fn with_two_end_turn_chits_needed_the_first_one_does_not_end_the_turn() {
         s["end_turn_chits"] = json!(["end-turn-1", "end-turn-2"]);
         s["end_turn_after"] = json!(2);
     });
-    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
+    let state = game(load(s, &rules(&[], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
     // Cup: 1-66-ar/1, 1-66-ar/2, 62-mir/1, end-turn-1, end-turn-2.
-    let facts = check(&state, draw(), &[("cup", &[3])]).unwrap();
+    let facts = state.when_rolling(draw(), &[("cup", &[3])]).facts();
     assert_eq!(facts[1], Fact::EndTurnChitDrawn { chit: "end-turn-1".into(), drawn: 1, needed: 2 });
     assert_eq!(facts.len(), 2, "the turn goes on");
-    let state = after(state, &facts);
-    let facts = check(&state, draw(), &[("cup", &[3])]).unwrap();
+    let state = state.facts(&facts);
+    let facts = state.when_rolling(draw(), &[("cup", &[3])]).facts();
     assert!(matches!(facts.last(), Some(Fact::TurnEnded { turn: 1, .. })));
 }
 
 #[test]
 fn turn_order_refusals_say_what_to_do() {
-    assert_eq!(refusal(check(&start(), draw(), &[])), "no turn has begun: begin a turn first");
+    assert_eq!(start().when_rolling(draw(), &[]).refusal(), "no turn has begun: begin a turn first");
     assert_eq!(
-        refusal(check(&begun(), json!({"type": "begin-turn"}), &[])),
+        begun().when_rolling(json!({"type": "begin-turn"}), &[]).refusal(),
         "turn 1 is not over: draw chits until the end-turn chit ends it (0 end-turn chit(s) drawn of 1; in the cup: 1-66-ar/1, 1-66-ar/2, 62-mir/1, end-turn)"
     );
     let active = sixty_second_active(&[3, 3]);
     assert_eq!(
-        refusal(check(&active, json!({"type": "begin-turn"}), &[])),
+        active.when_rolling(json!({"type": "begin-turn"}), &[]).refusal(),
         "turn 1 is not over: 62-mir is active (chit 62-mir/1); end its activation and draw until the end-turn chit ends the turn"
     );
     assert_eq!(
-        refusal(check(&active, draw(), &[("cup", &[0])])),
+        active.when_rolling(draw(), &[("cup", &[0])]).refusal(),
         "62-mir is still active (chit 62-mir/1): end its activation before drawing the next chit"
     );
     assert_eq!(
-        refusal(check(&begun(), json!({"type": "end-activation"}), &[])),
+        begun().when_rolling(json!({"type": "end-activation"}), &[]).refusal(),
         "no formation is active: draw a chit first"
     );
-    let over = play(begun(), draw(), &[("cup", &[3])]);
+    let over = begun().decided_rolling(draw(), &[("cup", &[3])]);
     assert_eq!(
-        refusal(check(&over, json!({"type": "end-activation"}), &[])),
+        over.when_rolling(json!({"type": "end-activation"}), &[]).refusal(),
         "turn 1 is over and no formation is active: begin the next turn"
     );
     // A cup emptied by hand (the scenario's end-turn chits end a turn first).
-    let empty = after(start(), &[Fact::TurnBegan { turn: 1, cup: vec![] }]);
-    assert_eq!(refusal(check(&empty, draw(), &[])), "the cup is empty: begin the next turn");
+    let empty = start().facts(&[Fact::TurnBegan { turn: 1, cup: vec![] }]);
+    assert_eq!(empty.when_rolling(draw(), &[]).refusal(), "the cup is empty: begin the next turn");
 }
 
 // ---------------------------------------------------------------- an activation
@@ -351,8 +331,8 @@ fn turn_order_refusals_say_what_to_do() {
 #[test]
 fn an_activation_runs_cleanup_command_rally_then_operations() {
     let s = scenario_with(|s| s["units"][1]["disrupted"] = json!(true));
-    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
-    let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[1, 2]), ("rally:t-72", &[2, 2])]).unwrap();
+    let state = game(load(s, &rules(&[], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
+    let facts = state.when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[1, 2]), ("rally:t-72", &[2, 2])]).facts();
     let kinds: Vec<&str> = facts
         .iter()
         .map(|f| match f {
@@ -382,12 +362,12 @@ fn an_activation_runs_cleanup_command_rally_then_operations() {
 /// may act twice per turn." Two chits: two activations, cleanup between.
 #[test]
 fn a_formation_with_two_chits_activates_twice_and_its_units_act_twice() {
-    let first = play(begun(), draw(), &[("cup", &[0])]);
-    let moved = play(first, json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]);
+    let first = begun().decided_rolling(draw(), &[("cup", &[0])]);
+    let moved = first.decided_rolling(json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]);
     assert!(unit(&moved, "m1-a").operations_complete);
-    let ended = play(moved, json!({"type": "end-activation"}), &[]);
+    let ended = moved.decided_rolling(json!({"type": "end-activation"}), &[]);
     // Cup: 1-66-ar/2, 62-mir/1, end-turn.
-    let facts = check(&ended, draw(), &[("cup", &[0])]).unwrap();
+    let facts = ended.when_rolling(draw(), &[("cup", &[0])]).facts();
     assert_eq!(
         facts[1],
         Fact::ActivationBegan { formation: "1-66-ar".into(), side: "nato".into(), chit: "1-66-ar/2".into(), number: 2 }
@@ -401,44 +381,42 @@ fn a_formation_with_two_chits_activates_twice_and_its_units_act_twice() {
             out_of_command_removed: vec![],
         }
     );
-    let second = after(ended, &facts);
-    let again = check(&second, json!({"type": "move", "unit": "m1-a", "to": "0304"}), &[]).unwrap();
-    assert_eq!(
-        again,
-        vec![Fact::Moved { unit: "m1-a".into(), from: hex("0303"), to: hex("0304"), operations_complete: true }]
-    );
+    let second = ended.facts(&facts);
+    second.when_rolling(json!({"type": "move", "unit": "m1-a", "to": "0304"}), &[]).then(vec![Fact::Moved {
+        unit: "m1-a".into(),
+        from: hex("0303"),
+        to: hex("0304"),
+        operations_complete: true,
+    }]);
 }
 
 /// "Remove all "operations complete" and "out of command" markers from the
 /// formation." F7: only the active formation's units.
 #[test]
 fn cleanup_removes_the_markers_of_the_active_formation_only() {
-    let given = after(
-        begun(),
-        &[
-            Fact::MoraleTested {
-                formation: "62-mir".into(),
-                hex: hex("0909"),
-                units: strings(&["btr-70", "inf-62"]),
-                reason: TestReason::HqDestroyed { hq: "hq-62".into() },
-                dice: vec![6, 6],
-                roll: 12,
-                morale: 6,
-                passed: false,
-            },
-            Fact::MoraleTested {
-                formation: "1-66-ar".into(),
-                hex: hex("0302"),
-                units: strings(&["m1-a"]),
-                reason: TestReason::HqDestroyed { hq: "hq-1-66".into() },
-                dice: vec![6, 6],
-                roll: 12,
-                morale: 7,
-                passed: false,
-            },
-        ],
-    );
-    let facts = check(&given, draw(), &[("cup", &[2]), ("morale:0909", &[2, 2])]).unwrap();
+    let given = begun().facts(&[
+        Fact::MoraleTested {
+            formation: "62-mir".into(),
+            hex: hex("0909"),
+            units: strings(&["btr-70", "inf-62"]),
+            reason: TestReason::HqDestroyed { hq: "hq-62".into() },
+            dice: vec![6, 6],
+            roll: 12,
+            morale: 6,
+            passed: false,
+        },
+        Fact::MoraleTested {
+            formation: "1-66-ar".into(),
+            hex: hex("0302"),
+            units: strings(&["m1-a"]),
+            reason: TestReason::HqDestroyed { hq: "hq-1-66".into() },
+            dice: vec![6, 6],
+            roll: 12,
+            morale: 7,
+            passed: false,
+        },
+    ]);
+    let facts = given.when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[2, 2])]).facts();
     assert_eq!(
         facts[2],
         Fact::CleanedUp {
@@ -448,7 +426,7 @@ fn cleanup_removes_the_markers_of_the_active_formation_only() {
             out_of_command_removed: strings(&["btr-70", "inf-62"]),
         }
     );
-    let state = after(given, &facts);
+    let state = given.facts(&facts);
     assert!(!unit(&state, "btr-70").out_of_command);
     assert!(unit(&state, "m1-a").out_of_command, "another formation's marker stays");
 }
@@ -460,7 +438,7 @@ fn cleanup_removes_the_markers_of_the_active_formation_only() {
 /// command without a test.
 #[test]
 fn units_within_the_radius_are_in_command_edge_included() {
-    let facts = check(&begun(), draw(), &[("cup", &[2]), ("morale:0909", &[3, 3])]).unwrap();
+    let facts = begun().when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[3, 3])]).facts();
     assert_eq!(
         facts[3],
         Fact::InCommandWithinRadius {
@@ -476,8 +454,9 @@ fn units_within_the_radius_are_in_command_edge_included() {
     );
     // One hex further, and it tests.
     let s = scenario_with(|s| s["units"][1]["hex"] = json!("0707"));
-    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
-    let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0707", &[1, 1]), ("morale:0909", &[3, 3])]).unwrap();
+    let state = game(load(s, &rules(&[], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
+    let facts =
+        state.when_rolling(draw(), &[("cup", &[2]), ("morale:0707", &[1, 1]), ("morale:0909", &[3, 3])]).facts();
     assert_eq!(morale_tests(&facts)[0], (hex("0707"), strings(&["t-72"]), 2, true));
 }
 
@@ -486,7 +465,7 @@ fn units_within_the_radius_are_in_command_edge_included() {
 /// morale 6, roll 7: failed, both out of command, the hex marked.
 #[test]
 fn outside_the_radius_one_morale_test_per_hex_the_62nd_example() {
-    let facts = check(&begun(), draw(), &[("cup", &[2]), ("morale:0909", &[3, 4])]).unwrap();
+    let facts = begun().when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[3, 4])]).facts();
     assert_eq!(
         facts[4],
         Fact::MoraleTested {
@@ -500,7 +479,7 @@ fn outside_the_radius_one_morale_test_per_hex_the_62nd_example() {
             passed: false,
         }
     );
-    let state = after(begun(), &facts);
+    let state = begun().facts(&facts);
     assert!(unit(&state, "btr-70").out_of_command);
     assert!(unit(&state, "inf-62").out_of_command);
     assert!(!unit(&state, "t-72").out_of_command);
@@ -520,9 +499,9 @@ fn a_morale_roll_equal_to_the_rating_passes() {
 /// tests, per hex, even those that stood within the radius.
 #[test]
 fn with_the_hq_destroyed_every_unit_tests_per_hex() {
-    let destroyed = play(begun(), json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}), &[]);
+    let destroyed = begun().decided_rolling(json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}), &[]);
     let facts =
-        check(&destroyed, draw(), &[("cup", &[2]), ("morale:0706", &[5, 2]), ("morale:0909", &[1, 1])]).unwrap();
+        destroyed.when_rolling(draw(), &[("cup", &[2]), ("morale:0706", &[5, 2]), ("morale:0909", &[1, 1])]).facts();
     assert!(!facts.iter().any(|f| matches!(f, Fact::InCommandWithinRadius { .. })));
     assert_eq!(
         morale_tests(&facts),
@@ -536,15 +515,15 @@ fn with_the_hq_destroyed_every_unit_tests_per_hex() {
 /// in the next one they test like any other unit.
 #[test]
 fn newly_placed_units_are_in_command_in_their_first_activation_only() {
-    let placed = play(begun(), json!({"type": "place", "unit": "m1-r", "hex": "0909"}), &[]);
+    let placed = begun().decided_rolling(json!({"type": "place", "unit": "m1-r", "hex": "0909"}), &[]);
     assert!(unit(&placed, "m1-r").newly_placed);
-    let facts = check(&placed, draw(), &[("cup", &[0])]).unwrap();
+    let facts = placed.when_rolling(draw(), &[("cup", &[0])]).facts();
     assert_eq!(facts[4], Fact::NewlyPlacedInCommand { formation: "1-66-ar".into(), units: strings(&["m1-r"]) });
     assert!(morale_tests(&facts).is_empty(), "eleven hexes out, no test");
-    let first = after(placed, &facts);
+    let first = placed.facts(&facts);
     assert!(!unit(&first, "m1-r").newly_placed);
-    let ended = play(first, json!({"type": "end-activation"}), &[]);
-    let facts = check(&ended, draw(), &[("cup", &[0]), ("morale:0909", &[6, 6])]).unwrap();
+    let ended = first.decided_rolling(json!({"type": "end-activation"}), &[]);
+    let facts = ended.when_rolling(draw(), &[("cup", &[0]), ("morale:0909", &[6, 6])]).facts();
     assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["m1-r"]), 12, false)]);
 }
 
@@ -552,8 +531,8 @@ fn newly_placed_units_are_in_command_in_their_first_activation_only() {
 #[test]
 fn a_scenario_may_mark_a_unit_newly_placed() {
     let s = scenario_with(|s| s["units"][2]["newly_placed"] = json!(true));
-    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
-    let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[6, 6])]).unwrap();
+    let state = game(load(s, &rules(&[], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
+    let facts = state.when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[6, 6])]).facts();
     assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["inf-62"]), 12, false)]);
 }
 
@@ -561,17 +540,17 @@ fn a_scenario_may_mark_a_unit_newly_placed() {
 #[test]
 fn only_the_active_formations_units_test_in_a_mixed_stack() {
     let s = scenario_with(|s| s["units"][5]["hex"] = json!("0909"));
-    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
-    let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[6, 5])]).unwrap();
+    let state = game(load(s, &rules(&[], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
+    let facts = state.when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[6, 5])]).facts();
     assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["btr-70", "inf-62"]), 11, false)]);
-    let state = after(state, &facts);
+    let state = state.facts(&facts);
     assert!(!unit(&state, "m1-a").out_of_command);
 }
 
 #[test]
 fn a_morale_die_the_table_did_not_roll_is_refused() {
     assert_eq!(
-        refusal(check(&begun(), draw(), &[("cup", &[2])])),
+        begun().when_rolling(draw(), &[("cup", &[2])]).refusal(),
         "the rules need d6 'morale:0909' #0, which the table did not roll (the die is unknown)"
     );
 }
@@ -580,14 +559,14 @@ fn a_morale_die_the_table_did_not_roll_is_refused() {
 
 /// A 62-mir with three disrupted units: infantry stacked with the HQ, the
 /// BTR-70 in 0909 (out of command after `morale`) and the T-72 in command.
-fn rally_state(rules: &RuleVersion) -> State {
+fn rally_state(rules: &RuleVersion) -> Game {
     let s = scenario_with(|s| {
         s["units"][3]["hex"] = json!("0505");
         s["units"][3]["disrupted"] = json!(true);
         s["units"][2]["disrupted"] = json!(true);
         s["units"][1]["disrupted"] = json!(true);
     });
-    play(load(s, rules).unwrap(), json!({"type": "begin-turn"}), &[])
+    game(load(s, rules).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[])
 }
 
 fn modifier(what: &str, value: i64) -> Modifier {
@@ -602,18 +581,18 @@ fn modifier(what: &str, value: i64) -> Modifier {
 #[test]
 fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
     let state = rally_state(&rules(&[], &[]));
-    let facts = check(
-        &state,
-        draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0909", &[4, 4]),
-            ("rally:btr-70", &[2, 4]),
-            ("rally:inf-62", &[3, 4]),
-            ("rally:t-72", &[3, 3]),
-        ],
-    )
-    .unwrap();
+    let facts = state
+        .when_rolling(
+            draw(),
+            &[
+                ("cup", &[2]),
+                ("morale:0909", &[4, 4]),
+                ("rally:btr-70", &[2, 4]),
+                ("rally:inf-62", &[3, 4]),
+                ("rally:t-72", &[3, 3]),
+            ],
+        )
+        .facts();
     let rallies = rally_tests(&facts);
     assert_eq!(
         rallies,
@@ -656,7 +635,7 @@ fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
             },
         ]
     );
-    let state = after(state, &facts);
+    let state = state.facts(&facts);
     assert!(unit(&state, "btr-70").disrupted);
     assert!(!unit(&state, "inf-62").disrupted);
     assert!(!unit(&state, "t-72").disrupted);
@@ -667,30 +646,30 @@ fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
 #[test]
 fn leadership_adds_to_rating_writes_the_same_record() {
     let state = rally_state(&rules(&["leadership-adds-to-rating"], &[]));
-    let facts = check(
-        &state,
-        draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0909", &[4, 4]),
-            ("rally:btr-70", &[2, 4]),
-            ("rally:inf-62", &[3, 4]),
-            ("rally:t-72", &[3, 3]),
-        ],
-    )
-    .unwrap();
-    let default = check(
-        &rally_state(&rules(&[], &[])),
-        draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0909", &[4, 4]),
-            ("rally:btr-70", &[2, 4]),
-            ("rally:inf-62", &[3, 4]),
-            ("rally:t-72", &[3, 3]),
-        ],
-    )
-    .unwrap();
+    let facts = state
+        .when_rolling(
+            draw(),
+            &[
+                ("cup", &[2]),
+                ("morale:0909", &[4, 4]),
+                ("rally:btr-70", &[2, 4]),
+                ("rally:inf-62", &[3, 4]),
+                ("rally:t-72", &[3, 3]),
+            ],
+        )
+        .facts();
+    let default = (rally_state(&rules(&[], &[])))
+        .when_rolling(
+            draw(),
+            &[
+                ("cup", &[2]),
+                ("morale:0909", &[4, 4]),
+                ("rally:btr-70", &[2, 4]),
+                ("rally:inf-62", &[3, 4]),
+                ("rally:t-72", &[3, 3]),
+            ],
+        )
+        .facts();
     // The record has one form: the leadership written on the roll, whichever reading.
     assert_eq!(facts, default);
     let Fact::RallyTested { modifiers, modified_roll, rallied, .. } = rally_tests(&facts)[1] else { unreachable!() };
@@ -702,18 +681,18 @@ fn leadership_adds_to_rating_writes_the_same_record() {
 #[test]
 fn the_out_of_command_rally_modifier_is_a_constant() {
     let state = rally_state(&rules(&[], &[("out-of-command-rally-modifier", 0)]));
-    let facts = check(
-        &state,
-        draw(),
-        &[
-            ("cup", &[2]),
-            ("morale:0909", &[4, 4]),
-            ("rally:btr-70", &[2, 4]),
-            ("rally:inf-62", &[6, 6]),
-            ("rally:t-72", &[6, 6]),
-        ],
-    )
-    .unwrap();
+    let facts = state
+        .when_rolling(
+            draw(),
+            &[
+                ("cup", &[2]),
+                ("morale:0909", &[4, 4]),
+                ("rally:btr-70", &[2, 4]),
+                ("rally:inf-62", &[6, 6]),
+                ("rally:t-72", &[6, 6]),
+            ],
+        )
+        .facts();
     let Fact::RallyTested { modified_roll, rallied, .. } = rally_tests(&facts)[0] else { unreachable!() };
     assert_eq!((*modified_roll, *rallied), (6, true));
 }
@@ -727,13 +706,14 @@ fn rally_per_hex_rolls_once_for_each_hex() {
         s["units"][3]["disrupted"] = json!(true);
         s["units"][1]["disrupted"] = json!(true);
     });
-    let state = play(load(s, &rules(&["rally-per-hex"], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
-    let facts = check(
-        &state,
-        draw(),
-        &[("cup", &[2]), ("morale:0909", &[4, 4]), ("rally:0706", &[5, 2]), ("rally:0909", &[2, 3])],
-    )
-    .unwrap();
+    let state =
+        game(load(s, &rules(&["rally-per-hex"], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
+    let facts = state
+        .when_rolling(
+            draw(),
+            &[("cup", &[2]), ("morale:0909", &[4, 4]), ("rally:0706", &[5, 2]), ("rally:0909", &[2, 3])],
+        )
+        .facts();
     let outcomes: Vec<(String, Vec<u32>, i64, bool, bool)> = rally_tests(&facts)
         .into_iter()
         .map(|f| match f {
@@ -804,9 +784,9 @@ fn play_situation(s: &Situation, rules: &RuleVersion) -> Played {
         "units": units,
         "end_turn_chits": ["end-turn"]
     });
-    let mut state = load(scenario, rules).unwrap();
+    let mut state = game(load(scenario, rules).unwrap());
     if s.hq_destroyed {
-        state = play(state, json!({"type": "eliminate", "unit": "hq", "reason": "given"}), &[]);
+        state = state.decided_rolling(json!({"type": "eliminate", "unit": "hq", "reason": "given"}), &[]);
     }
     let seed = Seed(s.seed);
     let mut rallies = Vec::new();
@@ -827,10 +807,10 @@ fn play_situation(s: &Situation, rules: &RuleVersion) -> Played {
                     _ => {}
                 }
             }
-            state = after(state, &facts);
+            state = state.facts(&facts);
         }
     }
-    (state.units, rallies, activated)
+    (state.units.clone(), rallies, activated)
 }
 
 proptest! {
@@ -855,18 +835,18 @@ proptest! {
 fn the_leadership_decides_a_rally_under_both_readings() {
     for options in [&[][..], &["leadership-adds-to-rating"][..]] {
         let state = rally_state(&rules(options, &[]));
-        let facts = check(
-            &state,
-            draw(),
-            &[
-                ("cup", &[2]),
-                ("morale:0909", &[1, 1]),
-                ("rally:btr-70", &[4, 4]),
-                ("rally:inf-62", &[4, 4]),
-                ("rally:t-72", &[4, 4]),
-            ],
-        )
-        .unwrap();
+        let facts = state
+            .when_rolling(
+                draw(),
+                &[
+                    ("cup", &[2]),
+                    ("morale:0909", &[1, 1]),
+                    ("rally:btr-70", &[4, 4]),
+                    ("rally:inf-62", &[4, 4]),
+                    ("rally:t-72", &[4, 4]),
+                ],
+            )
+            .facts();
         let rallied: Vec<bool> =
             rally_tests(&facts).iter().map(|f| matches!(f, Fact::RallyTested { rallied: true, .. })).collect();
         // 8 fails against 6, except with the HQ's 2: btr-70, inf-62, t-72.
@@ -883,10 +863,16 @@ fn an_out_of_command_unit_is_refused_movement_fire_and_assault() {
     let expected = |verb: &str| {
         format!("btr-70 is out of command and may not {verb}: \"Out-of-command units may not move or fire during the action phase, but may take reaction fire during the opponent's action phase\". 62-mir's units that may act: hq-62, t-72")
     };
-    assert_eq!(refusal(check(&state, json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[])), expected("move"));
-    assert_eq!(refusal(check(&state, json!({"type": "fire", "unit": "btr-70", "at": "0808"}), &[])), expected("fire"));
     assert_eq!(
-        refusal(check(&state, json!({"type": "assault", "unit": "btr-70", "at": "0808"}), &[])),
+        state.when_rolling(json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[]).refusal(),
+        expected("move")
+    );
+    assert_eq!(
+        state.when_rolling(json!({"type": "fire", "unit": "btr-70", "at": "0808"}), &[]).refusal(),
+        expected("fire")
+    );
+    assert_eq!(
+        state.when_rolling(json!({"type": "assault", "unit": "btr-70", "at": "0808"}), &[]).refusal(),
         expected("assault")
     );
 }
@@ -896,30 +882,34 @@ fn an_out_of_command_unit_is_refused_movement_fire_and_assault() {
 #[test]
 fn in_command_units_move_fire_and_assault() {
     let state = sixty_second_active(&[3, 3]);
-    let facts = check(&state, json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[]).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::Moved { unit: "btr-70".into(), from: hex("0909"), to: hex("0808"), operations_complete: true }]
-    );
-    let facts = check(&state, json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::Fired { unit: "t-72".into(), from: hex("0706"), at: hex("0302"), operations_complete: true }]
-    );
-    let facts = check(&state, json!({"type": "assault", "unit": "inf-62", "at": "0808"}), &[]).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::Assaulted { unit: "inf-62".into(), from: hex("0909"), at: hex("0808"), operations_complete: true }]
-    );
+    state.when_rolling(json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[]).then(vec![Fact::Moved {
+        unit: "btr-70".into(),
+        from: hex("0909"),
+        to: hex("0808"),
+        operations_complete: true,
+    }]);
+    state.when_rolling(json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).then(vec![Fact::Fired {
+        unit: "t-72".into(),
+        from: hex("0706"),
+        at: hex("0302"),
+        operations_complete: true,
+    }]);
+    state.when_rolling(json!({"type": "assault", "unit": "inf-62", "at": "0808"}), &[]).then(vec![Fact::Assaulted {
+        unit: "inf-62".into(),
+        from: hex("0909"),
+        at: hex("0808"),
+        operations_complete: true,
+    }]);
 }
 
 /// A unit that has conducted its operations is marked operations complete
 /// until its formation's next cleanup.
 #[test]
 fn a_unit_with_operations_complete_is_refused_until_the_next_cleanup() {
-    let state = play(sixty_second_active(&[3, 3]), json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]);
+    let state =
+        sixty_second_active(&[3, 3]).decided_rolling(json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]);
     assert_eq!(
-        refusal(check(&state, json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[])),
+        state.when_rolling(json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).refusal(),
         "t-72 has completed its operations in this activation (operations complete) and acts again after 62-mir's next cleanup; units that may act: btr-70, hq-62, inf-62"
     );
 }
@@ -927,13 +917,13 @@ fn a_unit_with_operations_complete_is_refused_until_the_next_cleanup() {
 /// `operations-per-activation` lets a unit conduct more than one operation.
 #[test]
 fn operations_per_activation_is_a_constant() {
-    let state = load(scenario(), &rules(&[], &[("operations-per-activation", 2)])).unwrap();
-    let state = play(state, json!({"type": "begin-turn"}), &[]);
-    let state = play(state, draw(), &[("cup", &[2]), ("morale:0909", &[1, 1])]);
-    let facts = check(&state, json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]).unwrap();
+    let state = game(load(scenario(), &rules(&[], &[("operations-per-activation", 2)])).unwrap());
+    let state = state.decided_rolling(json!({"type": "begin-turn"}), &[]);
+    let state = state.decided_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[1, 1])]);
+    let facts = state.when_rolling(json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]).facts();
     assert!(matches!(facts[0], Fact::Moved { operations_complete: false, .. }));
-    let state = after(state, &facts);
-    let facts = check(&state, json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).unwrap();
+    let state = state.facts(&facts);
+    let facts = state.when_rolling(json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).facts();
     assert!(matches!(facts[0], Fact::Fired { operations_complete: true, .. }));
 }
 
@@ -953,20 +943,20 @@ fn operations_per_activation_is_an_open_point_with_its_alternatives() {
 fn only_the_active_formation_conducts_operations() {
     let state = sixty_second_active(&[3, 4]);
     assert_eq!(
-        refusal(check(&state, json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[])),
+        state.when_rolling(json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]).refusal(),
         "m1-a belongs to 1-66-ar (nato), and 62-mir (warsaw-pact) is active: only 62-mir's in-command units conduct operations (hq-62, t-72); m1-a may take reaction fire instead"
     );
     let s = scenario_with(|s| {
         s["formations"][1]["side"] = json!("warsaw-pact");
     });
-    let state = play(load(s, &rules(&[], &[])).unwrap(), json!({"type": "begin-turn"}), &[]);
-    let state = play(state, draw(), &[("cup", &[2]), ("morale:0909", &[1, 1])]);
+    let state = game(load(s, &rules(&[], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
+    let state = state.decided_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[1, 1])]);
     assert_eq!(
-        refusal(check(&state, json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[])),
+        state.when_rolling(json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]).refusal(),
         "m1-a belongs to 1-66-ar, which is not active: only 62-mir's in-command units conduct operations now (btr-70, hq-62, inf-62, t-72)"
     );
     assert_eq!(
-        refusal(check(&begun(), json!({"type": "move", "unit": "t-72", "to": "0807"}), &[])),
+        begun().when_rolling(json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]).refusal(),
         "no formation is active: draw a chit first"
     );
 }
@@ -975,11 +965,11 @@ fn only_the_active_formation_conducts_operations() {
 fn a_move_or_assault_names_another_hex() {
     let state = sixty_second_active(&[3, 3]);
     assert_eq!(
-        refusal(check(&state, json!({"type": "move", "unit": "t-72", "to": "0706"}), &[])),
+        state.when_rolling(json!({"type": "move", "unit": "t-72", "to": "0706"}), &[]).refusal(),
         "t-72 is already in 0706: a move ends in another hex"
     );
     assert_eq!(
-        refusal(check(&state, json!({"type": "assault", "unit": "t-72", "at": "0706"}), &[])),
+        state.when_rolling(json!({"type": "assault", "unit": "t-72", "at": "0706"}), &[]).refusal(),
         "t-72 is in 0706: it assaults another hex"
     );
 }
@@ -987,31 +977,29 @@ fn a_move_or_assault_names_another_hex() {
 /// "... but may take reaction fire during the opponent's action phase (6.2)."
 #[test]
 fn an_out_of_command_unit_may_take_reaction_fire_in_the_opponents_activation() {
-    let state = play(sixty_second_active(&[3, 4]), json!({"type": "end-activation"}), &[]);
+    let state = sixty_second_active(&[3, 4]).decided_rolling(json!({"type": "end-activation"}), &[]);
     // Cup: 1-66-ar/1, 1-66-ar/2, end-turn.
-    let state = play(state, draw(), &[("cup", &[0])]);
-    let facts = check(&state, json!({"type": "reaction-fire", "unit": "btr-70", "at": "0302"}), &[]).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::ReactionFired {
+    let state = state.decided_rolling(draw(), &[("cup", &[0])]);
+    state.when_rolling(json!({"type": "reaction-fire", "unit": "btr-70", "at": "0302"}), &[]).then(vec![
+        Fact::ReactionFired {
             unit: "btr-70".into(),
             formation: "62-mir".into(),
             from: hex("0909"),
             at: hex("0302"),
-            out_of_command: true
-        }]
-    );
+            out_of_command: true,
+        },
+    ]);
 }
 
 #[test]
 fn reaction_fire_is_for_the_side_not_active() {
     let state = sixty_second_active(&[3, 4]);
     assert_eq!(
-        refusal(check(&state, json!({"type": "reaction-fire", "unit": "inf-62", "at": "0302"}), &[])),
+        state.when_rolling(json!({"type": "reaction-fire", "unit": "inf-62", "at": "0302"}), &[]).refusal(),
         "inf-62 is on the active side (warsaw-pact): reaction fire is taken during the opponent's action phase; 62-mir's in-command units conduct operations instead (hq-62, t-72)"
     );
     assert_eq!(
-        refusal(check(&begun(), json!({"type": "reaction-fire", "unit": "m1-a", "at": "0909"}), &[])),
+        begun().when_rolling(json!({"type": "reaction-fire", "unit": "m1-a", "at": "0909"}), &[]).refusal(),
         "no formation is active: reaction fire is taken during the opponent's action phase"
     );
 }
@@ -1021,77 +1009,76 @@ fn reaction_fire_is_for_the_side_not_active() {
 #[test]
 fn the_referee_disrupts_eliminates_places_and_relocates() {
     let state = begun();
-    assert_eq!(
-        check(&state, json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]).unwrap(),
-        vec![Fact::Disrupted { unit: "t-72".into(), hex: hex("0706"), reason: "fire".into() }]
-    );
-    assert_eq!(
-        check(&state, json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}), &[]).unwrap(),
-        vec![Fact::Eliminated {
+    state.when_rolling(json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]).then(vec![Fact::Disrupted {
+        unit: "t-72".into(),
+        hex: hex("0706"),
+        reason: "fire".into(),
+    }]);
+    state.when_rolling(json!({"type": "eliminate", "unit": "hq-62", "reason": "artillery"}), &[]).then(vec![
+        Fact::Eliminated {
             unit: "hq-62".into(),
             formation: "62-mir".into(),
             hex: hex("0505"),
             reason: "artillery".into(),
-            hq: true
-        }]
-    );
+            hq: true,
+        },
+    ]);
     assert!(matches!(
-        check(&state, json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}), &[]).unwrap()[0],
+        state.when_rolling(json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}), &[]).facts()[0],
         Fact::Eliminated { hq: false, .. }
     ));
-    assert_eq!(
-        check(&state, json!({"type": "relocate", "unit": "t-72", "to": "0807", "reason": "retreats"}), &[]).unwrap(),
-        vec![Fact::Relocated { unit: "t-72".into(), from: hex("0706"), to: hex("0807"), reason: "retreats".into() }]
+    state.when_rolling(json!({"type": "relocate", "unit": "t-72", "to": "0807", "reason": "retreats"}), &[]).then(
+        vec![Fact::Relocated { unit: "t-72".into(), from: hex("0706"), to: hex("0807"), reason: "retreats".into() }],
     );
 }
 
 #[test]
 fn referee_refusals_say_what_is_wrong() {
-    let state = play(begun(), json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]);
+    let state = begun().decided_rolling(json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]);
     assert_eq!(
-        refusal(check(&state, json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[])),
+        state.when_rolling(json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]).refusal(),
         "t-72 is already disrupted"
     );
-    let state = play(state, json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}), &[]);
+    let state = state.decided_rolling(json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}), &[]);
     assert_eq!(
-        refusal(check(&state, json!({"type": "eliminate", "unit": "t-72", "reason": "again"}), &[])),
+        state.when_rolling(json!({"type": "eliminate", "unit": "t-72", "reason": "again"}), &[]).refusal(),
         "t-72 has been eliminated"
     );
     assert_eq!(
-        refusal(check(&state, json!({"type": "place", "unit": "t-72", "hex": "0101"}), &[])),
+        state.when_rolling(json!({"type": "place", "unit": "t-72", "hex": "0101"}), &[]).refusal(),
         "t-72 has been eliminated"
     );
     assert_eq!(
-        refusal(check(&state, json!({"type": "place", "unit": "m1-a", "hex": "0101"}), &[])),
+        state.when_rolling(json!({"type": "place", "unit": "m1-a", "hex": "0101"}), &[]).refusal(),
         "m1-a is already on the map, in 0302"
     );
     assert_eq!(
-        refusal(check(&state, json!({"type": "disrupt", "unit": "m1-r", "reason": "fire"}), &[])),
+        state.when_rolling(json!({"type": "disrupt", "unit": "m1-r", "reason": "fire"}), &[]).refusal(),
         "m1-r is not on the map: the referee places it first"
     );
     assert_eq!(
-        refusal(check(&state, json!({"type": "relocate", "unit": "m1-a", "to": "0302", "reason": "x"}), &[])),
+        state.when_rolling(json!({"type": "relocate", "unit": "m1-a", "to": "0302", "reason": "x"}), &[]).refusal(),
         "m1-a is already in 0302"
     );
     assert_eq!(
-        refusal(check(&state, json!({"type": "move", "unit": "m9", "to": "0302"}), &[])),
+        state.when_rolling(json!({"type": "move", "unit": "m9", "to": "0302"}), &[]).refusal(),
         "no formation is active: draw a chit first"
     );
     assert_eq!(
-        refusal(check(&state, json!({"type": "disrupt", "unit": "m9", "reason": "x"}), &[])),
+        state.when_rolling(json!({"type": "disrupt", "unit": "m9", "reason": "x"}), &[]).refusal(),
         "there is no unit \"m9\" in this game"
     );
-    let active = play(state, draw(), &[("cup", &[0])]);
+    let active = state.decided_rolling(draw(), &[("cup", &[0])]);
     assert_eq!(
-        refusal(check(&active, json!({"type": "place", "unit": "m1-r", "hex": "0101"}), &[])),
+        active.when_rolling(json!({"type": "place", "unit": "m1-r", "hex": "0101"}), &[]).refusal(),
         "1-66-ar is active: place m1-r after its activation ends, so that its formation's next activation is its first action phase"
     );
 }
 
 #[test]
 fn an_eliminated_unit_takes_no_test() {
-    let state = play(begun(), json!({"type": "eliminate", "unit": "btr-70", "reason": "fire"}), &[]);
-    let facts = check(&state, draw(), &[("cup", &[2]), ("morale:0909", &[6, 6])]).unwrap();
+    let state = begun().decided_rolling(json!({"type": "eliminate", "unit": "btr-70", "reason": "fire"}), &[]);
+    let facts = state.when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[6, 6])]).facts();
     assert_eq!(morale_tests(&facts), vec![(hex("0909"), strings(&["inf-62"]), 12, false)]);
 }
 
@@ -1099,7 +1086,7 @@ fn an_eliminated_unit_takes_no_test() {
 
 #[test]
 fn the_narrative_tells_the_62nd_example() {
-    let facts = check(&begun(), draw(), &[("cup", &[2]), ("morale:0909", &[3, 4])]).unwrap();
+    let facts = begun().when_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[3, 4])]).facts();
     assert_eq!(
         narrate(&facts[4]),
         "Morale test for hex 0909 (btr-70, inf-62; 6 hexes from HQ hq-62, outside its command radius of 2): 2d6 3+4 = 7 vs morale 6, failed: out of command, hex 0909 marked out of command."

@@ -7,9 +7,9 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
-use crate::dice::{Dice, TableDice};
 use crate::rules::VersionSpec;
 use crate::ruleset::Ruleset;
+use crate::testing::{given, Given};
 
 /// The table: allies have three leaders, axis two.
 ///
@@ -45,69 +45,32 @@ fn spec() -> VersionSpec {
     versions().remove(0)
 }
 
-/// A game in a given state, to which decisions are put.
-#[derive(Clone)]
-struct Check {
-    state: State,
+/// Leader activation's games, in the one harness of every ruleset.
+type Check = Given<LeaderActivation>;
+
+/// The table under the default rules with `options` on, before any decision.
+fn with(options: &[&str]) -> Check {
+    let overrides: BTreeMap<String, serde_json::Value> = options.iter().map(|o| (o.to_string(), json!(true))).collect();
+    let rules = spec().resolve(&overrides, &BTreeMap::new(), "").unwrap();
+    let scenario = serde_json::from_value(scenario()).unwrap();
+    given(LeaderActivation::initial(scenario, &rules).unwrap())
 }
 
-fn d(value: serde_json::Value) -> Decision {
-    serde_json::from_value(value).expect("a well-formed decision")
+/// The table under the default rules, before any decision.
+fn new() -> Check {
+    with(&[])
 }
 
-fn dice(rolls: &[(&str, &[u32])]) -> TableDice {
-    rolls.iter().map(|(l, v)| (l.to_string(), v.to_vec())).collect()
-}
-
-impl Check {
-    fn with(options: &[&str]) -> Check {
-        let overrides: BTreeMap<String, serde_json::Value> =
-            options.iter().map(|o| (o.to_string(), json!(true))).collect();
-        let rules = spec().resolve(&overrides, &BTreeMap::new(), "").unwrap();
-        let scenario = serde_json::from_value(scenario()).unwrap();
-        Check { state: LeaderActivation::initial(scenario, &rules).unwrap() }
-    }
-
-    fn new() -> Check {
-        Check::with(&[])
-    }
-
-    /// The decision is made (and must be legal); its facts are folded in.
-    fn given(self, decision: serde_json::Value) -> Check {
-        self.given_rolling(decision, &[])
-    }
-
-    fn given_rolling(mut self, decision: serde_json::Value, rolls: &[(&str, &[u32])]) -> Check {
-        let facts = self.when_rolling(decision.clone(), rolls).unwrap_or_else(|e| panic!("{decision} refused: {e}"));
-        for f in &facts {
-            self.state = LeaderActivation::evolve(self.state.clone(), f);
-        }
-        self
-    }
-
-    fn when(&self, decision: serde_json::Value) -> Result<Vec<Fact>, Violation> {
-        self.when_rolling(decision, &[])
-    }
-
-    fn when_rolling(&self, decision: serde_json::Value, rolls: &[(&str, &[u32])]) -> Result<Vec<Fact>, Violation> {
-        let given = dice(rolls);
-        let mut table = Dice::table(&given, 1);
-        let facts = LeaderActivation::decide(&self.state, &d(decision), &mut table)?;
-        table.finish()?;
-        Ok(facts)
-    }
-
+/// Steps of this table that many tests take.
+trait Steps {
     /// The allies go first in turn 1 and activate adams.
-    fn adams_active(self) -> Check {
-        self.given(json!({"type": "begin-turn", "first": "allies"}))
-            .given(json!({"type": "activate", "leader": "adams"}))
-    }
+    fn adams_active(self) -> Self;
 }
 
-fn refused(result: Result<Vec<Fact>, Violation>, needle: &str) {
-    match result {
-        Ok(facts) => panic!("expected a refusal containing {needle:?}, got facts {facts:?}"),
-        Err(v) => assert!(v.to_string().contains(needle), "refusal {:?} does not contain {needle:?}", v.to_string()),
+impl Steps for Check {
+    fn adams_active(self) -> Check {
+        self.decided(json!({"type": "begin-turn", "first": "allies"}))
+            .decided(json!({"type": "activate", "leader": "adams"}))
     }
 }
 
@@ -119,113 +82,103 @@ fn commanded(unit: &str) -> serde_json::Value {
 
 #[test]
 fn begin_turn_counts_leaders_and_skips() {
-    let facts = Check::new().when(json!({"type": "begin-turn", "first": "axis"})).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::TurnBegan {
-            turn: 1,
-            first: "axis".into(),
-            leaders: [("allies".to_string(), 3), ("axis".to_string(), 2)].into(),
-            skips: [("allies".to_string(), 0), ("axis".to_string(), 1)].into(),
-            next: Some("axis".into()),
-        }]
-    );
+    new().when(json!({"type": "begin-turn", "first": "axis"})).then(vec![Fact::TurnBegan {
+        turn: 1,
+        first: "axis".into(),
+        leaders: [("allies".to_string(), 3), ("axis".to_string(), 2)].into(),
+        skips: [("allies".to_string(), 0), ("axis".to_string(), 1)].into(),
+        next: Some("axis".into()),
+    }]);
 }
 
 #[test]
 fn begin_turn_names_a_side_of_the_game() {
-    refused(
-        Check::new().when(json!({"type": "begin-turn", "first": "soviets"})),
-        "\"soviets\" is not a side of this game",
-    );
+    new()
+        .when(json!({"type": "begin-turn", "first": "soviets"}))
+        .then_refused("\"soviets\" is not a side of this game");
 }
 
 #[test]
 fn activations_alternate_between_the_sides() {
-    let c = Check::new().adams_active();
-    let facts = c.when(json!({"type": "end-activation"})).unwrap();
-    assert_eq!(
-        facts,
-        vec![Fact::ActivationEnded {
-            leader: "adams".into(),
-            side: "allies".into(),
-            stays_activated: true,
-            next: Some("axis".into())
-        }]
-    );
+    let c = new().adams_active();
+    c.when(json!({"type": "end-activation"})).then(vec![Fact::ActivationEnded {
+        leader: "adams".into(),
+        side: "allies".into(),
+        stays_activated: true,
+        next: Some("axis".into()),
+    }]);
 }
 
 #[test]
 fn the_wrong_sides_turn_is_refused_naming_whose_turn_it_is() {
-    let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
-    refused(
-        c.when(json!({"type": "activate", "leader": "vogel"})),
-        "it is for allies to activate a leader (adams, baker, cole), not for axis",
-    );
+    let c = new().decided(json!({"type": "begin-turn", "first": "allies"}));
+    c.when(json!({"type": "activate", "leader": "vogel"}))
+        .then_refused("it is for allies to activate a leader (adams, baker, cole), not for axis");
 }
 
 #[test]
 fn a_leader_activated_twice_is_refused() {
-    let c = Check::new()
+    let c = new()
         .adams_active()
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}));
-    refused(c.when(json!({"type": "activate", "leader": "adams"})), "adams has already been activated this turn");
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "activate", "leader": "adams"})).then_refused("adams has already been activated this turn");
 }
 
 #[test]
 fn a_unit_activated_twice_is_refused() {
-    let c = Check::new()
+    let c = new()
         .adams_active()
-        .given(commanded("trained-a"))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "baker"}))
-        .given(json!({"type": "move", "piece": "baker", "to": [10, 0]}));
-    refused(c.when(commanded("trained-a")), "trained-a has already been activated this turn");
+        .decided(commanded("trained-a"))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "baker"}))
+        .decided(json!({"type": "move", "piece": "baker", "to": [10, 0]}));
+    c.when(commanded("trained-a")).then_refused("trained-a has already been activated this turn");
 }
 
 #[test]
 fn a_skip_is_allowed_to_the_side_with_fewer_leaders() {
-    let c = Check::new().given(json!({"type": "begin-turn", "first": "axis"}));
-    let facts = c.when(json!({"type": "skip", "side": "axis"})).unwrap();
-    assert_eq!(facts, vec![Fact::Skipped { side: "axis".into(), skips_left: 0, next: Some("allies".into()) }]);
+    let c = new().decided(json!({"type": "begin-turn", "first": "axis"}));
+    c.when(json!({"type": "skip", "side": "axis"})).then(vec![Fact::Skipped {
+        side: "axis".into(),
+        skips_left: 0,
+        next: Some("allies".into()),
+    }]);
 }
 
 #[test]
 fn a_skip_with_none_left_is_refused() {
-    let c = Check::new()
-        .given(json!({"type": "begin-turn", "first": "axis"}))
-        .given(json!({"type": "skip", "side": "axis"}))
-        .given(json!({"type": "activate", "leader": "adams"}))
-        .given(json!({"type": "end-activation"}));
-    refused(c.when(json!({"type": "skip", "side": "axis"})), "axis has no skip left");
+    let c = new()
+        .decided(json!({"type": "begin-turn", "first": "axis"}))
+        .decided(json!({"type": "skip", "side": "axis"}))
+        .decided(json!({"type": "activate", "leader": "adams"}))
+        .decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "skip", "side": "axis"})).then_refused("axis has no skip left");
     // The side with more leaders never has a skip at all.
-    let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
-    refused(c.when(json!({"type": "skip", "side": "allies"})), "allies has no skip left");
+    let c = new().decided(json!({"type": "begin-turn", "first": "allies"}));
+    c.when(json!({"type": "skip", "side": "allies"})).then_refused("allies has no skip left");
 }
 
 #[test]
 fn a_skip_is_only_for_the_side_whose_slot_it_is() {
-    let c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
-    refused(
-        c.when(json!({"type": "skip", "side": "axis"})),
-        "it is for allies to activate a leader: axis cannot skip it",
-    );
+    let c = new().decided(json!({"type": "begin-turn", "first": "allies"}));
+    c.when(json!({"type": "skip", "side": "axis"}))
+        .then_refused("it is for allies to activate a leader: axis cannot skip it");
 }
 
 #[test]
 fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
-    let c = Check::new()
-        .given(json!({"type": "begin-turn", "first": "axis"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "adams"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "weber"}));
-    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    let c = new()
+        .decided(json!({"type": "begin-turn", "first": "axis"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "adams"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "weber"}));
+    let facts = c.when(json!({"type": "end-activation"})).facts();
     assert_eq!(
         facts[0],
         Fact::ActivationEnded {
@@ -235,8 +188,8 @@ fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
             next: Some("allies".into())
         }
     );
-    let c = c.given(json!({"type": "end-activation"})).given(json!({"type": "activate", "leader": "baker"}));
-    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    let c = c.decided(json!({"type": "end-activation"})).decided(json!({"type": "activate", "leader": "baker"}));
+    let facts = c.when(json!({"type": "end-activation"})).facts();
     assert_eq!(
         facts[0],
         Fact::ActivationEnded {
@@ -246,93 +199,80 @@ fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
             next: Some("allies".into())
         }
     );
-    let c = c.given(json!({"type": "end-activation"})).given(json!({"type": "activate", "leader": "cole"}));
-    let facts = c.when(json!({"type": "end-activation"})).unwrap();
-    assert_eq!(
-        facts,
-        vec![
-            Fact::ActivationEnded { leader: "cole".into(), side: "allies".into(), stays_activated: true, next: None },
-            Fact::TurnEnded { turn: 1, locked: vec![] },
-        ]
-    );
+    let c = c.decided(json!({"type": "end-activation"})).decided(json!({"type": "activate", "leader": "cole"}));
+    c.when(json!({"type": "end-activation"})).then(vec![
+        Fact::ActivationEnded { leader: "cole".into(), side: "allies".into(), stays_activated: true, next: None },
+        Fact::TurnEnded { turn: 1, locked: vec![] },
+    ]);
 }
 
 #[test]
 fn a_new_turn_waits_until_every_leader_has_been_activated() {
-    let c = Check::new().adams_active();
-    refused(c.when(json!({"type": "begin-turn", "first": "axis"})), "turn 1 is not over: adams is being activated");
-    let c = c.given(json!({"type": "end-activation"}));
-    refused(
-        c.when(json!({"type": "begin-turn", "first": "axis"})),
-        "turn 1 is not over: 4 still to activate (baker, cole, vogel, weber)",
-    );
+    let c = new().adams_active();
+    c.when(json!({"type": "begin-turn", "first": "axis"})).then_refused("turn 1 is not over: adams is being activated");
+    let c = c.decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "begin-turn", "first": "axis"}))
+        .then_refused("turn 1 is not over: 4 still to activate (baker, cole, vogel, weber)");
 }
 
 #[test]
 fn a_new_turn_clears_every_activation_mark() {
-    let mut c = Check::new().given(json!({"type": "begin-turn", "first": "allies"}));
+    let mut c = new().decided(json!({"type": "begin-turn", "first": "allies"}));
     for leader in ["adams", "vogel", "baker", "weber", "cole"] {
-        c = c.given(json!({"type": "activate", "leader": leader})).given(json!({"type": "end-activation"}));
+        c = c.decided(json!({"type": "activate", "leader": leader})).decided(json!({"type": "end-activation"}));
     }
-    let c = c.given(json!({"type": "begin-turn", "first": "axis"}));
-    assert!(c.state.pieces.values().all(|p| !p.activated));
-    assert_eq!(c.state.turn.as_ref().unwrap().number, 2);
+    let c = c.decided(json!({"type": "begin-turn", "first": "axis"}));
+    assert!(c.state().pieces.values().all(|p| !p.activated));
+    assert_eq!(c.state().turn.as_ref().unwrap().number, 2);
 }
 
 #[test]
 fn leaders_locked_in_close_combat_count_but_give_no_skip_and_cannot_be_activated() {
     // Two axis leaders against three allied: one skip, whether or not one is locked.
-    let c = Check::new().given(json!({"type": "lock-in-close-combat", "leader": "weber"}));
-    let facts = c.when(json!({"type": "begin-turn", "first": "axis"})).unwrap();
+    let c = new().decided(json!({"type": "lock-in-close-combat", "leader": "weber"}));
+    let facts = c.when(json!({"type": "begin-turn", "first": "axis"})).facts();
     let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else { panic!("{facts:?}") };
     assert_eq!(leaders["axis"], 2);
     assert_eq!(skips["axis"], 1);
-    let c = c.given(json!({"type": "begin-turn", "first": "axis"}));
-    refused(
-        c.when(json!({"type": "activate", "leader": "weber"})),
-        "weber is locked in close combat and may not be activated",
-    );
+    let c = c.decided(json!({"type": "begin-turn", "first": "axis"}));
+    c.when(json!({"type": "activate", "leader": "weber"}))
+        .then_refused("weber is locked in close combat and may not be activated");
 }
 
 #[test]
 fn a_lock_that_leaves_a_side_without_leaders_passes_its_slot() {
-    let c = Check::new()
-        .given(json!({"type": "begin-turn", "first": "axis"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "adams"}))
-        .given(json!({"type": "end-activation"}));
-    assert_eq!(
-        c.when(json!({"type": "lock-in-close-combat", "leader": "weber"})).unwrap(),
-        vec![
-            Fact::LockedInCloseCombat { leader: "weber".into() },
-            Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
-        ]
-    );
+    let c = new()
+        .decided(json!({"type": "begin-turn", "first": "axis"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "adams"}))
+        .decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "lock-in-close-combat", "leader": "weber"})).then(vec![
+        Fact::LockedInCloseCombat { leader: "weber".into() },
+        Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
+    ]);
 }
 
 /// Issue 14, item 10: with a leader locked in close combat the turn does
 /// not end "every leader has been activated": it names him.
 #[test]
 fn a_turn_that_ends_with_a_leader_locked_says_so() {
-    let c = Check::new()
-        .given(json!({"type": "lock-in-close-combat", "leader": "weber"}))
-        .given(json!({"type": "begin-turn", "first": "axis"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}));
+    let c = new()
+        .decided(json!({"type": "lock-in-close-combat", "leader": "weber"}))
+        .decided(json!({"type": "begin-turn", "first": "axis"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}));
     let mut c = c;
     for leader in ["adams", "baker"] {
-        c = c.given(json!({"type": "activate", "leader": leader})).given(json!({"type": "end-activation"}));
+        c = c.decided(json!({"type": "activate", "leader": leader})).decided(json!({"type": "end-activation"}));
     }
-    let c = c.given(json!({"type": "activate", "leader": "cole"}));
-    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+    let c = c.decided(json!({"type": "activate", "leader": "cole"}));
+    let facts = c.when(json!({"type": "end-activation"})).facts();
     assert_eq!(facts[1], Fact::TurnEnded { turn: 1, locked: vec!["weber".into()] });
     assert_eq!(narrate(&facts[1]), "Turn 1 ends: no leader is left to activate (weber is locked in close combat).");
-    let c = c.given(json!({"type": "end-activation"}));
-    refused(
-        c.when(json!({"type": "activate", "leader": "weber"})),
-        "turn 1 is over: no leader is left to activate; begin the next turn",
-    );
+    let c = c.decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "activate", "leader": "weber"}))
+        .then_refused("turn 1 is over: no leader is left to activate; begin the next turn");
     // Without a lock the narration is as before, and the fact's bytes too.
     let plain = Fact::TurnEnded { turn: 2, locked: vec![] };
     assert_eq!(narrate(&plain), "Turn 2 ends: every leader has been activated.");
@@ -346,13 +286,13 @@ fn a_turn_that_ends_with_a_leader_locked_says_so() {
 /// many skips as you have leaders less").
 #[test]
 fn a_removed_leader_no_longer_counts_for_skips() {
-    let c = Check::new().given(json!({"type": "remove", "piece": "baker", "reason": "killed by a sniper"}));
-    let facts = c.when(json!({"type": "begin-turn", "first": "axis"})).unwrap();
+    let c = new().decided(json!({"type": "remove", "piece": "baker", "reason": "killed by a sniper"}));
+    let facts = c.when(json!({"type": "begin-turn", "first": "axis"})).facts();
     let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else { panic!("{facts:?}") };
     assert_eq!((leaders["allies"], leaders["axis"]), (2, 2));
     assert_eq!((skips["allies"], skips["axis"]), (0, 0));
-    assert!(!c.state.pieces.contains_key("baker"));
-    assert_eq!(c.state.removed["baker"].reason, "killed by a sniper");
+    assert!(!c.state().pieces.contains_key("baker"));
+    assert_eq!(c.state().removed["baker"].reason, "killed by a sniper");
 }
 
 /// A removed leader is never given an activation: the turn ends once the
@@ -360,30 +300,27 @@ fn a_removed_leader_no_longer_counts_for_skips() {
 /// activate passes its slot on.
 #[test]
 fn a_removed_leader_is_not_activated_and_his_slot_passes() {
-    let c = Check::new()
-        .given(json!({"type": "begin-turn", "first": "axis"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "adams"}))
-        .given(json!({"type": "end-activation"}));
-    assert_eq!(
-        c.when(json!({"type": "remove", "piece": "weber", "reason": "killed"})).unwrap(),
-        vec![
-            Fact::Removed { piece: "weber".into(), side: "axis".into(), role: Role::Leader, reason: "killed".into() },
-            Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
-        ]
-    );
-    let c = c.given(json!({"type": "remove", "piece": "weber", "reason": "killed"}));
-    refused(c.when(json!({"type": "activate", "leader": "weber"})), "weber has been removed from play (killed)");
+    let c = new()
+        .decided(json!({"type": "begin-turn", "first": "axis"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "adams"}))
+        .decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "remove", "piece": "weber", "reason": "killed"})).then(vec![
+        Fact::Removed { piece: "weber".into(), side: "axis".into(), role: Role::Leader, reason: "killed".into() },
+        Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
+    ]);
+    let c = c.decided(json!({"type": "remove", "piece": "weber", "reason": "killed"}));
+    c.when(json!({"type": "activate", "leader": "weber"})).then_refused("weber has been removed from play (killed)");
     let c = c
-        .given(json!({"type": "activate", "leader": "baker"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "cole"}));
-    let facts = c.when(json!({"type": "end-activation"})).unwrap();
+        .decided(json!({"type": "activate", "leader": "baker"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "cole"}));
+    let facts = c.when(json!({"type": "end-activation"})).facts();
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1, locked: vec![] }));
     // Next turn: axis has one leader against allies' three, so two skips.
-    let c = c.given(json!({"type": "end-activation"}));
-    let facts = c.when(json!({"type": "begin-turn", "first": "allies"})).unwrap();
+    let c = c.decided(json!({"type": "end-activation"}));
+    let facts = c.when(json!({"type": "begin-turn", "first": "allies"})).facts();
     let Fact::TurnBegan { leaders, skips, .. } = &facts[0] else { panic!("{facts:?}") };
     assert_eq!((leaders["axis"], skips["axis"]), (1, 2));
 }
@@ -392,56 +329,46 @@ fn a_removed_leader_is_not_activated_and_his_slot_passes() {
 /// activation ends and the slot passes on.
 #[test]
 fn a_leader_removed_during_his_activation_ends_it() {
-    let c = Check::new().adams_active().given(commanded("trained-a"));
-    let facts = c.when(json!({"type": "remove", "piece": "adams", "reason": "killed by mortar fire"})).unwrap();
-    assert_eq!(
-        facts,
-        vec![
-            Fact::Removed {
-                piece: "adams".into(),
-                side: "allies".into(),
-                role: Role::Leader,
-                reason: "killed by mortar fire".into()
-            },
-            Fact::ActivationEnded {
-                leader: "adams".into(),
-                side: "allies".into(),
-                stays_activated: true,
-                next: Some("axis".into())
-            },
-        ]
-    );
-    let c = c.given(json!({"type": "remove", "piece": "adams", "reason": "killed by mortar fire"}));
-    refused(c.when(json!({"type": "rally", "units": ["trained-b"]})), "no leader is being activated");
-    assert_eq!(c.state.turn.as_ref().unwrap().next.as_deref(), Some("axis"));
+    let c = new().adams_active().decided(commanded("trained-a"));
+    c.when(json!({"type": "remove", "piece": "adams", "reason": "killed by mortar fire"})).then(vec![
+        Fact::Removed {
+            piece: "adams".into(),
+            side: "allies".into(),
+            role: Role::Leader,
+            reason: "killed by mortar fire".into(),
+        },
+        Fact::ActivationEnded {
+            leader: "adams".into(),
+            side: "allies".into(),
+            stays_activated: true,
+            next: Some("axis".into()),
+        },
+    ]);
+    let c = c.decided(json!({"type": "remove", "piece": "adams", "reason": "killed by mortar fire"}));
+    c.when(json!({"type": "rally", "units": ["trained-b"]})).then_refused("no leader is being activated");
+    assert_eq!(c.state().turn.as_ref().unwrap().next.as_deref(), Some("axis"));
     assert!(
-        render(&c.state).contains("  adams        leader removed from play: killed by mortar fire\n"),
+        render(c.state()).contains("  adams        leader removed from play: killed by mortar fire\n"),
         "{}",
-        render(&c.state)
+        render(c.state())
     );
 }
 
 /// A removed unit can be neither commanded nor rallied, nor removed again.
 #[test]
 fn a_removed_unit_is_neither_commanded_nor_rallied() {
-    let c = Check::new()
-        .given(json!({"type": "break", "piece": "trained-b", "reason": "fire"}))
-        .given(json!({"type": "remove", "piece": "trained-a", "reason": "destroyed"}))
-        .given(json!({"type": "remove", "piece": "trained-b", "reason": "destroyed"}))
+    let c = new()
+        .decided(json!({"type": "break", "piece": "trained-b", "reason": "fire"}))
+        .decided(json!({"type": "remove", "piece": "trained-a", "reason": "destroyed"}))
+        .decided(json!({"type": "remove", "piece": "trained-b", "reason": "destroyed"}))
         .adams_active();
-    refused(c.when(commanded("trained-a")), "trained-a has been removed from play (destroyed)");
-    refused(
-        c.when(json!({"type": "rally", "units": ["trained-b"]})),
-        "trained-b has been removed from play (destroyed)",
-    );
-    refused(
-        c.when(json!({"type": "remove", "piece": "trained-a", "reason": "again"})),
-        "trained-a has been removed from play (destroyed)",
-    );
-    refused(
-        c.when(json!({"type": "remove", "piece": "nobody", "reason": "x"})),
-        "there is no leader or unit \"nobody\"",
-    );
+    c.when(commanded("trained-a")).then_refused("trained-a has been removed from play (destroyed)");
+    c.when(json!({"type": "rally", "units": ["trained-b"]}))
+        .then_refused("trained-b has been removed from play (destroyed)");
+    c.when(json!({"type": "remove", "piece": "trained-a", "reason": "again"}))
+        .then_refused("trained-a has been removed from play (destroyed)");
+    c.when(json!({"type": "remove", "piece": "nobody", "reason": "x"}))
+        .then_refused("there is no leader or unit \"nobody\"");
 }
 
 // ---- Commanding ----
@@ -449,138 +376,119 @@ fn a_removed_unit_is_neither_commanded_nor_rallied() {
 /// Issue 14, item 10: "an Elite unit's", not "a Elite unit's".
 #[test]
 fn an_elite_unit_out_of_range_is_named_with_its_article() {
-    let far_elite = Check::new().given(json!({"type": "move", "piece": "elite-150", "to": [151, 0]})).adams_active();
-    refused(
-        far_elite.when(commanded("elite-150")),
-        "elite-150 is out of command range: 151 mm from adams (rounded up), and an Elite unit's command range is 150 mm",
-    );
+    let far_elite = new().decided(json!({"type": "move", "piece": "elite-150", "to": [151, 0]})).adams_active();
+    far_elite.when(commanded("elite-150")).then_refused("elite-150 is out of command range: 151 mm from adams (rounded up), and an Elite unit's command range is 150 mm");
 }
 
 #[test]
 fn a_leader_commands_a_unit_within_the_units_command_range() {
-    let c = Check::new().adams_active();
-    assert_eq!(
-        c.when(commanded("elite-150")).unwrap(),
-        vec![Fact::UnitCommanded {
-            leader: "adams".into(),
-            unit: "elite-150".into(),
-            skill: Skill::Elite,
-            distance_mm: 150,
-            range_mm: 150
-        }]
-    );
-    assert!(c.when(commanded("trained-100")).is_ok(), "exactly at range is in range");
-    assert!(c.when(commanded("conscript")).is_ok(), "60, 80 is exactly 100 mm");
+    let c = new().adams_active();
+    c.when(commanded("elite-150")).then(vec![Fact::UnitCommanded {
+        leader: "adams".into(),
+        unit: "elite-150".into(),
+        skill: Skill::Elite,
+        distance_mm: 150,
+        range_mm: 150,
+    }]);
+    assert!(c.when(commanded("trained-100")).result().is_ok(), "exactly at range is in range");
+    assert!(c.when(commanded("conscript")).result().is_ok(), "60, 80 is exactly 100 mm");
 }
 
 #[test]
 fn a_unit_1_mm_out_of_range_is_refused() {
-    let c = Check::new().adams_active();
-    refused(
-        c.when(commanded("trained-101")),
-        "trained-101 is out of command range: 101 mm from adams (rounded up), and a Trained unit's command range is 100 mm",
-    );
+    let c = new().adams_active();
+    c.when(commanded("trained-101")).then_refused("trained-101 is out of command range: 101 mm from adams (rounded up), and a Trained unit's command range is 100 mm");
 }
 
 #[test]
 fn range_is_measured_when_the_unit_is_commanded() {
-    let c = Check::new().adams_active().given(json!({"type": "move", "piece": "trained-101", "to": [-100, 0]}));
-    assert!(c.when(commanded("trained-101")).is_ok());
+    let c = new().adams_active().decided(json!({"type": "move", "piece": "trained-101", "to": [-100, 0]}));
+    assert!(c.when(commanded("trained-101")).result().is_ok());
 }
 
 #[test]
 fn a_fourth_unit_is_refused() {
-    let c = Check::new()
+    let c = new()
         .adams_active()
-        .given(commanded("trained-a"))
-        .given(commanded("trained-b"))
-        .given(commanded("trained-100"));
-    refused(
-        c.when(commanded("conscript")),
+        .decided(commanded("trained-a"))
+        .decided(commanded("trained-b"))
+        .decided(commanded("trained-100"));
+    c.when(commanded("conscript")).then_refused(
         "adams has already commanded 3 units (trained-a, trained-b, trained-100): a leader commands at most 3",
     );
 }
 
 #[test]
 fn a_broken_unit_is_refused() {
-    let c = Check::new()
-        .given(json!({"type": "break", "piece": "trained-a", "reason": "lost half its men"}))
-        .adams_active();
-    refused(c.when(commanded("trained-a")), "trained-a is broken: a leader may only command units that are not broken");
+    let c = new().decided(json!({"type": "break", "piece": "trained-a", "reason": "lost half its men"})).adams_active();
+    c.when(commanded("trained-a"))
+        .then_refused("trained-a is broken: a leader may only command units that are not broken");
 }
 
 #[test]
 fn a_leader_commanding_a_leader_is_refused() {
-    let c = Check::new().adams_active();
-    refused(c.when(commanded("baker")), "baker is a leader: \"A leader may not activate another leader\"");
+    let c = new().adams_active();
+    c.when(commanded("baker")).then_refused("baker is a leader: \"A leader may not activate another leader\"");
 }
 
 #[test]
 fn an_enemy_unit_is_refused() {
-    let c = Check::new().adams_active();
-    refused(c.when(commanded("gruppe")), "gruppe is not friendly to adams");
+    let c = new().adams_active();
+    c.when(commanded("gruppe")).then_refused("gruppe is not friendly to adams");
 }
 
 #[test]
 fn commanding_after_the_leaders_own_action_is_refused() {
-    let c = Check::new()
+    let c = new()
         .adams_active()
-        .given(commanded("trained-a"))
-        .given(json!({"type": "leader-action", "action": "moves"}));
-    refused(c.when(commanded("trained-b")), "adams has acted himself");
+        .decided(commanded("trained-a"))
+        .decided(json!({"type": "leader-action", "action": "moves"}));
+    c.when(commanded("trained-b")).then_refused("adams has acted himself");
 }
 
 #[test]
 fn commanding_units_does_not_stop_the_leader_acting() {
-    let c = Check::new()
+    let c = new()
         .adams_active()
-        .given(commanded("trained-a"))
-        .given(commanded("trained-b"))
-        .given(commanded("trained-100"));
-    assert_eq!(
-        c.when(json!({"type": "leader-action", "action": "fires"})).unwrap(),
-        vec![Fact::LeaderActed { leader: "adams".into(), action: "fires".into() }]
-    );
+        .decided(commanded("trained-a"))
+        .decided(commanded("trained-b"))
+        .decided(commanded("trained-100"));
+    c.when(json!({"type": "leader-action", "action": "fires"}))
+        .then(vec![Fact::LeaderActed { leader: "adams".into(), action: "fires".into() }]);
 }
 
 #[test]
 fn only_the_unit_commanded_last_acts() {
-    let c = Check::new().adams_active().given(commanded("trained-a"));
-    assert!(c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"})).is_ok());
-    refused(
-        c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "moves"})),
-        "trained-b has not been commanded by adams",
-    );
-    let c = c.given(commanded("trained-b"));
-    refused(
-        c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"})),
-        "trained-a's actions are over: adams has since commanded trained-b",
-    );
-    let c = c.given(json!({"type": "leader-action", "action": "moves"}));
-    refused(
-        c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "fires"})),
-        "trained-b's actions are over: adams has acted himself",
-    );
+    let c = new().adams_active().decided(commanded("trained-a"));
+    assert!(c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"})).result().is_ok());
+    c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "moves"}))
+        .then_refused("trained-b has not been commanded by adams");
+    let c = c.decided(commanded("trained-b"));
+    c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"}))
+        .then_refused("trained-a's actions are over: adams has since commanded trained-b");
+    let c = c.decided(json!({"type": "leader-action", "action": "moves"}));
+    c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "fires"}))
+        .then_refused("trained-b's actions are over: adams has acted himself");
 }
 
 #[test]
 fn nothing_happens_outside_an_activation() {
-    let c = Check::new();
-    refused(c.when(json!({"type": "activate", "leader": "adams"})), "no turn has begun");
-    let c = c.given(json!({"type": "begin-turn", "first": "allies"}));
-    refused(c.when(commanded("trained-a")), "no leader is being activated: activate a leader first");
-    refused(c.when(json!({"type": "rally", "units": ["trained-a"]})), "no leader is being activated");
+    let c = new();
+    c.when(json!({"type": "activate", "leader": "adams"})).then_refused("no turn has begun");
+    let c = c.decided(json!({"type": "begin-turn", "first": "allies"}));
+    c.when(commanded("trained-a")).then_refused("no leader is being activated: activate a leader first");
+    c.when(json!({"type": "rally", "units": ["trained-a"]})).then_refused("no leader is being activated");
 }
 
 // ---- Rallying ----
 
 fn broken(c: Check, units: &[&str]) -> Check {
-    units.iter().fold(c, |c, u| c.given(json!({"type": "break", "piece": u, "reason": "fire"})))
+    units.iter().fold(c, |c, u| c.decided(json!({"type": "break", "piece": u, "reason": "fire"})))
 }
 
 fn rally_needed(c: &Check, units: &[&str]) -> (i64, bool) {
     for roll in 1..=6 {
-        let facts = c.when_rolling(json!({"type": "rally", "units": units}), &[("rally", &[roll])]).unwrap();
+        let facts = c.when_rolling(json!({"type": "rally", "units": units}), &[("rally", &[roll])]).facts();
         if let Fact::RallyTested { needed, rallied: true, .. } = &facts[0] {
             return (*needed, true);
         }
@@ -590,7 +498,7 @@ fn rally_needed(c: &Check, units: &[&str]) -> (i64, bool) {
 
 #[test]
 fn rally_target_is_3_plus_1_per_extra_unit_with_skill_modifiers() {
-    let c = broken(Check::new(), &["trained-a", "trained-b", "trained-100", "elite-150", "conscript"]).adams_active();
+    let c = broken(new(), &["trained-a", "trained-b", "trained-100", "elite-150", "conscript"]).adams_active();
     assert_eq!(rally_needed(&c, &["trained-a"]).0, 3);
     assert_eq!(rally_needed(&c, &["trained-a", "trained-b"]).0, 4);
     assert_eq!(rally_needed(&c, &["trained-a", "trained-b", "trained-100"]).0, 5);
@@ -604,9 +512,9 @@ fn rally_target_is_3_plus_1_per_extra_unit_with_skill_modifiers() {
 
 #[test]
 fn a_successful_rally_rallies_all_named_units_and_ends_the_activation() {
-    let c = broken(Check::new(), &["trained-a", "trained-b"]).adams_active();
+    let c = broken(new(), &["trained-a", "trained-b"]).adams_active();
     let facts =
-        c.when_rolling(json!({"type": "rally", "units": ["trained-a", "trained-b"]}), &[("rally", &[4])]).unwrap();
+        c.when_rolling(json!({"type": "rally", "units": ["trained-a", "trained-b"]}), &[("rally", &[4])]).facts();
     assert_eq!(
         facts,
         vec![
@@ -630,69 +538,63 @@ fn a_successful_rally_rallies_all_named_units_and_ends_the_activation() {
 
 #[test]
 fn a_failed_rally_leaves_all_units_broken() {
-    let c = broken(Check::new(), &["trained-a", "trained-b"]).adams_active();
+    let c = broken(new(), &["trained-a", "trained-b"]).adams_active();
     let facts =
-        c.when_rolling(json!({"type": "rally", "units": ["trained-a", "trained-b"]}), &[("rally", &[3])]).unwrap();
+        c.when_rolling(json!({"type": "rally", "units": ["trained-a", "trained-b"]}), &[("rally", &[3])]).facts();
     assert!(matches!(&facts[0], Fact::RallyTested { rallied: false, roll: 3, needed: 4, .. }));
     assert!(matches!(&facts[1], Fact::ActivationEnded { .. }), "no units rallied");
 }
 
 #[test]
 fn rallying_four_units_is_refused() {
-    let c = broken(Check::new(), &["trained-a", "trained-b", "trained-100", "conscript"]).adams_active();
-    refused(
-        c.when(json!({"type": "rally", "units": ["trained-a", "trained-b", "trained-100", "conscript"]})),
-        "adams may rally up to 3 units, not 4",
-    );
+    let c = broken(new(), &["trained-a", "trained-b", "trained-100", "conscript"]).adams_active();
+    c.when(json!({"type": "rally", "units": ["trained-a", "trained-b", "trained-100", "conscript"]}))
+        .then_refused("adams may rally up to 3 units, not 4");
 }
 
 #[test]
 fn rally_refuses_units_out_of_range_unbroken_leaders_and_repeats() {
-    let c = broken(Check::new(), &["trained-101", "trained-a"]).adams_active();
-    refused(
-        c.when(json!({"type": "rally", "units": ["trained-101"]})),
-        "trained-101 is out of command range for a rally",
-    );
-    refused(c.when(json!({"type": "rally", "units": ["trained-b"]})), "trained-b is not broken");
-    refused(c.when(json!({"type": "rally", "units": ["trained-a", "trained-a"]})), "trained-a is named twice");
-    refused(c.when(json!({"type": "rally", "units": []})), "name at least one broken unit");
-    let c = broken(Check::new(), &["baker"]).adams_active();
-    refused(
-        c.when(json!({"type": "rally", "units": ["baker"]})),
-        "Command teams themselves may not be rallied by other command teams",
-    );
+    let c = broken(new(), &["trained-101", "trained-a"]).adams_active();
+    c.when(json!({"type": "rally", "units": ["trained-101"]}))
+        .then_refused("trained-101 is out of command range for a rally");
+    c.when(json!({"type": "rally", "units": ["trained-b"]})).then_refused("trained-b is not broken");
+    c.when(json!({"type": "rally", "units": ["trained-a", "trained-a"]})).then_refused("trained-a is named twice");
+    c.when(json!({"type": "rally", "units": []})).then_refused("name at least one broken unit");
+    let c = broken(new(), &["baker"]).adams_active();
+    c.when(json!({"type": "rally", "units": ["baker"]}))
+        .then_refused("Command teams themselves may not be rallied by other command teams");
 }
 
 #[test]
 fn after_a_rally_the_activation_is_over() {
-    let c = broken(Check::new(), &["trained-a"])
+    let c = broken(new(), &["trained-a"])
         .adams_active()
-        .given_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])]);
-    refused(c.when(commanded("trained-b")), "no leader is being activated");
+        .decided_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])]);
+    c.when(commanded("trained-b")).then_refused("no leader is being activated");
 }
 
 #[test]
 fn a_rallied_unit_may_be_commanded_later_in_the_turn_by_default() {
-    let c = broken(Check::new(), &["trained-a"])
+    let c = broken(new(), &["trained-a"])
         .adams_active()
-        .given_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "baker"}))
-        .given(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
-    assert!(c.when(commanded("trained-a")).is_ok());
+        .decided_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "baker"}))
+        .decided(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
+    assert!(c.when(commanded("trained-a")).result().is_ok());
 }
 
 #[test]
 fn option_rallied_units_stay_idle() {
-    let c = broken(Check::with(&["rallied-units-stay-idle"]), &["trained-a"])
+    let c = broken(with(&["rallied-units-stay-idle"]), &["trained-a"])
         .adams_active()
-        .given_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "baker"}))
-        .given(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
-    refused(c.when(commanded("trained-a")), "trained-a has already been activated this turn");
+        .decided_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "baker"}))
+        .decided(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
+    c.when(commanded("trained-a")).then_refused("trained-a has already been activated this turn");
 }
 
 #[test]
@@ -704,8 +606,8 @@ fn option_natural_results() {
         let overrides = options.iter().map(|o: &&str| (o.to_string(), json!(true))).collect();
         let rules = spec().resolve(&overrides, &constants, "").unwrap();
         let state = LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
-        let c = broken(Check { state }, &["trained-a"]).adams_active();
-        let facts = c.when_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])]).unwrap();
+        let c = broken(given(state), &["trained-a"]).adams_active();
+        let facts = c.when_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])]).facts();
         assert!(
             matches!(&facts[0], Fact::RallyTested { rallied, .. } if *rallied == six_passes),
             "{options:?}: {facts:?}"
@@ -717,8 +619,8 @@ fn option_natural_results() {
         let overrides = options.iter().map(|o: &&str| (o.to_string(), json!(true))).collect();
         let rules = spec().resolve(&overrides, &constants, "").unwrap();
         let state = LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
-        let c = broken(Check { state }, &["elite-150"]).adams_active();
-        let facts = c.when_rolling(json!({"type": "rally", "units": ["elite-150"]}), &[("rally", &[1])]).unwrap();
+        let c = broken(given(state), &["elite-150"]).adams_active();
+        let facts = c.when_rolling(json!({"type": "rally", "units": ["elite-150"]}), &[("rally", &[1])]).facts();
         assert!(
             matches!(&facts[0], Fact::RallyTested { rallied, .. } if *rallied == one_passes),
             "{options:?}: {facts:?}"
@@ -729,85 +631,75 @@ fn option_natural_results() {
 // ---- Broken leaders ----
 
 fn broken_adams() -> Check {
-    broken(Check::new(), &["adams"]).adams_active()
+    broken(new(), &["adams"]).adams_active()
 }
 
 #[test]
 fn a_broken_leader_may_only_self_rally() {
     let c = broken_adams();
-    refused(
-        c.when(commanded("trained-a")),
-        "adams is broken and may not command units: \"A broken leader may only self rally\"",
-    );
-    refused(
-        c.when(json!({"type": "leader-action", "action": "moves"})),
-        "adams is broken and may not perform an action of his own",
-    );
+    c.when(commanded("trained-a"))
+        .then_refused("adams is broken and may not command units: \"A broken leader may only self rally\"");
+    c.when(json!({"type": "leader-action", "action": "moves"}))
+        .then_refused("adams is broken and may not perform an action of his own");
     let c2 = broken(c.clone(), &["trained-a"]);
-    refused(
-        c2.when(json!({"type": "rally", "units": ["trained-a"]})),
-        "adams is broken and may not rally other troops",
-    );
+    c2.when(json!({"type": "rally", "units": ["trained-a"]}))
+        .then_refused("adams is broken and may not rally other troops");
 }
 
 #[test]
 fn a_successful_self_rally_lets_the_leader_act_normally() {
-    let c = broken_adams().given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])]);
-    assert!(!c.state.pieces["adams"].broken);
-    assert!(c.when(commanded("trained-a")).is_ok());
+    let c = broken_adams().decided_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])]);
+    assert!(!c.state().pieces["adams"].broken);
+    assert!(c.when(commanded("trained-a")).result().is_ok());
 }
 
 #[test]
 fn a_failed_self_rally_passes_play_and_marks_the_leader() {
     let c = broken_adams();
-    let facts = c.when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[2])]).unwrap();
-    assert_eq!(
-        facts,
-        vec![
-            Fact::SelfRallyTested { leader: "adams".into(), roll: 2, needed: 3, rallied: false },
-            Fact::ActivationEnded {
-                leader: "adams".into(),
-                side: "allies".into(),
-                stays_activated: true,
-                next: Some("axis".into())
-            },
-        ]
-    );
+    c.when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[2])]).then(vec![
+        Fact::SelfRallyTested { leader: "adams".into(), roll: 2, needed: 3, rallied: false },
+        Fact::ActivationEnded {
+            leader: "adams".into(),
+            side: "allies".into(),
+            stays_activated: true,
+            next: Some("axis".into()),
+        },
+    ]);
 }
 
 #[test]
 fn option_failed_self_rally_keeps_leader_unactivated() {
-    let c = broken(Check::with(&["failed-self-rally-keeps-leader-unactivated"]), &["adams"]).adams_active();
-    let c = c.given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[1])]);
-    assert!(!c.state.pieces["adams"].activated);
-    let c = c.given(json!({"type": "activate", "leader": "vogel"})).given(json!({"type": "end-activation"}));
-    assert!(c.when(json!({"type": "activate", "leader": "adams"})).is_ok());
+    let c = broken(with(&["failed-self-rally-keeps-leader-unactivated"]), &["adams"]).adams_active();
+    let c = c.decided_rolling(json!({"type": "self-rally"}), &[("self-rally", &[1])]);
+    assert!(!c.state().pieces["adams"].activated);
+    let c = c.decided(json!({"type": "activate", "leader": "vogel"})).decided(json!({"type": "end-activation"}));
+    assert!(c.when(json!({"type": "activate", "leader": "adams"})).result().is_ok());
 }
 
 #[test]
 fn option_self_rally_skill_modifier() {
     for (options, needed) in [(vec![], 3), (vec!["self-rally-skill-modifier"], 4)] {
-        let c = broken(Check::with(&options), &["cole"])
-            .given(json!({"type": "begin-turn", "first": "allies"}))
-            .given(json!({"type": "activate", "leader": "cole"}));
-        let facts = c.when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])]).unwrap();
+        let c = broken(with(&options), &["cole"])
+            .decided(json!({"type": "begin-turn", "first": "allies"}))
+            .decided(json!({"type": "activate", "leader": "cole"}));
+        let facts = c.when_rolling(json!({"type": "self-rally"}), &[("self-rally", &[3])]).facts();
         assert!(matches!(&facts[0], Fact::SelfRallyTested { needed: n, .. } if *n == needed), "{options:?}: {facts:?}");
     }
 }
 
 #[test]
 fn self_rally_is_for_broken_leaders_once_and_first() {
-    let c = Check::new().adams_active();
-    refused(c.when(json!({"type": "self-rally"})), "adams is not broken");
-    let c = broken(Check::with(&["failed-self-rally-keeps-leader-unactivated"]), &["adams"]).adams_active();
-    let c = c.given_rolling(json!({"type": "self-rally"}), &[("self-rally", &[6])]).given(commanded("trained-a"));
-    refused(c.when(json!({"type": "self-rally"})), "adams is not broken");
+    let c = new().adams_active();
+    c.when(json!({"type": "self-rally"})).then_refused("adams is not broken");
+    let c = broken(with(&["failed-self-rally-keeps-leader-unactivated"]), &["adams"]).adams_active();
+    let c = c.decided_rolling(json!({"type": "self-rally"}), &[("self-rally", &[6])]).decided(commanded("trained-a"));
+    c.when(json!({"type": "self-rally"})).then_refused("adams is not broken");
 }
 
 #[test]
 fn a_self_rally_without_its_die_at_the_table_is_unknown() {
     let c = broken_adams();
-    refused(c.when(json!({"type": "self-rally"})), "which the table did not roll (the die is unknown)");
+    c.when(json!({"type": "self-rally"})).then_refused("which the table did not roll (the die is unknown)");
 }
 
 // ---- Options L1 and L9 ----
@@ -815,31 +707,30 @@ fn a_self_rally_without_its_die_at_the_table_is_unknown() {
 #[test]
 fn option_last_activation_rule() {
     // Axis (2 leaders, 1 skip) must keep its last leader for the last slot.
-    let c = Check::with(&["last-activation-rule"])
-        .given(json!({"type": "begin-turn", "first": "axis"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "adams"}))
-        .given(json!({"type": "end-activation"}));
-    refused(
-        c.when(json!({"type": "activate", "leader": "weber"})),
+    let c = with(&["last-activation-rule"])
+        .decided(json!({"type": "begin-turn", "first": "axis"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "adams"}))
+        .decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "activate", "leader": "weber"})).then_refused(
         "axis must keep its last leader for the last activation (last-activation-rule): skip instead, 1 skip(s) left",
     );
     let c = c
-        .given(json!({"type": "skip", "side": "axis"}))
-        .given(json!({"type": "activate", "leader": "baker"}))
-        .given(json!({"type": "end-activation"}));
+        .decided(json!({"type": "skip", "side": "axis"}))
+        .decided(json!({"type": "activate", "leader": "baker"}))
+        .decided(json!({"type": "end-activation"}));
     // No skips left: now weber may go, and the allies have the last activation.
-    let facts = c.when(json!({"type": "activate", "leader": "weber"})).unwrap();
+    let facts = c.when(json!({"type": "activate", "leader": "weber"})).facts();
     assert!(matches!(&facts[0], Fact::LeaderActivated { .. }));
     // Without the option the same activation is allowed.
-    let c = Check::new()
-        .given(json!({"type": "begin-turn", "first": "axis"}))
-        .given(json!({"type": "activate", "leader": "vogel"}))
-        .given(json!({"type": "end-activation"}))
-        .given(json!({"type": "activate", "leader": "adams"}))
-        .given(json!({"type": "end-activation"}));
-    assert!(c.when(json!({"type": "activate", "leader": "weber"})).is_ok());
+    let c = new()
+        .decided(json!({"type": "begin-turn", "first": "axis"}))
+        .decided(json!({"type": "activate", "leader": "vogel"}))
+        .decided(json!({"type": "end-activation"}))
+        .decided(json!({"type": "activate", "leader": "adams"}))
+        .decided(json!({"type": "end-activation"}));
+    assert!(c.when(json!({"type": "activate", "leader": "weber"})).result().is_ok());
 }
 
 proptest! {
@@ -863,8 +754,8 @@ proptest! {
             let constants = [("rally-target".to_string(), json!(target))].into();
             let rules = spec().resolve(&options, &constants, "").unwrap();
             let state = LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &rules).unwrap();
-            let c = broken(Check { state }, &units).adams_active();
-            outcomes.push(c.when_rolling(json!({"type": "rally", "units": units}), &[("rally", &[roll])]).unwrap());
+            let c = broken(given(state), &units).adams_active();
+            outcomes.push(c.when_rolling(json!({"type": "rally", "units": units}), &[("rally", &[roll])]).facts());
         }
         prop_assert_eq!(&outcomes[0], &outcomes[1]);
     }
@@ -882,26 +773,19 @@ fn decisions_without_fields_still_refuse_unknown_ones() {
 
 #[test]
 fn referee_inputs_change_the_table() {
-    let c = Check::new();
-    assert_eq!(
-        c.when(json!({"type": "move", "piece": "far", "to": [1, 2]})).unwrap(),
-        vec![Fact::Moved {
-            piece: "far".into(),
-            from: crate::geometry::Point { x: 5000, y: 5000 },
-            to: crate::geometry::Point { x: 1, y: 2 }
-        }]
-    );
-    let c = c.given(json!({"type": "break", "piece": "far", "reason": "routed"}));
-    refused(c.when(json!({"type": "break", "piece": "far", "reason": "again"})), "far is already broken");
-    refused(c.when(json!({"type": "lock-in-close-combat", "leader": "far"})), "far is a unit, not a leader");
-    refused(
-        c.when(json!({"type": "free-from-close-combat", "leader": "adams"})),
-        "adams is not locked in close combat",
-    );
-    refused(
-        c.when(json!({"type": "move", "piece": "ghost", "to": [0, 0]})),
-        "there is no leader or unit \"ghost\" in this game",
-    );
+    let c = new();
+    c.when(json!({"type": "move", "piece": "far", "to": [1, 2]})).then(vec![Fact::Moved {
+        piece: "far".into(),
+        from: crate::geometry::Point { x: 5000, y: 5000 },
+        to: crate::geometry::Point { x: 1, y: 2 },
+    }]);
+    let c = c.decided(json!({"type": "break", "piece": "far", "reason": "routed"}));
+    c.when(json!({"type": "break", "piece": "far", "reason": "again"})).then_refused("far is already broken");
+    c.when(json!({"type": "lock-in-close-combat", "leader": "far"})).then_refused("far is a unit, not a leader");
+    c.when(json!({"type": "free-from-close-combat", "leader": "adams"}))
+        .then_refused("adams is not locked in close combat");
+    c.when(json!({"type": "move", "piece": "ghost", "to": [0, 0]}))
+        .then_refused("there is no leader or unit \"ghost\" in this game");
 }
 
 #[test]
@@ -922,8 +806,8 @@ fn the_scenario_is_checked_field_by_field() {
 
 #[test]
 fn every_fact_narrates_and_round_trips() {
-    let c = broken(Check::new(), &["trained-a"]).adams_active().given(commanded("trained-b"));
-    let facts = c.when_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[5])]).unwrap();
+    let c = broken(new(), &["trained-a"]).adams_active().decided(commanded("trained-b"));
+    let facts = c.when_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[5])]).facts();
     for f in facts {
         let back: Fact = serde_json::from_value(serde_json::to_value(&f).unwrap()).unwrap();
         assert_eq!(back, f);

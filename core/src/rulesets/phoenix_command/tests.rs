@@ -1,8 +1,8 @@
 //! Tests of the phoenix-command rules, in given / when / then shape: given a
 //! scenario and the decisions played so far, when one more decision is
-//! decided, then these facts — or this refusal. One helper, [`check`], keeps
-//! the tests independent of the engine's API. Dice are table dice: each test
-//! says which faces were rolled.
+//! decided, then these facts — or this refusal: the one harness of every
+//! ruleset, `crate::testing`. Dice are table dice: each test says which
+//! faces were rolled.
 //!
 //! One file per section of the text, as in the module itself.
 
@@ -20,11 +20,11 @@ mod turn;
 
 use serde_json::{json, Value};
 
-use crate::dice::{Dice, TableDice};
 use crate::rules::RuleVersion;
 use crate::ruleset::Ruleset;
+use crate::testing;
 
-use super::{versions, Fact, PhoenixCommand, Scenario, State};
+use super::{versions, Fact, PhoenixCommand, Scenario};
 
 /// `phoenix-command@1` with the named options on.
 pub(super) fn rules(options: &[&str]) -> RuleVersion {
@@ -37,10 +37,8 @@ pub(super) fn rules(options: &[&str]) -> RuleVersion {
 }
 
 /// A game so far.
-pub(super) struct Given {
-    pub state: State,
-    decisions: u64,
-}
+/// Phoenix Command's games, in the one harness of every ruleset.
+pub(super) type Given = testing::Given<PhoenixCommand>;
 
 pub(super) fn given(scenario: Value) -> Given {
     given_with(scenario, &[])
@@ -48,62 +46,9 @@ pub(super) fn given(scenario: Value) -> Given {
 
 pub(super) fn given_with(scenario: Value, options: &[&str]) -> Given {
     let s: Scenario = serde_json::from_value(scenario).expect("the scenario parses");
-    Given { state: PhoenixCommand::initial(s, &rules(options)).expect("the scenario is valid"), decisions: 0 }
+    testing::given(PhoenixCommand::initial(s, &rules(options)).expect("the scenario is valid"))
 }
 
-/// Table dice from `[("check:alan", &[3])]`.
-fn table_dice(dice: &[(&str, &[u32])]) -> TableDice {
-    dice.iter().map(|(label, faces)| (label.to_string(), faces.to_vec())).collect()
-}
-
-impl Given {
-    /// Plays a decision that must be accepted.
-    pub fn then(self, decision: Value) -> Self {
-        self.then_rolling(decision, &[])
-    }
-
-    /// Plays a decision that must be accepted, with the dice the table rolled.
-    pub fn then_rolling(mut self, decision: Value, dice: &[(&str, &[u32])]) -> Self {
-        let facts =
-            check(&self, decision.clone(), dice).unwrap_or_else(|e| panic!("given {decision} was refused: {e}"));
-        for f in &facts {
-            self.state = PhoenixCommand::evolve(self.state, f);
-        }
-        self.decisions += 1;
-        self
-    }
-
-    /// Plays several decisions that must be accepted, none rolling dice.
-    pub fn then_all(self, decisions: &[Value]) -> Self {
-        decisions.iter().fold(self, |g, d| g.then(d.clone()))
-    }
-}
-
-/// When `decision` is decided on the game so far, with these table dice:
-/// its facts, or the refusal as text. Every die handed over must be used.
-pub(super) fn check(given: &Given, decision: Value, dice: &[(&str, &[u32])]) -> Result<Vec<Fact>, String> {
-    let decision = serde_json::from_value(decision).map_err(|e| format!("malformed: {e}"))?;
-    let table = table_dice(dice);
-    let mut rolled = Dice::table(&table, given.decisions + 1);
-    let facts = PhoenixCommand::decide(&given.state, &decision, &mut rolled).map_err(|e| e.to_string())?;
-    rolled.finish().map_err(|e| e.to_string())?;
-    Ok(facts)
-}
-
-/// The refusal of a decision that must be refused.
-pub(super) fn refusal(result: Result<Vec<Fact>, String>) -> String {
-    match result {
-        Err(e) => e,
-        Ok(facts) => panic!("expected a refusal, got {facts:?}"),
-    }
-}
-
-/// The facts of a decision that must be accepted.
-pub(super) fn accepted(result: Result<Vec<Fact>, String>) -> Vec<Fact> {
-    result.unwrap_or_else(|e| panic!("expected facts, got the refusal: {e}"))
-}
-
-/// The narrative of facts, one line each.
 pub(super) fn told(facts: &[Fact]) -> Vec<String> {
     facts.iter().map(PhoenixCommand::narrate).collect()
 }
@@ -166,5 +111,5 @@ pub(super) fn with_knockout_chances(mut scenario: Value, chance: i64) -> Value {
 
 /// Operations of turn 1 have begun.
 pub(super) fn in_operations(scenario: Value) -> Given {
-    given(scenario).then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})])
+    given(scenario).decided_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})])
 }

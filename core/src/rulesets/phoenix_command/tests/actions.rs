@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given_with, refusal, table, told, with_figure, Given};
+use super::{given_with, table, told, with_figure, Given};
 use crate::rulesets::phoenix_command::{Fact, UnitMorale};
 
 /// alex: a (3 CP, CR 4: a-lead, a-1, a-2, a-3); jason: j (j-lead, j-1), 30"
@@ -19,7 +19,7 @@ fn unit_of_four() -> Value {
 }
 
 fn spending(s: Value, options: &[&str]) -> Given {
-    given_with(s, options).then_all(&[
+    given_with(s, options).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "a"}),
@@ -33,7 +33,7 @@ fn act(action: Value) -> Value {
 
 fn rest_hold(g: Given, figures: &[&str]) -> Given {
     let holds: Vec<Value> = figures.iter().map(|f| json!({"type": "hold", "figure": f})).collect();
-    g.then(json!({"type": "actions", "actions": holds}))
+    g.decided(json!({"type": "actions", "actions": holds}))
 }
 
 /// "move twice the figure's standard move … They cannot perform another
@@ -42,12 +42,12 @@ fn rest_hold(g: Given, figures: &[&str]) -> Given {
 #[test]
 fn a_double_time_advance_is_twice_the_standard_move_once_a_turn() {
     let g = spending(unit_of_four(), &[]);
-    let e = refusal(check(&g, act(json!({"type": "double-time", "figure": "a-1", "to": [20, 121]})), &[]));
+    let e = g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 121]})), &[]).refusal();
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 121): that is 12.1\" and a double-time advance is 12.0\"");
-    let g = g.then(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 120]})));
-    assert!(g.state.figures["a-1"].double_timed);
-    let g = rest_hold(g, &["a-lead", "a-2", "a-3"]).then(json!({"type": "spend-cp"}));
-    let e = refusal(check(&g, act(json!({"type": "double-time", "figure": "a-1", "to": [20, 130]})), &[]));
+    let g = g.decided(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 120]})));
+    assert!(g.state().figures["a-1"].double_timed);
+    let g = rest_hold(g, &["a-lead", "a-2", "a-3"]).decided(json!({"type": "spend-cp"}));
+    let e = g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 130]})), &[]).refusal();
     assert_eq!(
         e,
         "a-1 has already double-time advanced this turn: \"each figure can only double-time advance once per turn\""
@@ -64,13 +64,13 @@ fn after_a_double_time_advance_a_figure_fires_on_a_later_cp_unless_the_option_ba
     );
     for (options, allowed) in [(&[][..], true), (&["double-time-bars-fire-for-the-turn"][..], false)] {
         let g = spending(unit_of_four(), options)
-            .then(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 120]})));
-        let g = rest_hold(g, &["a-lead", "a-2", "a-3"]).then(json!({"type": "spend-cp"}));
-        let result = check(&g, fire.clone(), &[("hit:a-1", &[9])]);
+            .decided(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 120]})));
+        let g = rest_hold(g, &["a-lead", "a-2", "a-3"]).decided(json!({"type": "spend-cp"}));
+        let result = g.when_rolling(fire.clone(), &[("hit:a-1", &[9])]).result();
         if allowed {
-            accepted(result);
+            result.unwrap();
         } else {
-            assert_eq!(refusal(result), "a-1 double-time advanced this turn and may not fire (double-time-bars-fire-for-the-turn): \"units which have used the Double-time advance in their action are not eligible to fire\"");
+            assert_eq!(result.unwrap_err(), "a-1 double-time advanced this turn and may not fire (double-time-bars-fire-for-the-turn): \"units which have used the Double-time advance in their action are not eligible to fire\"");
         }
     }
 }
@@ -79,24 +79,16 @@ fn after_a_double_time_advance_a_figure_fires_on_a_later_cp_unless_the_option_ba
 #[test]
 fn a_figure_may_advance_and_fire_in_one_action() {
     let g = spending(unit_of_four(), &[]);
-    let facts = accepted(check(
-        &g,
-        act(
+    let facts = g.when_rolling(act(
             json!({"type": "fire", "figure": "a-1", "move_to": [20, 60], "weapon": "m16", "target": "j-1", "mode": "aimed", "line": 2, "odds": 3}),
-        ),
-        &[("hit:a-1", &[8, 9])],
-    ));
+        ), &[("hit:a-1", &[8, 9])]).facts();
     assert_eq!(
         told(&facts)[0],
         "a-1 moves from (20, 0) to (20, 60) (6.0\") and opens aimed fire with his m16 at j-1 on the 2 shot line, odds 3."
     );
-    let e = refusal(check(
-        &g,
-        act(
+    let e = g.when_rolling(act(
             json!({"type": "fire", "figure": "a-1", "move_to": [20, 61], "weapon": "m16", "target": "j-1", "mode": "aimed", "line": 2, "odds": 3}),
-        ),
-        &[],
-    ));
+        ), &[]).refusal();
     assert!(e.ends_with("and a standard move is 6.0\""), "{e}");
 }
 
@@ -110,24 +102,25 @@ fn shaken_figures_hold_or_fire_ragged_and_panicked_ones_flee_or_fire_ragged() {
     // 2 of 4 are Shaken or worse: the unit is Shaken. Its leader restores it,
     // abandons a-1 (a-3, the one Bold figure, checks), then spends a CP.
     let g = given_with(s, &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "a"}),
             json!({"type": "steady-unit"}),
         ])
-        .then_rolling(json!({"type": "abandon"}), &[("check:a-3", &[0])])
-        .then(json!({"type": "spend-cp"}));
-    let e = refusal(check(&g, act(json!({"type": "move", "figure": "a-1", "to": [20, 10]})), &[]));
+        .decided_rolling(json!({"type": "abandon"}), &[("check:a-3", &[0])])
+        .decided(json!({"type": "spend-cp"}));
+    let e = g.when_rolling(act(json!({"type": "move", "figure": "a-1", "to": [20, 10]})), &[]).refusal();
     assert_eq!(e, "a-1 is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\"");
-    accepted(check(&g, act(json!({"type": "hold", "figure": "a-1"})), &[]));
-    let e = refusal(check(&g, act(json!({"type": "hold", "figure": "a-2"})), &[]));
+    g.when_rolling(act(json!({"type": "hold", "figure": "a-1"})), &[]).facts();
+    let e = g.when_rolling(act(json!({"type": "hold", "figure": "a-2"})), &[]).refusal();
     assert_eq!(
         e,
         "a-2 is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")"
     );
-    let e =
-        refusal(check(&g, act(json!({"type": "flee", "figure": "a-3", "to": [60, -60], "reached_cover": false})), &[]));
+    let e = g
+        .when_rolling(act(json!({"type": "flee", "figure": "a-3", "to": [60, -60], "reached_cover": false})), &[])
+        .refusal();
     assert_eq!(e, "a-3 is Bold: only a Panicked figure flees");
 }
 
@@ -137,17 +130,13 @@ fn shaken_figures_hold_or_fire_ragged_and_panicked_ones_flee_or_fire_ragged() {
 #[test]
 fn a_panicked_figure_flees_and_surrenders_on_reaching_cover() {
     let g = spending(with_figure(unit_of_four(), "a-2", "morale", json!("panicked")), &[]);
-    let e = refusal(check(
-        &g,
-        act(json!({"type": "flee", "figure": "a-2", "to": [40, -121], "reached_cover": false})),
-        &[],
-    ));
+    let e = g
+        .when_rolling(act(json!({"type": "flee", "figure": "a-2", "to": [40, -121], "reached_cover": false})), &[])
+        .refusal();
     assert!(e.ends_with("and a double-time flight is 12.0\""), "{e}");
-    let facts = accepted(check(
-        &g,
-        act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})), &[])
+        .facts();
     assert_eq!(
         told(&facts)[..2],
         [
@@ -158,7 +147,7 @@ fn a_panicked_figure_flees_and_surrenders_on_reaching_cover() {
 }
 
 fn shaken_by(g: &Given, graze: &str) -> Vec<Fact> {
-    accepted(check(g, json!({"type": "casualty", "figure": graze, "effect": "killed", "reason": "test"}), &[]))
+    g.when_rolling(json!({"type": "casualty", "figure": graze, "effect": "killed", "reason": "test"}), &[]).facts()
 }
 
 /// "If the majority (rounded up) of figures in a unit are Shaken, then the
@@ -167,10 +156,10 @@ fn shaken_by(g: &Given, graze: &str) -> Vec<Fact> {
 fn a_unit_is_shaken_when_the_majority_of_its_figures_are() {
     let s = with_figure(unit_of_four(), "a-1", "morale", json!("shaken"));
     let s = with_figure(s, "a-2", "morale", json!("shaken"));
-    let facts = accepted(check(&given_with(s.clone(), &[]), json!({"type": "begin-turn"}), &[]));
+    let facts = (given_with(s.clone(), &[])).when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitShaken { shaken: 2, of: 4, .. })));
     let g = given_with(s, &["strict-majority"]);
-    let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    let facts = g.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert!(!facts.iter().any(|f| matches!(f, Fact::UnitShaken { .. })));
     // One more casualty among the Bold: 2 of 3 is a majority either way.
     let facts = shaken_by(&g, "a-3");
@@ -184,11 +173,11 @@ fn a_unit_breaks_when_the_majority_of_its_figures_panic() {
     let s = with_figure(unit_of_four(), "a-1", "morale", json!("panicked"));
     let s = with_figure(s, "a-2", "morale", json!("panicked"));
     let g = given_with(s, &[]);
-    let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    let facts = g.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitBroke { rout: true, .. })));
-    let g = g.then(json!({"type": "begin-turn"}));
-    assert_eq!(g.state.units["a"].morale, UnitMorale::Broken);
-    assert!(g.state.units["a"].rout_due);
+    let g = g.decided(json!({"type": "begin-turn"}));
+    assert_eq!(g.state().units["a"].morale, UnitMorale::Broken);
+    assert!(g.state().units["a"].rout_due);
 }
 
 /// A panicked figure who gets off the table is gone too; a panicked fanatic
@@ -197,11 +186,9 @@ fn a_unit_breaks_when_the_majority_of_its_figures_panic() {
 #[test]
 fn a_fleeing_figure_may_leave_the_battlefield_and_a_fanatic_never_surrenders() {
     let g = spending(with_figure(unit_of_four(), "a-2", "morale", json!("panicked")), &[]);
-    let facts = accepted(check(
-        &g,
-        act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "left_battlefield": true})),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "left_battlefield": true})), &[])
+        .facts();
     assert_eq!(
         told(&facts)[..2],
         [
@@ -215,19 +202,20 @@ fn a_fleeing_figure_may_leave_the_battlefield_and_a_fanatic_never_surrenders() {
     s["units"][0]["cp"] = json!(2);
     s["units"][1]["cp"] = json!(3);
     let g = given_with(s, &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "j"}),
             json!({"type": "spend-cp"}),
         ])
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "actions", "actions": [{"type": "fire", "figure": "j-lead", "weapon": "m16", "target": "a-2", "mode": "aimed", "line": 1, "odds": 9}, {"type": "hold", "figure": "j-1"}]}),
             &[("hit:j-lead", &[0]), ("injury:a-2", &[0]), ("knockout:a-2", &[9, 0])],
         )
-        .then_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"}), json!({"type": "spend-cp"})]);
-    let e =
-        refusal(check(&g, act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})), &[]));
+        .decided_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"}), json!({"type": "spend-cp"})]);
+    let e = g
+        .when_rolling(act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})), &[])
+        .refusal();
     assert!(e.starts_with("a-2 is a fanatic:"), "{e}");
 }
 
@@ -258,7 +246,7 @@ fn shot_then(second: Value) -> Value {
 #[test]
 fn a_refusal_comes_before_any_die_is_rolled() {
     let g = rifle_and_bayonet();
-    let e = refusal(check(&g, shot_then(json!({"type": "move", "figure": "a-2", "to": [40, 200]})), &[]));
+    let e = g.when_rolling(shot_then(json!({"type": "move", "figure": "a-2", "to": [40, 200]})), &[]).refusal();
     assert_eq!(e, "a-2 cannot move from (40, 0) to (40, 200): that is 20.0\" and a standard move is 6.0\"");
 }
 
@@ -269,19 +257,15 @@ fn an_action_made_impossible_by_an_earlier_actions_dice_is_void() {
     let g = rifle_and_bayonet();
     let cp = shot_then(json!({"type": "melee", "figure": "a-2", "target": "j-1", "move_to": [40, 40]}));
     let dice: &[(&str, &[u32])] = &[("hit:a-1", &[0]), ("injury:j-1", &[0])];
-    let facts = accepted(check(&g, cp.clone(), dice));
+    let facts = g.when_rolling(cp.clone(), dice).facts();
     assert!(
         told(&facts).contains(&"a-2's melee attack is void: j-1 is out of play and cannot be attacked.".to_string()),
         "{:?}",
         told(&facts)
     );
-    let g = g.then_rolling(cp, dice);
-    assert!(g.state.turn.as_ref().unwrap().melee.is_none());
-    let facts = accepted(check(
-        &g,
-        json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}, {"type": "hold", "figure": "a-2"}]}),
-        &[],
-    ));
+    let g = g.decided_rolling(cp, dice);
+    assert!(g.state().turn.as_ref().unwrap().melee.is_none());
+    let facts = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}, {"type": "hold", "figure": "a-2"}]}), &[]).facts();
     assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
 }
 
@@ -292,12 +276,12 @@ fn an_action_made_impossible_by_an_earlier_actions_dice_is_void() {
 fn each_figure_has_his_own_standard_move() {
     let s = with_figure(unit_of_four(), "a-1", "standard_move_tenths", json!(40));
     let g = spending(s, &[]);
-    let moves = |id: &str| g.state.figures[id].standard_move(&g.state.config);
+    let moves = |id: &str| g.state().figures[id].standard_move(&g.state().config);
     assert_eq!((moves("a-1"), moves("a-2")), (40, 60));
-    let e = refusal(check(&g, act(json!({"type": "move", "figure": "a-1", "to": [20, 50]})), &[]));
+    let e = g.when_rolling(act(json!({"type": "move", "figure": "a-1", "to": [20, 50]})), &[]).refusal();
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 50): that is 5.0\" and a standard move is 4.0\"");
-    let e = refusal(check(&g, act(json!({"type": "double-time", "figure": "a-1", "to": [20, 90]})), &[]));
+    let e = g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 90]})), &[]).refusal();
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 90): that is 9.0\" and a double-time advance is 8.0\"");
-    accepted(check(&g, act(json!({"type": "double-time", "figure": "a-1", "to": [20, 80]})), &[]));
-    accepted(check(&g, act(json!({"type": "move", "figure": "a-2", "to": [40, 60]})), &[]));
+    g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 80]})), &[]).facts();
+    g.when_rolling(act(json!({"type": "move", "figure": "a-2", "to": [40, 60]})), &[]).facts();
 }

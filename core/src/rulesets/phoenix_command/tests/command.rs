@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given, given_with, in_operations, refusal, table, told, with_figure, Given};
+use super::{given, given_with, in_operations, table, told, with_figure, Given};
 use crate::rulesets::phoenix_command::{Check, Fact, Morale, Spend, Succession};
 
 fn move_to(figure: &str, x: i64, y: i64) -> Value {
@@ -16,7 +16,7 @@ pub(super) fn small(a_cp: u32, b_cp: u32) -> Value {
 }
 
 fn activated(scenario: Value, unit: &str) -> Given {
-    in_operations(scenario).then(json!({"type": "activate", "unit": unit}))
+    in_operations(scenario).decided(json!({"type": "activate", "unit": unit}))
 }
 
 /// "Jason has two units, led by figures with Command Ratings of 4 and 3.
@@ -26,10 +26,10 @@ fn activated(scenario: Value, unit: &str) -> Given {
 #[test]
 fn a_unit_accumulates_up_to_its_leaders_command_rating() {
     let g = activated(small(3, 3), "a");
-    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    let facts = g.when_rolling(json!({"type": "accumulate"}), &[]).facts();
     assert_eq!(facts[0], Fact::CpAccumulated { unit: "a".into(), cp_before: 3, cp_after: 4, held: 0, cap: 4 });
-    let g = g.then(json!({"type": "accumulate"})).then(json!({"type": "activate", "unit": "b"}));
-    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    let g = g.decided(json!({"type": "accumulate"})).decided(json!({"type": "activate", "unit": "b"}));
+    let facts = g.when_rolling(json!({"type": "accumulate"}), &[]).facts();
     assert_eq!(
         told(&facts)[0],
         "b has 3 CP, its leader's command rating of 3: it gains nothing and completes its turn."
@@ -40,7 +40,7 @@ fn a_unit_accumulates_up_to_its_leaders_command_rating() {
 #[test]
 fn a_unit_may_pass_and_keep_its_cp() {
     let g = activated(small(3, 1), "a");
-    let facts = accepted(check(&g, json!({"type": "pass"}), &[]));
+    let facts = g.when_rolling(json!({"type": "pass"}), &[]).facts();
     assert_eq!(facts[0], Fact::Passed { unit: "a".into(), cp: 3 });
     assert!(matches!(facts[1], Fact::ActivationEnded { .. }));
 }
@@ -50,14 +50,14 @@ fn a_unit_may_pass_and_keep_its_cp() {
 /// remaining CP is lost."
 #[test]
 fn cp_not_used_in_actions_are_lost() {
-    let g = activated(small(3, 1), "a").then_all(&[
+    let g = activated(small(3, 1), "a").decided_all(&[
         json!({"type": "spend-cp"}),
         json!({"type": "actions", "actions": [move_to("a-lead", 0, 50), move_to("a-1", 20, 50), move_to("a-2", 40, 50)]}),
         json!({"type": "spend-cp"}),
         json!({"type": "actions", "actions": [move_to("a-lead", 0, 100), move_to("a-1", 20, 100), move_to("a-2", 40, 100)]}),
     ]);
-    assert_eq!(g.state.units["a"].cp, 1);
-    let facts = accepted(check(&g, json!({"type": "stop"}), &[]));
+    assert_eq!(g.state().units["a"].cp, 1);
+    let facts = g.when_rolling(json!({"type": "stop"}), &[]).facts();
     assert_eq!(
         told(&facts)[..2],
         [
@@ -71,12 +71,8 @@ fn cp_not_used_in_actions_are_lost() {
 /// actions are completed": the last CP's last action ends the activation.
 #[test]
 fn spending_the_last_cp_ends_the_activation() {
-    let g = activated(small(1, 1), "a").then(json!({"type": "spend-cp"}));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}, {"type": "other", "figure": "a-1", "what": "pops smoke"}, move_to("a-2", 40, 30)]}),
-        &[],
-    ));
+    let g = activated(small(1, 1), "a").decided(json!({"type": "spend-cp"}));
+    let facts = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}, {"type": "other", "figure": "a-1", "what": "pops smoke"}, move_to("a-2", 40, 30)]}), &[]).facts();
     assert_eq!(
         told(&facts),
         [
@@ -95,31 +91,31 @@ fn spending_the_last_cp_ends_the_activation() {
 #[test]
 fn spending_refusals_say_what_is_allowed() {
     let g = activated(small(2, 1), "a");
-    let e = refusal(check(&g, json!({"type": "actions", "actions": [move_to("a-1", 20, 10)]}), &[]));
+    let e = g.when_rolling(json!({"type": "actions", "actions": [move_to("a-1", 20, 10)]}), &[]).refusal();
     assert_eq!(e, "a is not spending a CP on actions: spend its next CP first (\"Units can only perform actions by expending accumulated CP\")");
-    let e = refusal(check(&g, json!({"type": "stop"}), &[]));
+    let e = g.when_rolling(json!({"type": "stop"}), &[]).refusal();
     assert_eq!(e, "a has not begun to spend its CP: a unit that does not expend them accumulates or passes");
-    let g = g.then(json!({"type": "spend-cp"}));
-    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    let g = g.decided(json!({"type": "spend-cp"}));
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
     assert_eq!(e, "a is in the middle of CP 1: each figure must act before it may spend another CP (a-1, a-2, a-lead still to act)");
-    let e = refusal(check(&g, json!({"type": "actions", "actions": [move_to("b-1", 0, 0)]}), &[]));
+    let e = g.when_rolling(json!({"type": "actions", "actions": [move_to("b-1", 0, 0)]}), &[]).refusal();
     assert_eq!(e, "b-1 is not a figure of a in play: only the active unit's figures act on its CP");
-    let e = refusal(check(&g, json!({"type": "actions", "actions": [move_to("a-1", 20, 61)]}), &[]));
+    let e = g.when_rolling(json!({"type": "actions", "actions": [move_to("a-1", 20, 61)]}), &[]).refusal();
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 61): that is 6.1\" and a standard move is 6.0\"");
-    let g = g.then(json!({"type": "actions", "actions": [move_to("a-1", 20, 60)]}));
-    let e = refusal(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-1"}]}), &[]));
+    let g = g.decided(json!({"type": "actions", "actions": [move_to("a-1", 20, 60)]}));
+    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-1"}]}), &[]).refusal();
     assert_eq!(e, "a-1 has already acted on CP 1: \"Each figure in the unit must perform his action before the unit's next CP can be expended\" — one action per figure per CP (still to act: a-2 and a-lead)");
-    let g = g.then(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}, {"type": "hold", "figure": "a-lead"}]}));
-    let e = refusal(check(&g, json!({"type": "accumulate"}), &[]));
+    let g = g.decided(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}, {"type": "hold", "figure": "a-lead"}]}));
+    let e = g.when_rolling(json!({"type": "accumulate"}), &[]).refusal();
     assert_eq!(e, "a has begun to spend its CP and may not accumulate: \"If a unit decides to expend CP by performing actions, all the unit's CP must be expended\" — spend the next CP or stop (its 1 CP left are lost)");
-    let e = refusal(check(&g, json!({"type": "pass"}), &[]));
+    let e = g.when_rolling(json!({"type": "pass"}), &[]).refusal();
     assert!(e.starts_with("a has begun to spend its CP and may not pass"), "{e}");
 }
 
 #[test]
 fn a_unit_without_cp_cannot_spend_one() {
     let g = activated(small(0, 0), "a");
-    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
     assert_eq!(e, "a has no CP left to spend: \"Units can only perform actions by expending accumulated CP\"");
 }
 
@@ -135,7 +131,9 @@ fn militia() -> Value {
 }
 
 fn check_ambush(options: &[&str], dice: &[(&str, &[u32])]) -> Result<Vec<Fact>, String> {
-    check(&given_with(militia(), options), json!({"type": "command-check", "unit": "ambush", "reason": "test"}), dice)
+    (given_with(militia(), options))
+        .when_rolling(json!({"type": "command-check", "unit": "ambush", "reason": "test"}), dice)
+        .result()
 }
 
 fn rolled(facts: &[Fact]) -> Vec<(String, Check)> {
@@ -153,7 +151,7 @@ fn rolled(facts: &[Fact]) -> Vec<(String, Check)> {
 /// perform command checks on themselves."
 #[test]
 fn a_command_check_is_a_roll_under_troop_quality_plus_command_rating() {
-    let facts = accepted(check_ambush(&[], &[("check:ambush-1", &[4]), ("check:ambush-2", &[5])]));
+    let facts = check_ambush(&[], &[("check:ambush-1", &[4]), ("check:ambush-2", &[5])]).unwrap();
     assert_eq!(
         rolled(&facts),
         [
@@ -168,7 +166,7 @@ fn a_command_check_is_a_roll_under_troop_quality_plus_command_rating() {
 #[test]
 fn under_the_option_a_roll_equal_to_the_target_passes() {
     let facts =
-        accepted(check_ambush(&["command-check-equal-passes"], &[("check:ambush-1", &[5]), ("check:ambush-2", &[6])]));
+        check_ambush(&["command-check-equal-passes"], &[("check:ambush-1", &[5]), ("check:ambush-2", &[6])]).unwrap();
     assert_eq!(
         rolled(&facts),
         [
@@ -185,11 +183,9 @@ fn shaken_troops_check_at_minus_two_and_panicked_or_fanatical_fail() {
     let scenario = with_figure(militia(), "ambush-1", "morale", json!("shaken"));
     let scenario = with_figure(scenario, "ambush-2", "morale", json!("panicked"));
     let g = given(scenario);
-    let facts = accepted(check(
-        &g,
-        json!({"type": "command-check", "unit": "ambush", "reason": "test"}),
-        &[("check:ambush-1", &[2])],
-    ));
+    let facts = g
+        .when_rolling(json!({"type": "command-check", "unit": "ambush", "reason": "test"}), &[("check:ambush-1", &[2])])
+        .facts();
     assert_eq!(
         rolled(&facts),
         [
@@ -199,42 +195,41 @@ fn shaken_troops_check_at_minus_two_and_panicked_or_fanatical_fail() {
     );
     assert_eq!(told(&facts)[1], "Command check for ambush-2 (test): Panicked troops fail automatically.");
     let scenario = with_figure(militia(), "ambush-1", "morale", json!("fanatical"));
-    let facts = accepted(check(
-        &given(scenario),
-        json!({"type": "command-check", "unit": "ambush", "figures": ["ambush-1"], "reason": "test"}),
-        &[],
-    ));
+    let facts = (given(scenario))
+        .when_rolling(
+            json!({"type": "command-check", "unit": "ambush", "figures": ["ambush-1"], "reason": "test"}),
+            &[],
+        )
+        .facts();
     assert_eq!(rolled(&facts), [("ambush-1".to_string(), Check::AutomaticFail { morale: Morale::Fanatical })]);
 }
 
 #[test]
 fn command_check_refusals() {
     let g = given(militia());
-    let e = refusal(check(
-        &g,
-        json!({"type": "command-check", "unit": "ambush", "figures": ["ambush-lead"], "reason": "test"}),
-        &[],
-    ));
+    let e = g
+        .when_rolling(
+            json!({"type": "command-check", "unit": "ambush", "figures": ["ambush-lead"], "reason": "test"}),
+            &[],
+        )
+        .refusal();
     assert_eq!(e, "ambush-lead leads ambush: \"Leaders are not required to perform command checks on themselves.\"");
-    let e = refusal(check(
-        &g,
-        json!({"type": "command-check", "unit": "ambush", "figures": ["j-lead"], "reason": "test"}),
-        &[],
-    ));
+    let e = g
+        .when_rolling(json!({"type": "command-check", "unit": "ambush", "figures": ["j-lead"], "reason": "test"}), &[])
+        .refusal();
     assert_eq!(e, "j-lead is not a figure of ambush in play");
-    let e = refusal(check(&g, json!({"type": "command-check", "unit": "j", "reason": "test"}), &[]));
+    let e = g.when_rolling(json!({"type": "command-check", "unit": "j", "reason": "test"}), &[]).refusal();
     assert_eq!(e, "j has no figure to check besides its leader j-lead");
-    let e = refusal(check(
-        &g,
-        json!({"type": "command-check", "unit": "ambush", "reason": "test"}),
-        &[("check:ambush-1", &[1])],
-    ));
+    let e = g
+        .when_rolling(json!({"type": "command-check", "unit": "ambush", "reason": "test"}), &[("check:ambush-1", &[1])])
+        .refusal();
     assert_eq!(e, "the rules need d10 'check:ambush-2' #0, which the table did not roll (the die is unknown)");
-    let e = refusal(check(
-        &g,
-        json!({"type": "command-check", "unit": "ambush", "reason": "test"}),
-        &[("check:ambush-1", &[1]), ("check:ambush-2", &[1]), ("check:ambush-lead", &[1])],
-    ));
+    let e = g
+        .when_rolling(
+            json!({"type": "command-check", "unit": "ambush", "reason": "test"}),
+            &[("check:ambush-1", &[1]), ("check:ambush-2", &[1]), ("check:ambush-lead", &[1])],
+        )
+        .refusal();
     assert_eq!(e, "the table rolled 1 more 'check:ambush-lead' die than the rules need");
 }
 
@@ -252,11 +247,9 @@ pub(super) fn militia_units() -> Value {
 #[test]
 fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
     let g = in_operations(militia_units());
-    let facts = accepted(check(
-        &g,
-        json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}), &[])
+        .facts();
     assert_eq!(
         facts[1],
         Fact::LeaderLost {
@@ -269,22 +262,22 @@ fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
             organisations: vec!["m1".into()]
         }
     );
-    let g = g.then(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}));
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "m2"}), &[]));
+    let g = g.decided(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}));
+    let e = g.when_rolling(json!({"type": "activate", "unit": "m2"}), &[]).refusal();
     assert_eq!(e, "m1 must first brevet a new leader \"immediately from within its ranks\": choose one of m1-1, m1-2");
-    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m1", "leader": "m2-1"}), &[]));
+    let e = g.when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m2-1"}), &[]).refusal();
     assert_eq!(e, "m2-1 is not in m1's ranks: the new leader is appointed \"from within its ranks\" (m1-1 and m1-2)");
-    let facts = accepted(check(&g, json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}), &[]));
+    let facts = g.when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}), &[]).facts();
     assert_eq!(
         told(&facts),
         ["m1-2 is breveted leader of m1 with a command rating of 1; he must accumulate and spend 1 CP to take command, and until then the unit can only mount a ragged defence."]
     );
-    let g = g.then(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}));
-    assert_eq!(g.state.figures["m1-2"].command_rating, Some(1));
-    assert_eq!(g.state.organisations["m1"].leader.as_deref(), Some("m1-2"));
-    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}), &[]));
+    let g = g.decided(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}));
+    assert_eq!(g.state().figures["m1-2"].command_rating, Some(1));
+    assert_eq!(g.state().organisations["m1"].leader.as_deref(), Some("m1-2"));
+    let e = g.when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}), &[]).refusal();
     assert_eq!(e, "m1 has breveted m1-2 already: he must now take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")");
-    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]));
+    let e = g.when_rolling(json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]).refusal();
     assert_eq!(e, "m2 owes no brevet: its leader has not fallen");
 }
 
@@ -294,11 +287,12 @@ fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
 #[test]
 fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
     let g = in_operations(militia_units());
-    let facts = accepted(check(
-        &g,
-        json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(
+            json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}),
+            &[],
+        )
+        .facts();
     assert_eq!(
         told(&facts)[1..3],
         [
@@ -306,20 +300,20 @@ fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
             "m2 (alex) breaks: its leader m2-lead fell, and a new leader's command rating would be 0: \"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\""
         ]
     );
-    let g = g.then(json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}));
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "m2"}), &[]));
+    let g = g.decided(json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}));
+    let e = g.when_rolling(json!({"type": "activate", "unit": "m2"}), &[]).refusal();
     assert!(e.starts_with("m2 is broken and has no leader: it cannot act."), "{e}");
     // Issue 14, item 6: the refusal said "m2 owes no brevet: its leader has
     // not fallen" — the reason is that the unit broke.
-    let e = refusal(check(&g, json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]));
+    let e = g.when_rolling(json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]).refusal();
     assert_eq!(e, "m2 cannot brevet a new leader: its leader fell and his successor's command rating would have been below 1, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")");
-    let g = g.then_all(&[
+    let g = g.decided_all(&[
         json!({"type": "activate", "unit": "m1"}),
         json!({"type": "pass"}),
         json!({"type": "activate", "unit": "j"}),
         json!({"type": "pass"}),
     ]);
-    let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    let facts = g.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert_eq!(
         told(&facts)[1],
         "m2 (alex) is still Broken: it breaks from the battlefield, and m2-1, m2-2 leave play."
@@ -334,14 +328,14 @@ fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
 #[test]
 fn a_breveted_leader_accumulates_then_spends_a_cp_to_take_command() {
     let g = in_operations(militia_units())
-        .then(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
-        .then(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}))
-        .then(json!({"type": "activate", "unit": "m2"}))
-        .then(json!({"type": "pass"}))
-        .then(json!({"type": "activate", "unit": "m1"}));
-    let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
+        .decided(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
+        .decided(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}))
+        .decided(json!({"type": "activate", "unit": "m2"}))
+        .decided(json!({"type": "pass"}))
+        .decided(json!({"type": "activate", "unit": "m1"}));
+    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal();
     assert_eq!(e, "m1 has 0 CP: its new leader m1-1 must first accumulate 1 CP to take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")");
-    let g = g.then(json!({"type": "accumulate"})).then_all(&[
+    let g = g.decided(json!({"type": "accumulate"})).decided_all(&[
         json!({"type": "activate", "unit": "j"}),
         json!({"type": "pass"}),
         json!({"type": "begin-turn"}),
@@ -349,10 +343,10 @@ fn a_breveted_leader_accumulates_then_spends_a_cp_to_take_command() {
         json!({"type": "activate", "unit": "m1"}),
     ]);
     for d in [json!({"type": "spend-cp"}), json!({"type": "consolidate", "organisation": "m1"})] {
-        let e = refusal(check(&g, d, &[]));
+        let e = g.when_rolling(d, &[]).refusal();
         assert!(e.contains("its breveted leader m1-1 must first take command"), "{e}");
     }
-    let facts = accepted(check(&g, json!({"type": "take-command"}), &[]));
+    let facts = g.when_rolling(json!({"type": "take-command"}), &[]).facts();
     assert_eq!(
         facts[..2],
         [
@@ -361,19 +355,17 @@ fn a_breveted_leader_accumulates_then_spends_a_cp_to_take_command() {
         ]
     );
     assert!(matches!(facts[2], Fact::ActivationEnded { .. }));
-    let g = g.then(json!({"type": "take-command"}));
-    assert!(!g.state.units["m1"].taking_command);
+    let g = g.decided(json!({"type": "take-command"}));
+    assert!(!g.state().units["m1"].taking_command);
 }
 
 /// A leader who falls while his unit acts ends its activation there.
 #[test]
 fn a_leader_falling_during_his_units_activation_ends_it() {
-    let g = activated(small(2, 1), "a").then(json!({"type": "spend-cp"}));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "casualty", "figure": "a-lead", "effect": "killed", "reason": "booby trap"}),
-        &[],
-    ));
+    let g = activated(small(2, 1), "a").decided(json!({"type": "spend-cp"}));
+    let facts = g
+        .when_rolling(json!({"type": "casualty", "figure": "a-lead", "effect": "killed", "reason": "booby trap"}), &[])
+        .facts();
     assert_eq!(
         told(&facts)[1..],
         [
@@ -386,11 +378,9 @@ fn a_leader_falling_during_his_units_activation_ends_it() {
 #[test]
 fn a_unit_with_no_figure_left_is_eliminated() {
     let g = in_operations(small(1, 1));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "grenade"}),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "grenade"}), &[])
+        .facts();
     assert_eq!(
         told(&facts)[1..3],
         [
@@ -398,11 +388,12 @@ fn a_unit_with_no_figure_left_is_eliminated() {
             "j (jason) has no figure left in play: it is eliminated."
         ]
     );
-    let g = g.then(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "grenade"}));
-    let e =
-        refusal(check(&g, json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "again"}), &[]));
+    let g = g.decided(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "grenade"}));
+    let e = g
+        .when_rolling(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "again"}), &[])
+        .refusal();
     assert_eq!(e, "j-lead is already out of play (killed: grenade)");
-    let e = refusal(check(&g, json!({"type": "command-check", "unit": "j", "reason": "test"}), &[]));
+    let e = g.when_rolling(json!({"type": "command-check", "unit": "j", "reason": "test"}), &[]).refusal();
     assert_eq!(e, "j is not a unit on the battlefield: it has no figures left in play");
 }
 
@@ -413,12 +404,8 @@ fn a_unit_with_no_figure_left_is_eliminated() {
 /// in the turn they become stragglers." Inclusive: 6" exactly is within.
 #[test]
 fn figures_ending_their_turn_beyond_command_distance_are_removed() {
-    let g = activated(small(1, 1), "a").then(json!({"type": "spend-cp"}));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "actions", "actions": [move_to("a-lead", 0, -40), move_to("a-1", 20, 17), move_to("a-2", 36, 0)]}),
-        &[],
-    ));
+    let g = activated(small(1, 1), "a").decided(json!({"type": "spend-cp"}));
+    let facts = g.when_rolling(json!({"type": "actions", "actions": [move_to("a-lead", 0, -40), move_to("a-1", 20, 17), move_to("a-2", 36, 0)]}), &[]).facts();
     // a-1 ends at (20, 17): 5.7" x 6.0"… from (0, -40): sqrt(20² + 57²) = 60.4 → beyond.
     // a-2 at (36, 0): sqrt(36² + 40²) = 53.8 → within.
     let stragglers: Vec<&Fact> = facts.iter().filter(|f| matches!(f, Fact::StragglerRemoved { .. })).collect();
@@ -441,12 +428,8 @@ fn figures_ending_their_turn_beyond_command_distance_are_removed() {
 
 #[test]
 fn a_figure_exactly_at_the_command_distance_is_no_straggler() {
-    let g = activated(small(1, 1), "a").then(json!({"type": "spend-cp"}));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "actions", "actions": [move_to("a-lead", 0, 0), move_to("a-1", 36, 48), move_to("a-2", 60, 0)]}),
-        &[],
-    ));
+    let g = activated(small(1, 1), "a").decided(json!({"type": "spend-cp"}));
+    let facts = g.when_rolling(json!({"type": "actions", "actions": [move_to("a-lead", 0, 0), move_to("a-1", 36, 48), move_to("a-2", 60, 0)]}), &[]).facts();
     assert!(!facts.iter().any(|f| matches!(f, Fact::StragglerRemoved { .. })));
 }
 
@@ -467,20 +450,20 @@ fn heroes_are_units_of_one_exempt_from_command_distance() {
             {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
         ]
     });
-    let g = activated(scenario, "rambo").then(json!({"type": "spend-cp"}));
-    assert!(g.state.units["rambo"].hero);
-    let facts = accepted(check(&g, json!({"type": "actions", "actions": [move_to("john", 0, 60)]}), &[]));
+    let g = activated(scenario, "rambo").decided(json!({"type": "spend-cp"}));
+    assert!(g.state().units["rambo"].hero);
+    let facts = g.when_rolling(json!({"type": "actions", "actions": [move_to("john", 0, 60)]}), &[]).facts();
     assert!(!facts.iter().any(|f| matches!(f, Fact::StragglerRemoved { .. })));
-    let e = refusal(check(&g, json!({"type": "command-check", "unit": "rambo", "reason": "test"}), &[]));
+    let e = g.when_rolling(json!({"type": "command-check", "unit": "rambo", "reason": "test"}), &[]).refusal();
     assert_eq!(e, "rambo has no figure to check besides its leader john");
 }
 
 /// The straggler check after strategic movement, the unit's turn for that turn (P12).
 #[test]
 fn strategic_movement_can_leave_stragglers() {
-    let g = given(small(1, 1)).then(json!({"type": "begin-turn"}));
+    let g = given(small(1, 1)).decided(json!({"type": "begin-turn"}));
     let facts =
-        accepted(check(&g, json!({"type": "strategic-move", "unit": "b", "moves": {"b-lead": [300, 300]}}), &[]));
+        g.when_rolling(json!({"type": "strategic-move", "unit": "b", "moves": {"b-lead": [300, 300]}}), &[]).facts();
     assert!(matches!(
         facts.last(),
         Some(Fact::StragglerRemoved { figure, distance_tenths: 301, .. }) if figure == "b-1"
@@ -494,9 +477,9 @@ fn strategic_movement_can_leave_stragglers() {
 fn a_shaken_new_leader_composes_himself_before_taking_command() {
     let s = with_figure(militia_units(), "m1-1", "morale", json!("shaken"));
     let g = in_operations(s)
-        .then(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
-        .then(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}))
-        .then_all(&[
+        .decided(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
+        .decided(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}))
+        .decided_all(&[
             json!({"type": "activate", "unit": "m2"}),
             json!({"type": "pass"}),
             json!({"type": "activate", "unit": "m1"}),
@@ -507,7 +490,7 @@ fn a_shaken_new_leader_composes_himself_before_taking_command() {
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "m1"}),
         ]);
-    let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
+    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal();
     assert_eq!(e, "m1's leader m1-1 is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
 }
 
@@ -520,9 +503,9 @@ fn a_breveting_unit_spends_its_cp_on_nothing_but_taking_command() {
     let s =
         with_figure(with_figure(militia_units(), "m1-2", "morale", json!("shaken")), "m1-1", "morale", json!("shaken"));
     let g = in_operations(s)
-        .then(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
-        .then(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}))
-        .then_all(&[
+        .decided(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}))
+        .decided(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}))
+        .decided_all(&[
             json!({"type": "activate", "unit": "m2"}),
             json!({"type": "pass"}),
             json!({"type": "activate", "unit": "m1"}),
@@ -540,10 +523,10 @@ fn a_breveting_unit_spends_its_cp_on_nothing_but_taking_command() {
         (json!({"type": "abandon"}), "abandon its Shaken figures"),
         (json!({"type": "forced-rally", "figure": "m1-1"}), "force a rally"),
     ] {
-        let e = refusal(check(&g, d, &[]));
+        let e = g.when_rolling(d, &[]).refusal();
         assert!(e.starts_with(&format!("m1 may not {what}: its breveted leader m1-2 must first take command")), "{e}");
     }
     // The new leader composes himself, then takes command.
-    let e = refusal(check(&g, json!({"type": "take-command"}), &[]));
+    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal();
     assert!(e.contains("(self-rally)"), "{e}");
 }

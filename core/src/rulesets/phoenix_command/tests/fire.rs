@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given_with, refusal, table, told, with_figure, Given};
+use super::{given_with, table, told, with_figure, Given};
 use crate::rulesets::phoenix_command::{Fact, Injury, Morale, Shot, Succession};
 
 /// alex: a (3 CP, CR 4: a-lead, a-1, a-2); jason: j (j-lead, j-1, j-2), 30"
@@ -32,7 +32,7 @@ fn armed(injury_table: bool) -> Value {
 }
 
 fn firing_with(s: Value, options: &[&str]) -> Given {
-    given_with(s, options).then_all(&[
+    given_with(s, options).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "a"}),
@@ -72,11 +72,12 @@ fn shot(roll: u32, hit: bool) -> Shot {
 #[test]
 fn a_shot_hits_on_a_roll_at_or_under_the_odds() {
     let g = firing(armed(true));
-    let facts = accepted(check(
-        &g,
-        shoot("a-1", "m16", "j-1", "aimed", Some(3), 4),
-        &[("hit:a-1", &[4, 5, 0]), ("injury:j-1", &[1, 0])],
-    ));
+    let facts = g
+        .when_rolling(
+            shoot("a-1", "m16", "j-1", "aimed", Some(3), 4),
+            &[("hit:a-1", &[4, 5, 0]), ("injury:j-1", &[1, 0])],
+        )
+        .facts();
     assert_eq!(shots(&facts), [shot(4, true), shot(5, false), shot(0, true)]);
     assert_eq!(
         told(&facts)[1..4],
@@ -94,10 +95,11 @@ fn a_shot_hits_on_a_roll_at_or_under_the_odds() {
 #[test]
 fn disciplined_fire_adds_a_shot_at_the_same_odds() {
     let g = firing(armed(true));
-    let facts = accepted(check(&g, shoot("a-1", "m16", "j-1", "disciplined", Some(2), 3), &[("hit:a-1", &[9, 9, 9])]));
+    let facts =
+        g.when_rolling(shoot("a-1", "m16", "j-1", "disciplined", Some(2), 3), &[("hit:a-1", &[9, 9, 9])]).facts();
     assert_eq!(shots(&facts).len(), 3);
     let facts =
-        accepted(check(&g, shoot("a-lead", "pistol", "j-1", "disciplined", Some(1), 3), &[("hit:a-lead", &[9])]));
+        g.when_rolling(shoot("a-lead", "pistol", "j-1", "disciplined", Some(1), 3), &[("hit:a-lead", &[9])]).facts();
     assert_eq!(shots(&facts).len(), 1);
 }
 
@@ -107,14 +109,12 @@ fn disciplined_fire_adds_a_shot_at_the_same_odds() {
 #[test]
 fn ragged_fire_is_the_maximum_rate_at_minus_two() {
     let g = firing(armed(true));
-    let facts = accepted(check(
-        &g,
-        shoot("a-1", "m16", "j-1", "ragged", None, 4),
-        &[("hit:a-1", &[2, 3, 9]), ("injury:j-1", &[0])],
-    ));
+    let facts = g
+        .when_rolling(shoot("a-1", "m16", "j-1", "ragged", None, 4), &[("hit:a-1", &[2, 3, 9]), ("injury:j-1", &[0])])
+        .facts();
     assert_eq!(shots(&facts), [shot(2, true), shot(3, false), shot(9, false)]);
     assert!(matches!(facts[1], Fact::Fired { odds: 2, .. }));
-    let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "ragged", Some(2), 4), &[]));
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "ragged", Some(2), 4), &[]).refusal();
     assert_eq!(e, "ragged fire is at the maximum rate of fire: a m16 fires 3 shots");
 }
 
@@ -124,18 +124,18 @@ fn ragged_fire_is_the_maximum_rate_at_minus_two() {
 #[test]
 fn one_shot_and_one_use_weapons() {
     let g = firing(armed(true));
-    let e = refusal(check(&g, shoot("a-lead", "pistol", "j-1", "aimed", Some(2), 3), &[]));
+    let e = g.when_rolling(shoot("a-lead", "pistol", "j-1", "aimed", Some(2), 3), &[]).refusal();
     assert_eq!(e, "a pistol is a 1 Shot/Action or 1 Use weapon: \"A Shooter, even if willing, cannot use the 2 shot or 3 shot lines on the Odds of Hitting Tables with these weapons.\"");
-    let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(4), 3), &[]));
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(4), 3), &[]).refusal();
     assert_eq!(e, "a m16 fires 1 to 3 shots an action, not 4");
-    let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", None, 3), &[]));
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", None, 3), &[]).refusal();
     assert_eq!(e, "a-1 must choose the 1, 2 or 3 shot line to fire");
     let g = g
-        .then_rolling(shoot("a-lead", "law", "j-lead", "aimed", Some(1), 2), &[("hit:a-lead", &[9])])
-        .then(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-1"}, {"type": "hold", "figure": "a-2"}]}))
-        .then(json!({"type": "spend-cp"}));
-    assert!(g.state.figures["a-lead"].used_weapons.contains("law"));
-    let e = refusal(check(&g, shoot("a-lead", "law", "j-lead", "aimed", Some(1), 2), &[]));
+        .decided_rolling(shoot("a-lead", "law", "j-lead", "aimed", Some(1), 2), &[("hit:a-lead", &[9])])
+        .decided(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-1"}, {"type": "hold", "figure": "a-2"}]}))
+        .decided(json!({"type": "spend-cp"}));
+    assert!(g.state().figures["a-lead"].used_weapons.contains("law"));
+    let e = g.when_rolling(shoot("a-lead", "law", "j-lead", "aimed", Some(1), 2), &[]).refusal();
     assert_eq!(e, "a-lead has already fired his law: \"A weapon listed as 1 Use means that the weapon is disposable and can only be fired once before being discarded.\"");
 }
 
@@ -144,11 +144,12 @@ fn one_shot_and_one_use_weapons() {
 #[test]
 fn a_weapon_with_several_hits_per_shot_strikes_each_time() {
     let g = firing(armed(true));
-    let facts = accepted(check(
-        &g,
-        shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 5),
-        &[("hit:a-lead", &[5]), ("injury:j-1", &[0, 1])],
-    ));
+    let facts = g
+        .when_rolling(
+            shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 5),
+            &[("hit:a-lead", &[5]), ("injury:j-1", &[0, 1])],
+        )
+        .facts();
     let rolls = facts.iter().filter(|f| matches!(f, Fact::InjuryRolled { .. })).count();
     assert_eq!(rolls, 2);
 }
@@ -160,18 +161,19 @@ fn a_weapon_with_several_hits_per_shot_strikes_each_time() {
 fn intervening_cover_reduces_pen() {
     let g = firing(armed(true));
     // The first hit's Critical Wound takes j-1 out: the second rolls nothing.
-    let facts = accepted(check(
-        &g,
-        shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 5),
-        &[("hit:a-lead", &[0]), ("injury:j-1", &[6])],
-    ));
+    let facts = g
+        .when_rolling(
+            shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 5),
+            &[("hit:a-lead", &[0]), ("injury:j-1", &[6])],
+        )
+        .facts();
     assert!(facts
         .iter()
         .any(|f| matches!(f, Fact::InjuryRolled { total: 10, effect: Some(Injury::CriticalWound), .. })));
     let mut through_cover = shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 5);
     through_cover["actions"][0]["cover_pf"] = json!(10);
     let facts =
-        accepted(check(&g, through_cover, &[("hit:a-lead", &[0]), ("injury:j-1", &[6, 0]), ("knockout:j-1", &[9])]));
+        g.when_rolling(through_cover, &[("hit:a-lead", &[0]), ("injury:j-1", &[6, 0]), ("knockout:j-1", &[9])]).facts();
     assert!(matches!(facts[1], Fact::Fired { pen: 20, .. }));
     assert!(facts.iter().any(|f| matches!(f, Fact::InjuryRolled { total: 10, effect: Some(Injury::LightWound), .. })));
 }
@@ -179,19 +181,19 @@ fn intervening_cover_reduces_pen() {
 #[test]
 fn fire_refusals() {
     let g = firing(armed(true));
-    let e = refusal(check(&g, shoot("a-1", "gpmg", "j-1", "aimed", Some(1), 5), &[]));
+    let e = g.when_rolling(shoot("a-1", "gpmg", "j-1", "aimed", Some(1), 5), &[]).refusal();
     assert_eq!(e, "a-1 does not carry a gpmg (he carries m16)");
-    let e = refusal(check(&g, shoot("a-1", "m16", "a-2", "aimed", Some(1), 5), &[]));
+    let e = g.when_rolling(shoot("a-1", "m16", "a-2", "aimed", Some(1), 5), &[]).refusal();
     assert_eq!(e, "a-2 is on a-1's own side: fire at an enemy figure");
     let g2 = given_with(armed(true), &[])
-        .then(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "test"}))
-        .then_all(&[
+        .decided(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "test"}))
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "a"}),
             json!({"type": "spend-cp"}),
         ]);
-    let e = refusal(check(&g2, shoot("a-1", "m16", "j-2", "aimed", Some(1), 5), &[]));
+    let e = g2.when_rolling(shoot("a-1", "m16", "j-2", "aimed", Some(1), 5), &[]).refusal();
     assert_eq!(e, "j-2 is out of play and cannot be fired at");
 }
 
@@ -206,20 +208,20 @@ fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
     ] {
         // A Shaken figure is abandoned (a-2, the one Bold figure, checks) before the CP.
         let g = given_with(with_figure(armed(true), "a-1", "morale", json!(morale)), &[])
-            .then_all(&[
+            .decided_all(&[
                 json!({"type": "begin-turn"}),
                 json!({"type": "begin-operations"}),
                 json!({"type": "activate", "unit": "a"}),
             ]);
         let g = if morale == "shaken" {
-            g.then_rolling(json!({"type": "abandon"}), &[("check:a-2", &[0])])
+            g.decided_rolling(json!({"type": "abandon"}), &[("check:a-2", &[0])])
         } else {
             g
         }
-        .then(json!({"type": "spend-cp"}));
-        let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[]));
+        .decided(json!({"type": "spend-cp"}));
+        let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[]).refusal();
         assert_eq!(e, refused);
-        accepted(check(&g, shoot("a-1", "m16", "j-1", "ragged", None, 5), &[("hit:a-1", &[9, 9, 9])]));
+        g.when_rolling(shoot("a-1", "m16", "j-1", "ragged", None, 5), &[("hit:a-1", &[9, 9, 9])]).facts();
     }
 }
 
@@ -230,12 +232,12 @@ fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
 fn stray_fire_only_under_the_option() {
     let dice: &[(&str, &[u32])] = &[("hit:a-1", &[7, 4, 8]), ("injury:j-1", &[6, 9, 3])];
     let g = firing(armed(true));
-    let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), dice));
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), dice).refusal();
     assert_eq!(e, "the table rolled 3 more 'injury:j-1' dice than the rules need");
-    let facts = accepted(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), &dice[..1]));
+    let facts = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), &dice[..1]).facts();
     assert_eq!(shots(&facts), [shot(7, false), shot(4, false), shot(8, false)]);
     let g = firing_with(armed(true), &["stray-fire"]);
-    let facts = accepted(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), dice));
+    let facts = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), dice).facts();
     let strays: Vec<Option<i64>> = shots(&facts).iter().map(|s| s.stray).collect();
     assert_eq!(strays, [Some(-10), Some(-7), Some(-11)]);
     let totals: Vec<i64> = facts
@@ -253,33 +255,33 @@ fn stray_fire_only_under_the_option() {
 #[test]
 fn without_a_table_the_referee_gives_the_effect() {
     let g = firing(armed(false))
-        .then_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
-    let e = refusal(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[]));
+        .decided_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
+    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[]).refusal();
     assert_eq!(e, "the referee must first give the injury effect of the hit on j-1 (roll 7 with modifiers; the scenario has no injury table)");
-    let e = refusal(check(&g, json!({"type": "injury", "target": "j-2", "effect": "graze"}), &[]));
+    let e = g.when_rolling(json!({"type": "injury", "target": "j-2", "effect": "graze"}), &[]).refusal();
     assert_eq!(
         e,
         "the oldest hit waiting for an injury effect is on j-1 (roll 7 with modifiers): give its effect first"
     );
-    let facts = accepted(check(&g, json!({"type": "injury", "target": "j-1", "effect": "graze"}), &[]));
+    let facts = g.when_rolling(json!({"type": "injury", "target": "j-1", "effect": "graze"}), &[]).facts();
     assert_eq!(
         told(&facts)[..2],
         ["The referee reads a Graze for j-1's roll of 7.", "j-1 goes from Bold to Shaken (a Graze)."]
     );
-    let g = g.then(json!({"type": "injury", "target": "j-1", "effect": "graze"}));
-    let e = refusal(check(&g, json!({"type": "injury", "target": "j-1", "effect": "graze"}), &[]));
+    let g = g.decided(json!({"type": "injury", "target": "j-1", "effect": "graze"}));
+    let e = g.when_rolling(json!({"type": "injury", "target": "j-1", "effect": "graze"}), &[]).refusal();
     assert_eq!(e, "no hit is waiting for an injury effect");
 }
 
 fn injured(morale: &str, effect: &str, knockout: &[u32]) -> Vec<Fact> {
     let g = firing(with_figure(armed(false), "j-1", "morale", json!(morale)))
-        .then_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
+        .decided_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
     let dice: &[(&str, &[u32])] = &[("knockout:j-1", knockout)];
-    accepted(check(
-        &g,
+    g.when_rolling(
         json!({"type": "injury", "target": "j-1", "effect": effect}),
         if knockout.is_empty() { &[] } else { dice },
-    ))
+    )
+    .facts()
 }
 
 fn morale_after(facts: &[Fact]) -> Option<Morale> {
@@ -329,8 +331,8 @@ fn a_light_wound_knocks_out_at_or_under_the_knockout_chance() {
 fn a_light_wound_needs_a_knockout_chance() {
     let s = with_figure(armed(false), "j-1", "knockout_chance", Value::Null);
     let g = firing(s)
-        .then_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
-    let e = refusal(check(&g, json!({"type": "injury", "target": "j-1", "effect": "light-wound"}), &[]));
+        .decided_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
+    let e = g.when_rolling(json!({"type": "injury", "target": "j-1", "effect": "light-wound"}), &[]).refusal();
     assert_eq!(
         e,
         "j-1's Light Wound calls for a roll against his Knockout Chance, but the scenario gives him no knockout_chance"
@@ -342,11 +344,9 @@ fn a_light_wound_needs_a_knockout_chance() {
 #[test]
 fn a_critical_wound_removes_the_figure() {
     let g = firing(armed(true));
-    let facts = accepted(check(
-        &g,
-        shoot("a-1", "m16", "j-lead", "aimed", Some(1), 5),
-        &[("hit:a-1", &[0]), ("injury:j-lead", &[9])],
-    ));
+    let facts = g
+        .when_rolling(shoot("a-1", "m16", "j-lead", "aimed", Some(1), 5), &[("hit:a-1", &[0]), ("injury:j-lead", &[9])])
+        .facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::LeaderLost { succession: Succession::Brevet, .. })));
 }
 
@@ -364,14 +364,14 @@ fn advance_and_shoot(figure: &str, weapon: &str, mode: &str, line: u32) -> Value
 fn a_one_shot_or_one_use_weapon_takes_the_whole_action() {
     let g = firing(armed(true));
     for weapon in ["law", "pistol"] {
-        let e = refusal(check(&g, advance_and_shoot("a-lead", weapon, "aimed", 1), &[]));
+        let e = g.when_rolling(advance_and_shoot("a-lead", weapon, "aimed", 1), &[]).refusal();
         assert!(e.starts_with(&format!("a-lead cannot advance and fire his {weapon}: \"a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire\"")), "{e}");
     }
     // An M16 may be fired after the advance, and the pistol where he stands.
-    accepted(check(&g, advance_and_shoot("a-lead", "m16", "aimed", 1), &[("hit:a-lead", &[9])]));
-    accepted(check(&g, shoot("a-lead", "pistol", "j-1", "aimed", Some(1), 4), &[("hit:a-lead", &[9])]));
+    g.when_rolling(advance_and_shoot("a-lead", "m16", "aimed", 1), &[("hit:a-lead", &[9])]).facts();
+    g.when_rolling(shoot("a-lead", "pistol", "j-1", "aimed", Some(1), 4), &[("hit:a-lead", &[9])]).facts();
     let g = firing_with(armed(true), &["one-shot-weapons-after-an-advance"]);
-    accepted(check(&g, advance_and_shoot("a-lead", "pistol", "aimed", 1), &[("hit:a-lead", &[9])]));
+    g.when_rolling(advance_and_shoot("a-lead", "pistol", "aimed", 1), &[("hit:a-lead", &[9])]).facts();
 }
 
 /// Issue 20, item 7 (N47): 2.4 lists "performing disciplined fire" and
@@ -380,11 +380,11 @@ fn a_one_shot_or_one_use_weapon_takes_the_whole_action() {
 #[test]
 fn disciplined_fire_is_not_advancing_and_firing() {
     let g = firing(armed(true));
-    let e = refusal(check(&g, advance_and_shoot("a-1", "m16", "disciplined", 2), &[]));
+    let e = g.when_rolling(advance_and_shoot("a-1", "m16", "disciplined", 2), &[]).refusal();
     assert_eq!(e, "a-1 cannot advance and fire disciplined: \"performing disciplined fire\" and \"advancing and firing\" are different actions (2.4) — fire aimed after the advance, or disciplined where he stands");
-    accepted(check(&g, advance_and_shoot("a-1", "m16", "aimed", 2), &[("hit:a-1", &[9, 9])]));
+    g.when_rolling(advance_and_shoot("a-1", "m16", "aimed", 2), &[("hit:a-1", &[9, 9])]).facts();
     let g = firing_with(armed(true), &["disciplined-fire-after-an-advance"]);
-    let facts = accepted(check(&g, advance_and_shoot("a-1", "m16", "disciplined", 2), &[("hit:a-1", &[9, 9, 9])]));
+    let facts = g.when_rolling(advance_and_shoot("a-1", "m16", "disciplined", 2), &[("hit:a-1", &[9, 9, 9])]).facts();
     assert_eq!(shots(&facts).len(), 3);
 }
 
@@ -396,9 +396,9 @@ fn fire_beyond_the_weapons_range_is_refused() {
     let mut s = armed(true);
     s["weapons"]["m16"]["range_tenths"] = json!(260);
     let g = firing(s);
-    let e = refusal(check(&g, shoot("a-1", "m16", "j-1", "aimed", Some(1), 4), &[]));
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 4), &[]).refusal();
     assert_eq!(e, "j-1 is 30.0\" from a-1, beyond the range of his m16 (26.0\"): \"The Weapons Tables provide information on Range\"");
-    accepted(check(&g, advance_and_shoot("a-1", "m16", "aimed", 1), &[("hit:a-1", &[9])]));
+    g.when_rolling(advance_and_shoot("a-1", "m16", "aimed", 1), &[("hit:a-1", &[9])]).facts();
     // A weapon without a range is the referee's to judge.
-    accepted(check(&g, shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 4), &[("hit:a-lead", &[9])]));
+    g.when_rolling(shoot("a-lead", "gpmg", "j-1", "aimed", Some(1), 4), &[("hit:a-lead", &[9])]).facts();
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given_with, refusal, table, told, with_figure, Given};
+use super::{given_with, table, told, with_figure, Given};
 use crate::rulesets::phoenix_command::{Fact, Posture};
 
 /// alex: ambush (militia TQ 2, CR 3: ambush-lead, ambush-1, ambush-2) at
@@ -26,7 +26,7 @@ pub(super) fn ambush_scenario(set: bool, ambush_cp: u32) -> Value {
 
 /// Operations of turn 1, the patrol active and having spent its first CP.
 pub(super) fn patrol_advancing(s: Value, options: &[&str]) -> Given {
-    given_with(s, options).then_all(&[
+    given_with(s, options).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "patrol"}),
@@ -68,12 +68,12 @@ fn checks(facts: &[Fact]) -> Vec<(String, bool)> {
 #[test]
 fn setting_an_interrupt_holds_a_cp_and_ends_the_turn() {
     let s = table(&[("alex", "a", 3, 3, 2, [0, 0]), ("jason", "j", 0, 3, 1, [0, 300])]);
-    let g = given_with(s, &[]).then_all(&[
+    let g = given_with(s, &[]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "a"}),
     ]);
-    let facts = accepted(check(&g, json!({"type": "set-interrupt"}), &[]));
+    let facts = g.when_rolling(json!({"type": "set-interrupt"}), &[]).facts();
     assert_eq!(
         told(&facts)[..3],
         [
@@ -82,24 +82,24 @@ fn setting_an_interrupt_holds_a_cp_and_ends_the_turn() {
             "a's activation ends. Next: jason with 0 CP: j."
         ]
     );
-    let g = g.then(json!({"type": "set-interrupt"}));
-    assert_eq!((g.state.units["a"].cp, g.state.units["a"].held_interrupt_cp), (2, 1));
+    let g = g.decided(json!({"type": "set-interrupt"}));
+    assert_eq!((g.state().units["a"].cp, g.state().units["a"].held_interrupt_cp), (2, 1));
 }
 
 /// "it may not accumulate more CP (including the reserve CP for the
 /// interrupt) than the leader's Command Rating"; a unit holds one.
 #[test]
 fn a_held_interrupt_cp_counts_towards_the_cap() {
-    let g = given_with(ambush_scenario(true, 2), &[]).then_all(&[
+    let g = given_with(ambush_scenario(true, 2), &[]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "patrol"}),
         json!({"type": "pass"}),
         json!({"type": "activate", "unit": "ambush"}),
     ]);
-    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    let facts = g.when_rolling(json!({"type": "accumulate"}), &[]).facts();
     assert!(matches!(facts[0], Fact::CpAccumulated { cp_before: 2, cp_after: 2, held: 1, cap: 3, .. }));
-    let e = refusal(check(&g, json!({"type": "set-interrupt"}), &[]));
+    let e = g.when_rolling(json!({"type": "set-interrupt"}), &[]).refusal();
     assert_eq!(e, "ambush already holds a CP for an interrupt");
 }
 
@@ -108,7 +108,7 @@ fn a_held_interrupt_cp_counts_towards_the_cap() {
 #[test]
 fn entering_line_of_sight_calls_for_command_checks() {
     let g = patrol_advancing(ambush_scenario(true, 0), &[]);
-    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[3]), ("check:ambush-2", &[0])]));
+    let facts = g.when_rolling(sighted(), &[("check:ambush-1", &[3]), ("check:ambush-2", &[0])]).facts();
     assert_eq!(
         told(&facts)[0],
         "patrol enters ambush's line of sight (referee): ambush lies in wait, with its held CP."
@@ -116,7 +116,7 @@ fn entering_line_of_sight_calls_for_command_checks() {
     assert_eq!(checks(&facts), [("ambush-1".into(), true), ("ambush-2".into(), true)]);
     // P7 option: no checks on entering LOS.
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]);
-    let facts = accepted(check(&g, sighted(), &[]));
+    let facts = g.when_rolling(sighted(), &[]).facts();
     assert!(checks(&facts).is_empty());
 }
 
@@ -126,26 +126,25 @@ fn entering_line_of_sight_calls_for_command_checks() {
 #[test]
 fn a_failed_check_before_the_targets_next_cp_blows_the_ambush() {
     let g = patrol_advancing(ambush_scenario(true, 0), &[])
-        .then_rolling(sighted(), &[("check:ambush-1", &[3]), ("check:ambush-2", &[0])]);
-    let facts = accepted(check(&g, json!({"type": "spend-cp"}), &[("check:ambush-1", &[6]), ("check:ambush-2", &[4])]));
+        .decided_rolling(sighted(), &[("check:ambush-1", &[3]), ("check:ambush-2", &[0])]);
+    let facts =
+        g.when_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[6]), ("check:ambush-2", &[4])]).facts();
     assert_eq!(
         told(&facts).last().unwrap(),
         "ambush's ambush is blown: ambush-1 open ragged fire on patrol before it acts."
     );
-    let g = g.then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[6]), ("check:ambush-2", &[4])]);
-    let e = refusal(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]));
+    let g = g.decided_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[6]), ("check:ambush-2", &[4])]);
+    let e =
+        g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]).refusal();
     assert_eq!(e, "ambush's ambush is blown: ambush-1 must fire ragged at patrol before anything else (\"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP\")");
-    let e = refusal(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)]}),
-        &[],
-    ));
+    let e = g
+        .when_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)]}),
+            &[],
+        )
+        .refusal();
     assert!(e.starts_with("ambush-1 failed his command check and fires ragged at once"), "{e}");
-    let e = refusal(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-2", "patrol-2", "aimed", Some(3), 5)]}),
-        &[],
-    ));
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-2", "patrol-2", "aimed", Some(3), 5)]}), &[]).refusal();
     assert_eq!(
         e,
         "\"The entire unit must perform the same action\": ambush-lead fires disciplined fire but ambush-2 aimed fire"
@@ -157,18 +156,14 @@ fn a_failed_check_before_the_targets_next_cp_blows_the_ambush() {
 /// its entire remaining CP and ceases its turn."
 #[test]
 fn an_interrupt_that_shakes_the_target_ends_its_turn() {
-    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).decided(sighted());
     // Two grazes: 2 of 4 Shaken, a majority rounded up (P3).
-    let facts = accepted(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
-        &[
+    let facts = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}), &[
             ("hit:ambush-lead", &[0, 9]),
             ("hit:ambush-1", &[0, 9]),
             ("injury:patrol-1", &[2]),
             ("injury:patrol-2", &[2]),
-        ],
-    ));
+        ]).facts();
     let lines = told(&facts);
     assert!(
         lines.contains(
@@ -178,12 +173,12 @@ fn an_interrupt_that_shakes_the_target_ends_its_turn() {
         "{lines:?}"
     );
     assert!(lines.contains(&"ambush's interrupt succeeds (the ambushers' fire has made patrol Shaken): patrol loses its 2 remaining CP and ceases its turn. It may take cover; its turn is over.".to_string()), "{lines:?}");
-    let g = g.then_rolling(
+    let g = g.decided_rolling(
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
         &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
     );
-    assert_eq!(g.state.units["ambush"].held_interrupt_cp, 0);
-    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert_eq!(g.state().units["ambush"].held_interrupt_cp, 0);
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
     assert_eq!(e, "patrol has been successfully interrupted by ambush: it \"must cease performing actions and end their turn\" — take cover, or stop");
 }
 
@@ -191,21 +186,17 @@ fn an_interrupt_that_shakes_the_target_ends_its_turn() {
 /// perform actions normally."
 #[test]
 fn an_interrupt_that_does_not_shake_the_target_fails() {
-    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
-    let facts = accepted(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
-        &[("hit:ambush-lead", &[9])],
-    ));
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).decided(sighted());
+    let facts = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}), &[("hit:ambush-lead", &[9])]).facts();
     assert_eq!(
         told(&facts).last().unwrap(),
         "ambush's interrupt fails: patrol is not Shaken: \"A failed interrupt means that the target unit is able to continue to perform actions normally.\""
     );
-    let g = g.then_rolling(
+    let g = g.decided_rolling(
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9])],
     );
-    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+    g.when_rolling(json!({"type": "spend-cp"}), &[]).facts();
 }
 
 /// "An interrupt is automatically successful against units that were already
@@ -215,31 +206,23 @@ fn an_interrupt_on_a_shaken_unit_succeeds_automatically() {
     let s = with_figure(ambush_scenario(true, 0), "patrol-1", "morale", json!("shaken"));
     let s = with_figure(s, "patrol-2", "morale", json!("shaken"));
     let g = given_with(s, &["no-check-on-entering-los"])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "patrol"}),
             json!({"type": "steady-unit"}),
         ])
-        .then(sighted());
-    assert!(g.state.units["patrol"].restored);
-    let facts = accepted(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
-        &[("hit:ambush-lead", &[9])],
-    ));
+        .decided(sighted());
+    assert!(g.state().units["patrol"].restored);
+    let facts = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}), &[("hit:ambush-lead", &[9])]).facts();
     assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: false, .. })));
     // Shaken when the fire began: success whatever the fire did.
     let s = with_figure(ambush_scenario(true, 0), "patrol-1", "morale", json!("shaken"));
     let s = with_figure(s, "patrol-2", "morale", json!("shaken"));
     let g = given_with(s, &["no-check-on-entering-los"])
-        .then_all(&[json!({"type": "begin-turn"})])
-        .then(json!({"type": "sighted", "target": "patrol", "by": "ambush"}));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
-        &[("hit:ambush-lead", &[9])],
-    ));
+        .decided_all(&[json!({"type": "begin-turn"})])
+        .decided(json!({"type": "sighted", "target": "patrol", "by": "ambush"}));
+    let facts = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}), &[("hit:ambush-lead", &[9])]).facts();
     assert!(told(&facts).last().unwrap().contains("patrol was already Shaken"));
 }
 
@@ -249,51 +232,39 @@ fn an_interrupt_on_a_shaken_unit_succeeds_automatically() {
 #[test]
 fn a_ragged_interrupt_fires_ragged_once_a_turn() {
     let g = patrol_advancing(ambush_scenario(false, 0), &["no-check-on-entering-los"]);
-    let facts = accepted(check(&g, sighted(), &[]));
+    let facts = g.when_rolling(sighted(), &[]).facts();
     assert_eq!(
         told(&facts)[0],
         "patrol enters ambush's line of sight (referee): ambush lies in wait, for a ragged interrupt."
     );
-    let g = g.then(sighted());
-    let e = refusal(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
-        &[],
-    ));
+    let g = g.decided(sighted());
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}), &[]).refusal();
     assert_eq!(
         e,
         "ambush holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\""
     );
-    let g = g.then_rolling(
+    let g = g.decided_rolling(
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "ragged", None, 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9, 9, 9])],
     );
-    let e = refusal(check(&g, sighted(), &[]));
+    let e = g.when_rolling(sighted(), &[]).refusal();
     assert_eq!(e, "ambush holds no CP for an interrupt and has already attempted its ragged interrupt this turn: \"A unit can only attempt one Ragged Interrupt in a turn.\"");
 }
 
 #[test]
 fn interrupt_refusals() {
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]);
-    let e = refusal(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
-        &[],
-    ));
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}), &[]).refusal();
     assert_eq!(
         e,
         "ambush is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"
     );
-    let e = refusal(check(&g, json!({"type": "sighted", "target": "patrol", "by": "patrol"}), &[]));
+    let e = g.when_rolling(json!({"type": "sighted", "target": "patrol", "by": "patrol"}), &[]).refusal();
     assert_eq!(e, "patrol and patrol are both jason's: an ambush lies in wait for the enemy");
-    let g = g.then(sighted());
-    let e = refusal(check(&g, sighted(), &[]));
+    let g = g.decided(sighted());
+    let e = g.when_rolling(sighted(), &[]).refusal();
     assert_eq!(e, "ambush already lies in wait for patrol");
-    let e = refusal(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "ambush-1", "aimed", Some(1), 5)]}),
-        &[],
-    ));
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "ambush-1", "aimed", Some(1), 5)]}), &[]).refusal();
     assert_eq!(e, "ambush-1 is not in patrol: the ambushers fire at the unit they lay in wait for");
 }
 
@@ -304,28 +275,26 @@ fn interrupt_refusals() {
 #[test]
 fn an_interrupted_unit_takes_cover_then_its_turn_ends() {
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"])
-        .then(sighted())
-        .then_rolling(
+        .decided(sighted())
+        .decided_rolling(
             json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
             &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
         );
-    let e = refusal(check(&g, json!({"type": "take-cover", "moves": {"patrol-1": [20, 181]}}), &[]));
+    let e = g.when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 181]}}), &[]).refusal();
     assert_eq!(e, "patrol-1 cannot take cover at (20, 181): that is 3.1\" away, and \"Each figure can move up to 3\" towards the nearest cover\"");
-    let e = refusal(check(&g, json!({"type": "take-cover", "moves": {"patrol-1": [20, 130]}}), &[]));
+    let e = g.when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 130]}}), &[]).refusal();
     assert_eq!(e, "patrol-1 would move towards ambush-1 of ambush: \"they cannot advance towards an enemy to do so\"");
-    let facts = accepted(check(
-        &g,
-        json!({"type": "take-cover", "moves": {"patrol-1": [20, 180], "patrol-lead": [0, 170]}}),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 180], "patrol-lead": [0, 170]}}), &[])
+        .facts();
     assert!(told(&facts)
         .contains(&"patrol takes cover: patrol-1, patrol-lead in cover; patrol-2, patrol-3 prone.".to_string()));
     assert!(matches!(facts.last(), Some(Fact::ActivationEnded { .. }) | Some(Fact::TurnEnded { .. })));
-    let g = g.then(json!({"type": "take-cover", "moves": {"patrol-1": [20, 180], "patrol-lead": [0, 170]}}));
-    assert_eq!(g.state.figures["patrol-2"].posture, Posture::Prone);
-    assert_eq!(g.state.figures["patrol-1"].posture, Posture::InCover);
+    let g = g.decided(json!({"type": "take-cover", "moves": {"patrol-1": [20, 180], "patrol-lead": [0, 170]}}));
+    assert_eq!(g.state().figures["patrol-2"].posture, Posture::Prone);
+    assert_eq!(g.state().figures["patrol-1"].posture, Posture::InCover);
     let g2 = patrol_advancing(ambush_scenario(true, 0), &[]);
-    let e = refusal(check(&g2, json!({"type": "take-cover"}), &[]));
+    let e = g2.when_rolling(json!({"type": "take-cover"}), &[]).refusal();
     assert!(e.starts_with("patrol has not been successfully interrupted"), "{e}");
 }
 
@@ -335,14 +304,14 @@ fn resolution_waits_for_the_referees_injury_effects() {
     let mut s = ambush_scenario(true, 0);
     s["injury_table"] = Value::Null;
     let g = patrol_advancing(s, &["no-check-on-entering-los"])
-        .then(sighted())
-        .then_rolling(
+        .decided(sighted())
+        .decided_rolling(
             json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
             &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
         )
-        .then(json!({"type": "injury", "target": "patrol-1", "effect": "graze"}));
-    assert!(!g.state.turn.as_ref().unwrap().ambushes.is_empty());
-    let facts = accepted(check(&g, json!({"type": "injury", "target": "patrol-2", "effect": "graze"}), &[]));
+        .decided(json!({"type": "injury", "target": "patrol-1", "effect": "graze"}));
+    assert!(!g.state().turn.as_ref().unwrap().ambushes.is_empty());
+    let facts = g.when_rolling(json!({"type": "injury", "target": "patrol-2", "effect": "graze"}), &[]).facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::InterruptResolved { success: true, .. })));
 }
 
@@ -353,12 +322,8 @@ fn resolution_waits_for_the_referees_injury_effects() {
 /// before the target's turn ends.
 #[test]
 fn a_leader_falling_under_interrupt_fire_does_not_cut_the_volley_short() {
-    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
-    let facts = accepted(check(
-        &g,
-        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-lead", "aimed", Some(1), 5), rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
-        &[("hit:ambush-lead", &[0]), ("injury:patrol-lead", &[9]), ("hit:ambush-1", &[0]), ("injury:patrol-1", &[2])],
-    ));
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).decided(sighted());
+    let facts = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-lead", "aimed", Some(1), 5), rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}), &[("hit:ambush-lead", &[0]), ("injury:patrol-lead", &[9]), ("hit:ambush-1", &[0]), ("injury:patrol-1", &[2])]).facts();
     let position = |p: fn(&Fact) -> bool| facts.iter().position(p).expect("present");
     let second_volley = position(|f| matches!(f, Fact::Fired { figure, .. } if figure == "ambush-1"));
     let resolved = position(|f| matches!(f, Fact::InterruptResolved { .. }));
@@ -379,21 +344,21 @@ fn a_leader_falling_under_interrupt_fire_does_not_cut_the_volley_short() {
 fn a_nervous_figure_with_nothing_to_fire_does_not_blow_the_ambush() {
     let s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!([]));
     let g = patrol_advancing(s.clone(), &[]);
-    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]));
+    let facts = g.when_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]).facts();
     assert_eq!(checks(&facts), [("ambush-1".into(), false), ("ambush-2".into(), true)]);
     assert!(!facts.iter().any(|f| matches!(f, Fact::AmbushBlown { .. })), "{:?}", told(&facts));
-    let g = g.then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]);
-    accepted(check(&g, json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]));
+    let g = g.decided_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]);
+    g.when_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]).facts();
     // Both fail: only the one with a rifle fires, and the interrupt is his alone.
     let g = patrol_advancing(s, &[]);
-    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]));
+    let facts = g.when_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]).facts();
     assert_eq!(
         told(&facts).last().unwrap(),
         "ambush's ambush is blown: ambush-2 open ragged fire on patrol before it acts."
     );
-    let g = g.then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]);
+    let g = g.decided_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[9])]);
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-2", "patrol-1", "ragged", None, 0)]});
-    accepted(check(&g, fire, &[("hit:ambush-2", &[9, 9, 9])]));
+    g.when_rolling(fire, &[("hit:ambush-2", &[9, 9, 9])]).facts();
 }
 
 /// Found with the above: a nervous figure caught by another ambusher's blast
@@ -419,31 +384,27 @@ fn a_nervous_figure_who_leaves_play_no_longer_holds_up_the_game() {
         "m79": {"max_shots": 1, "one_shot_per_action": true, "pen": 30, "explosive": true, "sdm": 5,
                 "blast": [{"within_tenths": 10, "effect": "critical-wound"}]}
     });
-    let g = given_with(s, &[]).then_all(&[
+    let g = given_with(s, &[]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "patrol"}),
     ]);
     let g = g
-        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-a"}), &[("check:amb-a-1", &[0])])
-        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-b"}), &[("check:amb-b-1", &[0])])
-        .then_rolling(json!({"type": "spend-cp"}), &[("check:amb-a-1", &[9]), ("check:amb-b-1", &[9])]);
+        .decided_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-a"}), &[("check:amb-a-1", &[0])])
+        .decided_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-b"}), &[("check:amb-b-1", &[0])])
+        .decided_rolling(json!({"type": "spend-cp"}), &[("check:amb-a-1", &[9]), ("check:amb-b-1", &[9])]);
     // amb-a-1's grenade misses and deviates 4" along -y, onto amb-b-1.
     let grenade = json!({"type": "interrupt", "by": "amb-a", "fire": [
         {"figure": "amb-a-1", "weapon": "m79", "target": "patrol-lead", "mode": "ragged", "odds": 2}
     ]});
-    let facts = accepted(check(&g, grenade.clone(), &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]));
+    let facts = g.when_rolling(grenade.clone(), &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]).facts();
     assert!(
         told(&facts).iter().any(|l| l.starts_with("amb-b-1 (amb-b, alex) is removed from play")),
         "{:?}",
         told(&facts)
     );
-    let g = g.then_rolling(grenade, &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]);
-    accepted(check(
-        &g,
-        json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}]}),
-        &[],
-    ));
+    let g = g.decided_rolling(grenade, &[("hit:amb-a-1", &[9]), ("deviation:amb-a-1", &[5])]);
+    g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}]}), &[]).facts();
 }
 
 /// Found by the random games (`properties_phoenix`, seed 8005): an ambusher
@@ -464,18 +425,18 @@ fn an_ambush_lapses_when_its_ambushers_are_gone() {
     s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 3}});
     s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "critical-wound"}]}]);
     let g = given_with(s, &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "patrol"}),
             json!({"type": "sighted", "target": "patrol", "by": "amb"}),
         ])
-        .then_rolling(json!({"type": "sighted", "target": "amb", "by": "guard"}), &[("check:guard-1", &[0])]);
+        .decided_rolling(json!({"type": "sighted", "target": "amb", "by": "guard"}), &[("check:guard-1", &[0])]);
     let fire = json!({"type": "interrupt", "by": "guard", "fire": [rifle("guard-1", "amb-lead", "aimed", Some(1), 5)]});
-    let facts = accepted(check(&g, fire.clone(), &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]));
+    let facts = g.when_rolling(fire.clone(), &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]).facts();
     assert!(told(&facts).contains(&"amb no longer lies in wait for patrol.".to_string()), "{:?}", told(&facts));
-    let g = g.then_rolling(fire, &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]);
-    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+    let g = g.decided_rolling(fire, &[("hit:guard-1", &[0]), ("injury:amb-lead", &[0])]);
+    g.when_rolling(json!({"type": "spend-cp"}), &[]).facts();
 }
 
 /// An ambusher caught by an earlier ambusher's blast in the same interrupt
@@ -495,18 +456,18 @@ fn an_ambushers_order_is_void_once_he_has_fallen() {
                 "blast": [{"within_tenths": 10, "effect": "critical-wound"}]}
     });
     let g = given_with(s, &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "patrol"}),
         ])
-        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb"}), &[("check:amb-1", &[0])]);
+        .decided_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb"}), &[("check:amb-1", &[0])]);
     let fire = json!({"type": "interrupt", "by": "amb", "fire": [
         {"figure": "amb-1", "weapon": "m79", "target": "patrol-lead", "mode": "ragged", "odds": 2},
         rifle("amb-lead", "patrol-1", "ragged", None, 5)
     ]});
     // The grenade misses and deviates 4" along -y, onto amb-lead.
-    let facts = accepted(check(&g, fire, &[("hit:amb-1", &[9]), ("deviation:amb-1", &[5])]));
+    let facts = g.when_rolling(fire, &[("hit:amb-1", &[9]), ("deviation:amb-1", &[5])]).facts();
     assert!(
         told(&facts).contains(&"amb-lead's fire is void: amb-lead is no longer in play.".to_string()),
         "{:?}",
@@ -528,24 +489,24 @@ fn a_lagging_figure_panicked_on_the_cp_holds() {
     }
     s = with_figure(s, "patrol-3", "morale", json!("shaken"));
     let g = given_with(s, &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "patrol"}),
         ])
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "abandon"}),
             &[("check:patrol-1", &[9]), ("check:patrol-2", &[0]), ("check:patrol-4", &[0]), ("check:patrol-5", &[0])],
         )
-        .then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
-        .then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
-        .then_rolling(
+        .decided_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .decided_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .decided_rolling(
             json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(2), 5)], "no_line_of_sight": ["ambush-lead", "ambush-2"]}),
             &[("hit:ambush-1", &[0, 0]), ("injury:patrol-1", &[2, 2])],
         );
-    assert_eq!(g.state.figures["patrol-1"].morale, crate::rulesets::phoenix_command::Morale::Panicked);
-    assert!(g.state.figures["patrol-1"].lagging);
-    accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]));
+    assert_eq!(g.state().figures["patrol-1"].morale, crate::rulesets::phoenix_command::Morale::Panicked);
+    assert!(g.state().figures["patrol-1"].lagging);
+    g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]).facts();
 }
 
 /// Found by the random games (`properties_phoenix`, seed 35004): interrupt
@@ -556,13 +517,13 @@ fn a_lagging_figure_panicked_on_the_cp_holds() {
 #[test]
 fn a_cp_whose_last_figure_to_act_falls_under_interrupt_fire_is_complete() {
     let g = patrol_advancing(ambush_scenario(true, 0), &[])
-        .then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
-        .then_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
-        .then(json!({"type": "actions", "actions": [
+        .decided_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .decided_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .decided(json!({"type": "actions", "actions": [
             {"type": "hold", "figure": "patrol-lead"}, {"type": "hold", "figure": "patrol-1"}, {"type": "hold", "figure": "patrol-2"}
         ]}));
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-3", "aimed", Some(1), 5)], "no_line_of_sight": ["ambush-lead", "ambush-2"]});
-    let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[0]), ("injury:patrol-3", &[9])]));
+    let facts = g.when_rolling(fire, &[("hit:ambush-1", &[0]), ("injury:patrol-3", &[9])]).facts();
     let told = told(&facts);
     assert!(told.iter().any(|l| l.starts_with("ambush's interrupt fails")), "{told:?}");
     assert!(facts.iter().any(|f| matches!(f, Fact::CpCompleted { number: 2, cp_left: 1, .. })), "{told:?}");
@@ -588,15 +549,15 @@ fn a_second_blown_ambush_fires_before_the_interrupted_unit_takes_cover() {
     s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 3}});
     s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 5, "effect": "graze"}]}]);
     let g = given_with(s, &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "patrol"}),
         ])
-        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-a"}), &[("check:amb-a-1", &[0])])
-        .then_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-b"}), &[("check:amb-b-1", &[0])])
-        .then_rolling(json!({"type": "spend-cp"}), &[("check:amb-a-1", &[9]), ("check:amb-b-1", &[9])])
-        .then_rolling(
+        .decided_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-a"}), &[("check:amb-a-1", &[0])])
+        .decided_rolling(json!({"type": "sighted", "target": "patrol", "by": "amb-b"}), &[("check:amb-b-1", &[0])])
+        .decided_rolling(json!({"type": "spend-cp"}), &[("check:amb-a-1", &[9]), ("check:amb-b-1", &[9])])
+        .decided_rolling(
             json!({"type": "interrupt", "by": "amb-a", "fire": [
                 rifle("amb-a-1", "patrol-1", "ragged", None, 9), rifle("amb-a-lead", "patrol-2", "ragged", None, 9)
             ]}),
@@ -607,13 +568,13 @@ fn a_second_blown_ambush_fires_before_the_interrupted_unit_takes_cover() {
                 ("injury:patrol-2", &[2]),
             ],
         );
-    assert_eq!(g.state.turn.as_ref().unwrap().activation.as_ref().unwrap().interrupted_by.as_deref(), Some("amb-a"));
-    let e = refusal(check(&g, json!({"type": "take-cover"}), &[]));
+    assert_eq!(g.state().turn.as_ref().unwrap().activation.as_ref().unwrap().interrupted_by.as_deref(), Some("amb-a"));
+    let e = g.when_rolling(json!({"type": "take-cover"}), &[]).refusal();
     assert!(e.starts_with("amb-b's ambush is blown: amb-b-1 must fire ragged"), "{e}");
     let fire = json!({"type": "interrupt", "by": "amb-b", "fire": [rifle("amb-b-1", "patrol-3", "ragged", None, 5)]});
-    accepted(check(&g, fire.clone(), &[("hit:amb-b-1", &[9, 9, 9])]));
-    let g = g.then_rolling(fire, &[("hit:amb-b-1", &[9, 9, 9])]);
-    accepted(check(&g, json!({"type": "take-cover"}), &[]));
+    g.when_rolling(fire.clone(), &[("hit:amb-b-1", &[9, 9, 9])]).facts();
+    let g = g.decided_rolling(fire, &[("hit:amb-b-1", &[9, 9, 9])]);
+    g.when_rolling(json!({"type": "take-cover"}), &[]).facts();
 }
 
 /// The patrol (2 of 4 Shaken) is activated and restored to Bold for the
@@ -624,20 +585,20 @@ fn restored_patrol_grazed(options: &[&str]) -> Vec<Fact> {
     let mut all = vec!["no-check-on-entering-los"];
     all.extend_from_slice(options);
     let g = given_with(s, &all)
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "patrol"}),
             json!({"type": "steady-unit"}),
         ])
-        .then(sighted());
-    accepted(check(
-        &g,
+        .decided(sighted());
+    g.when_rolling(
         json!({"type": "interrupt", "by": "ambush", "fire": [
             rifle("ambush-lead", "patrol-3", "aimed", Some(1), 5), rifle("ambush-1", "patrol-lead", "aimed", Some(1), 5)
         ], "no_line_of_sight": ["ambush-2"]}),
         &[("hit:ambush-lead", &[0]), ("injury:patrol-3", &[2]), ("hit:ambush-1", &[0]), ("injury:patrol-lead", &[2])],
-    ))
+    )
+    .facts()
 }
 
 /// Issue 14, item 1 (N52): a unit restored to Bold "for the turn" was immune
@@ -664,33 +625,33 @@ fn a_restored_unit_shaken_again_by_new_casualties_is_successfully_interrupted() 
 /// says so) holds.
 #[test]
 fn the_whole_ambush_performs_the_one_action() {
-    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).then(sighted());
+    let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).decided(sighted());
     let alone =
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]});
-    let e = refusal(check(&g, alone, &[]));
+    let e = g.when_rolling(alone, &[]).refusal();
     assert_eq!(e, "\"The entire unit must perform the same action\": ambush-1 and ambush-2 of ambush would neither fire with ambush-lead nor hold for want of a line of sight (no_line_of_sight)");
     let blind = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)],
         "no_line_of_sight": ["ambush-1", "ambush-2"]});
-    let facts = accepted(check(&g, blind, &[("hit:ambush-lead", &[9])]));
+    let facts = g.when_rolling(blind, &[("hit:ambush-lead", &[9])]).facts();
     assert_eq!(
         told(&facts)[0],
         "ambush interrupts patrol: ambush-lead joins with aimed fire; ambush-1, ambush-2 cannot see the target and hold; the held CP is spent."
     );
     let wrong = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)],
         "no_line_of_sight": ["ambush-lead", "ambush-1", "ambush-2"]});
-    let e = refusal(check(&g, wrong, &[]));
+    let e = g.when_rolling(wrong, &[]).refusal();
     assert!(e.starts_with("ambush-lead is not a figure of ambush left out of its fire"), "{e}");
     // With a blown ambush: the nervous fire ragged and the rest join, all of them.
     let g = patrol_advancing(ambush_scenario(true, 0), &[])
-        .then_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]);
+        .decided_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]);
     let split = json!({"type": "interrupt", "by": "ambush", "fire": [
         rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)
     ]});
-    let e = refusal(check(&g, split, &[]));
+    let e = g.when_rolling(split, &[]).refusal();
     assert!(e.starts_with("\"The entire unit must perform the same action\": ambush-2 of ambush"), "{e}");
     let nervous_only =
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5)]});
-    accepted(check(&g, nervous_only, &[("hit:ambush-1", &[9, 9, 9])]));
+    g.when_rolling(nervous_only, &[("hit:ambush-1", &[9, 9, 9])]).facts();
 }
 
 /// Found by the random games (`properties_phoenix`) once weapons had a range
@@ -703,7 +664,7 @@ fn a_nervous_figure_out_of_range_does_not_blow_the_ambush() {
     let mut s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!(["pistol"]));
     s["weapons"]["pistol"] = json!({"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 100});
     let g = patrol_advancing(s, &[]);
-    let facts = accepted(check(&g, sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]));
+    let facts = g.when_rolling(sighted(), &[("check:ambush-1", &[9]), ("check:ambush-2", &[0])]).facts();
     assert!(!facts.iter().any(|f| matches!(f, Fact::AmbushBlown { .. })), "{:?}", told(&facts));
 }
 
@@ -715,8 +676,9 @@ fn an_ambush_that_is_not_blown_does_not_wait_on_the_ambushers() {
     use crate::ruleset::{Actor, Ruleset};
     let mut s = with_figure(ambush_scenario(true, 0), "ambush-1", "weapons", json!(["pistol"]));
     s["weapons"]["pistol"] = json!({"max_shots": 2, "pen": 8, "sdm": 1, "range_tenths": 100});
-    let mut g = patrol_advancing(s, &[]).then_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]);
+    let mut g =
+        patrol_advancing(s, &[]).decided_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])]);
     // ambush-1 failed a check before the pistol's range was known to matter.
-    g.state.turn.as_mut().unwrap().ambushes[0].nervous = vec!["ambush-1".into()];
-    assert_eq!(super::super::PhoenixCommand::awaited(&g.state), Actor::side("jason"));
+    g.state_mut().turn.as_mut().unwrap().ambushes[0].nervous = vec!["ambush-1".into()];
+    assert_eq!(super::super::PhoenixCommand::awaited(g.state()), Actor::side("jason"));
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given_with, refusal, table, told, with_figure, Given};
+use super::{given_with, table, told, with_figure, Given};
 use crate::rulesets::phoenix_command::{Fact, Injury, Morale};
 
 /// alex: a (a-lead, a-1, a-2; Melee Attack Value 4, knockout chance 3, a
@@ -26,7 +26,7 @@ pub(super) fn close_quarters() -> Value {
 }
 
 pub(super) fn acting(s: Value) -> Given {
-    given_with(s, &[]).then_all(&[
+    given_with(s, &[]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "a"}),
@@ -44,7 +44,7 @@ pub(super) fn melee(figure: &str, target: &str, to: [i64; 2]) -> Value {
 #[test]
 fn a_melee_attack_is_declared_in_base_contact_and_answered_first() {
     let g = acting(close_quarters());
-    let facts = accepted(check(&g, melee("a-1", "j-1", [20, 40]), &[]));
+    let facts = g.when_rolling(melee("a-1", "j-1", [20, 40]), &[]).facts();
     assert_eq!(
         told(&facts),
         [
@@ -52,19 +52,15 @@ fn a_melee_attack_is_declared_in_base_contact_and_answered_first() {
             "j-1 must choose: engage a-1 in melee, or escape."
         ]
     );
-    let e = refusal(check(&g, melee("a-1", "j-1", [20, 61]), &[]));
+    let e = g.when_rolling(melee("a-1", "j-1", [20, 61]), &[]).refusal();
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 61) to attack: that is 6.1\" and a standard move is 6.0\"");
-    let e = refusal(check(
-        &g,
-        json!({"type": "actions", "actions": [{"type": "melee", "figure": "a-1", "target": "j-1"}, {"type": "hold", "figure": "a-2"}]}),
-        &[],
-    ));
+    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "melee", "figure": "a-1", "target": "j-1"}, {"type": "hold", "figure": "a-2"}]}), &[]).refusal();
     assert_eq!(
         e,
         "a-1 declares a melee attack: the target answers before anything else, so it comes last among the actions"
     );
-    let g = g.then(melee("a-1", "j-1", [20, 40]));
-    let e = refusal(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[]));
+    let g = g.decided(melee("a-1", "j-1", [20, 40]));
+    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[]).refusal();
     assert_eq!(e, "a-1 has declared a melee attack on j-1: \"The target figure then decides if he wishes to engage in melee or escape\" (melee-response) before anything else");
 }
 
@@ -74,14 +70,12 @@ fn a_melee_attack_is_declared_in_base_contact_and_answered_first() {
 /// unarmoured targets or targets wearing Body Armour."
 #[test]
 fn engaged_the_attacker_hits_under_his_melee_attack_value() {
-    let g = acting(close_quarters()).then(melee("a-1", "j-1", [20, 40]));
-    let facts = accepted(check(&g, json!({"type": "melee-response", "escape": false}), &[("melee:a-1", &[4])]));
+    let g = acting(close_quarters()).decided(melee("a-1", "j-1", [20, 40]));
+    let facts = g.when_rolling(json!({"type": "melee-response", "escape": false}), &[("melee:a-1", &[4])]).facts();
     assert!(matches!(facts[0], Fact::MeleeRolled { roll: 4, value: 4, hit: false, .. }));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "melee-response", "escape": false}),
-        &[("melee:a-1", &[3]), ("injury:j-1", &[5])],
-    ));
+    let facts = g
+        .when_rolling(json!({"type": "melee-response", "escape": false}), &[("melee:a-1", &[3]), ("injury:j-1", &[5])])
+        .facts();
     assert_eq!(
         told(&facts)[..3],
         [
@@ -91,12 +85,10 @@ fn engaged_the_attacker_hits_under_his_melee_attack_value() {
         ]
     );
     // Body armour reads the other column: 5 is no effect there.
-    let g = acting(close_quarters()).then(melee("a-1", "j-2", [40, 40]));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "melee-response", "escape": false}),
-        &[("melee:a-1", &[0]), ("injury:j-2", &[5])],
-    ));
+    let g = acting(close_quarters()).decided(melee("a-1", "j-2", [40, 40]));
+    let facts = g
+        .when_rolling(json!({"type": "melee-response", "escape": false}), &[("melee:a-1", &[0]), ("injury:j-2", &[5])])
+        .facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::InjuryRolled { effect: Some(Injury::None), .. })));
 }
 
@@ -105,21 +97,20 @@ fn engaged_the_attacker_hits_under_his_melee_attack_value() {
 /// target can then perform actions normally."
 #[test]
 fn an_escaping_target_is_easier_to_hit_and_moves_off_if_he_survives() {
-    let g = acting(close_quarters()).then(melee("a-1", "j-1", [20, 40]));
-    let e = refusal(check(&g, json!({"type": "melee-response", "escape": false, "escape_to": [20, 100]}), &[]));
+    let g = acting(close_quarters()).decided(melee("a-1", "j-1", [20, 40]));
+    let e = g.when_rolling(json!({"type": "melee-response", "escape": false, "escape_to": [20, 100]}), &[]).refusal();
     assert_eq!(e, "j-1 engages in melee: only an escaping target moves away");
-    let facts = accepted(check(
-        &g,
-        json!({"type": "melee-response", "escape": true, "escape_to": [20, 100]}),
-        &[("melee:a-1", &[9])],
-    ));
+    let facts = g
+        .when_rolling(json!({"type": "melee-response", "escape": true, "escape_to": [20, 100]}), &[("melee:a-1", &[9])])
+        .facts();
     assert!(matches!(facts[0], Fact::MeleeRolled { value: 9, hit: false, .. }));
     assert_eq!(told(&facts)[1], "j-1 escapes from (20, 50) to (20, 100) and may act normally.");
-    let facts = accepted(check(
-        &g,
-        json!({"type": "melee-response", "escape": true, "escape_to": [20, 100]}),
-        &[("melee:a-1", &[8]), ("injury:j-1", &[9])],
-    ));
+    let facts = g
+        .when_rolling(
+            json!({"type": "melee-response", "escape": true, "escape_to": [20, 100]}),
+            &[("melee:a-1", &[8]), ("injury:j-1", &[9])],
+        )
+        .facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::FigureRemoved { figure, .. } if figure == "j-1")));
     assert!(!facts.iter().any(|f| matches!(f, Fact::Escaped { .. })));
 }
@@ -130,7 +121,7 @@ fn an_escaping_target_is_easier_to_hit_and_moves_off_if_he_survives() {
 fn only_a_panicked_fanatic_attacks_in_melee() {
     let s = with_figure(close_quarters(), "a-1", "morale", json!("panicked"));
     let g = acting(s);
-    let e = refusal(check(&g, melee("a-1", "j-1", [20, 40]), &[]));
+    let e = g.when_rolling(melee("a-1", "j-1", [20, 40]), &[]).refusal();
     assert!(e.starts_with("a-1 is Panicked: he flees towards cover"), "{e}");
     // The fanatic's panic comes from a Light Wound; his morale is then Panicked.
     let s = with_figure(close_quarters(), "a-1", "morale", json!("fanatical"));
@@ -140,20 +131,20 @@ fn only_a_panicked_fanatic_attacks_in_melee() {
     s["weapons"]["pistol"] = json!({"max_shots": 1, "pen": 5, "sdm": 0});
     s["units"][1]["cp"] = json!(3);
     s["initiative"] = json!("jason");
-    let g = given_with(s, &[]).then_all(&[
+    let g = given_with(s, &[]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "j"}),
         json!({"type": "spend-cp"}),
     ]);
     let g = g
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "actions", "actions": [{"type": "fire", "figure": "j-lead", "weapon": "pistol", "target": "a-1", "mode": "aimed", "line": 1, "odds": 9}, {"type": "hold", "figure": "j-1"}, {"type": "hold", "figure": "j-2"}]}),
             &[("hit:j-lead", &[0]), ("injury:a-1", &[0]), ("knockout:a-1", &[9, 0])],
         )
-        .then_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"}), json!({"type": "spend-cp"})]);
-    assert_eq!(g.state.figures["a-1"].morale, Morale::Panicked);
-    accepted(check(&g, melee("a-1", "j-1", [20, 40]), &[]));
+        .decided_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"}), json!({"type": "spend-cp"})]);
+    assert_eq!(g.state().figures["a-1"].morale, Morale::Panicked);
+    g.when_rolling(melee("a-1", "j-1", [20, 40]), &[]).facts();
 }
 
 fn launch(target: &str, odds: i64) -> Value {
@@ -166,7 +157,7 @@ fn launch(target: &str, odds: i64) -> Value {
 #[test]
 fn an_explosive_hit_injures_every_figure_near_the_blast() {
     let g = acting(close_quarters());
-    let facts = accepted(check(&g, launch("j-1", 5), &[("hit:a-lead", &[2])]));
+    let facts = g.when_rolling(launch("j-1", 5), &[("hit:a-lead", &[2])]).facts();
     assert_eq!(
         told(&facts)[2],
         "a-lead's m79 bursts on its target at (20, 50): j-1 at 0.0\" takes a Critical Wound; j-2 at 2.0\" takes a Graze; j-lead at 2.0\" takes a Graze."
@@ -179,7 +170,7 @@ fn an_explosive_hit_injures_every_figure_near_the_blast() {
 #[test]
 fn a_missed_explosive_deviates_four_inches() {
     let g = acting(close_quarters());
-    let facts = accepted(check(&g, launch("j-1", 5), &[("hit:a-lead", &[7]), ("deviation:a-lead", &[5])]));
+    let facts = g.when_rolling(launch("j-1", 5), &[("hit:a-lead", &[7]), ("deviation:a-lead", &[5])]).facts();
     assert!(
         matches!(&facts[2], Fact::Blast { at, deviation: Some(5), .. } if *at == crate::geometry::Point { x: 20, y: 10 })
     );
@@ -193,10 +184,10 @@ fn an_explosive_through_cover_detonates_on_it() {
     let g = acting(close_quarters());
     let mut through = launch("j-1", 5);
     through["actions"][0]["cover_pf"] = json!(8);
-    let e = refusal(check(&g, through.clone(), &[]));
+    let e = g.when_rolling(through.clone(), &[]).refusal();
     assert_eq!(e, "a m79 is explosive and \"Explosive weapons detonate on the intervening cover\": give where the cover stands (cover_at)");
     through["actions"][0]["cover_at"] = json!([20, 30]);
-    let facts = accepted(check(&g, through, &[("hit:a-lead", &[0])]));
+    let facts = g.when_rolling(through, &[("hit:a-lead", &[0])]).facts();
     assert!(told(&facts)[2]
         .starts_with("a-lead's m79 detonates on the intervening cover at (20, 30): j-1 at 2.0\" takes a Graze"));
 }
@@ -221,16 +212,16 @@ fn a_melee_declared_as_the_target_unit_breaks_is_answered_before_the_rout() {
         {"type": "fire", "figure": "a-1", "weapon": "rifle", "target": "j-lead", "mode": "aimed", "line": 1, "odds": 5},
         {"type": "melee", "figure": "a-2", "target": "j-lead", "move_to": [40, 40]}
     ]});
-    let g = acting(s).then_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-lead", &[0])]);
-    assert!(g.state.units["j"].rout_due);
+    let g = acting(s).decided_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-lead", &[0])]);
+    assert!(g.state().units["j"].rout_due);
     let rout = json!({"type": "rout", "unit": "j", "moves": {"j-lead": [0, 150]}, "reached_cover": true});
-    let e = refusal(check(&g, rout.clone(), &[]));
+    let e = g.when_rolling(rout.clone(), &[]).refusal();
     assert!(e.starts_with("a-2 has declared a melee attack on j-lead"), "{e}");
     let answer = json!({"type": "melee-response", "escape": false});
-    let facts = accepted(check(&g, answer.clone(), &[("melee:a-2", &[9])]));
+    let facts = g.when_rolling(answer.clone(), &[("melee:a-2", &[9])]).facts();
     assert_eq!(told(&facts)[0], "j-lead engages: a-2 rolls 9, needing under 4: it misses.");
-    let g = g.then_rolling(answer, &[("melee:a-2", &[9])]);
-    accepted(check(&g, rout, &[]));
+    let g = g.decided_rolling(answer, &[("melee:a-2", &[9])]);
+    g.when_rolling(rout, &[]).facts();
 }
 
 /// A melee attack on a figure whose hit was still waiting for the referee's
@@ -246,20 +237,21 @@ fn a_melee_attack_on_a_figure_who_falls_before_answering_is_void() {
         {"type": "fire", "figure": "a-1", "weapon": "rifle", "target": "j-1", "mode": "aimed", "line": 1, "odds": 5},
         {"type": "melee", "figure": "a-2", "target": "j-1", "move_to": [40, 40]}
     ]});
-    let g = acting(s).then_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-1", &[5])]);
-    assert!(g.state.turn.as_ref().unwrap().melee.is_some());
+    let g = acting(s).decided_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-1", &[5])]);
+    assert!(g.state().turn.as_ref().unwrap().melee.is_some());
     let ruling = json!({"type": "injury", "target": "j-1", "effect": "critical-wound"});
-    let facts = accepted(check(&g, ruling.clone(), &[]));
+    let facts = g.when_rolling(ruling.clone(), &[]).facts();
     assert!(
         told(&facts).contains(&"a-2's melee attack is void: j-1 is out of play.".to_string()),
         "{:?}",
         told(&facts)
     );
-    let g = g.then(ruling);
-    assert!(g.state.turn.as_ref().unwrap().melee.is_none());
-    let e = refusal(check(&g, json!({"type": "melee-response", "escape": false}), &[]));
+    let g = g.decided(ruling);
+    assert!(g.state().turn.as_ref().unwrap().melee.is_none());
+    let e = g.when_rolling(json!({"type": "melee-response", "escape": false}), &[]).refusal();
     assert_eq!(e, "no melee attack is waiting for an answer");
-    let facts = accepted(check(&g, json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}]}), &[]));
+    let facts =
+        g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}]}), &[]).facts();
     assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
 }
 
@@ -271,19 +263,19 @@ fn a_melee_attack_on_a_figure_who_falls_before_answering_is_void() {
 #[test]
 fn an_escaping_target_moves_away_unless_the_option_keeps_him_for_his_own_cp() {
     let escape = json!({"type": "melee-response", "escape": true, "escape_to": [20, 100]});
-    let g = acting(close_quarters()).then(melee("a-1", "j-1", [20, 40]));
-    let facts = accepted(check(&g, escape.clone(), &[("melee:a-1", &[9])]));
+    let g = acting(close_quarters()).decided(melee("a-1", "j-1", [20, 40]));
+    let facts = g.when_rolling(escape.clone(), &[("melee:a-1", &[9])]).facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::Escaped { .. })));
     let g = given_with(close_quarters(), &["melee-escape-without-moving"])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "a"}),
             json!({"type": "spend-cp"}),
         ])
-        .then(melee("a-1", "j-1", [20, 40]));
-    let e = refusal(check(&g, escape, &[]));
+        .decided(melee("a-1", "j-1", [20, 40]));
+    let e = g.when_rolling(escape, &[]).refusal();
     assert!(e.starts_with("j-1 escapes without moving now (melee-escape-without-moving)"), "{e}");
-    let facts = accepted(check(&g, json!({"type": "melee-response", "escape": true}), &[("melee:a-1", &[9])]));
+    let facts = g.when_rolling(json!({"type": "melee-response", "escape": true}), &[("melee:a-1", &[9])]).facts();
     assert!(matches!(facts[0], Fact::MeleeRolled { escape: true, value: 9, hit: false, .. }));
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given_with, refusal, table, told, with_figure, with_knockout_chances, Given};
+use super::{given_with, table, told, with_figure, with_knockout_chances, Given};
 use crate::rulesets::phoenix_command::{Fact, Morale, UnitMorale};
 
 /// alex: a (CR 4, 5 figures: a-lead, a-1 … a-4, TQ 3) with `cp`; b (1
@@ -19,7 +19,7 @@ pub(super) fn team(cp: u32, morale: &[(&str, &str)]) -> Value {
 }
 
 fn active(s: Value, options: &[&str]) -> Given {
-    given_with(s, options).then_all(&[
+    given_with(s, options).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "a"}),
@@ -42,15 +42,15 @@ fn changes(facts: &[Fact]) -> Vec<(String, Morale)> {
 #[test]
 fn a_shaken_leader_composes_himself_before_anything_else() {
     let g = active(team(3, &[("a-lead", "shaken")]), &[]);
-    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
     assert_eq!(e, "a's leader a-lead is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
-    let facts = accepted(check(&g, json!({"type": "self-rally"}), &[]));
+    let facts = g.when_rolling(json!({"type": "self-rally"}), &[]).facts();
     assert_eq!(changes(&facts), [("a-lead".to_string(), Morale::Bold)]);
-    let g = g.then(json!({"type": "self-rally"}));
-    assert_eq!(g.state.units["a"].cp, 2);
-    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+    let g = g.decided(json!({"type": "self-rally"}));
+    assert_eq!(g.state().units["a"].cp, 2);
+    g.when_rolling(json!({"type": "spend-cp"}), &[]).facts();
     let g = active(team(3, &[]), &[]);
-    let e = refusal(check(&g, json!({"type": "self-rally"}), &[]));
+    let e = g.when_rolling(json!({"type": "self-rally"}), &[]).refusal();
     assert_eq!(e, "a-lead is Bold: only a Shaken or Panicked leader composes himself");
 }
 
@@ -61,20 +61,22 @@ fn a_shaken_leader_composes_himself_before_anything_else() {
 #[test]
 fn a_shaken_unit_is_restored_for_the_turn_and_slides_back_next_turn() {
     let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]), &[]);
-    assert_eq!(g.state.units["a"].morale, UnitMorale::Shaken);
-    let e = refusal(check(&g, json!({"type": "rally"}), &[]));
+    assert_eq!(g.state().units["a"].morale, UnitMorale::Shaken);
+    let e = g.when_rolling(json!({"type": "rally"}), &[]).refusal();
     assert_eq!(e, "a is Shaken and may not rally its figures: \"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" (steady-unit)");
-    let g = g.then(json!({"type": "steady-unit"}));
-    assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
+    let g = g.decided(json!({"type": "steady-unit"}));
+    assert_eq!(g.state().units["a"].morale, UnitMorale::Steady);
     // Abandoned rather than rallied, the Shaken figures stay Shaken: next turn the unit slides back.
-    let g =
-        g.then_rolling(json!({"type": "abandon"}), &[("check:a-4", &[0])]).then(json!({"type": "stop"})).then_all(&[
+    let g = g
+        .decided_rolling(json!({"type": "abandon"}), &[("check:a-4", &[0])])
+        .decided(json!({"type": "stop"}))
+        .decided_all(&[
             json!({"type": "activate", "unit": "b"}),
             json!({"type": "pass"}),
             json!({"type": "activate", "unit": "j"}),
             json!({"type": "pass"}),
         ]);
-    let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    let facts = g.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitShaken { unit, .. } if unit == "a")));
 }
 
@@ -83,13 +85,13 @@ fn a_shaken_unit_is_restored_for_the_turn_and_slides_back_next_turn() {
 #[test]
 fn a_rally_costs_one_cp_and_comes_first() {
     let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken")]), &["strict-majority"]);
-    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
     assert_eq!(e, "a has Shaken figures (a-1 and a-2): \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\" — rally them, abandon them (a command check for each Bold figure), or force a rally, before spending CP on actions");
-    let facts = accepted(check(&g, json!({"type": "rally"}), &[]));
+    let facts = g.when_rolling(json!({"type": "rally"}), &[]).facts();
     assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold), ("a-2".to_string(), Morale::Bold)]);
-    let g = g.then(json!({"type": "rally"}));
-    assert_eq!(g.state.units["a"].cp, 2);
-    let e = refusal(check(&g, json!({"type": "rally"}), &[]));
+    let g = g.decided(json!({"type": "rally"}));
+    assert_eq!(g.state().units["a"].cp, 2);
+    let e = g.when_rolling(json!({"type": "rally"}), &[]).refusal();
     assert_eq!(e, "a has no Shaken figure to rally");
 }
 
@@ -99,37 +101,30 @@ fn a_rally_costs_one_cp_and_comes_first() {
 #[test]
 fn abandonment_checks_each_bold_figure_and_the_failed_lag_one_cp() {
     let g = active(team(3, &[("a-4", "shaken")]), &[]);
-    let facts = accepted(check(
-        &g,
-        json!({"type": "abandon"}),
-        &[("check:a-1", &[2]), ("check:a-2", &[7]), ("check:a-3", &[6])],
-    ));
+    let facts = g
+        .when_rolling(json!({"type": "abandon"}), &[("check:a-1", &[2]), ("check:a-2", &[7]), ("check:a-3", &[6])])
+        .facts();
     assert_eq!(
         facts.last(),
         Some(&Fact::Abandoned { unit: "a".into(), shaken: vec!["a-4".into()], lagging: vec!["a-2".into()] })
     );
     let g =
-        g.then_rolling(json!({"type": "abandon"}), &[("check:a-1", &[2]), ("check:a-2", &[7]), ("check:a-3", &[6])]);
-    let e = refusal(check(&g, json!({"type": "abandon"}), &[]));
+        g.decided_rolling(json!({"type": "abandon"}), &[("check:a-1", &[2]), ("check:a-2", &[7]), ("check:a-3", &[6])]);
+    let e = g.when_rolling(json!({"type": "abandon"}), &[]).refusal();
     assert_eq!(e, "a has already abandoned its Shaken figures this activation");
-    let g = g.then(json!({"type": "spend-cp"}));
-    let e = refusal(check(
-        &g,
-        json!({"type": "actions", "actions": [{"type": "move", "figure": "a-2", "to": [40, 10]}]}),
-        &[],
-    ));
+    let g = g.decided(json!({"type": "spend-cp"}));
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [{"type": "move", "figure": "a-2", "to": [40, 10]}]}), &[])
+        .refusal();
     assert_eq!(e, "a-2 failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP");
     let g = g
-        .then(json!({"type": "actions", "actions": [
+        .decided(json!({"type": "actions", "actions": [
             {"type": "hold", "figure": "a-lead"}, {"type": "hold", "figure": "a-1"}, {"type": "hold", "figure": "a-2"},
             {"type": "hold", "figure": "a-3"}, {"type": "hold", "figure": "a-4"}
         ]}))
-        .then(json!({"type": "spend-cp"}));
-    accepted(check(
-        &g,
-        json!({"type": "actions", "actions": [{"type": "move", "figure": "a-2", "to": [40, 10]}]}),
-        &[],
-    ));
+        .decided(json!({"type": "spend-cp"}));
+    g.when_rolling(json!({"type": "actions", "actions": [{"type": "move", "figure": "a-2", "to": [40, 10]}]}), &[])
+        .facts();
 }
 
 /// "To do a Forced Rally, the unit's leader expends a CP and removes one of
@@ -143,14 +138,15 @@ fn abandonment_checks_each_bold_figure_and_the_failed_lag_one_cp() {
 fn a_forced_rally_executes_one_and_restores_the_rest() {
     let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "panicked")]);
     let s = with_figure(s, "b-lead", "morale", json!("shaken"));
-    let g = active(s, &[]).then(json!({"type": "steady-unit"}));
-    let e = refusal(check(&g, json!({"type": "forced-rally", "figure": "a-4"}), &[]));
+    let g = active(s, &[]).decided(json!({"type": "steady-unit"}));
+    let e = g.when_rolling(json!({"type": "forced-rally", "figure": "a-4"}), &[]).refusal();
     assert_eq!(e, "a-4 is not one of a's Shaken figures (a-1 and a-2)");
-    let facts = accepted(check(
-        &g,
-        json!({"type": "forced-rally", "figure": "a-1", "in_sight": ["b"]}),
-        &[("check:a-2", &[5]), ("check:a-3", &[6]), ("check:a-4", &[9])],
-    ));
+    let facts = g
+        .when_rolling(
+            json!({"type": "forced-rally", "figure": "a-1", "in_sight": ["b"]}),
+            &[("check:a-2", &[5]), ("check:a-3", &[6]), ("check:a-4", &[9])],
+        )
+        .facts();
     assert_eq!(
         changes(&facts),
         [("a-2".to_string(), Morale::Bold), ("a-3".to_string(), Morale::Bold), ("b-lead".to_string(), Morale::Bold)]
@@ -166,22 +162,21 @@ fn a_forced_rally_executes_one_and_restores_the_rest() {
 fn a_failed_forced_rally_costs_the_leader_and_breaks_the_unit() {
     let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken")]);
     let g = active(s, &["strict-majority"]);
-    let facts = accepted(check(
-        &g,
-        json!({"type": "forced-rally", "figure": "a-1"}),
-        &[("check:a-2", &[9]), ("check:a-3", &[9]), ("check:a-4", &[0])],
-    ));
+    let facts = g
+        .when_rolling(
+            json!({"type": "forced-rally", "figure": "a-1"}),
+            &[("check:a-2", &[9]), ("check:a-3", &[9]), ("check:a-4", &[0])],
+        )
+        .facts();
     let lines = told(&facts);
     assert!(
         lines.contains(&"Only 1 of 3 of a pass: a-lead is shot by his own side, and the unit is Broken.".to_string()),
         "{lines:?}"
     );
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitBroke { rout: true, .. })));
-    let e = refusal(check(
-        &active(team(3, &[("a-1", "shaken")]), &[]),
-        json!({"type": "forced-rally", "figure": "a-1"}),
-        &[],
-    ));
+    let e = (active(team(3, &[("a-1", "shaken")]), &[]))
+        .when_rolling(json!({"type": "forced-rally", "figure": "a-1"}), &[])
+        .refusal();
     assert_eq!(
         e,
         "a has 1 Shaken figure(s): a forced rally is for \"where he has multiple shaken troops in his unit\""
@@ -195,7 +190,7 @@ fn a_failed_forced_rally_costs_the_leader_and_breaks_the_unit() {
 fn panicked_figures_are_rallied_one_cp_each_but_not_fanatics() {
     let s = team(3, &[("a-1", "panicked")]);
     let g = active(s, &[]);
-    let facts = accepted(check(&g, json!({"type": "rally-panicked", "figure": "a-1"}), &[]));
+    let facts = g.when_rolling(json!({"type": "rally-panicked", "figure": "a-1"}), &[]).facts();
     assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold)]);
     // A fanatic panicked by a Light Wound's second roll (jason's j acts first).
     let mut s = with_figure(team(1, &[]), "a-1", "morale", json!("fanatical"));
@@ -205,19 +200,19 @@ fn panicked_figures_are_rallied_one_cp_each_but_not_fanatics() {
     s["weapons"] = json!({"rifle": {"max_shots": 1, "pen": 20, "sdm": 3}});
     s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 8, "effect": "light-wound"}]}]);
     let g = given_with(with_knockout_chances(s, 3), &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "j"}),
             json!({"type": "spend-cp"}),
         ])
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "actions", "actions": [{"type": "fire", "figure": "j-lead", "weapon": "rifle", "target": "a-1", "mode": "aimed", "line": 1, "odds": 5}]}),
             &[("hit:j-lead", &[0]), ("injury:a-1", &[6]), ("knockout:a-1", &[8, 2])],
         )
-        .then_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"})]);
-    assert_eq!(g.state.figures["a-1"].morale, Morale::Panicked);
-    let e = refusal(check(&g, json!({"type": "rally-panicked", "figure": "a-1"}), &[]));
+        .decided_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"})]);
+    assert_eq!(g.state().figures["a-1"].morale, Morale::Panicked);
+    let e = g.when_rolling(json!({"type": "rally-panicked", "figure": "a-1"}), &[]).refusal();
     assert_eq!(e, "a-1 is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic\"");
 }
 
@@ -231,33 +226,31 @@ fn panicked_figures_are_rallied_one_cp_each_but_not_fanatics() {
 #[test]
 fn a_broken_unit_routs_then_is_steadied_in_cover() {
     let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "panicked")]);
-    let g = given_with(s, &[]).then(json!({"type": "begin-turn"}));
-    assert!(g.state.units["a"].rout_due);
-    let e = refusal(check(&g, json!({"type": "begin-operations"}), &[]));
+    let g = given_with(s, &[]).decided(json!({"type": "begin-turn"}));
+    assert!(g.state().units["a"].rout_due);
+    let e = g.when_rolling(json!({"type": "begin-operations"}), &[]).refusal();
     assert_eq!(e, "a is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else");
-    let e = refusal(check(
-        &g,
-        json!({"type": "rout", "unit": "a", "moves": {"a-1": [20, -121]}, "reached_cover": true}),
-        &[],
-    ));
+    let e = g
+        .when_rolling(json!({"type": "rout", "unit": "a", "moves": {"a-1": [20, -121]}, "reached_cover": true}), &[])
+        .refusal();
     assert!(e.ends_with("and a rout is at a double-time advance rate of 12.0\""), "{e}");
-    let g = g.then(
+    let g = g.decided(
         json!({"type": "rout", "unit": "a", "moves": {"a-lead": [0, -100], "a-1": [20, -100]}, "reached_cover": true}),
     );
-    let g = g.then_all(&[json!({"type": "begin-operations"}), json!({"type": "activate", "unit": "a"})]);
-    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    let g = g.decided_all(&[json!({"type": "begin-operations"}), json!({"type": "activate", "unit": "a"})]);
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
     assert!(e.starts_with("a is Broken and may not spend CP on actions"), "{e}");
-    let g = g.then(json!({"type": "steady-unit"})).then(json!({"type": "steady-unit"}));
-    assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
-    let facts = accepted(check(&g, json!({"type": "rally-panicked", "figure": "a-1"}), &[]));
+    let g = g.decided(json!({"type": "steady-unit"})).decided(json!({"type": "steady-unit"}));
+    assert_eq!(g.state().units["a"].morale, UnitMorale::Steady);
+    let facts = g.when_rolling(json!({"type": "rally-panicked", "figure": "a-1"}), &[]).facts();
     assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold)]);
 }
 
 #[test]
 fn a_unit_that_cannot_reach_cover_surrenders() {
     let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "panicked")]);
-    let g = given_with(s, &[]).then(json!({"type": "begin-turn"}));
-    let facts = accepted(check(&g, json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]));
+    let g = given_with(s, &[]).decided(json!({"type": "begin-turn"}));
+    let facts = g.when_rolling(json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]).facts();
     assert_eq!(told(&facts)[0], "a (alex) routs but cannot reach cover: it attempts to surrender.");
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitEliminated { unit, .. } if unit == "a")));
 }
@@ -272,10 +265,10 @@ fn fanatics_do_not_surrender_when_their_unit_cannot_reach_cover() {
     let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "fanatical"), ("a-4", "fanatical")]);
     let mut g = given_with(s, &[]);
     // a-3, a fanatic, has panicked (a Light Wound's second roll).
-    g.state.figures.get_mut("a-3").unwrap().morale = Morale::Panicked;
-    let g = g.then(json!({"type": "begin-turn"}));
-    assert!(g.state.units["a"].rout_due);
-    let facts = accepted(check(&g, json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]));
+    g.state_mut().figures.get_mut("a-3").unwrap().morale = Morale::Panicked;
+    let g = g.decided(json!({"type": "begin-turn"}));
+    assert!(g.state().units["a"].rout_due);
+    let facts = g.when_rolling(json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]).facts();
     assert_eq!(
         told(&facts)[0],
         "a (alex) routs but cannot reach cover: it attempts to surrender, but a-3, a-4 will not surrender."
@@ -288,9 +281,9 @@ fn fanatics_do_not_surrender_when_their_unit_cannot_reach_cover() {
         })
         .collect();
     assert_eq!(removed, ["a-1", "a-2", "a-lead"]);
-    let g = g.then(json!({"type": "rout", "unit": "a", "reached_cover": false}));
-    assert!(g.state.figures["a-3"].in_play() && g.state.figures["a-4"].in_play());
-    assert!(g.state.units["a"].brevet_due.is_some());
+    let g = g.decided(json!({"type": "rout", "unit": "a", "reached_cover": false}));
+    assert!(g.state().figures["a-3"].in_play() && g.state().figures["a-4"].in_play());
+    assert!(g.state().units["a"].brevet_due.is_some());
 }
 
 /// "If the leader does not have sufficient CP to expend, then the unit will,
@@ -299,7 +292,7 @@ fn fanatics_do_not_surrender_when_their_unit_cannot_reach_cover() {
 #[test]
 fn a_unit_still_broken_leaves_at_the_next_strategic_movement() {
     let s = team(0, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "panicked")]);
-    let g = given_with(s, &[]).then_all(&[
+    let g = given_with(s, &[]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "rout", "unit": "a", "reached_cover": true}),
         json!({"type": "begin-operations"}),
@@ -310,7 +303,7 @@ fn a_unit_still_broken_leaves_at_the_next_strategic_movement() {
         json!({"type": "activate", "unit": "j"}),
         json!({"type": "pass"}),
     ]);
-    let facts = accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    let facts = g.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitWithdrew { unit, .. } if unit == "a")));
 }
 
@@ -338,15 +331,15 @@ fn a_superior_officer_who_has_joined_a_unit_spends_his_cp_on_it() {
         ]
     });
     let g = active_unit(s.clone(), "hq");
-    let facts = accepted(check(&g, json!({"type": "rally", "unit": "sqd"}), &[]));
+    let facts = g.when_rolling(json!({"type": "rally", "unit": "sqd"}), &[]).facts();
     assert_eq!(changes(&facts), [("s-1".to_string(), Morale::Bold)]);
     let mut far = s;
     far["figures"][1]["at"] = json!([80, 0]);
     let g = active_unit(far, "hq");
-    let e = refusal(check(&g, json!({"type": "rally", "unit": "sqd"}), &[]));
+    let e = g.when_rolling(json!({"type": "rally", "unit": "sqd"}), &[]).refusal();
     assert_eq!(e, "lt has not joined sqd: sgt is 8.0\" away, beyond his command distance of 6.0\"");
     let g = active_unit(team(3, &[("b-lead", "shaken")]), "a");
-    let e = refusal(check(&g, json!({"type": "rally", "unit": "b"}), &[]));
+    let e = g.when_rolling(json!({"type": "rally", "unit": "b"}), &[]).refusal();
     assert_eq!(
         e,
         "a-lead does not command b: only its leader, or a superior officer who has joined it, spends CP on its morale"
@@ -354,7 +347,7 @@ fn a_superior_officer_who_has_joined_a_unit_spends_his_cp_on_it() {
 }
 
 fn active_unit(s: Value, unit: &str) -> Given {
-    given_with(s, &[]).then_all(&[
+    given_with(s, &[]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": unit}),
@@ -366,7 +359,7 @@ fn active_unit(s: Value, unit: &str) -> Given {
 /// turn": rallied, the unit begins the next turn Bold.
 #[test]
 fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
-    let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]), &[]).then_all(&[
+    let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]), &[]).decided_all(&[
         json!({"type": "steady-unit"}),
         json!({"type": "rally"}),
         json!({"type": "stop"}),
@@ -375,8 +368,8 @@ fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
         json!({"type": "activate", "unit": "j"}),
         json!({"type": "pass"}),
     ]);
-    let g = g.then(json!({"type": "begin-turn"}));
-    assert_eq!(g.state.units["a"].morale, UnitMorale::Steady);
+    let g = g.decided(json!({"type": "begin-turn"}));
+    assert_eq!(g.state().units["a"].morale, UnitMorale::Steady);
 }
 
 /// Issue 14, item 1 (N52): a restored unit most of whose figures panic after
@@ -387,18 +380,16 @@ fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
 fn a_restored_unit_breaks_when_most_of_its_figures_panic_after() {
     for options in [&[][..], &["restored-unit-stays-bold-for-the-turn"][..]] {
         let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]);
-        let g = active(s, options).then(json!({"type": "steady-unit"}));
-        assert!(g.state.units["a"].restored);
+        let g = active(s, options).decided(json!({"type": "steady-unit"}));
+        assert!(g.state().units["a"].restored);
         // Shaken again, each panics: a majority (3 of 5) newly Panicked.
         let mut g = g;
         for f in ["a-1", "a-2"] {
-            g.state.figures.get_mut(f).unwrap().morale = Morale::Panicked;
+            g.state_mut().figures.get_mut(f).unwrap().morale = Morale::Panicked;
         }
-        let facts = accepted(check(
-            &g,
-            json!({"type": "casualty", "figure": "a-4", "effect": "killed", "reason": "mortar"}),
-            &[],
-        ));
+        let facts = g
+            .when_rolling(json!({"type": "casualty", "figure": "a-4", "effect": "killed", "reason": "mortar"}), &[])
+            .facts();
         assert!(
             facts.iter().any(|f| matches!(f, Fact::UnitBroke { rout: true, .. })),
             "{options:?}: {:?}",
@@ -423,7 +414,7 @@ fn shaken_hero(options: &[&str]) -> Given {
             {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
         ]
     });
-    given_with(s, options).then_all(&[
+    given_with(s, options).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "rambo"}),
@@ -438,14 +429,14 @@ fn shaken_hero(options: &[&str]) -> Given {
 #[test]
 fn a_shaken_hero_composes_himself_and_then_restores_his_unit_of_one() {
     let g = shaken_hero(&[]);
-    assert_eq!(g.state.units["rambo"].morale, UnitMorale::Shaken);
-    let g = g.then(json!({"type": "self-rally"}));
-    let e = refusal(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert_eq!(g.state().units["rambo"].morale, UnitMorale::Shaken);
+    let g = g.decided(json!({"type": "self-rally"}));
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
     assert!(e.starts_with("rambo is Shaken and may not spend CP on actions"), "{e}");
-    let g = g.then(json!({"type": "steady-unit"}));
-    assert_eq!(g.state.units["rambo"].cp, 0);
+    let g = g.decided(json!({"type": "steady-unit"}));
+    assert_eq!(g.state().units["rambo"].cp, 0);
     let g = shaken_hero(&["hero-without-unit-morale"]);
-    assert_eq!(g.state.units["rambo"].morale, UnitMorale::Steady);
-    let g = g.then(json!({"type": "self-rally"}));
-    accepted(check(&g, json!({"type": "spend-cp"}), &[]));
+    assert_eq!(g.state().units["rambo"].morale, UnitMorale::Steady);
+    let g = g.decided(json!({"type": "self-rally"}));
+    g.when_rolling(json!({"type": "spend-cp"}), &[]).facts();
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given, in_operations, refusal, told, Given};
+use super::{given, in_operations, told, Given};
 use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam};
 
 /// alex's platoon 1-plt: an HQ team (lt, command rating 5, a 20" command
@@ -66,7 +66,7 @@ fn move_figure(mut scenario: Value, figure: &str, at: [i64; 2]) -> Value {
 }
 
 fn activated(scenario: Value, unit: &str) -> Given {
-    in_operations(scenario).then(json!({"type": "activate", "unit": unit}))
+    in_operations(scenario).decided(json!({"type": "activate", "unit": unit}))
 }
 
 fn consolidate(org: &str) -> Value {
@@ -80,7 +80,7 @@ fn consolidate(org: &str) -> Value {
 #[test]
 fn consolidation_costs_one_cp_per_sub_unit_and_the_other_leaders_cp_are_lost() {
     let g = activated(platoon([0, 4, 3, 0, 0]), "1a");
-    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+    let facts = g.when_rolling(consolidate("1-sqd"), &[]).facts();
     assert_eq!(
         facts,
         vec![Fact::Consolidated {
@@ -103,13 +103,13 @@ fn consolidation_costs_one_cp_per_sub_unit_and_the_other_leaders_cp_are_lost() {
         told(&facts),
         ["sgt1 consolidates 1a and 1b into the squad 1-sqd for 2 CP (sub-units 1a, 1b): 1a's 4 CP - 2 = 2 CP; 1b loses 3 CP."]
     );
-    let g = g.then(consolidate("1-sqd"));
-    let squad = &g.state.units["1-sqd"];
+    let g = g.decided(consolidate("1-sqd"));
+    let squad = &g.state().units["1-sqd"];
     assert_eq!((squad.cp, squad.activated, squad.leader.as_deref()), (2, true, Some("sgt1")));
-    assert!(!g.state.units.contains_key("1a") && !g.state.units.contains_key("1b"));
-    assert_eq!(g.state.figures["1b-2"].unit, "1-sqd");
+    assert!(!g.state().units.contains_key("1a") && !g.state().units.contains_key("1b"));
+    assert_eq!(g.state().figures["1b-2"].unit, "1-sqd");
     // The squad goes on with what is left: here it accumulates.
-    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    let facts = g.when_rolling(json!({"type": "accumulate"}), &[]).facts();
     assert!(matches!(facts[0], Fact::CpAccumulated { cp_before: 2, cp_after: 3, .. }));
 }
 
@@ -118,22 +118,22 @@ fn consolidation_costs_one_cp_per_sub_unit_and_the_other_leaders_cp_are_lost() {
 #[test]
 fn consolidation_needs_every_sub_unit_within_the_leaders_command_distance() {
     let g = activated(move_figure(platoon([0, 4, 3, 0, 0]), "1b-2", [0, 70]), "1a");
-    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
     assert_eq!(e, "not within sgt1's command distance of 6.0\": 1b-2 (1b) is 7.0\" away; \"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"");
 }
 
 #[test]
 fn consolidation_refusals() {
     let g = activated(platoon([0, 1, 0, 0, 0]), "1a");
-    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
     assert_eq!(e, "consolidating 1-sqd (\"1 CP per sub-unit to be consolidated\": 1a and 1b) costs 2 CP and 1a has 1");
-    let e = refusal(check(&g, consolidate("2-sqd"), &[]));
+    let e = g.when_rolling(consolidate("2-sqd"), &[]).refusal();
     assert!(e.starts_with("2-sqd is led by sgt2, not by sgt1"), "{e}");
     // 1b acted first: it cannot act again inside the squad.
     let g = activated(platoon([0, 2, 3, 0, 0]), "1b")
-        .then(json!({"type": "pass"}))
-        .then(json!({"type": "activate", "unit": "1a"}));
-    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+        .decided(json!({"type": "pass"}))
+        .decided(json!({"type": "activate", "unit": "1a"}));
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
     assert_eq!(e, "1b has already been activated this turn and cannot join 1-sqd: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\"");
 }
 
@@ -143,7 +143,7 @@ fn consolidation_refusals() {
 #[test]
 fn a_platoon_consolidates_squads_not_fire_teams() {
     let g = activated(platoon([5, 0, 0, 0, 0]), "hq");
-    let e = refusal(check(&g, consolidate("1-plt"), &[]));
+    let e = g.when_rolling(consolidate("1-plt"), &[]).refusal();
     assert_eq!(e, "1-sqd is not one unit (its figures act with 1a, 1b): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"");
 }
 
@@ -152,30 +152,30 @@ fn a_platoon_consolidates_squads_not_fire_teams() {
 /// for the detachment since officially, only one unit was detached"
 #[test]
 fn a_consolidated_unit_detaches_a_sub_unit_for_one_cp() {
-    let g = activated(platoon([0, 4, 3, 0, 0]), "1a").then(consolidate("1-sqd"));
-    let e = refusal(check(&g, json!({"type": "detach", "units": ["1a"]}), &[]));
+    let g = activated(platoon([0, 4, 3, 0, 0]), "1a").decided(consolidate("1-sqd"));
+    let e = g.when_rolling(json!({"type": "detach", "units": ["1a"]}), &[]).refusal();
     assert_eq!(e, "1a holds 1-sqd's leader sgt1: the leader stays with his unit; detach the other sub-units");
-    let e = refusal(check(&g, json!({"type": "detach", "units": ["2a"]}), &[]));
+    let e = g.when_rolling(json!({"type": "detach", "units": ["2a"]}), &[]).refusal();
     assert_eq!(e, "2a is not a sub-unit of 1-sqd that it can detach (it can detach 1a and 1b)");
-    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
     assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
-    let facts = accepted(check(&g, json!({"type": "detach", "units": ["1b"]}), &[]));
+    let facts = g.when_rolling(json!({"type": "detach", "units": ["1b"]}), &[]).facts();
     assert_eq!(
         told(&facts),
         ["1-sqd detaches 1b (led by cpl1b: 1b-1, 1b-2, cpl1b) for 1 CP (2 - 1 = 1 CP); a detached unit begins with no CP."]
     );
-    let g = g.then(json!({"type": "detach", "units": ["1b"]}));
-    let detached = &g.state.units["1b"];
+    let g = g.decided(json!({"type": "detach", "units": ["1b"]}));
+    let detached = &g.state().units["1b"];
     assert_eq!((detached.cp, detached.activated), (0, true));
-    assert_eq!(g.state.units["1-sqd"].cp, 1);
-    assert_eq!(g.state.figures["1b-1"].unit, "1b");
-    assert_eq!(g.state.figures["1a-1"].unit, "1-sqd");
+    assert_eq!(g.state().units["1-sqd"].cp, 1);
+    assert_eq!(g.state().figures["1b-1"].unit, "1b");
+    assert_eq!(g.state().figures["1a-1"].unit, "1-sqd");
 }
 
 #[test]
 fn a_fire_team_has_nothing_to_detach() {
     let g = activated(platoon([0, 4, 3, 0, 0]), "1a");
-    let e = refusal(check(&g, json!({"type": "detach", "units": ["1b"]}), &[]));
+    let e = g.when_rolling(json!({"type": "detach", "units": ["1b"]}), &[]).refusal();
     assert_eq!(e, "1b is not a sub-unit of 1a that it can detach (it can detach none: it is not a consolidated unit)");
 }
 
@@ -183,9 +183,9 @@ fn a_fire_team_has_nothing_to_detach() {
 pub(super) fn mauled() -> Given {
     let mut g = in_operations(platoon([5, 0, 0, 0, 0]));
     for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
-        g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
+        g = g.decided(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
     }
-    g.then(json!({"type": "activate", "unit": "hq"}))
+    g.decided(json!({"type": "activate", "unit": "hq"}))
 }
 
 fn reorganise(into: Value) -> Value {
@@ -199,11 +199,12 @@ fn reorganise(into: Value) -> Value {
 #[test]
 fn reorganisation_costs_two_cp_per_remaining_sub_unit() {
     let g = mauled();
-    let facts = accepted(check(
-        &g,
-        reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(
+            reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])),
+            &[],
+        )
+        .facts();
     let team = |id: &str, leader: &str, figures: [&str; 3]| FormedTeam {
         id: id.into(),
         kind: "fire team".into(),
@@ -232,54 +233,57 @@ fn reorganisation_costs_two_cp_per_remaining_sub_unit() {
             dissolved: BTreeMap::from([("1a".to_string(), 0), ("2a".to_string(), 0)]),
         }]
     );
-    let g = g.then(reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])));
-    assert_eq!(g.state.organisations["2a"].parent.as_deref(), Some("1-sqd"));
-    assert!(!g.state.organisations.contains_key("2-sqd"));
-    assert_eq!(g.state.units["hq"].cp, 1);
-    assert!(g.state.units["2a"].activated);
+    let g = g.decided(reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])));
+    assert_eq!(g.state().organisations["2a"].parent.as_deref(), Some("1-sqd"));
+    assert!(!g.state().organisations.contains_key("2-sqd"));
+    assert_eq!(g.state().units["hq"].cp, 1);
+    assert!(g.state().units["2a"].activated);
 }
 
 /// "reorganize all the individuals in the two squads into new fire teams"
 #[test]
 fn reorganisation_may_regroup_individuals_into_new_teams() {
     let g = mauled();
-    let facts = accepted(check(
-        &g,
-        reorganise(json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
-            {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
-            {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
-        ]}])),
-        &[],
-    ));
+    let facts = g
+        .when_rolling(
+            reorganise(json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
+                {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
+                {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
+            ]}])),
+            &[],
+        )
+        .facts();
     assert!(matches!(&facts[0], Fact::Reorganised { cost: 4, .. }));
-    let g = g.then(reorganise(json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
+    let g = g.decided(reorganise(json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
         {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
         {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
     ]}])));
-    assert_eq!(g.state.figures["1a-1"].team, "3a");
-    assert!(!g.state.organisations.contains_key("1a"));
+    assert_eq!(g.state().figures["1a-1"].team, "3a");
+    assert!(!g.state().organisations.contains_key("1a"));
 }
 
 #[test]
 fn reorganisation_refusals() {
     let g = mauled();
     let one = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}]}]);
-    let e = refusal(check(&g, reorganise(one), &[]));
+    let e = g.when_rolling(reorganise(one), &[]).refusal();
     assert_eq!(
         e,
         "2a-1, 2a-2 and sgt2 would be left out: every figure of 1-sqd and 2-sqd goes into one of the new teams"
     );
     let twice = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a", "leader": "sgt2", "figures": ["sgt2", "2a-1", "2a-2", "sgt1"]}]}]);
-    let e = refusal(check(&g, reorganise(twice), &[]));
+    let e = g.when_rolling(reorganise(twice), &[]).refusal();
     assert_eq!(e, "sgt1 is put in two teams");
     let outsider = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a", "leader": "lt", "figures": ["sgt2", "2a-1", "2a-2"]}]}]);
-    let e = refusal(check(&g, reorganise(outsider), &[]));
+    let e = g.when_rolling(reorganise(outsider), &[]).refusal();
     assert_eq!(e, "lt is not in team 2a: a leader leads from within his team");
-    let e =
-        refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["hq"], "into": []}), &[]));
+    let e = g
+        .when_rolling(json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["hq"], "into": []}), &[])
+        .refusal();
     assert_eq!(e, "hq has no sub-units: reorganisation orders reach units two levels below the leader who gives them");
-    let e =
-        refusal(check(&g, json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["1a"], "into": []}), &[]));
+    let e = g
+        .when_rolling(json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["1a"], "into": []}), &[])
+        .refusal();
     assert_eq!(
         e,
         "1a is not directly under 1-plt: reorganisation orders reach units two levels below the leader who gives them"
@@ -293,23 +297,20 @@ fn reorganisation_needs_command_distance_and_cp() {
     let far = move_figure(platoon([5, 0, 0, 0, 0]), "2a-2", [400, 0]);
     let mut g = in_operations(far);
     for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
-        g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
+        g = g.decided(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
     }
-    let g = g.then(json!({"type": "activate", "unit": "hq"}));
-    let e = refusal(check(
-        &g,
-        reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])),
-        &[],
-    ));
+    let g = g.decided(json!({"type": "activate", "unit": "hq"}));
+    let e = g
+        .when_rolling(
+            reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])),
+            &[],
+        )
+        .refusal();
     assert_eq!(e, "not within lt's command distance of 20.0\": 2a-2 (2a) is 40.4\" away; \"the units being reorganized must be within the Reorganizing leader's Command Distance\"");
-    let g = in_operations(platoon([3, 0, 0, 0, 0])).then(json!({"type": "activate", "unit": "hq"}));
-    let e = refusal(check(
-        &g,
-        reorganise(
+    let g = in_operations(platoon([3, 0, 0, 0, 0])).decided(json!({"type": "activate", "unit": "hq"}));
+    let e = g.when_rolling(reorganise(
             json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "1b"}, {"id": "2a"}, {"id": "2b"}]}]),
-        ),
-        &[],
-    ));
+        ), &[]).refusal();
     assert_eq!(e, "reorganising into 4 fire teams (\"2 CP for each sub-unit affected\") costs 8 CP and hq has 3");
 }
 
@@ -320,27 +321,27 @@ fn reorganisation_needs_command_distance_and_cp() {
 /// "not eligible to fire" (N41).
 #[test]
 fn a_reorganised_unit_keeps_the_strategic_move_of_its_figures() {
-    let mut g = given(platoon([5, 0, 0, 0, 0])).then(json!({"type": "begin-turn"}));
+    let mut g = given(platoon([5, 0, 0, 0, 0])).decided(json!({"type": "begin-turn"}));
     for f in ["1b-1", "1b-2", "cpl1b", "2b-1", "2b-2", "cpl2b"] {
-        g = g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
+        g = g.decided(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}));
     }
-    let g = g.then_all(&[
+    let g = g.decided_all(&[
         json!({"type": "strategic-move", "unit": "2a"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "hq"}),
     ]);
-    assert_eq!(g.state.turn.as_ref().unwrap().counts["alex"], 5);
+    assert_eq!(g.state().turn.as_ref().unwrap().counts["alex"], 5);
     let into = json!([{"id": "3-sqd", "leader": "sgt2", "teams": [
         {"id": "3a", "leader": "sgt2", "figures": ["sgt2", "1a-1", "2a-1"]},
         {"id": "3b", "leader": "sgt1", "figures": ["sgt1", "1a-2", "2a-2"]}
     ]}]);
-    let facts = accepted(check(&g, reorganise(into.clone()), &[]));
+    let facts = g.when_rolling(reorganise(into.clone()), &[]).facts();
     let Fact::Reorganised { squads, .. } = &facts[0] else { panic!("{facts:?}") };
     assert!(squads[0].teams.iter().all(|t| t.moved_strategically));
-    let g = g.then(reorganise(into));
-    assert!(g.state.units["3a"].strategic && g.state.units["3b"].strategic);
-    assert_eq!(super::super::turn::active_combatants(&g.state)["alex"], 2);
-    let e = refusal(check(&g, json!({"type": "sighted", "target": "j", "by": "3a"}), &[]));
+    let g = g.decided(reorganise(into));
+    assert!(g.state().units["3a"].strategic && g.state().units["3b"].strategic);
+    assert_eq!(super::super::turn::active_combatants(g.state())["alex"], 2);
+    let e = g.when_rolling(json!({"type": "sighted", "target": "j", "by": "3a"}), &[]).refusal();
     assert_eq!(e, "3a moved strategically this turn and is not eligible to fire");
 }
 
@@ -350,17 +351,17 @@ fn a_reorganised_unit_keeps_the_strategic_move_of_its_figures() {
 #[test]
 fn a_consolidated_unit_keeps_the_ragged_interrupt_its_sub_units_spent() {
     let g = in_operations(platoon([0, 4, 0, 0, 0]))
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "sighted", "target": "j", "by": "1b"}),
             &[("check:1b-1", &[0]), ("check:1b-2", &[0])],
         )
-        .then(json!({"type": "activate", "unit": "1a"}));
-    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+        .decided(json!({"type": "activate", "unit": "1a"}));
+    let facts = g.when_rolling(consolidate("1-sqd"), &[]).facts();
     assert!(matches!(facts[0], Fact::Consolidated { ragged_interrupt_used: true, .. }), "{facts:?}");
-    let g = g.then(consolidate("1-sqd"));
-    assert!(g.state.units["1-sqd"].ragged_interrupt_used);
-    let g = g.then(json!({"type": "detach", "units": ["1b"]}));
-    assert!(g.state.units["1b"].ragged_interrupt_used);
+    let g = g.decided(consolidate("1-sqd"));
+    assert!(g.state().units["1-sqd"].ragged_interrupt_used);
+    let g = g.decided(json!({"type": "detach", "units": ["1b"]}));
+    assert!(g.state().units["1b"].ragged_interrupt_used);
 }
 
 /// `platoon`, with a third fire team 1c (cpl1c, 1c-1) in 1-sqd, standing at
@@ -391,27 +392,27 @@ fn consolidate_named(org: &str, subs: &[&str]) -> Value {
 #[test]
 fn a_leader_consolidates_the_sub_units_he_names() {
     let g = activated(three_teams(4, [400, 0]), "1a");
-    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
     assert!(
         e.starts_with(
             "not within sgt1's command distance of 6.0\": 1c-1 (1c) is 42.0\" away and cpl1c (1c) is 40.0\" away"
         ),
         "{e}"
     );
-    let facts = accepted(check(&g, consolidate_named("1-sqd", &["1a", "1b"]), &[]));
+    let facts = g.when_rolling(consolidate_named("1-sqd", &["1a", "1b"]), &[]).facts();
     assert!(matches!(&facts[0], Fact::Consolidated { cost: 2, cp_after: 2, units, .. } if units == &["1a", "1b"]));
-    let g = g.then(consolidate_named("1-sqd", &["1a", "1b"]));
-    assert_eq!(g.state.figures["1b-1"].unit, "1-sqd");
-    assert_eq!(g.state.figures["1c-1"].unit, "1c");
-    let e = refusal(check(&g, consolidate_named("1-sqd", &["2a"]), &[]));
+    let g = g.decided(consolidate_named("1-sqd", &["1a", "1b"]));
+    assert_eq!(g.state().figures["1b-1"].unit, "1-sqd");
+    assert_eq!(g.state().figures["1c-1"].unit, "1c");
+    let e = g.when_rolling(consolidate_named("1-sqd", &["2a"]), &[]).refusal();
     assert_eq!(e, "2a is not a sub-unit of 1-sqd with figures in play (1a, 1b and 1c)");
     // Under the option the whole squad consolidates, or nothing.
-    let g = super::given_with(three_teams(4, [400, 0]), &["consolidate-whole-organisation"]).then_all(&[
+    let g = super::given_with(three_teams(4, [400, 0]), &["consolidate-whole-organisation"]).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "1a"}),
     ]);
-    let e = refusal(check(&g, consolidate_named("1-sqd", &["1a", "1b"]), &[]));
+    let e = g.when_rolling(consolidate_named("1-sqd", &["1a", "1b"]), &[]).refusal();
     assert!(e.starts_with("1c would be left out of 1-sqd (consolidate-whole-organisation)"), "{e}");
 }
 
@@ -419,17 +420,17 @@ fn a_leader_consolidates_the_sub_units_he_names() {
 /// own CP only; the others are consolidated already.
 #[test]
 fn a_sub_unit_left_out_joins_later_for_one_cp() {
-    let g = activated(three_teams(4, [0, 50]), "1a").then(consolidate_named("1-sqd", &["1a", "1b"]));
-    assert_eq!(g.state.units["1-sqd"].cp, 2);
-    let facts = accepted(check(&g, consolidate("1-sqd"), &[]));
+    let g = activated(three_teams(4, [0, 50]), "1a").decided(consolidate_named("1-sqd", &["1a", "1b"]));
+    assert_eq!(g.state().units["1-sqd"].cp, 2);
+    let facts = g.when_rolling(consolidate("1-sqd"), &[]).facts();
     assert!(
         matches!(&facts[0], Fact::Consolidated { cost: 1, cp_before: 2, cp_after: 1, sub_units, lost, .. }
             if sub_units == &["1c"] && lost == &BTreeMap::from([("1c".to_string(), 2)])),
         "{facts:?}"
     );
-    let g = g.then(consolidate("1-sqd"));
-    assert_eq!(g.state.figures["1c-1"].unit, "1-sqd");
-    let e = refusal(check(&g, consolidate("1-sqd"), &[]));
+    let g = g.decided(consolidate("1-sqd"));
+    assert_eq!(g.state().figures["1c-1"].unit, "1-sqd");
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
     assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
 }
 
@@ -482,39 +483,34 @@ fn reorganise_coy(into: Value) -> Value {
 fn a_company_leader_reorganises_squads_into_platoons() {
     let g = activated(company(), "coy-hq");
     let into = json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}]);
-    let facts = accepted(check(&g, reorganise_coy(into.clone()), &[]));
+    let facts = g.when_rolling(reorganise_coy(into.clone()), &[]).facts();
     assert_eq!(
         told(&facts),
         ["capt reorganises a-coy into platoon 1-plt led by sgt1 with 1-sqd and 2-sqd for 4 CP (coy-hq: 6 - 4 = 2 CP); the squads' units lose their CP: 1a (2 CP lost), 2a (1 CP lost)."]
     );
-    let g = g.then(reorganise_coy(into));
-    assert_eq!(g.state.organisations["2-sqd"].parent.as_deref(), Some("1-plt"));
-    assert!(!g.state.organisations.contains_key("2-plt"));
-    assert_eq!((g.state.units["2a"].cp, g.state.units["2a"].activated), (0, true));
-    assert_eq!(g.state.units["coy-hq"].cp, 2);
+    let g = g.decided(reorganise_coy(into));
+    assert_eq!(g.state().organisations["2-sqd"].parent.as_deref(), Some("1-plt"));
+    assert!(!g.state().organisations.contains_key("2-plt"));
+    assert_eq!((g.state().units["2a"].cp, g.state().units["2a"].activated), (0, true));
+    assert_eq!(g.state().units["coy-hq"].cp, 2);
 }
 
 #[test]
 fn a_company_leaders_reorganisation_refusals() {
     let g = activated(company(), "coy-hq");
-    let e = refusal(check(
-        &g,
-        reorganise_coy(json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}]}])),
-        &[],
-    ));
+    let e = g
+        .when_rolling(reorganise_coy(json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}]}])), &[])
+        .refusal();
     assert_eq!(e, "2-sqd would be left out: every squad of 1-plt and 2-plt goes into one of the new platoons");
-    let e = refusal(check(
-        &g,
-        reorganise_coy(
+    let e = g.when_rolling(reorganise_coy(
             json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}, {"id": "2-sqd", "figures": ["sgt2"]}]}]),
-        ),
-        &[],
-    ));
+        ), &[]).refusal();
     assert!(e.starts_with("2-sqd is not a squad of 1-plt and 2-plt kept whole"), "{e}");
-    let e = refusal(check(
-        &g,
-        reorganise_coy(json!([{"id": "1-plt", "leader": "capt", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}])),
-        &[],
-    ));
+    let e = g
+        .when_rolling(
+            reorganise_coy(json!([{"id": "1-plt", "leader": "capt", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}])),
+            &[],
+        )
+        .refusal();
     assert_eq!(e, "capt cannot lead platoon 1-plt: a leader with a command rating leads from within his platoon");
 }

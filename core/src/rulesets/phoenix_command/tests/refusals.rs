@@ -8,21 +8,21 @@ use super::interrupts::{ambush_scenario, patrol_advancing, rifle};
 use super::melee::{acting, close_quarters, melee};
 use super::morale::team;
 use super::organisation::{mauled, platoon};
-use super::{check, given, given_with, in_operations, refusal, with_figure, with_knockout_chances, Given};
+use super::{given, given_with, in_operations, with_figure, with_knockout_chances, Given};
 
 fn refused(g: &Given, decision: Value, dice: &[(&str, &[u32])], expected: &str) {
-    assert_eq!(refusal(check(g, decision, dice)), expected);
+    assert_eq!(g.when_rolling(decision, dice).refusal(), expected);
 }
 
 fn activated(s: Value, unit: &str) -> Given {
-    in_operations(s).then(json!({"type": "activate", "unit": unit}))
+    in_operations(s).decided(json!({"type": "activate", "unit": unit}))
 }
 
 // --- 2.1 and lookups ---------------------------------------------------------
 
 #[test]
 fn turn_and_lookup_refusals() {
-    let g = given(small(1, 1)).then(json!({"type": "begin-turn"}));
+    let g = given(small(1, 1)).decided(json!({"type": "begin-turn"}));
     refused(
         &g,
         json!({"type": "activate", "unit": "a"}),
@@ -38,7 +38,7 @@ fn turn_and_lookup_refusals() {
         &[],
         "there is no figure \"zz\" in this game",
     );
-    let g = g.then_all(&[
+    let g = g.decided_all(&[
         json!({"type": "activate", "unit": "a"}),
         json!({"type": "pass"}),
         json!({"type": "activate", "unit": "b"}),
@@ -53,7 +53,7 @@ fn turn_and_lookup_refusals() {
         "turn 1 is over: begin the next turn, whose strategic movement comes first",
     );
     refused(&g, json!({"type": "sighted", "target": "j", "by": "a"}), &[], "turn 1 is over: begin the next turn");
-    let g = activated(platoon([0, 4, 3, 0, 0]), "1a").then(json!({"type": "consolidate", "organisation": "1-sqd"}));
+    let g = activated(platoon([0, 4, 3, 0, 0]), "1a").decided(json!({"type": "consolidate", "organisation": "1-sqd"}));
     refused(
         &g,
         json!({"type": "command-check", "unit": "1a", "reason": "test"}),
@@ -66,8 +66,8 @@ fn turn_and_lookup_refusals() {
 #[test]
 fn a_broken_leaderless_unit_takes_no_orders() {
     let g = given(militia_units())
-        .then(json!({"type": "begin-turn"}))
-        .then(json!({"type": "casualty", "figure": "m2-lead", "effect": "killed", "reason": "sniper"}));
+        .decided(json!({"type": "begin-turn"}))
+        .decided(json!({"type": "casualty", "figure": "m2-lead", "effect": "killed", "reason": "sniper"}));
     refused(&g, json!({"type": "strategic-move", "unit": "m2"}), &[], "m2 is broken: it cannot be given orders");
     refused(
         &g,
@@ -96,10 +96,10 @@ fn command_refusals() {
 
 #[test]
 fn action_refusals() {
-    let g = activated(small(1, 1), "a").then(json!({"type": "spend-cp"}));
+    let g = activated(small(1, 1), "a").decided(json!({"type": "spend-cp"}));
     refused(&g, json!({"type": "actions", "actions": []}), &[], "name at least one figure's action");
     let s = with_figure(small(1, 1), "a-2", "morale", json!("panicked"));
-    let g = activated(s, "a").then(json!({"type": "spend-cp"}));
+    let g = activated(s, "a").decided(json!({"type": "spend-cp"}));
     refused(
         &g,
         json!({"type": "actions", "actions": [{"type": "flee", "figure": "a-2", "to": [40, -50], "reached_cover": true, "left_battlefield": true}]}),
@@ -110,8 +110,8 @@ fn action_refusals() {
     s = with_figure(s, "a-1", "weapons", json!(["rifle"]));
     s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 2}});
     let g = activated(s, "a")
-        .then_rolling(json!({"type": "abandon"}), &[("check:a-2", &[0])])
-        .then(json!({"type": "spend-cp"}));
+        .decided_rolling(json!({"type": "abandon"}), &[("check:a-2", &[0])])
+        .decided(json!({"type": "spend-cp"}));
     refused(
         &g,
         json!({"type": "actions", "actions": [{"type": "fire", "figure": "a-1", "move_to": [20, 20], "weapon": "rifle", "target": "j-lead", "mode": "ragged", "odds": 3}]}),
@@ -131,7 +131,7 @@ fn interrupt_refusals() {
         "a has no CP: \"A unit (ambushers) sets an interrupt by expending 1 CP\"",
     );
     let g = given_with(ambush_scenario(true, 0), &[])
-        .then_all(&[json!({"type": "begin-turn"}), json!({"type": "strategic-move", "unit": "ambush"})]);
+        .decided_all(&[json!({"type": "begin-turn"}), json!({"type": "strategic-move", "unit": "ambush"})]);
     refused(
         &g,
         json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
@@ -140,12 +140,12 @@ fn interrupt_refusals() {
     );
     // Lying in wait, then moved strategically: not eligible to fire either.
     let g = given_with(ambush_scenario(true, 0), &[])
-        .then(json!({"type": "begin-turn"}))
-        .then_rolling(
+        .decided(json!({"type": "begin-turn"}))
+        .decided_rolling(
             json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
             &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
         )
-        .then(json!({"type": "strategic-move", "unit": "ambush"}));
+        .decided(json!({"type": "strategic-move", "unit": "ambush"}));
     refused(
         &g,
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}),
@@ -153,7 +153,7 @@ fn interrupt_refusals() {
         "ambush moved strategically this turn and may not fire: \"Units which have performed strategic movement in the turn … are not eligible to fire\"",
     );
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"])
-        .then(json!({"type": "sighted", "target": "patrol", "by": "ambush"}));
+        .decided(json!({"type": "sighted", "target": "patrol", "by": "ambush"}));
     refused(&g, json!({"type": "interrupt", "by": "ambush", "fire": []}), &[], "name the ambushers who fire");
     refused(
         &g,
@@ -173,15 +173,15 @@ fn melee_refusals() {
     let g2 = acting(with_figure(close_quarters(), "a-1", "melee_attack_value", Value::Null));
     refused(&g2, melee("a-1", "j-1", [20, 40]), &[], "a-1 has no Melee Attack Value in the scenario");
     let g3 = given_with(close_quarters(), &[])
-        .then(json!({"type": "casualty", "figure": "j-1", "effect": "killed", "reason": "test"}))
-        .then_all(&[
+        .decided(json!({"type": "casualty", "figure": "j-1", "effect": "killed", "reason": "test"}))
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "a"}),
             json!({"type": "spend-cp"}),
         ]);
     refused(&g3, melee("a-1", "j-1", [20, 40]), &[], "j-1 is out of play and cannot be attacked");
-    let g = g.then(melee("a-1", "j-1", [20, 40]));
+    let g = g.decided(melee("a-1", "j-1", [20, 40]));
     refused(
         &g,
         json!({"type": "melee-response", "escape": true, "escape_to": [20, 200]}),
@@ -209,7 +209,7 @@ fn morale_refusals() {
         {"type": "hold", "figure": "a-lead"}, {"type": "hold", "figure": "a-1"}, {"type": "hold", "figure": "a-2"},
         {"type": "hold", "figure": "a-3"}, {"type": "hold", "figure": "a-4"}
     ]});
-    let g = g.then(json!({"type": "spend-cp"})).then(all_hold.clone());
+    let g = g.decided(json!({"type": "spend-cp"})).decided(all_hold.clone());
     refused(
         &g,
         json!({"type": "abandon"}),
@@ -217,9 +217,9 @@ fn morale_refusals() {
         "a has begun its actions: the Shaken figures are dealt with before them",
     );
     let g = activated(team(3, &[("a-1", "shaken")]), "a")
-        .then_rolling(json!({"type": "abandon"}), &[("check:a-2", &[0]), ("check:a-3", &[0]), ("check:a-4", &[0])])
-        .then(json!({"type": "spend-cp"}))
-        .then(all_hold);
+        .decided_rolling(json!({"type": "abandon"}), &[("check:a-2", &[0]), ("check:a-3", &[0]), ("check:a-4", &[0])])
+        .decided(json!({"type": "spend-cp"}))
+        .decided(all_hold);
     refused(&g, json!({"type": "rally"}), &[], "a has begun its actions: \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\"");
     refused(
         &g,
@@ -241,8 +241,8 @@ fn morale_refusals() {
 fn a_broken_unit_is_steadied_in_cover() {
     let s = with_figure(platoon([5, 0, 0, 0, 0]), "cpl1b", "command_rating", json!(1));
     let g = in_operations(s)
-        .then(json!({"type": "casualty", "figure": "cpl1b", "effect": "killed", "reason": "sniper"}))
-        .then(json!({"type": "activate", "unit": "hq"}));
+        .decided(json!({"type": "casualty", "figure": "cpl1b", "effect": "killed", "reason": "sniper"}))
+        .decided(json!({"type": "activate", "unit": "hq"}));
     refused(
         &g,
         json!({"type": "steady-unit", "unit": "1b"}),
@@ -261,17 +261,17 @@ fn a_panicked_fanatic_leader_cannot_self_rally() {
     s["injury_table"] = json!([{"pen_over_pf": 0, "rows": [{"from": 0, "effect": "light-wound"}]}]);
     s["units"][2]["cp"] = json!(3);
     let g = given_with(with_knockout_chances(s, 3), &[])
-        .then_all(&[
+        .decided_all(&[
             json!({"type": "begin-turn"}),
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "j"}),
             json!({"type": "spend-cp"}),
         ])
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "actions", "actions": [{"type": "fire", "figure": "j-lead", "weapon": "pistol", "target": "a-lead", "mode": "aimed", "line": 1, "odds": 9}]}),
             &[("hit:j-lead", &[0]), ("injury:a-lead", &[0]), ("knockout:a-lead", &[9, 0])],
         )
-        .then_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"})]);
+        .decided_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"})]);
     refused(
         &g,
         json!({"type": "self-rally"}),
@@ -287,7 +287,7 @@ fn consolidation_and_detachment_refusals() {
     let g = activated(platoon([0, 4, 3, 0, 0]), "1a");
     refused(&g, json!({"type": "consolidate", "organisation": "j"}), &[], "j is jason's, not alex's");
     refused(&g, json!({"type": "consolidate", "organisation": "1a"}), &[], "1a has no sub-units left to consolidate");
-    let g = given(platoon([0, 4, 3, 0, 0])).then_all(&[
+    let g = given(platoon([0, 4, 3, 0, 0])).decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "strategic-move", "unit": "1b"}),
         json!({"type": "begin-operations"}),
@@ -301,13 +301,13 @@ fn consolidation_and_detachment_refusals() {
     );
     let s = with_figure(platoon([0, 4, 1, 0, 0]), "cpl1b", "command_rating", json!(1));
     let g = in_operations(s)
-        .then(json!({"type": "casualty", "figure": "cpl1b", "effect": "killed", "reason": "sniper"}))
-        .then(json!({"type": "activate", "unit": "1a"}));
+        .decided(json!({"type": "casualty", "figure": "cpl1b", "effect": "killed", "reason": "sniper"}))
+        .decided(json!({"type": "activate", "unit": "1a"}));
     refused(&g, json!({"type": "consolidate", "organisation": "1-sqd"}), &[], "1b is broken and takes no orders");
-    let g = activated(platoon([0, 4, 3, 0, 0]), "1a").then(json!({"type": "consolidate", "organisation": "1-sqd"}));
+    let g = activated(platoon([0, 4, 3, 0, 0]), "1a").decided(json!({"type": "consolidate", "organisation": "1-sqd"}));
     refused(&g, json!({"type": "detach", "units": []}), &[], "name the sub-units to detach");
     refused(&g, json!({"type": "detach", "units": ["1b", "1b"]}), &[], "1b is named twice");
-    let g = g.then(json!({"type": "casualty", "figure": "cpl1b", "effect": "killed", "reason": "sniper"}));
+    let g = g.decided(json!({"type": "casualty", "figure": "cpl1b", "effect": "killed", "reason": "sniper"}));
     refused(&g, json!({"type": "detach", "units": ["1b"]}), &[], "1b has no leader in play to lead it once detached");
 }
 
@@ -407,7 +407,7 @@ fn reorganisation_refusals() {
         "hq is already an organisation outside 1-sqd and 2-sqd",
     );
     let g = ["2a-1", "2a-2", "sgt2"].iter().fold(mauled(), |g, f| {
-        g.then(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}))
+        g.decided(json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "heavy fighting"}))
     });
     refused(&g, reorganise(json!(["2-sqd"]), json!([])), &[], "2-sqd have no figures left in play to reorganise");
 }
@@ -426,7 +426,7 @@ fn reorganisation_reaches_whole_units_from_above() {
         "sgt1 is in 1-sqd: the reorganising leader stands two levels above the units he reorganises",
     );
     // A consolidated platoon is one unit reaching beyond any one squad.
-    let g = in_operations(platoon([3, 4, 0, 4, 0])).then_all(&[
+    let g = in_operations(platoon([3, 4, 0, 4, 0])).decided_all(&[
         json!({"type": "activate", "unit": "1a"}),
         json!({"type": "consolidate", "organisation": "1-sqd"}),
         json!({"type": "pass"}),
@@ -442,7 +442,7 @@ fn reorganisation_reaches_whole_units_from_above() {
         json!({"type": "activate", "unit": "hq"}),
         json!({"type": "consolidate", "organisation": "1-plt"}),
     ]);
-    let e = refusal(check(&g, reorganise(json!(["1-sqd"]), json!([])), &[]));
+    let e = g.when_rolling(reorganise(json!(["1-sqd"]), json!([])), &[]).refusal();
     assert!(e.starts_with("unit 1-plt reaches outside 1-sqd: "), "{e}");
     assert!(e.ends_with(" would be left behind; reorganise whole units"), "{e}");
 }

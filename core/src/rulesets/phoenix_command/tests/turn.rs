@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{accepted, check, given, given_with, in_operations, refusal, table, told, with_figure};
+use super::{given, given_with, in_operations, table, told, with_figure};
 use crate::rulesets::phoenix_command::{Fact, InitiativeBy, NextUp};
 
 /// alex: a (2 CP, 3 figures), b (1 CP, 3 figures); jason: j (2 CP, 3
@@ -24,24 +24,23 @@ fn counts(alex: u32, jason: u32) -> BTreeMap<String, u32> {
 
 #[test]
 fn a_turn_begins_with_strategic_movement() {
-    let facts = accepted(check(&given(two_a_side()), json!({"type": "begin-turn"}), &[]));
-    assert_eq!(facts, vec![Fact::TurnBegan { turn: 1 }]);
+    (given(two_a_side())).when_rolling(json!({"type": "begin-turn"}), &[]).then(vec![Fact::TurnBegan { turn: 1 }]);
 }
 
 #[test]
 fn the_next_turn_waits_for_every_unit_to_be_activated() {
     let g = in_operations(two_a_side());
-    let e = refusal(check(&g, json!({"type": "begin-turn"}), &[]));
+    let e = g.when_rolling(json!({"type": "begin-turn"}), &[]).refusal();
     assert_eq!(e, "turn 1 is not over: \"The decision then passes to the unit with the next highest number of CP, and so forth until all units have been activated.\" It is alex's turn: alex may activate a (2 CP); alex holds the initiative, so its 2 CP units act before jason's.");
-    let g = given(two_a_side()).then(json!({"type": "begin-turn"}));
-    let e = refusal(check(&g, json!({"type": "begin-turn"}), &[]));
+    let g = given(two_a_side()).decided(json!({"type": "begin-turn"}));
+    let e = g.when_rolling(json!({"type": "begin-turn"}), &[]).refusal();
     assert!(e.starts_with("turn 1 is in its strategic movement"), "{e}");
 }
 
 #[test]
 fn the_side_with_the_most_active_combatants_has_initiative() {
-    let g = given(two_a_side()).then(json!({"type": "begin-turn"}));
-    let facts = accepted(check(&g, json!({"type": "begin-operations"}), &[]));
+    let g = given(two_a_side()).decided(json!({"type": "begin-turn"}));
+    let facts = g.when_rolling(json!({"type": "begin-operations"}), &[]).facts();
     assert_eq!(
         facts[0],
         Fact::InitiativeCounted { turn: 1, counts: counts(6, 5), holder: "alex".into(), by: InitiativeBy::Count }
@@ -61,10 +60,10 @@ fn the_side_with_the_most_active_combatants_has_initiative() {
 fn panicked_figures_casualties_and_strategic_movers_are_not_active_combatants() {
     let scenario = with_figure(two_a_side(), "a-1", "morale", json!("panicked"));
     let g = given(scenario)
-        .then(json!({"type": "begin-turn"}))
-        .then(json!({"type": "strategic-move", "unit": "b"}))
-        .then(json!({"type": "casualty", "figure": "k-1", "effect": "incapacitated", "reason": "a mine"}));
-    let facts = accepted(check(&g, json!({"type": "begin-operations"}), &[]));
+        .decided(json!({"type": "begin-turn"}))
+        .decided(json!({"type": "strategic-move", "unit": "b"}))
+        .decided(json!({"type": "casualty", "figure": "k-1", "effect": "incapacitated", "reason": "a mine"}));
+    let facts = g.when_rolling(json!({"type": "begin-operations"}), &[]).facts();
     assert_eq!(
         facts[0],
         Fact::InitiativeCounted { turn: 1, counts: counts(2, 4), holder: "jason".into(), by: InitiativeBy::Count }
@@ -76,8 +75,8 @@ fn panicked_figures_casualties_and_strategic_movers_are_not_active_combatants() 
 fn a_tie_leaves_initiative_with_the_side_that_held_it() {
     let mut scenario = table(&[("alex", "a", 1, 3, 2, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
     scenario["initiative"] = json!("jason");
-    let g = given(scenario).then(json!({"type": "begin-turn"}));
-    let facts = accepted(check(&g, json!({"type": "begin-operations"}), &[]));
+    let g = given(scenario).decided(json!({"type": "begin-turn"}));
+    let facts = g.when_rolling(json!({"type": "begin-operations"}), &[]).facts();
     assert_eq!(
         facts[0],
         Fact::InitiativeCounted { turn: 1, counts: counts(2, 2), holder: "jason".into(), by: InitiativeBy::Kept }
@@ -92,12 +91,13 @@ fn a_tie_leaves_initiative_with_the_side_that_held_it() {
 #[test]
 fn a_tie_is_rolled_off_under_the_option() {
     let scenario = table(&[("alex", "a", 1, 3, 2, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
-    let g = given_with(scenario, &["initiative-tie-roll-off"]).then(json!({"type": "begin-turn"}));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "begin-operations"}),
-        &[("initiative:alex", &[4, 2]), ("initiative:jason", &[4, 7])],
-    ));
+    let g = given_with(scenario, &["initiative-tie-roll-off"]).decided(json!({"type": "begin-turn"}));
+    let facts = g
+        .when_rolling(
+            json!({"type": "begin-operations"}),
+            &[("initiative:alex", &[4, 2]), ("initiative:jason", &[4, 7])],
+        )
+        .facts();
     let round = |a, j| -> BTreeMap<String, u32> { [("alex".into(), a), ("jason".into(), j)].into() };
     assert_eq!(
         facts[0],
@@ -109,7 +109,7 @@ fn a_tie_is_rolled_off_under_the_option() {
         }
     );
     // A table record that lacks a die the rules need: the die is unknown.
-    let e = refusal(check(&g, json!({"type": "begin-operations"}), &[("initiative:alex", &[4])]));
+    let e = g.when_rolling(json!({"type": "begin-operations"}), &[("initiative:alex", &[4])]).refusal();
     assert_eq!(e, "the rules need d10 'initiative:jason' #0, which the table did not roll (the die is unknown)");
 }
 
@@ -119,15 +119,15 @@ fn a_tie_is_rolled_off_under_the_option() {
 #[test]
 fn the_unit_with_the_most_cp_acts_next_and_initiative_breaks_ties() {
     let g = in_operations(two_a_side());
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
     assert_eq!(e, "j (2 CP) may not act now: the unactivated unit with the most CP acts next. It is alex's turn: alex may activate a (2 CP); alex holds the initiative, so its 2 CP units act before jason's.");
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "b"}), &[]));
+    let e = g.when_rolling(json!({"type": "activate", "unit": "b"}), &[]).refusal();
     assert!(e.starts_with("b (1 CP) may not act now"), "{e}");
-    let facts = accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    let facts = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).facts();
     assert_eq!(facts, vec![Fact::UnitActivated { unit: "a".into(), side: "alex".into(), cp: 2 }]);
     // Then jason's 2 CP unit, then alex's 1 CP unit, then jason's 0 CP unit.
-    let g = g.then(json!({"type": "activate", "unit": "a"}));
-    let facts = accepted(check(&g, json!({"type": "pass"}), &[]));
+    let g = g.decided(json!({"type": "activate", "unit": "a"}));
+    let facts = g.when_rolling(json!({"type": "pass"}), &[]).facts();
     assert_eq!(
         facts.last(),
         Some(&Fact::ActivationEnded {
@@ -144,27 +144,27 @@ fn within_a_side_the_player_picks_among_units_of_equal_cp() {
     let scenario =
         table(&[("alex", "a", 2, 3, 2, [0, 0]), ("alex", "b", 2, 3, 2, [200, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
     let g = in_operations(scenario);
-    accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
-    accepted(check(&g, json!({"type": "activate", "unit": "b"}), &[]));
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).facts();
+    g.when_rolling(json!({"type": "activate", "unit": "b"}), &[]).facts();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
     assert!(e.ends_with("It is alex's turn: alex may activate a or b (2 CP each; the player picks the order)."), "{e}");
 }
 
 /// "Once a unit has been activated in a turn, it cannot become activated again in the turn."
 #[test]
 fn a_unit_is_activated_once_per_turn_and_one_at_a_time() {
-    let g = in_operations(two_a_side()).then(json!({"type": "activate", "unit": "a"}));
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    let g = in_operations(two_a_side()).decided(json!({"type": "activate", "unit": "a"}));
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
     assert_eq!(e, "a is still active: it must accumulate, pass, or spend its CP before another unit is activated");
-    let g = g.then(json!({"type": "pass"}));
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    let g = g.decided(json!({"type": "pass"}));
+    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
     assert_eq!(e, "a has already been activated this turn: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\" It is jason's turn: jason may activate j (2 CP).");
 }
 
 /// "and so forth until all units have been activated" — then the turn ends.
 #[test]
 fn the_turn_ends_when_every_unit_has_been_activated() {
-    let g = in_operations(two_a_side()).then_all(&[
+    let g = in_operations(two_a_side()).decided_all(&[
         json!({"type": "activate", "unit": "a"}),
         json!({"type": "pass"}),
         json!({"type": "activate", "unit": "j"}),
@@ -173,26 +173,22 @@ fn the_turn_ends_when_every_unit_has_been_activated() {
         json!({"type": "pass"}),
         json!({"type": "activate", "unit": "k"}),
     ]);
-    let facts = accepted(check(&g, json!({"type": "accumulate"}), &[]));
+    let facts = g.when_rolling(json!({"type": "accumulate"}), &[]).facts();
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
-    let g = g.then(json!({"type": "accumulate"}));
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    let g = g.decided(json!({"type": "accumulate"}));
+    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
     assert_eq!(e, "turn 1 is over: every unit has been activated; begin the next turn");
     // The next turn: every unit may be activated again.
-    let g = g.then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
-    accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    let g = g.decided_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
+    g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).facts();
 }
 
 /// "that unit may not act in the operations phase and loses any CP it may
 /// have accumulated over prior turns."
 #[test]
 fn strategic_movement_costs_the_cp_and_the_operations() {
-    let g = given(two_a_side()).then(json!({"type": "begin-turn"}));
-    let facts = accepted(check(
-        &g,
-        json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200], "a-1": [20, 200], "a-2": [40, 200]}}),
-        &[],
-    ));
+    let g = given(two_a_side()).decided(json!({"type": "begin-turn"}));
+    let facts = g.when_rolling(json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200], "a-1": [20, 200], "a-2": [40, 200]}}), &[]).facts();
     assert_eq!(
         told(&facts),
         [
@@ -202,25 +198,25 @@ fn strategic_movement_costs_the_cp_and_the_operations() {
             "a-lead moves from (0, 0) to (0, 200) (20.0\")."
         ]
     );
-    let g = g.then(json!({"type": "strategic-move", "unit": "a"})).then(json!({"type": "begin-operations"}));
-    assert_eq!(g.state.units["a"].cp, 0);
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+    let g = g.decided(json!({"type": "strategic-move", "unit": "a"})).decided(json!({"type": "begin-operations"}));
+    assert_eq!(g.state().units["a"].cp, 0);
+    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
     assert_eq!(e, "a moved strategically this turn: it \"may not act in the operations phase\". It is jason's turn: jason may activate j (2 CP).");
 }
 
 #[test]
 fn strategic_movement_is_refused_in_contact_or_after_operations_began() {
     let g = given(two_a_side())
-        .then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}))
-        .then(json!({"type": "begin-turn"}));
-    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
+        .decided(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}))
+        .decided(json!({"type": "begin-turn"}));
+    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "a"}), &[]).refusal();
     assert_eq!(e, "a is in contact with j: \"The unit must not be in contact with the enemy before it engages in strategic movement\"");
-    let g = g.then(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": false}));
-    let g = g.then(json!({"type": "strategic-move", "unit": "a"}));
-    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "b", "moves": {"a-1": [0, 0]}}), &[]));
+    let g = g.decided(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": false}));
+    let g = g.decided(json!({"type": "strategic-move", "unit": "a"}));
+    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "b", "moves": {"a-1": [0, 0]}}), &[]).refusal();
     assert_eq!(e, "a-1 is not a figure of b in play: only the unit's own figures move with it");
-    let g = g.then(json!({"type": "begin-operations"}));
-    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "b"}), &[]));
+    let g = g.decided(json!({"type": "begin-operations"}));
+    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "b"}), &[]).refusal();
     assert_eq!(e, "strategic movement is over in turn 1: units move strategically before operations begin");
 }
 
@@ -229,22 +225,22 @@ fn strategic_movement_is_refused_in_contact_or_after_operations_began() {
 #[test]
 fn contact_is_a_referee_input_between_enemy_units() {
     let g = given(two_a_side());
-    let e = refusal(check(&g, json!({"type": "contact", "unit": "a", "enemy": "b", "in_contact": true}), &[]));
+    let e = g.when_rolling(json!({"type": "contact", "unit": "a", "enemy": "b", "in_contact": true}), &[]).refusal();
     assert_eq!(e, "a and b are both alex's: contact is between enemy units");
-    let e = refusal(check(&g, json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": false}), &[]));
+    let e = g.when_rolling(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": false}), &[]).refusal();
     assert_eq!(e, "a and j are not in contact");
-    let g = g.then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
-    assert!(g.state.units["j"].contact.contains("a"));
-    let e = refusal(check(&g, json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": true}), &[]));
+    let g = g.decided(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
+    assert!(g.state().units["j"].contact.contains("a"));
+    let e = g.when_rolling(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": true}), &[]).refusal();
     assert_eq!(e, "j and a are already in contact");
 }
 
 #[test]
 fn operations_begin_once() {
     let g = in_operations(two_a_side());
-    let e = refusal(check(&g, json!({"type": "begin-operations"}), &[]));
+    let e = g.when_rolling(json!({"type": "begin-operations"}), &[]).refusal();
     assert_eq!(e, "turn 1's operations have already begun");
-    let e = refusal(check(&given(two_a_side()), json!({"type": "begin-operations"}), &[]));
+    let e = (given(two_a_side())).when_rolling(json!({"type": "begin-operations"}), &[]).refusal();
     assert_eq!(e, "no turn has begun: begin a turn first");
 }
 
@@ -260,13 +256,14 @@ fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_tu
     ]);
     scenario["initiative"] = json!("jason");
     let g = given_with(scenario, &["initiative-recount-on-any-change"])
-        .then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
-    assert_eq!(g.state.initiative, "jason");
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
+        .decided_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
+    assert_eq!(g.state().initiative, "jason");
+    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
     assert!(e.contains("It is jason's turn"), "{e}");
-    let g = g.then(json!({"type": "casualty", "figure": "j-1", "effect": "killed", "reason": "sniper"}));
-    let facts =
-        accepted(check(&g, json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "sniper"}), &[]));
+    let g = g.decided(json!({"type": "casualty", "figure": "j-1", "effect": "killed", "reason": "sniper"}));
+    let facts = g
+        .when_rolling(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "sniper"}), &[])
+        .facts();
     assert_eq!(
         facts.last(),
         Some(&Fact::InitiativeRecounted { counts: counts(4, 3), previous: "jason".into(), holder: "alex".into() })
@@ -275,9 +272,9 @@ fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_tu
         told(&facts).last().unwrap(),
         "Initiative recounted: active combatants alex 4, jason 3; alex seizes the initiative from jason."
     );
-    let g = g.then(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "sniper"}));
-    accepted(check(&g, json!({"type": "activate", "unit": "a"}), &[]));
-    let e = refusal(check(&g, json!({"type": "activate", "unit": "j"}), &[]));
+    let g = g.decided(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "sniper"}));
+    g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).facts();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
     assert!(e.ends_with("alex holds the initiative, so its 2 CP units act before jason's."), "{e}");
 }
 
@@ -287,9 +284,10 @@ fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_tu
 fn a_recount_that_only_ties_keeps_initiative() {
     let scenario = table(&[("alex", "a", 1, 3, 3, [0, 0]), ("jason", "j", 1, 3, 2, [0, 600])]);
     let g = given_with(scenario, &["initiative-recount-on-any-change"])
-        .then_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
-    let facts =
-        accepted(check(&g, json!({"type": "casualty", "figure": "a-1", "effect": "killed", "reason": "mortar"}), &[]));
+        .decided_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
+    let facts = g
+        .when_rolling(json!({"type": "casualty", "figure": "a-1", "effect": "killed", "reason": "mortar"}), &[])
+        .facts();
     assert_eq!(
         facts.last(),
         Some(&Fact::InitiativeRecounted { counts: counts(2, 2), previous: "alex".into(), holder: "alex".into() })
@@ -303,13 +301,14 @@ fn a_recount_that_only_ties_keeps_initiative() {
 #[test]
 fn the_turn_ends_when_the_last_unit_to_act_leaves_play_between_activations() {
     let scenario = table(&[("alex", "a", 2, 3, 2, [0, 0]), ("jason", "j", 1, 3, 1, [0, 600])]);
-    let g = in_operations(scenario).then_all(&[json!({"type": "activate", "unit": "a"}), json!({"type": "pass"})]);
-    let facts =
-        accepted(check(&g, json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "mine"}), &[]));
+    let g = in_operations(scenario).decided_all(&[json!({"type": "activate", "unit": "a"}), json!({"type": "pass"})]);
+    let facts = g
+        .when_rolling(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "mine"}), &[])
+        .facts();
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
     assert_eq!(told(&facts).last().unwrap(), "Every unit has been activated: turn 1 ends.");
-    let g = g.then(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "mine"}));
-    accepted(check(&g, json!({"type": "begin-turn"}), &[]));
+    let g = g.decided(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "mine"}));
+    g.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
 }
 
 /// The same when a successful interrupt marks the last unit to act as
@@ -321,15 +320,15 @@ fn the_turn_ends_when_an_interrupt_on_the_last_unit_to_act_succeeds() {
     // The patrol is Shaken already: an interrupt on it succeeds whatever it hits.
     s = with_figure(with_figure(s, "patrol-1", "morale", json!("shaken")), "patrol-2", "morale", json!("shaken"));
     let g = in_operations(s)
-        .then_all(&[json!({"type": "activate", "unit": "ambush"}), json!({"type": "pass"})])
-        .then_rolling(
+        .decided_all(&[json!({"type": "activate", "unit": "ambush"}), json!({"type": "pass"})])
+        .decided_rolling(
             json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
             &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
         );
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
         {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-3", "mode": "aimed", "line": 1, "odds": 3}
     ], "no_line_of_sight": ["ambush-lead", "ambush-2"]});
-    let facts = accepted(check(&g, fire, &[("hit:ambush-1", &[9])]));
+    let facts = g.when_rolling(fire, &[("hit:ambush-1", &[9])]).facts();
     assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: true, target_active: false, .. }));
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
 }
@@ -345,21 +344,21 @@ fn initiative_is_recounted_only_after_an_interrupt() {
     s["initiative"] = json!("alex");
     // jason 4, alex 3: jason takes the initiative.
     let g = in_operations(s);
-    assert_eq!(g.state.initiative, "jason");
+    assert_eq!(g.state().initiative, "jason");
     let kill = |f: &str| json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "a mine"});
-    let g = g.then(kill("patrol-2"));
-    let facts = accepted(check(&g, kill("patrol-3"), &[]));
+    let g = g.decided(kill("patrol-2"));
+    let facts = g.when_rolling(kill("patrol-3"), &[]).facts();
     assert!(!facts.iter().any(|f| matches!(f, Fact::InitiativeRecounted { .. })), "{:?}", told(&facts));
-    let g = g.then(kill("patrol-3"));
-    assert_eq!(g.state.initiative, "jason");
-    let g = g.then_rolling(
+    let g = g.decided(kill("patrol-3"));
+    assert_eq!(g.state().initiative, "jason");
+    let g = g.decided_rolling(
         json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
         &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
     );
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
         {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 3}
     ], "no_line_of_sight": ["ambush-1", "ambush-2"]});
-    let facts = accepted(check(&g, fire, &[("hit:ambush-lead", &[9])]));
+    let facts = g.when_rolling(fire, &[("hit:ambush-lead", &[9])]).facts();
     assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: false, .. }), "{:?}", told(&facts));
     assert_eq!(
         facts.last(),
@@ -383,19 +382,19 @@ fn patrol_to(y: i64) -> Value {
 #[test]
 fn a_strategic_move_is_stopped_where_a_successful_interrupt_catches_it() {
     let g = super::super::tests::given(super::interrupts::ambush_scenario(true, 0))
-        .then(json!({"type": "begin-turn"}))
-        .then(patrol_to(150));
+        .decided(json!({"type": "begin-turn"}))
+        .decided(patrol_to(150));
     let leg = patrol_to(120);
-    let facts = accepted(check(&g, leg.clone(), &[]));
+    let facts = g.when_rolling(leg.clone(), &[]).facts();
     assert_eq!(told(&facts)[0], "patrol (jason) moves on strategically.");
     // The ambush sees it, fires, and grazes two: the patrol is Shaken, the
     // interrupt succeeds, and the patrol moves no further.
     let g = g
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
             &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
         )
-        .then_rolling(
+        .decided_rolling(
             json!({"type": "interrupt", "by": "ambush", "fire": [
                 {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 5},
                 {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-2", "mode": "aimed", "line": 1, "odds": 5},
@@ -403,7 +402,7 @@ fn a_strategic_move_is_stopped_where_a_successful_interrupt_catches_it() {
             ]}),
             &[("hit:ambush-lead", &[0]), ("injury:patrol-1", &[2]), ("hit:ambush-1", &[0]), ("injury:patrol-2", &[2]), ("hit:ambush-2", &[9])],
         );
-    let e = refusal(check(&g, leg, &[]));
+    let e = g.when_rolling(leg, &[]).refusal();
     assert_eq!(e, "patrol has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
 }
 
@@ -413,10 +412,10 @@ fn a_strategic_move_is_stopped_where_a_successful_interrupt_catches_it() {
 #[test]
 fn a_strategic_move_stops_where_it_comes_into_contact() {
     let g = given(two_a_side())
-        .then(json!({"type": "begin-turn"}))
-        .then(json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200]}}))
-        .then(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
-    let e = refusal(check(&g, json!({"type": "strategic-move", "unit": "a"}), &[]));
+        .decided(json!({"type": "begin-turn"}))
+        .decided(json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200]}}))
+        .decided(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
+    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "a"}), &[]).refusal();
     assert_eq!(
         e,
         "a has come into contact with j: \"its movement may not bring it into enemy contact\" — it moves no further"
