@@ -7,9 +7,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{command, failed_with, root, stderr, stdout};
 
 fn fixture(name: &str) -> String {
     root().join("fixtures").join(name).to_str().unwrap().to_string()
@@ -33,9 +33,7 @@ impl Store {
     }
 
     fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
-        c.env_remove("ROLLCALL_DB").env_remove("CI").arg("--db").arg(self.db());
-        c
+        command(&self.db())
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -52,20 +50,6 @@ impl Store {
         self.ok(&["run", &fixture("leader-activation/rally.json")]);
         self
     }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn failed_with(out: &Output, code: i32, needle: &str) {
-    let text = stdout(out) + &stderr(out);
-    assert_eq!(out.status.code(), Some(code), "expected exit {code}: {text}");
-    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
 }
 
 fn json_of(out: &Output) -> Value {

@@ -5,12 +5,12 @@
 //! editor) would, and check that `verify` names the first bad seq and why.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{command, failed_with, root, stderr, stdout};
 
 fn fixture(name: &str) -> PathBuf {
     root().join("fixtures").join(name)
@@ -34,9 +34,7 @@ impl Store {
     }
 
     fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
-        c.env_remove("ROLLCALL_DB").env_remove("ROLLCALL_STORE").env_remove("CI").arg("--db").arg(self.db());
-        c
+        command(&self.db())
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -63,20 +61,6 @@ impl Store {
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         self.run(&["verify", path.to_str().unwrap()])
     }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn failed_with(out: &Output, code: i32, needle: &str) {
-    let text = stdout(out) + &stderr(out);
-    assert_eq!(out.status.code(), Some(code), "expected exit {code}: {text}");
-    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
 }
 
 /// The index (0 = header) of the first line holding `needle`.

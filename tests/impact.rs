@@ -5,34 +5,18 @@
 //! impact, and impact names it; an option that only changes bookkeeping
 //! changes no outcome over the fixtures or over 1,000 simulated games.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use rollcall_core::game::Game;
 use rollcall_core::sim::random_game;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{rollcall, root, text};
 
 fn fixtures() -> String {
     root().join("fixtures").to_str().unwrap().to_string()
-}
-
-fn rollcall(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollcall"))
-        .env_remove("ROLLCALL_DB")
-        .env_remove("CI")
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
 }
 
 /// Runs impact with `--json` on `targets`; returns the exit code and the report.

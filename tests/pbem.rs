@@ -3,8 +3,8 @@
 //! caught as a fork, and every way of cheating or mangling a turn file the
 //! issue names — each detected with the right message and nothing written.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use rollcall_core::digest::Digest;
 use rollcall_core::keys::{self, SecretKey};
@@ -12,9 +12,9 @@ use rollcall_core::pbem::{armour, TurnFile};
 use rollcall_core::record::{self, CheckpointBody, Event, Kind};
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{rollcall, root, stderr, stdout};
 
 fn example(name: &str) -> String {
     root().join("examples/pbem").join(name).display().to_string()
@@ -46,7 +46,7 @@ impl Player {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("--db").arg(self.db()).args(args).output().unwrap()
+        rollcall(Path::new(&self.db()), args)
     }
 
     #[track_caller]
@@ -79,14 +79,6 @@ impl Player {
         let v: Value = serde_json::from_str(&out).unwrap();
         v["games"][0]["head"].as_str().unwrap_or_default().to_string()
     }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[track_caller]

@@ -5,27 +5,15 @@
 //! reported as significant; and every game kept as a record verifies.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{rollcall, text};
+
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name).to_str().unwrap().to_string()
-}
-
-fn rollcall(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollcall"))
-        .env_remove("ROLLCALL_DB")
-        .env_remove("CI")
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
 }
 
 /// Runs simulate with `--json`; returns the exit code and the report.

@@ -1,0 +1,48 @@
+//! The `rollcall` binary as the end-to-end tests run it: on a store of the
+//! test's own, with none of the environment's `ROLLCALL_DB`,
+//! `ROLLCALL_STORE` or `CI`, and what it printed. One copy for every test
+//! binary that runs it (`tests/cli.rs`, `e2e.rs`, `impact.rs`,
+//! `simulate.rs`, `pbem.rs`), each including it with `#[path]`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The binary, on the store `db`.
+pub fn command(db: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
+    c.env_remove("ROLLCALL_DB").env_remove("ROLLCALL_STORE").env_remove("CI").arg("--db").arg(db);
+    c
+}
+
+/// Runs `rollcall --db DB ARGS…` to the end.
+pub fn rollcall(db: &Path, args: &[&str]) -> Output {
+    command(db).args(args).output().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Standard output, then standard error.
+pub fn text(o: &Output) -> String {
+    stdout(o) + &stderr(o)
+}
+
+/// The run exited `code` and said `needle` (on either stream).
+#[track_caller]
+pub fn failed_with(out: &Output, code: i32, needle: &str) {
+    let text = text(out);
+    assert_eq!(out.status.code(), Some(code), "expected exit {code}:\n{text}");
+    assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+}
