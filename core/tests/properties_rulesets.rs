@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 
 use rollcall_core::game::Game;
 use rollcall_core::record::{Event, Header};
+use rollcall_core::ruleset::Ruleset;
 use rollcall_core::rulesets::combat_hq::{self, CombatHq};
 use rollcall_core::rulesets::formation_activation::{self as formation, FormationActivation};
 use rollcall_core::sim::combat_hq::{self as combat_hq_sim, CombatGames};
@@ -139,15 +140,30 @@ fn assert_combat_invariants(seed: u64, game: &Game, state: &combat_hq::State) {
     }
 }
 
-/// A random legal combat-hq game of `decisions` decisions.
-fn combat_game(seed: u64, header: Header, decisions: usize) -> Played {
-    let (events, game) = support::play::<CombatGames>(seed, &header, decisions, |game, _| {
+/// A random legal game of generator `G`'s ruleset, `decisions` decisions
+/// long; after each, its state round-trips as ruleset `R`'s and
+/// `can_move_on` holds.
+fn random_game<G: Generator, R: Ruleset>(
+    seed: u64,
+    header: Header,
+    decisions: usize,
+    can_move_on: fn(u64, &Game, &R::State),
+) -> Played
+where
+    R::State: serde::de::DeserializeOwned,
+{
+    let (events, game) = support::play::<G>(seed, &header, decisions, |game, _| {
         let value = game.state();
-        let state: combat_hq::State = serde_json::from_value(value.clone()).unwrap();
+        let state: R::State = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(serde_json::to_value(&state).unwrap(), value, "seed {seed}: the state does not round-trip");
-        assert_combat_can_move_on(seed, game, &state);
+        can_move_on(seed, game, &state);
     });
     Played { seed, header, events, game }
+}
+
+/// A random legal combat-hq game of `decisions` decisions.
+fn combat_game(seed: u64, header: Header, decisions: usize) -> Played {
+    random_game::<CombatGames, CombatHq>(seed, header, decisions, assert_combat_can_move_on)
 }
 
 /// Random games under `version`, seeds `base + offset ..`.
@@ -403,13 +419,7 @@ fn assert_formation_invariants(seed: u64, game: &Game, state: &formation::State)
 
 /// A random legal formation-activation game of `decisions` decisions.
 fn formation_game(seed: u64, header: Header, decisions: usize) -> Played {
-    let (events, game) = support::play::<FormationGames>(seed, &header, decisions, |game, _| {
-        let value = game.state();
-        let state: formation::State = serde_json::from_value(value.clone()).unwrap();
-        assert_eq!(serde_json::to_value(&state).unwrap(), value, "seed {seed}: the state does not round-trip");
-        assert_formation_can_move_on(seed, game, &state);
-    });
-    Played { seed, header, events, game }
+    random_game::<FormationGames, FormationActivation>(seed, header, decisions, assert_formation_can_move_on)
 }
 
 fn formation_games(base: u64, count: u64, decisions: usize) -> Vec<Played> {

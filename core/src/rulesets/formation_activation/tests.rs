@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::dice::{Dice, Seed, TableDice};
 use crate::rules::RuleVersion;
-use crate::testing::{given, Given};
+use crate::testing::{given, Given, Rolls};
 
 // ---------------------------------------------------------------- helpers
 
@@ -569,6 +569,16 @@ fn rally_state(rules: &RuleVersion) -> Game {
     game(load(s, rules).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[])
 }
 
+/// 62-mir's chit drawn in `rally_state`: the stack in 0909 passes its
+/// morale test, and each disrupted unit rolls to rally.
+const RALLY_ROLLS: Rolls<'static> = &[
+    ("cup", &[2]),
+    ("morale:0909", &[4, 4]),
+    ("rally:btr-70", &[2, 4]),
+    ("rally:inf-62", &[3, 4]),
+    ("rally:t-72", &[3, 3]),
+];
+
 fn modifier(what: &str, value: i64) -> Modifier {
     Modifier { what: what.into(), value }
 }
@@ -581,18 +591,7 @@ fn modifier(what: &str, value: i64) -> Modifier {
 #[test]
 fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
     let state = rally_state(&rules(&[], &[]));
-    let facts = state
-        .when_rolling(
-            draw(),
-            &[
-                ("cup", &[2]),
-                ("morale:0909", &[4, 4]),
-                ("rally:btr-70", &[2, 4]),
-                ("rally:inf-62", &[3, 4]),
-                ("rally:t-72", &[3, 3]),
-            ],
-        )
-        .facts();
+    let facts = state.when_rolling(draw(), RALLY_ROLLS).facts();
     let rallies = rally_tests(&facts);
     assert_eq!(
         rallies,
@@ -646,30 +645,8 @@ fn rally_adds_one_out_of_command_and_takes_off_the_hq_leadership() {
 #[test]
 fn leadership_adds_to_rating_writes_the_same_record() {
     let state = rally_state(&rules(&["leadership-adds-to-rating"], &[]));
-    let facts = state
-        .when_rolling(
-            draw(),
-            &[
-                ("cup", &[2]),
-                ("morale:0909", &[4, 4]),
-                ("rally:btr-70", &[2, 4]),
-                ("rally:inf-62", &[3, 4]),
-                ("rally:t-72", &[3, 3]),
-            ],
-        )
-        .facts();
-    let default = (rally_state(&rules(&[], &[])))
-        .when_rolling(
-            draw(),
-            &[
-                ("cup", &[2]),
-                ("morale:0909", &[4, 4]),
-                ("rally:btr-70", &[2, 4]),
-                ("rally:inf-62", &[3, 4]),
-                ("rally:t-72", &[3, 3]),
-            ],
-        )
-        .facts();
+    let facts = state.when_rolling(draw(), RALLY_ROLLS).facts();
+    let default = rally_state(&rules(&[], &[])).when_rolling(draw(), RALLY_ROLLS).facts();
     // The record has one form: the leadership written on the roll, whichever reading.
     assert_eq!(facts, default);
     let Fact::RallyTested { modifiers, modified_roll, rallied, .. } = rally_tests(&facts)[1] else { unreachable!() };

@@ -65,12 +65,22 @@ fn new() -> Check {
 trait Steps {
     /// The allies go first in turn 1 and activate adams.
     fn adams_active(self) -> Self;
+    /// The axis go first in turn 1: vogel, then adams, each activated and done.
+    fn vogel_then_adams(self) -> Self;
 }
 
 impl Steps for Check {
     fn adams_active(self) -> Check {
         self.decided(json!({"type": "begin-turn", "first": "allies"}))
             .decided(json!({"type": "activate", "leader": "adams"}))
+    }
+
+    fn vogel_then_adams(self) -> Check {
+        self.decided(json!({"type": "begin-turn", "first": "axis"}))
+            .decided(json!({"type": "activate", "leader": "vogel"}))
+            .decided(json!({"type": "end-activation"}))
+            .decided(json!({"type": "activate", "leader": "adams"}))
+            .decided(json!({"type": "end-activation"}))
     }
 }
 
@@ -241,12 +251,7 @@ fn leaders_locked_in_close_combat_count_but_give_no_skip_and_cannot_be_activated
 
 #[test]
 fn a_lock_that_leaves_a_side_without_leaders_passes_its_slot() {
-    let c = new()
-        .decided(json!({"type": "begin-turn", "first": "axis"}))
-        .decided(json!({"type": "activate", "leader": "vogel"}))
-        .decided(json!({"type": "end-activation"}))
-        .decided(json!({"type": "activate", "leader": "adams"}))
-        .decided(json!({"type": "end-activation"}));
+    let c = new().vogel_then_adams();
     c.when(json!({"type": "lock-in-close-combat", "leader": "weber"})).then(vec![
         Fact::LockedInCloseCombat { leader: "weber".into() },
         Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
@@ -300,12 +305,7 @@ fn a_removed_leader_no_longer_counts_for_skips() {
 /// activate passes its slot on.
 #[test]
 fn a_removed_leader_is_not_activated_and_his_slot_passes() {
-    let c = new()
-        .decided(json!({"type": "begin-turn", "first": "axis"}))
-        .decided(json!({"type": "activate", "leader": "vogel"}))
-        .decided(json!({"type": "end-activation"}))
-        .decided(json!({"type": "activate", "leader": "adams"}))
-        .decided(json!({"type": "end-activation"}));
+    let c = new().vogel_then_adams();
     c.when(json!({"type": "remove", "piece": "weber", "reason": "killed"})).then(vec![
         Fact::Removed { piece: "weber".into(), side: "axis".into(), role: Role::Leader, reason: "killed".into() },
         Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
@@ -724,12 +724,7 @@ fn option_last_activation_rule() {
     let facts = c.when(json!({"type": "activate", "leader": "weber"})).facts();
     assert!(matches!(&facts[0], Fact::LeaderActivated { .. }));
     // Without the option the same activation is allowed.
-    let c = new()
-        .decided(json!({"type": "begin-turn", "first": "axis"}))
-        .decided(json!({"type": "activate", "leader": "vogel"}))
-        .decided(json!({"type": "end-activation"}))
-        .decided(json!({"type": "activate", "leader": "adams"}))
-        .decided(json!({"type": "end-activation"}));
+    let c = new().vogel_then_adams();
     assert!(c.when(json!({"type": "activate", "leader": "weber"})).result().is_ok());
 }
 
