@@ -2,50 +2,20 @@
 //! positions (`--seq`, `--decision`, `--turn`), store housekeeping, and the
 //! README's tour run from the README's own text.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
 #[path = "support/binary.rs"]
 mod binary;
-use binary::{command, failed_with, root, stderr, stdout};
+use binary::{failed_with, root, stderr, stdout, Store};
 
 fn fixture(name: &str) -> String {
     root().join("fixtures").join(name).to_str().unwrap().to_string()
 }
 
-struct Store {
-    dir: tempfile::TempDir,
-}
-
 impl Store {
-    fn new() -> Store {
-        Store { dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("db")
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.dir.path().join(name).to_str().unwrap().to_string()
-    }
-
-    fn cmd(&self) -> Command {
-        command(&self.db())
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.cmd().args(args).output().unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(out.status.success(), "rollcall {args:?} failed: {}{}", stdout(&out), stderr(&out));
-        stdout(&out)
-    }
-
     fn rally(&self) -> &Store {
         self.ok(&["run", &fixture("leader-activation/rally.json")]);
         self
@@ -65,9 +35,9 @@ fn json_of(out: &Output) -> Value {
 fn a_rules_refusal_exits_3_and_malformed_input_exits_2() {
     let s = Store::new();
     s.ok(&["run", &fixture("leader-activation/skips.json")]);
-    let refused = s.path("refused.json");
+    let refused = s.path_text("refused.json");
     std::fs::write(&refused, r#"{"type": "activate", "leader": "lt-vogel"}"#).unwrap();
-    let malformed = s.path("malformed.json");
+    let malformed = s.path_text("malformed.json");
     std::fs::write(&malformed, r#"{"type": "activate", "leader": 7}"#).unwrap();
 
     let out = s.run(&["play", "skips", &refused]);
@@ -101,7 +71,7 @@ fn a_refusal_in_a_script_or_a_stream_exits_3_and_writes_nothing() {
         serde_json::from_str(&std::fs::read_to_string(fixture("leader-activation/rally.json")).unwrap()).unwrap();
     let mut bad = script.clone();
     bad["decisions"][2] = serde_json::json!({"type": "command", "unit": "gruppe-1"});
-    let path = s.path("bad.json");
+    let path = s.path_text("bad.json");
     std::fs::write(&path, serde_json::to_string_pretty(&bad).unwrap()).unwrap();
     let out = s.run(&["run", &path, "--json"]);
     assert_eq!(out.status.code(), Some(3), "{}{}", stdout(&out), stderr(&out));
@@ -109,7 +79,7 @@ fn a_refusal_in_a_script_or_a_stream_exits_3_and_writes_nothing() {
     assert!(!s.ok(&["games", "--json"]).contains("rally"), "nothing was written");
 
     s.ok(&["run", &fixture("leader-activation/skips.json")]);
-    let lines = s.path("lines.jsonl");
+    let lines = s.path_text("lines.jsonl");
     std::fs::write(&lines, "{\"type\": \"activate\", \"leader\": \"lt-vogel\"}\n").unwrap();
     failed_with(&s.run(&["play", "skips", &lines, "--stream"]), 3, "lines.jsonl:1: $: refused:");
 }
@@ -262,9 +232,9 @@ fn games_rm_removes_a_game_after_asking_or_with_yes() {
 fn a_store_that_does_not_exist_is_an_error_for_reading_commands() {
     let s = Store::new();
     let db = s.db().display().to_string();
-    let decision = s.path("d.json");
+    let decision = s.path_text("d.json");
     std::fs::write(&decision, r#"{"type": "end-activation"}"#).unwrap();
-    let record = s.path("x.jsonl");
+    let record = s.path_text("x.jsonl");
     for args in [
         vec!["games"],
         vec!["log", "rally"],
@@ -447,7 +417,7 @@ fn completions_name_every_command_for_every_shell() {
 #[test]
 fn man_writes_a_page_for_every_command() {
     let s = Store::new();
-    let dir = s.path("man");
+    let dir = s.path_text("man");
     assert!(s.ok(&["man", "-o", &dir]).contains("man pages into"));
     for command in commands(&s) {
         let page = Path::new(&dir).join(format!("rollcall-{command}.1"));

@@ -10,43 +10,13 @@ use std::process::{Command, Output, Stdio};
 
 #[path = "support/binary.rs"]
 mod binary;
-use binary::{command, failed_with, root, stderr, stdout};
+use binary::{failed_with, root, stderr, stdout, Store};
 
 fn fixture(name: &str) -> PathBuf {
     root().join("fixtures").join(name)
 }
 
-struct Store {
-    dir: tempfile::TempDir,
-}
-
 impl Store {
-    fn new() -> Store {
-        Store { dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("db")
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn cmd(&self) -> Command {
-        command(&self.db())
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.cmd().args(args).output().unwrap()
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(out.status.success(), "rollcall {args:?} failed: {}{}", stdout(&out), stderr(&out));
-        stdout(&out)
-    }
-
     /// Plays the rally fixture and exports it; returns the record's lines.
     fn exported_rally(&self) -> Vec<String> {
         self.ok(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]);
@@ -912,7 +882,7 @@ fn export_does_not_follow_a_link_planted_at_its_temporary_path() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n", "export wrote through the planted link");
     s.ok(&["verify", out.to_str().unwrap()]);
     // No temporary file is left behind.
-    let left: Vec<_> = std::fs::read_dir(s.dir.path())
+    let left: Vec<_> = std::fs::read_dir(s.dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".partial") && n != ".out.jsonl.partial")
@@ -954,7 +924,7 @@ fn export_to_dash_writes_the_record_to_standard_output() {
     s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
     let file = s.path("skips.jsonl");
     s.ok(&["export", "skips", "-o", file.to_str().unwrap()]);
-    let out = s.cmd().current_dir(s.dir.path()).args(["export", "skips", "-o", "-"]).output().unwrap();
+    let out = s.cmd().current_dir(s.dir()).args(["export", "skips", "-o", "-"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(out.stdout, std::fs::read(&file).unwrap(), "standard output holds the record, byte for byte");
     assert!(stderr(&out).contains("wrote skips to standard output"), "{}", stderr(&out));
@@ -1364,7 +1334,7 @@ fn view_does_not_follow_a_link_planted_at_its_temporary_path() {
     s.ok(&["view", "skips", "-o", page.to_str().unwrap()]);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n", "view wrote through the planted link");
     assert!(std::fs::read_to_string(&page).unwrap().contains("<html"), "no page written");
-    let left: Vec<_> = std::fs::read_dir(s.dir.path())
+    let left: Vec<_> = std::fs::read_dir(s.dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".partial") && n != ".page.html.partial")

@@ -21,6 +21,53 @@ pub fn command(db: &Path) -> Command {
     c
 }
 
+/// A store of a test's own, in a temporary folder that also holds the
+/// test's files.
+pub struct Store {
+    dir: tempfile::TempDir,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        Store { dir: tempfile::tempdir().unwrap() }
+    }
+
+    /// The folder holding the store and the test's files.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("db")
+    }
+
+    /// A file beside the store.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// [`Store::path`] as text, for an argument.
+    pub fn path_text(&self, name: &str) -> String {
+        self.path(name).to_str().unwrap().to_string()
+    }
+
+    pub fn cmd(&self) -> Command {
+        command(&self.db())
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    /// Runs a command that must succeed; its standard output.
+    #[track_caller]
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "rollcall {args:?} failed: {}{}", stdout(&out), stderr(&out));
+        stdout(&out)
+    }
+}
+
 /// Runs `rollcall --db DB ARGS…` to the end.
 pub fn rollcall(db: &Path, args: &[&str]) -> Output {
     command(db).args(args).output().unwrap()
