@@ -314,3 +314,21 @@ fn refused_text(refusal: ruleset::Refusal) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::check_game_id;
+
+    #[test]
+    fn a_game_id_is_refused_saying_what_an_id_is() {
+        // Given the ids a script, --game or the dice server may be handed
+        // When each is checked
+        // Then a valid one passes, and every other is refused in the same words
+        assert_eq!(check_game_id("rally-2.b_c"), Ok(()));
+        for bad in ["", ".hidden", "two words", "../etc", &"x".repeat(65)] {
+            let message = check_game_id(bad).unwrap_err();
+            assert!(message.starts_with(&format!("{bad:?} is not a game id: ")), "{message}");
+            assert!(message.ends_with("use 1–64 letters, digits, '.', '_' or '-', not starting with '.'"), "{message}");
+        }
+    }
+}
