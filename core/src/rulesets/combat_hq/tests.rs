@@ -43,7 +43,7 @@ impl Given {
         let facts =
             check(&self, decision.clone(), dice).unwrap_or_else(|e| panic!("given {decision} was refused: {e}"));
         for f in &facts {
-            self.state = evolve(self.state, f);
+            evolve(&mut self.state, f);
         }
         self.decisions += 1;
         self

@@ -87,8 +87,11 @@ fn check(state: &State, decision: Value, dice: &[(&str, &[u32])]) -> Result<Vec<
     Ok(facts)
 }
 
-fn after(state: State, facts: &[Fact]) -> State {
-    facts.iter().fold(state, evolve)
+fn after(mut state: State, facts: &[Fact]) -> State {
+    for f in facts {
+        evolve(&mut state, f);
+    }
+    state
 }
 
 /// The state after a decision that must be accepted.

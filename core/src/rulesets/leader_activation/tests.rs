@@ -80,7 +80,7 @@ impl Check {
     fn given_rolling(mut self, decision: serde_json::Value, rolls: &[(&str, &[u32])]) -> Check {
         let facts = self.when_rolling(decision.clone(), rolls).unwrap_or_else(|e| panic!("{decision} refused: {e}"));
         for f in &facts {
-            self.state = LeaderActivation::evolve(self.state.clone(), f);
+            LeaderActivation::evolve(&mut self.state, f);
         }
         self
     }
