@@ -360,24 +360,26 @@ pub fn encode_event(e: &Event) -> Result<String, canon::CanonError> {
     canon::of(&EventV1 { seq: e.seq, kind: e.kind, body: e.body.clone(), hash: e.hash })
 }
 
-fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<(T, Value), LineError> {
+fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, LineError> {
     let value: Value = serde_json::from_str(line).map_err(|e| LineError::new("$", format!("not JSON: {e}")))?;
-    let canonical = canon::to_string(&value).map_err(|e| LineError::new(e.path, e.message))?;
-    let typed: T = serde_path_to_error::deserialize(&value)
+    let canonical = canon::to_bytes(&value).map_err(|e| LineError::new(e.path, e.message))?;
+    // Read from the value itself, which is then dropped: its strings and
+    // its body move into the typed line rather than being copied.
+    let typed: T = serde_path_to_error::deserialize(value)
         .map_err(|e| LineError::new(format!("$.{}", e.path()), e.inner().to_string()))?;
-    if canonical != line {
+    if canonical != line.as_bytes() {
         return Err(LineError::new(
             "$",
             "the line is not in canonical form (sorted keys, no spaces, lowercase hex): it was edited by hand or by another tool",
         ));
     }
-    Ok((typed, value))
+    Ok(typed)
 }
 
 /// Parses a header line: strict, canonical, a known format, version and ruleset,
 /// and exactly the settings the named rule version declares.
 pub fn parse_header(line: &str) -> Result<Header, LineError> {
-    let (wire, _) = parse_strict::<HeaderV1>(line)?;
+    let wire = parse_strict::<HeaderV1>(line)?;
     if wire.format != FORMAT {
         return Err(LineError::new("$.format", format!("expected {FORMAT:?}, found {:?}", wire.format)));
     }
@@ -498,17 +500,17 @@ fn check_sides(sides: &[SideKey]) -> Result<(), LineError> {
 
 /// Parses an event line: strict and canonical, with a body of the right shape.
 pub fn parse_event(line: &str) -> Result<Event, LineError> {
-    let (wire, _) = parse_strict::<EventV1>(line)?;
+    let wire = parse_strict::<EventV1>(line)?;
+    let mut roll = None;
     let shape = match wire.kind {
         Kind::Decision => serde_path_to_error::deserialize::<_, DecisionBody>(&wire.body).map(|_| ()),
-        Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|_| ()),
+        Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|r| roll = Some(r)),
         Kind::Fact => serde_path_to_error::deserialize::<_, FactBody>(&wire.body).map(|_| ()),
         Kind::Checkpoint => serde_path_to_error::deserialize::<_, CheckpointBody>(&wire.body).map(|_| ()),
         Kind::Reveal => serde_path_to_error::deserialize::<_, RevealBody>(&wire.body).map(|_| ()),
     };
     shape.map_err(|e| LineError::new(format!("$.body.{}", e.path()), e.inner().to_string()))?;
-    if wire.kind == Kind::Roll {
-        let body: RollBodyV1 = serde_json::from_value(wire.body.clone()).expect("checked above");
+    if let Some(body) = roll {
         body.to_roll().map_err(|m| LineError::new("$.body.die", m))?;
     }
     Ok(Event { seq: wire.seq, kind: wire.kind, body: wire.body, hash: wire.hash })
