@@ -182,6 +182,10 @@ fn main() {
         );
         let (t, rss, _) = child(&["verify", record.to_str().unwrap()], None);
         println!("  verify file (streaming)     {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        let reference = decode_and_chain(&record);
+        goal("verify file", events as f64 / t, events as f64 / reference, 0.5, "events/s");
+        goal_abs("verify file", events as f64 / t, 800_000.0, true, "events/s");
+        goal_abs("verify file, peak RSS", rss, 64.0, false, "MiB");
         let (t, rss, _) = child(&["--db", db, "verify", &game], None);
         println!("  verify stored game          {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         // A change that moves no outcome (every command was within 100 mm):
@@ -190,7 +194,39 @@ fn main() {
         println!("  diff file (proven; A, B)    {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         let (t, rss, _) = child(&["--db", db, "state", &game], None);
         println!("  open + replay (state)       {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        if n <= 2_000 {
+            // Whole process, best of five (a cold start is mostly the loader).
+            let best = (0..5).map(|_| child(&["verify", record.to_str().unwrap()], None).0).fold(f64::MAX, f64::min);
+            let noop = (0..5).map(|_| child(&["rules", "list"], None).0).fold(f64::MAX, f64::min);
+            println!(
+                "  verify file, whole process  {:>8.1} ms (best of 5; `rollcall rules list` {:.1} ms)",
+                best * 1e3,
+                noop * 1e3
+            );
+            goal_abs("verify 2,000-decision file, whole process", best * 1e3, 10.0, false, "ms");
+        }
     }
+
+    // play of one decision on a stored game: a short game beside the long one.
+    let short = script(100).to_string();
+    let short_path = dir.path().join("bench-short.json");
+    std::fs::write(&short_path, &short).unwrap();
+    child(&["--db", db, "run", short_path.to_str().unwrap()], None);
+    let once = |game: &str| {
+        let decision = r#"{"type":"move","piece":"red-0","to":[1,0]}"#;
+        let runs: Vec<f64> =
+            (0..3).map(|_| child(&["--db", db, "play", game, "-"], Some(decision.as_bytes())).0).collect();
+        runs.into_iter().fold(f64::MAX, f64::min)
+    };
+    let (t_short, t_long) = (once("bench-100"), once(&format!("bench-{n}")));
+    println!(
+        "\nplay of one decision on a stored game: {:.1} ms at 100 decisions, {:.1} ms at {n}",
+        t_short * 1e3,
+        t_long * 1e3
+    );
+    let ratio = t_long / t_short;
+    let met = if ratio <= 2.0 { "met" } else { "NOT met" };
+    println!("  GOAL play on a {n}-decision game / on a 100-decision game: {ratio:.2} (goal <= 2): {met}");
 
     // Durable appends: one flush per decision.
     let k = 300;
@@ -217,8 +253,73 @@ fn main() {
         "\nplay --stream: {k} decisions, each flushed before its ack: {:.2} ms per decision, peak {rss:.1} MiB",
         t * 1000.0 / k as f64
     );
+    let fsync = fsync_per_record(dir.path(), k);
+    goal("play --stream (durable appends)", k as f64 / t, k as f64 / fsync, 0.8, "decisions/s");
 
     postgres_beside_sled(dir.path(), n / 10);
+}
+
+/// Prints a figure beside a reference measured in this run, their ratio, and
+/// the ratio the goal asks for (higher is better).
+fn goal(name: &str, figure: f64, reference: f64, want: f64, unit: &str) {
+    let ratio = figure / reference;
+    let met = if ratio >= want { "met" } else { "NOT met" };
+    println!("  GOAL {name}: {figure:.0} {unit} / reference {reference:.0} = {ratio:.2} (goal >= {want}): {met}");
+}
+
+/// Prints a figure beside an absolute goal (`at_least`: the figure must reach it).
+fn goal_abs(name: &str, figure: f64, want: f64, at_least: bool, unit: &str) {
+    let met = if (figure >= want) == at_least { "met" } else { "NOT met" };
+    let sign = if at_least { ">=" } else { "<" };
+    println!("  GOAL {name}: {figure:.1} {unit} (goal {sign} {want} {unit}): {met}");
+}
+
+/// The reference for verify: each line of the record decoded once into a
+/// typed structure and the blake3 chain taken over the bytes it hashes, in
+/// this process. Seconds.
+fn decode_and_chain(record: &std::path::Path) -> f64 {
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Line {
+        seq: u64,
+        kind: String,
+        body: Value,
+        hash: String,
+    }
+    let text = std::fs::read_to_string(record).unwrap();
+    let start = Instant::now();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let mut head = rollcall_core::digest::Digest::of(header.as_bytes());
+    let mut buf = Vec::with_capacity(512);
+    for line in lines {
+        let typed: Line = serde_json::from_str(line).unwrap();
+        // The hashed bytes are the line without its `"hash"` member.
+        let at = line.rfind(",\"hash\":\"").unwrap();
+        buf.clear();
+        buf.extend_from_slice(head.as_bytes());
+        buf.extend_from_slice(&line.as_bytes()[..at]);
+        buf.extend_from_slice(&line.as_bytes()[at + 74..]);
+        head = rollcall_core::digest::Digest::of(&buf);
+        assert_eq!(head.to_string(), typed.hash, "the reference chains seq {}", typed.seq);
+    }
+    start.elapsed().as_secs_f64()
+}
+
+/// The reference for durable appends: `k` record-sized lines written to a
+/// file, each followed by an fsync. Seconds.
+fn fsync_per_record(dir: &std::path::Path, k: usize) -> f64 {
+    let path = dir.join("fsync-reference");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let line = [b'x'; 230];
+    let start = Instant::now();
+    for _ in 0..k {
+        f.write_all(&line).unwrap();
+        f.sync_data().unwrap();
+    }
+    let t = start.elapsed().as_secs_f64();
+    std::fs::remove_file(path).unwrap();
+    t
 }
 
 #[path = "../../tests/support/postgres.rs"]

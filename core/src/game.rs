@@ -299,6 +299,20 @@ impl Game {
         recorded: Option<&TableDice>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
+        let (linked, drawn) = self.decide_linked(decision, dice, by, recorded, as_drawn)?;
+        Ok((linked.into_iter().map(|l| l.event).collect(), drawn))
+    }
+
+    /// [`Game::decide_with`], keeping the canonical bytes each event's link
+    /// hashes (verify compares a recorded event with them, byte for byte).
+    fn decide_linked(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        recorded: Option<&TableDice>,
+        as_drawn: Option<&[Drawn]>,
+    ) -> Result<(Vec<Linked>, Vec<Drawn>), Refusal> {
         self.check_decider(decision, by)?;
         let number = self.decisions + 1;
         if dice.is_some() && self.header.mode != SeedMode::Table {
@@ -351,12 +365,14 @@ impl Game {
         let mut events = Vec::with_capacity(bodies.len());
         for (i, (kind, body)) in bodies.into_iter().enumerate() {
             let seq = self.seq + 1 + i as u64;
-            let hash = record::link(&head, seq, kind, &body).map_err(|e| Refusal::Malformed {
+            let mut bytes = Vec::with_capacity(256);
+            record::linked_bytes(seq, kind, &body, &mut bytes).map_err(|e| Refusal::Malformed {
                 field: e.path.replacen("$.body.decision", "decision", 1),
                 message: e.message,
             })?;
+            let hash = record::link_bytes(&head, &bytes);
             head = hash;
-            events.push(Event { seq, kind, body, hash });
+            events.push(Linked { event: Event { seq, kind, body, hash }, bytes });
         }
         Ok((events, drawn))
     }
@@ -364,11 +380,20 @@ impl Game {
     /// Folds one event in: checks its place and link, counts decisions,
     /// evolves facts. Replay is this, over the log.
     pub fn apply(&mut self, event: &Event) -> Result<(), ApplyError> {
+        self.apply_linked(event, None)
+    }
+
+    /// [`Game::apply`], given the canonical bytes the event's link hashes
+    /// when the caller has them (they are not encoded again).
+    fn apply_linked(&mut self, event: &Event, bytes: Option<&[u8]>) -> Result<(), ApplyError> {
         let fail = |reason: String| ApplyError { seq: event.seq, reason };
         if event.seq != self.seq + 1 {
             return Err(fail(sequence_gap(self.seq + 1, event.seq)));
         }
-        let link = record::link(&self.head, event.seq, event.kind, &event.body).map_err(|e| fail(e.to_string()))?;
+        let link = match bytes {
+            Some(bytes) => record::link_bytes(&self.head, bytes),
+            None => record::link(&self.head, event.seq, event.kind, &event.body).map_err(|e| fail(e.to_string()))?,
+        };
         if link != event.hash {
             return Err(fail(broken_link(event.seq)));
         }
@@ -518,6 +543,13 @@ impl Game {
 }
 
 static EMPTY_DICE: TableDice = TableDice::new();
+
+/// An event decided, and the canonical bytes its link hashes
+/// (`{"body","kind","seq"}`).
+struct Linked {
+    event: Event,
+    bytes: Vec<u8>,
+}
 
 fn sequence_gap(expected: u64, found: u64) -> String {
     if found > expected {
@@ -753,8 +785,11 @@ pub fn verify_game<E: Display>(
 /// its rolls are remembered, and each is drawn again when the reveal comes.
 pub struct Verifier {
     game: Game,
-    /// The rolls and facts the decision being checked must still show.
-    expected: VecDeque<(Kind, Value)>,
+    /// The rolls and facts the decision being checked must still show,
+    /// with the canonical bytes their links hash.
+    expected: VecDeque<Linked>,
+    /// The canonical bytes of the event being checked.
+    scratch: Vec<u8>,
     /// A sealed decision waiting for its rolls.
     held: Option<Held>,
     /// The rolls of the sealed turn in play, drawn again at its reveal.
@@ -780,7 +815,14 @@ impl Verifier {
     /// Verification of events that continue `game` (which must stand between
     /// two decisions, as every stored game does).
     pub fn resume(game: Game) -> Verifier {
-        Verifier { game, expected: VecDeque::new(), held: None, sealed_rolls: Vec::new(), proven: Vec::new() }
+        Verifier {
+            game,
+            expected: VecDeque::new(),
+            scratch: Vec::with_capacity(512),
+            held: None,
+            sealed_rolls: Vec::new(),
+            proven: Vec::new(),
+        }
     }
 
     /// The game so far (a held sealed decision is not in it yet).
@@ -814,10 +856,18 @@ impl Verifier {
             self.settle_held()?;
         }
         match self.expected.pop_front() {
-            Some((kind, body)) => {
-                if kind != event.kind || canon::to_bytes(&body).ok() != canon::to_bytes(&event.body).ok() {
-                    return Err(fail(mismatch(&self.game, kind, &body, event)));
+            Some(want) => {
+                // Compared as bytes: the recorded event's link bytes (its
+                // seq, kind and canonical body) and the decided event's.
+                self.scratch.clear();
+                let encoded = record::linked_bytes(event.seq, event.kind, &event.body, &mut self.scratch);
+                if encoded.is_err() || self.scratch != want.bytes {
+                    return Err(fail(mismatch(&self.game, want.event.kind, &want.event.body, event)));
                 }
+                return self
+                    .game
+                    .apply_linked(event, Some(&self.scratch))
+                    .map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason });
             }
             None => match event.kind {
                 Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
@@ -875,7 +925,7 @@ impl Verifier {
         }
         let decided = self
             .game
-            .decide_with(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded), None)
+            .decide_linked(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded), None)
             .map(|(events, _)| events)
             .map_err(|refusal| {
                 at(
@@ -887,12 +937,14 @@ impl Verifier {
                     ),
                 )
             })?;
-        let mut expected: VecDeque<(Kind, Value)> = decided.into_iter().skip(1).map(|e| (e.kind, e.body)).collect();
+        let mut expected: VecDeque<Linked> = decided.into_iter().skip(1).collect();
         self.game.apply(&held.decision).map_err(|e| at(e.seq, e.reason))?;
         for r in &held.rolls {
             match expected.pop_front() {
-                Some((Kind::Roll, body)) if canon::to_bytes(&body).ok() == canon::to_bytes(&r.body).ok() => {}
-                Some((kind, body)) => return Err(at(r.seq, mismatch(&self.game, kind, &body, r))),
+                Some(want)
+                    if want.event.kind == Kind::Roll
+                        && canon::to_bytes(&want.event.body).ok() == canon::to_bytes(&r.body).ok() => {}
+                Some(want) => return Err(at(r.seq, mismatch(&self.game, want.event.kind, &want.event.body, r))),
                 None => return Err(at(r.seq, "a roll the rules did not ask for: a re-roll".into())),
             }
             let roll: RollBodyV1 = serde_json::from_value(r.body.clone()).expect("read above");
@@ -907,11 +959,13 @@ impl Verifier {
     /// are then expected, in order.
     fn redecide(&mut self, event: &Event) -> Result<(), String> {
         let body = self.decision_body(event)?;
-        let decided =
-            self.game.decide_as(&body.decision, body.dice.as_ref(), body.by.as_deref()).map_err(|refusal| {
+        let (decided, _) = self
+            .game
+            .decide_linked(&body.decision, body.dice.as_ref(), body.by.as_deref(), None, None)
+            .map_err(|refusal| {
                 format!("decision {} is refused by {}: {refusal}", body.number, self.game.header.rules.label())
             })?;
-        self.expected.extend(decided.into_iter().skip(1).map(|e| (e.kind, e.body)));
+        self.expected.extend(decided.into_iter().skip(1));
         Ok(())
     }
 
@@ -1013,14 +1067,15 @@ impl Verifier {
             open: (s.first <= self.game.decisions()).then_some((s.index, s.first, self.game.decisions())),
         });
         let game = self.game;
-        if let Some((kind, body)) = self.expected.front() {
+        if let Some(want) = self.expected.front() {
+            let (kind, body) = (want.event.kind, &want.event.body);
             return Err(VerifyFailure {
                 seq: Some(game.seq() + 1),
                 reason: format!(
                     "the record ends in the middle of decision {}: its {} {} is missing",
                     game.decisions(),
                     kind.name(),
-                    short_body(*kind, body, &game)
+                    short_body(kind, body, &game)
                 ),
             });
         }

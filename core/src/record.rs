@@ -329,11 +329,30 @@ pub fn header_hash(h: &Header) -> Result<Digest, canon::CanonError> {
 
 /// `blake3(previous || canonical({"body","kind","seq"}))`.
 pub fn link(previous: &Digest, seq: u64, kind: Kind, body: &Value) -> Result<Digest, canon::CanonError> {
-    let canonical = canon::to_bytes(&serde_json::json!({"seq": seq, "kind": kind, "body": body}))?;
+    let mut canonical = Vec::with_capacity(256);
+    linked_bytes(seq, kind, body, &mut canonical)?;
+    Ok(link_bytes(previous, &canonical))
+}
+
+/// `blake3(previous || canonical)`, for the canonical bytes of a link.
+pub fn link_bytes(previous: &Digest, canonical: &[u8]) -> Digest {
     let mut hasher = blake3::Hasher::new();
     hasher.update(previous.as_bytes());
-    hasher.update(&canonical);
-    Ok(Digest(*hasher.finalize().as_bytes()))
+    hasher.update(canonical);
+    Digest(*hasher.finalize().as_bytes())
+}
+
+/// Appends `canonical({"body","kind","seq"})` to `out`, written member by
+/// member in key order (the body is not copied into a new object).
+pub fn linked_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<(), canon::CanonError> {
+    out.extend_from_slice(b"{\"body\":");
+    canon::append(body, out).map_err(|e| canon::CanonError { path: e.path.replacen('$', "$.body", 1), ..e })?;
+    out.extend_from_slice(b",\"kind\":\"");
+    out.extend_from_slice(kind.name().as_bytes());
+    out.extend_from_slice(b"\",\"seq\":");
+    out.extend_from_slice(seq.to_string().as_bytes());
+    out.push(b'}');
+    Ok(())
 }
 
 /// An event's canonical line (without the newline).
@@ -341,24 +360,26 @@ pub fn encode_event(e: &Event) -> Result<String, canon::CanonError> {
     canon::of(&EventV1 { seq: e.seq, kind: e.kind, body: e.body.clone(), hash: e.hash })
 }
 
-fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<(T, Value), LineError> {
+fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, LineError> {
     let value: Value = serde_json::from_str(line).map_err(|e| LineError::new("$", format!("not JSON: {e}")))?;
-    let canonical = canon::to_string(&value).map_err(|e| LineError::new(e.path, e.message))?;
-    let typed: T = serde_path_to_error::deserialize(&value)
+    let canonical = canon::to_bytes(&value).map_err(|e| LineError::new(e.path, e.message))?;
+    // Read from the value itself, which is then dropped: its strings and
+    // its body move into the typed line rather than being copied.
+    let typed: T = serde_path_to_error::deserialize(value)
         .map_err(|e| LineError::new(format!("$.{}", e.path()), e.inner().to_string()))?;
-    if canonical != line {
+    if canonical != line.as_bytes() {
         return Err(LineError::new(
             "$",
             "the line is not in canonical form (sorted keys, no spaces, lowercase hex): it was edited by hand or by another tool",
         ));
     }
-    Ok((typed, value))
+    Ok(typed)
 }
 
 /// Parses a header line: strict, canonical, a known format, version and ruleset,
 /// and exactly the settings the named rule version declares.
 pub fn parse_header(line: &str) -> Result<Header, LineError> {
-    let (wire, _) = parse_strict::<HeaderV1>(line)?;
+    let wire = parse_strict::<HeaderV1>(line)?;
     if wire.format != FORMAT {
         return Err(LineError::new("$.format", format!("expected {FORMAT:?}, found {:?}", wire.format)));
     }
@@ -479,18 +500,40 @@ fn check_sides(sides: &[SideKey]) -> Result<(), LineError> {
 
 /// Parses an event line: strict and canonical, with a body of the right shape.
 pub fn parse_event(line: &str) -> Result<Event, LineError> {
-    let (wire, _) = parse_strict::<EventV1>(line)?;
+    let wire = parse_strict::<EventV1>(line)?;
+    let mut roll = None;
     let shape = match wire.kind {
         Kind::Decision => serde_path_to_error::deserialize::<_, DecisionBody>(&wire.body).map(|_| ()),
-        Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|_| ()),
+        Kind::Roll => serde_path_to_error::deserialize::<_, RollBodyV1>(&wire.body).map(|r| roll = Some(r)),
         Kind::Fact => serde_path_to_error::deserialize::<_, FactBody>(&wire.body).map(|_| ()),
         Kind::Checkpoint => serde_path_to_error::deserialize::<_, CheckpointBody>(&wire.body).map(|_| ()),
         Kind::Reveal => serde_path_to_error::deserialize::<_, RevealBody>(&wire.body).map(|_| ()),
     };
     shape.map_err(|e| LineError::new(format!("$.body.{}", e.path()), e.inner().to_string()))?;
-    if wire.kind == Kind::Roll {
-        let body: RollBodyV1 = serde_json::from_value(wire.body.clone()).expect("checked above");
+    if let Some(body) = roll {
         body.to_roll().map_err(|m| LineError::new("$.body.die", m))?;
     }
     Ok(Event { seq: wire.seq, kind: wire.kind, body: wire.body, hash: wire.hash })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_link_hashes_the_canonical_object_of_seq_kind_and_body() {
+        let previous = Digest::of(b"previous");
+        let body = json!({"z": 1, "a": ["x\"y", {"q": -3}], "decision": 7});
+        for kind in [Kind::Decision, Kind::Roll, Kind::Fact, Kind::Checkpoint, Kind::Reveal] {
+            let canonical = canon::to_bytes(&json!({"seq": 12345, "kind": kind, "body": body})).unwrap();
+            assert_eq!(link(&previous, 12345, kind, &body).unwrap(), link_bytes(&previous, &canonical));
+        }
+    }
+
+    #[test]
+    fn a_float_in_a_linked_body_is_named_by_its_path() {
+        let err = link(&Digest::of(b""), 1, Kind::Fact, &json!({"x": [0, 0.5]})).unwrap_err();
+        assert_eq!(err.path, "$.body.x[1]");
+    }
 }

@@ -3,7 +3,7 @@
 //! ```text
 //! initial(scenario, rules)          -> State
 //! decide(&State, &Decision, &mut Dice) -> Result<Vec<Fact>, Violation>   // pure
-//! evolve(State, &Fact)              -> State                             // pure, total
+//! evolve(&mut State, &Fact)                                           // pure, total
 //! ```
 //!
 //! **Invariant:** all rule logic lives in `decide`. `evolve` only records what
@@ -103,8 +103,8 @@ pub trait Ruleset: 'static {
     fn initial(scenario: Self::Scenario, rules: &RuleVersion) -> Result<Self::State, ScenarioError>;
     /// What a decision leads to, or why it is refused. Pure.
     fn decide(state: &Self::State, decision: &Self::Decision, dice: &mut Dice) -> Result<Vec<Self::Fact>, Violation>;
-    /// The state after a fact. Pure and total: no rule logic here.
-    fn evolve(state: Self::State, fact: &Self::Fact) -> Self::State;
+    /// Records a fact in the state. Pure and total: no rule logic here.
+    fn evolve(state: &mut Self::State, fact: &Self::Fact);
     /// One line of narrative for a fact.
     fn narrate(fact: &Self::Fact) -> String;
     /// The state as text, for `state`, golden files and diffs.
@@ -159,7 +159,7 @@ pub trait Machine: Send {
 }
 
 struct Typed<R: Ruleset> {
-    state: Option<R::State>,
+    state: R::State,
 }
 
 fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, Refusal> {
@@ -199,14 +199,13 @@ impl<R: Ruleset> Machine for Typed<R> {
         let given = decision;
         let decision: R::Decision = parse(given)?;
         check_decision::<R>(given, &decision)?;
-        let facts = R::decide(self.state.as_ref().expect("state present"), &decision, dice)?;
+        let facts = R::decide(&self.state, &decision, dice)?;
         Ok(facts.iter().map(|f| serde_json::to_value(f).expect("facts serialise")).collect())
     }
 
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal> {
         let fact: R::Fact = parse(fact)?;
-        let state = self.state.take().expect("state present");
-        self.state = Some(R::evolve(state, &fact));
+        R::evolve(&mut self.state, &fact);
         Ok(())
     }
 
@@ -218,28 +217,28 @@ impl<R: Ruleset> Machine for Typed<R> {
     }
 
     fn render(&self) -> String {
-        R::render(self.state.as_ref().expect("state present"))
+        R::render(&self.state)
     }
 
     fn state(&self) -> Value {
-        serde_json::to_value(self.state.as_ref().expect("state present")).expect("state serialises")
+        serde_json::to_value(&self.state).expect("state serialises")
     }
 
     fn turn(&self) -> u32 {
-        R::turn(self.state.as_ref().expect("state present"))
+        R::turn(&self.state)
     }
 
     fn sides(&self) -> Vec<String> {
-        R::sides(self.state.as_ref().expect("state present"))
+        R::sides(&self.state)
     }
 
     fn awaited(&self) -> Actor {
-        R::awaited(self.state.as_ref().expect("state present"))
+        R::awaited(&self.state)
     }
 
     fn author(&self, decision: &Value) -> Result<Actor, Refusal> {
         let decision: R::Decision = parse(decision)?;
-        Ok(R::author(self.state.as_ref().expect("state present"), &decision))
+        Ok(R::author(&self.state, &decision))
     }
 
     fn boxed_clone(&self) -> Box<dyn Machine> {
@@ -266,7 +265,7 @@ fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Mac
     let scenario: R::Scenario = serde_path_to_error::deserialize(scenario)
         .map_err(|e| ScenarioError::new(e.path().to_string(), e.inner().to_string()))?;
     let state = R::initial(scenario, rules)?;
-    Ok(Box::new(Typed::<R> { state: Some(state) }))
+    Ok(Box::new(Typed::<R> { state }))
 }
 
 /// The registry entry of a ruleset type.
@@ -318,25 +317,24 @@ pub fn version(id: &str) -> Result<VersionSpec, RulesError> {
 /// fact (who activates next, whether the turn is over) can be computed from
 /// the state the earlier facts lead to — without putting rules in `evolve`.
 pub struct Facts<R: Ruleset> {
-    state: Option<R::State>,
+    state: R::State,
     out: Vec<R::Fact>,
 }
 
 impl<R: Ruleset> Facts<R> {
     pub fn new(state: &R::State) -> Self {
-        Facts { state: Some(state.clone()), out: Vec::new() }
+        Facts { state: state.clone(), out: Vec::new() }
     }
 
     /// Records a fact and evolves the scratch state by it.
     pub fn push(&mut self, fact: R::Fact) {
-        let state = self.state.take().expect("scratch state present");
-        self.state = Some(R::evolve(state, &fact));
+        R::evolve(&mut self.state, &fact);
         self.out.push(fact);
     }
 
     /// The state the facts so far lead to.
     pub fn state(&self) -> &R::State {
-        self.state.as_ref().expect("scratch state present")
+        &self.state
     }
 
     /// The facts so far.

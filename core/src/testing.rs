@@ -69,7 +69,7 @@ impl<R: Ruleset> Given<R> {
         R::Fact: 'f,
     {
         for fact in facts {
-            self.state = R::evolve(self.state, fact);
+            R::evolve(&mut self.state, fact);
         }
         self
     }

@@ -333,8 +333,7 @@ pub enum SimError {
 /// typed state, evolved by the same facts.
 pub struct Simulation<R: Ruleset> {
     game: Game,
-    /// Taken out only while a fact evolves it.
-    state: Option<R::State>,
+    state: R::State,
     seed: Seed,
     rng: Rng,
     strict: bool,
@@ -358,7 +357,7 @@ impl<R: Ruleset> Simulation<R> {
             serde_json::from_value(header.scenario.clone()).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
         let state = R::initial(scenario, &header.rules).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
         let game = Game::open(header).map_err(|e| SimError::Open(e.to_string()))?;
-        Ok(Simulation { game, state: Some(state), seed, rng, strict: false })
+        Ok(Simulation { game, state, seed, rng, strict: false })
     }
 
     /// A malformed candidate is an error, not a refusal: for generators
@@ -373,7 +372,7 @@ impl<R: Ruleset> Simulation<R> {
     }
 
     pub fn state(&self) -> &R::State {
-        self.state.as_ref().expect("the state is back after every fact")
+        &self.state
     }
 
     pub fn into_game(self) -> Game {
@@ -383,7 +382,7 @@ impl<R: Ruleset> Simulation<R> {
     /// Plays one decision the policy proposes: the referee's now and then,
     /// else the first legal candidate by priority and weighted chance.
     pub fn step(&mut self, policy: &dyn Policy<R>) -> Result<Vec<Event>, SimError> {
-        let candidates = policy.propose(self.state.as_ref().expect("state"), &mut self.rng);
+        let candidates = policy.propose(&self.state, &mut self.rng);
         let (optional, pool): (Vec<Candidate>, Vec<Candidate>) = match policy.referee_one_in() {
             Some(_) => candidates.into_iter().partition(|c| c.optional),
             None => (Vec::new(), candidates),
@@ -473,8 +472,9 @@ impl<R: Ruleset> Simulation<R> {
         let played = catch_unwind(AssertUnwindSafe(|| self.game.play(decision, None)))
             .map_err(|_| self.panicked(decision))?
             .map_err(|e| SimError::Inconsistent { decision: decision.to_string(), reason: e.to_string() })?;
-        let state = self.state.take().expect("the state is back after every fact");
-        self.state = Some(facts.iter().fold(state, |s, f| R::evolve(s, f)));
+        for f in &facts {
+            R::evolve(&mut self.state, f);
+        }
         Ok(Tried::Played(played))
     }
 
@@ -633,7 +633,7 @@ pub trait Follower: Send {
 }
 
 struct Following<G: Generator> {
-    state: Option<<G::Ruleset as Ruleset>::State>,
+    state: <G::Ruleset as Ruleset>::State,
     policy: Box<dyn Policy<G::Ruleset>>,
     rng: Rng,
 }
@@ -645,13 +645,12 @@ impl<G: Generator> Follower for Following<G> {
         }
         let fact: <G::Ruleset as Ruleset>::Fact = serde_json::from_value(event.body["fact"].clone())
             .map_err(|e| SimError::Open(format!("seq {}: the fact does not read: {e}", event.seq)))?;
-        let state = self.state.take().expect("the state is back after every fact");
-        self.state = Some(G::Ruleset::evolve(state, &fact));
+        G::Ruleset::evolve(&mut self.state, &fact);
         Ok(())
     }
 
     fn candidates(&mut self) -> Vec<Value> {
-        let state = self.state.as_ref().expect("the state is back after every fact");
+        let state = &self.state;
         let proposed = self.policy.propose(state, &mut self.rng);
         let (optional, pool): (Vec<Candidate>, Vec<Candidate>) = match self.policy.referee_one_in() {
             Some(_) => proposed.into_iter().partition(|c| c.optional),
@@ -676,7 +675,7 @@ impl<G: Generator> Follower for Following<G> {
     }
 
     fn over(&self) -> bool {
-        G::over(self.state.as_ref().expect("the state is back after every fact"))
+        G::over(&self.state)
     }
 }
 
@@ -723,7 +722,7 @@ impl<G: Generator> Simulator for Erased<G> {
             serde_json::from_value(header.scenario.clone()).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
         let state =
             G::Ruleset::initial(scenario, &header.rules).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
-        Ok(Box::new(Following::<G> { state: Some(state), policy, rng }))
+        Ok(Box::new(Following::<G> { state, policy, rng }))
     }
 }
 

@@ -663,7 +663,7 @@ impl Ruleset for CombatHq {
         decide::decide(state, decision, dice)
     }
 
-    fn evolve(state: State, fact: &Fact) -> State {
+    fn evolve(state: &mut State, fact: &Fact) {
         evolve(state, fact)
     }
 
@@ -878,7 +878,7 @@ fn add_command_group(
 }
 
 /// Records what a fact says. No rule logic: every consequence is in the fact.
-pub fn evolve(mut state: State, fact: &Fact) -> State {
+pub fn evolve(state: &mut State, fact: &Fact) {
     fn bg<'a>(state: &'a mut State, id: &str) -> &'a mut BattleGroup {
         state.battle_groups.get_mut(id).expect("facts name battle groups of the scenario")
     }
@@ -888,7 +888,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
     match fact {
         Fact::TurnBegan { turn: number, first, staff_orders, .. } => {
             for (id, n) in staff_orders {
-                let b = bg(&mut state, id);
+                let b = bg(state, id);
                 b.staff_orders = *n;
                 b.staff_orders_next_turn = 0;
             }
@@ -903,14 +903,14 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             });
         }
         Fact::CommandDiceRolled { battle_group, active_pool, kept, .. } => {
-            bg(&mut state, battle_group).active_pool = *active_pool;
-            turn(&mut state).dice.insert(battle_group.clone(), kept.clone());
+            bg(state, battle_group).active_pool = *active_pool;
+            turn(state).dice.insert(battle_group.clone(), kept.clone());
         }
         Fact::CommandDiceNotRolled { battle_group, active_pool, .. } => {
-            bg(&mut state, battle_group).active_pool = *active_pool
+            bg(state, battle_group).active_pool = *active_pool
         }
         Fact::WildDiceGiven { to_side, total, .. } => {
-            turn(&mut state).wild_dice.insert(to_side.clone(), *total);
+            turn(state).wild_dice.insert(to_side.clone(), *total);
         }
         Fact::StaffOrdersCaptured { to_side, total, .. } => {
             if let Some(s) = state.sides.iter_mut().find(|s| &s.id == to_side) {
@@ -918,11 +918,11 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             }
         }
         Fact::ReservesHeldBack { battle_group, staff_orders_per_group, .. } => {
-            turn(&mut state).reserves_held_back.insert(battle_group.clone(), *staff_orders_per_group);
+            turn(state).reserves_held_back.insert(battle_group.clone(), *staff_orders_per_group);
         }
-        Fact::FirstPulse { side, .. } => turn(&mut state).pulse = side.clone(),
+        Fact::FirstPulse { side, .. } => turn(state).pulse = side.clone(),
         Fact::ChainPlayed { side, battle_group, dice_left, wild_dice_left, .. } => {
-            let t = turn(&mut state);
+            let t = turn(state);
             t.dice.insert(battle_group.clone(), dice_left.clone());
             t.wild_dice.insert(side.clone(), *wild_dice_left);
         }
@@ -931,7 +931,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             if let Some(cg) = state.command_groups.get_mut(command_group) {
                 cg.in_reserve = false;
             }
-            bg(&mut state, battle_group).dice_held_by_reserves = *held_by_reserves;
+            bg(state, battle_group).dice_held_by_reserves = *held_by_reserves;
             if let Payment::StaffOrders { from, left, .. } = paid {
                 if let Some(b) = state.battle_groups.get_mut(from) {
                     b.staff_orders = *left;
@@ -941,13 +941,13 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             }
         }
         Fact::StaffOrdersRestocked { battle_group, staff_orders, staff_orders_next_turn, .. } => {
-            let b = bg(&mut state, battle_group);
+            let b = bg(state, battle_group);
             b.staff_orders = *staff_orders;
             b.staff_orders_next_turn = *staff_orders_next_turn;
         }
-        Fact::PulseEnded { next, .. } => turn(&mut state).pulse = next.clone(),
+        Fact::PulseEnded { next, .. } => turn(state).pulse = next.clone(),
         Fact::TurnEnded { .. } => {
-            let t = turn(&mut state);
+            let t = turn(state);
             t.ended = true;
             t.pulse = None;
             t.dice.clear();
@@ -959,5 +959,4 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             }
         }
     }
-    state
 }

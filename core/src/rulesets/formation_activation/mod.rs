@@ -501,7 +501,7 @@ impl Ruleset for FormationActivation {
         decide::decide(state, decision, dice)
     }
 
-    fn evolve(state: State, fact: &Fact) -> State {
+    fn evolve(state: &mut State, fact: &Fact) {
         evolve(state, fact)
     }
 
@@ -703,7 +703,7 @@ fn end_turn_chits(scenario: &Scenario, chits: &mut BTreeMap<String, Chit>) -> Re
 }
 
 /// Records what a fact says. No rule logic: every consequence is in the fact.
-pub fn evolve(mut state: State, fact: &Fact) -> State {
+pub fn evolve(state: &mut State, fact: &Fact) {
     fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
         state.units.get_mut(id).expect("facts name units of the scenario")
     }
@@ -721,11 +721,11 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 over: false,
             });
         }
-        Fact::ChitDrawn { chit, .. } => turn(&mut state).cup.retain(|c| c != chit),
-        Fact::EndTurnChitDrawn { drawn, .. } => turn(&mut state).end_turn_drawn = *drawn,
-        Fact::TurnEnded { .. } => turn(&mut state).over = true,
+        Fact::ChitDrawn { chit, .. } => turn(state).cup.retain(|c| c != chit),
+        Fact::EndTurnChitDrawn { drawn, .. } => turn(state).end_turn_drawn = *drawn,
+        Fact::TurnEnded { .. } => turn(state).over = true,
         Fact::ActivationBegan { formation, side, chit, number } => {
-            let t = turn(&mut state);
+            let t = turn(state);
             t.activations.insert(formation.clone(), *number);
             t.activation = Some(Activation {
                 formation: formation.clone(),
@@ -736,7 +736,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
         }
         Fact::CleanedUp { units, .. } => {
             for id in units {
-                let u = unit(&mut state, id);
+                let u = unit(state, id);
                 u.operations_complete = false;
                 u.out_of_command = false;
                 u.operations = 0;
@@ -745,45 +745,44 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
         Fact::InCommandWithinRadius { .. } => {}
         Fact::NewlyPlacedInCommand { units, .. } => {
             for id in units {
-                unit(&mut state, id).newly_placed = false;
+                unit(state, id).newly_placed = false;
             }
         }
         Fact::MoraleTested { units, passed, .. } => {
             if !passed {
                 for id in units {
-                    unit(&mut state, id).out_of_command = true;
+                    unit(state, id).out_of_command = true;
                 }
             }
         }
         Fact::RallyTested { unit: id, rallied, .. } => {
             if *rallied {
-                unit(&mut state, id).disrupted = false;
+                unit(state, id).disrupted = false;
             }
         }
         Fact::OperationsBegan { .. } => {}
         Fact::Moved { unit: id, to, operations_complete, .. } => {
-            let u = unit(&mut state, id);
+            let u = unit(state, id);
             u.hex = Some(*to);
             u.operations += 1;
             u.operations_complete = *operations_complete;
         }
         Fact::Fired { unit: id, operations_complete, .. } | Fact::Assaulted { unit: id, operations_complete, .. } => {
-            let u = unit(&mut state, id);
+            let u = unit(state, id);
             u.operations += 1;
             u.operations_complete = *operations_complete;
         }
         Fact::ReactionFired { .. } => {}
-        Fact::ActivationEnded { .. } => turn(&mut state).activation = None,
-        Fact::Disrupted { unit: id, .. } => unit(&mut state, id).disrupted = true,
-        Fact::Eliminated { unit: id, .. } => unit(&mut state, id).eliminated = true,
+        Fact::ActivationEnded { .. } => turn(state).activation = None,
+        Fact::Disrupted { unit: id, .. } => unit(state, id).disrupted = true,
+        Fact::Eliminated { unit: id, .. } => unit(state, id).eliminated = true,
         Fact::Placed { unit: id, hex, .. } => {
-            let u = unit(&mut state, id);
+            let u = unit(state, id);
             u.hex = Some(*hex);
             u.newly_placed = true;
         }
-        Fact::Relocated { unit: id, to, .. } => unit(&mut state, id).hex = Some(*to),
+        Fact::Relocated { unit: id, to, .. } => unit(state, id).hex = Some(*to),
     }
-    state
 }
 
 /// `a, b, c`, or `none`.

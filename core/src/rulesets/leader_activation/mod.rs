@@ -496,7 +496,7 @@ impl Ruleset for LeaderActivation {
         decide::decide(state, decision, dice)
     }
 
-    fn evolve(state: State, fact: &Fact) -> State {
+    fn evolve(state: &mut State, fact: &Fact) {
         evolve(state, fact)
     }
 
@@ -526,7 +526,7 @@ impl Ruleset for LeaderActivation {
 }
 
 /// Records what a fact says. No rule logic: every consequence is in the fact.
-pub fn evolve(mut state: State, fact: &Fact) -> State {
+pub fn evolve(state: &mut State, fact: &Fact) {
     fn piece<'a>(state: &'a mut State, id: &str) -> &'a mut Piece {
         state.pieces.get_mut(id).expect("facts name pieces of the scenario")
     }
@@ -548,7 +548,7 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             });
         }
         Fact::LeaderActivated { leader, side, .. } => {
-            piece(&mut state, leader).activated = true;
+            piece(state, leader).activated = true;
             let turn = state.turn.as_mut().expect("a turn is in progress");
             turn.activation = Some(Activation {
                 leader: leader.clone(),
@@ -559,21 +559,21 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
             });
         }
         Fact::SelfRallyTested { leader, rallied, .. } => {
-            activation(&mut state).self_rally_tried = true;
+            activation(state).self_rally_tried = true;
             if *rallied {
-                piece(&mut state, leader).broken = false;
+                piece(state, leader).broken = false;
             }
         }
         Fact::UnitCommanded { unit, .. } => {
-            piece(&mut state, unit).activated = true;
-            activation(&mut state).commanded.push(unit.clone());
+            piece(state, unit).activated = true;
+            activation(state).commanded.push(unit.clone());
         }
         Fact::UnitActed { .. } => {}
-        Fact::LeaderActed { .. } => activation(&mut state).leader_acted = true,
+        Fact::LeaderActed { .. } => activation(state).leader_acted = true,
         Fact::RallyTested { .. } => {}
         Fact::UnitsRallied { units, stay_idle } => {
             for u in units {
-                let p = piece(&mut state, u);
+                let p = piece(state, u);
                 p.broken = false;
                 if *stay_idle {
                     p.activated = true;
@@ -602,16 +602,15 @@ pub fn evolve(mut state: State, fact: &Fact) -> State {
                 t.next = None;
             }
         }
-        Fact::Broke { piece: id, .. } => piece(&mut state, id).broken = true,
-        Fact::LockedInCloseCombat { leader } => piece(&mut state, leader).locked = true,
-        Fact::FreedFromCloseCombat { leader } => piece(&mut state, leader).locked = false,
-        Fact::Moved { piece: id, to, .. } => piece(&mut state, id).at = *to,
+        Fact::Broke { piece: id, .. } => piece(state, id).broken = true,
+        Fact::LockedInCloseCombat { leader } => piece(state, leader).locked = true,
+        Fact::FreedFromCloseCombat { leader } => piece(state, leader).locked = false,
+        Fact::Moved { piece: id, to, .. } => piece(state, id).at = *to,
         Fact::Removed { piece: id, side, role, reason } => {
             state.pieces.remove(id);
             state.removed.insert(id.clone(), Removed { side: side.clone(), role: *role, reason: reason.clone() });
         }
     }
-    state
 }
 
 fn side_or_none(next: &Option<String>) -> String {

@@ -96,15 +96,14 @@ fn begin_turn(state: &mut State, number: u32) {
     });
 }
 
-pub(super) fn evolve(mut state: State, fact: &Fact) -> State {
-    let recorded = record_turn(&mut state, fact)
-        || record_organisation(&mut state, fact)
-        || record_command(&mut state, fact)
-        || record_action(&mut state, fact)
-        || record_interrupt(&mut state, fact)
-        || record_morale(&mut state, fact);
+pub(super) fn evolve(state: &mut State, fact: &Fact) {
+    let recorded = record_turn(state, fact)
+        || record_organisation(state, fact)
+        || record_command(state, fact)
+        || record_action(state, fact)
+        || record_interrupt(state, fact)
+        || record_morale(state, fact);
     debug_assert!(recorded, "every fact is recorded");
-    state
 }
 
 /// 2.1: turns, strategic movement, initiative, activations. Whether the fact was one of these.

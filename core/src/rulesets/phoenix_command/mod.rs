@@ -1181,7 +1181,7 @@ impl Ruleset for PhoenixCommand {
         decide::decide(state, decision, dice)
     }
 
-    fn evolve(state: State, fact: &Fact) -> State {
+    fn evolve(state: &mut State, fact: &Fact) {
         evolve::evolve(state, fact)
     }
 
