@@ -125,13 +125,18 @@ pub enum Command {
     },
     /// Replay a game from its facts, narrated; step by step, or up to the end of a seq, a decision or a turn.
     #[command(
-        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --turn 1\n  rollcall replay rally --seq 30"
+        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --step --decision 7\n  rollcall replay rally --step --plain\n  rollcall replay rally --turn 1\n  rollcall replay rally --seq 30"
     )]
     Replay {
         game: String,
-        /// Show the state after each decision (and wait for Enter on a terminal).
+        /// Step through the game: on a terminal, an interactive view (back and
+        /// forth by event, decision and turn; `?` shows the keys); elsewhere,
+        /// the state after each decision, printed.
         #[arg(long)]
         step: bool,
+        /// With --step on a terminal: print as off a terminal, no interactive view.
+        #[arg(long, requires = "step")]
+        plain: bool,
         /// The same as --seq: stop after this seq.
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         to: Option<u64>,

@@ -30,12 +30,15 @@ mod exit;
 mod golden;
 mod housekeeping;
 mod impact;
+mod impact_report;
 mod manual;
 mod pbem;
 mod position;
+mod progress;
 mod serve;
 mod simulate;
 mod store;
+mod tui;
 mod view;
 
 use std::process::ExitCode;
