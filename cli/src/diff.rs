@@ -37,6 +37,7 @@ fn load_and_diff(
     a: Option<&str>,
     b: &str,
     all: bool,
+    json: bool,
 ) -> Result<(Header, Result<Report, VerifyFailure>), Fail> {
     let path = Path::new(target);
     let from_file = path.is_file() || target.ends_with(".jsonl");
@@ -49,15 +50,21 @@ fn load_and_diff(
     if from_file {
         let (header, events) = rollcall_store::file::read(path)?;
         let (a, b) = resolve(&header)?;
-        let report = outcome(diff(&header, events, &a, &b, all))?;
-        Ok((header, report))
+        let bar = crate::progress::file("diff", path, json);
+        let events = events.inspect(|_| crate::progress::tick(&bar));
+        let report = diff(&header, events, &a, &b, all);
+        crate::progress::done(bar);
+        Ok((header, outcome(report)?))
     } else {
         let log = store::open_read(db)?;
         let header = log.header(target)?;
         let (a, b) = resolve(&header)?;
-        let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> = log.events(target, 1)?;
-        let report = outcome(diff(&header, events, &a, &b, all))?;
-        Ok((header, report))
+        let bar = crate::progress::events("diff", log.head(target)?.seq, json);
+        let events: Box<dyn Iterator<Item = Result<Event, rollcall_core::log::LogError>>> =
+            Box::new(log.events(target, 1)?.inspect(|_| crate::progress::tick(&bar)));
+        let report = diff(&header, events, &a, &b, all);
+        crate::progress::done(bar);
+        Ok((header, outcome(report)?))
     }
 }
 
@@ -108,7 +115,7 @@ pub fn run(
     all: bool,
     json: bool,
 ) -> Result<ExitCode, Fail> {
-    let (header, report) = load_and_diff(db, target, a, b, all)?;
+    let (header, report) = load_and_diff(db, target, a, b, all, json)?;
     let report = match report {
         Ok(report) => report,
         Err(failure) => {
