@@ -38,6 +38,7 @@ mod progress;
 mod serve;
 mod simulate;
 mod store;
+mod suggest;
 mod tui;
 mod view;
 
@@ -56,7 +57,10 @@ fn main() -> ExitCode {
     store::set_wait(std::time::Duration::from_secs(args.wait));
     let code = match commands::run(args) {
         Ok(code) => code,
-        Err(fail) => exit::input(&rollcall_core::text::escape_lines(&fail.0), exit::json_requested()),
+        Err(fail) => {
+            let message = suggest::annotate(&fail.0, store::game_ids);
+            exit::input(&rollcall_core::text::escape_lines(&message), exit::json_requested())
+        }
     };
     report_peak_memory();
     code
