@@ -226,3 +226,53 @@ fn long_work_shows_a_progress_bar_on_a_terminal_and_none_on_a_pipe() {
     assert!(status.success(), "{seen}");
     assert!(!seen.contains(" events, "), "--json shows a bar: {seen:?}");
 }
+
+/// Runs rollcall with standard output on a pty; returns what it printed.
+fn on_terminal_stdout(db: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let (master, slave) = pty(200, 20);
+    let mut command = rollcall(db);
+    command.args(args).env("TERM", "xterm-256color").env_remove("CLICOLOR").env_remove("CLICOLOR_FORCE");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::from(slave)).stderr(Stdio::null()).spawn().unwrap();
+    // The command holds the pty's other end until it goes: then the reader sees its end.
+    drop(command);
+    let mut reader = std::fs::File::from(master);
+    let seen = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = reader.read(&mut buf) {
+            all.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&all).into_owned()
+    });
+    child.wait().unwrap();
+    drop(child);
+    seen.join().unwrap()
+}
+
+/// The verdict lines of verify and diff are green or red on a terminal;
+/// NO_COLOR, or a pipe, gets plain text.
+#[test]
+fn verdicts_are_coloured_on_a_terminal_unless_no_color() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let run = rollcall(&db).arg("run").arg(fixture("leader-activation/rally.json")).output().unwrap();
+    assert!(run.status.success());
+    let green = "\u{1b}[1m\u{1b}[32m";
+    let red = "\u{1b}[1m\u{1b}[31m";
+    let verified = on_terminal_stdout(&db, &["verify", "rally"], &[]);
+    assert!(verified.contains(&format!("{green}verified rally:")), "{verified:?}");
+    let dispute = fixture("leader-activation/disputes/natural-6-rallies.json");
+    let run = rollcall(&db).arg("run").arg(dispute).args(["--game", "n6"]).output().unwrap();
+    assert!(run.status.success());
+    let parts = on_terminal_stdout(&db, &["diff", "n6", "--b", "+natural-6-rallies"], &[]);
+    assert!(parts.contains(red), "{parts:?}");
+    let agrees = on_terminal_stdout(&db, &["diff", "rally", "--b", "+natural-6-rallies"], &[]);
+    assert!(agrees.contains(green), "{agrees:?}");
+    let plain = on_terminal_stdout(&db, &["verify", "rally"], &[("NO_COLOR", "1")]);
+    assert!(plain.contains("verified rally:") && !plain.contains('\u{1b}'), "{plain:?}");
+    let piped = rollcall(&db).args(["verify", "rally"]).env("CLICOLOR", "1").output().unwrap();
+    assert!(!String::from_utf8_lossy(&piped.stdout).contains('\u{1b}'));
+}

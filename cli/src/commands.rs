@@ -593,12 +593,15 @@ fn report_verify(
                 out["normalised"] = json!(normalised);
                 print_json(&out);
             } else {
-                say!(
-                    "verified {what}: {}, {} events, {} decisions, turn {}",
-                    header.rules.label(),
-                    v.events,
-                    v.decisions,
-                    v.turn
+                crate::colour::say(
+                    &format!(
+                        "verified {what}: {}, {} events, {} decisions, turn {}",
+                        header.rules.label(),
+                        v.events,
+                        v.decisions,
+                        v.turn
+                    ),
+                    crate::colour::Verdict::Good,
                 );
                 say!("head {}", v.head);
                 say!("proven: {}.", v.guarantee());
@@ -618,7 +621,7 @@ fn report_verify(
                     &json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason, "normalised": normalised}),
                 );
             } else {
-                say!("verification FAILED for {what}: {f}");
+                crate::colour::say(&format!("verification FAILED for {what}: {f}"), crate::colour::Verdict::Bad);
             }
             Ok(ExitCode::from(1))
         }

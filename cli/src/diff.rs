@@ -125,7 +125,10 @@ pub fn run(
                     "diff": "not run: the record does not verify under its own rules"});
                 crate::commands::print_json(&value);
             } else {
-                say!("verification FAILED for {target}: {failure}");
+                crate::colour::say(
+                    &format!("verification FAILED for {target}: {failure}"),
+                    crate::colour::Verdict::Bad,
+                );
                 say!("(diff compares the versions only on a record that verifies under its own rules)");
             }
             return Ok(ExitCode::from(1));
@@ -208,7 +211,9 @@ pub fn print_report(game: &str, report: &Report, all: bool) {
         say!("\nevery outcome is the same under A and B: the same refusals, and the same state after every decision");
     }
     print_reasoning(report, all);
-    say!("\n{}", report.summary());
+    say!();
+    let verdict = if report.agree() { crate::colour::Verdict::Good } else { crate::colour::Verdict::Bad };
+    crate::colour::say(&report.summary(), verdict);
 }
 
 /// The decisions whose facts differ only in the reasoning they record.

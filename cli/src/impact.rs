@@ -376,7 +376,9 @@ fn print_text(args: &ImpactArgs, impact: &Impact) {
             println!("  {reason}: {}{more}", shown.join(", "));
         }
     }
-    println!("\n{}", impact.summary());
+    println!();
+    let verdict = if impact.agree() { crate::colour::Verdict::Good } else { crate::colour::Verdict::Bad };
+    crate::colour::say(&impact.summary(), verdict);
 }
 
 /// What changed, per decision type, per fact type and per field of the final states.

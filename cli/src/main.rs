@@ -23,6 +23,7 @@ macro_rules! show {
 }
 
 mod args;
+mod colour;
 mod commands;
 mod demo;
 mod diff;
