@@ -428,3 +428,28 @@ fn man_writes_a_page_for_every_command() {
     assert!(Path::new(&dir).join("rollcall-pbem-invite.1").is_file(), "subcommands have pages");
     assert!(Path::new(&dir).join("rollcall.1").is_file());
 }
+
+/// A misspelt game id, ruleset, option or decision type is answered with
+/// the closest right one.
+#[test]
+fn a_misspelt_name_gets_a_did_you_mean() {
+    let s = Store::new();
+    s.rally();
+    failed_with(&s.run(&["state", "rallly"]), 2, "no game \"rallly\" in the store");
+    failed_with(&s.run(&["state", "rallly"]), 2, "(did you mean rally?)");
+    failed_with(&s.run(&["diff", "rally", "--b", "+natural-6-rally"]), 2, "(did you mean natural-6-rallies?)");
+    failed_with(&s.run(&["diff", "rally", "--b", "leader-activaton@1"]), 2, "(did you mean leader-activation?)");
+    let dir = tempfile::tempdir().unwrap();
+    let mut script: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("fixtures/leader-activation/rally.json")).unwrap())
+            .unwrap();
+    script["decisions"][1]["type"] = "activte".into();
+    let path = dir.path().join("typo.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&script).unwrap()).unwrap();
+    failed_with(
+        &s.run(&["run", path.to_str().unwrap(), "--game", "typo"]),
+        2,
+        "unknown variant `activte`, expected one of",
+    );
+    failed_with(&s.run(&["run", path.to_str().unwrap(), "--game", "typo"]), 2, "(did you mean activate?)");
+}

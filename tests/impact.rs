@@ -292,3 +292,46 @@ fn fixture_count() -> u64 {
     }
     walk(std::path::Path::new(&fixtures()))
 }
+
+/// `-o report.html`: one self-contained page with the same report as
+/// `--json` — it names every parting game, each with an anchor the list
+/// links to, and loads nothing from the network; an existing file is
+/// replaced only with --force.
+#[test]
+fn the_html_report_names_every_parting_game_and_needs_no_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let page_path = dir.path().join("report.html");
+    let page = page_path.to_str().unwrap();
+    let corpus = root().join("fixtures/leader-activation");
+    let corpus = corpus.to_str().unwrap();
+    let out = rollcall(&db, &["impact", corpus, "--b", "+natural-6-rallies", "-o", page]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("wrote the report to"), "{}", text(&out));
+    let html = std::fs::read_to_string(&page_path).unwrap();
+    let (_, report) = impact(&[corpus], "+natural-6-rallies");
+    let games: Vec<&str> = report["parting"].as_array().unwrap().iter().map(|g| g["game"].as_str().unwrap()).collect();
+    assert!(!games.is_empty());
+    for (i, game) in games.iter().enumerate() {
+        assert!(html.contains(&format!("<a href=\"#game-{i}\">{game}</a>")), "{game} not linked:\n{html}");
+        assert!(html.contains(&format!("id=\"game-{i}\"><h3>{game}</h3>")), "{game} has no section:\n{html}");
+    }
+    assert!(html.contains(report["summary"].as_str().unwrap()), "{html}");
+    for (kind, _) in report["by_decision"].as_object().unwrap() {
+        assert!(html.contains(&format!("<td>{kind}</td>")), "decision type {kind} missing");
+    }
+    for (kind, _) in report["by_fact"].as_object().unwrap() {
+        assert!(html.contains(&format!("<td>{kind}</td>")), "fact type {kind} missing");
+    }
+    for external in ["http://", "https://", "src=", "<link", "@import"] {
+        assert!(!html.contains(external), "the page loads {external}");
+    }
+
+    let again = rollcall(&db, &["impact", corpus, "--b", "+natural-6-rallies", "-o", page]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    assert!(text(&again).contains("exists: nothing was written (use --force to replace it)"), "{}", text(&again));
+    std::fs::write(&page_path, "old").unwrap();
+    let forced = rollcall(&db, &["impact", corpus, "--b", "+natural-6-rallies", "-o", page, "--force"]);
+    assert_eq!(forced.status.code(), Some(1), "{}", text(&forced));
+    assert_eq!(std::fs::read_to_string(&page_path).unwrap(), html, "the same report gives the same page");
+}

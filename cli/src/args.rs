@@ -46,6 +46,7 @@ pub enum Command {
         /// is part of the seed: another id draws other dice.
         #[arg(long)]
         game: Option<String>,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -69,6 +70,7 @@ pub enum Command {
         /// Dice are rolled by hand at a table and entered with each decision.
         #[arg(long)]
         table: bool,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -90,6 +92,7 @@ pub enum Command {
         /// Your side's token for the server (given once, when the game was made).
         #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
         token: Option<String>,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -125,13 +128,18 @@ pub enum Command {
     },
     /// Replay a game from its facts, narrated; step by step, or up to the end of a seq, a decision or a turn.
     #[command(
-        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --turn 1\n  rollcall replay rally --seq 30"
+        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --step --decision 7\n  rollcall replay rally --step --plain\n  rollcall replay rally --turn 1\n  rollcall replay rally --seq 30"
     )]
     Replay {
         game: String,
-        /// Show the state after each decision (and wait for Enter on a terminal).
+        /// Step through the game: on a terminal, an interactive view (back and
+        /// forth by event, decision and turn; `?` shows the keys); elsewhere,
+        /// the state after each decision, printed.
         #[arg(long)]
         step: bool,
+        /// With --step on a terminal: print as off a terminal, no interactive view.
+        #[arg(long, requires = "step")]
+        plain: bool,
         /// The same as --seq: stop after this seq.
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         to: Option<u64>,
@@ -151,6 +159,7 @@ pub enum Command {
         /// Also demand that the record ends at this head hash.
         #[arg(long, value_name = "HASH")]
         expect_head: Option<String>,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -171,6 +180,7 @@ pub enum Command {
         /// Report every divergent decision, grouped by turn (default: the first).
         #[arg(long)]
         all: bool,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -206,6 +216,7 @@ pub enum Command {
         /// With --diff, version B: as for `diff --b`.
         #[arg(long, requires = "diff")]
         b: Option<String>,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -222,6 +233,7 @@ pub enum Command {
         /// Replace the output file if it exists.
         #[arg(long)]
         force: bool,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -235,6 +247,7 @@ pub enum Command {
         /// secret key (a new machine, a lost store).
         #[arg(long)]
         key: Option<PathBuf>,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -279,6 +292,7 @@ pub enum Command {
         /// Where to write the secret key (refused if the file exists).
         #[arg(short, long)]
         output: PathBuf,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -344,6 +358,7 @@ pub enum PbemCommand {
         /// Where to write the invitation (- for standard output).
         #[arg(short, long)]
         output: String,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -358,6 +373,7 @@ pub enum PbemCommand {
         /// Where to write the answer (- for standard output).
         #[arg(short, long)]
         output: String,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -370,6 +386,7 @@ pub enum PbemCommand {
         /// Your secret key file.
         #[arg(long)]
         key: PathBuf,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -411,6 +428,7 @@ pub enum TurnCommand {
         /// Where to write the turn file (- for standard output).
         #[arg(short, long)]
         output: String,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -420,6 +438,7 @@ pub enum TurnCommand {
         /// The server's address.
         url: String,
         game: String,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -430,6 +449,7 @@ pub enum TurnCommand {
     Apply {
         /// The turn file (a file, or - for standard input; pasted or quoted email text is fine).
         turn: String,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -442,6 +462,7 @@ pub enum ForkCommand {
     #[command(after_help = "Example:\n  rollcall fork show friday")]
     Show {
         game: String,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -454,6 +475,7 @@ pub enum StoreCommand {
     /// first `serve --store URL`, and after an upgrade of rollcall.
     #[command(after_help = "Example:\n  rollcall store migrate --store postgres://rollcall:secret@db.example/league")]
     Migrate {
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -474,6 +496,7 @@ pub enum StoreCommand {
         to: String,
         /// The games to copy (default: every game of the source).
         games: Vec<String>,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -487,6 +510,7 @@ pub enum RulesCommand {
     /// Every ruleset and its versions.
     #[command(after_help = "Example:\n  rollcall rules list")]
     List {
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -498,6 +522,7 @@ pub enum RulesCommand {
     Show {
         /// `ruleset`, `ruleset@version`, or a house-rules JSON file.
         version: String,
+        /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -519,6 +544,32 @@ pub enum GoldenCommand {
 #[derive(Debug, ClapArgs)]
 pub struct GoldenArgs {
     pub dir: PathBuf,
+    /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every flag and option of every command and subcommand, `--json`
+    /// included, says what it does in --help.
+    #[test]
+    fn every_flag_of_every_command_has_help_text() {
+        fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && !arg.is_positional() && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} --{}", arg.get_long().unwrap_or(arg.get_id().as_str())));
+                }
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Args::command(), "rollcall", &mut missing);
+        assert!(missing.is_empty(), "flags without help text:\n{}", missing.join("\n"));
+    }
 }

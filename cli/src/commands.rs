@@ -39,7 +39,15 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, position, json } => log(db, &game, position.position(from), json),
         Command::State { game, at, position, json } => state(db, &game, position.position(at), json),
-        Command::Replay { game, step, to, position, json } => replay(db, &game, step, position.position(to), json),
+        Command::Replay { game, step, plain, to, position, json } => {
+            let interactive =
+                step && !plain && !json && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+            if interactive {
+                interactive_replay(db, &game, position.position(to))
+            } else {
+                replay(db, &game, step, position.position(to), json)
+            }
+        }
         Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
         Command::Simulate(args) => crate::simulate::run(&args),
@@ -447,22 +455,22 @@ fn replay(
 ) -> Result<ExitCode, Fail> {
     let log = store::open_read(db)?;
     let to = to.map(|p| crate::position::resolve(&log, id, p)).transpose()?.map(|span| span.last);
-    let interactive = step && !json && std::io::stdin().is_terminal();
     let mut steps = Vec::new();
     let mut lines = Vec::new();
+    // The narrative on a terminal is its own progress; to a file or a pipe, a bar.
+    let total = match to {
+        Some(to) => to,
+        None => log.head(id)?.seq,
+    };
+    let bar = crate::progress::events("replay", total, json || std::io::stdout().is_terminal());
     let game = open_game_with(&log, id, to, |g, e| {
+        crate::progress::tick(&bar);
         if step && e.kind == rollcall_core::Kind::Decision && g.decisions() > 1 {
             // The state after the previous decision, before this one.
             if json {
                 steps.push(json!({"after_decision": g.decisions() - 1, "state": g.state()}));
             } else {
                 say!("--- state after decision {} ---\n{}", g.decisions() - 1, g.render());
-                if interactive {
-                    show!("[Enter for the next decision] ");
-                    let _ = std::io::stdout().flush();
-                    let mut line = String::new();
-                    let _ = std::io::stdin().read_line(&mut line);
-                }
             }
         }
         if json {
@@ -484,6 +492,26 @@ fn replay(
             game.head()
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `rollcall replay GAME --step` on a terminal: reads the game once,
+/// releases the store (other commands may use it while the view is open),
+/// and opens the interactive view at the position given, or at the start.
+fn interactive_replay(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
+    let (header, events) = {
+        let log = store::open_read(db)?;
+        let header = log.header(id)?;
+        let events = log.events(id, 1)?.collect::<Result<Vec<_>, _>>()?;
+        (header, events)
+    };
+    let replay = crate::tui::Replay::build(&header, &events)?;
+    drop(events);
+    let start = match at {
+        Some(p) => replay.resolve(p).map_err(Fail)?,
+        None => 0,
+    };
+    crate::tui::term::run(&replay, crate::tui::Model::new(start))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -535,12 +563,15 @@ fn report_verify(
                 out["normalised"] = json!(normalised);
                 print_json(&out);
             } else {
-                say!(
-                    "verified {what}: {}, {} events, {} decisions, turn {}",
-                    header.rules.label(),
-                    v.events,
-                    v.decisions,
-                    v.turn
+                crate::colour::say(
+                    &format!(
+                        "verified {what}: {}, {} events, {} decisions, turn {}",
+                        header.rules.label(),
+                        v.events,
+                        v.decisions,
+                        v.turn
+                    ),
+                    crate::colour::Verdict::Good,
                 );
                 say!("head {}", v.head);
                 say!("proven: {}.", v.guarantee());
@@ -560,7 +591,7 @@ fn report_verify(
                     &json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason, "normalised": normalised}),
                 );
             } else {
-                say!("verification FAILED for {what}: {f}");
+                crate::colour::say(&format!("verification FAILED for {what}: {f}"), crate::colour::Verdict::Bad);
             }
             Ok(ExitCode::from(1))
         }
@@ -604,7 +635,9 @@ fn verify(
             }
         };
         let mut events = events;
-        let result = verify_each(&header, &mut events, |_, _| {});
+        let bar = crate::progress::file("verify", path, json);
+        let result = verify_each(&header, &mut events, |_, _| crate::progress::tick(&bar));
+        crate::progress::done(bar);
         let normalised = events.normalised().describe();
         if let Some(noise) = &normalised {
             if !json {
@@ -615,7 +648,9 @@ fn verify(
     }
     let log = store::open_read(db)?;
     let header = log.header(target)?;
-    let result = verify_each(&header, log.events(target, 1)?, |_, _| {});
+    let bar = crate::progress::events("verify", log.head(target)?.seq, json);
+    let result = verify_each(&header, log.events(target, 1)?, |_, _| crate::progress::tick(&bar));
+    crate::progress::done(bar);
     report_verify(target, Some(&header), result, expect_head.as_deref(), None, json)
 }
 
@@ -624,14 +659,18 @@ fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool,
     let log = store::open_read(db)?;
     let game = open_game(&log, id, None)?;
     let to_stdout = output == Path::new("-");
+    let bar = crate::progress::events("export", game.seq(), json);
+    let events = log.events(id, 1)?.inspect(|_| crate::progress::tick(&bar));
     let count = if to_stdout {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
-        file::write_to(&mut out, Path::new("<stdout>"), game.header(), log.events(id, 1)?)?
+        file::write_to(&mut out, Path::new("<stdout>"), game.header(), events)
     } else {
         let existing = if force { Existing::Replace } else { Existing::Refuse };
-        file::write(output, existing, game.header(), log.events(id, 1)?)?
+        file::write(output, existing, game.header(), events)
     };
+    crate::progress::done(bar);
+    let count = count?;
     let shown = if to_stdout { "standard output".to_string() } else { output.display().to_string() };
     // With the record on standard output, the report goes to standard error.
     let report = if json {
@@ -680,7 +719,9 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
     let mut creation = Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
     let mut unit: Vec<Event> = Vec::new();
+    let bar = crate::progress::file("import", file, json);
     for event in events {
+        crate::progress::tick(&bar);
         let next = verifier.game().seq() + 1;
         let event = event.map_err(|e| not_imported(VerifyFailure { seq: Some(next), reason: e.to_string() }))?;
         verifier.push(&event).map_err(not_imported)?;
@@ -689,6 +730,7 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
         }
         unit.push(event);
     }
+    crate::progress::done(bar);
     let (verified, _) = verifier.finish().map_err(not_imported)?;
     creation.push(unit)?;
     creation.commit()?;

@@ -36,11 +36,16 @@ fn load_and_diff(
     a: Option<&str>,
     b: &str,
     all: bool,
+    json: bool,
 ) -> Result<(Header, Result<Report, VerifyFailure>), Fail> {
     let mut record = source::open(db, target)?;
     let header = record.header().clone();
     let (a, b) = versions(&header, a, b)?;
-    let report = match diff(&header, record.events()?, &a, &b, all) {
+    let bar = record.progress("diff", target, json)?;
+    let events = record.events()?.inspect(|_| crate::progress::tick(&bar));
+    let result = diff(&header, events, &a, &b, all);
+    crate::progress::done(bar);
+    let report = match result {
         Ok(report) => Ok(report),
         Err(DiffError::Unproven(failure)) => Err(failure),
         Err(e) => return Err(Fail(format!("{target}: {e}"))),
@@ -95,7 +100,7 @@ pub fn run(
     all: bool,
     json: bool,
 ) -> Result<ExitCode, Fail> {
-    let (header, report) = load_and_diff(db, target, a, b, all)?;
+    let (header, report) = load_and_diff(db, target, a, b, all, json)?;
     let report = match report {
         Ok(report) => report,
         Err(failure) => {
@@ -105,7 +110,10 @@ pub fn run(
                     "diff": "not run: the record does not verify under its own rules"});
                 crate::output::print_json(&value);
             } else {
-                say!("verification FAILED for {target}: {failure}");
+                crate::colour::say(
+                    &format!("verification FAILED for {target}: {failure}"),
+                    crate::colour::Verdict::Bad,
+                );
                 say!("(diff compares the versions only on a record that verifies under its own rules)");
             }
             return Ok(ExitCode::from(1));
@@ -188,7 +196,9 @@ pub fn print_report(game: &str, report: &Report, all: bool) {
         say!("\nevery outcome is the same under A and B: the same refusals, and the same state after every decision");
     }
     print_reasoning(report, all);
-    say!("\n{}", report.summary());
+    say!();
+    let verdict = if report.agree() { crate::colour::Verdict::Good } else { crate::colour::Verdict::Bad };
+    crate::colour::say(&report.summary(), verdict);
 }
 
 /// The decisions whose facts differ only in the reasoning they record.

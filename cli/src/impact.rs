@@ -40,6 +40,14 @@ pub struct ImpactArgs {
     /// them are skipped).
     #[arg(long)]
     pub b: String,
+    /// Also write the report as one self-contained HTML page (no network
+    /// needed) to this file; an existing file is replaced only with --force.
+    #[arg(short, long, value_name = "REPORT.html")]
+    pub output: Option<PathBuf>,
+    /// Replace the -o file if it exists.
+    #[arg(long, requires = "output")]
+    pub force: bool,
+    /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -82,6 +90,12 @@ pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
         }
         None => B::Version(rule_version(&args.b)?.0),
     };
+    if let Some(path) = &args.output {
+        // Refused before the corpus is run, not after.
+        if !args.force && (path.exists() || path.is_symlink()) {
+            return Err(Fail(format!("{} exists: nothing was written (use --force to replace it)", path.display())));
+        }
+    }
     let mut inputs = Vec::new();
     let mut log = None;
     for target in &args.targets {
@@ -133,10 +147,16 @@ pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
         return Err(Fail(format!("--b {}: no game of the corpus could be compared under it{why}", args.b)));
     }
     let code = if impact.agree() && impact.unproven.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    if let Some(path) = &args.output {
+        write_report(path, args, &impact)?;
+    }
     if args.json {
         print_json(args, &impact);
     } else {
         print_text(args, &impact);
+        if let Some(path) = &args.output {
+            say!("wrote the report to {}", path.display());
+        }
     }
     Ok(code)
 }
@@ -269,7 +289,19 @@ fn done(label: String, result: Result<GameImpact, DiffError>) -> Result<Done, Fa
     }
 }
 
-fn end_text(g: &GameImpact) -> String {
+/// Writes the HTML report through a temporary file renamed into place.
+fn write_report(path: &Path, args: &ImpactArgs, impact: &Impact) -> Result<(), Fail> {
+    use rollcall_store::file::{write_file, Existing, FileError};
+    let page = crate::impact_report::render(&args.b, &args.targets, impact);
+    let existing = if args.force { Existing::Replace } else { Existing::Refuse };
+    write_file(path, existing, |out, tmp| {
+        out.write_all(page.as_bytes())
+            .map_err(|e| FileError::Io { path: tmp.display().to_string(), message: e.to_string() })
+    })
+    .map_err(|e| Fail(e.to_string()))
+}
+
+pub(crate) fn end_text(g: &GameImpact) -> String {
     if matches!(g.setup, Setup::Refused { .. }) {
         return "no final states to compare (a version refuses the scenario)".into();
     }
@@ -344,7 +376,9 @@ fn print_text(args: &ImpactArgs, impact: &Impact) {
             println!("  {reason}: {}{more}", shown.join(", "));
         }
     }
-    println!("\n{}", impact.summary());
+    println!();
+    let verdict = if impact.agree() { crate::colour::Verdict::Good } else { crate::colour::Verdict::Bad };
+    crate::colour::say(&impact.summary(), verdict);
 }
 
 /// What changed, per decision type, per fact type and per field of the final states.

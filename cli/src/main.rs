@@ -23,6 +23,7 @@ macro_rules! show {
 }
 
 mod args;
+mod colour;
 mod commands;
 mod demo;
 mod diff;
@@ -30,14 +31,18 @@ mod exit;
 mod golden;
 mod housekeeping;
 mod impact;
+mod impact_report;
 mod manual;
 mod output;
 mod pbem;
 mod position;
+mod progress;
 mod serve;
 mod simulate;
 mod source;
 mod store;
+mod suggest;
+mod tui;
 mod view;
 
 use std::process::ExitCode;
@@ -55,7 +60,10 @@ fn main() -> ExitCode {
     store::set_wait(std::time::Duration::from_secs(args.wait));
     let code = match commands::run(args) {
         Ok(code) => code,
-        Err(fail) => exit::input(&rollcall_core::text::escape_lines(&fail.0), exit::json_requested()),
+        Err(fail) => {
+            let message = suggest::annotate(&fail.0, store::game_ids);
+            exit::input(&rollcall_core::text::escape_lines(&message), exit::json_requested())
+        }
     };
     report_peak_memory();
     code

@@ -62,6 +62,7 @@ pub struct SimulateArgs {
     /// into different stores).
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -75,6 +75,15 @@ impl Record {
         }
     }
 
+    /// A progress bar for reading this record (on a terminal, not with
+    /// `--json`): sized by the file's bytes or the stored game's events.
+    pub fn progress(&self, what: &str, target: &str, json: bool) -> Result<Option<indicatif::ProgressBar>, Fail> {
+        Ok(match self {
+            Record::File(..) => crate::progress::file(what, Path::new(target), json),
+            Record::Stored(_, log, game) => crate::progress::events(what, log.head(game)?.seq, json),
+        })
+    }
+
     /// The events, first to last.
     pub fn events(&mut self) -> Result<Box<dyn Iterator<Item = Result<Event, ReadError>> + '_>, Fail> {
         Ok(match self {

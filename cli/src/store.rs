@@ -141,6 +141,13 @@ pub fn open_read(db: &Option<PathBuf>) -> Result<Store, Fail> {
     open_as(db, Access::Read)
 }
 
+/// The game ids of the store this process opened (none when it opened
+/// none, or cannot open it again): for "did you mean" after a failure.
+pub fn game_ids() -> Vec<String> {
+    let Some(dir) = STORE.get() else { return Vec::new() };
+    open_read(&Some(dir.clone())).and_then(|log| Ok(log.games()?)).unwrap_or_default()
+}
+
 /// The bytes of an input: a file, or standard input for `-`, with the name
 /// to give it in messages.
 pub fn read_input(source: &str) -> Result<(String, Vec<u8>), Fail> {

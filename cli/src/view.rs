@@ -107,14 +107,14 @@ pub enum DieProof {
 
 /// What decides a die's proof in a record: its seed mode, where verify
 /// failed, and (sealed) which decisions the record's reveals cover.
-struct Proofs {
+pub(crate) struct Proofs {
     mode: SeedMode,
     failed_at: Option<u64>,
     revealed: Vec<(u64, u64)>,
 }
 
 impl Proofs {
-    fn of(header: &Header, events: &[Event], failed_at: Option<u64>) -> Proofs {
+    pub(crate) fn of(header: &Header, events: &[Event], failed_at: Option<u64>) -> Proofs {
         let revealed = events
             .iter()
             .filter(|e| e.kind == Kind::Reveal)
@@ -125,7 +125,7 @@ impl Proofs {
     }
 
     /// The proof of the die at `seq` rolled for decision `decision`.
-    fn of_die(&self, seq: u64, decision: u64) -> DieProof {
+    pub(crate) fn of_die(&self, seq: u64, decision: u64) -> DieProof {
         if self.failed_at.is_some_and(|bad| seq >= bad) && self.mode != SeedMode::Table {
             return DieProof::Unchecked;
         }
