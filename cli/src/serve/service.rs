@@ -476,6 +476,7 @@ impl Service {
         expected: Digest,
         decisions: &[Value],
     ) -> Result<Value, ApiError> {
+        let writing = self.commit.writing();
         let slot = self.slot(game);
         let (events, head, narrative) = {
             let mut slot = slot.lock().await;
@@ -526,7 +527,7 @@ impl Service {
             (events, head, narrative)
         };
         let decided = events.iter().filter(|e| e.kind == rollcall_core::Kind::Decision).count() as u64;
-        self.commit.durable(decided).await;
+        self.commit.durable(writing, decided).await;
         let signature = self.key.sign(&head_message(game, &head));
         Ok(json!({"game": game, "events": narrative, "head": head, "head_signature": signature.to_hex()}))
     }
@@ -534,6 +535,7 @@ impl Service {
     /// `POST /games/{id}/end`: the game ends; the turn in play is revealed,
     /// so every roll of the record can be proven offline.
     pub async fn end(&self, game: &str, token: Option<&str>) -> Result<Value, ApiError> {
+        let writing = self.commit.writing();
         let slot = self.slot(game);
         let (reveal, head) = {
             let mut slot = slot.lock().await;
@@ -562,7 +564,7 @@ impl Service {
             live.ended = true;
             (reveal, Head { seq: live.game.seq(), hash: live.game.head() })
         };
-        self.commit.durable(0).await;
+        self.commit.durable(writing, 0).await;
         Ok(json!({"game": game, "ended": true, "reveal": reveal, "head": head,
             "head_signature": self.key.sign(&head_message(game, &head)).to_hex()}))
     }
