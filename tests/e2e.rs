@@ -1445,3 +1445,96 @@ fn a_postgres_store_without_the_schema_is_refused_with_the_migrate_command() {
     s.ok(&["store", "migrate", "--store", &db.url]);
     assert!(s.ok(&["--store", &db.url, "games"]).contains("no games in this store"));
 }
+
+/// Given `ROLLCALL_STORE` in the environment naming one store, when `--db`
+/// names another on the command line, then the command line wins; without
+/// the flag the environment holds; and `--store` on the command line wins
+/// over `ROLLCALL_DB` and `--db` alike.
+#[test]
+fn a_store_flag_on_the_command_line_beats_the_environment() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]);
+    let other = Store::new();
+    other.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let games = |env: (&str, &PathBuf), args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+            .env_remove("ROLLCALL_DB")
+            .env_remove("ROLLCALL_STORE")
+            .env(env.0, env.1)
+            .args(args)
+            .arg("games")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let db = s.db();
+    let (db, other_db) = (db.to_str().unwrap(), other.db());
+    let listed = games(("ROLLCALL_STORE", &other_db), &["--db", db]);
+    assert!(listed.contains("rally") && !listed.contains("skips"), "--db beats ROLLCALL_STORE: {listed}");
+    let listed = games(("ROLLCALL_STORE", &other_db), &[]);
+    assert!(listed.contains("skips") && !listed.contains("rally"), "ROLLCALL_STORE alone: {listed}");
+    let listed = games(("ROLLCALL_DB", &other_db), &["--store", db]);
+    assert!(listed.contains("rally") && !listed.contains("skips"), "--store beats ROLLCALL_DB: {listed}");
+    let listed = games(("ROLLCALL_STORE", &other_db), &["--db", other_db.to_str().unwrap(), "--store", db]);
+    assert!(listed.contains("rally") && !listed.contains("skips"), "--store beats --db: {listed}");
+}
+
+/// Given two games in a PostgreSQL store, when one is removed with
+/// `games rm`, then the same confirmations and refusals as on sled hold:
+/// off a terminal it needs --yes and removes nothing; with it the game is
+/// gone, the other stays, the id is free again; an unknown game is refused.
+#[test]
+fn games_rm_removes_a_game_from_a_postgres_store_as_from_sled() {
+    let Some(db) = postgres_support::Database::new("games_rm_removes_a_game_from_a_postgres_store") else { return };
+    let s = Store::new();
+    let url = db.url.as_str();
+    let on_pg = |args: &[&str]| {
+        let mut all = vec!["--store", url];
+        all.extend_from_slice(args);
+        s.run(&all)
+    };
+    for name in ["rally", "skips"] {
+        assert!(on_pg(&["run", fixture(&format!("leader-activation/{name}.json")).to_str().unwrap()]).status.success());
+    }
+    let shown = url.split('?').next().unwrap();
+    let out = on_pg(&["games", "rm", "rally"]);
+    failed_with(&out, 2, "say --yes");
+    failed_with(&out, 2, shown);
+    assert!(stdout(&on_pg(&["games"])).contains("rally"), "nothing removed");
+    let out = on_pg(&["games", "rm", "rally", "--yes", "--json"]);
+    let removed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(removed["removed"], true, "{removed}");
+    let games = stdout(&on_pg(&["games", "--json"]));
+    assert!(!games.contains("\"rally\"") && games.contains("\"skips\""), "{games}");
+    failed_with(&on_pg(&["log", "rally"]), 2, "no game \"rally\" in the store");
+    failed_with(&on_pg(&["games", "rm", "rally", "--yes"]), 2, "no game \"rally\" in the store");
+    let mut client = ::postgres::Client::connect(url, ::postgres::NoTls).unwrap();
+    let left: i64 = client.query_one("SELECT COUNT(*) FROM rollcall_events WHERE game = 'rally'", &[]).unwrap().get(0);
+    assert_eq!(left, 0, "no event of the removed game is left");
+    // The id is free again: the same game plays back to the same head.
+    assert!(on_pg(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]).status.success());
+    assert!(stdout(&on_pg(&["verify", "rally"])).contains("verified rally"));
+}
+
+/// Given a page already written, when `view -o` names it again, then it is
+/// refused (exit 2), naming the file and --force, and the page is kept; with
+/// --force it is replaced; the default GAME.html (rollcall's own name) is
+/// replaced as before.
+#[test]
+fn view_replaces_a_file_named_by_o_only_with_force() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]);
+    let page = s.path("page.html");
+    std::fs::write(&page, "mine").unwrap();
+    let out = s.run(&["view", "rally", "-o", page.to_str().unwrap()]);
+    failed_with(&out, 2, &format!("{} exists: nothing was written (use --force to replace it)", page.display()));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), "mine", "the file is kept");
+    s.ok(&["view", "rally", "-o", page.to_str().unwrap(), "--force"]);
+    assert!(std::fs::read_to_string(&page).unwrap().starts_with("<!doctype html>"));
+    for _ in 0..2 {
+        let out = s.cmd().current_dir(s.dir.path()).args(["view", "rally"]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert!(s.path("rally.html").exists());
+}

@@ -238,7 +238,7 @@ fn first_turn() -> (Player, Player, String) {
 /// Jerry's store as a reader sees it: its games, heads and forks.
 fn snapshot(p: &Player) -> String {
     // A reader never creates a store (issue 13.10): no store reads as an
-    // empty one (applying a turn opens the store to write, creating it).
+    // empty one (a turn that applies creates it; a refused one does not).
     if !Path::new(&p.db()).exists() {
         return "no games".into();
     }
@@ -254,10 +254,28 @@ fn snapshot(p: &Player) -> String {
 /// Applies `text` to `p`'s store, expecting exit `code` naming `needle`, and nothing written.
 #[track_caller]
 fn refused_and_nothing_written(p: &Player, text: &str, code: i32, needle: &str) {
-    let before = snapshot(p);
+    let (before, existed) = (snapshot(p), Path::new(&p.db()).exists());
     let out = p.apply("tampered.txt", text);
     refused_with(&out, code, needle);
     assert_eq!(snapshot(p), before, "a refused turn writes nothing");
+    assert_eq!(Path::new(&p.db()).exists(), existed, "a refused turn creates no store");
+}
+
+/// Given a store not made yet (a follower of the game), when a turn file
+/// it refuses is applied, then no store is left behind, not even an empty
+/// one; and when the genuine turn is applied, the store is made and
+/// follows the game.
+#[test]
+fn a_refused_turn_apply_makes_no_store_and_an_applied_one_does() {
+    let (_tom, _jerry, t1) = first_turn();
+    let carl = Player { dir: tempfile::tempdir().unwrap(), side: "axis" };
+    let clear = t1.replacen("Side: allies", "Side: axis", 1);
+    refused_and_nothing_written(&carl, &clear, 1, "does not match the content");
+    assert!(!Path::new(&carl.db()).exists(), "a refused turn leaves no store behind");
+    let out = carl.apply("turn-1.txt", &t1);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("game friday created"), "{}", stdout(&out));
+    assert!(carl.ok(&["games"]).contains("friday"));
 }
 
 fn event_where(events: &mut [Value], pred: impl Fn(&Value) -> bool) -> &mut Value {

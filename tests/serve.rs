@@ -789,3 +789,85 @@ fn a_whole_sealed_game_of_combat_hq() {
 fn a_whole_sealed_game_of_formation_activation() {
     a_whole_sealed_game_of("formation-activation", 14);
 }
+
+/// `rollcall store copy`, by the binary, with no store in the environment.
+fn copy_store(from: &str, to: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .env_remove("ROLLCALL_DB")
+        .env_remove("ROLLCALL_STORE")
+        .args(["store", "copy", "--from", from, "--to", to])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "store copy {from} → {to}: {text}");
+    text
+}
+
+/// Plays one turn of the rally scenario on `server`.
+fn play_a_turn(server: &Server, game: &str, allies: &str, axis: &str, t: &Transcript) {
+    let (_, state) = get(&server.url(&format!("/games/{game}/state")), t);
+    for (side, decision) in a_turn(&state["state"]) {
+        let (status, v) = decide(server, game, if side == "allies" { allies } else { axis }, decision, t);
+        assert_eq!(status, 200, "{v}");
+    }
+}
+
+/// Given a sealed game served from sled, when it is copied to PostgreSQL
+/// (`store copy`), then a server over PostgreSQL goes on with it (same
+/// tokens, same chain, heads signed by the key its header names); copied
+/// back to a new sled store, a server there finishes it; every turn's
+/// reveal verifies offline; and no chain value appears in what `store copy`
+/// prints or in what a server sends before its turn ends.
+#[test]
+fn a_sealed_game_copied_between_sled_and_postgres_is_served_on_and_its_reveals_verify() {
+    let Some(db) = postgres_support::Database::new("a_sealed_game_copied_between_sled_and_postgres") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (first, back) = (dir.path().join("db"), dir.path().join("back"));
+    let t = Transcript::default();
+    let server = Server::start(&first);
+    let (allies, axis) = sealed_game(&server, "copied", &t);
+    play_a_turn(&server, "copied", &allies, &axis, &t);
+    server.stop();
+    let mut printed = copy_store(first.to_str().unwrap(), &db.url);
+    let server = Server::on_postgres(&db.url);
+    play_a_turn(&server, "copied", &allies, &axis, &t);
+    let signed = {
+        let (_, status) = get(&server.url("/games/copied"), &t);
+        let key = status["header"]["seed"]["server"]["key"].as_str().unwrap().to_string();
+        let (s, v) = decide(&server, "copied", &allies, json!({"type": "begin-turn", "first": "allies"}), &t);
+        assert_eq!(s, 200, "{v}");
+        (key, v)
+    };
+    let log = server.stop();
+    printed += &copy_store(&db.url, back.to_str().unwrap());
+    let server = Server::start(&back);
+    let (status, end) = post(&server.url("/games/copied/end"), Some(&axis), &json!({}), &t);
+    assert_eq!(status, 200, "{end}");
+    let path = dir.path().join("copied.jsonl");
+    std::fs::write(&path, record(&server, "copied")).unwrap();
+    server.stop();
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["dice_proven"], true, "{report}");
+    let turns = report["sealed"]["turns"].as_array().unwrap();
+    assert!(turns.len() >= 3 && turns.iter().all(|x| x["status"] == "proven"), "{report}");
+    // The head the PostgreSQL server signed is signed by the header's key.
+    let key = rollcall_core::keys::PublicKey::from_hex(&signed.0).unwrap();
+    let head: rollcall_core::log::Head = serde_json::from_value(signed.1["head"].clone()).unwrap();
+    let signature = signed.1["head_signature"].as_str().and_then(|s| rollcall_core::keys::Signature::from_hex(s).ok());
+    assert!(
+        signature.is_some_and(|sig| key.verifies(&rollcall_core::sealed::head_message("copied", &head), &sig)),
+        "a head signed by the key the header names: {}",
+        signed.1
+    );
+    // No chain value in what the copies printed or what the PostgreSQL server logged.
+    let store = rollcall_store::SledLog::open(&back).unwrap();
+    let chain = rollcall_core::sealed::Chain::from_bytes(
+        &rollcall_core::log::EventLog::secret(&store, "chain/copied").unwrap().unwrap(),
+    )
+    .unwrap();
+    for k in 1..=chain.length() {
+        let value = chain.value(k).unwrap().to_string();
+        assert!(!printed.contains(&value) && log.iter().all(|l| !l.contains(&value)), "x_{k} leaked");
+    }
+}

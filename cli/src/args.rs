@@ -25,12 +25,25 @@ pub struct Args {
     pub wait: u64,
     /// The store, by location: a PostgreSQL database
     /// (`postgres://user:password@host/db`, `postgresql:///db?host=/run/postgresql`)
-    /// shared by several servers, or a sled directory (as --db). Wins over --db.
+    /// shared by several servers, or a sled directory (as --db). Wins over --db;
+    /// set in the environment, it gives way to --db given on the command line.
     #[arg(long, global = true, env = "ROLLCALL_STORE", value_name = "LOCATION")]
     pub store: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Args {
+    /// A flag on the command line beats the environment: `--db DIR` given
+    /// there wins over `ROLLCALL_STORE` set outside (`--store` given there
+    /// wins over both, and over `ROLLCALL_DB`).
+    pub fn prefer_command_line(&mut self, matches: &clap::ArgMatches) {
+        use clap::parser::ValueSource::CommandLine;
+        if matches.value_source("db") == Some(CommandLine) && matches.value_source("store") != Some(CommandLine) {
+            self.store = None;
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -201,9 +214,13 @@ pub enum Command {
     View {
         /// A game id in the store, or a record file (.jsonl).
         target: String,
-        /// The page to write (default: GAME.html in the current directory).
+        /// The page to write (default: GAME.html in the current directory,
+        /// replaced if there). An existing file -o names is replaced only with --force.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Replace the file -o names if it exists.
+        #[arg(long)]
+        force: bool,
         /// A named step: SEQ:label (repeat).
         #[arg(long = "bookmark", value_name = "SEQ:LABEL")]
         bookmarks: Vec<crate::view::Bookmark>,

@@ -52,8 +52,8 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
         Command::Simulate(args) => crate::simulate::run(&args),
         Command::Impact(args) => crate::impact::run(db, &args),
-        Command::View { target, output, bookmarks, diff, a, b, json } => {
-            crate::view::run(db, &target, output, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
+        Command::View { target, output, force, bookmarks, diff, a, b, json } => {
+            crate::view::run(db, &target, output, force, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
         }
         Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
         Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),

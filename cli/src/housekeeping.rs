@@ -66,7 +66,16 @@ pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<E
             return Ok(ExitCode::SUCCESS);
         }
     }
-    log.remove_game(id, &notes)?;
+    // The server's chain for the game, if a dice server made it: it goes
+    // with the game, so that the id can be created afresh.
+    let secrets = [crate::serve::service::chain_secret(id)];
+    log.remove_game(id, &head, &notes, &secrets).map_err(|e| match e {
+        rollcall_core::log::LogError::StaleHead { seq, actual, .. } => Fail(format!(
+            "games rm {id}: the game moved on to seq {seq} ({actual}) while it was being removed (a server is playing it): nothing was removed from the store {}",
+            dir.display()
+        )),
+        other => other.into(),
+    })?;
     if json {
         print_json(&json!({"ok": true, "game": id, "removed": true, "events": head.seq, "head": head.hash.to_string(),
             "notes": notes, "store": dir.display().to_string()}));

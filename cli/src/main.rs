@@ -47,8 +47,6 @@ mod view;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
     // Piped into `head`, a command should stop quietly, not panic on a
     // closed pipe: restore the default SIGPIPE that Rust's runtime ignores.
@@ -56,7 +54,9 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args = args::Args::parse();
+    let matches = <args::Args as clap::CommandFactory>::command().get_matches();
+    let mut args = <args::Args as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    args.prefer_command_line(&matches);
     store::set_wait(std::time::Duration::from_secs(args.wait));
     let code = match commands::run(args) {
         Ok(code) => code,

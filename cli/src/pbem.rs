@@ -257,6 +257,13 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
         }
         TurnCommand::Apply { turn, json } => {
             let text = read_text(&turn)?;
+            // A store not made yet is made only for a turn that applies:
+            // tried first on an empty log in memory, which a new store is.
+            if !store::exists(db) {
+                if let Err(e) = exchange::apply(&rollcall_core::log::MemLog::default(), &text) {
+                    return outcome(e, json);
+                }
+            }
             let log = store::open(db)?;
             let applied = match exchange::apply(&log, &text) {
                 Ok(a) => a,

@@ -131,6 +131,13 @@ fn without_password(url: &str) -> String {
     }
 }
 
+/// Whether the store at `db` (or the default) is there: a database is
+/// taken to be; a sled directory when it exists.
+pub fn exists(db: &Option<PathBuf>) -> bool {
+    let dir = db.clone().unwrap_or_else(default_db);
+    dir.to_str().is_some_and(rollcall_store::pg_log::is_url) || dir.exists()
+}
+
 /// Opens the store at `db` (or the default) to write, creating it if need be.
 pub fn open(db: &Option<PathBuf>) -> Result<Store, Fail> {
     open_as(db, Access::Write)
@@ -258,6 +265,15 @@ pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::p
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// A sealed game's server chain, token hashes and key, into the target.
+fn carry_sealed(
+    source: &dyn EventLog,
+    target: &dyn EventLog,
+    header: &rollcall_core::record::Header,
+) -> Result<(), Fail> {
+    crate::serve::service::carry_sealed(source, target, header).map_err(|m| Fail(format!("its server's secrets: {m}")))
+}
+
 fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<Copied, Fail> {
     use rollcall_core::record::Kind;
     let header = source.header(id)?;
@@ -274,6 +290,7 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
                 head.hash.short()
             )));
         }
+        carry_sealed(source, target, &header)?;
         return Ok(Copied::Present(head.seq));
     }
     let fails = |f: rollcall_core::game::VerifyFailure| {
@@ -302,6 +319,8 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
         )));
     }
     creation.push(unit)?;
+    // Before the game shows in the target: a server there finds it whole.
+    carry_sealed(source, target, &header)?;
     creation.commit()?;
     let copy = rollcall_core::log::open_game(target, id, None)?;
     if copy.head() != head.hash {

@@ -31,7 +31,8 @@ use rollcall_core::sealed::RevealBody;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::store::Fail;
+use crate::store::{self, Fail};
+use rollcall_store::file::Existing;
 
 const TEMPLATE: &str = include_str!("../assets/viewer.html");
 const STYLE: &str = include_str!("../assets/viewer.css");
@@ -363,6 +364,7 @@ pub fn run(
     db: &Option<PathBuf>,
     target: &str,
     output: Option<PathBuf>,
+    force: bool,
     bookmarks: Vec<Bookmark>,
     versions: Option<(Option<String>, String)>,
     json_out: bool,
@@ -384,8 +386,11 @@ pub fn run(
     };
     let options = ViewOptions { bookmarks, compare };
     let Page { html: page, verified } = render_page(&header, &events, &options).map_err(|e| Fail(e.to_string()))?;
+    // A file -o names is replaced only with --force, as `export -o`; the
+    // default GAME.html is rollcall's own, and replaced.
+    let existing = if force || output.is_none() { Existing::Replace } else { Existing::Refuse };
     let output = output.unwrap_or_else(|| PathBuf::from(format!("{}.html", header.game)));
-    write_atomically(&output, page.as_bytes())?;
+    write_atomically(&output, existing, page.as_bytes())?;
     let head = match events.last() {
         Some(e) => e.hash.to_string(),
         None => record::header_hash(&header).map(|h| h.to_string()).unwrap_or_default(),
@@ -414,9 +419,9 @@ pub fn run(
 
 /// Writes the page through a new, unpredictably named temporary file
 /// renamed into place: a link at the target or beside it is never followed.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Fail> {
-    use rollcall_store::file::{write_file, Existing};
-    write_file(path, Existing::Replace, |out, tmp| {
+fn write_atomically(path: &Path, existing: Existing, bytes: &[u8]) -> Result<(), Fail> {
+    use rollcall_store::file::write_file;
+    write_file(path, existing, |out, tmp| {
         out.write_all(bytes).map_err(|e| rollcall_store::file::FileError::Io {
             path: tmp.display().to_string(),
             message: e.to_string(),

@@ -15,4 +15,7 @@ const FIXTURES: &[&str] = &[
     include_str!("../../fixtures/leader-activation/skips.json"),
 ];
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| rollcall_fuzz::decisions(&STARTS, FIXTURES, data));
+libfuzzer_sys::fuzz_target!(
+    init: rollcall_fuzz::prepare(&STARTS, FIXTURES),
+    |data: &[u8]| rollcall_fuzz::decisions(&STARTS, FIXTURES, data)
+);

@@ -20,4 +20,7 @@ const FIXTURES: &[&str] = &[
     include_str!("../../fixtures/phoenix-command/unused-cp-lost.json"),
 ];
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| rollcall_fuzz::decisions(&STARTS, FIXTURES, data));
+libfuzzer_sys::fuzz_target!(
+    init: rollcall_fuzz::prepare(&STARTS, FIXTURES),
+    |data: &[u8]| rollcall_fuzz::decisions(&STARTS, FIXTURES, data)
+);

@@ -162,6 +162,15 @@ pub fn decisions(starts: &'static Starts, fixtures: &[&str], data: &[u8]) {
     let _ = game.render();
 }
 
+/// Plays the fixture games into the cache once, before the first input
+/// (`fuzz_target!(init: …)`): under load, playing a ruleset's fixtures with
+/// AddressSanitizer takes about 10 s, which counted against the first
+/// input's `-timeout=10` and was reported as a hang (2026-11-30).
+pub fn prepare(starts: &'static Starts, fixtures: &[&str]) {
+    let mut starts = starts.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    starts.get_or_insert_with(|| fixtures.iter().map(|text| start(text)).collect());
+}
+
 /// The per-target cache [`decisions`] keeps its starting games in:
 /// `static STARTS: Starts = Starts::new(None);`.
 pub type Starts = Mutex<Option<Vec<Start>>>;

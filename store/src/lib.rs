@@ -41,14 +41,13 @@ impl Store {
         }
     }
 
-    /// Removes a game and this store's notes on it (`rollcall games rm`).
-    /// Only a sled store can yet: a PostgreSQL store refuses, removing nothing.
-    pub fn remove_game(&self, game: &str, notes: &[String]) -> Result<(), LogError> {
+    /// Removes a game and this store's notes and secrets on it (`rollcall
+    /// games rm`), in one transaction, if it is still at the head `seen`
+    /// (a sled store is held by one process, so it cannot have moved).
+    pub fn remove_game(&self, game: &str, seen: &Head, notes: &[String], secrets: &[String]) -> Result<(), LogError> {
         match self {
-            Store::Sled(log) => log.remove_game(game, notes),
-            Store::Postgres(_) => Err(LogError::Backend(
-                "games rm is not available on a PostgreSQL store yet (nothing was removed): delete the game's rows in a transaction, or copy the other games to a new store".into(),
-            )),
+            Store::Sled(log) => log.remove_game(game, notes, secrets),
+            Store::Postgres(log) => log.remove_game(game, seen, notes, secrets),
         }
     }
 

@@ -256,6 +256,11 @@ const INSERT_NOTE: &str = "INSERT INTO rollcall_notes (key, value) VALUES ($1, $
 const DELETE_NOTE: &str = "DELETE FROM rollcall_notes WHERE key = $1";
 const DELETE_NOTE_IF: &str = "DELETE FROM rollcall_notes WHERE key = $1 AND value = $2";
 const SECRET: &str = "SELECT value FROM rollcall_secrets WHERE key = $1";
+const DELETE_SECRET: &str = "DELETE FROM rollcall_secrets WHERE key = $1";
+/// Hides a game at the head its remover saw, taking its row: an append that
+/// comes meanwhile waits, then finds no visible game.
+const HIDE_AT: &str =
+    "UPDATE rollcall_games SET visible = FALSE WHERE game = $1 AND visible = TRUE AND seq = $2 AND hash = $3";
 const INSERT_SECRET: &str = "INSERT INTO rollcall_secrets (key, value) VALUES ($1, $2)";
 
 /// Events read per query while streaming a game.
@@ -521,6 +526,35 @@ impl PgLog {
                     c.execute(&insert_events_sql(end - start), &params)?;
                 }
                 Ok(new)
+            })
+        })
+    }
+
+    /// Removes a game (`rollcall games rm`) at the head `seen`: its events,
+    /// its row (header and head), the notes and secrets named, in one
+    /// transaction. A game that moved on since `seen` is refused with
+    /// [`LogError::StaleHead`], removing nothing.
+    pub fn remove_game(&self, game: &str, seen: &Head, notes: &[String], secrets: &[String]) -> Result<(), LogError> {
+        self.run(|c, broke| {
+            transaction(c, |c| {
+                let hidden = c.execute(HIDE_AT, &[&game, &seq_param(seen.seq), &&seen.hash.as_bytes()[..]])?;
+                if hidden != 1 {
+                    return match PgLog::read_head(c, game, true) {
+                        Ok(head) => Err(stale(game, &seen.hash, &head).into()),
+                        // The attempt before broke off during its commit, and landed.
+                        Err(Failure::Log(LogError::UnknownGame(_))) if broke => Ok(()),
+                        Err(other) => Err(other),
+                    };
+                }
+                c.execute(DELETE_EVENTS, &[&game])?;
+                c.execute(DELETE_GAME, &[&game])?;
+                for key in notes {
+                    c.execute(DELETE_NOTE, &[key])?;
+                }
+                for key in secrets {
+                    c.execute(DELETE_SECRET, &[key])?;
+                }
+                Ok(())
             })
         })
     }

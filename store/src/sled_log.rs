@@ -249,17 +249,22 @@ impl SledLog {
         self.copy.as_ref().map(|(tmp, _)| tmp.path())
     }
 
-    /// Removes a stored game for good: its header, head and events, and the
+    /// Removes a stored game for good: its header, head and events, the
     /// notes named by `notes` (which side this store plays in it, forks kept
-    /// as evidence…), the header, head and notes in one transaction.
+    /// as evidence…) and the secrets named by `secrets` (a dice server's
+    /// chain for it), the header, head, notes and secrets in one transaction.
     /// Refused for a game the store does not have.
-    pub fn remove_game(&self, game: &str, notes: &[String]) -> Result<(), LogError> {
+    pub fn remove_game(&self, game: &str, notes: &[String], secrets: &[String]) -> Result<(), LogError> {
         self.require(game)?;
-        let result = (&self.headers, &self.heads, &self.notes).transaction(|(headers, heads, kept)| {
+        let trees = (&self.headers, &self.heads, &self.notes, &self.secrets);
+        let result = trees.transaction(|(headers, heads, kept, sealed)| {
             headers.remove(game.as_bytes())?;
             heads.remove(game.as_bytes())?;
             for key in notes {
                 kept.remove(key.as_bytes())?;
+            }
+            for key in secrets {
+                sealed.remove(key.as_bytes())?;
             }
             Ok::<_, ConflictableTransactionError<LogError>>(())
         });

@@ -7,10 +7,10 @@
 use std::sync::Arc;
 
 use rollcall_core::game::Game;
-use rollcall_core::log::{open_game, EventLog, LogError, MemLog};
+use rollcall_core::log::{open_game, EventLog, Head, LogError, MemLog};
 use rollcall_core::record::Event;
 use rollcall_core::script::Script;
-use rollcall_store::{PgLog, SledLog};
+use rollcall_store::{PgLog, SledLog, Store};
 
 #[path = "../../tests/support/postgres.rs"]
 mod postgres_support;
@@ -427,16 +427,17 @@ fn a_record_file_round_trips() {
     assert!(!dir.path().join(".rally.jsonl.partial").exists(), "the temporary file is renamed into place");
 }
 
-/// Given two stored games and notes on one, when it is removed, then it is
-/// gone with its events and the notes named, across a reopen; the other game
-/// and other notes stay; its id can be used again; and removing a game the
-/// store does not have is refused.
-#[test]
-fn sled_log_removes_a_game_with_its_notes() {
-    let dir = tempfile::tempdir().unwrap();
+/// Given two stored games with notes and a server's chain on each, when one
+/// is removed at its head, then it is gone with its events and the notes
+/// and secrets named, across a reopen; the other game, its notes and its
+/// secret stay; its id can be used again; removing a game the store does
+/// not have is refused; and (a store several processes share) removing a
+/// game that moved on since its head was read is refused, removing nothing.
+fn removes_a_game_with_its_notes_and_secrets(open: &dyn Fn() -> Store) {
     let rally = script("rally");
+    let (notes, secrets) = (["side/rally".to_string()], ["chain/rally".to_string()]);
     {
-        let log = SledLog::open(dir.path()).unwrap();
+        let log = open();
         for s in [script("rally"), script("skips")] {
             let head = log.create(&s.header).unwrap();
             let events: Vec<Event> = decisions(&s).into_iter().flatten().collect();
@@ -444,17 +445,42 @@ fn sled_log_removes_a_game_with_its_notes() {
         }
         log.set_note("side/rally", Some(b"allies")).unwrap();
         log.set_note("side/skips", Some(b"axis")).unwrap();
-        log.remove_game("rally", &["side/rally".to_string()]).unwrap();
-        assert!(matches!(log.remove_game("rally", &[]), Err(LogError::UnknownGame(_))));
+        log.set_secret("chain/rally", b"rally's chain").unwrap();
+        log.set_secret("chain/skips", b"skips's chain").unwrap();
+        let head = log.head("rally").unwrap();
+        if let Store::Postgres(_) = log {
+            let earlier = Head { seq: head.seq - 1, hash: all_events(&log, "rally")[head.seq as usize - 2].hash };
+            let refused = log.remove_game("rally", &earlier, &notes, &secrets);
+            assert!(matches!(refused, Err(LogError::StaleHead { .. })), "{refused:?}");
+            assert_eq!(log.head("rally").unwrap(), head, "nothing removed");
+            assert_eq!(all_events(&log, "rally").len() as u64, head.seq);
+            assert!(log.secret("chain/rally").unwrap().is_some());
+        }
+        log.remove_game("rally", &head, &notes, &secrets).unwrap();
+        assert!(matches!(log.remove_game("rally", &head, &[], &[]), Err(LogError::UnknownGame(_))));
     }
-    let log = SledLog::open(dir.path()).unwrap();
+    let log = open();
     assert_eq!(log.games().unwrap(), vec!["skips".to_string()]);
     assert!(matches!(log.head("rally"), Err(LogError::UnknownGame(_))));
     assert_eq!(log.note("side/rally").unwrap(), None);
     assert_eq!(log.note("side/skips").unwrap(), Some(b"axis".to_vec()));
+    assert_eq!(log.secret("chain/rally").unwrap(), None);
+    assert_eq!(log.secret("chain/skips").unwrap(), Some(b"skips's chain".to_vec()));
     assert!(open_game(&log, "skips", None).is_ok());
     // The id is free again, and a new game under it starts empty.
     let head = log.create(&rally.header).unwrap();
     assert_eq!(head.seq, 0);
     assert!(all_events(&log, "rally").is_empty());
+}
+
+#[test]
+fn sled_log_removes_a_game_with_its_notes_and_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    removes_a_game_with_its_notes_and_secrets(&|| Store::Sled(SledLog::open(dir.path()).unwrap()));
+}
+
+#[test]
+fn postgres_log_removes_a_game_with_its_notes_and_secrets() {
+    let Some(db) = Database::new("postgres_log_removes_a_game_with_its_notes_and_secrets") else { return };
+    removes_a_game_with_its_notes_and_secrets(&|| Store::Postgres(Box::new(PgLog::open(&db.url).unwrap())));
 }

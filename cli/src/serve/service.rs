@@ -125,8 +125,53 @@ fn ended_note(game: &str) -> String {
     format!("serve/ended/{game}")
 }
 
-fn chain_secret(game: &str) -> String {
+/// The key of a game's chain in the store's secrets.
+pub(crate) fn chain_secret(game: &str) -> String {
     format!("chain/{game}")
+}
+
+/// Carries what a dice server keeps beside a sealed game (its chain, the
+/// sides' token hashes, whether it ended, and the server's key the header
+/// names) from one store to another (`rollcall store copy`), so that a
+/// server over the target goes on with the game. Secrets go from store to
+/// store only, never through a response. Nothing to carry for a game no
+/// server of the source sealed. Refused, writing no secret, when the target's
+/// servers sign with another key than the one the game's header names.
+pub fn carry_sealed(source: &dyn EventLog, target: &dyn EventLog, header: &Header) -> Result<(), String> {
+    let game = header.game.as_str();
+    let Some(server) = &header.server else { return Ok(()) };
+    let Some(chain) = source.secret(&chain_secret(game)).map_err(|e| e.to_string())? else { return Ok(()) };
+    let public = |bytes: &[u8]| <[u8; 32]>::try_from(bytes).ok().map(|b| SecretKey::from_bytes(b).public());
+    let key = source.secret("server-key").map_err(|e| e.to_string())?.filter(|k| public(k) == Some(server.key));
+    let theirs = target.secret("server-key").map_err(|e| e.to_string())?;
+    match (&key, &theirs) {
+        (_, Some(t)) if public(t) == Some(server.key) => {}
+        (Some(k), None) => {
+            let kept = target.set_secret("server-key", k).map_err(|e| e.to_string())?;
+            if public(&kept) != Some(server.key) {
+                return Err("another server key was stored in the target meanwhile: nothing was copied".into());
+            }
+        }
+        _ => {
+            return Err(format!(
+                "a sealed game whose server key ({}) is not the key the target's servers sign with, or not in the source: \
+                 a server over the target could not go on with it, so nothing was copied (copy it to a store without a server key)",
+                server.key
+            ))
+        }
+    }
+    let kept = target.set_secret(&chain_secret(game), &chain).map_err(|e| e.to_string())?;
+    if kept != chain {
+        return Err("the target holds another server chain for this game: nothing more was copied".into());
+    }
+    let mut notes = source.notes(&format!("serve/token/{game}/")).map_err(|e| e.to_string())?;
+    if let Some(ended) = source.note(&ended_note(game)).map_err(|e| e.to_string())? {
+        notes.push((ended_note(game), ended));
+    }
+    for (key, value) in notes {
+        target.set_note(&key, Some(&value)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 impl Service {
@@ -433,6 +478,7 @@ impl Service {
         expected: Digest,
         decisions: &[Value],
     ) -> Result<Value, ApiError> {
+        let writing = self.commit.writing();
         let slot = self.slot(game);
         let (events, head, narrative) = {
             let mut slot = slot.lock().await;
@@ -483,7 +529,7 @@ impl Service {
             (events, head, narrative)
         };
         let decided = events.iter().filter(|e| e.kind == rollcall_core::Kind::Decision).count() as u64;
-        self.commit.durable(decided).await;
+        self.commit.durable(writing, decided).await;
         let signature = self.key.sign(&head_message(game, &head));
         Ok(json!({"game": game, "events": narrative, "head": head, "head_signature": signature.to_hex()}))
     }
@@ -491,6 +537,7 @@ impl Service {
     /// `POST /games/{id}/end`: the game ends; the turn in play is revealed,
     /// so every roll of the record can be proven offline.
     pub async fn end(&self, game: &str, token: Option<&str>) -> Result<Value, ApiError> {
+        let writing = self.commit.writing();
         let slot = self.slot(game);
         let (reveal, head) = {
             let mut slot = slot.lock().await;
@@ -519,7 +566,7 @@ impl Service {
             live.ended = true;
             (reveal, Head { seq: live.game.seq(), hash: live.game.head() })
         };
-        self.commit.durable(0).await;
+        self.commit.durable(writing, 0).await;
         Ok(json!({"game": game, "ended": true, "reveal": reveal, "head": head,
             "head_signature": self.key.sign(&head_message(game, &head)).to_hex()}))
     }
