@@ -1533,7 +1533,7 @@ fn view_replaces_a_file_named_by_o_only_with_force() {
     s.ok(&["view", "rally", "-o", page.to_str().unwrap(), "--force"]);
     assert!(std::fs::read_to_string(&page).unwrap().starts_with("<!doctype html>"));
     for _ in 0..2 {
-        let out = s.cmd().current_dir(s.dir.path()).args(["view", "rally"]).output().unwrap();
+        let out = s.cmd().current_dir(s.dir()).args(["view", "rally"]).output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
     }
     assert!(s.path("rally.html").exists());
