@@ -636,12 +636,17 @@ fn two_servers_ride_out_a_restart_of_the_database_under_load() {
     let Some(db) = postgres_support::Database::new("two_servers_ride_out_a_restart") else { return };
     let servers = [Arc::new(Server::on_postgres(&db.url)), Arc::new(Server::on_postgres(&db.url))];
     let games = postgres_games(&servers, 6, "r");
-    let per_game = 60;
+    // Enough decisions that the restart, which comes as soon as the games
+    // are under way, finds them still being played on a fast, idle machine.
+    let per_game = 300;
     let players = {
         let (servers, games) = (servers.to_vec(), games.clone());
         std::thread::spawn(move || play_across(&servers, &games, per_game))
     };
-    std::thread::sleep(Duration::from_millis(700));
+    let (first, t) = (&games[0].0, Transcript::default());
+    while get(&servers[0].url(&format!("/games/{first}")), &t).1["head"]["seq"].as_u64().unwrap() < 20 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     assert!(!players.is_finished(), "the restart comes under load: play more decisions");
     let what = postgres_support::restart(&db);
     players.join().expect("every decision answered, through the restart");

@@ -190,42 +190,11 @@ impl Model {
             self.help = false;
             return self;
         }
-        if let Some(mut text) = self.prompt.take() {
-            match key {
-                Key::Esc => {}
-                Key::Enter => match parse_jump(&text).and_then(|p| replay.resolve(p)) {
-                    Ok(at) => self.at = at,
-                    Err(why) => self.message = why,
-                },
-                Key::Backspace => {
-                    text.pop();
-                    self.prompt = Some(text);
-                }
-                Key::Char(c) => {
-                    text.push(c);
-                    self.prompt = Some(text);
-                }
-                _ => self.prompt = Some(text),
-            }
-            return self;
+        if let Some(text) = self.prompt.take() {
+            return self.prompt_key(replay, text, key);
         }
         let last = replay.last();
-        let ends = |turns: bool| -> Vec<usize> {
-            let mut ends: Vec<usize> = if turns {
-                let mut by_turn: Vec<(u32, usize)> = Vec::new();
-                for d in &replay.decisions.list {
-                    match by_turn.last_mut() {
-                        Some((t, end)) if *t == d.turn => *end = d.span.last as usize,
-                        _ => by_turn.push((d.turn, d.span.last as usize)),
-                    }
-                }
-                by_turn.into_iter().map(|(_, end)| end).collect()
-            } else {
-                replay.decisions.list.iter().map(|d| d.span.last as usize).collect()
-            };
-            ends.insert(0, 0);
-            ends
-        };
+        let ends = |turns: bool| ends(replay, turns);
         let next = |ends: Vec<usize>, at: usize| ends.into_iter().find(|&e| e > at);
         let previous = |ends: Vec<usize>, at: usize| ends.into_iter().rev().find(|&e| e < at);
         let moved = match key {
@@ -279,6 +248,27 @@ impl Model {
             Some(at) => self.at = at,
             None if self.at == 0 => self.message = "at the scenario, before the first event".into(),
             None => self.message = "at the last event".into(),
+        }
+        self
+    }
+
+    /// The model after `key` while the `:` prompt holds `text`.
+    fn prompt_key(mut self, replay: &Replay, mut text: String, key: Key) -> Model {
+        match key {
+            Key::Esc => {}
+            Key::Enter => match parse_jump(&text).and_then(|p| replay.resolve(p)) {
+                Ok(at) => self.at = at,
+                Err(why) => self.message = why,
+            },
+            Key::Backspace => {
+                text.pop();
+                self.prompt = Some(text);
+            }
+            Key::Char(c) => {
+                text.push(c);
+                self.prompt = Some(text);
+            }
+            _ => self.prompt = Some(text),
         }
         self
     }
@@ -377,6 +367,25 @@ pub struct Screen {
     pub prompt: Option<String>,
     pub message: String,
     pub help: Option<Vec<String>>,
+}
+
+/// The seqs a step by decision (or by turn, with `turns`) stops at: 0, then
+/// the last event of each decision (or turn).
+fn ends(replay: &Replay, turns: bool) -> Vec<usize> {
+    let mut ends: Vec<usize> = if turns {
+        let mut by_turn: Vec<(u32, usize)> = Vec::new();
+        for d in &replay.decisions.list {
+            match by_turn.last_mut() {
+                Some((t, end)) if *t == d.turn => *end = d.span.last as usize,
+                _ => by_turn.push((d.turn, d.span.last as usize)),
+            }
+        }
+        by_turn.into_iter().map(|(_, end)| end).collect()
+    } else {
+        replay.decisions.list.iter().map(|d| d.span.last as usize).collect()
+    };
+    ends.insert(0, 0);
+    ends
 }
 
 #[cfg(test)]
