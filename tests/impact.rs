@@ -7,8 +7,6 @@
 
 use std::path::Path;
 
-use rollcall_core::game::Game;
-use rollcall_core::sim::random_game;
 use serde_json::Value;
 
 #[path = "support/binary.rs"]
@@ -151,21 +149,9 @@ fn the_report_counts_what_changes_per_decision_fact_and_final_state() {
 fn random_records(dir: &Path, version: &str, games: u64, decisions: usize, option: &str) -> u64 {
     let mut off = 0;
     for i in 0..games {
-        let (header, list) = random_game(version, 1000 + i, decisions).unwrap();
+        let ruleset = version.split('@').next().unwrap_or(version);
+        let header = binary::random_record(&dir.join(format!("{ruleset}-{i}.jsonl")), version, 1000 + i, decisions);
         off += u64::from(!header.rules.options.get(option).copied().unwrap_or(true));
-        let mut game = Game::open(header.clone()).unwrap();
-        let mut events = Vec::new();
-        for decision in &list {
-            events.extend(game.play(decision, None).unwrap());
-        }
-        let path = dir.join(format!("{}-{i}.jsonl", header.rules.ruleset()));
-        rollcall_store::file::write(
-            &path,
-            rollcall_store::file::Existing::Refuse,
-            &header,
-            events.into_iter().map(Ok::<_, String>),
-        )
-        .unwrap();
     }
     off
 }

@@ -15,11 +15,9 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name)
 }
 
-fn rollcall(db: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
-    c.env_remove("ROLLCALL_DB").env_remove("ROLLCALL_STORE").env_remove("NO_COLOR").arg("--db").arg(db);
-    c
-}
+#[path = "support/binary.rs"]
+mod binary;
+use binary::command as rollcall;
 
 /// A pseudo-terminal of `cols` x `rows`: (master, slave).
 fn pty(cols: u16, rows: u16) -> (OwnedFd, OwnedFd) {
@@ -145,21 +143,23 @@ fn replay_step_on_a_terminal_steps_back_and_forth_jumps_bookmarks_and_quits_with
 
 /// A long record: a random legal game of `decisions` decisions, as a file.
 fn long_record(dir: &Path, decisions: usize) -> PathBuf {
-    let (header, list) = rollcall_core::sim::random_game("leader-activation@1", 7, decisions).unwrap();
-    let mut game = rollcall_core::game::Game::open(header.clone()).unwrap();
-    let mut events = Vec::new();
-    for decision in &list {
-        events.extend(game.play(decision, None).unwrap());
-    }
     let path = dir.join("long.jsonl");
-    rollcall_store::file::write(
-        &path,
-        rollcall_store::file::Existing::Refuse,
-        &header,
-        events.into_iter().map(Ok::<_, String>),
-    )
-    .unwrap();
+    binary::random_record(&path, "leader-activation@1", 7, decisions);
     path
+}
+
+/// Reads the pty's master side until the child's end closes, on a thread of
+/// its own (the child would block on a full pty otherwise).
+fn read_all(master: OwnedFd) -> std::thread::JoinHandle<String> {
+    let mut reader = std::fs::File::from(master);
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = reader.read(&mut buf) {
+            all.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&all).into_owned()
+    })
 }
 
 /// Runs rollcall with standard error on a pty (standard output a pipe);
@@ -174,15 +174,7 @@ fn on_terminal_stderr(db: &Path, args: &[&str]) -> (String, std::process::ExitSt
         .stderr(Stdio::from(slave))
         .spawn()
         .unwrap();
-    let mut reader = std::fs::File::from(master);
-    let seen = std::thread::spawn(move || {
-        let mut all = Vec::new();
-        let mut buf = [0u8; 4096];
-        while let Ok(n @ 1..) = reader.read(&mut buf) {
-            all.extend_from_slice(&buf[..n]);
-        }
-        String::from_utf8_lossy(&all).into_owned()
-    });
+    let seen = read_all(master);
     let mut stdout = child.stdout.take().unwrap();
     std::io::copy(&mut stdout, &mut std::io::sink()).unwrap();
     let status = child.wait().unwrap();
@@ -238,15 +230,7 @@ fn on_terminal_stdout(db: &Path, args: &[&str], env: &[(&str, &str)]) -> String 
     let mut child = command.stdin(Stdio::null()).stdout(Stdio::from(slave)).stderr(Stdio::null()).spawn().unwrap();
     // The command holds the pty's other end until it goes: then the reader sees its end.
     drop(command);
-    let mut reader = std::fs::File::from(master);
-    let seen = std::thread::spawn(move || {
-        let mut all = Vec::new();
-        let mut buf = [0u8; 4096];
-        while let Ok(n @ 1..) = reader.read(&mut buf) {
-            all.extend_from_slice(&buf[..n]);
-        }
-        String::from_utf8_lossy(&all).into_owned()
-    });
+    let seen = read_all(master);
     child.wait().unwrap();
     drop(child);
     seen.join().unwrap()

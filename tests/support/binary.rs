@@ -1,6 +1,6 @@
 //! The `rollcall` binary as the end-to-end tests run it: on a store of the
 //! test's own, with none of the environment's `ROLLCALL_DB`,
-//! `ROLLCALL_STORE` or `CI`, and what it printed. One copy for every test
+//! `ROLLCALL_STORE`, `CI` or `NO_COLOR`, and what it printed. One copy for every test
 //! binary that runs it (`tests/cli.rs`, `e2e.rs`, `impact.rs`,
 //! `simulate.rs`, `pbem.rs`), each including it with `#[path]`.
 
@@ -17,7 +17,12 @@ pub fn root() -> PathBuf {
 /// The binary, on the store `db`.
 pub fn command(db: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
-    c.env_remove("ROLLCALL_DB").env_remove("ROLLCALL_STORE").env_remove("CI").arg("--db").arg(db);
+    c.env_remove("ROLLCALL_DB")
+        .env_remove("ROLLCALL_STORE")
+        .env_remove("CI")
+        .env_remove("NO_COLOR")
+        .arg("--db")
+        .arg(db);
     c
 }
 
@@ -92,4 +97,23 @@ pub fn failed_with(out: &Output, code: i32, needle: &str) {
     let text = text(out);
     assert_eq!(out.status.code(), Some(code), "expected exit {code}:\n{text}");
     assert!(text.contains(needle), "expected {needle:?} in:\n{text}");
+}
+
+/// Writes a random legal game of `version` (seeded by `seed`, `decisions`
+/// decisions long) to `path` as a record; returns its header.
+pub fn random_record(path: &Path, version: &str, seed: u64, decisions: usize) -> rollcall_core::record::Header {
+    let (header, list) = rollcall_core::sim::random_game(version, seed, decisions).unwrap();
+    let mut game = rollcall_core::game::Game::open(header.clone()).unwrap();
+    let mut events = Vec::new();
+    for decision in &list {
+        events.extend(game.play(decision, None).unwrap());
+    }
+    rollcall_store::file::write(
+        path,
+        rollcall_store::file::Existing::Refuse,
+        &header,
+        events.into_iter().map(Ok::<_, String>),
+    )
+    .unwrap();
+    header
 }
