@@ -24,6 +24,7 @@ pub mod record;
 pub mod rules;
 pub mod ruleset;
 pub mod rulesets;
+pub mod schema;
 pub mod script;
 pub mod sealed;
 pub mod seed;

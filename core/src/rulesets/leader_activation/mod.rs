@@ -29,7 +29,7 @@ use crate::ruleset::{Ruleset, ScenarioError, Violation};
 pub struct LeaderActivation;
 
 /// A skill rating: "Elite", "Trained" or "Conscript".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Skill {
     Elite,
@@ -48,7 +48,7 @@ impl Skill {
 }
 
 /// A leader (command team) or a unit, as the scenario gives it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PieceSetup {
     pub id: String,
@@ -69,7 +69,7 @@ fn trained() -> Skill {
 }
 
 /// Two sides, their leaders and units. Positions in millimetres.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub sides: Vec<String>,
@@ -78,7 +78,7 @@ pub struct Scenario {
 }
 
 /// What a piece is: a leader or a unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Leader,
@@ -86,7 +86,7 @@ pub enum Role {
 }
 
 /// A leader or unit on the table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Piece {
     pub id: String,
     pub side: String,
@@ -101,7 +101,7 @@ pub struct Piece {
 }
 
 /// The settings of a rule version, typed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Config {
     pub skill_as_roll_modifier: bool,
     pub natural_1_fails: bool,
@@ -156,7 +156,7 @@ impl Config {
 }
 
 /// A leader's activation in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Activation {
     pub leader: String,
     pub side: String,
@@ -169,7 +169,7 @@ pub struct Activation {
 }
 
 /// A turn in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Turn {
     pub number: u32,
     pub first: String,
@@ -183,7 +183,7 @@ pub struct Turn {
 }
 
 /// A leader or unit the referee has removed from play (killed, destroyed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Removed {
     pub side: String,
     pub role: Role,
@@ -206,7 +206,7 @@ pub struct State {
 }
 
 /// What a player or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Decision {
     /// Starts a turn; `first` is the side that activates first (L10).
@@ -241,7 +241,7 @@ pub enum Decision {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Fact {
     TurnBegan {
