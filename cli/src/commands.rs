@@ -17,7 +17,7 @@ use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
-use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, StoreCommand};
+use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
 use crate::output::print_json;
 use crate::position::Position;
 use crate::source::rule_version;
@@ -63,6 +63,13 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
+        Command::Rules(RulesCommand::Decisions { ruleset, json }) => crate::schemas::decisions(&ruleset, json),
+        Command::Rules(RulesCommand::Schema { name, output }) => {
+            crate::schemas::schema(name.as_deref(), output.as_deref())
+        }
+        Command::Scenario(ScenarioCommand::Template { ruleset, output, force }) => {
+            crate::schemas::template(&ruleset, output.as_deref(), force)
+        }
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
         Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
         Command::Demo => crate::demo::run(db),
@@ -237,14 +244,16 @@ fn new(
     let scenario: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
     let text = String::from_utf8_lossy(&bytes);
     if parties.is_empty() {
-        parties = scenario
-            .get("sides")
-            .and_then(Value::as_array)
-            .map(|sides| sides.iter().filter_map(|s| s.as_str().map(String::from)).collect())
-            .unwrap_or_default();
+        // The scenario's sides as its ruleset reads them (a list of names,
+        // or of objects with an id).
+        let info = ruleset::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?;
+        let machine = (info.load)(&scenario, &rules).map_err(|s| {
+            Fail(format!("{}:{}: {}: {}", scenario_path.display(), line_of(&text, &s.field), s.field, s.message))
+        })?;
+        parties = machine.sides();
     }
     if parties.is_empty() {
-        return Err(Fail("name the parties with --party (the scenario has no \"sides\" list)".into()));
+        return Err(Fail("name the parties with --party (the scenario has no sides)".into()));
     }
     if let Some(bad) = parties.iter().find(|p| p.is_empty() || rollcall_core::bounds::control_character(p).is_some()) {
         return Err(Fail(format!(
