@@ -248,3 +248,50 @@ fn scenario_template_replaces_a_file_only_with_force() {
     store.ok(&["scenario", "template", "combat-hq", "-o", &file, "--force"]);
     assert_valid("combat-hq.scenario", &read_json(Path::new(&file)), "the replaced file");
 }
+
+#[test]
+fn new_takes_the_scenario_of_a_script() {
+    let store = Store::new();
+    let script = root().join("fixtures/leader-activation/rally.json");
+    store.ok(&[
+        "new",
+        "--rules",
+        "leader-activation@1",
+        "--scenario",
+        script.to_str().unwrap(),
+        "--game",
+        "from-script",
+    ]);
+    let state = store.ok(&["state", "from-script"]);
+    assert!(state.contains("carrier"), "the script's scenario is the game's:\n{state}");
+}
+
+#[test]
+fn new_says_what_it_expected_naming_file_line_and_field() {
+    let store = Store::new();
+    let list = store.path_text("decisions.json");
+    std::fs::write(&list, r#"[{"type": "pass"}]"#).unwrap();
+    let out = store.run(&["new", "--rules", "leader-activation", "--scenario", &list]);
+    failed_with(&out, 2, &format!("{list}:1: $: expected a leader-activation scenario (an object), or a script whose \"scenario\" is one; found a list"));
+    failed_with(&out, 2, "rollcall scenario template leader-activation");
+    let mut script = read_json(&root().join("fixtures/leader-activation/rally.json"));
+    script["scenario"]["units"][1]["skill"] = "heroic".into();
+    let text = serde_json::to_string_pretty(&script).unwrap();
+    let line = text.lines().position(|l| l.contains("heroic")).unwrap() + 1;
+    let bad = store.path_text("bad.json");
+    std::fs::write(&bad, &text).unwrap();
+    let out = store.run(&["new", "--rules", "leader-activation", "--scenario", &bad]);
+    failed_with(&out, 2, &format!("{bad}:{line}: scenario.units[1].skill: unknown variant `heroic`"));
+    assert!(!store.db().exists(), "nothing was written, not even a store");
+}
+
+#[test]
+fn verify_and_diff_on_a_script_say_it_is_a_script() {
+    let store = Store::new();
+    let script = root().join("fixtures/leader-activation/rally.json");
+    let script = script.to_str().unwrap();
+    let expected = format!("{script} is a script, not a record: `rollcall run {script}` plays it");
+    failed_with(&store.run(&["verify", script]), 2, &expected);
+    failed_with(&store.run(&["verify", script, "--json"]), 2, &expected);
+    failed_with(&store.run(&["diff", script, "--b", "+natural-6-rallies"]), 2, &expected);
+}

@@ -71,7 +71,8 @@ pub enum Command {
         /// A rule version (`ruleset@version`) or a house-rules JSON file.
         #[arg(long)]
         rules: String,
-        /// The scenario JSON file.
+        /// The scenario JSON file, or a script (its `scenario` is taken).
+        /// `rollcall scenario template RULESET` writes one to start from.
         #[arg(long)]
         scenario: PathBuf,
         /// The game id (default: a random one).

@@ -241,15 +241,20 @@ fn new(
 ) -> Result<ExitCode, Fail> {
     let (rules, _) = rule_version(rules)?;
     let bytes = read_bytes(scenario_path)?;
-    let scenario: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
+    let given: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
+    let (scenario, prefix) = crate::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
     let text = String::from_utf8_lossy(&bytes);
+    let ruleset_id = rules.ruleset().to_string();
+    let scenario_error = |s: rollcall_core::ruleset::ScenarioError| {
+        let field = format!("{prefix}{}", s.field);
+        let hint = crate::schemas::scenario_hint(&ruleset_id, &s.field);
+        Fail(format!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message))
+    };
     if parties.is_empty() {
         // The scenario's sides as its ruleset reads them (a list of names,
         // or of objects with an id).
         let info = ruleset::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?;
-        let machine = (info.load)(&scenario, &rules).map_err(|s| {
-            Fail(format!("{}:{}: {}: {}", scenario_path.display(), line_of(&text, &s.field), s.field, s.message))
-        })?;
+        let machine = (info.load)(&scenario, &rules).map_err(scenario_error)?;
         parties = machine.sides();
     }
     if parties.is_empty() {
@@ -283,9 +288,7 @@ fn new(
         server: None,
     };
     Game::open(header.clone()).map_err(|e| match e {
-        rollcall_core::game::OpenError::Scenario(s) => {
-            Fail(format!("{}:{}: {}: {}", scenario_path.display(), line_of(&text, &s.field), s.field, s.message))
-        }
+        rollcall_core::game::OpenError::Scenario(s) => scenario_error(s),
         other => Fail(other.to_string()),
     })?;
     let log = store::open(db)?;
@@ -633,6 +636,7 @@ fn verify(
                 return Err(e.into())
             }
             Err(e) => {
+                crate::source::refuse_script(path)?;
                 return report_verify(
                     target,
                     None,
