@@ -220,6 +220,14 @@ fn rules_decisions_lists_every_type_of_the_schema_with_its_fields_and_an_example
     let text = store.ok(&["rules", "decisions", "leader-activation"]);
     assert!(text.contains("rally\n  The active leader's rally at the end of his activation.\n  units            list of string (required)\n  example: {\"type\": \"rally\", \"units\": [\"rifles-2\"]}"), "{text}");
     assert!(text.contains("  to               Point ([integer, integer]) (required)"), "{text}");
+    assert_eq!(
+        store.ok(&["rules", "decisions", "leader-activation@1+natural-6-rallies"]),
+        text,
+        "a version names its ruleset"
+    );
+    let combat: Value = serde_json::from_str(&store.ok(&["rules", "decisions", "combat-hq", "--json"])).unwrap();
+    let order = combat["types"].as_array().unwrap().iter().find(|t| t["name"] == "Order").unwrap();
+    assert_eq!(order["shape"], "an object whose \"do\" is activate | enter", "{order}");
     failed_with(&store.run(&["rules", "decisions", "chess"]), 2, "chess");
 }
 

@@ -150,8 +150,11 @@ const EXAMPLES: &[(&str, &[&str])] = &[
     ),
 ];
 
-fn known_ruleset(id: &str) -> Result<(), Fail> {
-    ruleset::find(id).map(|_| ()).map_err(|e| Fail(format!("{e} (rollcall rules list names them)")))
+/// The ruleset an argument names: `ruleset`, or a version of it
+/// (`ruleset@version[+option…]`).
+fn known_ruleset(arg: &str) -> Result<&'static str, Fail> {
+    let id = arg.split(['@', '+']).next().unwrap_or(arg);
+    ruleset::find(id).map(|info| info.id).map_err(|e| Fail(format!("{e} (rollcall rules list names them)")))
 }
 
 /// The example of decision `kind` of `ruleset`, as written.
@@ -255,11 +258,14 @@ fn type_name(schema: &Value, defs: &Map<String, Value>) -> String {
 }
 
 /// `rollcall rules decisions RULESET [--json]`.
-pub fn decisions(ruleset: &str, json: bool) -> Result<ExitCode, Fail> {
-    known_ruleset(ruleset)?;
+pub fn decisions(arg: &str, json: bool) -> Result<ExitCode, Fail> {
+    let ruleset = known_ruleset(arg)?;
     let rows = decision_rows(ruleset);
+    let types = named_types(ruleset);
     if json {
-        print_json(&json!({"ruleset": ruleset, "schema": format!("{ruleset}.decision"), "decisions": rows}));
+        print_json(
+            &json!({"ruleset": ruleset, "schema": format!("{ruleset}.decision"), "decisions": rows, "types": types}),
+        );
         return Ok(ExitCode::SUCCESS);
     }
     say!("{ruleset}: {} decision types (`rollcall rules schema {ruleset}.decision` has the JSON Schema)", rows.len());
@@ -285,15 +291,26 @@ pub fn decisions(ruleset: &str, json: bool) -> Result<ExitCode, Fail> {
         let kind = row["type"].as_str().unwrap_or_default();
         say!("  example: {}", example(ruleset, kind).unwrap_or("(none)"));
     }
-    say_named_types(ruleset);
+    if !types.is_empty() {
+        say!("\ntypes:");
+    }
+    for t in &types {
+        let (name, about, shape) = (&t["name"], &t["description"], &t["shape"]);
+        say!(
+            "  {}: {}\n      {}",
+            name.as_str().unwrap_or_default(),
+            about.as_str().unwrap_or_default(),
+            shape.as_str().unwrap_or_default()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The named types the decisions' fields use: what each is, and its forms.
-fn say_named_types(ruleset: &str) {
+/// The named types the decisions' fields use: what each is, and its shape.
+fn named_types(ruleset: &str) -> Vec<Value> {
     let schema = schema::decisions(ruleset).expect("every ruleset has a decision schema");
-    let Some(defs) = schema.get("$defs").and_then(Value::as_object) else { return };
-    say!("\ntypes:");
+    let Some(defs) = schema.get("$defs").and_then(Value::as_object) else { return Vec::new() };
+    let mut out = Vec::new();
     for (name, def) in defs {
         let about = def["description"].as_str().unwrap_or_default().replace('\n', " ");
         let shape = match def.get("properties").and_then(Value::as_object) {
@@ -315,8 +332,9 @@ fn say_named_types(ruleset: &str) {
             }
             None => type_name(def, defs),
         };
-        say!("  {name}: {about}\n      {shape}");
+        out.push(json!({"name": name, "description": about, "shape": shape}));
     }
+    out
 }
 
 /// The template scenario of `ruleset`.
@@ -325,8 +343,8 @@ fn template_text(ruleset: &str) -> Option<&'static str> {
 }
 
 /// `rollcall scenario template RULESET [-o FILE [--force]]`.
-pub fn template(ruleset: &str, output: Option<&Path>, force: bool) -> Result<ExitCode, Fail> {
-    known_ruleset(ruleset)?;
+pub fn template(arg: &str, output: Option<&Path>, force: bool) -> Result<ExitCode, Fail> {
+    let ruleset = known_ruleset(arg)?;
     let text = template_text(ruleset).expect("every ruleset has a template");
     match output {
         None => show!("{text}"),
