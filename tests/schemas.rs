@@ -2,8 +2,9 @@
 //! them and the files they describe: they are what `rollcall rules schema`
 //! writes now; every fixture script, the pbem example's scenario and
 //! decisions, and the records the fixtures make (header, events, facts)
-//! validate against them; files the engine refuses do not. Then the
-//! commands built on them: `rules decisions` and `scenario template`.
+//! validate against them (turn files: tests/pbem.rs); files the engine
+//! refuses do not. Then the commands built on them: `rules decisions` and
+//! `scenario template`; and `new` and `verify` given a script.
 
 use std::path::{Path, PathBuf};
 
