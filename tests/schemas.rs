@@ -181,6 +181,8 @@ fn the_schemas_refuse_what_the_engine_refuses() {
     bad["seed"]["mode"] = "sealed-ish".into();
     assert!(!violations("leader-activation.script", &bad).is_empty(), "an unknown seed mode passes");
     assert!(!violations("record-header", &script).is_empty(), "a script passes as a record header");
+    let three_digits = serde_json::json!({"type": "move", "unit": "t-72", "to": "304"});
+    assert!(!violations("formation-activation.decision", &three_digits).is_empty(), "a hex of three digits passes");
 }
 
 #[test]

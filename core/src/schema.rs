@@ -139,6 +139,21 @@ pub(crate) fn event_body(generator: &mut SchemaGenerator) -> Schema {
     })
 }
 
+/// A hex of the map, as serde reads it (`TryFrom<String>`): four digits.
+impl JsonSchema for formation_activation::Hex {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Hex".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A hex of the map, by its printed number: four digits CCRR, column then row (\"0304\").",
+            "type": "string",
+            "pattern": "^[0-9]{4}$"
+        })
+    }
+}
+
 /// `impl JsonSchema` for a type serde writes as a lower-case hex string.
 macro_rules! hex_schema {
     ($type:ty, $name:literal, $digits:literal, $what:literal) => {

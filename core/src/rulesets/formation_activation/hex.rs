@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A hex of the map, by its printed number `CCRR` (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Hex {
     /// `CC`, numbered left to right.
