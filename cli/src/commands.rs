@@ -406,14 +406,15 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail(e.to_string()))
 }
 
-fn log(db: &Option<std::path::PathBuf>, id: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open_read(db)?;
+fn log(db: &Option<std::path::PathBuf>, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+    let (log, id) = crate::source::game_reader(db, target)?;
+    let (log, id) = (&*log, id.as_str());
     let from = match from {
-        Some(p) => crate::position::resolve(&log, id, p)?.first,
+        Some(p) => crate::position::resolve(log, id, p)?.first,
         None => 1,
     };
     let mut out = Vec::new();
-    let game = open_game_with(&log, id, None, |g, e| {
+    let game = open_game_with(log, id, None, |g, e| {
         if e.seq < from {
             return;
         }
@@ -422,7 +423,8 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: Option<Position>, json: 
         } else {
             say!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), text::escape(g.narrate(e).trim_start()));
         }
-    })?;
+    })
+    .map_err(|e| crate::source::open_failed(target, e))?;
     if json {
         print_json(&json!({"game": id, "events": out, "head": game.head().to_string()}));
     } else {
@@ -431,10 +433,11 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: Option<Position>, json: 
     Ok(ExitCode::SUCCESS)
 }
 
-fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open_read(db)?;
-    let at = at.map(|p| crate::position::resolve(&log, id, p)).transpose()?.map(|span| span.last);
-    let game = open_game(&log, id, at)?;
+fn state(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+    let (log, id) = crate::source::game_reader(db, target)?;
+    let (log, id) = (&*log, id.as_str());
+    let at = at.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
+    let game = open_game(log, id, at).map_err(|e| crate::source::open_failed(target, e))?;
     if json {
         print_json(
             &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
@@ -448,13 +451,14 @@ fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>, json: 
 
 fn replay(
     db: &Option<std::path::PathBuf>,
-    id: &str,
+    target: &str,
     step: bool,
     to: Option<Position>,
     json: bool,
 ) -> Result<ExitCode, Fail> {
-    let log = store::open_read(db)?;
-    let to = to.map(|p| crate::position::resolve(&log, id, p)).transpose()?.map(|span| span.last);
+    let (log, id) = crate::source::game_reader(db, target)?;
+    let (log, id) = (&*log, id.as_str());
+    let to = to.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
     let mut steps = Vec::new();
     let mut lines = Vec::new();
     // The narrative on a terminal is its own progress; to a file or a pipe, a bar.
@@ -463,7 +467,7 @@ fn replay(
         None => log.head(id)?.seq,
     };
     let bar = crate::progress::events("replay", total, json || std::io::stdout().is_terminal());
-    let game = open_game_with(&log, id, to, |g, e| {
+    let game = open_game_with(log, id, to, |g, e| {
         crate::progress::tick(&bar);
         if step && e.kind == rollcall_core::Kind::Decision && g.decisions() > 1 {
             // The state after the previous decision, before this one.
@@ -478,7 +482,8 @@ fn replay(
         } else {
             say!("{}", text::escape(&g.narrate(e)));
         }
-    })?;
+    })
+    .map_err(|e| crate::source::open_failed(target, e))?;
     if json {
         print_json(
             &json!({"game": id, "events": lines, "steps": steps, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
@@ -498,11 +503,11 @@ fn replay(
 /// `rollcall replay GAME --step` on a terminal: reads the game once,
 /// releases the store (other commands may use it while the view is open),
 /// and opens the interactive view at the position given, or at the start.
-fn interactive_replay(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
+fn interactive_replay(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
     let (header, events) = {
-        let log = store::open_read(db)?;
-        let header = log.header(id)?;
-        let events = log.events(id, 1)?.collect::<Result<Vec<_>, _>>()?;
+        let (log, id) = crate::source::game_reader(db, target)?;
+        let header = log.header(&id)?;
+        let events = log.events(&id, 1)?.collect::<Result<Vec<_>, _>>()?;
         (header, events)
     };
     let replay = crate::tui::Replay::build(&header, &events)?;
