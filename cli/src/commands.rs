@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use rollcall_core::game::{verify_each, Game, Verified, Verifier, VerifyFailure};
 use rollcall_core::locate::line_of;
-use rollcall_core::log::{open_game, open_game_with, EventLog};
+use rollcall_core::log::{open_at_head, open_game, open_game_with, EventLog};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::rules::{SettingKind, VersionSpec};
@@ -133,6 +133,7 @@ fn run_script(
         creation.push(events)?;
     }
     creation.commit()?;
+    keep_snapshot(&log, &id, &game);
     if json {
         print_json(&json!({
             "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
@@ -314,7 +315,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         single => (vec![single], false),
     };
     let log = store::open_read(db)?;
-    let mut game = open_game(&log, id, None)?;
+    let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let expected = game.head();
     let mut events = Vec::new();
@@ -336,6 +337,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         events.extend(new);
     }
     log.append(id, &expected, &events)?;
+    keep_snapshot(&log, id, &game);
     if json {
         print_json(
             &json!({"game": id, "events": events.iter().map(|e| event_json(&game, e)).collect::<Vec<_>>(), "head": game.head().to_string()}),
@@ -360,7 +362,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
     };
     let log = store::open_read(db)?;
-    let mut game = open_game(&log, id, None)?;
+    let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let mut stdout = std::io::stdout();
     let mut offset = 0u64;
@@ -397,7 +399,19 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         .and_then(|_| stdout.flush())
         .map_err(|e| Fail(format!("stdout: {e}")))?;
     }
+    keep_snapshot(&log, id, &game);
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many events a stored game may grow past its kept snapshot before
+/// a command that wrote it keeps a new one.
+const SNAPSHOT_EVERY: u64 = 256;
+
+/// Keeps a snapshot of a game a command just wrote, at the store's head, so
+/// that the next `play` (and `state`) need not fold the whole game. It is a
+/// cache: failing to keep one costs the next command a fold, nothing else.
+fn keep_snapshot(log: &dyn EventLog, id: &str, game: &Game) {
+    let _ = rollcall_core::log::keep_snapshot(log, id, game, SNAPSHOT_EVERY);
 }
 
 /// Who decides in this store: in a play-by-email game, this store's side,
@@ -437,7 +451,11 @@ fn state(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>, js
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let at = at.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
-    let game = open_game(log, id, at).map_err(|e| crate::source::open_failed(target, e))?;
+    let game = match at {
+        Some(at) => open_game(log, id, Some(at)),
+        None => open_at_head(log, id),
+    }
+    .map_err(|e| crate::source::open_failed(target, e))?;
     if json {
         print_json(
             &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
@@ -736,9 +754,11 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
         unit.push(event);
     }
     crate::progress::done(bar);
+    let at_head = verifier.game().clone();
     let (verified, _) = verifier.finish().map_err(not_imported)?;
     creation.push(unit)?;
     creation.commit()?;
+    keep_snapshot(log, &header.game, &at_head);
     if json {
         print_json(&verified_json(&header.game, &verified, &header));
     } else {
