@@ -305,4 +305,5 @@ fn verify_and_diff_on_a_script_say_it_is_a_script() {
     failed_with(&store.run(&["verify", script]), 2, &expected);
     failed_with(&store.run(&["verify", script, "--json"]), 2, &expected);
     failed_with(&store.run(&["diff", script, "--b", "+natural-6-rallies"]), 2, &expected);
+    failed_with(&store.run(&["state", script]), 2, &expected);
 }
