@@ -326,6 +326,13 @@ fn every_refusal_has_its_status_and_writes_nothing() {
         if status == 409 {
             assert_eq!(v["head"]["hash"], h, "a stale head is answered with the new head");
         }
+        // A refused decision names the kind of refusal; other errors do not.
+        let refusal = match status {
+            403 => Some("not-the-sides"),
+            422 => Some("no-turn-begun"),
+            _ => None,
+        };
+        assert_eq!(v["refusal"]["kind"].as_str(), refusal, "{v}");
         assert_eq!(record(&server, "g"), before, "nothing written on a {status}");
     }
     // Not JSON, and too large.

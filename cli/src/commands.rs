@@ -10,6 +10,7 @@ use rollcall_core::locate::line_of;
 use rollcall_core::log::{open_game, open_game_with, EventLog};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
+use rollcall_core::refusal::{RefusalKind, Shared};
 use rollcall_core::rules::{SettingKind, VersionSpec};
 use rollcall_core::ruleset::{self, Refusal};
 use rollcall_core::script::{check_game_id, split_dice, Script};
@@ -63,6 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
+        Command::Rules(RulesCommand::Refusals { ruleset, json }) => rules_refusals(&ruleset, json),
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
         Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
         Command::Demo => crate::demo::run(db),
@@ -117,10 +119,15 @@ fn run_script(
             Ok(events) => events,
             Err(refusal) => {
                 let malformed = matches!(refusal, Refusal::Malformed { .. });
+                let kind = refusal.kind();
                 let e = script.refusal_error(i, refusal);
                 let message =
                     format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message);
-                return if malformed { Err(Fail(message)) } else { Ok(crate::exit::refused(&message, json)) };
+                return if malformed {
+                    Err(Fail(message))
+                } else {
+                    Ok(crate::exit::refused(&message, Some(kind), json))
+                };
             }
         };
         for e in &events {
@@ -893,6 +900,27 @@ fn rules_list(json: bool) -> Result<ExitCode, Fail> {
     }
     if json {
         print_json(&json!({"rulesets": rows}));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The kinds of refusal of a ruleset: its own, then the shared ones.
+fn rules_refusals(id: &str, json: bool) -> Result<ExitCode, Fail> {
+    let info = ruleset::find(id).map_err(|e| Fail(e.to_string()))?;
+    let groups = [(info.id, (info.refusals)()), ("shared", Shared::kinds())];
+    if json {
+        let group = |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::exit::refusal_json(*k)).collect::<Vec<_>>();
+        print_json(&json!({"ruleset": info.id, "refusals": group(&groups[0].1), "shared": group(&groups[1].1)}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (title, kinds) in &groups {
+        say!("{title}:");
+        for k in kinds {
+            say!("  {}", k.name);
+            for line in k.about.lines() {
+                say!("      {}", line.trim());
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -19,22 +19,40 @@ use serde_json::Value;
 
 use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
+use crate::refusal::{RefusalKind, Shared};
 use crate::rules::{RuleVersion, RulesError, VersionSpec};
 
-/// Why a decision is refused: a rule forbids it, or a die could not be had.
+/// Why a decision is refused: a rule forbids it (of a kind, with a message
+/// saying why), or a die could not be had.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Violation {
-    #[error("{0}")]
-    Rule(String),
+    #[error("{message}")]
+    Rule { kind: RefusalKind, message: String },
     #[error(transparent)]
     Dice(#[from] DiceError),
 }
 
-/// Refuses a decision with a message: `refuse!("{unit} is broken")`.
+impl Violation {
+    /// A rule's refusal of `kind`, saying `message`.
+    pub fn rule(kind: impl Into<RefusalKind>, message: impl Into<String>) -> Self {
+        Violation::Rule { kind: kind.into(), message: message.into() }
+    }
+
+    /// The kind of refusal: the rule's, or [`Shared::Dice`].
+    pub fn kind(&self) -> RefusalKind {
+        match self {
+            Violation::Rule { kind, .. } => *kind,
+            Violation::Dice(_) => Shared::Dice.kind(),
+        }
+    }
+}
+
+/// Refuses a decision with a kind and a message:
+/// `refuse!(Refused::BrokenLeader, "{unit} is broken")`.
 #[macro_export]
 macro_rules! refuse {
-    ($($arg:tt)*) => {
-        return Err($crate::ruleset::Violation::Rule(format!($($arg)*)))
+    ($kind:expr, $($arg:tt)*) => {
+        return Err($crate::ruleset::Violation::rule($kind, format!($($arg)*)))
     };
 }
 
@@ -124,6 +142,8 @@ pub trait Ruleset: 'static {
     fn scenario_bounds() -> Vec<Bound> {
         Vec::new()
     }
+    /// The ruleset's own kinds of refusal (besides the [`Shared`] ones).
+    fn refusals() -> Vec<RefusalKind>;
 }
 
 /// Why a decision was not decided: it does not parse, it is not the
@@ -136,6 +156,17 @@ pub enum Refusal {
     NotTheSides { owner: String, by: String },
     #[error(transparent)]
     Violation(#[from] Violation),
+}
+
+impl Refusal {
+    /// The kind of refusal, for a test or a `--json` consumer to match.
+    pub fn kind(&self) -> RefusalKind {
+        match self {
+            Refusal::Malformed { .. } => Shared::Malformed.kind(),
+            Refusal::NotTheSides { .. } => Shared::NotTheSides.kind(),
+            Refusal::Violation(v) => v.kind(),
+        }
+    }
 }
 
 fn owner_decision(owner: &str) -> String {
@@ -258,6 +289,8 @@ pub struct RulesetInfo {
     pub load: Loader,
     /// The ranges of the scenario's numbers narrower than the number range.
     pub scenario_bounds: fn() -> Vec<Bound>,
+    /// The ruleset's own kinds of refusal.
+    pub refusals: fn() -> Vec<RefusalKind>,
 }
 
 fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError> {
@@ -276,6 +309,7 @@ pub fn info<R: Ruleset>() -> RulesetInfo {
         versions: R::versions,
         load: load::<R>,
         scenario_bounds: R::scenario_bounds,
+        refusals: R::refusals,
     }
 }
 

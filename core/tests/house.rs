@@ -469,3 +469,33 @@ fn the_length_check_counts_bodies_and_skips_tests() {
         "a 100-line function, a 101-line one with braces in literals, a declaration and a test module"
     );
 }
+
+/// Every kind of refusal a ruleset declares (in its `refusals.rs`) is one
+/// its decide code gives: a kind nothing refuses with is a name `--json`
+/// consumers would wait for in vain.
+#[test]
+fn every_declared_kind_of_refusal_is_given_somewhere() {
+    let rulesets = workspace().join("core/src/rulesets");
+    let mut unused = Vec::new();
+    for entry in std::fs::read_dir(&rulesets).unwrap() {
+        let dir = entry.unwrap().path();
+        let declared = dir.join("refusals.rs");
+        if !declared.exists() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        let code: String = files
+            .iter()
+            .filter(|p| !is_test_file(&relative(p)) && !p.ends_with("refusals.rs"))
+            .map(|p| code_only(&std::fs::read_to_string(p).unwrap()))
+            .collect();
+        for line in std::fs::read_to_string(&declared).unwrap().lines() {
+            let Some((variant, _)) = line.trim().split_once(" = \"") else { continue };
+            if !code.contains(&format!("Refused::{variant},")) {
+                unused.push(format!("{}: {variant}", relative(&declared)));
+            }
+        }
+    }
+    assert!(unused.is_empty(), "kinds of refusal no decision is refused with:\n{}", unused.join("\n"));
+}

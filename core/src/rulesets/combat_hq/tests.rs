@@ -5,6 +5,7 @@
 //! refusal, in the one harness of every ruleset (`crate::testing`); the
 //! helpers here build scenarios.
 
+use crate::refusal::Shared;
 use serde_json::{json, Value};
 
 use super::*;
@@ -543,7 +544,7 @@ fn under_multi_bg_a_command_failure_gives_the_enemy_co_staff_orders_and_holds_re
 fn begin_turn_refusals_say_what_is_allowed() {
     let g = given(BASE, four_deployed());
     assert_eq!(
-        g.when_rolling(begin("french"), &[]).refusal(),
+        g.when_rolling(begin("french"), &[]).refusal_of(Shared::NotASide),
         "\"french\" is not a side of this game (germans, british): name the side whose CO rolls first"
     );
     let g = g.decided_rolling(
@@ -551,7 +552,7 @@ fn begin_turn_refusals_say_what_is_allowed() {
         &[("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4]), ("command-dice:bg-hart", &[2, 2, 3, 3])],
     );
     assert_eq!(
-        g.when_rolling(begin("germans"), &[]).refusal(),
+        g.when_rolling(begin("germans"), &[]).refusal_of(Shared::TurnNotOver),
         "turn 1 has not ended: end it first (end-turn), though germans may still play a Command Pulse"
     );
 }
@@ -713,7 +714,7 @@ fn pulses_alternate_while_both_sides_have_dice() {
     assert_eq!(facts.last().unwrap(), &Fact::PulseEnded { side: "germans".into(), unused_dice: 2, next: None });
     let g = g.decided_rolling(pulse("kg-max", 2, json!([])), &[]);
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 2, json!([])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 2, json!([])), &[]).refusal_of(Refused::NoPulseLeft),
         "no Command Pulse is left in turn 1: no side has dice to chain; end the turn"
     );
 }
@@ -721,7 +722,10 @@ fn pulses_alternate_while_both_sides_have_dice() {
 #[test]
 fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(g.when_rolling(pulse("kg-max", 5, json!([])), &[]).refusal(), "no turn has begun: begin a turn first");
+    assert_eq!(
+        g.when_rolling(pulse("kg-max", 5, json!([])), &[]).refusal_of(Shared::NoTurnBegun),
+        "no turn has begun: begin a turn first"
+    );
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
     let refused = |decision: Value| g.when_rolling(decision, &[]).refusal();
     assert_eq!(
@@ -797,7 +801,8 @@ fn under_base_wild_dice_join_a_chain_and_are_used_up() {
         }
     );
     assert_eq!(
-        g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}), &[]).refusal(),
+        g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}), &[])
+            .refusal_of(Refused::WildDiceLimit),
         "germans may add up to 3 Wild Dice to a chain this turn, not 4"
     );
 }
@@ -849,7 +854,7 @@ fn the_activation_range_is_a_constant() {
         &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])],
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).refusal_of(Refused::OutOfCommandRange),
         "1-kp-1zug is 43 tenths of an inch from 1-kp-hq (rounded up): a unit activates with its command unit only within 40 tenths"
     );
 }
@@ -1012,7 +1017,7 @@ fn artillery_waits_for_another_group_on_the_table_only_under_the_option() {
     let g = given(MULTI_ARTILLERY_WAITS, all_in_reserve())
         .decided_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     assert_eq!(
-        g.when_rolling(enter_reserve("art"), &[]).refusal(),
+        g.when_rolling(enter_reserve("art"), &[]).refusal_of(Refused::ArtilleryWaits),
         "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of kg-max's other command groups is on the table"
     );
     let g = g.decided_rolling(enter_reserve("pak"), &[]);
@@ -1035,7 +1040,7 @@ fn under_multi_bg_reserves_held_back_enter_only_for_two_staff_orders() {
         &[("command-dice:kg-max", &[1, 1, 5, 3, 2]), ("command-dice:bg-hart", &[4, 2])],
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("pak")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("pak")])), &[]).refusal_of(Refused::CommandFailureBarsReserves),
         "kg-max had a Command Failure this turn: its reserves cannot enter by a die; the CO may pay 2 Staff Orders for each (enter-reserve)"
     );
     let facts = g.when_rolling(enter_reserve("pak"), &[]).facts();
@@ -1058,15 +1063,15 @@ fn under_base_a_command_failure_does_not_hold_reserves_back() {
 fn entering_by_a_die_refusals_say_what_is_allowed() {
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("1-kp")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("1-kp")])), &[]).refusal_of(Refused::NotInReserve),
         "1-kp is not in reserve: it is already on the table"
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("b-coy")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("b-coy")])), &[]).refusal_of(Refused::OtherBattleGroup),
         "b-coy is a reserve of bg-hart, not kg-max: a die enters its own battle group's reserves"
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("pak"), enter("pak")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("pak"), enter("pak")])), &[]).refusal_of(Refused::NotInReserve),
         "pak is not in reserve: it is already on the table"
     );
 }
@@ -1116,7 +1121,10 @@ fn the_co_pays_from_any_of_his_pools() {
 #[test]
 fn entering_by_staff_orders_refusals_say_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(g.when_rolling(enter_reserve("pak"), &[]).refusal(), "no turn has begun: begin a turn first");
+    assert_eq!(
+        g.when_rolling(enter_reserve("pak"), &[]).refusal_of(Shared::NoTurnBegun),
+        "no turn has begun: begin a turn first"
+    );
     let mut s = four_deployed();
     s["sides"][1]["battle_groups"][0]["staff_orders"] = json!(0);
     let g = given(MULTI, s).decided_rolling(
@@ -1125,29 +1133,29 @@ fn entering_by_staff_orders_refusals_say_what_is_allowed() {
     );
     let g = g.decided_rolling(pulse("kg-max", 5, json!([])), &[]);
     assert_eq!(
-        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal_of(Refused::StaffOrdersShort),
         "b-coy costs 1 Staff Order(s) to enter, and bg-hart has 0 usable"
     );
     let g = g.decided_rolling(pulse("bg-hart", 4, json!([])), &[]);
     assert_eq!(
-        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal_of(Refused::StaffOrdersShort),
         "b-coy costs 1 Staff Order(s) to enter, and bg-hart has 0 usable (1 more restocked, usable from the next turn)"
     );
     assert_eq!(
-        g.when_rolling(enter_reserve("a-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("a-coy"), &[]).refusal_of(Refused::NotInReserve),
         "a-coy is not in reserve: it is already on the table"
     );
     assert_eq!(
-        g.when_rolling(enter_reserve("e-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("e-coy"), &[]).refusal_of(Shared::Unknown),
         "there is no command group \"e-coy\" in this game"
     );
     let g = g.decided_rolling(end_turn(), &[]);
     assert_eq!(
-        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal_of(Shared::TurnOver),
         "turn 1 has ended: reserves enter in a turn; begin the next turn"
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 4, json!([])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 4, json!([])), &[]).refusal_of(Shared::TurnOver),
         "turn 1 has ended: Command Pulses are played in a turn; begin the next turn"
     );
 }
@@ -1157,7 +1165,10 @@ fn entering_by_staff_orders_refusals_say_what_is_allowed() {
 #[test]
 fn ending_a_turn_loses_the_dice_not_played() {
     let g = given(BASE, four_deployed());
-    assert_eq!(g.when_rolling(end_turn(), &[]).refusal(), "no turn has begun: begin a turn first");
+    assert_eq!(
+        g.when_rolling(end_turn(), &[]).refusal_of(Shared::NoTurnBegun),
+        "no turn has begun: begin a turn first"
+    );
     let g = g.decided_rolling(
         begin("british"),
         &[("command-dice:bg-hart", &[1, 1, 4, 5]), ("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4])],
@@ -1172,7 +1183,10 @@ fn ending_a_turn_loses_the_dice_not_played() {
         }]
     );
     let g = g.decided_rolling(end_turn(), &[]);
-    assert_eq!(g.when_rolling(end_turn(), &[]).refusal(), "turn 1 has already ended: begin the next turn");
+    assert_eq!(
+        g.when_rolling(end_turn(), &[]).refusal_of(Shared::TurnOver),
+        "turn 1 has already ended: begin the next turn"
+    );
 }
 
 #[test]
@@ -1184,11 +1198,12 @@ fn the_referee_moves_units_on_the_table() {
         to_tenths: Point { x: 70, y: 200 },
     }]);
     assert_eq!(
-        g.when_rolling(json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}), &[]).refusal(),
+        g.when_rolling(json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}), &[])
+            .refusal_of(Refused::InReserve),
         "pak-1 is in reserve with pak: its command group enters the table before it moves"
     );
     assert_eq!(
-        g.when_rolling(json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}), &[]).refusal(),
+        g.when_rolling(json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}), &[]).refusal_of(Shared::Unknown),
         "there is no unit \"tiger\" in this game"
     );
 }
@@ -1196,10 +1211,10 @@ fn the_referee_moves_units_on_the_table() {
 #[test]
 fn decisions_with_unknown_fields_are_refused() {
     let g = given(MULTI, four_deployed());
-    let err = g.when_rolling(json!({"type": "end-turn", "side": "germans"}), &[]).refusal();
+    let err = g.when_rolling(json!({"type": "end-turn", "side": "germans"}), &[]).refusal_of(Shared::Malformed);
     assert!(err.contains("unknown field `side`"), "{err}");
     let err = g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "orders": [{"do": "activate", "command_group": "1-kp", "unit": "x"}]}), &[])
-    .refusal();
+    .refusal_of(Shared::Malformed);
     assert!(err.contains("unknown field `unit`"), "{err}");
 }
 
