@@ -697,7 +697,7 @@ fn a_whole_sealed_game_of(ruleset: &str, seed: u64) {
     let server = Server::start(&dir.path().join("db"));
     let t = Transcript::default();
     let sim = rollcall_core::sim::simulator(ruleset).unwrap();
-    let version = rollcall_core::ruleset::version(ruleset).unwrap().id();
+    let version = rollcall_core::registry::version(ruleset).unwrap().id();
     let header = sim.random_header(seed, &version);
     let sides = rollcall_core::game::Game::open(header.clone()).unwrap().sides();
     let game = format!("{ruleset}-whole");

@@ -150,13 +150,13 @@ fn dispute_about(script: &str) -> String {
 
 /// Plays a script in memory and diffs it against version `b`, printing the report.
 fn show_diff(script: &str, b: &str) -> Result<(), Fail> {
-    let (b, _) = rollcall_core::ruleset::inline_version(b).map_err(|e| Fail(e.to_string()))?;
+    let (b, _) = rollcall_core::registry::inline_version(b).map_err(|e| Fail(e.to_string()))?;
     diff_script(script, |_| Ok(b))
 }
 
 /// The same, with B the script's own rules and `overrides` applied.
 fn show_diff_relative(script: &str, overrides: &str) -> Result<(), Fail> {
-    diff_script(script, |a| rollcall_core::ruleset::relative_version(a, overrides).map_err(|e| Fail(e.to_string())))
+    diff_script(script, |a| rollcall_core::registry::relative_version(a, overrides).map_err(|e| Fail(e.to_string())))
 }
 
 fn diff_script(

@@ -22,7 +22,8 @@ use crate::dice::{draw, Dice, Drawn, Roll, Seed, TableDice};
 use crate::digest::Digest;
 use crate::keys::{self, SecretKey};
 use crate::record::{self, CheckpointBody, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
-use crate::ruleset::{self, Actor, Machine, Refusal, ScenarioError};
+use crate::registry;
+use crate::ruleset::{Actor, Machine, Refusal, ScenarioError};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
@@ -46,7 +47,7 @@ pub struct ApplyError {
 
 /// Checks what a header claims about itself: the rules hash and the commitments.
 pub fn check_header(header: &Header) -> Result<(), String> {
-    if let Ok(spec) = ruleset::version(&header.rules.version) {
+    if let Ok(spec) = registry::version(&header.rules.version) {
         spec.check_ranges(&header.rules).map_err(|e| format!("rules.{e}"))?;
     }
     let computed = header.rules.hash();
@@ -142,7 +143,7 @@ impl Game {
     /// The game before its first event.
     pub fn open(header: Header) -> Result<Game, OpenError> {
         check_header(&header).map_err(OpenError::Header)?;
-        let info = ruleset::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
+        let info = registry::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
         let machine = (info.load)(&header.scenario, &header.rules)?;
         let seed = match header.mode {
             SeedMode::Open | SeedMode::Sealed => {

@@ -22,6 +22,7 @@ pub mod log;
 pub mod pbem;
 pub mod record;
 pub mod refusal;
+pub mod registry;
 pub mod rules;
 pub mod ruleset;
 pub mod rulesets;

@@ -28,8 +28,8 @@ use crate::canon;
 use crate::dice::{Die, Roll, TableDice};
 use crate::digest::Digest;
 use crate::keys::{PublicKey, Signature};
+use crate::registry;
 use crate::rules::{RuleVersion, SettingKind};
-use crate::ruleset;
 use crate::sealed::{RevealBody, ServerCommitment};
 use crate::seed::Share;
 
@@ -392,7 +392,7 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
             ),
         ));
     }
-    let spec = ruleset::version(&wire.rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
+    let spec = registry::version(&wire.rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
     if spec.id() != wire.rules.version {
         return Err(LineError::new("$.rules.version", format!("expected a full version id such as {}", spec.id())));
     }

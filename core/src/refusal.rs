@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn every_rulesets_kinds_are_kebab_case_described_and_unique_beside_the_shared_ones() {
-        for info in crate::ruleset::all() {
+        for info in crate::registry::all() {
             let kinds: Vec<RefusalKind> = (info.refusals)().into_iter().chain(Shared::kinds()).collect();
             let mut names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
             names.sort();

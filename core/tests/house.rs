@@ -499,3 +499,21 @@ fn every_declared_kind_of_refusal_is_given_somewhere() {
     }
     assert!(unused.is_empty(), "kinds of refusal no decision is refused with:\n{}", unused.join("\n"));
 }
+
+/// Lines of `file` that name `module`.
+fn naming(file: &str, module: &str) -> Vec<(usize, String)> {
+    let source = std::fs::read_to_string(workspace().join(file)).unwrap();
+    source.lines().enumerate().filter(|(_, l)| l.contains(module)).map(|(i, l)| (i + 1, l.to_string())).collect()
+}
+
+/// Layers point one way (issue 18): the kernel does not know which rulesets
+/// there are (the registry and the look-ups by id live above it, in
+/// `registry.rs`), and the CLI's store code does not reach up into its
+/// commands (what both need, a game being created, is the store's).
+#[test]
+fn lower_layers_do_not_name_higher_ones() {
+    let kernel = naming("core/src/ruleset.rs", "rulesets::");
+    assert!(kernel.is_empty(), "core/src/ruleset.rs names the rulesets: {kernel:?}");
+    let store = naming("cli/src/store.rs", "commands::");
+    assert!(store.is_empty(), "cli/src/store.rs names the commands: {store:?}");
+}

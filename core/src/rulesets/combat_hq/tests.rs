@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::dice::{Dice, Seed};
-use crate::ruleset;
+use crate::registry;
 use crate::testing;
 
 const BASE: &str = "combat-hq@base";
@@ -23,7 +23,7 @@ type Given = testing::Given<CombatHq>;
 
 /// The rules of `version`: a version id, with options written inline.
 fn rules(version: &str) -> crate::rules::RuleVersion {
-    ruleset::inline_version(version).unwrap().0
+    registry::inline_version(version).unwrap().0
 }
 
 fn given(version: &str, scenario: Value) -> Given {
@@ -127,17 +127,17 @@ fn rolled(facts: &[Fact], bg: &str) -> Fact {
 
 #[test]
 fn both_versions_are_selectable_by_name_and_base_is_the_default() {
-    let default = ruleset::version("combat-hq").unwrap();
+    let default = registry::version("combat-hq").unwrap();
     assert_eq!(default.id(), BASE);
-    assert_eq!(ruleset::version(MULTI).unwrap().id(), MULTI);
-    let err = ruleset::version("combat-hq@advanced").unwrap_err().to_string();
+    assert_eq!(registry::version(MULTI).unwrap().id(), MULTI);
+    let err = registry::version("combat-hq@advanced").unwrap_err().to_string();
     assert_eq!(err, "combat-hq has no version \"advanced\" (known: combat-hq@base, combat-hq@multi-bg)");
 }
 
 #[test]
 fn only_multi_bg_declares_the_cost_of_reserves_after_a_failure() {
-    let base = ruleset::version(BASE).unwrap().defaults();
-    let multi = ruleset::version(MULTI).unwrap().defaults();
+    let base = registry::version(BASE).unwrap().defaults();
+    let multi = registry::version(MULTI).unwrap().defaults();
     assert!(!base.constants.contains_key("reserve-entry-staff-orders-after-failure"));
     assert_eq!(multi.int("reserve-entry-staff-orders-after-failure"), 2);
     for rules in [&base, &multi] {
@@ -152,7 +152,7 @@ fn only_multi_bg_declares_the_cost_of_reserves_after_a_failure() {
 
 fn load_error(version: &str, scenario: Value) -> String {
     let rules = rules(version);
-    let info = ruleset::find("combat-hq").unwrap();
+    let info = registry::find("combat-hq").unwrap();
     match (info.load)(&scenario, &rules) {
         Ok(_) => panic!("the scenario loaded"),
         Err(e) => e.to_string(),
@@ -284,7 +284,7 @@ fn with_artillery_waits_artillery_starts_on_the_table_only_with_another_group() 
         "sides[0].battle_groups[0].command_groups[6].start: \"Its artillery is held in reserve until one command group enters the table.\": artillery starts on the table only with another of its battle group's command groups"
     );
     given(MULTI_ARTILLERY_WAITS, with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]));
-    assert!(ruleset::inline_version("combat-hq@base+artillery-waits-for-a-command-group").is_err());
+    assert!(registry::inline_version("combat-hq@base+artillery-waits-for-a-command-group").is_err());
 }
 
 // ---------------------------------------------------------------- allocation
@@ -846,7 +846,7 @@ fn a_die_activates_a_command_unit_and_up_to_three_of_its_units_within_six_inches
 /// A different range is a constant a group may change.
 #[test]
 fn the_activation_range_is_a_constant() {
-    let mut rules = ruleset::version(MULTI).unwrap().defaults();
+    let mut rules = registry::version(MULTI).unwrap().defaults();
     rules.constants.insert("activation-range-tenths".into(), 40);
     let scenario: Scenario = serde_json::from_value(four_deployed()).unwrap();
     let g = testing::given::<CombatHq>(CombatHq::initial(scenario, &rules).unwrap()).decided_rolling(

@@ -219,7 +219,7 @@ fn scenario_errors_name_the_field() {
 /// A hex that is not a map number is refused where it is written.
 #[test]
 fn a_bad_hex_number_names_its_field() {
-    let info = crate::ruleset::find("formation-activation").unwrap();
+    let info = crate::registry::find("formation-activation").unwrap();
     let s = scenario_with(|s| s["units"][1]["hex"] = json!("706"));
     let err = (info.load)(&s, &rules(&[], &[])).err().expect("refused");
     assert_eq!(err.field, "units[1].hex");
