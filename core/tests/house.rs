@@ -100,16 +100,6 @@ const FORBIDDEN_MODULES: &[&str] = &["fs", "net", "process", "env", "time", "thr
 /// brace included.
 const MAX_LINES: usize = 100;
 
-/// Functions over the limit in rooms other engineers hold this round, named so
-/// nothing else slips in beside them; each goes when its room's branch lands
-/// and the function is split. (The rulesets' `evolve` functions are all under
-/// the limit already.) An entry whose function is no longer too long fails
-/// the test, so the list only shrinks.
-const LONG_FUNCTION_EXCEPTIONS: &[(&str, &str, &str)] = &[
-    ("core/src/record.rs", "parse_header", "record.rs is the fast engineer's (issue 12) this round"),
-    ("cli/src/demo.rs", "run", "cli/src is being reshaped by issue 19 this round (the cli2 engineer)"),
-];
-
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
@@ -421,19 +411,13 @@ fn no_function_is_over_100_lines() {
         rust_files(&workspace().join(dir), &mut files);
     }
     let mut long = Vec::new();
-    let mut excepted = Vec::new();
     for path in &files {
         let path_text = relative(path);
         if is_test_file(&path_text) {
             continue;
         }
         for (name, line, length) in functions(&std::fs::read_to_string(path).unwrap()) {
-            if length <= MAX_LINES {
-                continue;
-            }
-            if LONG_FUNCTION_EXCEPTIONS.iter().any(|(file, f, _)| *file == path_text && *f == name) {
-                excepted.push((path_text.clone(), name));
-            } else {
+            if length > MAX_LINES {
                 long.push(format!("{path_text}:{line}: fn {name} is {length} lines"));
             }
         }
@@ -444,12 +428,6 @@ fn no_function_is_over_100_lines() {
          (the match in the parent, helpers after it):\n{}",
         long.join("\n")
     );
-    for (file, name, why) in LONG_FUNCTION_EXCEPTIONS {
-        assert!(
-            excepted.iter().any(|(f, n)| f == file && n == name),
-            "{file} fn {name} is excepted from the length limit ({why}) but is no longer over it: remove the exception"
-        );
-    }
 }
 
 #[test]
