@@ -91,7 +91,8 @@ fn check_sides(header: &Header, sides: &[String]) -> Result<(), String> {
 
 /// A game in play.
 pub struct Game {
-    header: Header,
+    /// Shared, not copied, when a game is cloned to try a decision.
+    header: std::sync::Arc<Header>,
     root: Digest,
     machine: Box<dyn Machine>,
     seed: Option<Seed>,
@@ -160,7 +161,7 @@ impl Game {
         let turns = Turns { start: root, last: None, deciders: Vec::new(), unsigned: 0, signed: Default::default() };
         let sealed = header.server.as_ref().map(SealedTurn::new);
         Ok(Game {
-            header,
+            header: std::sync::Arc::new(header),
             root,
             machine,
             seed,

@@ -108,6 +108,13 @@ pub trait EventLog {
     fn sync(&self) -> Result<(), LogError> {
         Ok(())
     }
+    /// Whether this process alone writes the store (sled locks its
+    /// directory), so that what it read stays current until it writes. A
+    /// store several servers share (PostgreSQL) says no: its games may
+    /// move under a reader.
+    fn exclusive(&self) -> bool {
+        false
+    }
     /// A secret kept apart from the notes (a dice server's chain, its key):
     /// no listing shows it.
     fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError>;

@@ -115,6 +115,9 @@ impl EventLog for Store {
     fn sync(&self) -> Result<(), LogError> {
         self.log().sync()
     }
+    fn exclusive(&self) -> bool {
+        self.log().exclusive()
+    }
     fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
         self.log().secret(key)
     }

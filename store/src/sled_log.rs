@@ -3,8 +3,19 @@
 //! Layout: tree `headers` (game id → canonical header line), tree `heads`
 //! (game id → seq as u64 big-endian ‖ 32-byte hash), and one tree per game,
 //! `events/<id>` (seq as u64 big-endian → canonical event line), so a game's
-//! events stream in seq order. An append is one multi-tree transaction (the
-//! events and the new head, or nothing) and returns only after `flush`.
+//! events stream in seq order. The head says which events are the game's:
+//! a reader reads a game's events up to its head only.
+//!
+//! An append writes the events, then the new head, under one lock, and
+//! returns only after `flush`. It is not a sled transaction: sled 0.34
+//! rolls its I/O buffer twice for every transaction or batch (a write and a
+//! `sync_file_range` each, `pagecache::PageCache::pin_log`), which was most
+//! of a dice server's time per decision. Plain inserts need none: sled
+//! writes its log in order and recovers a prefix of it (up to "the last
+//! contiguous message", `pagecache/iterator.rs`), so after a crash
+//! the head is never ahead of its events, and events written after the
+//! last head recovered are beyond it — no reader sees them, and the next
+//! append writes over them.
 //!
 //! A game being created lives in tree `pending` (game id → head ‖ header
 //! line) while its events go into its `events/<id>` tree in batches; only
@@ -36,6 +47,8 @@ use sled::Transactional;
 /// A sled database holding games.
 pub struct SledLog {
     db: sled::Db,
+    /// Held while an append checks the head and writes (see the module docs).
+    appending: std::sync::Mutex<()>,
     headers: sled::Tree,
     heads: sled::Tree,
     pending: sled::Tree,
@@ -240,7 +253,7 @@ impl SledLog {
         let pending = db.open_tree("pending").map_err(|e| e.to_string())?;
         let notes = db.open_tree("notes").map_err(|e| e.to_string())?;
         let secrets = db.open_tree("secrets").map_err(|e| e.to_string())?;
-        Ok(SledLog { db, headers, heads, pending, notes, secrets, copy })
+        Ok(SledLog { db, appending: std::sync::Mutex::new(()), headers, heads, pending, notes, secrets, copy })
     }
 
     /// For a store that could only be read: where the copy being read is
@@ -297,9 +310,10 @@ impl SledLog {
 }
 
 /// Appends `events` to `tree` after the head stored at `game` in `heads`
-/// (the `heads` or the `pending` tree, whose values start with a head), in
-/// one transaction.
+/// (the `heads` or the `pending` tree, whose values start with a head):
+/// the events first, then the head (see the module docs), under `lock`.
 fn append_to(
+    lock: &std::sync::Mutex<()>,
     heads: &sled::Tree,
     tree: &sled::Tree,
     game: &str,
@@ -310,33 +324,26 @@ fn append_to(
     for e in events {
         lines.push((e.seq.to_be_bytes(), record::encode_event(e).map_err(backend)?));
     }
-    let result = (heads, tree).transaction(|(heads, tree)| {
-        let stored = heads
-            .get(game.as_bytes())?
-            .ok_or(ConflictableTransactionError::Abort(LogError::UnknownGame(game.into())))?;
-        let head = decode_head(game, &stored[..40.min(stored.len())]).map_err(ConflictableTransactionError::Abort)?;
-        if head.hash != *expected {
-            return Err(ConflictableTransactionError::Abort(LogError::StaleHead {
-                game: game.to_string(),
-                expected: expected.short(),
-                seq: head.seq,
-                actual: head.hash.short(),
-            }));
-        }
-        let new_head = check_append(game, &head, events).map_err(ConflictableTransactionError::Abort)?;
-        for (key, line) in &lines {
-            tree.insert(&key[..], line.as_bytes())?;
-        }
-        let mut value = encode_head(&new_head).to_vec();
-        value.extend_from_slice(&stored[40..]);
-        heads.insert(game.as_bytes(), value)?;
-        Ok(new_head)
-    });
-    match result {
-        Ok(head) => Ok(head),
-        Err(TransactionError::Abort(e)) => Err(e),
-        Err(TransactionError::Storage(e)) => Err(backend(e)),
+    // A poisoned lock guards nothing half-done: the head is written last.
+    let _appending = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let stored = heads.get(game.as_bytes()).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.into()))?;
+    let head = decode_head(game, &stored[..40.min(stored.len())])?;
+    if head.hash != *expected {
+        return Err(LogError::StaleHead {
+            game: game.to_string(),
+            expected: expected.short(),
+            seq: head.seq,
+            actual: head.hash.short(),
+        });
     }
+    let new_head = check_append(game, &head, events)?;
+    for (key, line) in &lines {
+        tree.insert(&key[..], line.as_bytes()).map_err(backend)?;
+    }
+    let mut value = encode_head(&new_head).to_vec();
+    value.extend_from_slice(&stored[40..]);
+    heads.insert(game.as_bytes(), value).map_err(backend)?;
+    Ok(new_head)
 }
 
 impl EventLog for SledLog {
@@ -356,7 +363,7 @@ impl EventLog for SledLog {
 
     fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         let tree = self.events_tree(game)?;
-        append_to(&self.pending, &tree, game, expected, events)
+        append_to(&self.appending, &self.pending, &tree, game, expected, events)
     }
 
     fn commit(&self, game: &str) -> Result<Head, LogError> {
@@ -411,11 +418,16 @@ impl EventLog for SledLog {
     fn append_deferred(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         self.require(game)?;
         let tree = self.events_tree(game)?;
-        append_to(&self.heads, &tree, game, expected, events)
+        append_to(&self.appending, &self.heads, &tree, game, expected, events)
     }
 
     fn sync(&self) -> Result<(), LogError> {
         self.flush()
+    }
+
+    /// One process holds a sled store (its directory is locked).
+    fn exclusive(&self) -> bool {
+        true
     }
 
     fn secret(&self, key: &str) -> Result<Option<Vec<u8>>, LogError> {
@@ -445,9 +457,14 @@ impl EventLog for SledLog {
         from_seq: u64,
     ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
         self.require(game)?;
+        // Up to the head only: events past it are a crash's unfinished append.
+        let head = self.head(game)?;
+        if from_seq > head.seq {
+            return Ok(Box::new(std::iter::empty()));
+        }
         let tree = self.events_tree(game)?;
         let id = game.to_string();
-        Ok(Box::new(tree.range(from_seq.to_be_bytes()..).map(move |item| {
+        Ok(Box::new(tree.range(from_seq.to_be_bytes()..=head.seq.to_be_bytes()).map(move |item| {
             let (key, value) = item.map_err(backend)?;
             let seq = u64::from_be_bytes(key.as_ref().try_into().map_err(|_| LogError::Corrupt {
                 game: id.clone(),
@@ -518,5 +535,48 @@ impl EventLog for SledLog {
                 Ok((String::from_utf8_lossy(&k).into_owned(), v.to_vec()))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rollcall_core::script::Script;
+
+    fn rally() -> Vec<Event> {
+        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
+        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+        let mut events = Vec::new();
+        script.play(|_, e| events.push(e.clone())).unwrap();
+        events
+    }
+
+    /// An append killed after some of its events were written, before its
+    /// head: those events are past the head, so no reader sees them, and
+    /// the next append writes over them.
+    #[test]
+    fn events_past_the_head_are_an_unfinished_append_no_reader_sees() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
+        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+        let events = rally();
+        let log = SledLog::open(dir.path()).unwrap();
+        log.create(&script.header).unwrap();
+        let first_decision = events.iter().skip(1).position(|e| e.kind == rollcall_core::Kind::Decision).unwrap() + 1;
+        let (first, rest) = events.split_at(first_decision);
+        let head = log.append(&script.header.game, &log.head("rally").unwrap().hash, first).unwrap();
+        // What a crash leaves: the next decision's events written, the head not.
+        let tree = log.events_tree("rally").unwrap();
+        let mut stray = rest[0].clone();
+        stray.body = serde_json::json!({"left": "by a crash"});
+        tree.insert(stray.seq.to_be_bytes(), record::encode_event(&stray).unwrap().as_bytes()).unwrap();
+        tree.insert((stray.seq + 40).to_be_bytes(), record::encode_event(&stray).unwrap().as_bytes()).unwrap();
+        let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, first, "no event past the head is read");
+        assert_eq!(log.events("rally", head.seq + 1).unwrap().count(), 0);
+        // The next append writes over them; what is read is the game.
+        log.append("rally", &head.hash, rest).unwrap();
+        let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, events);
     }
 }

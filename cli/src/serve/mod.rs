@@ -23,7 +23,14 @@ use crate::store::{self, Fail};
 pub fn run(db: &Option<std::path::PathBuf>, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
     let addr: SocketAddr =
         addr.parse().map_err(|e| Fail(format!("--addr {addr:?}: {e} (for example 127.0.0.1:7878)")))?;
-    let log: Arc<dyn EventLog + Send + Sync> = Arc::new(blocking::Blocking(Arc::new(store::open(db)?)));
+    let store = store::open(db)?;
+    // sled, held by this process alone, serves reads from memory.
+    let store: Arc<dyn EventLog + Send + Sync> = Arc::new(store);
+    let log: Arc<dyn EventLog + Send + Sync> = Arc::new(if store.exclusive() {
+        blocking::Blocking::memory_reads(store)
+    } else {
+        blocking::Blocking::new(store)
+    });
     let service = service::Service::open(log, random, turns).map_err(|e| Fail(e.to_string()))?;
     let key = service.public_key();
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -106,6 +106,9 @@ struct Live {
     /// The server's chain: secret, never sent.
     chain: Chain,
     ended: bool,
+    /// Each side and the hash of its token (tokens never change once a
+    /// game is in play).
+    tokens: Vec<(String, String)>,
 }
 
 enum Slot {
@@ -252,15 +255,20 @@ impl Service {
             .ok_or_else(|| ApiError::new(409, "chain-exhausted", "the chain of sealed turns is used up"))?;
         g.unseal(value).map_err(|e| ApiError::new(500, "storage", e))?;
         let ended = self.log.note(&ended_note(game)).map_err(storage)?.is_some();
-        *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended })));
+        let tokens = self.tokens(game, &g.header().sides)?;
+        *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended, tokens })));
         Ok(())
     }
 
     /// Loads a game into its slot, or brings the slot up to the store: other
     /// servers over the same store (PostgreSQL) append to its games too. A
     /// game in play takes the events appended since its head, and whether
-    /// it ended; a waiting game is read again.
+    /// it ended; a waiting game is read again. A store this server alone
+    /// writes (sled) cannot have moved: the slot is current.
     fn current(&self, game: &str, slot: &mut Option<Slot>) -> Result<(), ApiError> {
+        if slot.is_some() && self.log.exclusive() {
+            return Ok(());
+        }
         match slot {
             None => return self.load(game, slot),
             Some(Slot::Waiting(_)) => {
@@ -310,22 +318,26 @@ impl Service {
         e
     }
 
-    /// The side a bearer token is for in `game`.
+    /// Each side of `game` and the hash of its token, as the store keeps them.
+    fn tokens(&self, game: &str, sides: &[SideKey]) -> Result<Vec<(String, String)>, ApiError> {
+        let mut tokens = Vec::new();
+        for side in sides {
+            if let Some(hash) = self.log.note(&token_note(game, &side.name)).map_err(storage)? {
+                tokens.push((side.name.clone(), String::from_utf8_lossy(&hash).into_owned()));
+            }
+        }
+        Ok(tokens)
+    }
+
+    /// The side a bearer token is for in `game`, read from the store.
     fn side_of_token(&self, game: &str, sides: &[SideKey], token: Option<&str>) -> Result<String, ApiError> {
-        let token = token.ok_or_else(|| {
-            ApiError::new(
-                401,
-                "unauthorized",
-                "no credentials: send `Authorization: Bearer TOKEN`, the token of your side",
-            )
-        })?;
-        let hash = Digest::of(token.as_bytes()).to_string();
+        let hash = token_hash(token)?;
         for side in sides {
             if self.log.note(&token_note(game, &side.name)).map_err(storage)?.as_deref() == Some(hash.as_bytes()) {
                 return Ok(side.name.clone());
             }
         }
-        Err(ApiError::new(401, "unauthorized", format!("this token is not a token of game {game:?}")))
+        Err(not_a_token(game))
     }
 
     /// `POST /games`: a sealed game, its chain drawn and committed before any
@@ -476,7 +488,8 @@ impl Service {
         self.log.set_note(&waiting_note(game), None).map_err(storage)?;
         let head = Head { seq: 0, hash: g.head() };
         let awaited = actor_json(&g.awaited());
-        *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended: false })));
+        let tokens = self.tokens(game, &g.header().sides)?;
+        *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended: false, tokens })));
         Ok(Some(json!({"game": game, "started": true, "head": head, "awaited": awaited})))
     }
 
@@ -508,7 +521,7 @@ impl Service {
                 }
                 None => return Err(not_found(game)),
             };
-            let side = self.side_of_token(game, &live.game.header().sides.clone(), token)?;
+            let side = live.side_of_token(game, token)?;
             if live.ended {
                 return Err(ApiError::new(409, "ended", format!("game {game:?} has ended")));
             }
@@ -557,7 +570,7 @@ impl Service {
             let Some(Slot::Live(live)) = slot.as_mut() else {
                 return Err(ApiError::new(409, "not-started", format!("game {game:?} has not begun")));
             };
-            self.side_of_token(game, &live.game.header().sides.clone(), token)?;
+            live.side_of_token(game, token)?;
             if live.ended {
                 return Err(ApiError::new(409, "ended", format!("game {game:?} has ended")));
             }
@@ -758,6 +771,27 @@ impl Service {
 }
 
 /// The header of a sealed game once every share is in.
+/// The hash a side's token is kept as; no token is a 401.
+fn token_hash(token: Option<&str>) -> Result<String, ApiError> {
+    let token = token.ok_or_else(|| {
+        ApiError::new(401, "unauthorized", "no credentials: send `Authorization: Bearer TOKEN`, the token of your side")
+    })?;
+    Ok(Digest::of(token.as_bytes()).to_string())
+}
+
+fn not_a_token(game: &str) -> ApiError {
+    ApiError::new(401, "unauthorized", format!("this token is not a token of game {game:?}"))
+}
+
+impl Live {
+    /// The side a bearer token is for, from the hashes held in memory.
+    fn side_of_token(&self, game: &str, token: Option<&str>) -> Result<String, ApiError> {
+        let hash = token_hash(token)?;
+        let side = self.tokens.iter().find(|(_, kept)| *kept == hash).map(|(side, _)| side.clone());
+        side.ok_or_else(|| not_a_token(game))
+    }
+}
+
 fn sealed_header(w: &Waiting) -> Header {
     let rules = w.rules.rules();
     Header {
