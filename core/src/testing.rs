@@ -18,8 +18,9 @@
 //!   does not roll are refused, as at the table.
 //! - `then` demands the facts, `then_refused` a refusal of a kind (a
 //!   ruleset's `Refused` or a [`Shared`] kind), `then_refused_saying` one of a
-//!   kind whose message says a part the test expects; `facts`, `refusal` (the
-//!   message) and `refusal_kind` hand either over for a closer look.
+//!   kind whose message says a part the test expects; `facts` and
+//!   `refusal_of(kind)` (the message of a refusal that must be of that kind)
+//!   hand either over for a closer look.
 //!
 //! Every assertion reports the test's own line (`#[track_caller]`).
 
@@ -202,12 +203,6 @@ where
             Err(e) => (e.kind, e.message),
             Ok(facts) => panic!("expected {} to be refused, but it gave the facts {facts:?}", self.decision),
         }
-    }
-
-    /// The message of a decision that must be refused.
-    #[track_caller]
-    pub(crate) fn refusal(self) -> String {
-        self.refused().1
     }
 
     /// The message of a decision that must be refused with a refusal of `kind`.

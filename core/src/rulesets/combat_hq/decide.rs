@@ -8,18 +8,17 @@
 //! facts on a scratch copy of the state, so a later fact (who has the next
 //! pulse, whether artillery may follow a company in) sees the earlier ones.
 
-use super::Refused;
-use crate::refusal::Shared;
 use std::collections::BTreeMap;
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::text::faces;
 use super::{
     BattleGroup, CommandGroup, Decision, Fact, FirstPulseBy, GroupKind, NoRoll, OnCommandFailure, Order, Payment,
-    State, Turn, UnitInRange,
+    Refused, State, Turn, UnitInRange,
 };
 use crate::rulesets::begun;
 

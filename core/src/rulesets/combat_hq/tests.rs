@@ -5,11 +5,11 @@
 //! refusal, in the one harness of every ruleset (`crate::testing`); the
 //! helpers here build scenarios.
 
-use crate::refusal::Shared;
 use serde_json::{json, Value};
 
 use super::*;
 use crate::dice::{Dice, Seed};
+use crate::refusal::{RefusalKind, Shared};
 use crate::registry;
 use crate::testing;
 
@@ -727,51 +727,69 @@ fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
         "no turn has begun: begin a turn first"
     );
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
-    let refused = |decision: Value| g.when_rolling(decision, &[]).refusal();
+    let refused = |kind: RefusalKind, decision: Value| g.when_rolling(decision, &[]).refusal_of(kind);
     assert_eq!(
-        refused(pulse("bg-hart", 4, json!([]))),
+        refused(Shared::NotYourTurn.kind(), pulse("bg-hart", 4, json!([]))),
         "the Command Pulse is for germans, not british: germans may play a chain (kg-max: 6 5 5 3 2)"
     );
     assert_eq!(
-        refused(pulse("kg-hans", 4, json!([]))),
+        refused(Shared::Unknown.kind(), pulse("kg-hans", 4, json!([]))),
         "there is no battle group \"kg-hans\" in this game (battle groups: bg-hart, kg-max)"
     );
     assert_eq!(
-        refused(pulse("kg-max", 1, json!([]))),
+        refused(Refused::OnesFormNoChain.kind(), pulse("kg-max", 1, json!([]))),
         "1s form no chain: on a normal roll they are discarded, and on a Command Failure they go to the enemy"
     );
-    assert_eq!(refused(pulse("kg-max", 7, json!([]))), "a chain is of one number a D6 shows, 2 to 6, not 7");
-    assert_eq!(refused(pulse("kg-max", 4, json!([]))), "kg-max has no 4 left to chain (dice left: 6 5 5 3 2)");
     assert_eq!(
-        refused(json!({"type": "pulse", "battle_group": "kg-max", "number": 6, "sixes": 1})),
+        refused(Refused::ChainNumber.kind(), pulse("kg-max", 7, json!([]))),
+        "a chain is of one number a D6 shows, 2 to 6, not 7"
+    );
+    assert_eq!(
+        refused(Refused::NoDiceToChain.kind(), pulse("kg-max", 4, json!([]))),
+        "kg-max has no 4 left to chain (dice left: 6 5 5 3 2)"
+    );
+    assert_eq!(
+        refused(
+            Refused::SixesJoinAnotherChain.kind(),
+            json!({"type": "pulse", "battle_group": "kg-max", "number": 6, "sixes": 1})
+        ),
         "a chain of 6s already takes every 6 left: sixes adds wild 6s to a chain of another number"
     );
     assert_eq!(
-        refused(json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "sixes": 2})),
+        refused(
+            Refused::NoDiceToChain.kind(),
+            json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "sixes": 2})
+        ),
         "kg-max has 1 six(es) left to join the chain, not 2 (dice left: 6 5 5 3 2)"
     );
     assert_eq!(
-        refused(json!({"type": "pulse", "battle_group": "kg-max", "number": 3, "wild_dice": 1})),
+        refused(Refused::WildDiceLimit.kind(), json!({"type": "pulse", "battle_group": "kg-max", "number": 3, "wild_dice": 1})),
         "germans may add up to 0 Wild Dice to a chain this turn, not 1 (under combat-hq@multi-bg a Command Failure gives the enemy CO Staff Orders, not Wild Dice)"
     );
     assert_eq!(
-        refused(pulse("kg-max", 3, json!([activate("1-kp", &[]), activate("2-kp", &[])]))),
+        refused(
+            Refused::OneGroupPerDie.kind(),
+            pulse("kg-max", 3, json!([activate("1-kp", &[]), activate("2-kp", &[])]))
+        ),
         "a chain of 1 die gives at most 1 order, not 2: each die activates one command group"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("a-coy", &[])]))),
+        refused(Refused::OtherBattleGroup.kind(), pulse("kg-max", 5, json!([activate("a-coy", &[])]))),
         "a-coy belongs to bg-hart, not kg-max: a chain activates its own battle group's command groups"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("pak", &[])]))),
+        refused(Refused::InReserve.kind(), pulse("kg-max", 5, json!([activate("pak", &[])]))),
         "pak is in reserve: it enters the table before it is activated (a die of the chain may enter it)"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("9-kp", &[])]))),
+        refused(Shared::Unknown.kind(), pulse("kg-max", 5, json!([activate("9-kp", &[])]))),
         "there is no command group \"9-kp\" in this game"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("1-kp", &[]), activate("1-kp", &[])]))),
+        refused(
+            Refused::OneGroupPerDie.kind(),
+            pulse("kg-max", 5, json!([activate("1-kp", &[]), activate("1-kp", &[])]))
+        ),
         "1-kp is already activated by this chain: each die activates a different command group"
     );
 }
@@ -820,27 +838,32 @@ fn a_die_activates_a_command_unit_and_up_to_three_of_its_units_within_six_inches
         begin("germans"),
         &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])],
     );
-    let refused = |units: &[&str]| g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", units)])), &[]).refusal();
+    let refused = |kind: RefusalKind, units: &[&str]| {
+        g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", units)])), &[]).refusal_of(kind)
+    };
     let facts = g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).facts();
     assert_eq!(
         narrative(&facts[1..2]),
         ["1-kp is activated: 1-kp-hq with 1-kp-1zug at 60 tenths of an inch (within 60)."]
     );
     assert_eq!(
-        refused(&["1-kp-2zug"]),
+        refused(Refused::OutOfCommandRange.kind(), &["1-kp-2zug"]),
         "1-kp-2zug is 61 tenths of an inch from 1-kp-hq (rounded up): a unit activates with its command unit only within 60 tenths"
     );
     assert_eq!(
-        refused(&["1-kp-1zug", "1-kp-3zug", "1-kp-2zug", "1-kp-hq"]),
+        refused(Refused::CommandGroupSize.kind(), &["1-kp-1zug", "1-kp-3zug", "1-kp-2zug", "1-kp-hq"]),
         "a die activates a command unit and up to 3 units, not 4 (1-kp-1zug, 1-kp-3zug, 1-kp-2zug, 1-kp-hq)"
     );
     assert_eq!(
-        refused(&["2-kp-1zug"]),
+        refused(Refused::NotInCommandGroup.kind(), &["2-kp-1zug"]),
         "2-kp-1zug is not in 1-kp: a die activates units of one command group (1-kp-hq, 1-kp-1zug, 1-kp-2zug, 1-kp-3zug)"
     );
-    assert_eq!(refused(&["1-kp-hq"]), "1-kp-hq is 1-kp's command unit, activated with it: name up to 3 other units");
-    assert_eq!(refused(&["1-kp-1zug", "1-kp-1zug"]), "1-kp-1zug is named twice");
-    assert_eq!(refused(&["1-kp-9zug"]), "there is no unit \"1-kp-9zug\" in this game");
+    assert_eq!(
+        refused(Refused::CommandUnitNamed.kind(), &["1-kp-hq"]),
+        "1-kp-hq is 1-kp's command unit, activated with it: name up to 3 other units"
+    );
+    assert_eq!(refused(Shared::NamedTwice.kind(), &["1-kp-1zug", "1-kp-1zug"]), "1-kp-1zug is named twice");
+    assert_eq!(refused(Shared::Unknown.kind(), &["1-kp-9zug"]), "there is no unit \"1-kp-9zug\" in this game");
 }
 
 /// A different range is a constant a group may change.

@@ -9,15 +9,16 @@
 //! `morale:<hex>` for a hex's command test, `rally:<unit>` for a unit's rally
 //! test (`rally:<hex>` under `rally-per-hex`).
 
-use super::Refused;
-use crate::refusal::Shared;
 use std::collections::BTreeMap;
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{Activation, Chit, Decision, Fact, Formation, Hex, Modifier, State, TestReason, Unit, UnitDistance};
+use super::{
+    Activation, Chit, Decision, Fact, Formation, Hex, Modifier, Refused, State, TestReason, Unit, UnitDistance,
+};
 use crate::rulesets::begun;
 
 type Facts = crate::ruleset::Facts<super::FormationActivation>;

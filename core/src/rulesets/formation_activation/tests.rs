@@ -6,7 +6,6 @@
 //! The property test of F2 draws its situations and seeds from proptest:
 //! a failure prints the case; `PROPTEST_RNG_SEED=<n>` replays a run.
 
-use crate::refusal::Shared;
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
@@ -14,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::dice::{Dice, Seed, TableDice};
+use crate::refusal::Shared;
 use crate::rules::RuleVersion;
 use crate::testing::{given, Given, Rolls};
 

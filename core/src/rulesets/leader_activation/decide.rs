@@ -4,13 +4,12 @@
 //! `decide` builds its facts on a scratch copy of the state, evolving it as it
 //! goes, so a later fact (who activates next) sees the earlier ones.
 
-use super::Refused;
 use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{Activation, Decision, Fact, Piece, Role, Skill, State};
+use super::{Activation, Decision, Fact, Piece, Refused, Role, Skill, State};
 use crate::rulesets::begun;
 
 type Facts = crate::ruleset::Facts<super::LeaderActivation>;

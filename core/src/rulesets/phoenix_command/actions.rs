@@ -2,7 +2,6 @@
 //! spent — move, double-time advance, fire, flee, hold. Where a figure goes
 //! is a referee input; how far it may go is not.
 
-use super::Refused;
 use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
@@ -12,7 +11,7 @@ use super::command::remove_figure;
 use super::decide::{self, list, waiting_to_act, Facts};
 use super::fire::{check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Action, Fact, Figure, FireMode, Morale, State};
+use super::{Action, Fact, Figure, FireMode, Morale, Refused, State};
 
 /// Tenths of an inch as inches: `72` → `7.2"`.
 pub(super) fn inches(tenths: u64) -> String {

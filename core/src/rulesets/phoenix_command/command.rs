@@ -3,7 +3,6 @@
 //! command distance and stragglers, and command checks. 2.9: heroes are
 //! exempt from command distance.
 
-use super::Refused;
 use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
@@ -12,7 +11,7 @@ use crate::ruleset::Violation;
 use super::actions::complete_step_if_done;
 use super::decide::{self, active_unit_between_steps, led_by, list, members, Facts};
 use super::turn::end_activation;
-use super::{interrupts, morale};
+use super::{interrupts, morale, Refused};
 use super::{Casualty, Check, Fact, Morale, Spend, State, Succession, Unit};
 
 /// The Command Rating of a unit's leader: the cap on its CP.

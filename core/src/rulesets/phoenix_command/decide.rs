@@ -7,13 +7,12 @@
 //! `decide` builds its facts on a scratch copy of the state, evolving it as
 //! it goes, so a later fact (who acts next) sees the earlier ones.
 
-use super::Refused;
 use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{actions, command, fire, interrupts, melee, morale, organisation, turn};
+use super::{actions, command, fire, interrupts, melee, morale, organisation, turn, Refused};
 use super::{Activation, Decision, Fact, Figure, Organisation, State, Unit};
 use crate::rulesets::begun;
 

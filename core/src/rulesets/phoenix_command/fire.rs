@@ -8,7 +8,6 @@
 //! injury effect comes from the scenario's table when it has one, else from
 //! the referee (`injury`) after the roll.
 
-use super::Refused;
 use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
@@ -20,7 +19,7 @@ use super::decide::{self, Facts};
 use super::morale::drop_morale;
 use crate::geometry::Point;
 
-use super::{Fact, FireMode, Injury, Morale, Shot, State, Weapon};
+use super::{Fact, FireMode, Injury, Morale, Refused, Shot, State, Weapon};
 
 /// A figure's order to fire, as an action or in an interrupt.
 pub(super) struct FireOrder<'a> {

@@ -2,12 +2,11 @@
 //! fail their command checks, the ambushers' one action, its resolution, the
 //! ragged interrupt, and taking cover.
 
-use super::Refused;
-use crate::refusal::Shared;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dice::Dice;
 use crate::geometry::Point;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -16,7 +15,7 @@ use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Refused, Spend, State, UnitMorale};
 use crate::rulesets::begun;
 
 /// The active unit sets an interrupt.

@@ -2,7 +2,6 @@
 //! target engages or tries to escape; the attacker rolls under his Melee
 //! Attack Value.
 
-use super::Refused;
 use crate::dice::Dice;
 use crate::geometry::Point;
 use crate::refusal::Shared;
@@ -12,7 +11,7 @@ use crate::ruleset::Violation;
 use super::actions::{complete_step_if_done, inches};
 use super::decide::{self, Facts};
 use super::fire::hit;
-use super::{Action, Fact, Figure, State};
+use super::{Action, Fact, Figure, Refused, State};
 
 /// Whether `f` may declare a melee attack on `target`.
 ///

@@ -1,12 +1,11 @@
 //! 2.8 Morale: figures' morale states, and the unit's — Shaken when most of
 //! its figures are, Broken when most have panicked.
 
-use super::Refused;
-use crate::refusal::Shared;
 use std::collections::BTreeMap;
 
 use crate::dice::Dice;
 use crate::geometry::Point;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -15,7 +14,7 @@ use super::command::{check_figure, refuse_while_taking_command, remove_figure};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::interrupts::premature_checks;
 use super::turn::end_activation;
-use super::{Activation, Fact, Figure, Morale, Spend, State, Unit, UnitMorale};
+use super::{Activation, Fact, Figure, Morale, Refused, Spend, State, Unit, UnitMorale};
 
 /// "A Graze result reduces the Morale of a Bold target to Shaken, and a
 /// Shaken target to Panicked. It has no effect on Fanatical or Panicked

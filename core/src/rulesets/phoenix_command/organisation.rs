@@ -6,10 +6,9 @@
 //! original CP less 2 for the consolidation leaving (4-2 =) 2 CP", so the
 //! unit may then spend what is left, accumulate, or pass.
 
-use super::Refused;
-use crate::refusal::Shared;
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -20,7 +19,8 @@ use super::decide::{
 };
 use super::morale::refuse_before_composure;
 use super::{
-    DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, State, Unit, UnitMorale,
+    DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, Refused, State, Unit,
+    UnitMorale,
 };
 
 /// The active unit's leader, who gives the order.

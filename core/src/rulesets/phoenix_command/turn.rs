@@ -2,17 +2,16 @@
 //! activation order of operations: the unactivated unit with the most CP acts
 //! next, the side with initiative first on equal CP.
 
-use super::Refused;
-use crate::refusal::Shared;
 use std::collections::BTreeMap;
 
 use crate::dice::Dice;
 use crate::geometry::Point;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::decide::{self, list, members, Facts};
-use super::{command, interrupts, morale};
+use super::{command, interrupts, morale, Refused};
 use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State, UnitMorale};
 use crate::rulesets::begun;
 

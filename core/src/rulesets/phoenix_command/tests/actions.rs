@@ -1,11 +1,10 @@
 //! 2.4 Actions (double-time, advancing and firing, flight) and what morale
 //! leaves a figure free to do; 2.8's unit morale from its figures'.
 
-use crate::rulesets::phoenix_command::Refused;
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, UnitMorale};
+use crate::rulesets::phoenix_command::{Fact, Refused, UnitMorale};
 
 /// alex: a (3 CP, CR 4: a-lead, a-1, a-2, a-3); jason: j (j-lead, j-1), 30"
 /// away; M16s for all.

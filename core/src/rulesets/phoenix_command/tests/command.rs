@@ -1,12 +1,11 @@
 //! 2.3 Command and Control: accumulating, passing and spending CP; command
 //! checks; breveting; command distance and stragglers; 2.9 heroes.
 
-use crate::refusal::Shared;
-use crate::rulesets::phoenix_command::Refused;
 use serde_json::{json, Value};
 
 use super::{given, given_with, in_operations, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Check, Fact, Morale, Spend, Succession};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Check, Fact, Morale, Refused, Spend, Succession};
 
 fn move_to(figure: &str, x: i64, y: i64) -> Value {
     json!({"type": "move", "figure": figure, "to": [x, y]})

@@ -1,12 +1,11 @@
 //! 2.6 Weapons Fire: shots, hits, cover, stray fire, injuries and their
 //! effects on morale.
 
-use crate::refusal::Shared;
-use crate::rulesets::phoenix_command::Refused;
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, Injury, Morale, Shot, Succession};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, Injury, Morale, Refused, Shot, Succession};
 
 /// alex: a (3 CP, CR 4: a-lead, a-1, a-2); jason: j (j-lead, j-1, j-2), 30"
 /// away. Everyone carries an M16; a-lead also a GPMG ("2 hits @ 30"), a LAW
@@ -203,10 +202,10 @@ fn fire_refusals() {
 /// figures can only use ragged fire"; "Fanatic figures can only use ragged fire."
 #[test]
 fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
-    for (morale, refused) in [
-        ("shaken", "a-1 is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\""),
-        ("panicked", "a-1 is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")"),
-        ("fanatical", "a-1 is Fanatical and can only use ragged fire"),
+    for (morale, kind, refused) in [
+        ("shaken", Refused::ShakenFigure, "a-1 is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\""),
+        ("panicked", Refused::PanickedFlees, "a-1 is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")"),
+        ("fanatical", Refused::RaggedFireOnly, "a-1 is Fanatical and can only use ragged fire"),
     ] {
         // A Shaken figure is abandoned (a-2, the one Bold figure, checks) before the CP.
         let g = given_with(with_figure(armed(true), "a-1", "morale", json!(morale)), &[])
@@ -221,7 +220,7 @@ fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
             g
         }
         .decided(json!({"type": "spend-cp"}));
-        let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[]).refusal();
+        let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[]).refusal_of(kind);
         assert_eq!(e, refused);
         g.when_rolling(shoot("a-1", "m16", "j-1", "ragged", None, 5), &[("hit:a-1", &[9, 9, 9])]).facts();
     }

@@ -1,12 +1,11 @@
 //! 2.5 Interrupts: setting, lying in wait, premature fire, the ambushers'
 //! one action, resolution, ragged interrupts, taking cover.
 
-use crate::refusal::Shared;
-use crate::rulesets::phoenix_command::Refused;
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, Posture};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, Posture, Refused};
 
 /// alex: ambush (militia TQ 2, CR 3: ambush-lead, ambush-1, ambush-2) at
 /// y = 0, CP 1 and, with `set`, a held interrupt CP; jason: patrol (CR 4,

@@ -1,10 +1,9 @@
 //! 2.7 Melee, and 2.6's explosive weapons.
 
-use crate::rulesets::phoenix_command::Refused;
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, Injury, Morale};
+use crate::rulesets::phoenix_command::{Fact, Injury, Morale, Refused};
 
 /// alex: a (a-lead, a-1, a-2; Melee Attack Value 4, knockout chance 3, a
 /// grenade launcher on a-lead); jason: j (j-lead, j-1, j-2) 5" away. Melee

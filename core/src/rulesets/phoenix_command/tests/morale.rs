@@ -2,11 +2,10 @@
 //! rally, rallying the panicked, rout, steadying a broken unit, and a
 //! superior officer's CP.
 
-use crate::rulesets::phoenix_command::Refused;
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, with_knockout_chances, Given};
-use crate::rulesets::phoenix_command::{Fact, Morale, UnitMorale};
+use crate::rulesets::phoenix_command::{Fact, Morale, Refused, UnitMorale};
 
 /// alex: a (CR 4, 5 figures: a-lead, a-1 … a-4, TQ 3) with `cp`; b (1
 /// figure) far off; jason: j (1 figure). Morale as given per figure.

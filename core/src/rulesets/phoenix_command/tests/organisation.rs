@@ -1,13 +1,12 @@
 //! 2.2 Unit Organization: consolidation, detachment, reorganisation.
 
-use crate::refusal::Shared;
-use crate::rulesets::phoenix_command::Refused;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
 use super::{given, in_operations, told, Given};
-use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam, Refused};
 
 /// alex's platoon 1-plt: an HQ team (lt, command rating 5, a 20" command
 /// distance), squad 1-sqd of fire teams 1a (led by the squad leader sgt1)

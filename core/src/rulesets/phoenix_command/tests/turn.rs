@@ -1,13 +1,12 @@
 //! 2.1 Turn Sequence: strategic movement, initiative, activation order.
 
-use crate::refusal::Shared;
-use crate::rulesets::phoenix_command::Refused;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
 use super::{given, given_with, in_operations, table, told, with_figure};
-use crate::rulesets::phoenix_command::{Fact, InitiativeBy, NextUp};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, InitiativeBy, NextUp, Refused};
 
 /// alex: a (2 CP, 3 figures), b (1 CP, 3 figures); jason: j (2 CP, 3
 /// figures), k (0 CP, 2 figures). alex 6 active combatants, jason 5.
