@@ -83,6 +83,46 @@ fn state_and_replay_reach_any_point() {
 }
 
 #[test]
+fn log_state_and_replay_read_a_record_file_where_it_is() {
+    let s = Store::new();
+    let lines = s.exported_rally();
+    let record = s.path_text("rally.jsonl");
+    // Another user, with no store at all: the file is read, nothing imported.
+    let other = Store::new();
+    for args in [
+        vec!["state", "--decision", "3", "--json"],
+        vec!["state", "--json"],
+        vec!["replay", "--step", "--json"],
+        vec!["replay", "--turn", "1", "--json"],
+        vec!["log", "--seq", "4", "--json"],
+    ] {
+        let (command, rest) = args.split_first().unwrap();
+        let stored = s.ok(&[&[*command, "rally"], rest].concat());
+        let read = other.ok(&[&[*command, record.as_str()], rest].concat());
+        assert_eq!(read, stored, "{args:?} on the file and on the stored game");
+    }
+    assert!(other.ok(&["replay", &record]).contains("head "), "text replay of a file");
+    assert!(!other.db().exists(), "reading a record file creates no store");
+    // A bad line is bad input, named: file, line and field; exit 2.
+    let mut broken = lines.clone();
+    broken[4] = broken[4].replacen("\"seq\":", "\"seq\":\"x\",\"was\":", 1);
+    let path = other.path("broken.jsonl");
+    std::fs::write(&path, broken.join("\n") + "\n").unwrap();
+    failed_with(&other.run(&["state", path.to_str().unwrap()]), 2, "broken.jsonl:5: ");
+    // A record whose chain is broken is not shown as a game.
+    let mut forged = lines.clone();
+    let at = line_with(&forged, "\"kind\":\"roll\"");
+    let value = forged[at].split("\"value\":").nth(1).unwrap().split('}').next().unwrap().to_string();
+    let other_value = if value == "6" { "5" } else { "6" };
+    forged[at] = forged[at].replacen(&format!("\"value\":{value}}}"), &format!("\"value\":{other_value}}}"), 1);
+    let path = other.path("forged.jsonl");
+    std::fs::write(&path, forged.join("\n") + "\n").unwrap();
+    let out = other.run(&["replay", path.to_str().unwrap()]);
+    failed_with(&out, 2, &format!("forged.jsonl:{}: seq {}: the hash does not chain", at + 1, at));
+    assert!(!other.db().exists());
+}
+
+#[test]
 fn a_decision_played_into_a_new_game() {
     let s = Store::new();
     let scenario = s.path("scenario.json");

@@ -194,6 +194,11 @@ fn main() {
         println!("  diff file (proven; A, B)    {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         let (t, rss, _) = child(&["--db", db, "state", &game], None);
         println!("  open + replay (state)       {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        let (t, rss, _) = child(&["state", record.to_str().unwrap()], None);
+        println!("  state FILE (replay a file)  {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        println!("    {:.2}× the decode + chain reference ({:.0} events/s)", reference / t, events as f64 / reference);
+        goal_abs("state FILE (replay of a record file)", events as f64 / t, 1_500_000.0, true, "events/s");
+        goal_abs("state FILE, peak RSS", rss, 64.0, false, "MiB");
         if n <= 2_000 {
             // Whole process, best of five (a cold start is mostly the loader).
             let best = (0..5).map(|_| child(&["verify", record.to_str().unwrap()], None).0).fold(f64::MAX, f64::min);

@@ -111,9 +111,10 @@ pub enum Command {
     },
     /// List a game's events, narrated; from the start, or from a seq, a decision or a turn on.
     #[command(
-        after_help = "Example:\n  rollcall log rally\n  rollcall log rally --decision 7\n  rollcall log rally --seq 20 --json"
+        after_help = "Example:\n  rollcall log rally\n  rollcall log rally --decision 7\n  rollcall log rally --seq 20 --json\n  rollcall log rally.jsonl"
     )]
     Log {
+        /// A game id in the store, or a record file (.jsonl), read where it is: nothing is imported.
         game: String,
         /// The same as --seq: show events from this seq on.
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
@@ -126,9 +127,10 @@ pub enum Command {
     },
     /// Show a game's state, now or after a seq, a decision (with its rolls and facts) or a turn.
     #[command(
-        after_help = "Example:\n  rollcall state rally\n  rollcall state rally --decision 7\n  rollcall state rally --seq 12 --json"
+        after_help = "Example:\n  rollcall state rally\n  rollcall state rally --decision 7\n  rollcall state rally --seq 12 --json\n  rollcall state rally.jsonl --turn 2"
     )]
     State {
+        /// A game id in the store, or a record file (.jsonl), read where it is: nothing is imported.
         game: String,
         /// The same as --seq: the state just after this seq.
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
@@ -141,9 +143,10 @@ pub enum Command {
     },
     /// Replay a game from its facts, narrated; step by step, or up to the end of a seq, a decision or a turn.
     #[command(
-        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --step --decision 7\n  rollcall replay rally --step --plain\n  rollcall replay rally --turn 1\n  rollcall replay rally --seq 30"
+        after_help = "Example:\n  rollcall replay rally --step\n  rollcall replay rally --step --decision 7\n  rollcall replay rally --step --plain\n  rollcall replay rally --turn 1\n  rollcall replay rally --seq 30\n  rollcall replay rally.jsonl --step"
     )]
     Replay {
+        /// A game id in the store, or a record file (.jsonl), read where it is: nothing is imported.
         game: String,
         /// Step through the game: on a terminal, an interactive view (back and
         /// forth by event, decision and turn; `?` shows the keys); elsewhere,

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use rollcall_core::game::{verify_each, Game, Verified, Verifier, VerifyFailure};
 use rollcall_core::locate::line_of;
-use rollcall_core::log::{open_game, open_game_with, EventLog};
+use rollcall_core::log::{open_at_head, open_game, open_game_with, EventLog};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::refusal::{RefusalKind, Shared};
@@ -141,6 +141,7 @@ fn run_script(
         creation.push(events)?;
     }
     creation.commit()?;
+    keep_snapshot(&log, &id, &game);
     if json {
         print_json(&json!({
             "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
@@ -269,7 +270,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         single => (vec![single], false),
     };
     let log = store::open_read(db)?;
-    let mut game = open_game(&log, id, None)?;
+    let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let expected = game.head();
     let mut events = Vec::new();
@@ -291,6 +292,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
         events.extend(new);
     }
     log.append(id, &expected, &events)?;
+    keep_snapshot(&log, id, &game);
     if json {
         print_json(
             &json!({"game": id, "events": events.iter().map(|e| event_json(&game, e)).collect::<Vec<_>>(), "head": game.head().to_string()}),
@@ -315,7 +317,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
     };
     let log = store::open_read(db)?;
-    let mut game = open_game(&log, id, None)?;
+    let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let mut stdout = std::io::stdout();
     let mut offset = 0u64;
@@ -352,7 +354,19 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
         .and_then(|_| stdout.flush())
         .map_err(|e| Fail(format!("stdout: {e}")))?;
     }
+    keep_snapshot(&log, id, &game);
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many events a stored game may grow past its kept snapshot before
+/// a command that wrote it keeps a new one.
+const SNAPSHOT_EVERY: u64 = 256;
+
+/// Keeps a snapshot of a game a command just wrote, at the store's head, so
+/// that the next `play` (and `state`) need not fold the whole game. It is a
+/// cache: failing to keep one costs the next command a fold, nothing else.
+fn keep_snapshot(log: &dyn EventLog, id: &str, game: &Game) {
+    let _ = rollcall_core::log::keep_snapshot(log, id, game, SNAPSHOT_EVERY);
 }
 
 /// Who decides in this store: in a play-by-email game, this store's side,
@@ -361,14 +375,15 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail(e.to_string()))
 }
 
-fn log(db: &Option<std::path::PathBuf>, id: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open_read(db)?;
+fn log(db: &Option<std::path::PathBuf>, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+    let (log, id) = crate::source::game_reader(db, target)?;
+    let (log, id) = (&*log, id.as_str());
     let from = match from {
-        Some(p) => crate::position::resolve(&log, id, p)?.first,
+        Some(p) => crate::position::resolve(log, id, p)?.first,
         None => 1,
     };
     let mut out = Vec::new();
-    let game = open_game_with(&log, id, None, |g, e| {
+    let game = open_game_with(log, id, None, |g, e| {
         if e.seq < from {
             return;
         }
@@ -377,7 +392,8 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: Option<Position>, json: 
         } else {
             say!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), text::escape(g.narrate(e).trim_start()));
         }
-    })?;
+    })
+    .map_err(|e| crate::source::open_failed(target, e))?;
     if json {
         print_json(&json!({"game": id, "events": out, "head": game.head().to_string()}));
     } else {
@@ -386,10 +402,15 @@ fn log(db: &Option<std::path::PathBuf>, id: &str, from: Option<Position>, json: 
     Ok(ExitCode::SUCCESS)
 }
 
-fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
-    let log = store::open_read(db)?;
-    let at = at.map(|p| crate::position::resolve(&log, id, p)).transpose()?.map(|span| span.last);
-    let game = open_game(&log, id, at)?;
+fn state(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+    let (log, id) = crate::source::game_reader(db, target)?;
+    let (log, id) = (&*log, id.as_str());
+    let at = at.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
+    let game = match at {
+        Some(at) => open_game(log, id, Some(at)),
+        None => open_at_head(log, id),
+    }
+    .map_err(|e| crate::source::open_failed(target, e))?;
     if json {
         print_json(
             &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
@@ -403,13 +424,14 @@ fn state(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>, json: 
 
 fn replay(
     db: &Option<std::path::PathBuf>,
-    id: &str,
+    target: &str,
     step: bool,
     to: Option<Position>,
     json: bool,
 ) -> Result<ExitCode, Fail> {
-    let log = store::open_read(db)?;
-    let to = to.map(|p| crate::position::resolve(&log, id, p)).transpose()?.map(|span| span.last);
+    let (log, id) = crate::source::game_reader(db, target)?;
+    let (log, id) = (&*log, id.as_str());
+    let to = to.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
     let mut steps = Vec::new();
     let mut lines = Vec::new();
     // The narrative on a terminal is its own progress; to a file or a pipe, a bar.
@@ -418,7 +440,7 @@ fn replay(
         None => log.head(id)?.seq,
     };
     let bar = crate::progress::events("replay", total, json || std::io::stdout().is_terminal());
-    let game = open_game_with(&log, id, to, |g, e| {
+    let game = open_game_with(log, id, to, |g, e| {
         crate::progress::tick(&bar);
         if step && e.kind == rollcall_core::Kind::Decision && g.decisions() > 1 {
             // The state after the previous decision, before this one.
@@ -433,7 +455,8 @@ fn replay(
         } else {
             say!("{}", text::escape(&g.narrate(e)));
         }
-    })?;
+    })
+    .map_err(|e| crate::source::open_failed(target, e))?;
     if json {
         print_json(
             &json!({"game": id, "events": lines, "steps": steps, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
@@ -453,11 +476,11 @@ fn replay(
 /// `rollcall replay GAME --step` on a terminal: reads the game once,
 /// releases the store (other commands may use it while the view is open),
 /// and opens the interactive view at the position given, or at the start.
-fn interactive_replay(db: &Option<std::path::PathBuf>, id: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
+fn interactive_replay(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
     let (header, events) = {
-        let log = store::open_read(db)?;
-        let header = log.header(id)?;
-        let events = log.events(id, 1)?.collect::<Result<Vec<_>, _>>()?;
+        let (log, id) = crate::source::game_reader(db, target)?;
+        let header = log.header(&id)?;
+        let events = log.events(&id, 1)?.collect::<Result<Vec<_>, _>>()?;
         (header, events)
     };
     let replay = crate::tui::Replay::build(&header, &events)?;
@@ -686,9 +709,11 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
         unit.push(event);
     }
     crate::progress::done(bar);
+    let at_head = verifier.game().clone();
     let (verified, _) = verifier.finish().map_err(not_imported)?;
     creation.push(unit)?;
     creation.commit()?;
+    keep_snapshot(log, &header.game, &at_head);
     if json {
         print_json(&verified_json(&header.game, &verified, &header));
     } else {

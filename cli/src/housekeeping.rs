@@ -20,6 +20,7 @@ fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
         format!("handshake/{game}"),
         format!("serve/waiting/{game}"),
         format!("serve/ended/{game}"),
+        rollcall_core::log::snapshot_note(game),
     ];
     let mut keys = Vec::new();
     for key in exact {

@@ -43,6 +43,38 @@ pub fn open(db: &Option<std::path::PathBuf>, target: &str) -> Result<Record, Fai
     }
 }
 
+/// What `log`, `state` and `replay` read, and the game's id: a record file
+/// ([`is_record_file`]), read where it is and imported nowhere, or a game
+/// in the store.
+pub fn game_reader(db: &Option<std::path::PathBuf>, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
+    if is_record_file(target) {
+        let file = rollcall_store::file::RecordFile::open(Path::new(target))?;
+        let id = file.game().to_string();
+        Ok((Box::new(file), id))
+    } else {
+        Ok((Box::new(store::open_read(db)?), target.to_string()))
+    }
+}
+
+/// A game that could not be opened from `target`: for a record file, the
+/// error names the file and the line (event seq N is line N + 1) and says
+/// how to see the whole report.
+pub fn open_failed(target: &str, e: rollcall_core::log::OpenGameError) -> Fail {
+    use rollcall_core::log::OpenGameError;
+    if !is_record_file(target) {
+        return e.into();
+    }
+    match e {
+        OpenGameError::Chain(_, e) => Fail(format!(
+            "{target}:{}: seq {}: {} (`rollcall verify {target}` reports the whole record)",
+            e.seq + 1,
+            e.seq,
+            e.reason
+        )),
+        other => Fail(format!("{target}: {other}")),
+    }
+}
+
 /// Why an event of a record could not be read: a line of the file, or the store.
 #[derive(Debug)]
 pub enum ReadError {

@@ -109,7 +109,7 @@ pub struct Game {
 /// Where the sides' signed turns stand: the head the open turn started from
 /// (after the last checkpoint, or the header's), who signed last, and the
 /// sides that decided since.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Turns {
     /// The head after the last checkpoint (the root before the first).
     pub start: Digest,
@@ -140,7 +140,54 @@ impl Clone for Game {
     }
 }
 
+/// A game's position at its head, kept beside a long game so that opening it
+/// to play on need not fold every event again (`log::open_at_head`). What it
+/// holds is the store's own: `verify` never reads one. A sealed game keeps
+/// none (the chain value of its turn stays with the server).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    pub seq: u64,
+    pub head: Digest,
+    pub decisions: u64,
+    pub turns: Turns,
+    pub state: Value,
+}
+
 impl Game {
+    /// The game's position now, to keep; none for a sealed game.
+    pub fn snapshot(&self) -> Option<Snapshot> {
+        if self.sealed.is_some() || self.tolerate_unused_dice {
+            return None;
+        }
+        Some(Snapshot {
+            seq: self.seq,
+            head: self.head,
+            decisions: self.decisions,
+            turns: self.turns.clone(),
+            state: self.machine.state(),
+        })
+    }
+
+    /// The game of `header` at a snapshot of it. The caller checks that the
+    /// snapshot is on the game's chain (the events after it chain from its
+    /// head); an error means it is not a snapshot of this game's ruleset.
+    pub fn restore(header: Header, snapshot: &Snapshot) -> Result<Game, String> {
+        let mut game = Game::open(header).map_err(|e| e.to_string())?;
+        if game.sealed.is_some() {
+            return Err("a sealed game keeps no snapshot".into());
+        }
+        game.machine.restore(&snapshot.state)?;
+        if game.machine.state() != snapshot.state {
+            return Err("the snapshot's state does not read back as itself".into());
+        }
+        game.seq = snapshot.seq;
+        game.head = snapshot.head;
+        game.decisions = snapshot.decisions;
+        game.turns = snapshot.turns.clone();
+        Ok(game)
+    }
+
     /// The game before its first event.
     pub fn open(header: Header) -> Result<Game, OpenError> {
         check_header(&header).map_err(OpenError::Header)?;

@@ -323,6 +323,60 @@ pub fn open_game(log: &dyn EventLog, id: &str, until_seq: Option<u64>) -> Result
     open_game_with(log, id, until_seq, |_, _| {})
 }
 
+/// The note a game's [`Snapshot`](crate::game::Snapshot) is kept under.
+pub fn snapshot_note(game: &str) -> String {
+    format!("snapshot/{game}")
+}
+
+/// A stored game at its head, to play on: from the snapshot the store keeps
+/// of it and the events after it, when that snapshot is on the game's
+/// chain; otherwise (none kept, a sealed game, a snapshot of another
+/// history) by [`open_game`], which folds every event. Opening a long game
+/// this way costs the events since its snapshot, not the whole game.
+pub fn open_at_head(log: &dyn EventLog, id: &str) -> Result<crate::game::Game, OpenGameError> {
+    match from_snapshot(log, id)? {
+        Some(game) => Ok(game),
+        None => open_game(log, id, None),
+    }
+}
+
+fn from_snapshot(log: &dyn EventLog, id: &str) -> Result<Option<crate::game::Game>, OpenGameError> {
+    let Some(bytes) = log.note(&snapshot_note(id))? else { return Ok(None) };
+    let Ok(snapshot) = serde_json::from_slice::<crate::game::Snapshot>(&bytes) else { return Ok(None) };
+    let head = log.head(id)?;
+    if snapshot.seq > head.seq {
+        return Ok(None);
+    }
+    let Ok(mut game) = crate::game::Game::restore(log.header(id)?, &snapshot) else { return Ok(None) };
+    if snapshot.seq < head.seq {
+        for event in log.events(id, snapshot.seq + 1)? {
+            let event = event?;
+            // Not on this chain: the full fold names the fault, if there is one.
+            if game.apply(&event).is_err() {
+                return Ok(None);
+            }
+            if event.seq >= head.seq {
+                break;
+            }
+        }
+    }
+    Ok((game.head() == head.hash && game.seq() == head.seq).then_some(game))
+}
+
+/// Keeps a snapshot of `game`, which is at the store's head, once it is
+/// `every` events past the snapshot kept (or there is none).
+pub fn keep_snapshot(log: &dyn EventLog, id: &str, game: &crate::game::Game, every: u64) -> Result<(), LogError> {
+    let Some(snapshot) = game.snapshot() else { return Ok(()) };
+    let kept = log
+        .note(&snapshot_note(id))?
+        .and_then(|b| serde_json::from_slice::<crate::game::Snapshot>(&b).ok())
+        .map(|s| s.seq);
+    match kept {
+        Some(kept) if kept <= snapshot.seq && snapshot.seq - kept < every => Ok(()),
+        _ => log.set_note(&snapshot_note(id), Some(&serde_json::to_vec(&snapshot).expect("a snapshot serialises"))),
+    }
+}
+
 /// [`open_game`], calling `seen` with each event once it is folded in.
 pub fn open_game_with(
     log: &dyn EventLog,

@@ -111,7 +111,7 @@ pub trait Ruleset: 'static {
     /// One line saying what it is.
     const TITLE: &'static str;
     type Scenario: DeserializeOwned;
-    type State: Clone + Serialize + Send + 'static;
+    type State: Clone + Serialize + DeserializeOwned + Send + 'static;
     type Decision: DeserializeOwned + Serialize;
     type Fact: DeserializeOwned + Serialize;
 
@@ -187,6 +187,9 @@ pub trait Machine: Send {
     /// Who may make `decision`; an error means it does not parse.
     fn author(&self, decision: &Value) -> Result<Actor, Refusal>;
     fn boxed_clone(&self) -> Box<dyn Machine>;
+    /// Puts back a state [`Machine::state`] gave (a kept snapshot); an error
+    /// means the value is not a state of this ruleset.
+    fn restore(&mut self, state: &Value) -> Result<(), String>;
 }
 
 struct Typed<R: Ruleset> {
@@ -274,6 +277,11 @@ impl<R: Ruleset> Machine for Typed<R> {
 
     fn boxed_clone(&self) -> Box<dyn Machine> {
         Box::new(Typed::<R> { state: self.state.clone() })
+    }
+
+    fn restore(&mut self, state: &Value) -> Result<(), String> {
+        self.state = serde::Deserialize::deserialize(state).map_err(|e: serde_json::Error| e.to_string())?;
+        Ok(())
     }
 }
 

@@ -23,6 +23,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use rollcall_core::digest::Digest;
+use rollcall_core::log::{EventLog, Head, LogError};
 use rollcall_core::record::{self, Event, Header};
 use rollcall_core::script::valid_game_id;
 use rollcall_core::strict;
@@ -291,5 +293,126 @@ pub fn write_file<T>(
         Ok(_) => Ok(result),
         Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
         Err(e) => Err(io(path, e.error)),
+    }
+}
+
+/// A record file read as a store that holds its one game, for the commands
+/// that read a game (`log`, `state`, `replay`): nothing is imported. Opening
+/// reads every line once (so a malformed record is refused there, naming
+/// its line and field) to find the head; the events then stream from the
+/// file again, so memory stays bounded by a line, not by the record. It
+/// cannot be written.
+pub struct RecordFile {
+    path: PathBuf,
+    header: Header,
+    head: Head,
+}
+
+impl RecordFile {
+    pub fn open(path: &Path) -> Result<RecordFile, FileError> {
+        let (header, events) = read(path)?;
+        let root = record::header_hash(&header).map_err(|e| FileError::Line {
+            path: path.display().to_string(),
+            line: 1,
+            field: "$".into(),
+            message: e.to_string(),
+        })?;
+        let mut head = Head { seq: 0, hash: root };
+        for event in events {
+            let event = event?;
+            head = Head { seq: event.seq, hash: event.hash };
+        }
+        Ok(RecordFile { path: path.to_path_buf(), header, head })
+    }
+
+    /// The game id the record holds.
+    pub fn game(&self) -> &str {
+        &self.header.game
+    }
+
+    fn this(&self, game: &str) -> Result<(), LogError> {
+        if game == self.header.game {
+            Ok(())
+        } else {
+            Err(LogError::UnknownGame(game.to_string()))
+        }
+    }
+
+    fn read_only(&self) -> LogError {
+        LogError::Backend(format!("{} is a record file, read and never written", self.path.display()))
+    }
+}
+
+impl EventLog for RecordFile {
+    fn begin(&self, _: &Header) -> Result<Head, LogError> {
+        Err(self.read_only())
+    }
+    fn append_pending(&self, _: &str, _: &Digest, _: &[Event]) -> Result<Head, LogError> {
+        Err(self.read_only())
+    }
+    fn commit(&self, _: &str) -> Result<Head, LogError> {
+        Err(self.read_only())
+    }
+    fn abandon(&self, _: &str) -> Result<(), LogError> {
+        Err(self.read_only())
+    }
+    fn incomplete(&self) -> Result<Vec<String>, LogError> {
+        Ok(Vec::new())
+    }
+    fn create(&self, _: &Header) -> Result<Head, LogError> {
+        Err(self.read_only())
+    }
+    fn append(&self, _: &str, _: &Digest, _: &[Event]) -> Result<Head, LogError> {
+        Err(self.read_only())
+    }
+    fn events<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
+        self.this(game)?;
+        let (_, events) = read(&self.path).map_err(|e| LogError::Backend(e.to_string()))?;
+        let id = game.to_string();
+        let head = self.head.seq;
+        Ok(Box::new(
+            events
+                .map(move |event| {
+                    event.map_err(|e| LogError::Corrupt {
+                        game: id.clone(),
+                        seq: 0,
+                        reason: format!("{e} (the file changed)"),
+                    })
+                })
+                .filter(move |event| event.as_ref().map_or(true, |e| e.seq >= from_seq && e.seq <= head)),
+        ))
+    }
+    fn games(&self) -> Result<Vec<String>, LogError> {
+        Ok(vec![self.header.game.clone()])
+    }
+    fn header(&self, game: &str) -> Result<Header, LogError> {
+        self.this(game)?;
+        Ok(self.header.clone())
+    }
+    fn head(&self, game: &str) -> Result<Head, LogError> {
+        self.this(game)?;
+        Ok(self.head)
+    }
+    fn note(&self, _: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(None)
+    }
+    fn set_note(&self, _: &str, _: Option<&[u8]>) -> Result<(), LogError> {
+        Err(self.read_only())
+    }
+    fn notes(&self, _: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
+        Ok(Vec::new())
+    }
+    fn swap_note(&self, _: &str, _: Option<&[u8]>, _: Option<&[u8]>) -> Result<bool, LogError> {
+        Err(self.read_only())
+    }
+    fn secret(&self, _: &str) -> Result<Option<Vec<u8>>, LogError> {
+        Ok(None)
+    }
+    fn set_secret(&self, _: &str, _: &[u8]) -> Result<Vec<u8>, LogError> {
+        Err(self.read_only())
     }
 }
