@@ -53,9 +53,12 @@ fn a_rules_refusal_exits_3_and_malformed_input_exits_2() {
         (Some(false), Some("refused"), Some(3))
     );
     assert!(v["error"]["message"].as_str().unwrap().contains("turn 1 is over"), "{v}");
+    assert_eq!(v["error"]["refusal"]["kind"], "turn-over", "the kind of refusal, beside the message: {v}");
+    assert!(v["error"]["refusal"]["about"].as_str().unwrap().contains("begin the next"), "{v}");
     let out = s.run(&["play", "skips", &malformed, "--json"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(json_of(&out)["error"]["kind"], "input");
+    assert_eq!(json_of(&out)["error"].get("refusal"), None, "bad input is no refusal");
     // Any bad input, in any command, is told apart the same way.
     let out = s.run(&["state", "no-such-game", "--json"]);
     assert_eq!(out.status.code(), Some(2));
@@ -76,12 +79,32 @@ fn a_refusal_in_a_script_or_a_stream_exits_3_and_writes_nothing() {
     let out = s.run(&["run", &path, "--json"]);
     assert_eq!(out.status.code(), Some(3), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(json_of(&out)["error"]["kind"], "refused");
+    assert_eq!(json_of(&out)["error"]["refusal"]["kind"], "not-friendly");
     assert!(!s.ok(&["games", "--json"]).contains("rally"), "nothing was written");
 
     s.ok(&["run", &fixture("leader-activation/skips.json")]);
     let lines = s.path_text("lines.jsonl");
     std::fs::write(&lines, "{\"type\": \"activate\", \"leader\": \"lt-vogel\"}\n").unwrap();
     failed_with(&s.run(&["play", "skips", &lines, "--stream"]), 3, "lines.jsonl:1: $: refused:");
+    let out = s.run(&["play", "skips", &lines, "--stream", "--json"]);
+    assert_eq!(json_of(&out)["error"]["refusal"]["kind"], "turn-over");
+}
+
+/// `rules refusals RULESET` lists the ruleset's kinds of refusal, then the
+/// shared ones, each with the rule it follows; `--json` gives the same.
+#[test]
+fn rules_refusals_lists_every_kind_a_refusal_can_carry() {
+    let s = Store::new();
+    let text = s.ok(&["rules", "refusals", "leader-activation"]);
+    assert!(text.starts_with("leader-activation:\n  not-a-leader\n"), "{text}");
+    assert!(text.contains("  no-skip-left\n      \"You get as many skips as you have leaders less.\""), "{text}");
+    assert!(text.contains("\nshared:\n  malformed\n"), "{text}");
+    let v: Value = serde_json::from_str(&s.ok(&["rules", "refusals", "combat-hq", "--json"])).unwrap();
+    assert_eq!(v["ruleset"], "combat-hq");
+    let names: Vec<&str> = v["refusals"].as_array().unwrap().iter().map(|k| k["kind"].as_str().unwrap()).collect();
+    assert!(names.contains(&"artillery-waits-for-a-command-group"), "{names:?}");
+    assert!(v["shared"].as_array().unwrap().iter().any(|k| k["kind"] == "not-your-turn"), "{v}");
+    failed_with(&s.run(&["rules", "refusals", "chess"]), 2, "chess");
 }
 
 // ---- One numbering: --seq, --decision, --turn ----

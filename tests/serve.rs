@@ -326,6 +326,13 @@ fn every_refusal_has_its_status_and_writes_nothing() {
         if status == 409 {
             assert_eq!(v["head"]["hash"], h, "a stale head is answered with the new head");
         }
+        // A refused decision names the kind of refusal; other errors do not.
+        let refusal = match status {
+            403 => Some("not-the-sides"),
+            422 => Some("no-turn-begun"),
+            _ => None,
+        };
+        assert_eq!(v["refusal"]["kind"].as_str(), refusal, "{v}");
         assert_eq!(record(&server, "g"), before, "nothing written on a {status}");
     }
     // Not JSON, and too large.
@@ -690,7 +697,7 @@ fn a_whole_sealed_game_of(ruleset: &str, seed: u64) {
     let server = Server::start(&dir.path().join("db"));
     let t = Transcript::default();
     let sim = rollcall_core::sim::simulator(ruleset).unwrap();
-    let version = rollcall_core::ruleset::version(ruleset).unwrap().id();
+    let version = rollcall_core::registry::version(ruleset).unwrap().id();
     let header = sim.random_header(seed, &version);
     let sides = rollcall_core::game::Game::open(header.clone()).unwrap().sides();
     let game = format!("{ruleset}-whole");

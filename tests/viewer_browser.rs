@@ -830,7 +830,7 @@ fn check_diff_page(browser: &Browser, db: &Path, dir: &Path) {
             page.as_os_str(),
         ],
     );
-    let b = rollcall_core::ruleset::inline_version("combat-hq@multi-bg").unwrap().0;
+    let b = rollcall_core::registry::inline_version("combat-hq@multi-bg").unwrap().0;
     let report = rollcall_core::diff::diff(
         &replay.header,
         replay.events.iter().cloned().map(Ok::<_, String>),

@@ -529,7 +529,7 @@ pub enum StoreCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(
-    after_help = "Example:\n  rollcall rules list\n  rollcall rules show leader-activation@1+natural-6-rallies\n  rollcall rules show house.json --json\n  rollcall rules decisions combat-hq"
+    after_help = "Example:\n  rollcall rules list\n  rollcall rules show leader-activation@1+natural-6-rallies\n  rollcall rules show house.json --json\n  rollcall rules refusals leader-activation\n  rollcall rules decisions combat-hq"
 )]
 pub enum RulesCommand {
     /// Every ruleset and its versions.
@@ -547,6 +547,19 @@ pub enum RulesCommand {
     Show {
         /// `ruleset`, `ruleset@version`, or a house-rules JSON file.
         version: String,
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every kind of refusal of a ruleset (its own, then the shared ones):
+    /// the stable name `--json` output and serve carry in `"refusal"`, and
+    /// the rule or open point it follows.
+    #[command(
+        after_help = "Example:\n  rollcall rules refusals leader-activation\n  rollcall rules refusals combat-hq --json"
+    )]
+    Refusals {
+        /// The ruleset id, e.g. `leader-activation`.
+        ruleset: String,
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,

@@ -10,8 +10,10 @@ use rollcall_core::locate::line_of;
 use rollcall_core::log::{open_at_head, open_game, open_game_with, EventLog};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
+use rollcall_core::refusal::{RefusalKind, Shared};
+use rollcall_core::registry;
 use rollcall_core::rules::{SettingKind, VersionSpec};
-use rollcall_core::ruleset::{self, Refusal};
+use rollcall_core::ruleset::Refusal;
 use rollcall_core::script::{check_game_id, split_dice, Script};
 use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
@@ -63,6 +65,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
+        Command::Rules(RulesCommand::Refusals { ruleset, json }) => rules_refusals(&ruleset, json),
         Command::Rules(RulesCommand::Decisions { ruleset, json }) => crate::schemas::decisions(&ruleset, json),
         Command::Rules(RulesCommand::Schema { name, output }) => {
             crate::schemas::schema(name.as_deref(), output.as_deref())
@@ -113,7 +116,7 @@ fn run_script(
             store::already_stored(&id, &store::dir(db))
         )));
     }
-    let mut creation = Creation::begin(&log, &script.header)?;
+    let mut creation = store::Creation::begin(&log, &script.header)?;
     let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
     let mut lines = Vec::new();
     if !json {
@@ -124,10 +127,15 @@ fn run_script(
             Ok(events) => events,
             Err(refusal) => {
                 let malformed = matches!(refusal, Refusal::Malformed { .. });
+                let kind = refusal.kind();
                 let e = script.refusal_error(i, refusal);
                 let message =
                     format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message);
-                return if malformed { Err(Fail(message)) } else { Ok(crate::exit::refused(&message, json)) };
+                return if malformed {
+                    Err(Fail(message))
+                } else {
+                    Ok(crate::exit::refused(&message, Some(kind), json))
+                };
             }
         };
         for e in &events {
@@ -153,56 +161,6 @@ fn run_script(
     Ok(ExitCode::SUCCESS)
 }
 
-/// A game being created: whole decisions go in batches into the store, where
-/// they stay invisible until [`Creation::commit`]. Dropped uncommitted (an
-/// error on the way), it is abandoned: nothing of it stays.
-pub(crate) struct Creation<'a> {
-    log: &'a dyn EventLog,
-    game: String,
-    head: Digest,
-    batch: Vec<Event>,
-    committed: bool,
-}
-
-impl<'a> Creation<'a> {
-    pub(crate) fn begin(log: &'a dyn EventLog, header: &Header) -> Result<Creation<'a>, Fail> {
-        let head = log.begin(header)?.hash;
-        Ok(Creation { log, game: header.game.clone(), head, batch: Vec::new(), committed: false })
-    }
-
-    /// Adds whole decisions (each with its rolls and facts).
-    pub(crate) fn push(&mut self, events: Vec<Event>) -> Result<(), Fail> {
-        self.batch.extend(events);
-        if self.batch.len() >= RUN_BATCH_EVENTS {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<(), Fail> {
-        if !self.batch.is_empty() {
-            self.head = self.log.append_pending(&self.game, &self.head, &self.batch)?.hash;
-            self.batch.clear();
-        }
-        Ok(())
-    }
-
-    pub(crate) fn commit(mut self) -> Result<(), Fail> {
-        self.flush()?;
-        self.log.commit(&self.game)?;
-        self.committed = true;
-        Ok(())
-    }
-}
-
-impl Drop for Creation<'_> {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = self.log.abandon(&self.game);
-        }
-    }
-}
-
 /// A game id from the command line, checked as `run` and `new` check them.
 pub fn checked_game_id(flag: &str, id: String) -> Result<String, Fail> {
     check_game_id(&id).map_err(|m| Fail(format!("{flag} {m}")))?;
@@ -216,9 +174,6 @@ fn mode_name(mode: SeedMode) -> &'static str {
         SeedMode::Sealed => "sealed (a dice server's, revealed turn by turn)",
     }
 }
-
-/// How many events `run` and `import` write at a time (whole decisions).
-const RUN_BATCH_EVENTS: usize = 4096;
 
 /// 32 bytes from the operating system's randomness: seed shares and keys.
 pub fn random_bytes() -> Result<[u8; 32], Fail> {
@@ -254,7 +209,7 @@ fn new(
     if parties.is_empty() {
         // The scenario's sides as its ruleset reads them (a list of names,
         // or of objects with an id).
-        let info = ruleset::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?;
+        let info = registry::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?;
         let machine = (info.load)(&scenario, &rules).map_err(scenario_error)?;
         parties = machine.sides();
     }
@@ -752,7 +707,7 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
     let (header, events) = rollcall_store::file::read(file)?;
     let not_imported =
         |f: VerifyFailure| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display()));
-    let mut creation = Creation::begin(log, &header)?;
+    let mut creation = store::Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
     let mut unit: Vec<Event> = Vec::new();
     let bar = crate::progress::file("import", file, json);
@@ -863,7 +818,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
         if event.seq <= ours.seq {
             continue;
         }
-        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && batch.len() >= RUN_BATCH_EVENTS {
+        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && batch.len() >= store::RUN_BATCH_EVENTS {
             head = log.append(id, &head, &batch)?.hash;
             appended += batch.len() as u64;
             batch.clear();
@@ -918,7 +873,7 @@ fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> 
 
 fn rules_list(json: bool) -> Result<ExitCode, Fail> {
     let mut rows = Vec::new();
-    for info in ruleset::all() {
+    for info in registry::all() {
         let versions: Vec<VersionSpec> = (info.versions)();
         if json {
             rows.push(json!({"ruleset": info.id, "title": info.title, "versions": versions.iter().map(|v| json!({"id": v.id(), "summary": v.summary})).collect::<Vec<_>>()}));
@@ -931,6 +886,27 @@ fn rules_list(json: bool) -> Result<ExitCode, Fail> {
     }
     if json {
         print_json(&json!({"rulesets": rows}));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The kinds of refusal of a ruleset: its own, then the shared ones.
+fn rules_refusals(id: &str, json: bool) -> Result<ExitCode, Fail> {
+    let info = registry::find(id).map_err(|e| Fail(e.to_string()))?;
+    let groups = [(info.id, (info.refusals)()), ("shared", Shared::kinds())];
+    if json {
+        let group = |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::exit::refusal_json(*k)).collect::<Vec<_>>();
+        print_json(&json!({"ruleset": info.id, "refusals": group(&groups[0].1), "shared": group(&groups[1].1)}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (title, kinds) in &groups {
+        say!("{title}:");
+        for k in kinds {
+            say!("  {}", k.name);
+            for line in k.about.lines() {
+                say!("      {}", line.trim());
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -948,7 +924,7 @@ fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
             "value": value, "default": default, "range": s.range.map(|(min, max)| [min, max]), "point": s.point,
             "settles": s.settles, "help": s.help}));
     }
-    let bounds = (ruleset::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?.scenario_bounds)();
+    let bounds = (registry::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?.scenario_bounds)();
     if json {
         let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
         let scenario: Vec<Value> = bounds.iter().map(|b| json!({"path": b.path, "range": [b.min, b.max]})).collect();

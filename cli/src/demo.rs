@@ -5,14 +5,16 @@
 //! record, changes one die in the exported file, and shows verify catching
 //! it with the seq and the reason.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use rollcall_core::game::verify;
 use rollcall_core::golden::Collector;
 use rollcall_core::log::{open_game, EventLog};
-use rollcall_core::record::Kind;
+use rollcall_core::record::{Event, Header, Kind};
 use rollcall_core::script::Script;
+
+use rollcall_store::Store;
 
 use crate::store::{self, has_game, Fail};
 
@@ -43,21 +45,37 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
         }
     };
     let log = store::open(&Some(db_dir.clone()))?;
+    let script = demo_script(&log)?;
+    let id = script.header.game.clone();
+    let events = play_into_the_store(&log, &script, &db_dir)?;
+    let header = replay_and_verify(&log, &id)?;
+    forge_a_die_and_verify(&log, &header, &events)?;
+    settle_disputes()?;
+    next_steps();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The demo script, as a game the store does not hold yet. The game id is
+/// part of the seed: keep the fixture's, so the demo plays the fixture's
+/// dice, unless the store already holds a game of that name.
+fn demo_script(log: &Store) -> Result<Script, Fail> {
     let mut script = Script::parse(DEMO_SCRIPT, "demo").map_err(|e| Fail(format!("the demo script: {e}")))?;
-    // The game id is part of the seed: keep the fixture's, so the demo plays
-    // the fixture's dice, unless the store already holds a game of that name.
     let base = script.header.game.clone();
     let mut id = base.clone();
     let mut n = 1;
-    while has_game(&log, &id)? {
+    while has_game(log, &id)? {
         n += 1;
         id = format!("{base}-{n}");
     }
     if id != base {
         say!("(the store already holds {base:?}: playing it as {id:?}, and since the game id is part of the seed, with other dice)");
     }
-    script.header.game = id.clone();
+    script.header.game = id;
+    Ok(script)
+}
 
+/// Step 1: plays the script, narrating it, and stores its events.
+fn play_into_the_store(log: &Store, script: &Script, db_dir: &Path) -> Result<Vec<Event>, Fail> {
     section(&format!("1. play a game of {} into the store at {}", script.header.rules.label(), db_dir.display()));
     let mut events = Vec::new();
     let mut collector = Collector::default();
@@ -70,29 +88,40 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     for line in collector.finish(&game).narrative.lines() {
         say!("{line}");
     }
+    let id = &script.header.game;
     let root = log.create(&script.header)?;
-    log.append(&id, &root.hash, &events)?;
+    log.append(id, &root.hash, &events)?;
     say!("stored {} events as game {id}", events.len());
+    Ok(events)
+}
 
+/// Steps 2 and 3: replays the stored game, then verifies it; its header.
+fn replay_and_verify(log: &Store, id: &str) -> Result<Header, Fail> {
     section("2. replay it from the store (facts only, never re-deciding)");
-    let replayed = open_game(&log, &id, None)?;
+    let replayed = open_game(log, id, None)?;
     show!("{}", replayed.render());
     say!("head {}", replayed.head());
 
     section("3. verify it: re-decide every decision, re-draw every die from the committed seed");
-    let header = log.header(&id)?;
-    match verify(&header, log.events(&id, 1)?) {
+    let header = log.header(id)?;
+    match verify(&header, log.events(id, 1)?) {
         Ok(v) => {
             say!("verified: {} events, {} decisions; head {}", v.events, v.decisions, v.head);
             say!("proven: {}.", v.guarantee());
         }
         Err(f) => return Err(Fail(format!("the demo game does not verify: {f}"))),
     }
+    Ok(header)
+}
 
+/// Step 4: exports the record, changes one die in the file, and verifies
+/// it again, which must fail.
+fn forge_a_die_and_verify(log: &Store, header: &Header, events: &[Event]) -> Result<(), Fail> {
     section("4. export the record, change one die in the file, and verify again");
+    let id = &header.game;
     let dir = tempfile::tempdir().map_err(|e| Fail(e.to_string()))?;
     let record = dir.path().join(format!("{id}.jsonl"));
-    rollcall_store::file::write(&record, rollcall_store::file::Existing::Refuse, &header, log.events(&id, 1)?)?;
+    rollcall_store::file::write(&record, rollcall_store::file::Existing::Refuse, header, log.events(id, 1)?)?;
     say!("exported to {}", record.display());
     let text = std::fs::read_to_string(&record).map_err(|e| Fail(e.to_string()))?;
     let roll =
@@ -113,10 +142,16 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     );
     let (header, events) = rollcall_store::file::read(&record)?;
     match verify(&header, events) {
-        Ok(_) => return Err(Fail("the forged record verified: this is a bug".into())),
-        Err(f) => say!("verification FAILED, as it should: {f}"),
+        Ok(_) => Err(Fail("the forged record verified: this is a bug".into())),
+        Err(f) => {
+            say!("verification FAILED, as it should: {f}");
+            Ok(())
+        }
     }
+}
 
+/// Steps 5 to 7: rules disputes and a rule change, each a diff.
+fn settle_disputes() -> Result<(), Fail> {
     section("5. settle a rules dispute: the same record under two readings of the text");
     say!("{}", dispute_about(DISPUTE_SCRIPT));
     show_diff(DISPUTE_SCRIPT, DISPUTE_B)?;
@@ -129,15 +164,17 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
     say!("\"The command check is performed by making a 0-9 roll and trying to get under the sum\"; the example:");
     say!("\"Both rolls were below the Command Check Target\". Neither says what a roll equal to it does. The same");
     say!("seeded three-turn game, read strictly (A, the default) and with an equal roll passing (B):");
-    show_diff_relative(P1_SCRIPT, "+command-check-equal-passes")?;
+    show_diff_relative(P1_SCRIPT, "+command-check-equal-passes")
+}
 
+/// What to try next.
+fn next_steps() {
     section("next");
     say!("rollcall run fixtures/leader-activation/skips.json   # play a fixture into your own store");
     say!("rollcall log skips                                   # its events, narrated");
     say!("rollcall verify skips                                # re-decide and re-roll everything");
     say!("rollcall rules show leader-activation                # every option, and the sentence it settles");
     say!("rollcall diff skips --b leader-activation@1+last-activation-rule   # a rules dispute on your game");
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The script's "about" text, for the narration.
@@ -150,13 +187,13 @@ fn dispute_about(script: &str) -> String {
 
 /// Plays a script in memory and diffs it against version `b`, printing the report.
 fn show_diff(script: &str, b: &str) -> Result<(), Fail> {
-    let (b, _) = rollcall_core::ruleset::inline_version(b).map_err(|e| Fail(e.to_string()))?;
+    let (b, _) = rollcall_core::registry::inline_version(b).map_err(|e| Fail(e.to_string()))?;
     diff_script(script, |_| Ok(b))
 }
 
 /// The same, with B the script's own rules and `overrides` applied.
 fn show_diff_relative(script: &str, overrides: &str) -> Result<(), Fail> {
-    diff_script(script, |a| rollcall_core::ruleset::relative_version(a, overrides).map_err(|e| Fail(e.to_string())))
+    diff_script(script, |a| rollcall_core::registry::relative_version(a, overrides).map_err(|e| Fail(e.to_string())))
 }
 
 fn diff_script(

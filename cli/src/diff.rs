@@ -21,7 +21,7 @@ pub fn versions(header: &Header, a: Option<&str>, b: &str) -> Result<(RuleVersio
         None => header.rules.clone(),
     };
     let b = match b.strip_prefix('+') {
-        Some(_) => rollcall_core::ruleset::relative_version(&a, b).map_err(|e| Fail(format!("--b: {e}")))?,
+        Some(_) => rollcall_core::registry::relative_version(&a, b).map_err(|e| Fail(format!("--b: {e}")))?,
         None => rule_version(b)?.0,
     };
     Ok((a, b))

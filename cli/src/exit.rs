@@ -9,12 +9,17 @@
 //!
 //! With `--json`, a failure that exits 2 or 3 also prints one JSON document
 //! on standard output, `{"ok": false, "error": {"kind", "exit", "message"}}`,
-//! whose `kind` is `"input"` (exit 2) or `"refused"` (exit 3).
+//! whose `kind` is `"input"` (exit 2) or `"refused"` (exit 3). A decision
+//! the rules refuse also carries `"refusal": {"kind", "about"}`: the kind's
+//! stable kebab-case name (`rules refusals RULESET` lists them) and what it
+//! means.
 
 use std::process::ExitCode;
 
+use rollcall_core::refusal::RefusalKind;
 use rollcall_core::ruleset::Refusal;
 use serde_json::json;
+use serde_json::Value;
 
 use crate::store::Fail;
 
@@ -29,23 +34,33 @@ pub fn json_requested() -> bool {
     std::env::args_os().skip(1).take_while(|a| a != "--").any(|a| a == "--json")
 }
 
-fn fail(kind: &str, code: u8, message: &str, json: bool) -> ExitCode {
+fn fail(kind: &str, code: u8, message: &str, refusal: Option<RefusalKind>, json: bool) -> ExitCode {
     eprintln!("error: {message}");
     if json {
-        crate::output::print_json(&json!({"ok": false, "error": {"kind": kind, "exit": code, "message": message}}));
+        let mut error = json!({"kind": kind, "exit": code, "message": message});
+        if let Some(refusal) = refusal {
+            error["refusal"] = refusal_json(refusal);
+        }
+        crate::output::print_json(&json!({"ok": false, "error": error}));
     }
     ExitCode::from(code)
 }
 
-/// Bad input: says so (and, with `--json`, prints the error document); exit 2.
-pub fn input(message: &str, json: bool) -> ExitCode {
-    fail("input", INPUT, message, json)
+/// A kind of refusal as `--json` and serve show it: `{"kind", "about"}`.
+pub fn refusal_json(kind: RefusalKind) -> Value {
+    json!({"kind": kind.name, "about": kind.about})
 }
 
-/// A decision the rules refuse: says so (and, with `--json`, prints the
-/// error document); exit 3. The caller has written nothing.
-pub fn refused(message: &str, json: bool) -> ExitCode {
-    fail("refused", REFUSED, message, json)
+/// Bad input: says so (and, with `--json`, prints the error document); exit 2.
+pub fn input(message: &str, json: bool) -> ExitCode {
+    fail("input", INPUT, message, None, json)
+}
+
+/// A decision the rules refuse, of a kind where it is known: says so (and,
+/// with `--json`, prints the error document); exit 3. The caller has
+/// written nothing.
+pub fn refused(message: &str, refusal: Option<RefusalKind>, json: bool) -> ExitCode {
+    fail("refused", REFUSED, message, refusal, json)
 }
 
 /// The one mapping of a refused decision to an outcome: a malformed decision
@@ -56,6 +71,6 @@ pub fn refused(message: &str, json: bool) -> ExitCode {
 pub fn refusal(refusal: Refusal, at: impl Fn(&str) -> String, note: &str, json: bool) -> Result<ExitCode, Fail> {
     match refusal {
         Refusal::Malformed { field, message } => Err(Fail(format!("{}: {message}{note}", at(&field)))),
-        other => Ok(refused(&format!("{}: refused: {other}{note}", at("")), json)),
+        other => Ok(refused(&format!("{}: refused: {other}{note}", at("")), Some(other.kind()), json)),
     }
 }

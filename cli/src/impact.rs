@@ -165,9 +165,9 @@ pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
 /// is bad input, not a corpus of skipped games.
 fn applies_somewhere(b: &str) -> Result<(), Fail> {
     let mut first_error = None;
-    for info in rollcall_core::ruleset::all() {
+    for info in rollcall_core::registry::all() {
         for spec in (info.versions)() {
-            match rollcall_core::ruleset::relative_version(&spec.defaults(), b) {
+            match rollcall_core::registry::relative_version(&spec.defaults(), b) {
                 Ok(_) => return Ok(()),
                 Err(e) => {
                     first_error.get_or_insert_with(|| format!("{}: {e}", spec.id()));
@@ -230,7 +230,7 @@ fn b_for(header: &Header, b: &B) -> Result<RuleVersion, String> {
     match b {
         B::Version(v) if v.ruleset() == header.rules.ruleset() => Ok(v.clone()),
         B::Version(v) => Err(format!("a {} game; B is a version of {}", header.rules.ruleset(), v.ruleset())),
-        B::Relative(overrides) => rollcall_core::ruleset::relative_version(&header.rules, overrides).map_err(|e| {
+        B::Relative(overrides) => rollcall_core::registry::relative_version(&header.rules, overrides).map_err(|e| {
             // "…has no such setting (it has: …)": the list is the same for every game of the version.
             let e = e.to_string();
             format!("{}: {}", header.rules.label(), e.split(" (it has:").next().unwrap_or(&e))

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use rollcall_core::ruleset;
+use rollcall_core::registry;
 use rollcall_core::schema::{self, Published};
 use rollcall_store::file::Existing;
 use serde_json::{json, Map, Value};
@@ -154,7 +154,7 @@ const EXAMPLES: &[(&str, &[&str])] = &[
 /// (`ruleset@version[+option…]`).
 fn known_ruleset(arg: &str) -> Result<&'static str, Fail> {
     let id = arg.split(['@', '+']).next().unwrap_or(arg);
-    ruleset::find(id).map(|info| info.id).map_err(|e| Fail(format!("{e} (rollcall rules list names them)")))
+    registry::find(id).map(|info| info.id).map_err(|e| Fail(format!("{e} (rollcall rules list names them)")))
 }
 
 /// The example of decision `kind` of `ruleset`, as written.
@@ -406,10 +406,10 @@ mod tests {
     /// the schema has exactly one example.
     #[test]
     fn every_decision_type_has_one_example_the_ruleset_decodes() {
-        for info in ruleset::all() {
+        for info in registry::all() {
             let scenario: Value = serde_json::from_str(template_text(info.id).expect("a template")).unwrap();
             let rules =
-                ruleset::version(info.id).unwrap().resolve(&Default::default(), &Default::default(), "").unwrap();
+                registry::version(info.id).unwrap().resolve(&Default::default(), &Default::default(), "").unwrap();
             let machine = (info.load)(&scenario, &rules).unwrap_or_else(|e| panic!("{}: the template: {e}", info.id));
             let (_, examples) = EXAMPLES.iter().find(|(id, _)| *id == info.id).expect("examples");
             for text in *examples {
@@ -437,9 +437,9 @@ mod tests {
     /// refused as malformed: the test above can fail.
     #[test]
     fn a_misspelt_example_would_not_decode() {
-        let info = ruleset::find("leader-activation").unwrap();
+        let info = registry::find("leader-activation").unwrap();
         let scenario: Value = serde_json::from_str(template_text(info.id).unwrap()).unwrap();
-        let rules = ruleset::version(info.id).unwrap().resolve(&Default::default(), &Default::default(), "").unwrap();
+        let rules = registry::version(info.id).unwrap().resolve(&Default::default(), &Default::default(), "").unwrap();
         let machine = (info.load)(&scenario, &rules).unwrap();
         let bad = serde_json::json!({"type": "command", "unti": "rifles-1"});
         assert!(matches!(machine.author(&bad), Err(Refusal::Malformed { .. })));

@@ -88,7 +88,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
         }
     };
     let b = match args.b.strip_prefix('+') {
-        Some(_) => rollcall_core::ruleset::relative_version(&a, &args.b).map_err(|e| Fail(format!("--b: {e}")))?,
+        Some(_) => rollcall_core::registry::relative_version(&a, &args.b).map_err(|e| Fail(format!("--b: {e}")))?,
         None => rule_version(&args.b)?.0,
     };
     if a.ruleset() != b.ruleset() {

@@ -8,8 +8,8 @@ use std::path::Path;
 use rollcall_core::locate::line_of;
 use rollcall_core::log::{EventLog, LogError};
 use rollcall_core::record::{Event, Header};
+use rollcall_core::registry;
 use rollcall_core::rules::{HouseRules, RuleVersion, VersionSpec};
-use rollcall_core::ruleset;
 use rollcall_core::script::RulesRef;
 use rollcall_core::strict;
 use rollcall_store::file::FileError;
@@ -157,9 +157,9 @@ pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
         let resolved = RulesRef::House(house.clone())
             .resolve("")
             .map_err(|(field, message)| Fail(format!("{arg}:{}: {field}: {message}", line_of(&text, &field))))?;
-        let spec = ruleset::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
+        let spec = registry::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
         Ok((resolved, spec))
     } else {
-        ruleset::inline_version(arg).map_err(|e| Fail(e.to_string()))
+        registry::inline_version(arg).map_err(|e| Fail(e.to_string()))
     }
 }

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use rollcall_core::digest::Digest;
 use rollcall_core::log::{EventLog, LogError, OpenGameError};
+use rollcall_core::record::{Event, Header};
 use rollcall_core::strict;
 use rollcall_store::{Access, OpenError, OpenOptions, SledLog, Store};
 
@@ -297,7 +299,7 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
         Fail(format!("does not verify in the source, so it was not copied: {f}"))
     };
     let mut verifier = rollcall_core::game::Verifier::new(&header).map_err(fails)?;
-    let mut creation = crate::commands::Creation::begin(target, &header)?;
+    let mut creation = Creation::begin(target, &header)?;
     let mut unit = Vec::new();
     for event in source.events(id, 1)? {
         let event = event?;
@@ -331,4 +333,57 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
         )));
     }
     Ok(Copied::Copied(verified))
+}
+
+/// How many events `run` and `import` write at a time (whole decisions).
+pub(crate) const RUN_BATCH_EVENTS: usize = 4096;
+
+/// A game being created: whole decisions go in batches into the store, where
+/// they stay invisible until [`Creation::commit`]. Dropped uncommitted (an
+/// error on the way), it is abandoned: nothing of it stays.
+pub(crate) struct Creation<'a> {
+    log: &'a dyn EventLog,
+    game: String,
+    head: Digest,
+    batch: Vec<Event>,
+    committed: bool,
+}
+
+impl<'a> Creation<'a> {
+    pub(crate) fn begin(log: &'a dyn EventLog, header: &Header) -> Result<Creation<'a>, Fail> {
+        let head = log.begin(header)?.hash;
+        Ok(Creation { log, game: header.game.clone(), head, batch: Vec::new(), committed: false })
+    }
+
+    /// Adds whole decisions (each with its rolls and facts).
+    pub(crate) fn push(&mut self, events: Vec<Event>) -> Result<(), Fail> {
+        self.batch.extend(events);
+        if self.batch.len() >= RUN_BATCH_EVENTS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Fail> {
+        if !self.batch.is_empty() {
+            self.head = self.log.append_pending(&self.game, &self.head, &self.batch)?.hash;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    pub(crate) fn commit(mut self) -> Result<(), Fail> {
+        self.flush()?;
+        self.log.commit(&self.game)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Creation<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = self.log.abandon(&self.game);
+        }
+    }
 }

@@ -606,7 +606,7 @@ mod tests {
             .map(|text| {
                 let script: Value = serde_json::from_str(text).unwrap();
                 let rules = script["rules"].as_str().or_else(|| script["rules"]["version"].as_str()).unwrap();
-                let ruleset = crate::ruleset::find(rules.split('@').next().unwrap()).unwrap().id;
+                let ruleset = crate::registry::find(rules.split('@').next().unwrap()).unwrap().id;
                 (ruleset, script["scenario"].clone())
             })
             .collect()
@@ -621,7 +621,7 @@ mod tests {
     fn every_ruleset_keeps_its_settings_in_its_states_config_alone() {
         let mut checked = 0;
         for (ruleset, scenario) in scenarios() {
-            let info = crate::ruleset::find(ruleset).unwrap();
+            let info = crate::registry::find(ruleset).unwrap();
             for spec in (info.versions)() {
                 let defaults = spec.defaults();
                 let Ok(plain) = (info.load)(&scenario, &defaults) else { continue };

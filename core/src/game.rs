@@ -22,7 +22,8 @@ use crate::dice::{draw, Dice, Drawn, Roll, Seed, TableDice};
 use crate::digest::Digest;
 use crate::keys::{self, SecretKey};
 use crate::record::{self, CheckpointBody, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
-use crate::ruleset::{self, Actor, Machine, Refusal, ScenarioError};
+use crate::registry;
+use crate::ruleset::{Actor, Machine, Refusal, ScenarioError};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
@@ -46,7 +47,7 @@ pub struct ApplyError {
 
 /// Checks what a header claims about itself: the rules hash and the commitments.
 pub fn check_header(header: &Header) -> Result<(), String> {
-    if let Ok(spec) = ruleset::version(&header.rules.version) {
+    if let Ok(spec) = registry::version(&header.rules.version) {
         spec.check_ranges(&header.rules).map_err(|e| format!("rules.{e}"))?;
     }
     let computed = header.rules.hash();
@@ -190,7 +191,7 @@ impl Game {
     /// The game before its first event.
     pub fn open(header: Header) -> Result<Game, OpenError> {
         check_header(&header).map_err(OpenError::Header)?;
-        let info = ruleset::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
+        let info = registry::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
         let machine = (info.load)(&header.scenario, &header.rules)?;
         let seed = match header.mode {
             SeedMode::Open | SeedMode::Sealed => {
@@ -438,23 +439,11 @@ impl Game {
         if event.seq != self.seq + 1 {
             return Err(fail(sequence_gap(self.seq + 1, event.seq)));
         }
-        let link = match bytes {
-            Some(bytes) => record::link_bytes(&self.head, bytes),
-            None => record::link(&self.head, event.seq, event.kind, &event.body).map_err(|e| fail(e.to_string()))?,
-        };
-        if link != event.hash {
-            return Err(fail(broken_link(event.seq)));
-        }
+        check_link(&self.head, event, bytes).map_err(fail)?;
         match event.kind {
             Kind::Decision => {
                 let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
-                if body.number != self.decisions + 1 {
-                    return Err(fail(format!(
-                        "decision number {} out of order: expected {}",
-                        body.number,
-                        self.decisions + 1
-                    )));
-                }
+                check_decision_number(body.number, self.decisions).map_err(fail)?;
                 self.decisions = body.number;
                 self.turns.unsigned += 1;
                 if let Some(by) = body.by {
@@ -732,10 +721,28 @@ impl Verified {
     }
 }
 
-fn check_link(head: &Digest, event: &Event) -> Result<(), String> {
-    let link = record::link(head, event.seq, event.kind, &event.body).map_err(|e| e.to_string())?;
+/// An event's link: its hash must chain from `head` (over `bytes`, the
+/// event's canonical bytes, when the caller has them). Replay and verify both
+/// check it here, with one message.
+fn check_link(head: &Digest, event: &Event, bytes: Option<&[u8]>) -> Result<(), String> {
+    let link = match bytes {
+        Some(bytes) => record::link_bytes(head, bytes),
+        None => record::link(head, event.seq, event.kind, &event.body).map_err(|e| e.to_string())?,
+    };
     if link != event.hash {
         return Err(broken_link(event.seq));
+    }
+    Ok(())
+}
+
+/// A decision's number: the next after the `decided` ones. Replay and
+/// verify both check it here, with one message.
+fn check_decision_number(number: u64, decided: u64) -> Result<(), String> {
+    if number != decided + 1 {
+        return Err(format!(
+            "decision number {number} where {} was due: a decision was dropped, repeated or moved",
+            decided + 1
+        ));
     }
     Ok(())
 }
@@ -897,7 +904,7 @@ impl Verifier {
         }
         if self.held.is_some() {
             if event.kind == Kind::Roll {
-                check_link(&head, event).map_err(fail)?;
+                check_link(&head, event, None).map_err(fail)?;
                 self.held.as_mut().expect("held").rolls.push(event.clone());
                 return Ok(());
             }
@@ -951,13 +958,7 @@ impl Verifier {
         // A changed decision is a broken link first: say so before re-deciding it.
         self.check_link(event)?;
         let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
-        if body.number != self.game.decisions() + 1 {
-            return Err(format!(
-                "decision number {} where {} was due: a decision was dropped, repeated or moved",
-                body.number,
-                self.game.decisions() + 1
-            ));
-        }
+        check_decision_number(body.number, self.game.decisions())?;
         Ok(body)
     }
 
@@ -1104,7 +1105,7 @@ impl Verifier {
     }
 
     fn check_link(&self, event: &Event) -> Result<(), String> {
-        check_link(&self.game.head, event)
+        check_link(&self.game.head, event, None)
     }
 
     /// The end of the events: whole decisions only.
@@ -1198,5 +1199,56 @@ fn mismatch(game: &Game, kind: Kind, expected: &Value, event: &Event) -> String 
             short_body(want, expected, game),
             got.name()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rally fixture played, and its header.
+    fn played() -> (Header, Vec<Event>) {
+        let text = include_str!("../../fixtures/leader-activation/rally.json");
+        let script = crate::script::Script::parse(text, "rally").unwrap();
+        let mut game = Game::open(script.header.clone()).unwrap();
+        let mut events = Vec::new();
+        for (decision, dice) in &script.decisions {
+            events.extend(game.play(decision, dice.as_ref()).unwrap());
+        }
+        (script.header, events)
+    }
+
+    /// Why replay (`Game::apply`) and verify stop at the first bad event.
+    fn replayed_and_verified(header: &Header, events: &[Event]) -> (ApplyError, VerifyFailure) {
+        let mut game = Game::open(header.clone()).unwrap();
+        let replayed = events.iter().find_map(|e| game.apply(e).err()).expect("replay stops");
+        let verified = verify(header, events.iter().cloned().map(Ok::<_, String>)).expect_err("verify stops");
+        (replayed, verified)
+    }
+
+    #[test]
+    fn replay_and_verify_say_the_same_of_a_decision_out_of_order_or_a_broken_link() {
+        let (header, events) = played();
+        // The second decision renumbered 3, and the chain rebuilt over it.
+        let mut renumbered = events.clone();
+        let second = renumbered.iter().filter(|e| e.kind == Kind::Decision).nth(1).unwrap().seq;
+        let mut head = record::header_hash(&header).unwrap();
+        for e in renumbered.iter_mut() {
+            if e.seq == second {
+                e.body["number"] = 3.into();
+            }
+            e.hash = record::link(&head, e.seq, e.kind, &e.body).unwrap();
+            head = e.hash;
+        }
+        let (replayed, verified) = replayed_and_verified(&header, &renumbered);
+        assert_eq!((replayed.seq, Some(replayed.seq)), (second, verified.seq));
+        assert_eq!(replayed.reason, "decision number 3 where 2 was due: a decision was dropped, repeated or moved");
+        assert_eq!(verified.reason, replayed.reason);
+        // The same decision changed without rebuilding the chain.
+        let mut changed = events;
+        changed.iter_mut().find(|e| e.seq == second).unwrap().body["number"] = 3.into();
+        let (replayed, verified) = replayed_and_verified(&header, &changed);
+        assert!(replayed.reason.starts_with("the hash does not chain"), "{}", replayed.reason);
+        assert_eq!(verified.reason, replayed.reason);
     }
 }

@@ -21,6 +21,8 @@ pub mod locate;
 pub mod log;
 pub mod pbem;
 pub mod record;
+pub mod refusal;
+pub mod registry;
 pub mod rules;
 pub mod ruleset;
 pub mod rulesets;

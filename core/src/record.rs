@@ -28,8 +28,8 @@ use crate::canon;
 use crate::dice::{Die, Roll, TableDice};
 use crate::digest::Digest;
 use crate::keys::{PublicKey, Signature};
+use crate::registry;
 use crate::rules::{RuleVersion, SettingKind};
-use crate::ruleset;
 use crate::sealed::{RevealBody, ServerCommitment};
 use crate::seed::Share;
 
@@ -381,73 +381,11 @@ fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, LineErr
 /// and exactly the settings the named rule version declares.
 pub fn parse_header(line: &str) -> Result<Header, LineError> {
     let wire = parse_strict::<HeaderV1>(line)?;
-    if wire.format != FORMAT {
-        return Err(LineError::new("$.format", format!("expected {FORMAT:?}, found {:?}", wire.format)));
-    }
-    if !(1..=FORMAT_VERSION).contains(&wire.format_version) {
-        return Err(LineError::new(
-            "$.format_version",
-            format!(
-                "this build reads format versions 1 to {FORMAT_VERSION}, the record is version {}",
-                wire.format_version
-            ),
-        ));
-    }
-    let spec = ruleset::version(&wire.rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
-    if spec.id() != wire.rules.version {
-        return Err(LineError::new("$.rules.version", format!("expected a full version id such as {}", spec.id())));
-    }
-    for s in &spec.settings {
-        let present = match s.kind {
-            SettingKind::Option => wire.rules.options.contains_key(s.name),
-            SettingKind::Constant => wire.rules.constants.contains_key(s.name),
-        };
-        if !present {
-            let table = if s.kind == SettingKind::Option { "options" } else { "constants" };
-            return Err(LineError::new(format!("$.rules.{table}.{}", s.name), "missing: a record lists every setting"));
-        }
-    }
-    for (table, names) in [
-        ("options", wire.rules.options.keys().collect::<Vec<_>>()),
-        ("constants", wire.rules.constants.keys().collect()),
-    ] {
-        for name in names {
-            let kind = if table == "options" { SettingKind::Option } else { SettingKind::Constant };
-            if spec.setting(name).map(|s| s.kind) != Some(kind) {
-                return Err(LineError::new(
-                    format!("$.rules.{table}.{name}"),
-                    format!("{} has no such setting", spec.id()),
-                ));
-            }
-        }
-    }
-    let mut parties = Vec::new();
-    for (i, p) in wire.seed.parties.into_iter().enumerate() {
-        let share = match &p.share {
-            Some(hex) => Some(
-                Share::from_hex(hex)
-                    .map_err(|e| LineError::new(format!("$.seed.parties[{i}].share"), e.to_string()))?,
-            ),
-            None => None,
-        };
-        if wire.seed.mode != SeedMode::Table && (p.commitment.is_none() || share.is_none()) {
-            return Err(LineError::new(
-                format!("$.seed.parties[{i}]"),
-                "an open or sealed record names each party's commitment and share",
-            ));
-        }
-        parties.push(Party { name: p.name, commitment: p.commitment, share });
-    }
+    check_format(&wire)?;
+    check_rules(&wire.rules)?;
+    let parties = parse_parties(wire.seed.parties, wire.seed.mode)?;
     check_sides(&wire.sides)?;
-    match (wire.seed.mode, &wire.seed.server) {
-        (SeedMode::Sealed, None) => {
-            return Err(LineError::new("$.seed.server", "a sealed record names the dice server's commitment"))
-        }
-        (SeedMode::Open | SeedMode::Table, Some(_)) => {
-            return Err(LineError::new("$.seed.server", "only a sealed record names a dice server"))
-        }
-        _ => {}
-    }
+    check_server(wire.seed.mode, &wire.seed.server)?;
     let format_version = wire.format_version;
     let header = Header {
         game: wire.game,
@@ -464,6 +402,98 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
         sides: wire.sides,
         server: wire.seed.server,
     };
+    check_canonical(&header, format_version, line)?;
+    Ok(header)
+}
+
+/// The format's name, and a format version this build reads.
+fn check_format(wire: &HeaderV1) -> Result<(), LineError> {
+    if wire.format != FORMAT {
+        return Err(LineError::new("$.format", format!("expected {FORMAT:?}, found {:?}", wire.format)));
+    }
+    if !(1..=FORMAT_VERSION).contains(&wire.format_version) {
+        return Err(LineError::new(
+            "$.format_version",
+            format!(
+                "this build reads format versions 1 to {FORMAT_VERSION}, the record is version {}",
+                wire.format_version
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A full version id, with every setting of the version and no other.
+fn check_rules(rules: &RulesV1) -> Result<(), LineError> {
+    let spec = registry::version(&rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
+    if spec.id() != rules.version {
+        return Err(LineError::new("$.rules.version", format!("expected a full version id such as {}", spec.id())));
+    }
+    for s in &spec.settings {
+        let present = match s.kind {
+            SettingKind::Option => rules.options.contains_key(s.name),
+            SettingKind::Constant => rules.constants.contains_key(s.name),
+        };
+        if !present {
+            let table = if s.kind == SettingKind::Option { "options" } else { "constants" };
+            return Err(LineError::new(format!("$.rules.{table}.{}", s.name), "missing: a record lists every setting"));
+        }
+    }
+    for (table, names) in
+        [("options", rules.options.keys().collect::<Vec<_>>()), ("constants", rules.constants.keys().collect())]
+    {
+        for name in names {
+            let kind = if table == "options" { SettingKind::Option } else { SettingKind::Constant };
+            if spec.setting(name).map(|s| s.kind) != Some(kind) {
+                return Err(LineError::new(
+                    format!("$.rules.{table}.{name}"),
+                    format!("{} has no such setting", spec.id()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The seed's parties, each with its share read; an open or sealed record
+/// names each one's commitment and share.
+fn parse_parties(wire: Vec<PartyV1>, mode: SeedMode) -> Result<Vec<Party>, LineError> {
+    let mut parties = Vec::new();
+    for (i, p) in wire.into_iter().enumerate() {
+        let share = match &p.share {
+            Some(hex) => Some(
+                Share::from_hex(hex)
+                    .map_err(|e| LineError::new(format!("$.seed.parties[{i}].share"), e.to_string()))?,
+            ),
+            None => None,
+        };
+        if mode != SeedMode::Table && (p.commitment.is_none() || share.is_none()) {
+            return Err(LineError::new(
+                format!("$.seed.parties[{i}]"),
+                "an open or sealed record names each party's commitment and share",
+            ));
+        }
+        parties.push(Party { name: p.name, commitment: p.commitment, share });
+    }
+    Ok(parties)
+}
+
+/// A sealed record, and only a sealed one, names the dice server.
+fn check_server(mode: SeedMode, server: &Option<ServerCommitment>) -> Result<(), LineError> {
+    match (mode, server) {
+        (SeedMode::Sealed, None) => {
+            Err(LineError::new("$.seed.server", "a sealed record names the dice server's commitment"))
+        }
+        (SeedMode::Open | SeedMode::Table, Some(_)) => {
+            Err(LineError::new("$.seed.server", "only a sealed record names a dice server"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The header's format version is the one its fields call for, and the line
+/// is the header's one spelling.
+fn check_canonical(header: &Header, format_version: u32, line: &str) -> Result<(), LineError> {
     if header.format_version() != format_version {
         return Err(LineError::new(
             "$.format_version",
@@ -477,13 +507,13 @@ pub fn parse_header(line: &str) -> Result<Header, LineError> {
     // One meaning, one spelling: a field the typed header does not keep
     // (`"name":null`, `"commitment":null`, an empty `"sides":[]`) would change
     // the bytes, and so the chain's root, without changing the game.
-    if encode_header(&header).map_err(|e| LineError::new(e.path, e.message))? != line {
+    if encode_header(header).map_err(|e| LineError::new(e.path, e.message))? != line {
         return Err(LineError::new(
             "$",
             "the header holds a field its meaning does not (a null or an empty list where the field should be left out): it was edited",
         ));
     }
-    Ok(header)
+    Ok(())
 }
 
 /// Sides are named once each, with a key each.

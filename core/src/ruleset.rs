@@ -1,4 +1,4 @@
-//! The decider shape every ruleset has, and the registry of rulesets.
+//! The decider shape every ruleset has, and its registry entry ([`RulesetInfo`]).
 //!
 //! ```text
 //! initial(scenario, rules)          -> State
@@ -19,22 +19,40 @@ use serde_json::Value;
 
 use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
-use crate::rules::{RuleVersion, RulesError, VersionSpec};
+use crate::refusal::{RefusalKind, Shared};
+use crate::rules::{RuleVersion, VersionSpec};
 
-/// Why a decision is refused: a rule forbids it, or a die could not be had.
+/// Why a decision is refused: a rule forbids it (of a kind, with a message
+/// saying why), or a die could not be had.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Violation {
-    #[error("{0}")]
-    Rule(String),
+    #[error("{message}")]
+    Rule { kind: RefusalKind, message: String },
     #[error(transparent)]
     Dice(#[from] DiceError),
 }
 
-/// Refuses a decision with a message: `refuse!("{unit} is broken")`.
+impl Violation {
+    /// A rule's refusal of `kind`, saying `message`.
+    pub fn rule(kind: impl Into<RefusalKind>, message: impl Into<String>) -> Self {
+        Violation::Rule { kind: kind.into(), message: message.into() }
+    }
+
+    /// The kind of refusal: the rule's, or [`Shared::Dice`].
+    pub fn kind(&self) -> RefusalKind {
+        match self {
+            Violation::Rule { kind, .. } => *kind,
+            Violation::Dice(_) => Shared::Dice.kind(),
+        }
+    }
+}
+
+/// Refuses a decision with a kind and a message:
+/// `refuse!(Refused::BrokenLeader, "{unit} is broken")`.
 #[macro_export]
 macro_rules! refuse {
-    ($($arg:tt)*) => {
-        return Err($crate::ruleset::Violation::Rule(format!($($arg)*)))
+    ($kind:expr, $($arg:tt)*) => {
+        return Err($crate::ruleset::Violation::rule($kind, format!($($arg)*)))
     };
 }
 
@@ -124,6 +142,8 @@ pub trait Ruleset: 'static {
     fn scenario_bounds() -> Vec<Bound> {
         Vec::new()
     }
+    /// The ruleset's own kinds of refusal (besides the [`Shared`] ones).
+    fn refusals() -> Vec<RefusalKind>;
 }
 
 /// Why a decision was not decided: it does not parse, it is not the
@@ -136,6 +156,17 @@ pub enum Refusal {
     NotTheSides { owner: String, by: String },
     #[error(transparent)]
     Violation(#[from] Violation),
+}
+
+impl Refusal {
+    /// The kind of refusal, for a test or a `--json` consumer to match.
+    pub fn kind(&self) -> RefusalKind {
+        match self {
+            Refusal::Malformed { .. } => Shared::Malformed.kind(),
+            Refusal::NotTheSides { .. } => Shared::NotTheSides.kind(),
+            Refusal::Violation(v) => v.kind(),
+        }
+    }
 }
 
 fn owner_decision(owner: &str) -> String {
@@ -266,6 +297,8 @@ pub struct RulesetInfo {
     pub load: Loader,
     /// The ranges of the scenario's numbers narrower than the number range.
     pub scenario_bounds: fn() -> Vec<Bound>,
+    /// The ruleset's own kinds of refusal.
+    pub refusals: fn() -> Vec<RefusalKind>,
 }
 
 fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError> {
@@ -284,39 +317,7 @@ pub fn info<R: Ruleset>() -> RulesetInfo {
         versions: R::versions,
         load: load::<R>,
         scenario_bounds: R::scenario_bounds,
-    }
-}
-
-/// Every built-in ruleset.
-pub fn all() -> Vec<RulesetInfo> {
-    crate::rulesets::registry()
-}
-
-/// Finds a ruleset by id.
-pub fn find(id: &str) -> Result<RulesetInfo, RulesError> {
-    all().into_iter().find(|r| r.id == id).ok_or_else(|| {
-        RulesError::UnknownRuleset(id.to_string(), all().iter().map(|r| r.id).collect::<Vec<_>>().join(", "))
-    })
-}
-
-/// Finds a version by `ruleset@version`, or a ruleset's default by `ruleset`.
-pub fn version(id: &str) -> Result<VersionSpec, RulesError> {
-    let (ruleset, version) = match id.split_once('@') {
-        Some((r, v)) => (r, Some(v)),
-        None => (id, None),
-    };
-    let info = find(ruleset)?;
-    let versions = (info.versions)();
-    match version {
-        None => Ok(versions.into_iter().next().expect("a ruleset has a version")),
-        Some(v) => {
-            let known = versions.iter().map(|s| s.id()).collect::<Vec<_>>().join(", ");
-            versions.into_iter().find(|s| s.version == v).ok_or(RulesError::UnknownVersion {
-                ruleset: ruleset.to_string(),
-                version: v.to_string(),
-                known,
-            })
-        }
+        refusals: R::refusals,
     }
 }
 
@@ -353,64 +354,4 @@ impl<R: Ruleset> Facts<R> {
     pub fn into_facts(self) -> Vec<R::Fact> {
         self.out
     }
-}
-
-type Overrides = std::collections::BTreeMap<String, Value>;
-
-/// `+name`, `+name=true|false|on|off`, `+name=N`: options and constants to set.
-fn parse_overrides<'a>(
-    spec: &VersionSpec,
-    parts: impl Iterator<Item = &'a str>,
-) -> Result<(Overrides, Overrides), RulesError> {
-    let mut options = Overrides::new();
-    let mut constants = Overrides::new();
-    for part in parts.filter(|p| !p.is_empty()) {
-        let (name, value) = part.split_once('=').unwrap_or((part, "true"));
-        let Some(setting) = spec.setting(name) else {
-            return Err(RulesError::Unknown {
-                field: name.to_string(),
-                version: spec.id(),
-                known: spec.settings.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
-            });
-        };
-        let parsed: Value = match value {
-            "true" | "on" => Value::Bool(true),
-            "false" | "off" => Value::Bool(false),
-            n => n.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(n.to_string())),
-        };
-        match setting.kind {
-            crate::rules::SettingKind::Option => options.insert(name.to_string(), parsed),
-            crate::rules::SettingKind::Constant => constants.insert(name.to_string(), parsed),
-        };
-    }
-    Ok((options, constants))
-}
-
-/// A rule version written inline: `ruleset[@version][+option][+name=value]…`,
-/// e.g. `leader-activation@1+natural-6-rallies+rally-target=4`. A bare option
-/// name turns it on; `name=true|false` sets an option, `name=N` a constant.
-pub fn inline_version(arg: &str) -> Result<(RuleVersion, VersionSpec), RulesError> {
-    let mut parts = arg.split('+');
-    let spec = version(parts.next().unwrap_or_default())?;
-    let (options, constants) = parse_overrides(&spec, parts)?;
-    let mut resolved = spec.resolve(&options, &constants, "")?;
-    if arg.contains('+') {
-        resolved.name = Some(arg.to_string());
-    }
-    Ok((resolved, spec))
-}
-
-/// A rule version relative to another: `+option`, `+option=false`,
-/// `+constant=N` applied on top of `base` — for `diff --b +option`, "the
-/// record's own rules with this one reading changed".
-pub fn relative_version(base: &RuleVersion, overrides: &str) -> Result<RuleVersion, RulesError> {
-    let spec = version(&base.version)?;
-    let mut options: Overrides = base.options.iter().map(|(k, v)| (k.clone(), Value::Bool(*v))).collect();
-    let mut constants: Overrides = base.constants.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
-    let (new_options, new_constants) = parse_overrides(&spec, overrides.split('+'))?;
-    options.extend(new_options);
-    constants.extend(new_constants);
-    let mut resolved = spec.resolve(&options, &constants, "")?;
-    resolved.name = Some(format!("{}{overrides}", base.label()));
-    Ok(resolved)
 }

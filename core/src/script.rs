@@ -29,6 +29,7 @@ use crate::dice::TableDice;
 use crate::game::Game;
 use crate::locate::line_of;
 use crate::record::{Event, Header, Party, SeedMode};
+use crate::registry;
 use crate::rules::{HouseRules, RuleVersion};
 use crate::ruleset;
 use crate::seed::Share;
@@ -132,7 +133,7 @@ impl RulesRef {
         if let Some(c) = name.as_deref().and_then(crate::bounds::control_character) {
             return Err((format!("{where_}name"), format!("the name holds the control character {c}")));
         }
-        let spec = ruleset::version(version).map_err(|e| (field, e.to_string()))?;
+        let spec = registry::version(version).map_err(|e| (field, e.to_string()))?;
         let mut resolved = spec.resolve(options, constants, where_).map_err(|e| {
             let text = e.to_string();
             let field = text.split(':').next().unwrap_or("").to_string();

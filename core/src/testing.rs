@@ -4,7 +4,7 @@
 //! given::<LeaderActivation>(state)
 //!     .decided(json!({"type": "begin-turn", "first": "allies"}))
 //!     .when(json!({"type": "activate", "leader": "vogel"}))
-//!     .then_refused("it is for allies to activate a leader");
+//!     .then_refused_saying(Shared::NotYourTurn, "it is for allies to activate a leader");
 //! ```
 //!
 //! - `given` starts from a state (a scenario's initial one, usually), and
@@ -16,9 +16,11 @@
 //!   handed out under that number, so a rule that looks at the decision's
 //!   dice sees what a real game shows; dice the test gives and the decision
 //!   does not roll are refused, as at the table.
-//! - `then` demands the facts, `then_refused` a refusal saying what the test
-//!   expects (until refusals are typed, a part of the message), `facts` and
-//!   `refusal` hand either over for a closer look.
+//! - `then` demands the facts, `then_refused` a refusal of a kind (a
+//!   ruleset's `Refused` or a [`Shared`] kind), `then_refused_saying` one of a
+//!   kind whose message says a part the test expects; `facts` and
+//!   `refusal_of(kind)` (the message of a refusal that must be of that kind)
+//!   hand either over for a closer look.
 //!
 //! Every assertion reports the test's own line (`#[track_caller]`).
 
@@ -27,6 +29,7 @@ use std::fmt::Debug;
 use serde_json::Value;
 
 use crate::dice::{Dice, TableDice};
+use crate::refusal::{RefusalKind, Shared};
 use crate::ruleset::Ruleset;
 
 /// A game of ruleset `R` so far: its state and how many decisions made it.
@@ -109,11 +112,13 @@ impl<R: Ruleset> Given<R> {
     /// One more decision with its table dice, decided on the game as it is.
     pub(crate) fn when_rolling(&self, decision: Value, rolls: Rolls) -> When<R> {
         let result = (|| {
-            let typed: R::Decision = serde_json::from_value(decision.clone()).map_err(|e| format!("malformed: {e}"))?;
+            let typed: R::Decision = serde_json::from_value(decision.clone())
+                .map_err(|e| Refused { kind: Shared::Malformed.kind(), message: format!("malformed: {e}") })?;
             let table = table(rolls);
             let mut dice = Dice::table(&table, self.decisions + 1);
-            let facts = R::decide(&self.state, &typed, &mut dice).map_err(|e| e.to_string())?;
-            dice.finish().map_err(|e| e.to_string())?;
+            let facts = R::decide(&self.state, &typed, &mut dice)
+                .map_err(|e| Refused { kind: e.kind(), message: e.to_string() })?;
+            dice.finish().map_err(|e| Refused { kind: Shared::Dice.kind(), message: e.to_string() })?;
             Ok(facts)
         })();
         When { decision, result }
@@ -135,10 +140,23 @@ impl<R: Ruleset> Given<R> {
     }
 }
 
-/// What one decision led to: its facts, or the refusal's message.
+/// A refusal as a test sees it: its kind and its message.
+#[derive(Debug)]
+struct Refused {
+    kind: RefusalKind,
+    message: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.kind)
+    }
+}
+
+/// What one decision led to: its facts, or the refusal.
 pub(crate) struct When<R: Ruleset> {
     decision: Value,
-    result: Result<Vec<R::Fact>, String>,
+    result: Result<Vec<R::Fact>, Refused>,
 }
 
 impl<R: Ruleset> When<R>
@@ -152,10 +170,20 @@ where
         assert_eq!(self.facts(), expected);
     }
 
-    /// The decision was refused, saying `needle`.
+    /// The decision was refused, with a refusal of `kind`.
     #[track_caller]
-    pub(crate) fn then_refused(self, needle: &str) {
-        let message = self.refusal();
+    pub(crate) fn then_refused(self, kind: impl Into<RefusalKind>) {
+        let (actual, message) = self.refused();
+        let kind = kind.into();
+        assert_eq!(actual, kind, "the refusal {message:?} is {actual}, not {kind}");
+    }
+
+    /// The decision was refused, with a refusal of `kind` saying `needle`.
+    #[track_caller]
+    pub(crate) fn then_refused_saying(self, kind: impl Into<RefusalKind>, needle: &str) {
+        let (actual, message) = self.refused();
+        let kind = kind.into();
+        assert_eq!(actual, kind, "the refusal {message:?} is {actual}, not {kind}");
         assert!(message.contains(needle), "the refusal {message:?} does not say {needle:?}");
     }
 
@@ -168,18 +196,27 @@ where
         }
     }
 
-    /// The message of a decision that must be refused.
+    /// The kind and message of a decision that must be refused.
     #[track_caller]
-    pub(crate) fn refusal(self) -> String {
+    fn refused(self) -> (RefusalKind, String) {
         match self.result {
-            Err(e) => e,
+            Err(e) => (e.kind, e.message),
             Ok(facts) => panic!("expected {} to be refused, but it gave the facts {facts:?}", self.decision),
         }
     }
 
-    /// The facts or the refusal, as they are.
+    /// The message of a decision that must be refused with a refusal of `kind`.
+    #[track_caller]
+    pub(crate) fn refusal_of(self, kind: impl Into<RefusalKind>) -> String {
+        let (actual, message) = self.refused();
+        let kind = kind.into();
+        assert_eq!(actual, kind, "the refusal {message:?} is {actual}, not {kind}");
+        message
+    }
+
+    /// The facts or the refusal's message, as they are.
     pub(crate) fn result(self) -> Result<Vec<R::Fact>, String> {
-        self.result
+        self.result.map_err(|e| e.message)
     }
 }
 
@@ -206,7 +243,8 @@ mod tests {
         assert_eq!(g.state().turn.as_ref().map(|t| t.number), Some(1));
         let g = g.decided(json!({"type": "activate", "leader": "adams"}));
         assert_eq!(g.decisions(), 2);
-        g.when(json!({"type": "activate", "leader": "vogel"})).then_refused("adams is still being activated");
+        g.when(json!({"type": "activate", "leader": "vogel"}))
+            .then_refused_saying(Shared::StillActive, "adams is still being activated");
     }
 
     #[test]
@@ -215,13 +253,16 @@ mod tests {
         assert!(matches!(began[..], [Fact::TurnBegan { .. }]));
         let g = table().facts(&began);
         assert_eq!(g.decisions(), 0);
-        g.when(json!({"type": "begin-turn", "first": "axis"})).then_refused("turn 1 is not over");
+        g.when(json!({"type": "begin-turn", "first": "axis"}))
+            .then_refused_saying(Shared::TurnNotOver, "turn 1 is not over");
     }
 
     #[test]
     fn a_malformed_decision_and_dice_not_rolled_are_refusals() {
-        table().when(json!({"type": "no-such-decision"})).then_refused("malformed");
-        table().when_rolling(json!({"type": "begin-turn", "first": "axis"}), &[("rally", &[6])]).then_refused("rally");
+        table().when(json!({"type": "no-such-decision"})).then_refused_saying(Shared::Malformed, "malformed");
+        table()
+            .when_rolling(json!({"type": "begin-turn", "first": "axis"}), &[("rally", &[6])])
+            .then_refused_saying(Shared::Dice, "rally");
     }
 
     #[test]
@@ -231,8 +272,22 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "is turn-not-over, not still-active")]
+    fn then_refused_fails_on_a_refusal_of_another_kind() {
+        let g = table().decided(json!({"type": "begin-turn", "first": "allies"}));
+        g.when(json!({"type": "begin-turn", "first": "axis"})).then_refused(Shared::StillActive);
+    }
+
+    #[test]
+    #[should_panic(expected = "does not say")]
+    fn then_refused_saying_fails_on_another_message() {
+        let g = table().decided(json!({"type": "begin-turn", "first": "allies"}));
+        g.when(json!({"type": "begin-turn", "first": "axis"})).then_refused_saying(Shared::TurnNotOver, "turn 2");
+    }
+
+    #[test]
     #[should_panic(expected = "to be refused")]
     fn then_refused_fails_on_facts() {
-        table().when(json!({"type": "begin-turn", "first": "axis"})).then_refused("anything");
+        table().when(json!({"type": "begin-turn", "first": "axis"})).then_refused(Shared::TurnNotOver);
     }
 }

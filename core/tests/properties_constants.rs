@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use rollcall_core::game::{verify, Game};
 use rollcall_core::record::Event;
+use rollcall_core::registry;
 use rollcall_core::rules::{HouseRules, RuleVersion, SettingKind, VersionSpec};
-use rollcall_core::ruleset;
 use rollcall_core::script::{RulesRef, Script};
 use rollcall_core::strict;
 use support::Rng;
@@ -97,7 +97,7 @@ fn rules_with(
         let house: HouseRules = strict::parse_as(text.as_bytes()).map_err(|e| e.to_string())?;
         RulesRef::House(house).resolve("").map_err(|(field, message)| format!("{field}: {message}"))
     } else {
-        ruleset::inline_version(&format!("{}{overrides}+{name}={value}", spec.id()))
+        registry::inline_version(&format!("{}{overrides}+{name}={value}", spec.id()))
             .map(|(rules, _)| rules)
             .map_err(|e| e.to_string())
     }
@@ -124,7 +124,7 @@ fn every_constant_at_extreme_values_is_refused_or_plays_and_verifies() {
     let mut rng = Rng(seed);
     let (mut refused, mut played, mut decisions) = (0, 0, 0);
     for (path, script) in fixtures() {
-        let spec = ruleset::version(&script.header.rules.version).unwrap();
+        let spec = registry::version(&script.header.rules.version).unwrap();
         for setting in spec.settings.iter().filter(|s| s.kind == SettingKind::Constant) {
             let range = setting.range.unwrap_or_else(|| panic!("{} declares no range for {}", spec.id(), setting.name));
             for value in values(range, &mut rng) {
@@ -175,7 +175,7 @@ fn every_constant_at_extreme_values_is_refused_or_plays_and_verifies() {
 /// Every constant of every version declares its range.
 #[test]
 fn every_constant_has_a_range_that_holds_its_default() {
-    for info in ruleset::all() {
+    for info in registry::all() {
         for spec in (info.versions)() {
             for s in spec.settings.iter().filter(|s| s.kind == SettingKind::Constant) {
                 let (min, max) = s.range.unwrap_or_else(|| panic!("{}: {} declares no range", spec.id(), s.name));

@@ -14,7 +14,7 @@ use rollcall_core::game::{verify, Game};
 use rollcall_core::pbem::{armour, TurnFile};
 use rollcall_core::record::{self, Event};
 use rollcall_core::rules::HouseRules;
-use rollcall_core::ruleset;
+use rollcall_core::registry;
 use rollcall_core::script::{split_dice, RulesRef, Script};
 use rollcall_core::strict;
 
@@ -99,7 +99,7 @@ pub fn house_rules(data: &[u8]) {
         }
     }
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok((rules, spec)) = ruleset::inline_version(text) {
+        if let Ok((rules, spec)) = registry::inline_version(text) {
             let _ = rules.overrides(&spec);
         }
     }

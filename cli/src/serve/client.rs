@@ -94,7 +94,7 @@ pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) ->
             return Ok(ExitCode::from(code));
         }
         let message = format!("{name}: {} (nothing was written)", answer.message());
-        return if refused { Ok(crate::exit::refused(&message, false)) } else { Err(Fail(message)) };
+        return if refused { Ok(crate::exit::refused(&message, None, false)) } else { Err(Fail(message)) };
     }
     let v = answer.json();
     let server_key = status["header"]["seed"]["server"]["key"].as_str().and_then(|k| PublicKey::from_hex(k).ok());

@@ -17,6 +17,7 @@ use rollcall_core::keys::{PublicKey, SecretKey};
 use rollcall_core::log::{open_game, open_game_with, EventLog, Head, LogError};
 use rollcall_core::pbem::{exchange, Terms, TurnFile, TURN};
 use rollcall_core::record::{self, Event, Header, Party, SeedMode, SideKey};
+use rollcall_core::refusal::RefusalKind;
 use rollcall_core::ruleset::{Actor, Refusal};
 use rollcall_core::script::{check_game_id, RulesRef};
 use rollcall_core::sealed::{head_message, turn_message, Chain, ServerCommitment};
@@ -35,17 +36,28 @@ pub struct ApiError {
     pub message: String,
     /// The game's head, with a stale-head refusal.
     pub head: Option<Head>,
+    /// The kind of refusal, with a decision the rules refuse (boxed: an
+    /// error stays small).
+    pub refusal: Option<Box<RefusalKind>>,
 }
 
 impl ApiError {
     pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), head: None }
+        ApiError { status, code, message: message.into(), head: None, refusal: None }
+    }
+
+    /// A refused decision's error, naming the kind of refusal.
+    pub fn refused(status: u16, code: &'static str, message: impl Into<String>, refusal: &Refusal) -> ApiError {
+        ApiError { refusal: Some(Box::new(refusal.kind())), ..ApiError::new(status, code, message) }
     }
 
     pub fn to_json(&self) -> Value {
         let mut v = json!({"error": self.code, "message": self.message});
         if let Some(head) = &self.head {
             v["head"] = json!(head);
+        }
+        if let Some(kind) = &self.refusal {
+            v["refusal"] = crate::exit::refusal_json(**kind);
         }
         v
     }
@@ -820,10 +832,12 @@ fn play(game: &Game, chain: &Chain, side: &str, decisions: &[Value]) -> Result<(
             Refusal::Malformed { field, message } => {
                 ApiError::new(400, "malformed", format!("{}: {message}", at(&field)))
             }
-            Refusal::NotTheSides { owner, by } => {
-                ApiError::new(403, "not-your-decision", format!("{}: {}", at(""), Refusal::NotTheSides { owner, by }))
+            not_the_sides @ Refusal::NotTheSides { .. } => {
+                ApiError::refused(403, "not-your-decision", format!("{}: {not_the_sides}", at("")), &not_the_sides)
             }
-            Refusal::Violation(v) => ApiError::new(422, "refused", format!("{}: refused: {v}", at(""))),
+            violation @ Refusal::Violation(_) => {
+                ApiError::refused(422, "refused", format!("{}: refused: {violation}", at("")), &violation)
+            }
         })?;
         events.extend(new);
         if trial.turn() != before {

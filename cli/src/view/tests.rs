@@ -175,7 +175,7 @@ fn the_title_is_escaped() {
 #[test]
 fn compare_runs_both_versions_and_marks_the_divergences_diff_finds() {
     let (header, events) = fixture("combat-hq/showcase.json");
-    let (b, _) = rollcall_core::ruleset::inline_version("combat-hq@multi-bg").unwrap();
+    let (b, _) = rollcall_core::registry::inline_version("combat-hq@multi-bg").unwrap();
     let compare = Compare { a: header.rules.clone(), b: b.clone() };
     let options = ViewOptions { bookmarks: vec![], compare: Some(compare) };
     let (_, data) = page(&header, &events, &options);

@@ -24,6 +24,6 @@ pub fn registry() -> Vec<RulesetInfo> {
 pub(crate) fn begun<T>(turn: &Option<T>) -> Result<&T, Violation> {
     match turn {
         Some(t) => Ok(t),
-        None => crate::refuse!("no turn has begun: begin a turn first"),
+        None => crate::refuse!(crate::refusal::Shared::NoTurnBegun, "no turn has begun: begin a turn first"),
     }
 }

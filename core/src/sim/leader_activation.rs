@@ -44,7 +44,7 @@ impl Generator for LeaderGames {
     fn header(seed: u64, version: &str) -> Header {
         let mut rng = Rng(seed);
         let scenario = scenario(&mut rng);
-        let spec = crate::ruleset::version(version).expect("a leader-activation version");
+        let spec = crate::registry::version(version).expect("a leader-activation version");
         let mut options = BTreeMap::new();
         for s in spec.settings.iter().filter(|s| s.kind == SettingKind::Option) {
             options.insert(s.name.to_string(), json!(rng.below(3) == 0));

@@ -125,7 +125,7 @@ pub fn resolve(
     options: &std::collections::BTreeMap<String, Value>,
     constants: &std::collections::BTreeMap<String, Value>,
 ) -> RuleVersion {
-    crate::ruleset::version(version)
+    crate::registry::version(version)
         .and_then(|spec| spec.resolve(options, constants, ""))
         .unwrap_or_else(|e| panic!("a generator resolves its own version {version}: {e}"))
 }
@@ -757,7 +757,7 @@ pub fn random_game(version: &str, seed: u64, decisions: usize) -> Result<(Header
     let sim = simulator(version)?;
     let version = match version.split_once('@') {
         Some(_) => version.to_string(),
-        None => crate::ruleset::version(version).map_err(|e| SimError::UnknownRuleset(e.to_string()))?.id(),
+        None => crate::registry::version(version).map_err(|e| SimError::UnknownRuleset(e.to_string()))?.id(),
     };
     let limits = Limits { decisions: decisions as u64, turns: None, play_on: true };
     let mut longest = None;

@@ -211,7 +211,7 @@ impl Forces {
 fn random_header(seed: u64, version: &str) -> Header {
     let mut rng = Rng(seed);
     let scenario = scenario(&mut rng);
-    let spec = crate::ruleset::version(version).expect("a phoenix-command version");
+    let spec = crate::registry::version(version).expect("a phoenix-command version");
     let mut options = BTreeMap::new();
     for s in &spec.settings {
         if s.kind == SettingKind::Option {

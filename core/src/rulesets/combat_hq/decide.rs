@@ -11,13 +11,14 @@
 use std::collections::BTreeMap;
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::text::faces;
 use super::{
     BattleGroup, CommandGroup, Decision, Fact, FirstPulseBy, GroupKind, NoRoll, OnCommandFailure, Order, Payment,
-    State, Turn, UnitInRange,
+    Refused, State, Turn, UnitInRange,
 };
 use crate::rulesets::begun;
 
@@ -39,11 +40,15 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::EndTurn {} => end_turn(state, &mut facts)?,
         Decision::Move { unit, to_tenths } => {
             let Some(u) = state.units.get(unit) else {
-                refuse!("there is no unit {unit:?} in this game");
+                refuse!(Shared::Unknown, "there is no unit {unit:?} in this game");
             };
             let cg = &state.command_groups[&u.command_group];
             if cg.in_reserve {
-                refuse!("{unit} is in reserve with {}: its command group enters the table before it moves", cg.id);
+                refuse!(
+                    Refused::InReserve,
+                    "{unit} is in reserve with {}: its command group enters the table before it moves",
+                    cg.id
+                );
             }
             facts.push(Fact::UnitMoved { unit: unit.clone(), from_tenths: u.at_tenths, to_tenths: *to_tenths });
         }
@@ -55,7 +60,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
 fn open_turn<'a>(state: &'a State, what: &str) -> Result<&'a Turn, Violation> {
     let t = begun(&state.turn)?;
     if t.ended {
-        refuse!("turn {} has ended: {what} in a turn; begin the next turn", t.number);
+        refuse!(Shared::TurnOver, "turn {} has ended: {what} in a turn; begin the next turn", t.number);
     }
     Ok(t)
 }
@@ -73,6 +78,7 @@ fn find_battle_group<'a>(state: &'a State, id: &str) -> Result<&'a BattleGroup, 
     match state.battle_groups.get(id) {
         Some(b) => Ok(b),
         None => refuse!(
+            Shared::Unknown,
             "there is no battle group {id:?} in this game (battle groups: {})",
             state.battle_groups.keys().cloned().collect::<Vec<_>>().join(", ")
         ),
@@ -82,7 +88,7 @@ fn find_battle_group<'a>(state: &'a State, id: &str) -> Result<&'a BattleGroup, 
 fn find_command_group<'a>(state: &'a State, id: &str) -> Result<&'a CommandGroup, Violation> {
     match state.command_groups.get(id) {
         Some(c) => Ok(c),
-        None => refuse!("there is no command group {id:?} in this game"),
+        None => refuse!(Shared::Unknown, "there is no command group {id:?} in this game"),
     }
 }
 
@@ -109,11 +115,16 @@ fn reserve_groups(state: &State, bg: &BattleGroup) -> Vec<String> {
 /// turn become usable: "restocked orders are usable from the next turn".
 fn begin_turn(state: &State, first: &str, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     if !state.sides.iter().any(|s| s.id == first) {
-        refuse!("{first:?} is not a side of this game ({}): name the side whose CO rolls first", side_ids(state));
+        refuse!(
+            Shared::NotASide,
+            "{first:?} is not a side of this game ({}): name the side whose CO rolls first",
+            side_ids(state)
+        );
     }
     if let Some(t) = &state.turn {
         if !t.ended {
             refuse!(
+                Shared::TurnNotOver,
                 "turn {} has not ended: end it first (end-turn){}",
                 t.number,
                 match &t.pulse {
@@ -342,7 +353,11 @@ struct Chain<'a> {
 fn pulse(state: &State, chain: Chain, orders: &[Order], facts: &mut Facts) -> Result<(), Violation> {
     let t = open_turn(state, "Command Pulses are played")?;
     let Some(side) = &t.pulse else {
-        refuse!("no Command Pulse is left in turn {}: no side has dice to chain; end the turn", t.number);
+        refuse!(
+            Refused::NoPulseLeft,
+            "no Command Pulse is left in turn {}: no side has dice to chain; end the turn",
+            t.number
+        );
     };
     let bg = find_battle_group(state, chain.battle_group)?;
     if &bg.side != side {
@@ -391,11 +406,10 @@ fn not_the_pulse_of(state: &State, t: &Turn, side: &str, bg: &BattleGroup) -> Vi
         .filter(|(id, left)| state.battle_groups[*id].side == side && !left.is_empty())
         .map(|(id, left)| format!("{id}: {}", faces(left)))
         .collect();
-    Violation::Rule(format!(
-        "the Command Pulse is for {side}, not {}: {side} may play a chain ({})",
-        bg.side,
-        with_dice.join("; ")
-    ))
+    Violation::rule(
+        Shared::NotYourTurn,
+        format!("the Command Pulse is for {side}, not {}: {side} may play a chain ({})", bg.side, with_dice.join("; ")),
+    )
 }
 
 /// The dice a chain takes from its battle group (every die of its number,
@@ -410,22 +424,29 @@ fn chain_dice(
 ) -> Result<(Vec<u32>, Vec<u32>, u32), Violation> {
     let number = chain.number;
     if number == 1 {
-        refuse!("1s form no chain: on a normal roll they are discarded, and on a Command Failure they go to the enemy");
+        refuse!(
+            Refused::OnesFormNoChain,
+            "1s form no chain: on a normal roll they are discarded, and on a Command Failure they go to the enemy"
+        );
     }
     if !(2..=6).contains(&number) {
-        refuse!("a chain is of one number a D6 shows, 2 to 6, not {number}");
+        refuse!(Refused::ChainNumber, "a chain is of one number a D6 shows, 2 to 6, not {number}");
     }
     let left = t.dice.get(bg).cloned().unwrap_or_default();
     let of_number = left.iter().filter(|&&d| d == number).count() as u32;
     if of_number == 0 {
-        refuse!("{} has no {number} left to chain (dice left: {})", bg, faces(&left));
+        refuse!(Refused::NoDiceToChain, "{} has no {number} left to chain (dice left: {})", bg, faces(&left));
     }
     let sixes_left = left.iter().filter(|&&d| d == 6).count() as u32;
     if number == 6 && chain.sixes > 0 {
-        refuse!("a chain of 6s already takes every 6 left: sixes adds wild 6s to a chain of another number");
+        refuse!(
+            Refused::SixesJoinAnotherChain,
+            "a chain of 6s already takes every 6 left: sixes adds wild 6s to a chain of another number"
+        );
     }
     if chain.sixes > sixes_left {
         refuse!(
+            Refused::NoDiceToChain,
             "{} has {sixes_left} six(es) left to join the chain, not {} (dice left: {})",
             bg,
             chain.sixes,
@@ -435,6 +456,7 @@ fn chain_dice(
     let wild_held = t.wild_dice.get(side).copied().unwrap_or(0);
     if chain.wild_dice > wild_held {
         refuse!(
+            Refused::WildDiceLimit,
             "{side} may add up to {wild_held} Wild Dice to a chain this turn, not {}{}",
             chain.wild_dice,
             match state.config.version.on_command_failure() {
@@ -458,6 +480,7 @@ fn orders_within(orders: &[Order], length: u32) -> Result<(), Violation> {
             (format!("{length} dice"), format!("{length} orders"))
         };
         refuse!(
+            Refused::OneGroupPerDie,
             "a chain of {dice} gives at most {at_most}, not {}: each die activates one command group",
             orders.len()
         );
@@ -473,7 +496,7 @@ fn carry_out(bg: &str, number: u32, orders: &[Order], facts: &mut Facts) -> Resu
         match order {
             Order::Activate { command_group, units } => {
                 if activated.contains(&command_group.as_str()) {
-                    refuse!("{command_group} is already activated by this chain: each die activates a different command group");
+                    refuse!(Refused::OneGroupPerDie, "{command_group} is already activated by this chain: each die activates a different command group");
                 }
                 activate(bg, command_group, units, facts)?;
                 activated.push(command_group);
@@ -495,40 +518,50 @@ fn activate(bg: &str, command_group: &str, units: &[String], facts: &mut Facts) 
     let cg = find_command_group(state, command_group)?;
     if cg.battle_group != bg {
         refuse!(
+            Refused::OtherBattleGroup,
             "{command_group} belongs to {}, not {bg}: a chain activates its own battle group's command groups",
             cg.battle_group
         );
     }
     if cg.in_reserve {
-        refuse!("{command_group} is in reserve: it enters the table before it is activated (a die of the chain may enter it)");
+        refuse!(Refused::InReserve, "{command_group} is in reserve: it enters the table before it is activated (a die of the chain may enter it)");
     }
     let max = state.config.units_per_activation;
     if units.len() > max {
-        refuse!("a die activates a command unit and up to {max} units, not {} ({})", units.len(), units.join(", "));
+        refuse!(
+            Refused::CommandGroupSize,
+            "a die activates a command unit and up to {max} units, not {} ({})",
+            units.len(),
+            units.join(", ")
+        );
     }
     let range = state.config.activation_range_tenths;
     let command_unit = &state.units[&cg.command_unit];
     let mut in_range: Vec<UnitInRange> = Vec::new();
     for id in units {
         let Some(u) = state.units.get(id) else {
-            refuse!("there is no unit {id:?} in this game");
+            refuse!(Shared::Unknown, "there is no unit {id:?} in this game");
         };
         if u.command_group != cg.id {
             refuse!(
+                Refused::NotInCommandGroup,
                 "{id} is not in {command_group}: a die activates units of one command group ({})",
                 cg.units.join(", ")
             );
         }
         if *id == cg.command_unit {
-            refuse!("{id} is {command_group}'s command unit, activated with it: name up to {max} other units");
+            refuse!(
+                Refused::CommandUnitNamed,
+                "{id} is {command_group}'s command unit, activated with it: name up to {max} other units"
+            );
         }
         if in_range.iter().any(|r| &r.unit == id) {
-            refuse!("{id} is named twice");
+            refuse!(Shared::NamedTwice, "{id} is named twice");
         }
         let distance_tenths = command_unit.at_tenths.distance_ceil(u.at_tenths);
         if !command_unit.at_tenths.within(u.at_tenths, range) {
             refuse!(
-                "{id} is {distance_tenths} tenths of an inch from {} (rounded up): a unit activates with its command unit only within {range} tenths",
+                Refused::OutOfCommandRange, "{id} is {distance_tenths} tenths of an inch from {} (rounded up): a unit activates with its command unit only within {range} tenths",
                 cg.command_unit
             );
         }
@@ -552,12 +585,12 @@ fn activate(bg: &str, command_group: &str, units: &[String], facts: &mut Facts) 
 fn may_enter<'a>(state: &'a State, command_group: &str) -> Result<&'a CommandGroup, Violation> {
     let cg = find_command_group(state, command_group)?;
     if !cg.in_reserve {
-        refuse!("{command_group} is not in reserve: it is already on the table");
+        refuse!(Refused::NotInReserve, "{command_group} is not in reserve: it is already on the table");
     }
     let bg = &state.battle_groups[&cg.battle_group];
     if cg.kind == GroupKind::Artillery && state.config.artillery_waits_for_a_command_group && !deployed(state, bg) {
         refuse!(
-            "{command_group} is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of {}'s other command groups is on the table",
+            Refused::ArtilleryWaits, "{command_group} is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of {}'s other command groups is on the table",
             bg.id
         );
     }
@@ -594,12 +627,13 @@ fn enter_by_die(bg: &str, command_group: &str, chain: u32, facts: &mut Facts) ->
     let cg = may_enter(state, command_group)?;
     if cg.battle_group != bg {
         refuse!(
+            Refused::OtherBattleGroup,
             "{command_group} is a reserve of {}, not {bg}: a die enters its own battle group's reserves",
             cg.battle_group
         );
     }
     if let Some(cost) = state.turn.as_ref().and_then(|t| t.reserves_held_back.get(bg)) {
-        refuse!("{bg} had a Command Failure this turn: its reserves cannot enter by a die; the CO may pay {cost} Staff Orders for each (enter-reserve)");
+        refuse!(Refused::CommandFailureBarsReserves, "{bg} had a Command Failure this turn: its reserves cannot enter by a die; the CO may pay {cost} Staff Orders for each (enter-reserve)");
     }
     let fact = entered(state, cg, Payment::Die { chain });
     facts.push(fact);
@@ -635,14 +669,14 @@ fn enter_by_staff_orders(
         match state.battle_groups.get(from) {
             Some(pool) if pool.side == side.id => (pool.staff_orders, pool.staff_orders_next_turn),
             Some(pool) => refuse!(
-                "{from} is a battle group of {}: the CO of {} pays from his battle groups ({}) or from his own Staff Orders ({})",
+                Refused::StaffOrdersPayer, "{from} is a battle group of {}: the CO of {} pays from his battle groups ({}) or from his own Staff Orders ({})",
                 pool.side,
                 side.id,
                 side.battle_groups.join(", "),
                 side.co
             ),
             None => refuse!(
-                "{from:?} is neither a battle group of {} ({}) nor its CO ({})",
+                Refused::StaffOrdersPayer, "{from:?} is neither a battle group of {} ({}) nor its CO ({})",
                 side.id,
                 side.battle_groups.join(", "),
                 side.co
@@ -654,7 +688,10 @@ fn enter_by_staff_orders(
             if held_back.is_some() { format!(" after {}'s Command Failure this turn", bg.id) } else { String::new() };
         let waiting =
             if waiting > 0 { format!(" ({waiting} more restocked, usable from the next turn)") } else { String::new() };
-        refuse!("{command_group} costs {cost} Staff Order(s) to enter{why}, and {from} has {have} usable{waiting}");
+        refuse!(
+            Refused::StaffOrdersShort,
+            "{command_group} costs {cost} Staff Order(s) to enter{why}, and {from} has {have} usable{waiting}"
+        );
     }
     let fact = entered(state, cg, Payment::StaffOrders { count: cost, from: from.to_string(), left: have - cost });
     facts.push(fact);
@@ -696,7 +733,7 @@ fn restock(bg: &str, length: u32, at_once: bool, facts: &mut Facts) {
 fn end_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if t.ended {
-        refuse!("turn {} has already ended: begin the next turn", t.number);
+        refuse!(Shared::TurnOver, "turn {} has already ended: begin the next turn", t.number);
     }
     facts.push(Fact::TurnEnded {
         turn: t.number,

@@ -19,11 +19,13 @@
 //! an inch, so "within 6\"" is an exact integer test (60 tenths).
 
 mod decide;
+mod refusals;
 mod sides;
 #[cfg(test)]
 mod tests;
 mod text;
 
+pub use refusals::Refused;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -685,6 +687,10 @@ impl Ruleset for CombatHq {
 
     fn awaited(state: &State) -> crate::ruleset::Actor {
         sides::awaited(state)
+    }
+
+    fn refusals() -> Vec<crate::refusal::RefusalKind> {
+        Refused::kinds()
     }
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {

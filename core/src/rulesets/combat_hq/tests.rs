@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::dice::{Dice, Seed};
-use crate::ruleset;
+use crate::refusal::{RefusalKind, Shared};
+use crate::registry;
 use crate::testing;
 
 const BASE: &str = "combat-hq@base";
@@ -22,7 +23,7 @@ type Given = testing::Given<CombatHq>;
 
 /// The rules of `version`: a version id, with options written inline.
 fn rules(version: &str) -> crate::rules::RuleVersion {
-    ruleset::inline_version(version).unwrap().0
+    registry::inline_version(version).unwrap().0
 }
 
 fn given(version: &str, scenario: Value) -> Given {
@@ -126,17 +127,17 @@ fn rolled(facts: &[Fact], bg: &str) -> Fact {
 
 #[test]
 fn both_versions_are_selectable_by_name_and_base_is_the_default() {
-    let default = ruleset::version("combat-hq").unwrap();
+    let default = registry::version("combat-hq").unwrap();
     assert_eq!(default.id(), BASE);
-    assert_eq!(ruleset::version(MULTI).unwrap().id(), MULTI);
-    let err = ruleset::version("combat-hq@advanced").unwrap_err().to_string();
+    assert_eq!(registry::version(MULTI).unwrap().id(), MULTI);
+    let err = registry::version("combat-hq@advanced").unwrap_err().to_string();
     assert_eq!(err, "combat-hq has no version \"advanced\" (known: combat-hq@base, combat-hq@multi-bg)");
 }
 
 #[test]
 fn only_multi_bg_declares_the_cost_of_reserves_after_a_failure() {
-    let base = ruleset::version(BASE).unwrap().defaults();
-    let multi = ruleset::version(MULTI).unwrap().defaults();
+    let base = registry::version(BASE).unwrap().defaults();
+    let multi = registry::version(MULTI).unwrap().defaults();
     assert!(!base.constants.contains_key("reserve-entry-staff-orders-after-failure"));
     assert_eq!(multi.int("reserve-entry-staff-orders-after-failure"), 2);
     for rules in [&base, &multi] {
@@ -151,7 +152,7 @@ fn only_multi_bg_declares_the_cost_of_reserves_after_a_failure() {
 
 fn load_error(version: &str, scenario: Value) -> String {
     let rules = rules(version);
-    let info = ruleset::find("combat-hq").unwrap();
+    let info = registry::find("combat-hq").unwrap();
     match (info.load)(&scenario, &rules) {
         Ok(_) => panic!("the scenario loaded"),
         Err(e) => e.to_string(),
@@ -283,7 +284,7 @@ fn with_artillery_waits_artillery_starts_on_the_table_only_with_another_group() 
         "sides[0].battle_groups[0].command_groups[6].start: \"Its artillery is held in reserve until one command group enters the table.\": artillery starts on the table only with another of its battle group's command groups"
     );
     given(MULTI_ARTILLERY_WAITS, with_start(all_in_reserve(), &[("art", "table"), ("pak", "table")]));
-    assert!(ruleset::inline_version("combat-hq@base+artillery-waits-for-a-command-group").is_err());
+    assert!(registry::inline_version("combat-hq@base+artillery-waits-for-a-command-group").is_err());
 }
 
 // ---------------------------------------------------------------- allocation
@@ -543,7 +544,7 @@ fn under_multi_bg_a_command_failure_gives_the_enemy_co_staff_orders_and_holds_re
 fn begin_turn_refusals_say_what_is_allowed() {
     let g = given(BASE, four_deployed());
     assert_eq!(
-        g.when_rolling(begin("french"), &[]).refusal(),
+        g.when_rolling(begin("french"), &[]).refusal_of(Shared::NotASide),
         "\"french\" is not a side of this game (germans, british): name the side whose CO rolls first"
     );
     let g = g.decided_rolling(
@@ -551,7 +552,7 @@ fn begin_turn_refusals_say_what_is_allowed() {
         &[("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4]), ("command-dice:bg-hart", &[2, 2, 3, 3])],
     );
     assert_eq!(
-        g.when_rolling(begin("germans"), &[]).refusal(),
+        g.when_rolling(begin("germans"), &[]).refusal_of(Shared::TurnNotOver),
         "turn 1 has not ended: end it first (end-turn), though germans may still play a Command Pulse"
     );
 }
@@ -713,7 +714,7 @@ fn pulses_alternate_while_both_sides_have_dice() {
     assert_eq!(facts.last().unwrap(), &Fact::PulseEnded { side: "germans".into(), unused_dice: 2, next: None });
     let g = g.decided_rolling(pulse("kg-max", 2, json!([])), &[]);
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 2, json!([])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 2, json!([])), &[]).refusal_of(Refused::NoPulseLeft),
         "no Command Pulse is left in turn 1: no side has dice to chain; end the turn"
     );
 }
@@ -721,53 +722,74 @@ fn pulses_alternate_while_both_sides_have_dice() {
 #[test]
 fn pulse_refusals_say_what_is_wrong_and_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(g.when_rolling(pulse("kg-max", 5, json!([])), &[]).refusal(), "no turn has begun: begin a turn first");
-    let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
-    let refused = |decision: Value| g.when_rolling(decision, &[]).refusal();
     assert_eq!(
-        refused(pulse("bg-hart", 4, json!([]))),
+        g.when_rolling(pulse("kg-max", 5, json!([])), &[]).refusal_of(Shared::NoTurnBegun),
+        "no turn has begun: begin a turn first"
+    );
+    let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
+    let refused = |kind: RefusalKind, decision: Value| g.when_rolling(decision, &[]).refusal_of(kind);
+    assert_eq!(
+        refused(Shared::NotYourTurn.kind(), pulse("bg-hart", 4, json!([]))),
         "the Command Pulse is for germans, not british: germans may play a chain (kg-max: 6 5 5 3 2)"
     );
     assert_eq!(
-        refused(pulse("kg-hans", 4, json!([]))),
+        refused(Shared::Unknown.kind(), pulse("kg-hans", 4, json!([]))),
         "there is no battle group \"kg-hans\" in this game (battle groups: bg-hart, kg-max)"
     );
     assert_eq!(
-        refused(pulse("kg-max", 1, json!([]))),
+        refused(Refused::OnesFormNoChain.kind(), pulse("kg-max", 1, json!([]))),
         "1s form no chain: on a normal roll they are discarded, and on a Command Failure they go to the enemy"
     );
-    assert_eq!(refused(pulse("kg-max", 7, json!([]))), "a chain is of one number a D6 shows, 2 to 6, not 7");
-    assert_eq!(refused(pulse("kg-max", 4, json!([]))), "kg-max has no 4 left to chain (dice left: 6 5 5 3 2)");
     assert_eq!(
-        refused(json!({"type": "pulse", "battle_group": "kg-max", "number": 6, "sixes": 1})),
+        refused(Refused::ChainNumber.kind(), pulse("kg-max", 7, json!([]))),
+        "a chain is of one number a D6 shows, 2 to 6, not 7"
+    );
+    assert_eq!(
+        refused(Refused::NoDiceToChain.kind(), pulse("kg-max", 4, json!([]))),
+        "kg-max has no 4 left to chain (dice left: 6 5 5 3 2)"
+    );
+    assert_eq!(
+        refused(
+            Refused::SixesJoinAnotherChain.kind(),
+            json!({"type": "pulse", "battle_group": "kg-max", "number": 6, "sixes": 1})
+        ),
         "a chain of 6s already takes every 6 left: sixes adds wild 6s to a chain of another number"
     );
     assert_eq!(
-        refused(json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "sixes": 2})),
+        refused(
+            Refused::NoDiceToChain.kind(),
+            json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "sixes": 2})
+        ),
         "kg-max has 1 six(es) left to join the chain, not 2 (dice left: 6 5 5 3 2)"
     );
     assert_eq!(
-        refused(json!({"type": "pulse", "battle_group": "kg-max", "number": 3, "wild_dice": 1})),
+        refused(Refused::WildDiceLimit.kind(), json!({"type": "pulse", "battle_group": "kg-max", "number": 3, "wild_dice": 1})),
         "germans may add up to 0 Wild Dice to a chain this turn, not 1 (under combat-hq@multi-bg a Command Failure gives the enemy CO Staff Orders, not Wild Dice)"
     );
     assert_eq!(
-        refused(pulse("kg-max", 3, json!([activate("1-kp", &[]), activate("2-kp", &[])]))),
+        refused(
+            Refused::OneGroupPerDie.kind(),
+            pulse("kg-max", 3, json!([activate("1-kp", &[]), activate("2-kp", &[])]))
+        ),
         "a chain of 1 die gives at most 1 order, not 2: each die activates one command group"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("a-coy", &[])]))),
+        refused(Refused::OtherBattleGroup.kind(), pulse("kg-max", 5, json!([activate("a-coy", &[])]))),
         "a-coy belongs to bg-hart, not kg-max: a chain activates its own battle group's command groups"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("pak", &[])]))),
+        refused(Refused::InReserve.kind(), pulse("kg-max", 5, json!([activate("pak", &[])]))),
         "pak is in reserve: it enters the table before it is activated (a die of the chain may enter it)"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("9-kp", &[])]))),
+        refused(Shared::Unknown.kind(), pulse("kg-max", 5, json!([activate("9-kp", &[])]))),
         "there is no command group \"9-kp\" in this game"
     );
     assert_eq!(
-        refused(pulse("kg-max", 5, json!([activate("1-kp", &[]), activate("1-kp", &[])]))),
+        refused(
+            Refused::OneGroupPerDie.kind(),
+            pulse("kg-max", 5, json!([activate("1-kp", &[]), activate("1-kp", &[])]))
+        ),
         "1-kp is already activated by this chain: each die activates a different command group"
     );
 }
@@ -797,7 +819,8 @@ fn under_base_wild_dice_join_a_chain_and_are_used_up() {
         }
     );
     assert_eq!(
-        g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}), &[]).refusal(),
+        g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 2, "wild_dice": 4}), &[])
+            .refusal_of(Refused::WildDiceLimit),
         "germans may add up to 3 Wild Dice to a chain this turn, not 4"
     );
 }
@@ -815,33 +838,38 @@ fn a_die_activates_a_command_unit_and_up_to_three_of_its_units_within_six_inches
         begin("germans"),
         &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])],
     );
-    let refused = |units: &[&str]| g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", units)])), &[]).refusal();
+    let refused = |kind: RefusalKind, units: &[&str]| {
+        g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", units)])), &[]).refusal_of(kind)
+    };
     let facts = g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).facts();
     assert_eq!(
         narrative(&facts[1..2]),
         ["1-kp is activated: 1-kp-hq with 1-kp-1zug at 60 tenths of an inch (within 60)."]
     );
     assert_eq!(
-        refused(&["1-kp-2zug"]),
+        refused(Refused::OutOfCommandRange.kind(), &["1-kp-2zug"]),
         "1-kp-2zug is 61 tenths of an inch from 1-kp-hq (rounded up): a unit activates with its command unit only within 60 tenths"
     );
     assert_eq!(
-        refused(&["1-kp-1zug", "1-kp-3zug", "1-kp-2zug", "1-kp-hq"]),
+        refused(Refused::CommandGroupSize.kind(), &["1-kp-1zug", "1-kp-3zug", "1-kp-2zug", "1-kp-hq"]),
         "a die activates a command unit and up to 3 units, not 4 (1-kp-1zug, 1-kp-3zug, 1-kp-2zug, 1-kp-hq)"
     );
     assert_eq!(
-        refused(&["2-kp-1zug"]),
+        refused(Refused::NotInCommandGroup.kind(), &["2-kp-1zug"]),
         "2-kp-1zug is not in 1-kp: a die activates units of one command group (1-kp-hq, 1-kp-1zug, 1-kp-2zug, 1-kp-3zug)"
     );
-    assert_eq!(refused(&["1-kp-hq"]), "1-kp-hq is 1-kp's command unit, activated with it: name up to 3 other units");
-    assert_eq!(refused(&["1-kp-1zug", "1-kp-1zug"]), "1-kp-1zug is named twice");
-    assert_eq!(refused(&["1-kp-9zug"]), "there is no unit \"1-kp-9zug\" in this game");
+    assert_eq!(
+        refused(Refused::CommandUnitNamed.kind(), &["1-kp-hq"]),
+        "1-kp-hq is 1-kp's command unit, activated with it: name up to 3 other units"
+    );
+    assert_eq!(refused(Shared::NamedTwice.kind(), &["1-kp-1zug", "1-kp-1zug"]), "1-kp-1zug is named twice");
+    assert_eq!(refused(Shared::Unknown.kind(), &["1-kp-9zug"]), "there is no unit \"1-kp-9zug\" in this game");
 }
 
 /// A different range is a constant a group may change.
 #[test]
 fn the_activation_range_is_a_constant() {
-    let mut rules = ruleset::version(MULTI).unwrap().defaults();
+    let mut rules = registry::version(MULTI).unwrap().defaults();
     rules.constants.insert("activation-range-tenths".into(), 40);
     let scenario: Scenario = serde_json::from_value(four_deployed()).unwrap();
     let g = testing::given::<CombatHq>(CombatHq::initial(scenario, &rules).unwrap()).decided_rolling(
@@ -849,7 +877,7 @@ fn the_activation_range_is_a_constant() {
         &[("command-dice:kg-max", &[5, 5, 4, 3, 2]), ("command-dice:bg-hart", &[3, 2])],
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([activate("1-kp", &["1-kp-1zug"])])), &[]).refusal_of(Refused::OutOfCommandRange),
         "1-kp-1zug is 43 tenths of an inch from 1-kp-hq (rounded up): a unit activates with its command unit only within 40 tenths"
     );
 }
@@ -1012,7 +1040,7 @@ fn artillery_waits_for_another_group_on_the_table_only_under_the_option() {
     let g = given(MULTI_ARTILLERY_WAITS, all_in_reserve())
         .decided_rolling(begin("germans"), &[("command-dice:bg-hart", &[4, 4])]);
     assert_eq!(
-        g.when_rolling(enter_reserve("art"), &[]).refusal(),
+        g.when_rolling(enter_reserve("art"), &[]).refusal_of(Refused::ArtilleryWaits),
         "art is artillery: \"Its artillery is held in reserve until one command group enters the table.\" (artillery-waits-for-a-command-group), and none of kg-max's other command groups is on the table"
     );
     let g = g.decided_rolling(enter_reserve("pak"), &[]);
@@ -1035,7 +1063,7 @@ fn under_multi_bg_reserves_held_back_enter_only_for_two_staff_orders() {
         &[("command-dice:kg-max", &[1, 1, 5, 3, 2]), ("command-dice:bg-hart", &[4, 2])],
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("pak")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("pak")])), &[]).refusal_of(Refused::CommandFailureBarsReserves),
         "kg-max had a Command Failure this turn: its reserves cannot enter by a die; the CO may pay 2 Staff Orders for each (enter-reserve)"
     );
     let facts = g.when_rolling(enter_reserve("pak"), &[]).facts();
@@ -1058,15 +1086,15 @@ fn under_base_a_command_failure_does_not_hold_reserves_back() {
 fn entering_by_a_die_refusals_say_what_is_allowed() {
     let g = turn_one(MULTI, &[6, 5, 5, 3, 2], &[4, 2]);
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("1-kp")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("1-kp")])), &[]).refusal_of(Refused::NotInReserve),
         "1-kp is not in reserve: it is already on the table"
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("b-coy")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("b-coy")])), &[]).refusal_of(Refused::OtherBattleGroup),
         "b-coy is a reserve of bg-hart, not kg-max: a die enters its own battle group's reserves"
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 5, json!([enter("pak"), enter("pak")])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 5, json!([enter("pak"), enter("pak")])), &[]).refusal_of(Refused::NotInReserve),
         "pak is not in reserve: it is already on the table"
     );
 }
@@ -1116,7 +1144,10 @@ fn the_co_pays_from_any_of_his_pools() {
 #[test]
 fn entering_by_staff_orders_refusals_say_what_is_allowed() {
     let g = given(MULTI, four_deployed());
-    assert_eq!(g.when_rolling(enter_reserve("pak"), &[]).refusal(), "no turn has begun: begin a turn first");
+    assert_eq!(
+        g.when_rolling(enter_reserve("pak"), &[]).refusal_of(Shared::NoTurnBegun),
+        "no turn has begun: begin a turn first"
+    );
     let mut s = four_deployed();
     s["sides"][1]["battle_groups"][0]["staff_orders"] = json!(0);
     let g = given(MULTI, s).decided_rolling(
@@ -1125,29 +1156,29 @@ fn entering_by_staff_orders_refusals_say_what_is_allowed() {
     );
     let g = g.decided_rolling(pulse("kg-max", 5, json!([])), &[]);
     assert_eq!(
-        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal_of(Refused::StaffOrdersShort),
         "b-coy costs 1 Staff Order(s) to enter, and bg-hart has 0 usable"
     );
     let g = g.decided_rolling(pulse("bg-hart", 4, json!([])), &[]);
     assert_eq!(
-        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal_of(Refused::StaffOrdersShort),
         "b-coy costs 1 Staff Order(s) to enter, and bg-hart has 0 usable (1 more restocked, usable from the next turn)"
     );
     assert_eq!(
-        g.when_rolling(enter_reserve("a-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("a-coy"), &[]).refusal_of(Refused::NotInReserve),
         "a-coy is not in reserve: it is already on the table"
     );
     assert_eq!(
-        g.when_rolling(enter_reserve("e-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("e-coy"), &[]).refusal_of(Shared::Unknown),
         "there is no command group \"e-coy\" in this game"
     );
     let g = g.decided_rolling(end_turn(), &[]);
     assert_eq!(
-        g.when_rolling(enter_reserve("b-coy"), &[]).refusal(),
+        g.when_rolling(enter_reserve("b-coy"), &[]).refusal_of(Shared::TurnOver),
         "turn 1 has ended: reserves enter in a turn; begin the next turn"
     );
     assert_eq!(
-        g.when_rolling(pulse("kg-max", 4, json!([])), &[]).refusal(),
+        g.when_rolling(pulse("kg-max", 4, json!([])), &[]).refusal_of(Shared::TurnOver),
         "turn 1 has ended: Command Pulses are played in a turn; begin the next turn"
     );
 }
@@ -1157,7 +1188,10 @@ fn entering_by_staff_orders_refusals_say_what_is_allowed() {
 #[test]
 fn ending_a_turn_loses_the_dice_not_played() {
     let g = given(BASE, four_deployed());
-    assert_eq!(g.when_rolling(end_turn(), &[]).refusal(), "no turn has begun: begin a turn first");
+    assert_eq!(
+        g.when_rolling(end_turn(), &[]).refusal_of(Shared::NoTurnBegun),
+        "no turn has begun: begin a turn first"
+    );
     let g = g.decided_rolling(
         begin("british"),
         &[("command-dice:bg-hart", &[1, 1, 4, 5]), ("command-dice:kg-max", &[6, 5, 4, 3, 2, 2, 3, 4])],
@@ -1172,7 +1206,10 @@ fn ending_a_turn_loses_the_dice_not_played() {
         }]
     );
     let g = g.decided_rolling(end_turn(), &[]);
-    assert_eq!(g.when_rolling(end_turn(), &[]).refusal(), "turn 1 has already ended: begin the next turn");
+    assert_eq!(
+        g.when_rolling(end_turn(), &[]).refusal_of(Shared::TurnOver),
+        "turn 1 has already ended: begin the next turn"
+    );
 }
 
 #[test]
@@ -1184,11 +1221,12 @@ fn the_referee_moves_units_on_the_table() {
         to_tenths: Point { x: 70, y: 200 },
     }]);
     assert_eq!(
-        g.when_rolling(json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}), &[]).refusal(),
+        g.when_rolling(json!({"type": "move", "unit": "pak-1", "to_tenths": [0, 0]}), &[])
+            .refusal_of(Refused::InReserve),
         "pak-1 is in reserve with pak: its command group enters the table before it moves"
     );
     assert_eq!(
-        g.when_rolling(json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}), &[]).refusal(),
+        g.when_rolling(json!({"type": "move", "unit": "tiger", "to_tenths": [0, 0]}), &[]).refusal_of(Shared::Unknown),
         "there is no unit \"tiger\" in this game"
     );
 }
@@ -1196,10 +1234,10 @@ fn the_referee_moves_units_on_the_table() {
 #[test]
 fn decisions_with_unknown_fields_are_refused() {
     let g = given(MULTI, four_deployed());
-    let err = g.when_rolling(json!({"type": "end-turn", "side": "germans"}), &[]).refusal();
+    let err = g.when_rolling(json!({"type": "end-turn", "side": "germans"}), &[]).refusal_of(Shared::Malformed);
     assert!(err.contains("unknown field `side`"), "{err}");
     let err = g.when_rolling(json!({"type": "pulse", "battle_group": "kg-max", "number": 5, "orders": [{"do": "activate", "command_group": "1-kp", "unit": "x"}]}), &[])
-    .refusal();
+    .refusal_of(Shared::Malformed);
     assert!(err.contains("unknown field `unit`"), "{err}");
 }
 

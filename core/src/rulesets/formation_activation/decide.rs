@@ -12,10 +12,13 @@
 use std::collections::BTreeMap;
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{Activation, Chit, Decision, Fact, Formation, Hex, Modifier, State, TestReason, Unit, UnitDistance};
+use super::{
+    Activation, Chit, Decision, Fact, Formation, Hex, Modifier, Refused, State, TestReason, Unit, UnitDistance,
+};
 use crate::rulesets::begun;
 
 type Facts = crate::ruleset::Facts<super::FormationActivation>;
@@ -47,7 +50,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
 fn find<'a>(state: &'a State, id: &str) -> Result<&'a Unit, Violation> {
     match state.units.get(id) {
         Some(u) => Ok(u),
-        None => refuse!("there is no unit {id:?} in this game"),
+        None => refuse!(Shared::Unknown, "there is no unit {id:?} in this game"),
     }
 }
 
@@ -55,11 +58,11 @@ fn find<'a>(state: &'a State, id: &str) -> Result<&'a Unit, Violation> {
 fn on_map<'a>(state: &'a State, id: &str) -> Result<(&'a Unit, Hex), Violation> {
     let u = find(state, id)?;
     if u.eliminated {
-        refuse!("{id} has been eliminated");
+        refuse!(Shared::OutOfPlay, "{id} has been eliminated");
     }
     match u.hex {
         Some(hex) => Ok((u, hex)),
-        None => refuse!("{id} is not on the map: the referee places it first"),
+        None => refuse!(Refused::NotOnMap, "{id} is not on the map: the referee places it first"),
     }
 }
 
@@ -71,8 +74,10 @@ fn activation(state: &State) -> Result<&Activation, Violation> {
     let t = begun(&state.turn)?;
     match &t.activation {
         Some(a) => Ok(a),
-        None if t.over => refuse!("turn {} is over and no formation is active: begin the next turn", t.number),
-        None => refuse!("no formation is active: draw a chit first"),
+        None if t.over => {
+            refuse!(Shared::TurnOver, "turn {} is over and no formation is active: begin the next turn", t.number)
+        }
+        None => refuse!(Shared::NothingActive, "no formation is active: draw a chit first"),
     }
 }
 
@@ -96,7 +101,7 @@ fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
     if let Some(t) = &state.turn {
         if let Some(a) = &t.activation {
             refuse!(
-                "turn {} is not over: {} is active (chit {}); end its activation and draw until the end-turn chit ends the turn",
+                Shared::TurnNotOver, "turn {} is not over: {} is active (chit {}); end its activation and draw until the end-turn chit ends the turn",
                 t.number,
                 a.formation,
                 a.chit
@@ -104,7 +109,7 @@ fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
         }
         if !t.over {
             refuse!(
-                "turn {} is not over: draw chits until the end-turn chit ends it ({} end-turn chit(s) drawn of {}; in the cup: {})",
+                Shared::TurnNotOver, "turn {} is not over: draw chits until the end-turn chit ends it ({} end-turn chit(s) drawn of {}; in the cup: {})",
                 t.number,
                 t.end_turn_drawn,
                 state.end_turn_after,
@@ -128,13 +133,18 @@ fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violation> {
 fn draw_chit(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if t.over {
-        refuse!("turn {} is over: begin the next turn", t.number);
+        refuse!(Shared::TurnOver, "turn {} is over: begin the next turn", t.number);
     }
     if let Some(a) = &t.activation {
-        refuse!("{} is still active (chit {}): end its activation before drawing the next chit", a.formation, a.chit);
+        refuse!(
+            Shared::StillActive,
+            "{} is still active (chit {}): end its activation before drawing the next chit",
+            a.formation,
+            a.chit
+        );
     }
     if t.cup.is_empty() {
-        refuse!("the cup is empty: begin the next turn");
+        refuse!(Refused::CupEmpty, "the cup is empty: begin the next turn");
     }
     let index = dice.pick_from("cup", &t.cup)?;
     let chit = t.cup[index].clone();
@@ -384,7 +394,7 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
         let own = formation(state, &u.formation);
         if own.side != a.side {
             refuse!(
-                "{unit} belongs to {} ({}), and {} ({}) is active: only {}'s in-command units conduct operations ({}); {unit} may take reaction fire instead",
+                Refused::FormationNotActive, "{unit} belongs to {} ({}), and {} ({}) is active: only {}'s in-command units conduct operations ({}); {unit} may take reaction fire instead",
                 own.id,
                 own.side,
                 a.formation,
@@ -394,6 +404,7 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
             );
         }
         refuse!(
+            Refused::FormationNotActive,
             "{unit} belongs to {}, which is not active: only {}'s in-command units conduct operations now ({})",
             own.id,
             a.formation,
@@ -402,14 +413,14 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
     }
     if u.out_of_command {
         refuse!(
-            "{unit} is out of command and may not {verb}: \"Out-of-command units may not move or fire during the action phase, but may take reaction fire during the opponent's action phase\". {}'s units that may act: {}",
+            Refused::OutOfCommand, "{unit} is out of command and may not {verb}: \"Out-of-command units may not move or fire during the action phase, but may take reaction fire during the opponent's action phase\". {}'s units that may act: {}",
             a.formation,
             allowed()
         );
     }
     if u.operations_complete {
         refuse!(
-            "{unit} has completed its operations in this activation (operations complete) and acts again after {}'s next cleanup; units that may act: {}",
+            Refused::OperationsComplete, "{unit} has completed its operations in this activation (operations complete) and acts again after {}'s next cleanup; units that may act: {}",
             a.formation,
             allowed()
         );
@@ -419,14 +430,14 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
     let fact = match op {
         Operation::Move(to) => {
             if to == from {
-                refuse!("{unit} is already in {to}: a move ends in another hex");
+                refuse!(Refused::SameHex, "{unit} is already in {to}: a move ends in another hex");
             }
             Fact::Moved { unit, from, to, operations_complete }
         }
         Operation::Fire(at) => Fact::Fired { unit, from, at, operations_complete },
         Operation::Assault(at) => {
             if at == from {
-                refuse!("{unit} is in {at}: it assaults another hex");
+                refuse!(Refused::SameHex, "{unit} is in {at}: it assaults another hex");
             }
             Fact::Assaulted { unit, from, at, operations_complete }
         }
@@ -444,13 +455,16 @@ fn operate(state: &State, unit: &str, op: Operation, facts: &mut Facts) -> Resul
 fn reaction_fire(state: &State, unit: &str, at: Hex, facts: &mut Facts) -> Result<(), Violation> {
     let a = match &begun(&state.turn)?.activation {
         Some(a) => a,
-        None => refuse!("no formation is active: reaction fire is taken during the opponent's action phase"),
+        None => refuse!(
+            Shared::NothingActive,
+            "no formation is active: reaction fire is taken during the opponent's action phase"
+        ),
     };
     let (u, from) = on_map(state, unit)?;
     let own = formation(state, &u.formation);
     if own.side == a.side {
         refuse!(
-            "{unit} is on the active side ({}): reaction fire is taken during the opponent's action phase; {}'s in-command units conduct operations instead ({})",
+            Refused::ReactionFireActiveSide, "{unit} is on the active side ({}): reaction fire is taken during the opponent's action phase; {}'s in-command units conduct operations instead ({})",
             a.side,
             a.formation,
             list(&may_act(state, &a.formation))
@@ -472,7 +486,7 @@ fn reaction_fire(state: &State, unit: &str, at: Hex, facts: &mut Facts) -> Resul
 fn disrupt(state: &State, unit: &str, reason: &str, facts: &mut Facts) -> Result<(), Violation> {
     let (u, hex) = on_map(state, unit)?;
     if u.disrupted {
-        refuse!("{unit} is already disrupted");
+        refuse!(Shared::NoChange, "{unit} is already disrupted");
     }
     facts.push(Fact::Disrupted { unit: unit.to_string(), hex, reason: reason.to_string() });
     Ok(())
@@ -500,7 +514,7 @@ fn eliminate(state: &State, unit: &str, reason: &str, facts: &mut Facts) -> Resu
 fn relocate(state: &State, unit: &str, to: Hex, reason: &str, facts: &mut Facts) -> Result<(), Violation> {
     let (_, from) = on_map(state, unit)?;
     if from == to {
-        refuse!("{unit} is already in {to}");
+        refuse!(Shared::NoChange, "{unit} is already in {to}");
     }
     facts.push(Fact::Relocated { unit: unit.to_string(), from, to, reason: reason.to_string() });
     Ok(())
@@ -515,15 +529,15 @@ fn relocate(state: &State, unit: &str, to: Hex, reason: &str, facts: &mut Facts)
 fn place(state: &State, unit: &str, hex: Hex, facts: &mut Facts) -> Result<(), Violation> {
     let u = find(state, unit)?;
     if u.eliminated {
-        refuse!("{unit} has been eliminated");
+        refuse!(Shared::OutOfPlay, "{unit} has been eliminated");
     }
     if let Some(at) = u.hex {
-        refuse!("{unit} is already on the map, in {at}");
+        refuse!(Shared::NoChange, "{unit} is already on the map, in {at}");
     }
     if let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) {
         if a.formation == u.formation {
             refuse!(
-                "{} is active: place {unit} after its activation ends, so that its formation's next activation is its first action phase",
+                Refused::PlaceDuringActivation, "{} is active: place {unit} after its activation ends, so that its formation's next activation is its first action phase",
                 a.formation
             );
         }

@@ -19,10 +19,12 @@
 
 mod decide;
 pub mod hex;
+mod refusals;
 mod sides;
 #[cfg(test)]
 mod tests;
 
+pub use refusals::Refused;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -523,6 +525,10 @@ impl Ruleset for FormationActivation {
 
     fn awaited(state: &State) -> crate::ruleset::Actor {
         sides::awaited(state)
+    }
+
+    fn refusals() -> Vec<crate::refusal::RefusalKind> {
+        Refused::kinds()
     }
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {

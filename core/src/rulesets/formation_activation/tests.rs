@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::dice::{Dice, Seed, TableDice};
+use crate::refusal::Shared;
 use crate::rules::RuleVersion;
 use crate::testing::{given, Given, Rolls};
 
@@ -218,7 +219,7 @@ fn scenario_errors_name_the_field() {
 /// A hex that is not a map number is refused where it is written.
 #[test]
 fn a_bad_hex_number_names_its_field() {
-    let info = crate::ruleset::find("formation-activation").unwrap();
+    let info = crate::registry::find("formation-activation").unwrap();
     let s = scenario_with(|s| s["units"][1]["hex"] = json!("706"));
     let err = (info.load)(&s, &rules(&[], &[])).err().expect("refused");
     assert_eq!(err.field, "units[1].hex");
@@ -272,7 +273,7 @@ fn the_end_turn_chit_ends_the_turn_and_leaves_the_rest_undrawn() {
         ]
     );
     let over = begun().facts(&facts);
-    assert_eq!(over.when_rolling(draw(), &[]).refusal(), "turn 1 is over: begin the next turn");
+    assert_eq!(over.when_rolling(draw(), &[]).refusal_of(Shared::TurnOver), "turn 1 is over: begin the next turn");
     let next = over.when_rolling(json!({"type": "begin-turn"}), &[]).facts();
     assert!(matches!(next[0], Fact::TurnBegan { turn: 2, .. }));
 }
@@ -296,32 +297,35 @@ fn with_two_end_turn_chits_needed_the_first_one_does_not_end_the_turn() {
 
 #[test]
 fn turn_order_refusals_say_what_to_do() {
-    assert_eq!(start().when_rolling(draw(), &[]).refusal(), "no turn has begun: begin a turn first");
     assert_eq!(
-        begun().when_rolling(json!({"type": "begin-turn"}), &[]).refusal(),
+        start().when_rolling(draw(), &[]).refusal_of(Shared::NoTurnBegun),
+        "no turn has begun: begin a turn first"
+    );
+    assert_eq!(
+        begun().when_rolling(json!({"type": "begin-turn"}), &[]).refusal_of(Shared::TurnNotOver),
         "turn 1 is not over: draw chits until the end-turn chit ends it (0 end-turn chit(s) drawn of 1; in the cup: 1-66-ar/1, 1-66-ar/2, 62-mir/1, end-turn)"
     );
     let active = sixty_second_active(&[3, 3]);
     assert_eq!(
-        active.when_rolling(json!({"type": "begin-turn"}), &[]).refusal(),
+        active.when_rolling(json!({"type": "begin-turn"}), &[]).refusal_of(Shared::TurnNotOver),
         "turn 1 is not over: 62-mir is active (chit 62-mir/1); end its activation and draw until the end-turn chit ends the turn"
     );
     assert_eq!(
-        active.when_rolling(draw(), &[("cup", &[0])]).refusal(),
+        active.when_rolling(draw(), &[("cup", &[0])]).refusal_of(Shared::StillActive),
         "62-mir is still active (chit 62-mir/1): end its activation before drawing the next chit"
     );
     assert_eq!(
-        begun().when_rolling(json!({"type": "end-activation"}), &[]).refusal(),
+        begun().when_rolling(json!({"type": "end-activation"}), &[]).refusal_of(Shared::NothingActive),
         "no formation is active: draw a chit first"
     );
     let over = begun().decided_rolling(draw(), &[("cup", &[3])]);
     assert_eq!(
-        over.when_rolling(json!({"type": "end-activation"}), &[]).refusal(),
+        over.when_rolling(json!({"type": "end-activation"}), &[]).refusal_of(Shared::TurnOver),
         "turn 1 is over and no formation is active: begin the next turn"
     );
     // A cup emptied by hand (the scenario's end-turn chits end a turn first).
     let empty = start().facts(&[Fact::TurnBegan { turn: 1, cup: vec![] }]);
-    assert_eq!(empty.when_rolling(draw(), &[]).refusal(), "the cup is empty: begin the next turn");
+    assert_eq!(empty.when_rolling(draw(), &[]).refusal_of(Refused::CupEmpty), "the cup is empty: begin the next turn");
 }
 
 // ---------------------------------------------------------------- an activation
@@ -550,7 +554,7 @@ fn only_the_active_formations_units_test_in_a_mixed_stack() {
 #[test]
 fn a_morale_die_the_table_did_not_roll_is_refused() {
     assert_eq!(
-        begun().when_rolling(draw(), &[("cup", &[2])]).refusal(),
+        begun().when_rolling(draw(), &[("cup", &[2])]).refusal_of(Shared::Dice),
         "the rules need d6 'morale:0909' #0, which the table did not roll (the die is unknown)"
     );
 }
@@ -841,15 +845,21 @@ fn an_out_of_command_unit_is_refused_movement_fire_and_assault() {
         format!("btr-70 is out of command and may not {verb}: \"Out-of-command units may not move or fire during the action phase, but may take reaction fire during the opponent's action phase\". 62-mir's units that may act: hq-62, t-72")
     };
     assert_eq!(
-        state.when_rolling(json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[]).refusal(),
+        state
+            .when_rolling(json!({"type": "move", "unit": "btr-70", "to": "0808"}), &[])
+            .refusal_of(Refused::OutOfCommand),
         expected("move")
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "fire", "unit": "btr-70", "at": "0808"}), &[]).refusal(),
+        state
+            .when_rolling(json!({"type": "fire", "unit": "btr-70", "at": "0808"}), &[])
+            .refusal_of(Refused::OutOfCommand),
         expected("fire")
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "assault", "unit": "btr-70", "at": "0808"}), &[]).refusal(),
+        state
+            .when_rolling(json!({"type": "assault", "unit": "btr-70", "at": "0808"}), &[])
+            .refusal_of(Refused::OutOfCommand),
         expected("assault")
     );
 }
@@ -886,7 +896,7 @@ fn a_unit_with_operations_complete_is_refused_until_the_next_cleanup() {
     let state =
         sixty_second_active(&[3, 3]).decided_rolling(json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]);
     assert_eq!(
-        state.when_rolling(json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "fire", "unit": "t-72", "at": "0302"}), &[]).refusal_of(Refused::OperationsComplete),
         "t-72 has completed its operations in this activation (operations complete) and acts again after 62-mir's next cleanup; units that may act: btr-70, hq-62, inf-62"
     );
 }
@@ -920,7 +930,7 @@ fn operations_per_activation_is_an_open_point_with_its_alternatives() {
 fn only_the_active_formation_conducts_operations() {
     let state = sixty_second_active(&[3, 4]);
     assert_eq!(
-        state.when_rolling(json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]).refusal_of(Refused::FormationNotActive),
         "m1-a belongs to 1-66-ar (nato), and 62-mir (warsaw-pact) is active: only 62-mir's in-command units conduct operations (hq-62, t-72); m1-a may take reaction fire instead"
     );
     let s = scenario_with(|s| {
@@ -929,11 +939,13 @@ fn only_the_active_formation_conducts_operations() {
     let state = game(load(s, &rules(&[], &[])).unwrap()).decided_rolling(json!({"type": "begin-turn"}), &[]);
     let state = state.decided_rolling(draw(), &[("cup", &[2]), ("morale:0909", &[1, 1])]);
     assert_eq!(
-        state.when_rolling(json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "move", "unit": "m1-a", "to": "0303"}), &[]).refusal_of(Refused::FormationNotActive),
         "m1-a belongs to 1-66-ar, which is not active: only 62-mir's in-command units conduct operations now (btr-70, hq-62, inf-62, t-72)"
     );
     assert_eq!(
-        begun().when_rolling(json!({"type": "move", "unit": "t-72", "to": "0807"}), &[]).refusal(),
+        begun()
+            .when_rolling(json!({"type": "move", "unit": "t-72", "to": "0807"}), &[])
+            .refusal_of(Shared::NothingActive),
         "no formation is active: draw a chit first"
     );
 }
@@ -942,11 +954,11 @@ fn only_the_active_formation_conducts_operations() {
 fn a_move_or_assault_names_another_hex() {
     let state = sixty_second_active(&[3, 3]);
     assert_eq!(
-        state.when_rolling(json!({"type": "move", "unit": "t-72", "to": "0706"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "move", "unit": "t-72", "to": "0706"}), &[]).refusal_of(Refused::SameHex),
         "t-72 is already in 0706: a move ends in another hex"
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "assault", "unit": "t-72", "at": "0706"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "assault", "unit": "t-72", "at": "0706"}), &[]).refusal_of(Refused::SameHex),
         "t-72 is in 0706: it assaults another hex"
     );
 }
@@ -972,11 +984,13 @@ fn an_out_of_command_unit_may_take_reaction_fire_in_the_opponents_activation() {
 fn reaction_fire_is_for_the_side_not_active() {
     let state = sixty_second_active(&[3, 4]);
     assert_eq!(
-        state.when_rolling(json!({"type": "reaction-fire", "unit": "inf-62", "at": "0302"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "reaction-fire", "unit": "inf-62", "at": "0302"}), &[]).refusal_of(Refused::ReactionFireActiveSide),
         "inf-62 is on the active side (warsaw-pact): reaction fire is taken during the opponent's action phase; 62-mir's in-command units conduct operations instead (hq-62, t-72)"
     );
     assert_eq!(
-        begun().when_rolling(json!({"type": "reaction-fire", "unit": "m1-a", "at": "0909"}), &[]).refusal(),
+        begun()
+            .when_rolling(json!({"type": "reaction-fire", "unit": "m1-a", "at": "0909"}), &[])
+            .refusal_of(Shared::NothingActive),
         "no formation is active: reaction fire is taken during the opponent's action phase"
     );
 }
@@ -1013,41 +1027,49 @@ fn the_referee_disrupts_eliminates_places_and_relocates() {
 fn referee_refusals_say_what_is_wrong() {
     let state = begun().decided_rolling(json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]);
     assert_eq!(
-        state.when_rolling(json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[]).refusal(),
+        state
+            .when_rolling(json!({"type": "disrupt", "unit": "t-72", "reason": "fire"}), &[])
+            .refusal_of(Shared::NoChange),
         "t-72 is already disrupted"
     );
     let state = state.decided_rolling(json!({"type": "eliminate", "unit": "t-72", "reason": "fire"}), &[]);
     assert_eq!(
-        state.when_rolling(json!({"type": "eliminate", "unit": "t-72", "reason": "again"}), &[]).refusal(),
+        state
+            .when_rolling(json!({"type": "eliminate", "unit": "t-72", "reason": "again"}), &[])
+            .refusal_of(Shared::OutOfPlay),
         "t-72 has been eliminated"
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "place", "unit": "t-72", "hex": "0101"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "place", "unit": "t-72", "hex": "0101"}), &[]).refusal_of(Shared::OutOfPlay),
         "t-72 has been eliminated"
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "place", "unit": "m1-a", "hex": "0101"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "place", "unit": "m1-a", "hex": "0101"}), &[]).refusal_of(Shared::NoChange),
         "m1-a is already on the map, in 0302"
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "disrupt", "unit": "m1-r", "reason": "fire"}), &[]).refusal(),
+        state
+            .when_rolling(json!({"type": "disrupt", "unit": "m1-r", "reason": "fire"}), &[])
+            .refusal_of(Refused::NotOnMap),
         "m1-r is not on the map: the referee places it first"
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "relocate", "unit": "m1-a", "to": "0302", "reason": "x"}), &[]).refusal(),
+        state
+            .when_rolling(json!({"type": "relocate", "unit": "m1-a", "to": "0302", "reason": "x"}), &[])
+            .refusal_of(Shared::NoChange),
         "m1-a is already in 0302"
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "move", "unit": "m9", "to": "0302"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "move", "unit": "m9", "to": "0302"}), &[]).refusal_of(Shared::NothingActive),
         "no formation is active: draw a chit first"
     );
     assert_eq!(
-        state.when_rolling(json!({"type": "disrupt", "unit": "m9", "reason": "x"}), &[]).refusal(),
+        state.when_rolling(json!({"type": "disrupt", "unit": "m9", "reason": "x"}), &[]).refusal_of(Shared::Unknown),
         "there is no unit \"m9\" in this game"
     );
     let active = state.decided_rolling(draw(), &[("cup", &[0])]);
     assert_eq!(
-        active.when_rolling(json!({"type": "place", "unit": "m1-r", "hex": "0101"}), &[]).refusal(),
+        active.when_rolling(json!({"type": "place", "unit": "m1-r", "hex": "0101"}), &[]).refusal_of(Refused::PlaceDuringActivation),
         "1-66-ar is active: place m1-r after its activation ends, so that its formation's next activation is its first action phase"
     );
 }

@@ -5,10 +5,11 @@
 //! goes, so a later fact (who activates next) sees the earlier ones.
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{Activation, Decision, Fact, Piece, Role, Skill, State};
+use super::{Activation, Decision, Fact, Piece, Refused, Role, Skill, State};
 use crate::rulesets::begun;
 
 type Facts = crate::ruleset::Facts<super::LeaderActivation>;
@@ -31,24 +32,27 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::Break { piece, reason } => {
             let p = find(state, piece)?;
             if p.broken {
-                refuse!("{piece} is already broken");
+                refuse!(Shared::NoChange, "{piece} is already broken");
             }
             facts.push(Fact::Broke { piece: piece.clone(), reason: reason.clone() });
         }
         Decision::LockInCloseCombat { leader } => {
             let p = find_leader(state, leader)?;
             if p.locked {
-                refuse!("{leader} is already locked in close combat");
+                refuse!(Shared::NoChange, "{leader} is already locked in close combat");
             }
             if active_leader(state) == Some(leader.as_str()) {
-                refuse!("{leader} is in the middle of his activation: end it before locking him in close combat");
+                refuse!(
+                    Refused::LockMidActivation,
+                    "{leader} is in the middle of his activation: end it before locking him in close combat"
+                );
             }
             facts.push(Fact::LockedInCloseCombat { leader: leader.clone() });
             pass_slot_if_stuck(&mut facts);
         }
         Decision::FreeFromCloseCombat { leader } => {
             if !find_leader(state, leader)?.locked {
-                refuse!("{leader} is not locked in close combat");
+                refuse!(Shared::NoChange, "{leader} is not locked in close combat");
             }
             facts.push(Fact::FreedFromCloseCombat { leader: leader.clone() });
         }
@@ -65,8 +69,8 @@ fn find<'a>(state: &'a State, id: &str) -> Result<&'a Piece, Violation> {
     match state.pieces.get(id) {
         Some(p) => Ok(p),
         None => match state.removed.get(id) {
-            Some(r) => refuse!("{id} has been removed from play ({})", r.reason),
-            None => refuse!("there is no leader or unit {id:?} in this game"),
+            Some(r) => refuse!(Shared::OutOfPlay, "{id} has been removed from play ({})", r.reason),
+            None => refuse!(Shared::Unknown, "there is no leader or unit {id:?} in this game"),
         },
     }
 }
@@ -82,7 +86,7 @@ fn a_or_an(skill: Skill) -> &'static str {
 fn find_leader<'a>(state: &'a State, id: &str) -> Result<&'a Piece, Violation> {
     let p = find(state, id)?;
     if p.role != Role::Leader {
-        refuse!("{id} is a unit, not a leader");
+        refuse!(Refused::NotALeader, "{id} is a unit, not a leader");
     }
     Ok(p)
 }
@@ -90,7 +94,7 @@ fn find_leader<'a>(state: &'a State, id: &str) -> Result<&'a Piece, Violation> {
 fn activation(state: &State) -> Result<&Activation, Violation> {
     match &begun(&state.turn)?.activation {
         Some(a) => Ok(a),
-        None => refuse!("no leader is being activated: activate a leader first"),
+        None => refuse!(Shared::NothingActive, "no leader is being activated: activate a leader first"),
     }
 }
 
@@ -173,16 +177,22 @@ fn end_turn_if_over(facts: &mut Facts) {
 /// turn, broken ones and those locked in close combat included (L9).
 fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Violation> {
     if !state.sides.iter().any(|s| s == first) {
-        refuse!("{first:?} is not a side of this game ({}, {})", state.sides[0], state.sides[1]);
+        refuse!(Shared::NotASide, "{first:?} is not a side of this game ({}, {})", state.sides[0], state.sides[1]);
     }
     if let Some(t) = &state.turn {
         if let Some(a) = &t.activation {
-            refuse!("turn {} is not over: {} is being activated", t.number, a.leader);
+            refuse!(Shared::TurnNotOver, "turn {} is not over: {} is being activated", t.number, a.leader);
         }
         if t.next.is_some() {
             let left: Vec<String> =
                 state.sides.iter().flat_map(|s| to_activate(state, s)).map(|p| p.id.clone()).collect();
-            refuse!("turn {} is not over: {} still to activate ({})", t.number, left.len(), left.join(", "));
+            refuse!(
+                Shared::TurnNotOver,
+                "turn {} is not over: {} still to activate ({})",
+                t.number,
+                left.len(),
+                left.join(", ")
+            );
         }
     }
     let count = |side: &str| state.pieces.values().filter(|p| p.role == Role::Leader && p.side == side).count() as u32;
@@ -214,26 +224,26 @@ fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Viola
 fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if let Some(a) = &t.activation {
-        refuse!("{} is still being activated: end his activation first", a.leader);
+        refuse!(Shared::StillActive, "{} is still being activated: end his activation first", a.leader);
     }
     let p = find(state, leader)?;
     if p.role != Role::Leader {
-        refuse!("{leader} is a unit, not a leader: units are commanded by an active leader");
+        refuse!(Refused::NotALeader, "{leader} is a unit, not a leader: units are commanded by an active leader");
     }
     let Some(next) = &t.next else {
-        refuse!("turn {} is over: no leader is left to activate; begin the next turn", t.number);
+        refuse!(Shared::TurnOver, "turn {} is over: no leader is left to activate; begin the next turn", t.number);
     };
     if &p.side != next {
         let may: Vec<String> = to_activate(state, next).iter().map(|p| p.id.clone()).collect();
-        refuse!("it is for {next} to activate a leader ({}), not for {}", may.join(", "), p.side);
+        refuse!(Shared::NotYourTurn, "it is for {next} to activate a leader ({}), not for {}", may.join(", "), p.side);
     }
     if p.activated {
-        refuse!("{leader} has already been activated this turn: \"It may not be activated at another time during that turn.\"");
+        refuse!(Refused::ActivatedOnce, "{leader} has already been activated this turn: \"It may not be activated at another time during that turn.\"");
     }
     // "You do not get a skip activation for a leader locked in close combat
     // although you are not allowed to activate him."
     if p.locked {
-        refuse!("{leader} is locked in close combat and may not be activated");
+        refuse!(Refused::LockedInCloseCombat, "{leader} is locked in close combat and may not be activated");
     }
     // L9 option: "the side which had the first activation in a turn will never
     // have the last activation as well."
@@ -243,7 +253,7 @@ fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violat
         let fewer = t.leaders[side] < t.leaders[&other];
         if fewer && to_activate(state, side).len() == 1 && !to_activate(state, &other).is_empty() && t.skips[side] > 0 {
             refuse!(
-                "{side} must keep its last leader for the last activation (last-activation-rule): skip instead, {} skip(s) left",
+                Refused::LastActivation, "{side} must keep its last leader for the last activation (last-activation-rule): skip instead, {} skip(s) left",
                 t.skips[side]
             );
         }
@@ -275,13 +285,13 @@ fn self_rally(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), V
     let a = activation(state)?;
     let leader = find(state, &a.leader)?;
     if !leader.broken {
-        refuse!("{} is not broken: only a broken leader self-rallies", a.leader);
+        refuse!(Refused::SelfRallyUnbroken, "{} is not broken: only a broken leader self-rallies", a.leader);
     }
     if a.self_rally_tried {
-        refuse!("{} has already tried to self-rally in this activation", a.leader);
+        refuse!(Refused::SelfRallyOnce, "{} has already tried to self-rally in this activation", a.leader);
     }
     if a.leader_acted || !a.commanded.is_empty() {
-        refuse!("{} may only self-rally upon his activation, before anything else", a.leader);
+        refuse!(Refused::SelfRallyFirst, "{} may only self-rally upon his activation, before anything else", a.leader);
     }
     let mut needed = state.config.self_rally_target;
     // L4 option: the leader's own skill modifies his self-rally.
@@ -312,7 +322,11 @@ fn skill_modifier(skill: Skill) -> i64 {
 /// or rally other troops. A broken leader may only self rally".
 fn refuse_if_broken(state: &State, a: &Activation, what: &str) -> Result<(), Violation> {
     if find(state, &a.leader)?.broken {
-        refuse!("{} is broken and may not {what}: \"A broken leader may only self rally\"", a.leader);
+        refuse!(
+            Refused::BrokenLeader,
+            "{} is broken and may not {what}: \"A broken leader may only self rally\"",
+            a.leader
+        );
     }
     Ok(())
 }
@@ -332,13 +346,14 @@ fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation
     refuse_if_broken(state, a, "command units")?;
     if a.leader_acted {
         refuse!(
-            "{} has acted himself: \"after the leader has performed any action of his own (such as moving or shooting) he may not command other units any more\"",
+            Refused::LeaderHasActed, "{} has acted himself: \"after the leader has performed any action of his own (such as moving or shooting) he may not command other units any more\"",
             a.leader
         );
     }
     let max = state.config.max_commanded_units;
     if a.commanded.len() >= max {
         refuse!(
+            Refused::CommandLimit,
             "{} has already commanded {} units ({}): a leader commands at most {max}",
             a.leader,
             a.commanded.len(),
@@ -347,23 +362,26 @@ fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation
     }
     let u = find(state, unit)?;
     if u.role == Role::Leader {
-        refuse!("{unit} is a leader: \"A leader may not activate another leader\"");
+        refuse!(Refused::LeaderNotCommanded, "{unit} is a leader: \"A leader may not activate another leader\"");
     }
     if u.side != a.side {
-        refuse!("{unit} is not friendly to {}: a leader commands friendly units", a.leader);
+        refuse!(Shared::NotFriendly, "{unit} is not friendly to {}: a leader commands friendly units", a.leader);
     }
     if u.broken {
-        refuse!("{unit} is broken: a leader may only command units that are not broken (rally it instead)");
+        refuse!(
+            Refused::BrokenNotCommanded,
+            "{unit} is broken: a leader may only command units that are not broken (rally it instead)"
+        );
     }
     if u.activated {
-        refuse!("{unit} has already been activated this turn");
+        refuse!(Refused::ActivatedOnce, "{unit} has already been activated this turn");
     }
     let leader = find(state, &a.leader)?;
     let range_mm = state.config.command_range_mm(u.skill);
     let distance_mm = leader.at.distance_ceil(u.at);
     if !leader.at.within(u.at, range_mm) {
         refuse!(
-            "{unit} is out of command range: {distance_mm} mm from {} (rounded up), and {} {} unit's command range is {range_mm} mm",
+            Refused::OutOfCommandRange, "{unit} is out of command range: {distance_mm} mm from {} (rounded up), and {} {} unit's command range is {range_mm} mm",
             a.leader,
             a_or_an(u.skill),
             u.skill.name()
@@ -389,12 +407,12 @@ fn unit_action(state: &State, unit: &str, action: &str, facts: &mut Facts) -> Re
     match a.commanded.last() {
         Some(last) if last == unit => {}
         Some(last) if a.commanded.iter().any(|u| u == unit) => {
-            refuse!("{unit}'s actions are over: {} has since commanded {last}", a.leader)
+            refuse!(Refused::ActionsOver, "{unit}'s actions are over: {} has since commanded {last}", a.leader)
         }
-        _ => refuse!("{unit} has not been commanded by {}: command it first", a.leader),
+        _ => refuse!(Refused::NotCommanded, "{unit} has not been commanded by {}: command it first", a.leader),
     }
     if a.leader_acted {
-        refuse!("{unit}'s actions are over: {} has acted himself", a.leader);
+        refuse!(Refused::ActionsOver, "{unit}'s actions are over: {} has acted himself", a.leader);
     }
     facts.push(Fact::UnitActed { unit: unit.to_string(), action: action.to_string() });
     Ok(())
@@ -426,31 +444,37 @@ fn rally(state: &State, units: &[String], dice: &mut Dice, facts: &mut Facts) ->
     refuse_if_broken(state, a, "rally other troops")?;
     let max = state.config.max_rallied_units;
     if units.is_empty() {
-        refuse!("name at least one broken unit to rally");
+        refuse!(Shared::NothingNamed, "name at least one broken unit to rally");
     }
     if units.len() > max {
-        refuse!("{} may rally up to {max} units, not {} ({})", a.leader, units.len(), units.join(", "));
+        refuse!(
+            Refused::RallyLimit,
+            "{} may rally up to {max} units, not {} ({})",
+            a.leader,
+            units.len(),
+            units.join(", ")
+        );
     }
     let leader = find(state, &a.leader)?;
     let mut rallied: Vec<&Piece> = Vec::new();
     for id in units {
         let u = find(state, id)?;
         if rallied.iter().any(|r| r.id == *id) {
-            refuse!("{id} is named twice");
+            refuse!(Shared::NamedTwice, "{id} is named twice");
         }
         if u.role == Role::Leader {
-            refuse!("{id} is a leader: \"Command teams themselves may not be rallied by other command teams - they may instead try to self rally.\"");
+            refuse!(Refused::LeaderNotRallied, "{id} is a leader: \"Command teams themselves may not be rallied by other command teams - they may instead try to self rally.\"");
         }
         if u.side != a.side {
-            refuse!("{id} is not friendly to {}", a.leader);
+            refuse!(Shared::NotFriendly, "{id} is not friendly to {}", a.leader);
         }
         if !u.broken {
-            refuse!("{id} is not broken: only broken units are rallied");
+            refuse!(Refused::RallyUnbroken, "{id} is not broken: only broken units are rallied");
         }
         let range_mm = state.config.command_range_mm(u.skill);
         if !leader.at.within(u.at, range_mm) {
             refuse!(
-                "{id} is out of command range for a rally: {} mm from {} (rounded up), and {} {} unit's command range is {range_mm} mm",
+                Refused::OutOfCommandRange, "{id} is out of command range for a rally: {} mm from {} (rounded up), and {} {} unit's command range is {range_mm} mm",
                 leader.at.distance_ceil(u.at),
                 a.leader,
                 a_or_an(u.skill),
@@ -520,24 +544,28 @@ fn end_activation(leader: String, side: String, stays_activated: bool, facts: &m
 fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if let Some(a) = &t.activation {
-        refuse!("{} is being activated: a side skips instead of activating, not during an activation", a.leader);
+        refuse!(
+            Shared::StillActive,
+            "{} is being activated: a side skips instead of activating, not during an activation",
+            a.leader
+        );
     }
     let Some(next) = &t.next else {
-        refuse!("turn {} is over: there is nothing to skip", t.number);
+        refuse!(Shared::TurnOver, "turn {} is over: there is nothing to skip", t.number);
     };
     if next != side {
-        refuse!("it is for {next} to activate a leader: {side} cannot skip it");
+        refuse!(Shared::NotYourTurn, "it is for {next} to activate a leader: {side} cannot skip it");
     }
     let left = t.skips.get(side).copied().unwrap_or(0);
     if left == 0 {
         refuse!(
-            "{side} has no skip left: \"You get as many skips as you have leaders less.\" (leaders at the start of the turn: {})",
+            Refused::NoSkipLeft, "{side} has no skip left: \"You get as many skips as you have leaders less.\" (leaders at the start of the turn: {})",
             t.leaders.iter().map(|(s, n)| format!("{s} {n}")).collect::<Vec<_>>().join(", ")
         );
     }
     let opponent = other(state, side);
     if to_activate(state, &opponent).is_empty() {
-        refuse!("{opponent} has no leader left to activate: {side} cannot pass to them");
+        refuse!(Refused::NothingToPassTo, "{opponent} has no leader left to activate: {side} cannot pass to them");
     }
     facts.push(Fact::Skipped { side: side.to_string(), skips_left: left - 1, next: Some(opponent) });
     Ok(())

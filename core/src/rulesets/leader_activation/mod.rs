@@ -12,10 +12,12 @@
 //! the words of the domain and a faithful `evolve`.
 
 mod decide;
+mod refusals;
 mod sides;
 #[cfg(test)]
 mod tests;
 
+pub use refusals::Refused;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -518,6 +520,10 @@ impl Ruleset for LeaderActivation {
 
     fn awaited(state: &State) -> crate::ruleset::Actor {
         sides::awaited(state)
+    }
+
+    fn refusals() -> Vec<crate::refusal::RefusalKind> {
+        Refused::kinds()
     }
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
+use crate::refusal::Shared;
 use crate::rules::VersionSpec;
 use crate::ruleset::Ruleset;
 use crate::testing::{given, Given};
@@ -105,7 +106,7 @@ fn begin_turn_counts_leaders_and_skips() {
 fn begin_turn_names_a_side_of_the_game() {
     new()
         .when(json!({"type": "begin-turn", "first": "soviets"}))
-        .then_refused("\"soviets\" is not a side of this game");
+        .then_refused_saying(Shared::NotASide, "\"soviets\" is not a side of this game");
 }
 
 #[test]
@@ -122,8 +123,10 @@ fn activations_alternate_between_the_sides() {
 #[test]
 fn the_wrong_sides_turn_is_refused_naming_whose_turn_it_is() {
     let c = new().decided(json!({"type": "begin-turn", "first": "allies"}));
-    c.when(json!({"type": "activate", "leader": "vogel"}))
-        .then_refused("it is for allies to activate a leader (adams, baker, cole), not for axis");
+    c.when(json!({"type": "activate", "leader": "vogel"})).then_refused_saying(
+        Shared::NotYourTurn,
+        "it is for allies to activate a leader (adams, baker, cole), not for axis",
+    );
 }
 
 #[test]
@@ -133,7 +136,8 @@ fn a_leader_activated_twice_is_refused() {
         .decided(json!({"type": "end-activation"}))
         .decided(json!({"type": "activate", "leader": "vogel"}))
         .decided(json!({"type": "end-activation"}));
-    c.when(json!({"type": "activate", "leader": "adams"})).then_refused("adams has already been activated this turn");
+    c.when(json!({"type": "activate", "leader": "adams"}))
+        .then_refused_saying(Refused::ActivatedOnce, "adams has already been activated this turn");
 }
 
 #[test]
@@ -146,7 +150,8 @@ fn a_unit_activated_twice_is_refused() {
         .decided(json!({"type": "end-activation"}))
         .decided(json!({"type": "activate", "leader": "baker"}))
         .decided(json!({"type": "move", "piece": "baker", "to": [10, 0]}));
-    c.when(commanded("trained-a")).then_refused("trained-a has already been activated this turn");
+    c.when(commanded("trained-a"))
+        .then_refused_saying(Refused::ActivatedOnce, "trained-a has already been activated this turn");
 }
 
 #[test]
@@ -166,17 +171,18 @@ fn a_skip_with_none_left_is_refused() {
         .decided(json!({"type": "skip", "side": "axis"}))
         .decided(json!({"type": "activate", "leader": "adams"}))
         .decided(json!({"type": "end-activation"}));
-    c.when(json!({"type": "skip", "side": "axis"})).then_refused("axis has no skip left");
+    c.when(json!({"type": "skip", "side": "axis"})).then_refused_saying(Refused::NoSkipLeft, "axis has no skip left");
     // The side with more leaders never has a skip at all.
     let c = new().decided(json!({"type": "begin-turn", "first": "allies"}));
-    c.when(json!({"type": "skip", "side": "allies"})).then_refused("allies has no skip left");
+    c.when(json!({"type": "skip", "side": "allies"}))
+        .then_refused_saying(Refused::NoSkipLeft, "allies has no skip left");
 }
 
 #[test]
 fn a_skip_is_only_for_the_side_whose_slot_it_is() {
     let c = new().decided(json!({"type": "begin-turn", "first": "allies"}));
     c.when(json!({"type": "skip", "side": "axis"}))
-        .then_refused("it is for allies to activate a leader: axis cannot skip it");
+        .then_refused_saying(Shared::NotYourTurn, "it is for allies to activate a leader: axis cannot skip it");
 }
 
 #[test]
@@ -219,10 +225,13 @@ fn when_one_side_has_no_leader_left_the_other_activates_the_rest_in_sequence() {
 #[test]
 fn a_new_turn_waits_until_every_leader_has_been_activated() {
     let c = new().adams_active();
-    c.when(json!({"type": "begin-turn", "first": "axis"})).then_refused("turn 1 is not over: adams is being activated");
-    let c = c.decided(json!({"type": "end-activation"}));
     c.when(json!({"type": "begin-turn", "first": "axis"}))
-        .then_refused("turn 1 is not over: 4 still to activate (baker, cole, vogel, weber)");
+        .then_refused_saying(Shared::TurnNotOver, "turn 1 is not over: adams is being activated");
+    let c = c.decided(json!({"type": "end-activation"}));
+    c.when(json!({"type": "begin-turn", "first": "axis"})).then_refused_saying(
+        Shared::TurnNotOver,
+        "turn 1 is not over: 4 still to activate (baker, cole, vogel, weber)",
+    );
 }
 
 #[test]
@@ -246,7 +255,7 @@ fn leaders_locked_in_close_combat_count_but_give_no_skip_and_cannot_be_activated
     assert_eq!(skips["axis"], 1);
     let c = c.decided(json!({"type": "begin-turn", "first": "axis"}));
     c.when(json!({"type": "activate", "leader": "weber"}))
-        .then_refused("weber is locked in close combat and may not be activated");
+        .then_refused_saying(Refused::LockedInCloseCombat, "weber is locked in close combat and may not be activated");
 }
 
 #[test]
@@ -277,7 +286,7 @@ fn a_turn_that_ends_with_a_leader_locked_says_so() {
     assert_eq!(narrate(&facts[1]), "Turn 1 ends: no leader is left to activate (weber is locked in close combat).");
     let c = c.decided(json!({"type": "end-activation"}));
     c.when(json!({"type": "activate", "leader": "weber"}))
-        .then_refused("turn 1 is over: no leader is left to activate; begin the next turn");
+        .then_refused_saying(Shared::TurnOver, "turn 1 is over: no leader is left to activate; begin the next turn");
     // Without a lock the narration is as before, and the fact's bytes too.
     let plain = Fact::TurnEnded { turn: 2, locked: vec![] };
     assert_eq!(narrate(&plain), "Turn 2 ends: every leader has been activated.");
@@ -311,7 +320,8 @@ fn a_removed_leader_is_not_activated_and_his_slot_passes() {
         Fact::SlotPassed { side: "axis".into(), next: Some("allies".into()) },
     ]);
     let c = c.decided(json!({"type": "remove", "piece": "weber", "reason": "killed"}));
-    c.when(json!({"type": "activate", "leader": "weber"})).then_refused("weber has been removed from play (killed)");
+    c.when(json!({"type": "activate", "leader": "weber"}))
+        .then_refused_saying(Shared::OutOfPlay, "weber has been removed from play (killed)");
     let c = c
         .decided(json!({"type": "activate", "leader": "baker"}))
         .decided(json!({"type": "end-activation"}))
@@ -345,7 +355,8 @@ fn a_leader_removed_during_his_activation_ends_it() {
         },
     ]);
     let c = c.decided(json!({"type": "remove", "piece": "adams", "reason": "killed by mortar fire"}));
-    c.when(json!({"type": "rally", "units": ["trained-b"]})).then_refused("no leader is being activated");
+    c.when(json!({"type": "rally", "units": ["trained-b"]}))
+        .then_refused_saying(Shared::NothingActive, "no leader is being activated");
     assert_eq!(c.state().turn.as_ref().unwrap().next.as_deref(), Some("axis"));
     assert!(
         render(c.state()).contains("  adams        leader removed from play: killed by mortar fire\n"),
@@ -362,13 +373,14 @@ fn a_removed_unit_is_neither_commanded_nor_rallied() {
         .decided(json!({"type": "remove", "piece": "trained-a", "reason": "destroyed"}))
         .decided(json!({"type": "remove", "piece": "trained-b", "reason": "destroyed"}))
         .adams_active();
-    c.when(commanded("trained-a")).then_refused("trained-a has been removed from play (destroyed)");
+    c.when(commanded("trained-a"))
+        .then_refused_saying(Shared::OutOfPlay, "trained-a has been removed from play (destroyed)");
     c.when(json!({"type": "rally", "units": ["trained-b"]}))
-        .then_refused("trained-b has been removed from play (destroyed)");
+        .then_refused_saying(Shared::OutOfPlay, "trained-b has been removed from play (destroyed)");
     c.when(json!({"type": "remove", "piece": "trained-a", "reason": "again"}))
-        .then_refused("trained-a has been removed from play (destroyed)");
+        .then_refused_saying(Shared::OutOfPlay, "trained-a has been removed from play (destroyed)");
     c.when(json!({"type": "remove", "piece": "nobody", "reason": "x"}))
-        .then_refused("there is no leader or unit \"nobody\"");
+        .then_refused_saying(Shared::Unknown, "there is no leader or unit \"nobody\"");
 }
 
 // ---- Commanding ----
@@ -377,7 +389,7 @@ fn a_removed_unit_is_neither_commanded_nor_rallied() {
 #[test]
 fn an_elite_unit_out_of_range_is_named_with_its_article() {
     let far_elite = new().decided(json!({"type": "move", "piece": "elite-150", "to": [151, 0]})).adams_active();
-    far_elite.when(commanded("elite-150")).then_refused("elite-150 is out of command range: 151 mm from adams (rounded up), and an Elite unit's command range is 150 mm");
+    far_elite.when(commanded("elite-150")).then_refused_saying(Refused::OutOfCommandRange, "elite-150 is out of command range: 151 mm from adams (rounded up), and an Elite unit's command range is 150 mm");
 }
 
 #[test]
@@ -397,7 +409,7 @@ fn a_leader_commands_a_unit_within_the_units_command_range() {
 #[test]
 fn a_unit_1_mm_out_of_range_is_refused() {
     let c = new().adams_active();
-    c.when(commanded("trained-101")).then_refused("trained-101 is out of command range: 101 mm from adams (rounded up), and a Trained unit's command range is 100 mm");
+    c.when(commanded("trained-101")).then_refused_saying(Refused::OutOfCommandRange, "trained-101 is out of command range: 101 mm from adams (rounded up), and a Trained unit's command range is 100 mm");
 }
 
 #[test]
@@ -413,7 +425,8 @@ fn a_fourth_unit_is_refused() {
         .decided(commanded("trained-a"))
         .decided(commanded("trained-b"))
         .decided(commanded("trained-100"));
-    c.when(commanded("conscript")).then_refused(
+    c.when(commanded("conscript")).then_refused_saying(
+        Refused::CommandLimit,
         "adams has already commanded 3 units (trained-a, trained-b, trained-100): a leader commands at most 3",
     );
 }
@@ -421,20 +434,25 @@ fn a_fourth_unit_is_refused() {
 #[test]
 fn a_broken_unit_is_refused() {
     let c = new().decided(json!({"type": "break", "piece": "trained-a", "reason": "lost half its men"})).adams_active();
-    c.when(commanded("trained-a"))
-        .then_refused("trained-a is broken: a leader may only command units that are not broken");
+    c.when(commanded("trained-a")).then_refused_saying(
+        Refused::BrokenNotCommanded,
+        "trained-a is broken: a leader may only command units that are not broken",
+    );
 }
 
 #[test]
 fn a_leader_commanding_a_leader_is_refused() {
     let c = new().adams_active();
-    c.when(commanded("baker")).then_refused("baker is a leader: \"A leader may not activate another leader\"");
+    c.when(commanded("baker")).then_refused_saying(
+        Refused::LeaderNotCommanded,
+        "baker is a leader: \"A leader may not activate another leader\"",
+    );
 }
 
 #[test]
 fn an_enemy_unit_is_refused() {
     let c = new().adams_active();
-    c.when(commanded("gruppe")).then_refused("gruppe is not friendly to adams");
+    c.when(commanded("gruppe")).then_refused_saying(Shared::NotFriendly, "gruppe is not friendly to adams");
 }
 
 #[test]
@@ -443,7 +461,7 @@ fn commanding_after_the_leaders_own_action_is_refused() {
         .adams_active()
         .decided(commanded("trained-a"))
         .decided(json!({"type": "leader-action", "action": "moves"}));
-    c.when(commanded("trained-b")).then_refused("adams has acted himself");
+    c.when(commanded("trained-b")).then_refused_saying(Refused::LeaderHasActed, "adams has acted himself");
 }
 
 #[test]
@@ -462,22 +480,25 @@ fn only_the_unit_commanded_last_acts() {
     let c = new().adams_active().decided(commanded("trained-a"));
     assert!(c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"})).result().is_ok());
     c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "moves"}))
-        .then_refused("trained-b has not been commanded by adams");
+        .then_refused_saying(Refused::NotCommanded, "trained-b has not been commanded by adams");
     let c = c.decided(commanded("trained-b"));
     c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "moves"}))
-        .then_refused("trained-a's actions are over: adams has since commanded trained-b");
+        .then_refused_saying(Refused::ActionsOver, "trained-a's actions are over: adams has since commanded trained-b");
     let c = c.decided(json!({"type": "leader-action", "action": "moves"}));
     c.when(json!({"type": "unit-action", "unit": "trained-b", "action": "fires"}))
-        .then_refused("trained-b's actions are over: adams has acted himself");
+        .then_refused_saying(Refused::ActionsOver, "trained-b's actions are over: adams has acted himself");
 }
 
 #[test]
 fn nothing_happens_outside_an_activation() {
     let c = new();
-    c.when(json!({"type": "activate", "leader": "adams"})).then_refused("no turn has begun");
+    c.when(json!({"type": "activate", "leader": "adams"}))
+        .then_refused_saying(Shared::NoTurnBegun, "no turn has begun");
     let c = c.decided(json!({"type": "begin-turn", "first": "allies"}));
-    c.when(commanded("trained-a")).then_refused("no leader is being activated: activate a leader first");
-    c.when(json!({"type": "rally", "units": ["trained-a"]})).then_refused("no leader is being activated");
+    c.when(commanded("trained-a"))
+        .then_refused_saying(Shared::NothingActive, "no leader is being activated: activate a leader first");
+    c.when(json!({"type": "rally", "units": ["trained-a"]}))
+        .then_refused_saying(Shared::NothingActive, "no leader is being activated");
 }
 
 // ---- Rallying ----
@@ -549,20 +570,25 @@ fn a_failed_rally_leaves_all_units_broken() {
 fn rallying_four_units_is_refused() {
     let c = broken(new(), &["trained-a", "trained-b", "trained-100", "conscript"]).adams_active();
     c.when(json!({"type": "rally", "units": ["trained-a", "trained-b", "trained-100", "conscript"]}))
-        .then_refused("adams may rally up to 3 units, not 4");
+        .then_refused_saying(Refused::RallyLimit, "adams may rally up to 3 units, not 4");
 }
 
 #[test]
 fn rally_refuses_units_out_of_range_unbroken_leaders_and_repeats() {
     let c = broken(new(), &["trained-101", "trained-a"]).adams_active();
     c.when(json!({"type": "rally", "units": ["trained-101"]}))
-        .then_refused("trained-101 is out of command range for a rally");
-    c.when(json!({"type": "rally", "units": ["trained-b"]})).then_refused("trained-b is not broken");
-    c.when(json!({"type": "rally", "units": ["trained-a", "trained-a"]})).then_refused("trained-a is named twice");
-    c.when(json!({"type": "rally", "units": []})).then_refused("name at least one broken unit");
+        .then_refused_saying(Refused::OutOfCommandRange, "trained-101 is out of command range for a rally");
+    c.when(json!({"type": "rally", "units": ["trained-b"]}))
+        .then_refused_saying(Refused::RallyUnbroken, "trained-b is not broken");
+    c.when(json!({"type": "rally", "units": ["trained-a", "trained-a"]}))
+        .then_refused_saying(Shared::NamedTwice, "trained-a is named twice");
+    c.when(json!({"type": "rally", "units": []}))
+        .then_refused_saying(Shared::NothingNamed, "name at least one broken unit");
     let c = broken(new(), &["baker"]).adams_active();
-    c.when(json!({"type": "rally", "units": ["baker"]}))
-        .then_refused("Command teams themselves may not be rallied by other command teams");
+    c.when(json!({"type": "rally", "units": ["baker"]})).then_refused_saying(
+        Refused::LeaderNotRallied,
+        "Command teams themselves may not be rallied by other command teams",
+    );
 }
 
 #[test]
@@ -570,7 +596,7 @@ fn after_a_rally_the_activation_is_over() {
     let c = broken(new(), &["trained-a"])
         .adams_active()
         .decided_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])]);
-    c.when(commanded("trained-b")).then_refused("no leader is being activated");
+    c.when(commanded("trained-b")).then_refused_saying(Shared::NothingActive, "no leader is being activated");
 }
 
 #[test]
@@ -594,7 +620,8 @@ fn option_rallied_units_stay_idle() {
         .decided(json!({"type": "end-activation"}))
         .decided(json!({"type": "activate", "leader": "baker"}))
         .decided(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
-    c.when(commanded("trained-a")).then_refused("trained-a has already been activated this turn");
+    c.when(commanded("trained-a"))
+        .then_refused_saying(Refused::ActivatedOnce, "trained-a has already been activated this turn");
 }
 
 #[test]
@@ -637,13 +664,15 @@ fn broken_adams() -> Check {
 #[test]
 fn a_broken_leader_may_only_self_rally() {
     let c = broken_adams();
-    c.when(commanded("trained-a"))
-        .then_refused("adams is broken and may not command units: \"A broken leader may only self rally\"");
+    c.when(commanded("trained-a")).then_refused_saying(
+        Refused::BrokenLeader,
+        "adams is broken and may not command units: \"A broken leader may only self rally\"",
+    );
     c.when(json!({"type": "leader-action", "action": "moves"}))
-        .then_refused("adams is broken and may not perform an action of his own");
+        .then_refused_saying(Refused::BrokenLeader, "adams is broken and may not perform an action of his own");
     let c2 = broken(c.clone(), &["trained-a"]);
     c2.when(json!({"type": "rally", "units": ["trained-a"]}))
-        .then_refused("adams is broken and may not rally other troops");
+        .then_refused_saying(Refused::BrokenLeader, "adams is broken and may not rally other troops");
 }
 
 #[test]
@@ -690,16 +719,17 @@ fn option_self_rally_skill_modifier() {
 #[test]
 fn self_rally_is_for_broken_leaders_once_and_first() {
     let c = new().adams_active();
-    c.when(json!({"type": "self-rally"})).then_refused("adams is not broken");
+    c.when(json!({"type": "self-rally"})).then_refused_saying(Refused::SelfRallyUnbroken, "adams is not broken");
     let c = broken(with(&["failed-self-rally-keeps-leader-unactivated"]), &["adams"]).adams_active();
     let c = c.decided_rolling(json!({"type": "self-rally"}), &[("self-rally", &[6])]).decided(commanded("trained-a"));
-    c.when(json!({"type": "self-rally"})).then_refused("adams is not broken");
+    c.when(json!({"type": "self-rally"})).then_refused_saying(Refused::SelfRallyUnbroken, "adams is not broken");
 }
 
 #[test]
 fn a_self_rally_without_its_die_at_the_table_is_unknown() {
     let c = broken_adams();
-    c.when(json!({"type": "self-rally"})).then_refused("which the table did not roll (the die is unknown)");
+    c.when(json!({"type": "self-rally"}))
+        .then_refused_saying(Shared::Dice, "which the table did not roll (the die is unknown)");
 }
 
 // ---- Options L1 and L9 ----
@@ -713,7 +743,8 @@ fn option_last_activation_rule() {
         .decided(json!({"type": "end-activation"}))
         .decided(json!({"type": "activate", "leader": "adams"}))
         .decided(json!({"type": "end-activation"}));
-    c.when(json!({"type": "activate", "leader": "weber"})).then_refused(
+    c.when(json!({"type": "activate", "leader": "weber"})).then_refused_saying(
+        Refused::LastActivation,
         "axis must keep its last leader for the last activation (last-activation-rule): skip instead, 1 skip(s) left",
     );
     let c = c
@@ -775,12 +806,14 @@ fn referee_inputs_change_the_table() {
         to: crate::geometry::Point { x: 1, y: 2 },
     }]);
     let c = c.decided(json!({"type": "break", "piece": "far", "reason": "routed"}));
-    c.when(json!({"type": "break", "piece": "far", "reason": "again"})).then_refused("far is already broken");
-    c.when(json!({"type": "lock-in-close-combat", "leader": "far"})).then_refused("far is a unit, not a leader");
+    c.when(json!({"type": "break", "piece": "far", "reason": "again"}))
+        .then_refused_saying(Shared::NoChange, "far is already broken");
+    c.when(json!({"type": "lock-in-close-combat", "leader": "far"}))
+        .then_refused_saying(Refused::NotALeader, "far is a unit, not a leader");
     c.when(json!({"type": "free-from-close-combat", "leader": "adams"}))
-        .then_refused("adams is not locked in close combat");
+        .then_refused_saying(Shared::NoChange, "adams is not locked in close combat");
     c.when(json!({"type": "move", "piece": "ghost", "to": [0, 0]}))
-        .then_refused("there is no leader or unit \"ghost\" in this game");
+        .then_refused_saying(Shared::Unknown, "there is no leader or unit \"ghost\" in this game");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! is a referee input; how far it may go is not.
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -10,7 +11,7 @@ use super::command::remove_figure;
 use super::decide::{self, list, waiting_to_act, Facts};
 use super::fire::{check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Action, Fact, Figure, FireMode, Morale, State};
+use super::{Action, Fact, Figure, FireMode, Morale, Refused, State};
 
 /// Tenths of an inch as inches: `72` → `7.2"`.
 pub(super) fn inches(tenths: u64) -> String {
@@ -29,13 +30,13 @@ fn refuse_what_morale_forbids(f: &Figure, action: &Action) -> Result<(), Violati
     if f.lagging {
         // He sits the CP out, whatever his morale has become since.
         if !matches!(action, Action::Hold { .. }) {
-            refuse!("{} failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP", f.id);
+            refuse!(Refused::LagsBehind, "{} failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP", f.id);
         }
         return Ok(());
     }
     match f.morale {
         Morale::Shaken if !ragged && !matches!(action, Action::Hold { .. }) => refuse!(
-            "{} is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\"",
+            Refused::ShakenFigure, "{} is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\"",
             f.id
         ),
         Morale::Panicked
@@ -44,14 +45,14 @@ fn refuse_what_morale_forbids(f: &Figure, action: &Action) -> Result<(), Violati
                 || (f.fanatic && matches!(action, Action::Melee { .. }))) =>
         {
             refuse!(
-                "{} is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")",
+                Refused::PanickedFlees, "{} is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")",
                 f.id
             )
         }
         _ => {}
     }
     if matches!(action, Action::Flee { .. }) && f.morale != Morale::Panicked {
-        refuse!("{} is {}: only a Panicked figure flees", f.id, f.morale.name());
+        refuse!(Refused::PanickedFlees, "{} is {}: only a Panicked figure flees", f.id, f.morale.name());
     }
     Ok(())
 }
@@ -83,12 +84,12 @@ pub(super) fn actions(state: &State, actions: &[Action], dice: &mut Dice, facts:
     let a = decide::activation(state)?;
     let Some(step) = &a.step else {
         refuse!(
-            "{} is not spending a CP on actions: spend its next CP first (\"Units can only perform actions by expending accumulated CP\")",
+            Refused::NotSpendingCp, "{} is not spending a CP on actions: spend its next CP first (\"Units can only perform actions by expending accumulated CP\")",
             a.unit
         );
     };
     if actions.is_empty() {
-        refuse!("name at least one figure's action");
+        refuse!(Shared::NothingNamed, "name at least one figure's action");
     }
     let unit = a.unit.clone();
     let number = step.number;
@@ -97,11 +98,14 @@ pub(super) fn actions(state: &State, actions: &[Action], dice: &mut Dice, facts:
         let id = action.figure();
         let f = decide::figure(state, id)?;
         if f.unit != unit || !f.in_play() {
-            refuse!("{id} is not a figure of {unit} in play: only the active unit's figures act on its CP");
+            refuse!(
+                Refused::NotAFigureOfTheUnit,
+                "{id} is not a figure of {unit} in play: only the active unit's figures act on its CP"
+            );
         }
         if step.acted.contains(id) || acting.contains(&id) {
             refuse!(
-                "{id} has already acted on CP {number}: \"Each figure in the unit must perform his action before the unit's next CP can be expended\" — one action per figure per CP (still to act: {})",
+                Refused::OneActionPerCp, "{id} has already acted on CP {number}: \"Each figure in the unit must perform his action before the unit's next CP can be expended\" — one action per figure per CP (still to act: {})",
                 list(&waiting_to_act(state, a))
             );
         }
@@ -140,29 +144,33 @@ fn check_action(state: &State, f: &Figure, action: &Action, last: bool) -> Resul
         Action::Move { to, .. } => refuse_beyond(f, *to, standard, "a standard move")?,
         Action::DoubleTime { to, .. } => {
             if f.double_timed {
-                refuse!("{id} has already double-time advanced this turn: \"each figure can only double-time advance once per turn\"");
+                refuse!(Refused::DoubleTimeOnce, "{id} has already double-time advanced this turn: \"each figure can only double-time advance once per turn\"");
             }
             refuse_beyond(f, *to, double, "a double-time advance")?;
         }
         Action::Flee { to, reached_cover, left_battlefield, .. } => {
             if *reached_cover && f.fanatic {
-                refuse!("{id} is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic, and will attempt to leave the battlefield. If unable to do so, he will not surrender\" — he does not give himself up in cover");
+                refuse!(Refused::Fanatic, "{id} is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic, and will attempt to leave the battlefield. If unable to do so, he will not surrender\" — he does not give himself up in cover");
             }
             if *reached_cover && *left_battlefield {
-                refuse!("{id} either reaches cover or leaves the battlefield, not both");
+                refuse!(Refused::FleeOneWay, "{id} either reaches cover or leaves the battlefield, not both");
             }
             refuse_beyond(f, *to, double, "a double-time flight")?;
         }
         Action::Melee { target, move_to, .. } => {
             if !last {
-                refuse!("{id} declares a melee attack: the target answers before anything else, so it comes last among the actions");
+                refuse!(Refused::MeleeLast, "{id} declares a melee attack: the target answers before anything else, so it comes last among the actions");
             }
             super::melee::check_melee(state, f, target, *move_to)?;
         }
         Action::Fire { move_to, .. } => {
             if let Some(to) = move_to {
                 if matches!(f.morale, Morale::Shaken | Morale::Panicked) {
-                    refuse!("{id} is {} and cannot advance and fire: he fires ragged where he stands", f.morale.name());
+                    refuse!(
+                        Refused::RaggedFireOnly,
+                        "{id} is {} and cannot advance and fire: he fires ragged where he stands",
+                        f.morale.name()
+                    );
                 }
                 refuse_beyond(f, *to, standard, "a standard move")?;
             }
@@ -234,6 +242,7 @@ fn perform(facts: &mut Facts, unit: &str, number: u32, action: &Action, dice: &m
 fn refuse_beyond(f: &Figure, to: crate::geometry::Point, allowance: u64, what: &str) -> Result<(), Violation> {
     if !f.at.within(to, allowance) {
         refuse!(
+            Refused::BeyondMove,
             "{} cannot move from {} to {to}: that is {} and {what} is {}",
             f.id,
             f.at,

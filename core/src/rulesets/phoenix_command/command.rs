@@ -4,13 +4,14 @@
 //! exempt from command distance.
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::actions::complete_step_if_done;
 use super::decide::{self, active_unit_between_steps, led_by, list, members, Facts};
 use super::turn::end_activation;
-use super::{interrupts, morale};
+use super::{interrupts, morale, Refused};
 use super::{Casualty, Check, Fact, Morale, Spend, State, Succession, Unit};
 
 /// The Command Rating of a unit's leader: the cap on its CP.
@@ -19,7 +20,7 @@ use super::{Casualty, Check, Fact, Morale, Spend, State, Succession, Unit};
 fn rating(state: &State, u: &Unit) -> Result<i64, Violation> {
     match decide::leader(state, u).and_then(|l| l.command_rating) {
         Some(r) => Ok(r),
-        None => refuse!("{} has no leader with a command rating", u.id),
+        None => refuse!(Refused::NoLeader, "{} has no leader with a command rating", u.id),
     }
 }
 
@@ -27,7 +28,7 @@ fn refuse_once_expending(state: &State, unit: &str, expending: bool, what: &str)
     if expending {
         let cp = state.units.get(unit).map_or(0, |u| u.cp);
         refuse!(
-            "{unit} has begun to spend its CP and may not {what}: \"If a unit decides to expend CP by performing actions, all the unit's CP must be expended\" — spend the next CP or stop (its {cp} CP left are lost)"
+            Refused::ExpendAll, "{unit} has begun to spend its CP and may not {what}: \"If a unit decides to expend CP by performing actions, all the unit's CP must be expended\" — spend the next CP or stop (its {cp} CP left are lost)"
         );
     }
     Ok(())
@@ -81,7 +82,7 @@ pub(super) fn pass(state: &State, facts: &mut Facts) -> Result<(), Violation> {
 pub(super) fn refuse_while_taking_command(u: &Unit, what: &str) -> Result<(), Violation> {
     if u.taking_command {
         refuse!(
-            "{} may not {what}: its breveted leader {} must first take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\"; \"While a unit is breveting a new leader, it may not perform other actions\")",
+            Refused::TakeCommandFirst, "{} may not {what}: its breveted leader {} must first take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\"; \"While a unit is breveting a new leader, it may not perform other actions\")",
             u.id,
             u.leader.as_deref().unwrap_or("?")
         );
@@ -102,7 +103,11 @@ pub(super) fn spend_cp(state: &State, dice: &mut Dice, facts: &mut Facts) -> Res
     morale::refuse_before_composure(state, a, u, "spend CP on actions")?;
     morale::refuse_unless_figures_dealt_with(state, a, u)?;
     if u.cp == 0 {
-        refuse!("{} has no CP left to spend: \"Units can only perform actions by expending accumulated CP\"", u.id);
+        refuse!(
+            Refused::NoCp,
+            "{} has no CP left to spend: \"Units can only perform actions by expending accumulated CP\"",
+            u.id
+        );
     }
     facts.push(Fact::CpSpent { unit: u.id.clone(), number: a.spent + 1, cp: 1, on: Spend::Actions, cp_left: u.cp - 1 });
     interrupts::premature_checks(facts, &u.id, dice)
@@ -121,7 +126,11 @@ pub(super) fn stop(state: &State, facts: &mut Facts) -> Result<(), Violation> {
     }
     let (a, u) = active_unit_between_steps(state, "stop")?;
     if !a.expending {
-        refuse!("{} has not begun to spend its CP: a unit that does not expend them accumulates or passes", u.id);
+        refuse!(
+            Refused::NotSpendingCp,
+            "{} has not begun to spend its CP: a unit that does not expend them accumulates or passes",
+            u.id
+        );
     }
     facts.push(Fact::CpLost { unit: u.id.clone(), cp: u.cp, reason: "it performs no further actions".into() });
     end_activation(facts);
@@ -138,14 +147,14 @@ pub(super) fn take_command(state: &State, dice: &mut Dice, facts: &mut Facts) ->
     let (a, u) = active_unit_between_steps(state, "take command")?;
     let leader = u.leader.clone().unwrap_or_default();
     if !u.taking_command {
-        refuse!("{}'s leader {leader} is already in command", u.id);
+        refuse!(Shared::NoChange, "{}'s leader {leader} is already in command", u.id);
     }
     // "the leader must expend 1 CP composing himself before he can expend any further CP"
     morale::refuse_unless_leader_composed(state, u)?;
     let cost = state.config.take_command_cp;
     if u.cp < cost {
         refuse!(
-            "{} has {} CP: its new leader {leader} must first accumulate {cost} CP to take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")",
+            Refused::TakeCommandFirst, "{} has {} CP: its new leader {leader} must first accumulate {cost} CP to take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")",
             u.id,
             u.cp
         );
@@ -205,7 +214,7 @@ pub(super) fn command_check(
 ) -> Result<(), Violation> {
     let u = decide::unit(state, unit)?;
     let Some(leader) = decide::leader(state, u) else {
-        refuse!("{unit} has no leader: a command check is made against the leader's Command Rating");
+        refuse!(Refused::NoLeader, "{unit} has no leader: a command check is made against the leader's Command Rating");
     };
     let leader_rating = rating(state, u)?;
     let mut checked: Vec<String> = Vec::new();
@@ -215,20 +224,23 @@ pub(super) fn command_check(
             for id in named {
                 let f = decide::figure(state, id)?;
                 if f.unit != unit || !f.in_play() {
-                    refuse!("{id} is not a figure of {unit} in play");
+                    refuse!(Refused::NotAFigureOfTheUnit, "{id} is not a figure of {unit} in play");
                 }
                 if *id == leader.id {
-                    refuse!("{id} leads {unit}: \"Leaders are not required to perform command checks on themselves.\"");
+                    refuse!(
+                        Refused::LeaderNotChecked,
+                        "{id} leads {unit}: \"Leaders are not required to perform command checks on themselves.\""
+                    );
                 }
                 if checked.contains(id) {
-                    refuse!("{id} is named twice");
+                    refuse!(Shared::NamedTwice, "{id} is named twice");
                 }
                 checked.push(id.clone());
             }
         }
     }
     if checked.is_empty() {
-        refuse!("{unit} has no figure to check besides its leader {}", leader.id);
+        refuse!(Refused::NothingToCheck, "{unit} has no figure to check besides its leader {}", leader.id);
     }
     for id in checked {
         let check = check_figure(state, &id, leader_rating, 0, dice)?;
@@ -249,7 +261,7 @@ pub(super) fn casualty(
 ) -> Result<(), Violation> {
     let f = decide::figure(state, figure)?;
     if let Some(why) = &f.removed {
-        refuse!("{figure} is already out of play ({why})");
+        refuse!(Shared::OutOfPlay, "{figure} is already out of play ({why})");
     }
     remove_figure(facts, figure, &format!("{}: {reason}", effect.name()));
     Ok(())
@@ -344,6 +356,7 @@ pub(super) fn brevet(state: &State, unit: &str, leader: &str, facts: &mut Facts)
     let ranks: Vec<String> = members(state, unit).iter().map(|f| f.id.clone()).collect();
     if !ranks.iter().any(|r| r == leader) {
         refuse!(
+            Refused::BrevetFromRanks,
             "{leader} is not in {unit}'s ranks: the new leader is appointed \"from within its ranks\" ({})",
             list(&ranks)
         );
@@ -363,15 +376,15 @@ pub(super) fn brevet(state: &State, unit: &str, leader: &str, facts: &mut Facts)
 fn refuse_no_brevet_due(state: &State, u: &Unit) -> Result<(), Violation> {
     match &u.leader {
         None => refuse!(
-            "{} cannot brevet a new leader: its leader fell and his successor's command rating would have been below {}, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")",
+            Refused::NoBrevetDue, "{} cannot brevet a new leader: its leader fell and his successor's command rating would have been below {}, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")",
             u.id,
             state.config.brevet_minimum_rating
         ),
         Some(l) if u.taking_command => refuse!(
-            "{} has breveted {l} already: he must now take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")",
+            Refused::NoBrevetDue, "{} has breveted {l} already: he must now take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")",
             u.id
         ),
-        Some(_) => refuse!("{} owes no brevet: its leader has not fallen", u.id),
+        Some(_) => refuse!(Refused::NoBrevetDue, "{} owes no brevet: its leader has not fallen", u.id),
     }
 }
 

@@ -8,10 +8,11 @@
 //! it goes, so a later fact (who acts next) sees the earlier ones.
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{actions, command, fire, interrupts, melee, morale, organisation, turn};
+use super::{actions, command, fire, interrupts, melee, morale, organisation, turn, Refused};
 use super::{Activation, Decision, Fact, Figure, Organisation, State, Unit};
 use crate::rulesets::begun;
 
@@ -83,7 +84,7 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
     }
     if let Some(p) = state.turn.as_ref().and_then(|t| t.pending_injuries.first()) {
         refuse!(
-            "the referee must first give the injury effect of the hit on {} (roll {} with modifiers; the scenario has no injury table)",
+            Refused::InjuryDue, "the referee must first give the injury effect of the hit on {} (roll {} with modifiers; the scenario has no injury table)",
             p.target,
             p.total
         );
@@ -91,7 +92,7 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
     if let Some(m) = state.turn.as_ref().and_then(|t| t.melee.as_ref()) {
         if !matches!(decision, Decision::MeleeResponse { .. }) {
             refuse!(
-                "{} has declared a melee attack on {}: \"The target figure then decides if he wishes to engage in melee or escape\" (melee-response) before anything else",
+                Refused::MeleeResponseDue, "{} has declared a melee attack on {}: \"The target figure then decides if he wishes to engage in melee or escape\" (melee-response) before anything else",
                 m.attacker,
                 m.target
             );
@@ -100,6 +101,7 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
     if let Some(u) = state.units.values().find(|u| u.brevet_due.is_some()) {
         let ranks: Vec<&str> = members(state, &u.id).iter().map(|f| f.id.as_str()).collect();
         refuse!(
+            Refused::BrevetDue,
             "{} must first brevet a new leader \"immediately from within its ranks\": choose one of {}",
             u.id,
             ranks.join(", ")
@@ -115,7 +117,7 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
         }
         if !matches!(decision, Decision::Rout { unit, .. } if *unit == u.id) {
             refuse!(
-                "{} is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else",
+                Refused::RoutDue, "{} is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else",
                 u.id
             );
         }
@@ -133,7 +135,7 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
             let compelled = matches!(decision, Decision::Interrupt { by, .. } if interrupts::is_blown(state, by));
             if !matches!(decision, Decision::TakeCover { .. } | Decision::Stop) && !compelled {
                 refuse!(
-                    "{} has been successfully interrupted by {by}: it \"must cease performing actions and end their turn\" — take cover, or stop",
+                    Refused::Interrupted, "{} has been successfully interrupted by {by}: it \"must cease performing actions and end their turn\" — take cover, or stop",
                     a.unit
                 );
             }
@@ -146,7 +148,7 @@ pub(super) fn activation(state: &State) -> Result<&Activation, Violation> {
     let t = begun(&state.turn)?;
     match &t.activation {
         Some(a) => Ok(a),
-        None => refuse!("no unit is activated: activate the next unit first"),
+        None => refuse!(Shared::NothingActive, "no unit is activated: activate the next unit first"),
     }
 }
 
@@ -162,11 +164,15 @@ pub(super) fn unit<'a>(state: &'a State, id: &str) -> Result<&'a Unit, Violation
                     .into_iter()
                     .collect();
                 if acting.is_empty() {
-                    refuse!("{id} is not a unit on the battlefield: it has no figures left in play")
+                    refuse!(Shared::OutOfPlay, "{id} is not a unit on the battlefield: it has no figures left in play")
                 }
-                refuse!("{id} is not acting as a unit now: its figures act with {}", acting.join(", "))
+                refuse!(
+                    Refused::NotAUnitNow,
+                    "{id} is not acting as a unit now: its figures act with {}",
+                    acting.join(", ")
+                )
             }
-            refuse!("there is no unit {id:?} in this game")
+            refuse!(Shared::Unknown, "there is no unit {id:?} in this game")
         }
     }
 }
@@ -174,14 +180,14 @@ pub(super) fn unit<'a>(state: &'a State, id: &str) -> Result<&'a Unit, Violation
 pub(super) fn figure<'a>(state: &'a State, id: &str) -> Result<&'a Figure, Violation> {
     match state.figures.get(id) {
         Some(f) => Ok(f),
-        None => refuse!("there is no figure {id:?} in this game"),
+        None => refuse!(Shared::Unknown, "there is no figure {id:?} in this game"),
     }
 }
 
 pub(super) fn organisation<'a>(state: &'a State, id: &str) -> Result<&'a Organisation, Violation> {
     match state.organisations.get(id) {
         Some(o) => Ok(o),
-        None => refuse!("there is no organisation {id:?} in this game"),
+        None => refuse!(Shared::Unknown, "there is no organisation {id:?} in this game"),
     }
 }
 
@@ -226,6 +232,7 @@ pub(super) fn active_unit_between_steps<'a>(
     if let Some(step) = &a.step {
         let waiting = waiting_to_act(state, a);
         refuse!(
+            Refused::MidCp,
             "{} is in the middle of CP {}: {} must act before it may {what} ({} still to act)",
             a.unit,
             step.number,

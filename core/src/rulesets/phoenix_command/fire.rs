@@ -9,6 +9,7 @@
 //! the referee (`injury`) after the roll.
 
 use crate::dice::Dice;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -18,7 +19,7 @@ use super::decide::{self, Facts};
 use super::morale::drop_morale;
 use crate::geometry::Point;
 
-use super::{Fact, FireMode, Injury, Morale, Shot, State, Weapon};
+use super::{Fact, FireMode, Injury, Morale, Refused, Shot, State, Weapon};
 
 /// A figure's order to fire, as an action or in an interrupt.
 pub(super) struct FireOrder<'a> {
@@ -65,6 +66,7 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     let f = decide::figure(state, order.figure)?;
     let Some(weapon) = state.weapons.get(order.weapon).filter(|_| f.weapons.iter().any(|w| w == order.weapon)) else {
         refuse!(
+            Refused::WeaponNotCarried,
             "{} does not carry a {} (he carries {})",
             f.id,
             order.weapon,
@@ -73,26 +75,26 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     };
     let name = weapon.name.as_deref().unwrap_or(order.weapon);
     if f.used_weapons.contains(order.weapon) {
-        refuse!("{} has already fired his {name}: \"A weapon listed as 1 Use means that the weapon is disposable and can only be fired once before being discarded.\"", f.id);
+        refuse!(Refused::OneUse, "{} has already fired his {name}: \"A weapon listed as 1 Use means that the weapon is disposable and can only be fired once before being discarded.\"", f.id);
     }
     if f.double_timed && state.config.double_time_bars_fire_for_the_turn {
-        refuse!("{} double-time advanced this turn and may not fire (double-time-bars-fire-for-the-turn): \"units which have used the Double-time advance in their action are not eligible to fire\"", f.id);
+        refuse!(Refused::DoubleTimeBarsFire, "{} double-time advanced this turn and may not fire (double-time-bars-fire-for-the-turn): \"units which have used the Double-time advance in their action are not eligible to fire\"", f.id);
     }
     if state.units.get(&f.unit).is_some_and(|u| u.strategic) {
-        refuse!("{} moved strategically this turn and may not fire: \"Units which have performed strategic movement in the turn … are not eligible to fire\"", f.unit);
+        refuse!(Refused::StrategicMovementBarsFire, "{} moved strategically this turn and may not fire: \"Units which have performed strategic movement in the turn … are not eligible to fire\"", f.unit);
     }
     let t = decide::figure(state, order.target)?;
     if !t.in_play() {
-        refuse!("{} is out of play and cannot be fired at", t.id);
+        refuse!(Shared::OutOfPlay, "{} is out of play and cannot be fired at", t.id);
     }
     if t.side == f.side {
-        refuse!("{} is on {}'s own side: fire at an enemy figure", t.id, f.id);
+        refuse!(Shared::NotAnEnemy, "{} is on {}'s own side: fire at an enemy figure", t.id, f.id);
     }
     // "The Weapons Tables provide information on Range" (N45).
     let from = order.move_to.unwrap_or(f.at);
     if let Some(range) = weapon.range_tenths.filter(|r| !from.within(t.at, *r)) {
         refuse!(
-            "{} is {} from {}, beyond the range of his {name} ({}): \"The Weapons Tables provide information on Range\"",
+            Refused::OutOfWeaponRange, "{} is {} from {}, beyond the range of his {name} ({}): \"The Weapons Tables provide information on Range\"",
             t.id,
             inches(from.distance_ceil(t.at)),
             f.id,
@@ -100,10 +102,10 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
         );
     }
     if order.mode != FireMode::Ragged && f.morale != Morale::Bold {
-        refuse!("{} is {} and can only use ragged fire", f.id, f.morale.name());
+        refuse!(Refused::RaggedFireOnly, "{} is {} and can only use ragged fire", f.id, f.morale.name());
     }
     if weapon.explosive && order.cover_pf > 0 && order.cover_at.is_none() {
-        refuse!("a {name} is explosive and \"Explosive weapons detonate on the intervening cover\": give where the cover stands (cover_at)");
+        refuse!(Refused::ExplosiveNeedsCover, "a {name} is explosive and \"Explosive weapons detonate on the intervening cover\": give where the cover stands (cover_at)");
     }
     let one_shot = weapon.one_shot_per_action || weapon.one_use;
     if order.move_to.is_some() {
@@ -112,13 +114,13 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     let (shots, odds) = match order.mode {
         FireMode::Aimed | FireMode::Disciplined => {
             let Some(line) = order.line else {
-                refuse!("{} must choose the 1, 2 or 3 shot line to fire", f.id);
+                refuse!(Refused::ShotLine, "{} must choose the 1, 2 or 3 shot line to fire", f.id);
             };
             if line == 0 || line > weapon.max_shots {
                 if one_shot {
-                    refuse!("a {name} is a 1 Shot/Action or 1 Use weapon: \"A Shooter, even if willing, cannot use the 2 shot or 3 shot lines on the Odds of Hitting Tables with these weapons.\"");
+                    refuse!(Refused::ShotLine, "a {name} is a 1 Shot/Action or 1 Use weapon: \"A Shooter, even if willing, cannot use the 2 shot or 3 shot lines on the Odds of Hitting Tables with these weapons.\"");
                 }
-                refuse!("a {name} fires 1 to {} shots an action, not {line}", weapon.max_shots);
+                refuse!(Refused::ShotLine, "a {name} fires 1 to {} shots an action, not {line}", weapon.max_shots);
             }
             let extra =
                 if order.mode == FireMode::Disciplined && !one_shot { state.config.disciplined_extra_shots } else { 0 };
@@ -126,7 +128,11 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
         }
         FireMode::Ragged => {
             if order.line.is_some_and(|l| l != weapon.max_shots) {
-                refuse!("ragged fire is at the maximum rate of fire: a {name} fires {} shots", weapon.max_shots);
+                refuse!(
+                    Refused::ShotLine,
+                    "ragged fire is at the maximum rate of fire: a {name} fires {} shots",
+                    weapon.max_shots
+                );
             }
             (weapon.max_shots, order.odds.saturating_add(state.config.ragged_fire_modifier))
         }
@@ -143,10 +149,10 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
 /// `disciplined-fire-after-an-advance`).
 fn refuse_after_an_advance(state: &State, order: &FireOrder, name: &str, one_shot: bool) -> Result<(), Violation> {
     if one_shot && !state.config.one_shot_weapons_after_an_advance {
-        refuse!("{} cannot advance and fire his {name}: \"a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire\" — fire it where he stands", order.figure);
+        refuse!(Refused::AdvanceAndFire, "{} cannot advance and fire his {name}: \"a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire\" — fire it where he stands", order.figure);
     }
     if order.mode == FireMode::Disciplined && !state.config.disciplined_fire_after_an_advance {
-        refuse!("{} cannot advance and fire disciplined: \"performing disciplined fire\" and \"advancing and firing\" are different actions (2.4) — fire aimed after the advance, or disciplined where he stands", order.figure);
+        refuse!(Refused::AdvanceAndFire, "{} cannot advance and fire disciplined: \"performing disciplined fire\" and \"advancing and firing\" are different actions (2.4) — fire aimed after the advance, or disciplined where he stands", order.figure);
     }
     Ok(())
 }
@@ -361,10 +367,11 @@ pub(super) fn rule_injury(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let Some(first) = state.turn.as_ref().and_then(|t| t.pending_injuries.first()) else {
-        refuse!("no hit is waiting for an injury effect");
+        refuse!(Refused::NoInjuryDue, "no hit is waiting for an injury effect");
     };
     if first.target != target {
         refuse!(
+            Refused::InjuryDue,
             "the oldest hit waiting for an injury effect is on {} (roll {} with modifiers): give its effect first",
             first.target,
             first.total
@@ -401,7 +408,7 @@ pub(super) fn injure(facts: &mut Facts, target: &str, effect: Injury, dice: &mut
         Injury::CriticalWound => remove_figure(facts, target, "incapacitated: a Critical Wound"),
         Injury::LightWound => {
             let Some(chance) = t.knockout_chance else {
-                refuse!("{target}'s Light Wound calls for a roll against his Knockout Chance, but the scenario gives him no knockout_chance");
+                refuse!(Refused::NoKnockoutChance, "{target}'s Light Wound calls for a roll against his Knockout Chance, but the scenario gives him no knockout_chance");
             };
             let label = format!("knockout:{target}");
             let roll = dice.d10(&label)?;

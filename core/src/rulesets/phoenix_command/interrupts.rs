@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dice::Dice;
 use crate::geometry::Point;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -14,7 +15,7 @@ use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Spend, State, UnitMorale};
+use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Refused, Spend, State, UnitMorale};
 use crate::rulesets::begun;
 
 /// The active unit sets an interrupt.
@@ -31,10 +32,10 @@ pub(super) fn set_interrupt(state: &State, dice: &mut Dice, facts: &mut Facts) -
     refuse_while_taking_command(u, "set an interrupt")?;
     super::morale::refuse_before_composure(state, a, u, "set an interrupt")?;
     if u.held_interrupt_cp > 0 {
-        refuse!("{} already holds a CP for an interrupt", u.id);
+        refuse!(Refused::InterruptHeld, "{} already holds a CP for an interrupt", u.id);
     }
     if u.cp == 0 {
-        refuse!("{} has no CP: \"A unit (ambushers) sets an interrupt by expending 1 CP\"", u.id);
+        refuse!(Refused::NoCp, "{} has no CP: \"A unit (ambushers) sets an interrupt by expending 1 CP\"", u.id);
     }
     let cp_left = u.cp - 1;
     facts.push(Fact::CpSpent { unit: u.id.clone(), number: a.spent + 1, cp: 1, on: Spend::SetInterrupt, cp_left });
@@ -130,25 +131,29 @@ pub(super) fn sighted(
 ) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if t.phase == Phase::Over {
-        refuse!("turn {} is over: begin the next turn", t.number);
+        refuse!(Shared::TurnOver, "turn {} is over: begin the next turn", t.number);
     }
     let ambusher = decide::unit(state, by)?;
     let watched = decide::unit(state, target)?;
     if ambusher.side == watched.side {
-        refuse!("{by} and {target} are both {}'s: an ambush lies in wait for the enemy", ambusher.side);
+        refuse!(
+            Shared::NotAnEnemy,
+            "{by} and {target} are both {}'s: an ambush lies in wait for the enemy",
+            ambusher.side
+        );
     }
     if decide::leader(state, ambusher).is_none() || ambusher.morale == UnitMorale::Broken {
-        refuse!("{by} is broken: it cannot lie in wait");
+        refuse!(Refused::BrokenTakesNoOrders, "{by} is broken: it cannot lie in wait");
     }
     if ambusher.strategic {
-        refuse!("{by} moved strategically this turn and is not eligible to fire");
+        refuse!(Refused::StrategicMovementBarsFire, "{by} moved strategically this turn and is not eligible to fire");
     }
     if let Some(a) = t.ambushes.iter().find(|a| a.by == by) {
-        refuse!("{by} already lies in wait for {}", a.target);
+        refuse!(Shared::NoChange, "{by} already lies in wait for {}", a.target);
     }
     let prepared = ambusher.held_interrupt_cp > 0;
     if !prepared && ambusher.ragged_interrupt_used {
-        refuse!("{by} holds no CP for an interrupt and has already attempted its ragged interrupt this turn: \"A unit can only attempt one Ragged Interrupt in a turn.\"");
+        refuse!(Refused::RaggedInterruptOnce, "{by} holds no CP for an interrupt and has already attempted its ragged interrupt this turn: \"A unit can only attempt one Ragged Interrupt in a turn.\"");
     }
     facts.push(Fact::Sighted { by: by.to_string(), target: target.to_string(), prepared });
     if !state.config.no_check_on_entering_los {
@@ -179,6 +184,7 @@ pub(super) fn interrupt(
     let t = begun(&state.turn)?;
     let Some(ambush) = t.ambushes.iter().find(|a| a.by == by) else {
         refuse!(
+            Refused::NotLyingInWait,
             "{by} is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"
         );
     };
@@ -215,26 +221,31 @@ fn check_interrupt_orders(
 ) -> Result<(Vec<String>, Option<FireMode>), Violation> {
     let by = &ambush.by;
     if orders.is_empty() {
-        refuse!("name the ambushers who fire");
+        refuse!(Shared::NothingNamed, "name the ambushers who fire");
     }
     let mut seen = BTreeSet::new();
     for o in orders {
         if !ranks.contains(&o.figure) {
-            refuse!("{} is not a figure of {by} in play", o.figure);
+            refuse!(Refused::NotAFigureOfTheUnit, "{} is not a figure of {by} in play", o.figure);
         }
         if !seen.insert(o.figure.as_str()) {
-            refuse!("{} is named twice: one action each", o.figure);
+            refuse!(Shared::NamedTwice, "{} is named twice: one action each", o.figure);
         }
         let target = decide::figure(state, &o.target)?;
         if target.unit != ambush.target {
-            refuse!("{} is not in {}: the ambushers fire at the unit they lay in wait for", o.target, ambush.target);
+            refuse!(
+                Refused::NotTheAmbushedUnit,
+                "{} is not in {}: the ambushers fire at the unit they lay in wait for",
+                o.target,
+                ambush.target
+            );
         }
     }
     // A nervous figure who has left play since (caught by another
     // ambusher's blast) no longer fires.
     for n in ambush.nervous.iter().filter(|n| ranks.contains(n) && able_to_fire(state, n, &ambush.target)) {
         if !orders.iter().any(|o| &o.figure == n && o.mode == FireMode::Ragged) {
-            refuse!("{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
+            refuse!(Refused::FailedCheckFiresRagged, "{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
         }
     }
     let joined: Vec<&InterruptFire> = orders.iter().filter(|o| !ambush.nervous.contains(&o.figure)).collect();
@@ -242,6 +253,7 @@ fn check_interrupt_orders(
     if let Some(mode) = mode {
         if let Some(other) = joined.iter().find(|o| o.mode != mode) {
             refuse!(
+                Refused::SameAction,
                 "\"The entire unit must perform the same action\": {} fires {} but {} {}",
                 joined[0].figure,
                 mode.name(),
@@ -250,7 +262,7 @@ fn check_interrupt_orders(
             );
         }
         if !ambush.prepared && mode != FireMode::Ragged {
-            refuse!("{by} holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\"");
+            refuse!(Refused::RaggedInterruptRaggedFire, "{by} holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\"");
         }
     }
     for o in orders {
@@ -275,12 +287,15 @@ fn refuse_a_split(
     let by = &ambush.by;
     for (i, f) in no_line_of_sight.iter().enumerate() {
         if !ranks.contains(f) || ambush.nervous.contains(f) || joined.contains(f) || no_line_of_sight[..i].contains(f) {
-            refuse!("{f} is not a figure of {by} left out of its fire: name under no_line_of_sight only ambushers in play who neither fire nor failed their check");
+            refuse!(Refused::NotAFigureOfTheUnit, "{f} is not a figure of {by} left out of its fire: name under no_line_of_sight only ambushers in play who neither fire nor failed their check");
         }
     }
     if joined.is_empty() {
         if !no_line_of_sight.is_empty() {
-            refuse!("the rest of {by} holds its fire: no_line_of_sight is for a unit that joins in");
+            refuse!(
+                Refused::SameAction,
+                "the rest of {by} holds its fire: no_line_of_sight is for a unit that joins in"
+            );
         }
         return Ok(());
     }
@@ -292,7 +307,7 @@ fn refuse_a_split(
         .collect();
     if !left.is_empty() {
         refuse!(
-            "\"The entire unit must perform the same action\": {} of {by} would neither fire with {} nor hold for want of a line of sight (no_line_of_sight)",
+            Refused::SameAction, "\"The entire unit must perform the same action\": {} of {by} would neither fire with {} nor hold for want of a line of sight (no_line_of_sight)",
             list(&left),
             list(joined)
         );
@@ -479,23 +494,27 @@ pub(super) fn lapse_orphaned_ambushes(facts: &mut Facts) {
 pub(super) fn take_cover(state: &State, moves: &BTreeMap<String, Point>, facts: &mut Facts) -> Result<(), Violation> {
     let a = decide::activation(state)?;
     let Some(by) = &a.interrupted_by else {
-        refuse!("{} has not been successfully interrupted: \"A unit which has been successfully interrupted must cease performing actions and end their turn. As an option, they can “Take Cover”\"", a.unit);
+        refuse!(Refused::NotInterrupted, "{} has not been successfully interrupted: \"A unit which has been successfully interrupted must cease performing actions and end their turn. As an option, they can “Take Cover”\"", a.unit);
     };
     let limit = state.config.take_cover_tenths;
     let enemies = members(state, by);
     for (id, to) in moves {
         let f = decide::figure(state, id)?;
         if f.unit != a.unit || !f.in_play() {
-            refuse!("{id} is not a figure of {} in play", a.unit);
+            refuse!(Refused::NotAFigureOfTheUnit, "{id} is not a figure of {} in play", a.unit);
         }
         if !f.at.within(*to, limit) {
             refuse!(
-                "{id} cannot take cover at {to}: that is {} away, and \"Each figure can move up to 3\" towards the nearest cover\"",
+                Refused::BeyondMove, "{id} cannot take cover at {to}: that is {} away, and \"Each figure can move up to 3\" towards the nearest cover\"",
                 inches(f.at.distance_ceil(*to))
             );
         }
         if let Some(e) = enemies.iter().find(|e| !closer_ok(f.at, *to, e.at)) {
-            refuse!("{id} would move towards {} of {by}: \"they cannot advance towards an enemy to do so\"", e.id);
+            refuse!(
+                Refused::TowardsEnemy,
+                "{id} would move towards {} of {by}: \"they cannot advance towards an enemy to do so\"",
+                e.id
+            );
         }
     }
     for (id, to) in moves {
@@ -542,7 +561,7 @@ pub(super) fn refuse_while_ambush_blown(state: &State, by_deciding: Option<&str>
             return Ok(());
         }
         refuse!(
-            "{}'s ambush is blown: {} must fire ragged at {} before anything else (\"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP\")",
+            Refused::AmbushBlown, "{}'s ambush is blown: {} must fire ragged at {} before anything else (\"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP\")",
             a.by,
             list(&a.nervous),
             a.target

@@ -4,13 +4,14 @@
 
 use crate::dice::Dice;
 use crate::geometry::Point;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::actions::{complete_step_if_done, inches};
 use super::decide::{self, Facts};
 use super::fire::hit;
-use super::{Action, Fact, Figure, State};
+use super::{Action, Fact, Figure, Refused, State};
 
 /// Whether `f` may declare a melee attack on `target`.
 ///
@@ -20,18 +21,19 @@ use super::{Action, Fact, Figure, State};
 pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Option<Point>) -> Result<(), Violation> {
     let t = decide::figure(state, target)?;
     if !t.in_play() {
-        refuse!("{target} is out of play and cannot be attacked");
+        refuse!(Shared::OutOfPlay, "{target} is out of play and cannot be attacked");
     }
     if t.side == f.side {
-        refuse!("{target} is on {}'s own side: a melee attack is on an enemy figure", f.id);
+        refuse!(Shared::NotAnEnemy, "{target} is on {}'s own side: a melee attack is on an enemy figure", f.id);
     }
     if f.melee_attack_value.is_none() {
-        refuse!("{} has no Melee Attack Value in the scenario", f.id);
+        refuse!(Refused::NoMeleeAttackValue, "{} has no Melee Attack Value in the scenario", f.id);
     }
     if let Some(to) = move_to {
         let allowance = f.standard_move(&state.config);
         if !f.at.within(to, allowance) {
             refuse!(
+                Refused::BeyondMove,
                 "{} cannot move from {} to {to} to attack: that is {} and a standard move is {}",
                 f.id,
                 f.at,
@@ -64,20 +66,21 @@ pub(super) fn respond(
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let Some(m) = state.turn.as_ref().and_then(|t| t.melee.clone()) else {
-        refuse!("no melee attack is waiting for an answer");
+        refuse!(Refused::NoMeleeWaiting, "no melee attack is waiting for an answer");
     };
     let attacker = decide::figure(state, &m.attacker)?;
     let target = decide::figure(state, &m.target)?;
     if escape_to.is_some() && !escape {
-        refuse!("{} engages in melee: only an escaping target moves away", target.id);
+        refuse!(Refused::EngagedStays, "{} engages in melee: only an escaping target moves away", target.id);
     }
     if escape_to.is_some() && state.config.melee_escape_without_moving {
-        refuse!("{} escapes without moving now (melee-escape-without-moving): \"If the target survives this attack, the target can then perform actions normally\" — he moves on his own unit's CP", target.id);
+        refuse!(Refused::EscapeWithoutMoving, "{} escapes without moving now (melee-escape-without-moving): \"If the target survives this attack, the target can then perform actions normally\" — he moves on his own unit's CP", target.id);
     }
     if let Some(to) = escape_to {
         let allowance = target.standard_move(&state.config);
         if !target.at.within(to, allowance) {
             refuse!(
+                Refused::BeyondMove,
                 "{} cannot escape to {to}: that is {} and a standard move is {}",
                 target.id,
                 inches(target.at.distance_ceil(to)),

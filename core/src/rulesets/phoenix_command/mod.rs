@@ -47,6 +47,7 @@ mod melee;
 mod morale;
 mod narrate;
 mod organisation;
+mod refusals;
 mod scenario;
 mod sides;
 #[cfg(test)]
@@ -54,6 +55,7 @@ mod tests;
 mod turn;
 mod versions;
 
+pub use refusals::Refused;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -1203,6 +1205,10 @@ impl Ruleset for PhoenixCommand {
 
     fn awaited(state: &State) -> crate::ruleset::Actor {
         sides::awaited(state)
+    }
+
+    fn refusals() -> Vec<crate::refusal::RefusalKind> {
+        Refused::kinds()
     }
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::dice::Dice;
 use crate::geometry::Point;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -13,7 +14,7 @@ use super::command::{check_figure, refuse_while_taking_command, remove_figure};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::interrupts::premature_checks;
 use super::turn::end_activation;
-use super::{Activation, Fact, Figure, Morale, Spend, State, Unit, UnitMorale};
+use super::{Activation, Fact, Figure, Morale, Refused, Spend, State, Unit, UnitMorale};
 
 /// "A Graze result reduces the Morale of a Bold target to Shaken, and a
 /// Shaken target to Panicked. It has no effect on Fanatical or Panicked
@@ -126,11 +127,11 @@ pub(super) fn refuse_before_composure(state: &State, _a: &Activation, u: &Unit, 
     refuse_unless_leader_composed(state, u)?;
     match u.morale {
         UnitMorale::Broken => refuse!(
-            "{} is Broken and may not {what}: its leader must first steady it (\"Once the unit is in cover, the leader must expend a CP to steady the unit to Shaken state, and then expend another CP to steady the unit to Bold state\")",
+            Refused::RestoreUnitMoraleFirst, "{} is Broken and may not {what}: its leader must first steady it (\"Once the unit is in cover, the leader must expend a CP to steady the unit to Shaken state, and then expend another CP to steady the unit to Bold state\")",
             u.id
         ),
         UnitMorale::Shaken => refuse!(
-            "{} is Shaken and may not {what}: \"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" (steady-unit)",
+            Refused::RestoreUnitMoraleFirst, "{} is Shaken and may not {what}: \"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" (steady-unit)",
             u.id
         ),
         UnitMorale::Steady => Ok(()),
@@ -141,7 +142,7 @@ pub(super) fn refuse_unless_leader_composed(state: &State, u: &Unit) -> Result<(
     if let Some(l) = decide::leader(state, u) {
         if matches!(l.morale, Morale::Shaken | Morale::Panicked) {
             refuse!(
-                "{}'s leader {} is {}: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)",
+                Refused::LeaderComposesFirst, "{}'s leader {} is {}: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)",
                 u.id,
                 l.id,
                 l.morale.name()
@@ -162,7 +163,7 @@ pub(super) fn refuse_unless_figures_dealt_with(state: &State, a: &Activation, u:
     let shaken = shaken_figures(state, &u.id);
     if !shaken.is_empty() && !a.abandoned {
         refuse!(
-            "{} has Shaken figures ({}): \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\" — rally them, abandon them (a command check for each Bold figure), or force a rally, before spending CP on actions",
+            Refused::RallyShakenFirst, "{} has Shaken figures ({}): \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\" — rally them, abandon them (a command check for each Bold figure), or force a rally, before spending CP on actions",
             u.id,
             list(&shaken)
         );
@@ -188,7 +189,7 @@ fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> R
     };
     let target = decide::unit(state, id)?;
     let Some(officer) = decide::leader(state, payer) else {
-        refuse!("{} has no leader to give orders", payer.id);
+        refuse!(Refused::NoLeader, "{} has no leader to give orders", payer.id);
     };
     let commands = state.organisations.values().any(|o| {
         o.leader.as_deref() == Some(officer.id.as_str())
@@ -197,7 +198,7 @@ fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> R
     });
     if target.side != payer.side || !commands {
         refuse!(
-            "{} does not command {id}: only its leader, or a superior officer who has joined it, spends CP on its morale",
+            Refused::NotHisUnit, "{} does not command {id}: only its leader, or a superior officer who has joined it, spends CP on its morale",
             officer.id
         );
     }
@@ -208,6 +209,7 @@ fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> R
     };
     if let Some(far) = near.iter().find(|f| !officer.at.within(f.at, range)) {
         refuse!(
+            Refused::SuperiorNotJoined,
             "{} has not joined {id}: {} is {} away, beyond his command distance of {}",
             officer.id,
             far.id,
@@ -223,7 +225,7 @@ fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> R
 fn spend(facts: &mut Facts, a: &Activation, payer: &Unit, on: Spend, dice: &mut Dice) -> Result<(), Violation> {
     let cost = facts.state().config.morale_cp;
     if payer.cp < cost {
-        refuse!("{} has {} CP and this costs {cost}", payer.id, payer.cp);
+        refuse!(Refused::NoCp, "{} has {} CP and this costs {cost}", payer.id, payer.cp);
     }
     facts.push(Fact::CpSpent { unit: payer.id.clone(), number: a.spent + 1, cp: cost, on, cp_left: payer.cp - cost });
     premature_checks(facts, &payer.id, dice)
@@ -249,13 +251,19 @@ fn end_if_spent(facts: &mut Facts) {
 pub(super) fn self_rally(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "self-rally")?;
     let Some(l) = decide::leader(state, u) else {
-        refuse!("{} has no leader", u.id);
+        refuse!(Refused::NoLeader, "{} has no leader", u.id);
     };
     if !matches!(l.morale, Morale::Shaken | Morale::Panicked) {
-        refuse!("{} is {}: only a Shaken or Panicked leader composes himself", l.id, l.morale.name());
+        refuse!(
+            Refused::NothingToRally,
+            "{} is {}: only a Shaken or Panicked leader composes himself",
+            l.id,
+            l.morale.name()
+        );
     }
     if l.fanatic {
         refuse!(
+            Refused::Fanatic,
             "{} is a fanatic who has panicked: \"Once a fanatic has panicked, he cannot be rallied out of his panic\"",
             l.id
         );
@@ -286,8 +294,9 @@ pub(super) fn steady_unit(
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     let to = match target.morale {
-        UnitMorale::Steady => refuse!("{} is neither Shaken nor Broken", target.id),
+        UnitMorale::Steady => refuse!(Refused::NothingToRally, "{} is neither Shaken nor Broken", target.id),
         UnitMorale::Broken if !target.in_cover => refuse!(
+            Refused::SteadyInCover,
             "{} has not reached cover: \"Once the unit is in cover, the leader must expend a CP to steady the unit\"",
             target.id
         ),
@@ -310,11 +319,11 @@ pub(super) fn rally(state: &State, unit: Option<&str>, dice: &mut Dice, facts: &
     let target = morale_target(state, payer, unit)?;
     refuse_before_composure(state, a, target, "rally its figures")?;
     if target.id == payer.id && a.actions_begun {
-        refuse!("{} has begun its actions: \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\"", payer.id);
+        refuse!(Refused::ShakenDealtWithFirst, "{} has begun its actions: \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\"", payer.id);
     }
     let shaken = shaken_figures(state, &target.id);
     if shaken.is_empty() {
-        refuse!("{} has no Shaken figure to rally", target.id);
+        refuse!(Refused::NothingToRally, "{} has no Shaken figure to rally", target.id);
     }
     spend(facts, a, payer, Spend::Rally, dice)?;
     for figure in shaken {
@@ -343,13 +352,16 @@ pub(super) fn rally_panicked(
     refuse_before_composure(state, a, target, "rally its panicked figures")?;
     let f = decide::figure(state, figure)?;
     if f.unit != target.id || !f.in_play() {
-        refuse!("{figure} is not a figure of {} in play", target.id);
+        refuse!(Refused::NotAFigureOfTheUnit, "{figure} is not a figure of {} in play", target.id);
     }
     if f.morale != Morale::Panicked {
-        refuse!("{figure} is {}, not Panicked", f.morale.name());
+        refuse!(Refused::NothingToRally, "{figure} is {}, not Panicked", f.morale.name());
     }
     if f.fanatic {
-        refuse!("{figure} is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic\"");
+        refuse!(
+            Refused::Fanatic,
+            "{figure} is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic\""
+        );
     }
     spend(facts, a, payer, Spend::RallyPanicked, dice)?;
     facts.push(Fact::MoraleChanged {
@@ -374,17 +386,21 @@ pub(super) fn abandon(state: &State, dice: &mut Dice, facts: &mut Facts) -> Resu
     refuse_while_taking_command(u, "abandon its Shaken figures")?;
     refuse_before_composure(state, a, u, "abandon its Shaken figures")?;
     if a.abandoned {
-        refuse!("{} has already abandoned its Shaken figures this activation", u.id);
+        refuse!(Refused::AbandonOnce, "{} has already abandoned its Shaken figures this activation", u.id);
     }
     if a.actions_begun {
-        refuse!("{} has begun its actions: the Shaken figures are dealt with before them", u.id);
+        refuse!(
+            Refused::ShakenDealtWithFirst,
+            "{} has begun its actions: the Shaken figures are dealt with before them",
+            u.id
+        );
     }
     let shaken = shaken_figures(state, &u.id);
     if shaken.is_empty() {
-        refuse!("{} has no Shaken figure to abandon", u.id);
+        refuse!(Refused::NothingToRally, "{} has no Shaken figure to abandon", u.id);
     }
     let Some(leader) = decide::leader(state, u) else {
-        refuse!("{} has no leader", u.id);
+        refuse!(Refused::NoLeader, "{} has no leader", u.id);
     };
     let rating = leader.command_rating.unwrap_or(0);
     let bold: Vec<String> = members(state, &u.id)
@@ -434,27 +450,32 @@ pub(super) fn forced_rally(
     refuse_while_taking_command(u, "force a rally")?;
     refuse_before_composure(state, a, u, "force a rally")?;
     if a.actions_begun {
-        refuse!("{} has begun its actions: the Shaken figures are dealt with before them", u.id);
+        refuse!(
+            Refused::ShakenDealtWithFirst,
+            "{} has begun its actions: the Shaken figures are dealt with before them",
+            u.id
+        );
     }
     let shaken = shaken_figures(state, &u.id);
     if shaken.len() < 2 {
         refuse!(
+            Refused::ForcedRallyMultiple,
             "{} has {} Shaken figure(s): a forced rally is for \"where he has multiple shaken troops in his unit\"",
             u.id,
             shaken.len()
         );
     }
     if !shaken.iter().any(|s| s == figure) {
-        refuse!("{figure} is not one of {}'s Shaken figures ({})", u.id, list(&shaken));
+        refuse!(Refused::NotAFigureOfTheUnit, "{figure} is not one of {}'s Shaken figures ({})", u.id, list(&shaken));
     }
     for other in in_sight {
         let o = decide::unit(state, other)?;
         if o.side != u.side || o.id == u.id {
-            refuse!("{other} is not another friendly unit");
+            refuse!(Shared::NotFriendly, "{other} is not another friendly unit");
         }
     }
     let Some(leader) = decide::leader(state, u) else {
-        refuse!("{} has no leader", u.id);
+        refuse!(Refused::NoLeader, "{} has no leader", u.id);
     };
     let (leader, rating) = (leader.id.clone(), leader.command_rating.unwrap_or(0));
     spend(facts, a, u, Spend::ForcedRally, dice)?;
@@ -525,16 +546,17 @@ pub(super) fn rout(
 ) -> Result<(), Violation> {
     let u = decide::unit(state, unit)?;
     if !u.rout_due {
-        refuse!("{unit} is not routing");
+        refuse!(Refused::NotRouting, "{unit} is not routing");
     }
     for (id, to) in moves {
         let f = decide::figure(state, id)?;
         if f.unit != unit || !f.in_play() {
-            refuse!("{id} is not a figure of {unit} in play");
+            refuse!(Refused::NotAFigureOfTheUnit, "{id} is not a figure of {unit} in play");
         }
         let allowance = f.standard_move(&state.config).saturating_mul(state.config.double_time_multiplier);
         if !f.at.within(*to, allowance) {
             refuse!(
+                Refused::BeyondMove,
                 "{id} cannot rout from {} to {to}: that is {}, and a rout is at a double-time advance rate of {}",
                 f.at,
                 inches(f.at.distance_ceil(*to)),

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
@@ -18,14 +19,15 @@ use super::decide::{
 };
 use super::morale::refuse_before_composure;
 use super::{
-    DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, State, Unit, UnitMorale,
+    DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, Refused, State, Unit,
+    UnitMorale,
 };
 
 /// The active unit's leader, who gives the order.
 fn leader_of<'a>(state: &'a State, u: &Unit) -> Result<&'a Figure, Violation> {
     match decide::leader(state, u) {
         Some(l) => Ok(l),
-        None => refuse!("{} has no leader to give orders", u.id),
+        None => refuse!(Refused::NoLeader, "{} has no leader to give orders", u.id),
     }
 }
 
@@ -38,14 +40,20 @@ fn refuse_beyond_command_distance(leader: &Figure, figures: &[&Figure], quote: &
         .map(|f| format!("{} ({}) is {} away", f.id, f.unit, inches(leader.at.distance_ceil(f.at))))
         .collect();
     if !beyond.is_empty() {
-        refuse!("not within {}'s command distance of {}: {}; {quote}", leader.id, inches(range), list(&beyond));
+        refuse!(
+            Refused::BeyondCommandDistance,
+            "not within {}'s command distance of {}: {}; {quote}",
+            leader.id,
+            inches(range),
+            list(&beyond)
+        );
     }
     Ok(())
 }
 
 fn refuse_short_of_cp(u: &Unit, cost: u32, what: &str) -> Result<(), Violation> {
     if u.cp < cost {
-        refuse!("{what} costs {cost} CP and {} has {}", u.id, u.cp);
+        refuse!(Refused::NoCp, "{what} costs {cost} CP and {} has {}", u.id, u.cp);
     }
     Ok(())
 }
@@ -80,11 +88,11 @@ pub(super) fn consolidate(
     let o = decide::organisation(state, org)?;
     let leader = leader_of(state, u)?;
     if o.side != u.side {
-        refuse!("{org} is {}'s, not {}'s", o.side, u.side);
+        refuse!(Shared::NotFriendly, "{org} is {}'s, not {}'s", o.side, u.side);
     }
     if o.leader.as_deref() != Some(leader.id.as_str()) {
         refuse!(
-            "{org} is led by {}, not by {}: \"To consolidate sub-units into a larger unit or organization, all sub-units to be consolidated must be within the Organization Leader's Command Radius\" — the organisation leader's own unit consolidates it",
+            Refused::NotTheLeader, "{org} is led by {}, not by {}: \"To consolidate sub-units into a larger unit or organization, all sub-units to be consolidated must be within the Organization Leader's Command Radius\" — the organisation leader's own unit consolidates it",
             o.leader.as_deref().unwrap_or("nobody"),
             leader.id
         );
@@ -138,21 +146,21 @@ fn sub_units_to_consolidate(state: &State, org: &str, named: Option<&[String]>) 
         .map(|c| c.id.clone())
         .collect();
     if all.is_empty() {
-        refuse!("{org} has no sub-units left to consolidate");
+        refuse!(Refused::NothingToConsolidate, "{org} has no sub-units left to consolidate");
     }
     let Some(named) = named else { return Ok(all) };
     for (i, sub) in named.iter().enumerate() {
         if !all.contains(sub) {
-            refuse!("{sub} is not a sub-unit of {org} with figures in play ({})", list(&all));
+            refuse!(Refused::NotASubUnit, "{sub} is not a sub-unit of {org} with figures in play ({})", list(&all));
         }
         if named[..i].contains(sub) {
-            refuse!("{sub} is named twice");
+            refuse!(Shared::NamedTwice, "{sub} is named twice");
         }
     }
     let left: Vec<String> = all.iter().filter(|s| !named.contains(s)).cloned().collect();
     if !left.is_empty() && state.config.consolidate_whole_organisation {
         refuse!(
-            "{} would be left out of {org} (consolidate-whole-organisation): \"units can be consolidated into larger organizations … so the entire larger organization acts at the same time\"",
+            Refused::ConsolidateWhole, "{} would be left out of {org} (consolidate-whole-organisation): \"units can be consolidated into larger organizations … so the entire larger organization acts at the same time\"",
             list(&left)
         );
     }
@@ -175,7 +183,7 @@ fn consolidated_units(
         let whole = acting.len() == 1 && acting.iter().all(|a| a.as_str() == sub.as_str() || a.as_str() == org);
         if !whole {
             refuse!(
-                "{sub} is not one unit (its figures act with {}): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"",
+                Refused::NotOneUnit, "{sub} is not one unit (its figures act with {}): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"",
                 acting.into_iter().collect::<Vec<_>>().join(", ")
             );
         }
@@ -185,21 +193,21 @@ fn consolidated_units(
         units.extend(acting);
     }
     if !units.contains(&u.id) {
-        refuse!("{} is not part of {org}", u.id);
+        refuse!(Refused::NotASubUnit, "{} is not part of {org}", u.id);
     }
     if units.len() == 1 {
-        refuse!("{org} is already one unit: there is nothing to consolidate");
+        refuse!(Refused::NothingToConsolidate, "{org} is already one unit: there is nothing to consolidate");
     }
     for other in units.iter().filter(|x| **x != u.id) {
         let x = &state.units[other];
         if x.activated {
-            refuse!("{other} has already been activated this turn and cannot join {org}: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\"");
+            refuse!(Refused::ActivatedOnce, "{other} has already been activated this turn and cannot join {org}: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\"");
         }
         if x.strategic {
-            refuse!("{other} moved strategically this turn and cannot join {org}: it \"may not act in the operations phase\"");
+            refuse!(Refused::StrategicMovementBarsOperations, "{other} moved strategically this turn and cannot join {org}: it \"may not act in the operations phase\"");
         }
         if x.morale == UnitMorale::Broken {
-            refuse!("{other} is broken and takes no orders");
+            refuse!(Refused::BrokenTakesNoOrders, "{other} is broken and takes no orders");
         }
     }
     Ok((units, joining))
@@ -219,7 +227,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
     refuse_before_composure(state, a, u, "detach units")?;
     let leader = leader_of(state, u)?;
     if subs.is_empty() {
-        refuse!("name the sub-units to detach");
+        refuse!(Shared::NothingNamed, "name the sub-units to detach");
     }
     let own: Vec<String> = children(state, &u.id)
         .iter()
@@ -230,11 +238,12 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
     let mut detached = Vec::new();
     for sub in subs {
         if detached.iter().any(|d: &DetachedUnit| &d.unit == sub) {
-            refuse!("{sub} is named twice");
+            refuse!(Shared::NamedTwice, "{sub} is named twice");
         }
         let o = decide::organisation(state, sub)?;
         if o.parent.as_deref() != Some(u.id.as_str()) || !own.contains(sub) {
             refuse!(
+                Refused::NotASubUnit,
                 "{sub} is not a sub-unit of {} that it can detach (it can detach {})",
                 u.id,
                 if own.is_empty() { "none: it is not a consolidated unit".to_string() } else { list(&own) }
@@ -242,6 +251,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
         }
         if is_within(state, &leader.team, sub) {
             refuse!(
+                Refused::LeaderStays,
                 "{sub} holds {}'s leader {}: the leader stays with his unit; detach the other sub-units",
                 u.id,
                 leader.id
@@ -253,7 +263,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
             .and_then(|l| state.figures.get(l))
             .filter(|l| l.in_play() && is_within(state, &l.team, sub))
         else {
-            refuse!("{sub} has no leader in play to lead it once detached");
+            refuse!(Refused::NoLeader, "{sub} has no leader in play to lead it once detached");
         };
         detached.push(DetachedUnit {
             unit: sub.clone(),
@@ -304,7 +314,7 @@ pub(super) fn reorganise(
     let replaced = replaced_organisations(state, org, leader, replaces)?;
     let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
     if pool.is_empty() {
-        refuse!("{} have no figures left in play to reorganise", list(replaces));
+        refuse!(Shared::OutOfPlay, "{} have no figures left in play to reorganise", list(replaces));
     }
     let old_units = whole_units(state, u, replaces, &pool)?;
     let squads = form_squads(state, org, replaces, &replaced, &pool, into)?;
@@ -341,11 +351,11 @@ fn reorganising_leader<'a>(state: &'a State, org: &str, u: &Unit) -> Result<&'a 
     let o = decide::organisation(state, org)?;
     let leader = leader_of(state, u)?;
     if o.side != u.side {
-        refuse!("{org} is {}'s, not {}'s", o.side, u.side);
+        refuse!(Shared::NotFriendly, "{org} is {}'s, not {}'s", o.side, u.side);
     }
     if o.leader.as_deref() != Some(leader.id.as_str()) {
         refuse!(
-            "{org} is led by {}, not by {}: reorganisation orders come from the leader two levels above the units reorganised",
+            Refused::NotTheLeader, "{org} is led by {}, not by {}: reorganisation orders come from the leader two levels above the units reorganised",
             o.leader.as_deref().unwrap_or("nobody"),
             leader.id
         );
@@ -361,25 +371,27 @@ fn replaced_organisations(
     replaces: &[String],
 ) -> Result<Vec<String>, Violation> {
     if replaces.is_empty() {
-        refuse!("name the squads of {org} to reorganise");
+        refuse!(Shared::NothingNamed, "name the squads of {org} to reorganise");
     }
     let mut replaced: Vec<String> = Vec::new();
     for (i, r) in replaces.iter().enumerate() {
         if replaces[..i].contains(r) {
-            refuse!("{r} is named twice");
+            refuse!(Shared::NamedTwice, "{r} is named twice");
         }
         let ro = decide::organisation(state, r)?;
         if ro.parent.as_deref() != Some(org) {
-            refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
+            refuse!(Refused::TwoLevelsBelow, "{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
         }
         let teams = children(state, r);
         if teams.is_empty() {
             refuse!(
+                Refused::TwoLevelsBelow,
                 "{r} has no sub-units: reorganisation orders reach units two levels below the leader who gives them"
             );
         }
         if is_within(state, &leader.team, r) {
             refuse!(
+                Refused::TwoLevelsBelow,
                 "{} is in {r}: the reorganising leader stands two levels above the units he reorganises",
                 leader.id
             );
@@ -398,6 +410,7 @@ fn whole_units(state: &State, u: &Unit, replaces: &[String], pool: &[&Figure]) -
             members(state, x).iter().filter(|f| !pool.iter().any(|p| p.id == f.id)).map(|f| f.id.clone()).collect();
         if !outside.is_empty() || *x == u.id {
             refuse!(
+                Refused::WholeUnits,
                 "unit {x} reaches outside {}: {} would be left behind; reorganise whole units",
                 list(replaces),
                 list(&outside)
@@ -418,23 +431,33 @@ fn form_squads(
     into: &[NewSquad],
 ) -> Result<Vec<FormedSquad>, Violation> {
     if into.is_empty() {
-        refuse!("name the squads the reorganisation forms");
+        refuse!(Shared::NothingNamed, "name the squads the reorganisation forms");
     }
     let mut assigned: BTreeSet<String> = BTreeSet::new();
     let mut squads = Vec::new();
     for squad in into {
         if squad.teams.is_empty() {
-            refuse!("squad {} has no fire teams", squad.id);
+            refuse!(Shared::NothingNamed, "squad {} has no fire teams", squad.id);
         }
         let mut teams = Vec::new();
         for team in &squad.teams {
             teams.push(form_team(state, org, replaces, replaced, pool, team, &mut assigned)?);
         }
         if !teams.iter().any(|t| t.figures.contains(&squad.leader)) {
-            refuse!("{} is not in squad {}: a leader leads from within his squad", squad.leader, squad.id);
+            refuse!(
+                Refused::LeadFromWithin,
+                "{} is not in squad {}: a leader leads from within his squad",
+                squad.leader,
+                squad.id
+            );
         }
         if state.figures[&squad.leader].command_rating.is_none() {
-            refuse!("{} has no command rating and cannot lead squad {}", squad.leader, squad.id);
+            refuse!(
+                Refused::NoCommandRating,
+                "{} has no command rating and cannot lead squad {}",
+                squad.leader,
+                squad.id
+            );
         }
         squads.push(FormedSquad {
             id: squad.id.clone(),
@@ -450,15 +473,16 @@ fn form_squads(
     let mut ids: BTreeSet<&str> = BTreeSet::new();
     for id in into.iter().flat_map(|s| std::iter::once(&s.id).chain(s.teams.iter().map(|t| &t.id))) {
         if !ids.insert(id) {
-            refuse!("{id} is named twice among the new squads and teams");
+            refuse!(Shared::NamedTwice, "{id} is named twice among the new squads and teams");
         }
         if state.organisations.contains_key(id) && !replaced.contains(id) {
-            refuse!("{id} is already an organisation outside {}", list(replaces));
+            refuse!(Refused::NameTaken, "{id} is already an organisation outside {}", list(replaces));
         }
     }
     let left_out: Vec<String> = pool.iter().filter(|f| !assigned.contains(&f.id)).map(|f| f.id.clone()).collect();
     if !left_out.is_empty() {
         refuse!(
+            Refused::LeftOut,
             "{} would be left out: every figure of {} goes into one of the new teams",
             list(&left_out),
             list(replaces)
@@ -483,7 +507,7 @@ fn form_team(
         Some(named) => {
             for id in named {
                 if !pool.iter().any(|p| &p.id == id) {
-                    refuse!("{id} is not a figure in play of {}", list(replaces));
+                    refuse!(Refused::NotAFigureOfTheUnit, "{id} is not a figure in play of {}", list(replaces));
                 }
             }
             named.clone()
@@ -491,31 +515,40 @@ fn form_team(
         None => {
             let is_old_team = matches!(kept, Some(k) if k.parent.as_deref() != Some(org));
             if !replaced.contains(&team.id) || !is_old_team {
-                refuse!("team {} is not a fire team of {}: name the figures of a new team", team.id, list(replaces));
+                refuse!(
+                    Refused::NameTaken,
+                    "team {} is not a fire team of {}: name the figures of a new team",
+                    team.id,
+                    list(replaces)
+                );
             }
             members_of_organisation(state, &team.id).iter().map(|f| f.id.clone()).collect()
         }
     };
     if figures.is_empty() {
-        refuse!("team {} has no figures", team.id);
+        refuse!(Shared::NothingNamed, "team {} has no figures", team.id);
     }
     for f in &figures {
         if !assigned.insert(f.clone()) {
-            refuse!("{f} is put in two teams");
+            refuse!(Shared::NamedTwice, "{f} is put in two teams");
         }
     }
     let team_leader = match &team.leader {
         Some(l) => l.clone(),
         None => match kept.and_then(|k| k.leader.clone()).filter(|l| figures.contains(l)) {
             Some(l) => l,
-            None => refuse!("team {} needs a leader: name one of {}", team.id, list(&figures)),
+            None => refuse!(Refused::NoLeader, "team {} needs a leader: name one of {}", team.id, list(&figures)),
         },
     };
     if !figures.contains(&team_leader) {
-        refuse!("{team_leader} is not in team {}: a leader leads from within his team", team.id);
+        refuse!(
+            Refused::LeadFromWithin,
+            "{team_leader} is not in team {}: a leader leads from within his team",
+            team.id
+        );
     }
     if state.figures[&team_leader].command_rating.is_none() {
-        refuse!("{team_leader} has no command rating and cannot lead team {}", team.id);
+        refuse!(Refused::NoCommandRating, "{team_leader} has no command rating and cannot lead team {}", team.id);
     }
     // "A unit formed by consolidation or reorganisation inherits every
     // restriction its members carried this turn" (N41).
@@ -591,13 +624,14 @@ fn replaced_squads(state: &State, org: &str, leader: &Figure, replaces: &[String
     let mut squads = Vec::new();
     for (i, r) in replaces.iter().enumerate() {
         if replaces[..i].contains(r) {
-            refuse!("{r} is named twice");
+            refuse!(Shared::NamedTwice, "{r} is named twice");
         }
         if decide::organisation(state, r)?.parent.as_deref() != Some(org) {
-            refuse!("{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
+            refuse!(Refused::TwoLevelsBelow, "{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
         }
         if is_within(state, &leader.team, r) {
             refuse!(
+                Refused::TwoLevelsBelow,
                 "{} is in {r}: the reorganising leader stands two levels above the units he reorganises",
                 leader.id
             );
@@ -605,7 +639,7 @@ fn replaced_squads(state: &State, org: &str, leader: &Figure, replaces: &[String
         for c in children(state, r) {
             let teams = children(state, &c.id);
             if teams.iter().any(|t| !children(state, &t.id).is_empty()) {
-                refuse!("{}'s sub-units are not fire teams: a company leader's reorganisation reaches squads, two levels below him", c.id);
+                refuse!(Refused::TwoLevelsBelow, "{}'s sub-units are not fire teams: a company leader's reorganisation reaches squads, two levels below him", c.id);
             }
             if !members_of_organisation(state, &c.id).is_empty() {
                 squads.push(c.id.clone());
@@ -613,7 +647,7 @@ fn replaced_squads(state: &State, org: &str, leader: &Figure, replaces: &[String
         }
     }
     if squads.is_empty() {
-        refuse!("{} have no figures left in play to reorganise", list(replaces));
+        refuse!(Shared::OutOfPlay, "{} have no figures left in play to reorganise", list(replaces));
     }
     Ok(squads)
 }
@@ -630,7 +664,10 @@ fn units_within_squads(
     for x in &units {
         let within_one = squads.iter().any(|s| members(state, x).iter().all(|f| is_within(state, &f.team, s)));
         if !within_one || *x == u.id {
-            refuse!("unit {x} is not within one squad: detach its squads first, so that each squad moves whole");
+            refuse!(
+                Refused::WholeUnits,
+                "unit {x} is not within one squad: detach its squads first, so that each squad moves whole"
+            );
         }
     }
     Ok(units)
@@ -644,20 +681,21 @@ fn form_platoons(
     into: &[NewSquad],
 ) -> Result<Vec<FormedPlatoon>, Violation> {
     if into.is_empty() {
-        refuse!("name the platoons the reorganisation forms");
+        refuse!(Shared::NothingNamed, "name the platoons the reorganisation forms");
     }
     let mut assigned: BTreeSet<&str> = BTreeSet::new();
     let mut platoons = Vec::new();
     for p in into {
         if into.iter().filter(|q| q.id == p.id).count() > 1 {
-            refuse!("{} is named twice among the new platoons", p.id);
+            refuse!(Shared::NamedTwice, "{} is named twice among the new platoons", p.id);
         }
         if state.organisations.contains_key(&p.id) && !replaces.contains(&p.id) {
-            refuse!("{} is already an organisation outside {}", p.id, list(replaces));
+            refuse!(Refused::NameTaken, "{} is already an organisation outside {}", p.id, list(replaces));
         }
         for s in &p.teams {
             if !squads.contains(&s.id) || s.figures.is_some() || s.leader.is_some() || s.kind.is_some() {
                 refuse!(
+                    Refused::WholeUnits,
                     "{} is not a squad of {} kept whole: a company leader regroups whole squads ({})",
                     s.id,
                     list(replaces),
@@ -665,7 +703,7 @@ fn form_platoons(
                 );
             }
             if !assigned.insert(&s.id) {
-                refuse!("{} is put in two platoons", s.id);
+                refuse!(Shared::NamedTwice, "{} is put in two platoons", s.id);
             }
         }
         let within = p
@@ -674,6 +712,7 @@ fn form_platoons(
             .any(|s| state.figures.get(&p.leader).is_some_and(|l| l.in_play() && is_within(state, &l.team, &s.id)));
         if !within || state.figures[&p.leader].command_rating.is_none() {
             refuse!(
+                Refused::LeadFromWithin,
                 "{} cannot lead platoon {}: a leader with a command rating leads from within his platoon",
                 p.leader,
                 p.id
@@ -693,6 +732,7 @@ fn form_platoons(
     let left_out: Vec<String> = squads.iter().filter(|s| !assigned.contains(s.as_str())).cloned().collect();
     if !left_out.is_empty() {
         refuse!(
+            Refused::LeftOut,
             "{} would be left out: every squad of {} goes into one of the new platoons",
             list(&left_out),
             list(replaces)

@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 
 use crate::dice::Dice;
 use crate::geometry::Point;
+use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::decide::{self, list, members, Facts};
-use super::{command, interrupts, morale};
+use super::{command, interrupts, morale, Refused};
 use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State, UnitMorale};
 use crate::rulesets::begun;
 
@@ -38,16 +39,17 @@ pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violati
         match t.phase {
             Phase::Over => {}
             Phase::StrategicMovement => refuse!(
+                Shared::TurnNotOver,
                 "turn {} is in its strategic movement: begin operations and activate every unit before the next turn",
                 t.number
             ),
             Phase::Operations => {
                 if let Some(a) = &t.activation {
-                    refuse!("turn {} is not over: {} is still active", t.number, a.unit);
+                    refuse!(Shared::TurnNotOver, "turn {} is not over: {} is still active", t.number, a.unit);
                 }
                 let next = next_up(state);
                 refuse!(
-                    "turn {} is not over: \"The decision then passes to the unit with the next highest number of CP, and so forth until all units have been activated.\" {}",
+                    Shared::TurnNotOver, "turn {} is not over: \"The decision then passes to the unit with the next highest number of CP, and so forth until all units have been activated.\" {}",
                     t.number,
                     whose_turn(next.as_ref())
                 );
@@ -92,14 +94,21 @@ pub(super) fn strategic_move(
 ) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if t.phase != Phase::StrategicMovement {
-        refuse!("strategic movement is over in turn {}: units move strategically before operations begin", t.number);
+        refuse!(
+            Refused::StrategicMovementOver,
+            "strategic movement is over in turn {}: units move strategically before operations begin",
+            t.number
+        );
     }
     let u = decide::unit(state, unit)?;
     refuse_unable_to_move_strategically(u)?;
     for figure in moves.keys() {
         let f = decide::figure(state, figure)?;
         if f.unit != unit || !f.in_play() {
-            refuse!("{figure} is not a figure of {unit} in play: only the unit's own figures move with it");
+            refuse!(
+                Refused::NotAFigureOfTheUnit,
+                "{figure} is not a figure of {unit} in play: only the unit's own figures move with it"
+            );
         }
     }
     facts.push(Fact::MovedStrategically {
@@ -125,21 +134,21 @@ pub(super) fn strategic_move(
 fn refuse_unable_to_move_strategically(u: &super::Unit) -> Result<(), Violation> {
     let unit = &u.id;
     if u.activated {
-        refuse!("{unit} has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
+        refuse!(Refused::Interrupted, "{unit} has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
     }
     if u.morale == UnitMorale::Broken {
-        refuse!("{unit} is broken: it cannot be given orders");
+        refuse!(Refused::BrokenTakesNoOrders, "{unit} is broken: it cannot be given orders");
     }
     if !u.contact.is_empty() {
         let enemies: Vec<String> = u.contact.iter().cloned().collect();
         if u.strategic {
             refuse!(
-                "{unit} has come into contact with {}: \"its movement may not bring it into enemy contact\" — it moves no further",
+                Refused::EnemyContact, "{unit} has come into contact with {}: \"its movement may not bring it into enemy contact\" — it moves no further",
                 list(&enemies)
             );
         }
         refuse!(
-            "{unit} is in contact with {}: \"The unit must not be in contact with the enemy before it engages in strategic movement\"",
+            Refused::EnemyContact, "{unit} is in contact with {}: \"The unit must not be in contact with the enemy before it engages in strategic movement\"",
             list(&enemies)
         );
     }
@@ -161,10 +170,10 @@ pub(super) fn contact(
     let u = decide::unit(state, unit)?;
     let e = decide::unit(state, enemy)?;
     if u.side == e.side {
-        refuse!("{unit} and {enemy} are both {}'s: contact is between enemy units", u.side);
+        refuse!(Shared::NotAnEnemy, "{unit} and {enemy} are both {}'s: contact is between enemy units", u.side);
     }
     if u.contact.contains(enemy) == in_contact {
-        refuse!("{unit} and {enemy} are {} in contact", if in_contact { "already" } else { "not" });
+        refuse!(Shared::NoChange, "{unit} and {enemy} are {} in contact", if in_contact { "already" } else { "not" });
     }
     facts.push(Fact::ContactChanged { unit: unit.to_string(), enemy: enemy.to_string(), in_contact });
     Ok(())
@@ -199,8 +208,12 @@ pub(super) fn begin_operations(state: &State, dice: &mut Dice, facts: &mut Facts
     let t = begun(&state.turn)?;
     match t.phase {
         Phase::StrategicMovement => {}
-        Phase::Operations => refuse!("turn {}'s operations have already begun", t.number),
-        Phase::Over => refuse!("turn {} is over: begin the next turn, whose strategic movement comes first", t.number),
+        Phase::Operations => refuse!(Shared::NoChange, "turn {}'s operations have already begun", t.number),
+        Phase::Over => refuse!(
+            Shared::TurnOver,
+            "turn {} is over: begin the next turn, whose strategic movement comes first",
+            t.number
+        ),
     }
     let counts = active_combatants(state);
     let [a, b] = &state.sides;
@@ -314,12 +327,19 @@ pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(
     match t.phase {
         Phase::Operations => {}
         Phase::StrategicMovement => {
-            refuse!("turn {} is in its strategic movement: begin operations before activating units", t.number)
+            refuse!(
+                Refused::OperationsNotBegun,
+                "turn {} is in its strategic movement: begin operations before activating units",
+                t.number
+            )
         }
-        Phase::Over => refuse!("turn {} is over: every unit has been activated; begin the next turn", t.number),
+        Phase::Over => {
+            refuse!(Shared::TurnOver, "turn {} is over: every unit has been activated; begin the next turn", t.number)
+        }
     }
     if let Some(a) = &t.activation {
         refuse!(
+            Shared::StillActive,
             "{} is still active: it must accumulate, pass, or spend its CP before another unit is activated",
             a.unit
         );
@@ -332,15 +352,22 @@ pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(
     }
     let whose = whose_turn(next.as_ref());
     if u.activated {
-        refuse!("{unit} has already been activated this turn: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\" {whose}");
+        refuse!(Refused::ActivatedOnce, "{unit} has already been activated this turn: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\" {whose}");
     }
     if u.strategic {
-        refuse!("{unit} moved strategically this turn: it \"may not act in the operations phase\". {whose}");
+        refuse!(
+            Refused::StrategicMovementBarsOperations,
+            "{unit} moved strategically this turn: it \"may not act in the operations phase\". {whose}"
+        );
     }
     if u.leader.is_none() {
-        refuse!("{unit} is broken and has no leader: it cannot act. {whose}");
+        refuse!(Refused::BrokenTakesNoOrders, "{unit} is broken and has no leader: it cannot act. {whose}");
     }
-    refuse!("{unit} ({} CP) may not act now: the unactivated unit with the most CP acts next. {whose}", u.cp);
+    refuse!(
+        Refused::MostCpActsNext,
+        "{unit} ({} CP) may not act now: the unactivated unit with the most CP acts next. {whose}",
+        u.cp
+    );
 }
 
 /// The end of the active unit's activation: stragglers, then who is next.

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, UnitMorale};
+use crate::rulesets::phoenix_command::{Fact, Refused, UnitMorale};
 
 /// alex: a (3 CP, CR 4: a-lead, a-1, a-2, a-3); jason: j (j-lead, j-1), 30"
 /// away; M16s for all.
@@ -42,12 +42,16 @@ fn rest_hold(g: Given, figures: &[&str]) -> Given {
 #[test]
 fn a_double_time_advance_is_twice_the_standard_move_once_a_turn() {
     let g = spending(unit_of_four(), &[]);
-    let e = g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 121]})), &[]).refusal();
+    let e = g
+        .when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 121]})), &[])
+        .refusal_of(Refused::BeyondMove);
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 121): that is 12.1\" and a double-time advance is 12.0\"");
     let g = g.decided(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 120]})));
     assert!(g.state().figures["a-1"].double_timed);
     let g = rest_hold(g, &["a-lead", "a-2", "a-3"]).decided(json!({"type": "spend-cp"}));
-    let e = g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 130]})), &[]).refusal();
+    let e = g
+        .when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 130]})), &[])
+        .refusal_of(Refused::DoubleTimeOnce);
     assert_eq!(
         e,
         "a-1 has already double-time advanced this turn: \"each figure can only double-time advance once per turn\""
@@ -88,7 +92,7 @@ fn a_figure_may_advance_and_fire_in_one_action() {
     );
     let e = g.when_rolling(act(
             json!({"type": "fire", "figure": "a-1", "move_to": [20, 61], "weapon": "m16", "target": "j-1", "mode": "aimed", "line": 2, "odds": 3}),
-        ), &[]).refusal();
+        ), &[]).refusal_of(Refused::BeyondMove);
     assert!(e.ends_with("and a standard move is 6.0\""), "{e}");
 }
 
@@ -110,17 +114,19 @@ fn shaken_figures_hold_or_fire_ragged_and_panicked_ones_flee_or_fire_ragged() {
         ])
         .decided_rolling(json!({"type": "abandon"}), &[("check:a-3", &[0])])
         .decided(json!({"type": "spend-cp"}));
-    let e = g.when_rolling(act(json!({"type": "move", "figure": "a-1", "to": [20, 10]})), &[]).refusal();
+    let e = g
+        .when_rolling(act(json!({"type": "move", "figure": "a-1", "to": [20, 10]})), &[])
+        .refusal_of(Refused::ShakenFigure);
     assert_eq!(e, "a-1 is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\"");
     g.when_rolling(act(json!({"type": "hold", "figure": "a-1"})), &[]).facts();
-    let e = g.when_rolling(act(json!({"type": "hold", "figure": "a-2"})), &[]).refusal();
+    let e = g.when_rolling(act(json!({"type": "hold", "figure": "a-2"})), &[]).refusal_of(Refused::PanickedFlees);
     assert_eq!(
         e,
         "a-2 is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")"
     );
     let e = g
         .when_rolling(act(json!({"type": "flee", "figure": "a-3", "to": [60, -60], "reached_cover": false})), &[])
-        .refusal();
+        .refusal_of(Refused::PanickedFlees);
     assert_eq!(e, "a-3 is Bold: only a Panicked figure flees");
 }
 
@@ -132,7 +138,7 @@ fn a_panicked_figure_flees_and_surrenders_on_reaching_cover() {
     let g = spending(with_figure(unit_of_four(), "a-2", "morale", json!("panicked")), &[]);
     let e = g
         .when_rolling(act(json!({"type": "flee", "figure": "a-2", "to": [40, -121], "reached_cover": false})), &[])
-        .refusal();
+        .refusal_of(Refused::BeyondMove);
     assert!(e.ends_with("and a double-time flight is 12.0\""), "{e}");
     let facts = g
         .when_rolling(act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})), &[])
@@ -215,7 +221,7 @@ fn a_fleeing_figure_may_leave_the_battlefield_and_a_fanatic_never_surrenders() {
         .decided_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"}), json!({"type": "spend-cp"})]);
     let e = g
         .when_rolling(act(json!({"type": "flee", "figure": "a-2", "to": [40, -100], "reached_cover": true})), &[])
-        .refusal();
+        .refusal_of(Refused::Fanatic);
     assert!(e.starts_with("a-2 is a fanatic:"), "{e}");
 }
 
@@ -246,7 +252,9 @@ fn shot_then(second: Value) -> Value {
 #[test]
 fn a_refusal_comes_before_any_die_is_rolled() {
     let g = rifle_and_bayonet();
-    let e = g.when_rolling(shot_then(json!({"type": "move", "figure": "a-2", "to": [40, 200]})), &[]).refusal();
+    let e = g
+        .when_rolling(shot_then(json!({"type": "move", "figure": "a-2", "to": [40, 200]})), &[])
+        .refusal_of(Refused::BeyondMove);
     assert_eq!(e, "a-2 cannot move from (40, 0) to (40, 200): that is 20.0\" and a standard move is 6.0\"");
 }
 
@@ -278,9 +286,13 @@ fn each_figure_has_his_own_standard_move() {
     let g = spending(s, &[]);
     let moves = |id: &str| g.state().figures[id].standard_move(&g.state().config);
     assert_eq!((moves("a-1"), moves("a-2")), (40, 60));
-    let e = g.when_rolling(act(json!({"type": "move", "figure": "a-1", "to": [20, 50]})), &[]).refusal();
+    let e = g
+        .when_rolling(act(json!({"type": "move", "figure": "a-1", "to": [20, 50]})), &[])
+        .refusal_of(Refused::BeyondMove);
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 50): that is 5.0\" and a standard move is 4.0\"");
-    let e = g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 90]})), &[]).refusal();
+    let e = g
+        .when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 90]})), &[])
+        .refusal_of(Refused::BeyondMove);
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 90): that is 9.0\" and a double-time advance is 8.0\"");
     g.when_rolling(act(json!({"type": "double-time", "figure": "a-1", "to": [20, 80]})), &[]).facts();
     g.when_rolling(act(json!({"type": "move", "figure": "a-2", "to": [40, 60]})), &[]).facts();

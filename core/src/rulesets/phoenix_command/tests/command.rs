@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::{given, given_with, in_operations, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Check, Fact, Morale, Spend, Succession};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Check, Fact, Morale, Refused, Spend, Succession};
 
 fn move_to(figure: &str, x: i64, y: i64) -> Value {
     json!({"type": "move", "figure": figure, "to": [x, y]})
@@ -91,31 +92,39 @@ fn spending_the_last_cp_ends_the_activation() {
 #[test]
 fn spending_refusals_say_what_is_allowed() {
     let g = activated(small(2, 1), "a");
-    let e = g.when_rolling(json!({"type": "actions", "actions": [move_to("a-1", 20, 10)]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [move_to("a-1", 20, 10)]}), &[])
+        .refusal_of(Refused::NotSpendingCp);
     assert_eq!(e, "a is not spending a CP on actions: spend its next CP first (\"Units can only perform actions by expending accumulated CP\")");
-    let e = g.when_rolling(json!({"type": "stop"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "stop"}), &[]).refusal_of(Refused::NotSpendingCp);
     assert_eq!(e, "a has not begun to spend its CP: a unit that does not expend them accumulates or passes");
     let g = g.decided(json!({"type": "spend-cp"}));
-    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::MidCp);
     assert_eq!(e, "a is in the middle of CP 1: each figure must act before it may spend another CP (a-1, a-2, a-lead still to act)");
-    let e = g.when_rolling(json!({"type": "actions", "actions": [move_to("b-1", 0, 0)]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [move_to("b-1", 0, 0)]}), &[])
+        .refusal_of(Refused::NotAFigureOfTheUnit);
     assert_eq!(e, "b-1 is not a figure of a in play: only the active unit's figures act on its CP");
-    let e = g.when_rolling(json!({"type": "actions", "actions": [move_to("a-1", 20, 61)]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [move_to("a-1", 20, 61)]}), &[])
+        .refusal_of(Refused::BeyondMove);
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 61): that is 6.1\" and a standard move is 6.0\"");
     let g = g.decided(json!({"type": "actions", "actions": [move_to("a-1", 20, 60)]}));
-    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-1"}]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-1"}]}), &[])
+        .refusal_of(Refused::OneActionPerCp);
     assert_eq!(e, "a-1 has already acted on CP 1: \"Each figure in the unit must perform his action before the unit's next CP can be expended\" — one action per figure per CP (still to act: a-2 and a-lead)");
     let g = g.decided(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}, {"type": "hold", "figure": "a-lead"}]}));
-    let e = g.when_rolling(json!({"type": "accumulate"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "accumulate"}), &[]).refusal_of(Refused::ExpendAll);
     assert_eq!(e, "a has begun to spend its CP and may not accumulate: \"If a unit decides to expend CP by performing actions, all the unit's CP must be expended\" — spend the next CP or stop (its 1 CP left are lost)");
-    let e = g.when_rolling(json!({"type": "pass"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "pass"}), &[]).refusal_of(Refused::ExpendAll);
     assert!(e.starts_with("a has begun to spend its CP and may not pass"), "{e}");
 }
 
 #[test]
 fn a_unit_without_cp_cannot_spend_one() {
     let g = activated(small(0, 0), "a");
-    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::NoCp);
     assert_eq!(e, "a has no CP left to spend: \"Units can only perform actions by expending accumulated CP\"");
 }
 
@@ -212,24 +221,26 @@ fn command_check_refusals() {
             json!({"type": "command-check", "unit": "ambush", "figures": ["ambush-lead"], "reason": "test"}),
             &[],
         )
-        .refusal();
+        .refusal_of(Refused::LeaderNotChecked);
     assert_eq!(e, "ambush-lead leads ambush: \"Leaders are not required to perform command checks on themselves.\"");
     let e = g
         .when_rolling(json!({"type": "command-check", "unit": "ambush", "figures": ["j-lead"], "reason": "test"}), &[])
-        .refusal();
+        .refusal_of(Refused::NotAFigureOfTheUnit);
     assert_eq!(e, "j-lead is not a figure of ambush in play");
-    let e = g.when_rolling(json!({"type": "command-check", "unit": "j", "reason": "test"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "command-check", "unit": "j", "reason": "test"}), &[])
+        .refusal_of(Refused::NothingToCheck);
     assert_eq!(e, "j has no figure to check besides its leader j-lead");
     let e = g
         .when_rolling(json!({"type": "command-check", "unit": "ambush", "reason": "test"}), &[("check:ambush-1", &[1])])
-        .refusal();
+        .refusal_of(Shared::Dice);
     assert_eq!(e, "the rules need d10 'check:ambush-2' #0, which the table did not roll (the die is unknown)");
     let e = g
         .when_rolling(
             json!({"type": "command-check", "unit": "ambush", "reason": "test"}),
             &[("check:ambush-1", &[1]), ("check:ambush-2", &[1]), ("check:ambush-lead", &[1])],
         )
-        .refusal();
+        .refusal_of(Shared::Dice);
     assert_eq!(e, "the table rolled 1 more 'check:ambush-lead' die than the rules need");
 }
 
@@ -263,9 +274,11 @@ fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
         }
     );
     let g = g.decided(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}));
-    let e = g.when_rolling(json!({"type": "activate", "unit": "m2"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "m2"}), &[]).refusal_of(Refused::BrevetDue);
     assert_eq!(e, "m1 must first brevet a new leader \"immediately from within its ranks\": choose one of m1-1, m1-2");
-    let e = g.when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m2-1"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m2-1"}), &[])
+        .refusal_of(Refused::BrevetFromRanks);
     assert_eq!(e, "m2-1 is not in m1's ranks: the new leader is appointed \"from within its ranks\" (m1-1 and m1-2)");
     let facts = g.when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}), &[]).facts();
     assert_eq!(
@@ -275,9 +288,11 @@ fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
     let g = g.decided(json!({"type": "brevet", "unit": "m1", "leader": "m1-2"}));
     assert_eq!(g.state().figures["m1-2"].command_rating, Some(1));
     assert_eq!(g.state().organisations["m1"].leader.as_deref(), Some("m1-2"));
-    let e = g.when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}), &[]).refusal();
+    let e =
+        g.when_rolling(json!({"type": "brevet", "unit": "m1", "leader": "m1-1"}), &[]).refusal_of(Refused::NoBrevetDue);
     assert_eq!(e, "m1 has breveted m1-2 already: he must now take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")");
-    let e = g.when_rolling(json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]).refusal();
+    let e =
+        g.when_rolling(json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]).refusal_of(Refused::NoBrevetDue);
     assert_eq!(e, "m2 owes no brevet: its leader has not fallen");
 }
 
@@ -301,11 +316,12 @@ fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
         ]
     );
     let g = g.decided(json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}));
-    let e = g.when_rolling(json!({"type": "activate", "unit": "m2"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "m2"}), &[]).refusal_of(Refused::BrokenTakesNoOrders);
     assert!(e.starts_with("m2 is broken and has no leader: it cannot act."), "{e}");
     // Issue 14, item 6: the refusal said "m2 owes no brevet: its leader has
     // not fallen" — the reason is that the unit broke.
-    let e = g.when_rolling(json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]).refusal();
+    let e =
+        g.when_rolling(json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]).refusal_of(Refused::NoBrevetDue);
     assert_eq!(e, "m2 cannot brevet a new leader: its leader fell and his successor's command rating would have been below 1, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")");
     let g = g.decided_all(&[
         json!({"type": "activate", "unit": "m1"}),
@@ -333,7 +349,7 @@ fn a_breveted_leader_accumulates_then_spends_a_cp_to_take_command() {
         .decided(json!({"type": "activate", "unit": "m2"}))
         .decided(json!({"type": "pass"}))
         .decided(json!({"type": "activate", "unit": "m1"}));
-    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal_of(Refused::TakeCommandFirst);
     assert_eq!(e, "m1 has 0 CP: its new leader m1-1 must first accumulate 1 CP to take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\")");
     let g = g.decided(json!({"type": "accumulate"})).decided_all(&[
         json!({"type": "activate", "unit": "j"}),
@@ -343,7 +359,7 @@ fn a_breveted_leader_accumulates_then_spends_a_cp_to_take_command() {
         json!({"type": "activate", "unit": "m1"}),
     ]);
     for d in [json!({"type": "spend-cp"}), json!({"type": "consolidate", "organisation": "m1"})] {
-        let e = g.when_rolling(d, &[]).refusal();
+        let e = g.when_rolling(d, &[]).refusal_of(Refused::TakeCommandFirst);
         assert!(e.contains("its breveted leader m1-1 must first take command"), "{e}");
     }
     let facts = g.when_rolling(json!({"type": "take-command"}), &[]).facts();
@@ -391,9 +407,11 @@ fn a_unit_with_no_figure_left_is_eliminated() {
     let g = g.decided(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "grenade"}));
     let e = g
         .when_rolling(json!({"type": "casualty", "figure": "j-lead", "effect": "killed", "reason": "again"}), &[])
-        .refusal();
+        .refusal_of(Shared::OutOfPlay);
     assert_eq!(e, "j-lead is already out of play (killed: grenade)");
-    let e = g.when_rolling(json!({"type": "command-check", "unit": "j", "reason": "test"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "command-check", "unit": "j", "reason": "test"}), &[])
+        .refusal_of(Shared::OutOfPlay);
     assert_eq!(e, "j is not a unit on the battlefield: it has no figures left in play");
 }
 
@@ -454,7 +472,9 @@ fn heroes_are_units_of_one_exempt_from_command_distance() {
     assert!(g.state().units["rambo"].hero);
     let facts = g.when_rolling(json!({"type": "actions", "actions": [move_to("john", 0, 60)]}), &[]).facts();
     assert!(!facts.iter().any(|f| matches!(f, Fact::StragglerRemoved { .. })));
-    let e = g.when_rolling(json!({"type": "command-check", "unit": "rambo", "reason": "test"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "command-check", "unit": "rambo", "reason": "test"}), &[])
+        .refusal_of(Refused::NothingToCheck);
     assert_eq!(e, "rambo has no figure to check besides its leader john");
 }
 
@@ -490,7 +510,7 @@ fn a_shaken_new_leader_composes_himself_before_taking_command() {
             json!({"type": "begin-operations"}),
             json!({"type": "activate", "unit": "m1"}),
         ]);
-    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal_of(Refused::LeaderComposesFirst);
     assert_eq!(e, "m1's leader m1-1 is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
 }
 
@@ -523,10 +543,10 @@ fn a_breveting_unit_spends_its_cp_on_nothing_but_taking_command() {
         (json!({"type": "abandon"}), "abandon its Shaken figures"),
         (json!({"type": "forced-rally", "figure": "m1-1"}), "force a rally"),
     ] {
-        let e = g.when_rolling(d, &[]).refusal();
+        let e = g.when_rolling(d, &[]).refusal_of(Refused::TakeCommandFirst);
         assert!(e.starts_with(&format!("m1 may not {what}: its breveted leader m1-2 must first take command")), "{e}");
     }
     // The new leader composes himself, then takes command.
-    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "take-command"}), &[]).refusal_of(Refused::LeaderComposesFirst);
     assert!(e.contains("(self-rally)"), "{e}");
 }

@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, Injury, Morale, Shot, Succession};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, Injury, Morale, Refused, Shot, Succession};
 
 /// alex: a (3 CP, CR 4: a-lead, a-1, a-2); jason: j (j-lead, j-1, j-2), 30"
 /// away. Everyone carries an M16; a-lead also a GPMG ("2 hits @ 30"), a LAW
@@ -114,7 +115,7 @@ fn ragged_fire_is_the_maximum_rate_at_minus_two() {
         .facts();
     assert_eq!(shots(&facts), [shot(2, true), shot(3, false), shot(9, false)]);
     assert!(matches!(facts[1], Fact::Fired { odds: 2, .. }));
-    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "ragged", Some(2), 4), &[]).refusal();
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "ragged", Some(2), 4), &[]).refusal_of(Refused::ShotLine);
     assert_eq!(e, "ragged fire is at the maximum rate of fire: a m16 fires 3 shots");
 }
 
@@ -124,18 +125,18 @@ fn ragged_fire_is_the_maximum_rate_at_minus_two() {
 #[test]
 fn one_shot_and_one_use_weapons() {
     let g = firing(armed(true));
-    let e = g.when_rolling(shoot("a-lead", "pistol", "j-1", "aimed", Some(2), 3), &[]).refusal();
+    let e = g.when_rolling(shoot("a-lead", "pistol", "j-1", "aimed", Some(2), 3), &[]).refusal_of(Refused::ShotLine);
     assert_eq!(e, "a pistol is a 1 Shot/Action or 1 Use weapon: \"A Shooter, even if willing, cannot use the 2 shot or 3 shot lines on the Odds of Hitting Tables with these weapons.\"");
-    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(4), 3), &[]).refusal();
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(4), 3), &[]).refusal_of(Refused::ShotLine);
     assert_eq!(e, "a m16 fires 1 to 3 shots an action, not 4");
-    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", None, 3), &[]).refusal();
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", None, 3), &[]).refusal_of(Refused::ShotLine);
     assert_eq!(e, "a-1 must choose the 1, 2 or 3 shot line to fire");
     let g = g
         .decided_rolling(shoot("a-lead", "law", "j-lead", "aimed", Some(1), 2), &[("hit:a-lead", &[9])])
         .decided(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-1"}, {"type": "hold", "figure": "a-2"}]}))
         .decided(json!({"type": "spend-cp"}));
     assert!(g.state().figures["a-lead"].used_weapons.contains("law"));
-    let e = g.when_rolling(shoot("a-lead", "law", "j-lead", "aimed", Some(1), 2), &[]).refusal();
+    let e = g.when_rolling(shoot("a-lead", "law", "j-lead", "aimed", Some(1), 2), &[]).refusal_of(Refused::OneUse);
     assert_eq!(e, "a-lead has already fired his law: \"A weapon listed as 1 Use means that the weapon is disposable and can only be fired once before being discarded.\"");
 }
 
@@ -181,9 +182,9 @@ fn intervening_cover_reduces_pen() {
 #[test]
 fn fire_refusals() {
     let g = firing(armed(true));
-    let e = g.when_rolling(shoot("a-1", "gpmg", "j-1", "aimed", Some(1), 5), &[]).refusal();
+    let e = g.when_rolling(shoot("a-1", "gpmg", "j-1", "aimed", Some(1), 5), &[]).refusal_of(Refused::WeaponNotCarried);
     assert_eq!(e, "a-1 does not carry a gpmg (he carries m16)");
-    let e = g.when_rolling(shoot("a-1", "m16", "a-2", "aimed", Some(1), 5), &[]).refusal();
+    let e = g.when_rolling(shoot("a-1", "m16", "a-2", "aimed", Some(1), 5), &[]).refusal_of(Shared::NotAnEnemy);
     assert_eq!(e, "a-2 is on a-1's own side: fire at an enemy figure");
     let g2 = given_with(armed(true), &[])
         .decided(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "test"}))
@@ -193,7 +194,7 @@ fn fire_refusals() {
             json!({"type": "activate", "unit": "a"}),
             json!({"type": "spend-cp"}),
         ]);
-    let e = g2.when_rolling(shoot("a-1", "m16", "j-2", "aimed", Some(1), 5), &[]).refusal();
+    let e = g2.when_rolling(shoot("a-1", "m16", "j-2", "aimed", Some(1), 5), &[]).refusal_of(Shared::OutOfPlay);
     assert_eq!(e, "j-2 is out of play and cannot be fired at");
 }
 
@@ -201,10 +202,10 @@ fn fire_refusals() {
 /// figures can only use ragged fire"; "Fanatic figures can only use ragged fire."
 #[test]
 fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
-    for (morale, refused) in [
-        ("shaken", "a-1 is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\""),
-        ("panicked", "a-1 is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")"),
-        ("fanatical", "a-1 is Fanatical and can only use ragged fire"),
+    for (morale, kind, refused) in [
+        ("shaken", Refused::ShakenFigure, "a-1 is Shaken and was not rallied: \"the Shaken figures will not move or perform actions, and can only perform ragged fire\""),
+        ("panicked", Refused::PanickedFlees, "a-1 is Panicked: he flees towards cover, or fires ragged (\"Panicked figures can only use ragged fire\")"),
+        ("fanatical", Refused::RaggedFireOnly, "a-1 is Fanatical and can only use ragged fire"),
     ] {
         // A Shaken figure is abandoned (a-2, the one Bold figure, checks) before the CP.
         let g = given_with(with_figure(armed(true), "a-1", "morale", json!(morale)), &[])
@@ -219,7 +220,7 @@ fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
             g
         }
         .decided(json!({"type": "spend-cp"}));
-        let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[]).refusal();
+        let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[]).refusal_of(kind);
         assert_eq!(e, refused);
         g.when_rolling(shoot("a-1", "m16", "j-1", "ragged", None, 5), &[("hit:a-1", &[9, 9, 9])]).facts();
     }
@@ -232,7 +233,7 @@ fn shaken_panicked_and_fanatical_figures_fire_only_ragged() {
 fn stray_fire_only_under_the_option() {
     let dice: &[(&str, &[u32])] = &[("hit:a-1", &[7, 4, 8]), ("injury:j-1", &[6, 9, 3])];
     let g = firing(armed(true));
-    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), dice).refusal();
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), dice).refusal_of(Shared::Dice);
     assert_eq!(e, "the table rolled 3 more 'injury:j-1' dice than the rules need");
     let facts = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(3), -3), &dice[..1]).facts();
     assert_eq!(shots(&facts), [shot(7, false), shot(4, false), shot(8, false)]);
@@ -256,9 +257,13 @@ fn stray_fire_only_under_the_option() {
 fn without_a_table_the_referee_gives_the_effect() {
     let g = firing(armed(false))
         .decided_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
-    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[])
+        .refusal_of(Refused::InjuryDue);
     assert_eq!(e, "the referee must first give the injury effect of the hit on j-1 (roll 7 with modifiers; the scenario has no injury table)");
-    let e = g.when_rolling(json!({"type": "injury", "target": "j-2", "effect": "graze"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "injury", "target": "j-2", "effect": "graze"}), &[])
+        .refusal_of(Refused::InjuryDue);
     assert_eq!(
         e,
         "the oldest hit waiting for an injury effect is on j-1 (roll 7 with modifiers): give its effect first"
@@ -269,7 +274,9 @@ fn without_a_table_the_referee_gives_the_effect() {
         ["The referee reads a Graze for j-1's roll of 7.", "j-1 goes from Bold to Shaken (a Graze)."]
     );
     let g = g.decided(json!({"type": "injury", "target": "j-1", "effect": "graze"}));
-    let e = g.when_rolling(json!({"type": "injury", "target": "j-1", "effect": "graze"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "injury", "target": "j-1", "effect": "graze"}), &[])
+        .refusal_of(Refused::NoInjuryDue);
     assert_eq!(e, "no hit is waiting for an injury effect");
 }
 
@@ -332,7 +339,9 @@ fn a_light_wound_needs_a_knockout_chance() {
     let s = with_figure(armed(false), "j-1", "knockout_chance", Value::Null);
     let g = firing(s)
         .decided_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 5), &[("hit:a-1", &[1]), ("injury:j-1", &[4])]);
-    let e = g.when_rolling(json!({"type": "injury", "target": "j-1", "effect": "light-wound"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "injury", "target": "j-1", "effect": "light-wound"}), &[])
+        .refusal_of(Refused::NoKnockoutChance);
     assert_eq!(
         e,
         "j-1's Light Wound calls for a roll against his Knockout Chance, but the scenario gives him no knockout_chance"
@@ -364,7 +373,8 @@ fn advance_and_shoot(figure: &str, weapon: &str, mode: &str, line: u32) -> Value
 fn a_one_shot_or_one_use_weapon_takes_the_whole_action() {
     let g = firing(armed(true));
     for weapon in ["law", "pistol"] {
-        let e = g.when_rolling(advance_and_shoot("a-lead", weapon, "aimed", 1), &[]).refusal();
+        let e =
+            g.when_rolling(advance_and_shoot("a-lead", weapon, "aimed", 1), &[]).refusal_of(Refused::AdvanceAndFire);
         assert!(e.starts_with(&format!("a-lead cannot advance and fire his {weapon}: \"a weapon listed as having 1 Shot/Action or 1 Use takes the shooter his entire action to aim and fire\"")), "{e}");
     }
     // An M16 may be fired after the advance, and the pistol where he stands.
@@ -380,7 +390,7 @@ fn a_one_shot_or_one_use_weapon_takes_the_whole_action() {
 #[test]
 fn disciplined_fire_is_not_advancing_and_firing() {
     let g = firing(armed(true));
-    let e = g.when_rolling(advance_and_shoot("a-1", "m16", "disciplined", 2), &[]).refusal();
+    let e = g.when_rolling(advance_and_shoot("a-1", "m16", "disciplined", 2), &[]).refusal_of(Refused::AdvanceAndFire);
     assert_eq!(e, "a-1 cannot advance and fire disciplined: \"performing disciplined fire\" and \"advancing and firing\" are different actions (2.4) — fire aimed after the advance, or disciplined where he stands");
     g.when_rolling(advance_and_shoot("a-1", "m16", "aimed", 2), &[("hit:a-1", &[9, 9])]).facts();
     let g = firing_with(armed(true), &["disciplined-fire-after-an-advance"]);
@@ -396,7 +406,7 @@ fn fire_beyond_the_weapons_range_is_refused() {
     let mut s = armed(true);
     s["weapons"]["m16"]["range_tenths"] = json!(260);
     let g = firing(s);
-    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 4), &[]).refusal();
+    let e = g.when_rolling(shoot("a-1", "m16", "j-1", "aimed", Some(1), 4), &[]).refusal_of(Refused::OutOfWeaponRange);
     assert_eq!(e, "j-1 is 30.0\" from a-1, beyond the range of his m16 (26.0\"): \"The Weapons Tables provide information on Range\"");
     g.when_rolling(advance_and_shoot("a-1", "m16", "aimed", 1), &[("hit:a-1", &[9])]).facts();
     // A weapon without a range is the referee's to judge.

@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, Posture};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, Posture, Refused};
 
 /// alex: ambush (militia TQ 2, CR 3: ambush-lead, ambush-1, ambush-2) at
 /// y = 0, CP 1 and, with `set`, a held interrupt CP; jason: patrol (CR 4,
@@ -99,7 +100,7 @@ fn a_held_interrupt_cp_counts_towards_the_cap() {
     ]);
     let facts = g.when_rolling(json!({"type": "accumulate"}), &[]).facts();
     assert!(matches!(facts[0], Fact::CpAccumulated { cp_before: 2, cp_after: 2, held: 1, cap: 3, .. }));
-    let e = g.when_rolling(json!({"type": "set-interrupt"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "set-interrupt"}), &[]).refusal_of(Refused::InterruptHeld);
     assert_eq!(e, "ambush already holds a CP for an interrupt");
 }
 
@@ -134,17 +135,18 @@ fn a_failed_check_before_the_targets_next_cp_blows_the_ambush() {
         "ambush's ambush is blown: ambush-1 open ragged fire on patrol before it acts."
     );
     let g = g.decided_rolling(json!({"type": "spend-cp"}), &[("check:ambush-1", &[6]), ("check:ambush-2", &[4])]);
-    let e =
-        g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "patrol-1"}]}), &[])
+        .refusal_of(Refused::AmbushBlown);
     assert_eq!(e, "ambush's ambush is blown: ambush-1 must fire ragged at patrol before anything else (\"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP\")");
     let e = g
         .when_rolling(
             json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "aimed", Some(1), 5)]}),
             &[],
         )
-        .refusal();
+        .refusal_of(Refused::FailedCheckFiresRagged);
     assert!(e.starts_with("ambush-1 failed his command check and fires ragged at once"), "{e}");
-    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-2", "patrol-2", "aimed", Some(3), 5)]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-2", "patrol-2", "aimed", Some(3), 5)]}), &[]).refusal_of(Refused::SameAction);
     assert_eq!(
         e,
         "\"The entire unit must perform the same action\": ambush-lead fires disciplined fire but ambush-2 aimed fire"
@@ -178,7 +180,7 @@ fn an_interrupt_that_shakes_the_target_ends_its_turn() {
         &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
     );
     assert_eq!(g.state().units["ambush"].held_interrupt_cp, 0);
-    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::Interrupted);
     assert_eq!(e, "patrol has been successfully interrupted by ambush: it \"must cease performing actions and end their turn\" — take cover, or stop");
 }
 
@@ -238,7 +240,7 @@ fn a_ragged_interrupt_fires_ragged_once_a_turn() {
         "patrol enters ambush's line of sight (referee): ambush lies in wait, for a ragged interrupt."
     );
     let g = g.decided(sighted());
-    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}), &[]).refusal_of(Refused::RaggedInterruptRaggedFire);
     assert_eq!(
         e,
         "ambush holds no CP for an interrupt: \"a unit performing a Ragged Interrupt can only perform ragged fire\""
@@ -247,24 +249,26 @@ fn a_ragged_interrupt_fires_ragged_once_a_turn() {
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "ragged", None, 5)], "no_line_of_sight": ["ambush-1", "ambush-2"]}),
         &[("hit:ambush-lead", &[9, 9, 9])],
     );
-    let e = g.when_rolling(sighted(), &[]).refusal();
+    let e = g.when_rolling(sighted(), &[]).refusal_of(Refused::RaggedInterruptOnce);
     assert_eq!(e, "ambush holds no CP for an interrupt and has already attempted its ragged interrupt this turn: \"A unit can only attempt one Ragged Interrupt in a turn.\"");
 }
 
 #[test]
 fn interrupt_refusals() {
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]);
-    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]}), &[]).refusal_of(Refused::NotLyingInWait);
     assert_eq!(
         e,
         "ambush is not lying in wait for any unit: an interrupt fires at a unit that has entered its line of sight"
     );
-    let e = g.when_rolling(json!({"type": "sighted", "target": "patrol", "by": "patrol"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "sighted", "target": "patrol", "by": "patrol"}), &[])
+        .refusal_of(Shared::NotAnEnemy);
     assert_eq!(e, "patrol and patrol are both jason's: an ambush lies in wait for the enemy");
     let g = g.decided(sighted());
-    let e = g.when_rolling(sighted(), &[]).refusal();
+    let e = g.when_rolling(sighted(), &[]).refusal_of(Shared::NoChange);
     assert_eq!(e, "ambush already lies in wait for patrol");
-    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "ambush-1", "aimed", Some(1), 5)]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "ambush-1", "aimed", Some(1), 5)]}), &[]).refusal_of(Refused::NotTheAmbushedUnit);
     assert_eq!(e, "ambush-1 is not in patrol: the ambushers fire at the unit they lay in wait for");
 }
 
@@ -280,9 +284,13 @@ fn an_interrupted_unit_takes_cover_then_its_turn_ends() {
             json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
             &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
         );
-    let e = g.when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 181]}}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 181]}}), &[])
+        .refusal_of(Refused::BeyondMove);
     assert_eq!(e, "patrol-1 cannot take cover at (20, 181): that is 3.1\" away, and \"Each figure can move up to 3\" towards the nearest cover\"");
-    let e = g.when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 130]}}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 130]}}), &[])
+        .refusal_of(Refused::TowardsEnemy);
     assert_eq!(e, "patrol-1 would move towards ambush-1 of ambush: \"they cannot advance towards an enemy to do so\"");
     let facts = g
         .when_rolling(json!({"type": "take-cover", "moves": {"patrol-1": [20, 180], "patrol-lead": [0, 170]}}), &[])
@@ -294,7 +302,7 @@ fn an_interrupted_unit_takes_cover_then_its_turn_ends() {
     assert_eq!(g.state().figures["patrol-2"].posture, Posture::Prone);
     assert_eq!(g.state().figures["patrol-1"].posture, Posture::InCover);
     let g2 = patrol_advancing(ambush_scenario(true, 0), &[]);
-    let e = g2.when_rolling(json!({"type": "take-cover"}), &[]).refusal();
+    let e = g2.when_rolling(json!({"type": "take-cover"}), &[]).refusal_of(Refused::NotInterrupted);
     assert!(e.starts_with("patrol has not been successfully interrupted"), "{e}");
 }
 
@@ -569,7 +577,7 @@ fn a_second_blown_ambush_fires_before_the_interrupted_unit_takes_cover() {
             ],
         );
     assert_eq!(g.state().turn.as_ref().unwrap().activation.as_ref().unwrap().interrupted_by.as_deref(), Some("amb-a"));
-    let e = g.when_rolling(json!({"type": "take-cover"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "take-cover"}), &[]).refusal_of(Refused::AmbushBlown);
     assert!(e.starts_with("amb-b's ambush is blown: amb-b-1 must fire ragged"), "{e}");
     let fire = json!({"type": "interrupt", "by": "amb-b", "fire": [rifle("amb-b-1", "patrol-3", "ragged", None, 5)]});
     g.when_rolling(fire.clone(), &[("hit:amb-b-1", &[9, 9, 9])]).facts();
@@ -628,7 +636,7 @@ fn the_whole_ambush_performs_the_one_action() {
     let g = patrol_advancing(ambush_scenario(true, 0), &["no-check-on-entering-los"]).decided(sighted());
     let alone =
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)]});
-    let e = g.when_rolling(alone, &[]).refusal();
+    let e = g.when_rolling(alone, &[]).refusal_of(Refused::SameAction);
     assert_eq!(e, "\"The entire unit must perform the same action\": ambush-1 and ambush-2 of ambush would neither fire with ambush-lead nor hold for want of a line of sight (no_line_of_sight)");
     let blind = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)],
         "no_line_of_sight": ["ambush-1", "ambush-2"]});
@@ -639,7 +647,7 @@ fn the_whole_ambush_performs_the_one_action() {
     );
     let wrong = json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)],
         "no_line_of_sight": ["ambush-lead", "ambush-1", "ambush-2"]});
-    let e = g.when_rolling(wrong, &[]).refusal();
+    let e = g.when_rolling(wrong, &[]).refusal_of(Refused::NotAFigureOfTheUnit);
     assert!(e.starts_with("ambush-lead is not a figure of ambush left out of its fire"), "{e}");
     // With a blown ambush: the nervous fire ragged and the rest join, all of them.
     let g = patrol_advancing(ambush_scenario(true, 0), &[])
@@ -647,7 +655,7 @@ fn the_whole_ambush_performs_the_one_action() {
     let split = json!({"type": "interrupt", "by": "ambush", "fire": [
         rifle("ambush-1", "patrol-1", "ragged", None, 5), rifle("ambush-lead", "patrol-1", "aimed", Some(1), 5)
     ]});
-    let e = g.when_rolling(split, &[]).refusal();
+    let e = g.when_rolling(split, &[]).refusal_of(Refused::SameAction);
     assert!(e.starts_with("\"The entire unit must perform the same action\": ambush-2 of ambush"), "{e}");
     let nervous_only =
         json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-1", "patrol-1", "ragged", None, 5)]});

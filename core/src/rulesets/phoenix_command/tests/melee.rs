@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, Given};
-use crate::rulesets::phoenix_command::{Fact, Injury, Morale};
+use crate::rulesets::phoenix_command::{Fact, Injury, Morale, Refused};
 
 /// alex: a (a-lead, a-1, a-2; Melee Attack Value 4, knockout chance 3, a
 /// grenade launcher on a-lead); jason: j (j-lead, j-1, j-2) 5" away. Melee
@@ -52,15 +52,17 @@ fn a_melee_attack_is_declared_in_base_contact_and_answered_first() {
             "j-1 must choose: engage a-1 in melee, or escape."
         ]
     );
-    let e = g.when_rolling(melee("a-1", "j-1", [20, 61]), &[]).refusal();
+    let e = g.when_rolling(melee("a-1", "j-1", [20, 61]), &[]).refusal_of(Refused::BeyondMove);
     assert_eq!(e, "a-1 cannot move from (20, 0) to (20, 61) to attack: that is 6.1\" and a standard move is 6.0\"");
-    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "melee", "figure": "a-1", "target": "j-1"}, {"type": "hold", "figure": "a-2"}]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "melee", "figure": "a-1", "target": "j-1"}, {"type": "hold", "figure": "a-2"}]}), &[]).refusal_of(Refused::MeleeLast);
     assert_eq!(
         e,
         "a-1 declares a melee attack: the target answers before anything else, so it comes last among the actions"
     );
     let g = g.decided(melee("a-1", "j-1", [20, 40]));
-    let e = g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-2"}]}), &[])
+        .refusal_of(Refused::MeleeResponseDue);
     assert_eq!(e, "a-1 has declared a melee attack on j-1: \"The target figure then decides if he wishes to engage in melee or escape\" (melee-response) before anything else");
 }
 
@@ -98,7 +100,9 @@ fn engaged_the_attacker_hits_under_his_melee_attack_value() {
 #[test]
 fn an_escaping_target_is_easier_to_hit_and_moves_off_if_he_survives() {
     let g = acting(close_quarters()).decided(melee("a-1", "j-1", [20, 40]));
-    let e = g.when_rolling(json!({"type": "melee-response", "escape": false, "escape_to": [20, 100]}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "melee-response", "escape": false, "escape_to": [20, 100]}), &[])
+        .refusal_of(Refused::EngagedStays);
     assert_eq!(e, "j-1 engages in melee: only an escaping target moves away");
     let facts = g
         .when_rolling(json!({"type": "melee-response", "escape": true, "escape_to": [20, 100]}), &[("melee:a-1", &[9])])
@@ -121,7 +125,7 @@ fn an_escaping_target_is_easier_to_hit_and_moves_off_if_he_survives() {
 fn only_a_panicked_fanatic_attacks_in_melee() {
     let s = with_figure(close_quarters(), "a-1", "morale", json!("panicked"));
     let g = acting(s);
-    let e = g.when_rolling(melee("a-1", "j-1", [20, 40]), &[]).refusal();
+    let e = g.when_rolling(melee("a-1", "j-1", [20, 40]), &[]).refusal_of(Refused::PanickedFlees);
     assert!(e.starts_with("a-1 is Panicked: he flees towards cover"), "{e}");
     // The fanatic's panic comes from a Light Wound; his morale is then Panicked.
     let s = with_figure(close_quarters(), "a-1", "morale", json!("fanatical"));
@@ -184,7 +188,7 @@ fn an_explosive_through_cover_detonates_on_it() {
     let g = acting(close_quarters());
     let mut through = launch("j-1", 5);
     through["actions"][0]["cover_pf"] = json!(8);
-    let e = g.when_rolling(through.clone(), &[]).refusal();
+    let e = g.when_rolling(through.clone(), &[]).refusal_of(Refused::ExplosiveNeedsCover);
     assert_eq!(e, "a m79 is explosive and \"Explosive weapons detonate on the intervening cover\": give where the cover stands (cover_at)");
     through["actions"][0]["cover_at"] = json!([20, 30]);
     let facts = g.when_rolling(through, &[("hit:a-lead", &[0])]).facts();
@@ -215,7 +219,7 @@ fn a_melee_declared_as_the_target_unit_breaks_is_answered_before_the_rout() {
     let g = acting(s).decided_rolling(cp, &[("hit:a-1", &[0]), ("injury:j-lead", &[0])]);
     assert!(g.state().units["j"].rout_due);
     let rout = json!({"type": "rout", "unit": "j", "moves": {"j-lead": [0, 150]}, "reached_cover": true});
-    let e = g.when_rolling(rout.clone(), &[]).refusal();
+    let e = g.when_rolling(rout.clone(), &[]).refusal_of(Refused::MeleeResponseDue);
     assert!(e.starts_with("a-2 has declared a melee attack on j-lead"), "{e}");
     let answer = json!({"type": "melee-response", "escape": false});
     let facts = g.when_rolling(answer.clone(), &[("melee:a-2", &[9])]).facts();
@@ -248,7 +252,7 @@ fn a_melee_attack_on_a_figure_who_falls_before_answering_is_void() {
     );
     let g = g.decided(ruling);
     assert!(g.state().turn.as_ref().unwrap().melee.is_none());
-    let e = g.when_rolling(json!({"type": "melee-response", "escape": false}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "melee-response", "escape": false}), &[]).refusal_of(Refused::NoMeleeWaiting);
     assert_eq!(e, "no melee attack is waiting for an answer");
     let facts =
         g.when_rolling(json!({"type": "actions", "actions": [{"type": "hold", "figure": "a-lead"}]}), &[]).facts();
@@ -274,7 +278,7 @@ fn an_escaping_target_moves_away_unless_the_option_keeps_him_for_his_own_cp() {
             json!({"type": "spend-cp"}),
         ])
         .decided(melee("a-1", "j-1", [20, 40]));
-    let e = g.when_rolling(escape, &[]).refusal();
+    let e = g.when_rolling(escape, &[]).refusal_of(Refused::EscapeWithoutMoving);
     assert!(e.starts_with("j-1 escapes without moving now (melee-escape-without-moving)"), "{e}");
     let facts = g.when_rolling(json!({"type": "melee-response", "escape": true}), &[("melee:a-1", &[9])]).facts();
     assert!(matches!(facts[0], Fact::MeleeRolled { escape: true, value: 9, hit: false, .. }));

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::{given_with, table, told, with_figure, with_knockout_chances, Given};
-use crate::rulesets::phoenix_command::{Fact, Morale, UnitMorale};
+use crate::rulesets::phoenix_command::{Fact, Morale, Refused, UnitMorale};
 
 /// alex: a (CR 4, 5 figures: a-lead, a-1 … a-4, TQ 3) with `cp`; b (1
 /// figure) far off; jason: j (1 figure). Morale as given per figure.
@@ -42,7 +42,7 @@ fn changes(facts: &[Fact]) -> Vec<(String, Morale)> {
 #[test]
 fn a_shaken_leader_composes_himself_before_anything_else() {
     let g = active(team(3, &[("a-lead", "shaken")]), &[]);
-    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::LeaderComposesFirst);
     assert_eq!(e, "a's leader a-lead is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
     let facts = g.when_rolling(json!({"type": "self-rally"}), &[]).facts();
     assert_eq!(changes(&facts), [("a-lead".to_string(), Morale::Bold)]);
@@ -50,7 +50,7 @@ fn a_shaken_leader_composes_himself_before_anything_else() {
     assert_eq!(g.state().units["a"].cp, 2);
     g.when_rolling(json!({"type": "spend-cp"}), &[]).facts();
     let g = active(team(3, &[]), &[]);
-    let e = g.when_rolling(json!({"type": "self-rally"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "self-rally"}), &[]).refusal_of(Refused::NothingToRally);
     assert_eq!(e, "a-lead is Bold: only a Shaken or Panicked leader composes himself");
 }
 
@@ -62,7 +62,7 @@ fn a_shaken_leader_composes_himself_before_anything_else() {
 fn a_shaken_unit_is_restored_for_the_turn_and_slides_back_next_turn() {
     let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "shaken")]), &[]);
     assert_eq!(g.state().units["a"].morale, UnitMorale::Shaken);
-    let e = g.when_rolling(json!({"type": "rally"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "rally"}), &[]).refusal_of(Refused::RestoreUnitMoraleFirst);
     assert_eq!(e, "a is Shaken and may not rally its figures: \"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" (steady-unit)");
     let g = g.decided(json!({"type": "steady-unit"}));
     assert_eq!(g.state().units["a"].morale, UnitMorale::Steady);
@@ -85,13 +85,13 @@ fn a_shaken_unit_is_restored_for_the_turn_and_slides_back_next_turn() {
 #[test]
 fn a_rally_costs_one_cp_and_comes_first() {
     let g = active(team(3, &[("a-1", "shaken"), ("a-2", "shaken")]), &["strict-majority"]);
-    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::RallyShakenFirst);
     assert_eq!(e, "a has Shaken figures (a-1 and a-2): \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\" — rally them, abandon them (a command check for each Bold figure), or force a rally, before spending CP on actions");
     let facts = g.when_rolling(json!({"type": "rally"}), &[]).facts();
     assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold), ("a-2".to_string(), Morale::Bold)]);
     let g = g.decided(json!({"type": "rally"}));
     assert_eq!(g.state().units["a"].cp, 2);
-    let e = g.when_rolling(json!({"type": "rally"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "rally"}), &[]).refusal_of(Refused::NothingToRally);
     assert_eq!(e, "a has no Shaken figure to rally");
 }
 
@@ -110,12 +110,12 @@ fn abandonment_checks_each_bold_figure_and_the_failed_lag_one_cp() {
     );
     let g =
         g.decided_rolling(json!({"type": "abandon"}), &[("check:a-1", &[2]), ("check:a-2", &[7]), ("check:a-3", &[6])]);
-    let e = g.when_rolling(json!({"type": "abandon"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "abandon"}), &[]).refusal_of(Refused::AbandonOnce);
     assert_eq!(e, "a has already abandoned its Shaken figures this activation");
     let g = g.decided(json!({"type": "spend-cp"}));
     let e = g
         .when_rolling(json!({"type": "actions", "actions": [{"type": "move", "figure": "a-2", "to": [40, 10]}]}), &[])
-        .refusal();
+        .refusal_of(Refused::LagsBehind);
     assert_eq!(e, "a-2 failed his command check when his Shaken comrades were abandoned and lags behind by 1 CP: he holds on this CP");
     let g = g
         .decided(json!({"type": "actions", "actions": [
@@ -139,7 +139,8 @@ fn a_forced_rally_executes_one_and_restores_the_rest() {
     let s = team(3, &[("a-1", "shaken"), ("a-2", "shaken"), ("a-3", "panicked")]);
     let s = with_figure(s, "b-lead", "morale", json!("shaken"));
     let g = active(s, &[]).decided(json!({"type": "steady-unit"}));
-    let e = g.when_rolling(json!({"type": "forced-rally", "figure": "a-4"}), &[]).refusal();
+    let e =
+        g.when_rolling(json!({"type": "forced-rally", "figure": "a-4"}), &[]).refusal_of(Refused::NotAFigureOfTheUnit);
     assert_eq!(e, "a-4 is not one of a's Shaken figures (a-1 and a-2)");
     let facts = g
         .when_rolling(
@@ -176,7 +177,7 @@ fn a_failed_forced_rally_costs_the_leader_and_breaks_the_unit() {
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitBroke { rout: true, .. })));
     let e = (active(team(3, &[("a-1", "shaken")]), &[]))
         .when_rolling(json!({"type": "forced-rally", "figure": "a-1"}), &[])
-        .refusal();
+        .refusal_of(Refused::ForcedRallyMultiple);
     assert_eq!(
         e,
         "a has 1 Shaken figure(s): a forced rally is for \"where he has multiple shaken troops in his unit\""
@@ -212,7 +213,7 @@ fn panicked_figures_are_rallied_one_cp_each_but_not_fanatics() {
         )
         .decided_all(&[json!({"type": "stop"}), json!({"type": "activate", "unit": "a"})]);
     assert_eq!(g.state().figures["a-1"].morale, Morale::Panicked);
-    let e = g.when_rolling(json!({"type": "rally-panicked", "figure": "a-1"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "rally-panicked", "figure": "a-1"}), &[]).refusal_of(Refused::Fanatic);
     assert_eq!(e, "a-1 is a fanatic: \"Once a fanatic has panicked, he cannot be rallied out of his panic\"");
 }
 
@@ -228,17 +229,17 @@ fn a_broken_unit_routs_then_is_steadied_in_cover() {
     let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "panicked")]);
     let g = given_with(s, &[]).decided(json!({"type": "begin-turn"}));
     assert!(g.state().units["a"].rout_due);
-    let e = g.when_rolling(json!({"type": "begin-operations"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "begin-operations"}), &[]).refusal_of(Refused::RoutDue);
     assert_eq!(e, "a is Broken and \"immediately routs, moving directly away from the enemy towards the nearest cover\": the referee moves it (rout) before anything else");
     let e = g
         .when_rolling(json!({"type": "rout", "unit": "a", "moves": {"a-1": [20, -121]}, "reached_cover": true}), &[])
-        .refusal();
+        .refusal_of(Refused::BeyondMove);
     assert!(e.ends_with("and a rout is at a double-time advance rate of 12.0\""), "{e}");
     let g = g.decided(
         json!({"type": "rout", "unit": "a", "moves": {"a-lead": [0, -100], "a-1": [20, -100]}, "reached_cover": true}),
     );
     let g = g.decided_all(&[json!({"type": "begin-operations"}), json!({"type": "activate", "unit": "a"})]);
-    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::RestoreUnitMoraleFirst);
     assert!(e.starts_with("a is Broken and may not spend CP on actions"), "{e}");
     let g = g.decided(json!({"type": "steady-unit"})).decided(json!({"type": "steady-unit"}));
     assert_eq!(g.state().units["a"].morale, UnitMorale::Steady);
@@ -336,10 +337,10 @@ fn a_superior_officer_who_has_joined_a_unit_spends_his_cp_on_it() {
     let mut far = s;
     far["figures"][1]["at"] = json!([80, 0]);
     let g = active_unit(far, "hq");
-    let e = g.when_rolling(json!({"type": "rally", "unit": "sqd"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "rally", "unit": "sqd"}), &[]).refusal_of(Refused::SuperiorNotJoined);
     assert_eq!(e, "lt has not joined sqd: sgt is 8.0\" away, beyond his command distance of 6.0\"");
     let g = active_unit(team(3, &[("b-lead", "shaken")]), "a");
-    let e = g.when_rolling(json!({"type": "rally", "unit": "b"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "rally", "unit": "b"}), &[]).refusal_of(Refused::NotHisUnit);
     assert_eq!(
         e,
         "a-lead does not command b: only its leader, or a superior officer who has joined it, spends CP on its morale"
@@ -431,7 +432,7 @@ fn a_shaken_hero_composes_himself_and_then_restores_his_unit_of_one() {
     let g = shaken_hero(&[]);
     assert_eq!(g.state().units["rambo"].morale, UnitMorale::Shaken);
     let g = g.decided(json!({"type": "self-rally"}));
-    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::RestoreUnitMoraleFirst);
     assert!(e.starts_with("rambo is Shaken and may not spend CP on actions"), "{e}");
     let g = g.decided(json!({"type": "steady-unit"}));
     assert_eq!(g.state().units["rambo"].cp, 0);

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::{given, in_operations, told, Given};
-use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, FormedSquad, FormedTeam, Refused};
 
 /// alex's platoon 1-plt: an HQ team (lt, command rating 5, a 20" command
 /// distance), squad 1-sqd of fire teams 1a (led by the squad leader sgt1)
@@ -118,22 +119,22 @@ fn consolidation_costs_one_cp_per_sub_unit_and_the_other_leaders_cp_are_lost() {
 #[test]
 fn consolidation_needs_every_sub_unit_within_the_leaders_command_distance() {
     let g = activated(move_figure(platoon([0, 4, 3, 0, 0]), "1b-2", [0, 70]), "1a");
-    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal_of(Refused::BeyondCommandDistance);
     assert_eq!(e, "not within sgt1's command distance of 6.0\": 1b-2 (1b) is 7.0\" away; \"all sub-units to be consolidated must be within the Organization Leader's Command Radius\"");
 }
 
 #[test]
 fn consolidation_refusals() {
     let g = activated(platoon([0, 1, 0, 0, 0]), "1a");
-    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal_of(Refused::NoCp);
     assert_eq!(e, "consolidating 1-sqd (\"1 CP per sub-unit to be consolidated\": 1a and 1b) costs 2 CP and 1a has 1");
-    let e = g.when_rolling(consolidate("2-sqd"), &[]).refusal();
+    let e = g.when_rolling(consolidate("2-sqd"), &[]).refusal_of(Refused::NotTheLeader);
     assert!(e.starts_with("2-sqd is led by sgt2, not by sgt1"), "{e}");
     // 1b acted first: it cannot act again inside the squad.
     let g = activated(platoon([0, 2, 3, 0, 0]), "1b")
         .decided(json!({"type": "pass"}))
         .decided(json!({"type": "activate", "unit": "1a"}));
-    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal_of(Refused::ActivatedOnce);
     assert_eq!(e, "1b has already been activated this turn and cannot join 1-sqd: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\"");
 }
 
@@ -143,7 +144,7 @@ fn consolidation_refusals() {
 #[test]
 fn a_platoon_consolidates_squads_not_fire_teams() {
     let g = activated(platoon([5, 0, 0, 0, 0]), "hq");
-    let e = g.when_rolling(consolidate("1-plt"), &[]).refusal();
+    let e = g.when_rolling(consolidate("1-plt"), &[]).refusal_of(Refused::NotOneUnit);
     assert_eq!(e, "1-sqd is not one unit (its figures act with 1a, 1b): \"If the intent were to consolidate to a platoon, all the units would first have to be consolidated into squads, and then the squads consolidated into a platoon.\"");
 }
 
@@ -153,11 +154,11 @@ fn a_platoon_consolidates_squads_not_fire_teams() {
 #[test]
 fn a_consolidated_unit_detaches_a_sub_unit_for_one_cp() {
     let g = activated(platoon([0, 4, 3, 0, 0]), "1a").decided(consolidate("1-sqd"));
-    let e = g.when_rolling(json!({"type": "detach", "units": ["1a"]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "detach", "units": ["1a"]}), &[]).refusal_of(Refused::LeaderStays);
     assert_eq!(e, "1a holds 1-sqd's leader sgt1: the leader stays with his unit; detach the other sub-units");
-    let e = g.when_rolling(json!({"type": "detach", "units": ["2a"]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "detach", "units": ["2a"]}), &[]).refusal_of(Refused::NotASubUnit);
     assert_eq!(e, "2a is not a sub-unit of 1-sqd that it can detach (it can detach 1a and 1b)");
-    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal_of(Refused::NothingToConsolidate);
     assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
     let facts = g.when_rolling(json!({"type": "detach", "units": ["1b"]}), &[]).facts();
     assert_eq!(
@@ -175,7 +176,7 @@ fn a_consolidated_unit_detaches_a_sub_unit_for_one_cp() {
 #[test]
 fn a_fire_team_has_nothing_to_detach() {
     let g = activated(platoon([0, 4, 3, 0, 0]), "1a");
-    let e = g.when_rolling(json!({"type": "detach", "units": ["1b"]}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "detach", "units": ["1b"]}), &[]).refusal_of(Refused::NotASubUnit);
     assert_eq!(e, "1b is not a sub-unit of 1a that it can detach (it can detach none: it is not a consolidated unit)");
 }
 
@@ -266,24 +267,24 @@ fn reorganisation_may_regroup_individuals_into_new_teams() {
 fn reorganisation_refusals() {
     let g = mauled();
     let one = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}]}]);
-    let e = g.when_rolling(reorganise(one), &[]).refusal();
+    let e = g.when_rolling(reorganise(one), &[]).refusal_of(Refused::LeftOut);
     assert_eq!(
         e,
         "2a-1, 2a-2 and sgt2 would be left out: every figure of 1-sqd and 2-sqd goes into one of the new teams"
     );
     let twice = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a", "leader": "sgt2", "figures": ["sgt2", "2a-1", "2a-2", "sgt1"]}]}]);
-    let e = g.when_rolling(reorganise(twice), &[]).refusal();
+    let e = g.when_rolling(reorganise(twice), &[]).refusal_of(Shared::NamedTwice);
     assert_eq!(e, "sgt1 is put in two teams");
     let outsider = json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a", "leader": "lt", "figures": ["sgt2", "2a-1", "2a-2"]}]}]);
-    let e = g.when_rolling(reorganise(outsider), &[]).refusal();
+    let e = g.when_rolling(reorganise(outsider), &[]).refusal_of(Refused::LeadFromWithin);
     assert_eq!(e, "lt is not in team 2a: a leader leads from within his team");
     let e = g
         .when_rolling(json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["hq"], "into": []}), &[])
-        .refusal();
+        .refusal_of(Refused::TwoLevelsBelow);
     assert_eq!(e, "hq has no sub-units: reorganisation orders reach units two levels below the leader who gives them");
     let e = g
         .when_rolling(json!({"type": "reorganise", "organisation": "1-plt", "replaces": ["1a"], "into": []}), &[])
-        .refusal();
+        .refusal_of(Refused::TwoLevelsBelow);
     assert_eq!(
         e,
         "1a is not directly under 1-plt: reorganisation orders reach units two levels below the leader who gives them"
@@ -305,12 +306,12 @@ fn reorganisation_needs_command_distance_and_cp() {
             reorganise(json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "2a"}]}])),
             &[],
         )
-        .refusal();
+        .refusal_of(Refused::BeyondCommandDistance);
     assert_eq!(e, "not within lt's command distance of 20.0\": 2a-2 (2a) is 40.4\" away; \"the units being reorganized must be within the Reorganizing leader's Command Distance\"");
     let g = in_operations(platoon([3, 0, 0, 0, 0])).decided(json!({"type": "activate", "unit": "hq"}));
     let e = g.when_rolling(reorganise(
             json!([{"id": "1-sqd", "leader": "sgt1", "teams": [{"id": "1a"}, {"id": "1b"}, {"id": "2a"}, {"id": "2b"}]}]),
-        ), &[]).refusal();
+        ), &[]).refusal_of(Refused::NoCp);
     assert_eq!(e, "reorganising into 4 fire teams (\"2 CP for each sub-unit affected\") costs 8 CP and hq has 3");
 }
 
@@ -341,7 +342,9 @@ fn a_reorganised_unit_keeps_the_strategic_move_of_its_figures() {
     let g = g.decided(reorganise(into));
     assert!(g.state().units["3a"].strategic && g.state().units["3b"].strategic);
     assert_eq!(super::super::turn::active_combatants(g.state())["alex"], 2);
-    let e = g.when_rolling(json!({"type": "sighted", "target": "j", "by": "3a"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "sighted", "target": "j", "by": "3a"}), &[])
+        .refusal_of(Refused::StrategicMovementBarsFire);
     assert_eq!(e, "3a moved strategically this turn and is not eligible to fire");
 }
 
@@ -392,7 +395,7 @@ fn consolidate_named(org: &str, subs: &[&str]) -> Value {
 #[test]
 fn a_leader_consolidates_the_sub_units_he_names() {
     let g = activated(three_teams(4, [400, 0]), "1a");
-    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal_of(Refused::BeyondCommandDistance);
     assert!(
         e.starts_with(
             "not within sgt1's command distance of 6.0\": 1c-1 (1c) is 42.0\" away and cpl1c (1c) is 40.0\" away"
@@ -404,7 +407,7 @@ fn a_leader_consolidates_the_sub_units_he_names() {
     let g = g.decided(consolidate_named("1-sqd", &["1a", "1b"]));
     assert_eq!(g.state().figures["1b-1"].unit, "1-sqd");
     assert_eq!(g.state().figures["1c-1"].unit, "1c");
-    let e = g.when_rolling(consolidate_named("1-sqd", &["2a"]), &[]).refusal();
+    let e = g.when_rolling(consolidate_named("1-sqd", &["2a"]), &[]).refusal_of(Refused::NotASubUnit);
     assert_eq!(e, "2a is not a sub-unit of 1-sqd with figures in play (1a, 1b and 1c)");
     // Under the option the whole squad consolidates, or nothing.
     let g = super::given_with(three_teams(4, [400, 0]), &["consolidate-whole-organisation"]).decided_all(&[
@@ -412,7 +415,7 @@ fn a_leader_consolidates_the_sub_units_he_names() {
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "1a"}),
     ]);
-    let e = g.when_rolling(consolidate_named("1-sqd", &["1a", "1b"]), &[]).refusal();
+    let e = g.when_rolling(consolidate_named("1-sqd", &["1a", "1b"]), &[]).refusal_of(Refused::ConsolidateWhole);
     assert!(e.starts_with("1c would be left out of 1-sqd (consolidate-whole-organisation)"), "{e}");
 }
 
@@ -430,7 +433,7 @@ fn a_sub_unit_left_out_joins_later_for_one_cp() {
     );
     let g = g.decided(consolidate("1-sqd"));
     assert_eq!(g.state().figures["1c-1"].unit, "1-sqd");
-    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal();
+    let e = g.when_rolling(consolidate("1-sqd"), &[]).refusal_of(Refused::NothingToConsolidate);
     assert_eq!(e, "1-sqd is already one unit: there is nothing to consolidate");
 }
 
@@ -500,17 +503,17 @@ fn a_company_leaders_reorganisation_refusals() {
     let g = activated(company(), "coy-hq");
     let e = g
         .when_rolling(reorganise_coy(json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}]}])), &[])
-        .refusal();
+        .refusal_of(Refused::LeftOut);
     assert_eq!(e, "2-sqd would be left out: every squad of 1-plt and 2-plt goes into one of the new platoons");
     let e = g.when_rolling(reorganise_coy(
             json!([{"id": "1-plt", "leader": "sgt1", "squads": [{"id": "1-sqd"}, {"id": "2-sqd", "figures": ["sgt2"]}]}]),
-        ), &[]).refusal();
+        ), &[]).refusal_of(Refused::WholeUnits);
     assert!(e.starts_with("2-sqd is not a squad of 1-plt and 2-plt kept whole"), "{e}");
     let e = g
         .when_rolling(
             reorganise_coy(json!([{"id": "1-plt", "leader": "capt", "squads": [{"id": "1-sqd"}, {"id": "2-sqd"}]}])),
             &[],
         )
-        .refusal();
+        .refusal_of(Refused::LeadFromWithin);
     assert_eq!(e, "capt cannot lead platoon 1-plt: a leader with a command rating leads from within his platoon");
 }

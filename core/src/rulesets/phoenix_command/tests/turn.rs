@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::{given, given_with, in_operations, table, told, with_figure};
-use crate::rulesets::phoenix_command::{Fact, InitiativeBy, NextUp};
+use crate::refusal::Shared;
+use crate::rulesets::phoenix_command::{Fact, InitiativeBy, NextUp, Refused};
 
 /// alex: a (2 CP, 3 figures), b (1 CP, 3 figures); jason: j (2 CP, 3
 /// figures), k (0 CP, 2 figures). alex 6 active combatants, jason 5.
@@ -30,10 +31,10 @@ fn a_turn_begins_with_strategic_movement() {
 #[test]
 fn the_next_turn_waits_for_every_unit_to_be_activated() {
     let g = in_operations(two_a_side());
-    let e = g.when_rolling(json!({"type": "begin-turn"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "begin-turn"}), &[]).refusal_of(Shared::TurnNotOver);
     assert_eq!(e, "turn 1 is not over: \"The decision then passes to the unit with the next highest number of CP, and so forth until all units have been activated.\" It is alex's turn: alex may activate a (2 CP); alex holds the initiative, so its 2 CP units act before jason's.");
     let g = given(two_a_side()).decided(json!({"type": "begin-turn"}));
-    let e = g.when_rolling(json!({"type": "begin-turn"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "begin-turn"}), &[]).refusal_of(Shared::TurnNotOver);
     assert!(e.starts_with("turn 1 is in its strategic movement"), "{e}");
 }
 
@@ -109,7 +110,7 @@ fn a_tie_is_rolled_off_under_the_option() {
         }
     );
     // A table record that lacks a die the rules need: the die is unknown.
-    let e = g.when_rolling(json!({"type": "begin-operations"}), &[("initiative:alex", &[4])]).refusal();
+    let e = g.when_rolling(json!({"type": "begin-operations"}), &[("initiative:alex", &[4])]).refusal_of(Shared::Dice);
     assert_eq!(e, "the rules need d10 'initiative:jason' #0, which the table did not roll (the die is unknown)");
 }
 
@@ -119,9 +120,9 @@ fn a_tie_is_rolled_off_under_the_option() {
 #[test]
 fn the_unit_with_the_most_cp_acts_next_and_initiative_breaks_ties() {
     let g = in_operations(two_a_side());
-    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal_of(Refused::MostCpActsNext);
     assert_eq!(e, "j (2 CP) may not act now: the unactivated unit with the most CP acts next. It is alex's turn: alex may activate a (2 CP); alex holds the initiative, so its 2 CP units act before jason's.");
-    let e = g.when_rolling(json!({"type": "activate", "unit": "b"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "b"}), &[]).refusal_of(Refused::MostCpActsNext);
     assert!(e.starts_with("b (1 CP) may not act now"), "{e}");
     let facts = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).facts();
     assert_eq!(facts, vec![Fact::UnitActivated { unit: "a".into(), side: "alex".into(), cp: 2 }]);
@@ -146,7 +147,7 @@ fn within_a_side_the_player_picks_among_units_of_equal_cp() {
     let g = in_operations(scenario);
     g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).facts();
     g.when_rolling(json!({"type": "activate", "unit": "b"}), &[]).facts();
-    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal_of(Refused::MostCpActsNext);
     assert!(e.ends_with("It is alex's turn: alex may activate a or b (2 CP each; the player picks the order)."), "{e}");
 }
 
@@ -154,10 +155,10 @@ fn within_a_side_the_player_picks_among_units_of_equal_cp() {
 #[test]
 fn a_unit_is_activated_once_per_turn_and_one_at_a_time() {
     let g = in_operations(two_a_side()).decided(json!({"type": "activate", "unit": "a"}));
-    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal_of(Shared::StillActive);
     assert_eq!(e, "a is still active: it must accumulate, pass, or spend its CP before another unit is activated");
     let g = g.decided(json!({"type": "pass"}));
-    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal_of(Refused::ActivatedOnce);
     assert_eq!(e, "a has already been activated this turn: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\" It is jason's turn: jason may activate j (2 CP).");
 }
 
@@ -176,7 +177,7 @@ fn the_turn_ends_when_every_unit_has_been_activated() {
     let facts = g.when_rolling(json!({"type": "accumulate"}), &[]).facts();
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
     let g = g.decided(json!({"type": "accumulate"}));
-    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal_of(Shared::TurnOver);
     assert_eq!(e, "turn 1 is over: every unit has been activated; begin the next turn");
     // The next turn: every unit may be activated again.
     let g = g.decided_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
@@ -200,7 +201,9 @@ fn strategic_movement_costs_the_cp_and_the_operations() {
     );
     let g = g.decided(json!({"type": "strategic-move", "unit": "a"})).decided(json!({"type": "begin-operations"}));
     assert_eq!(g.state().units["a"].cp, 0);
-    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "activate", "unit": "a"}), &[])
+        .refusal_of(Refused::StrategicMovementBarsOperations);
     assert_eq!(e, "a moved strategically this turn: it \"may not act in the operations phase\". It is jason's turn: jason may activate j (2 CP).");
 }
 
@@ -209,14 +212,17 @@ fn strategic_movement_is_refused_in_contact_or_after_operations_began() {
     let g = given(two_a_side())
         .decided(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}))
         .decided(json!({"type": "begin-turn"}));
-    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "a"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "a"}), &[]).refusal_of(Refused::EnemyContact);
     assert_eq!(e, "a is in contact with j: \"The unit must not be in contact with the enemy before it engages in strategic movement\"");
     let g = g.decided(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": false}));
     let g = g.decided(json!({"type": "strategic-move", "unit": "a"}));
-    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "b", "moves": {"a-1": [0, 0]}}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "strategic-move", "unit": "b", "moves": {"a-1": [0, 0]}}), &[])
+        .refusal_of(Refused::NotAFigureOfTheUnit);
     assert_eq!(e, "a-1 is not a figure of b in play: only the unit's own figures move with it");
     let g = g.decided(json!({"type": "begin-operations"}));
-    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "b"}), &[]).refusal();
+    let e =
+        g.when_rolling(json!({"type": "strategic-move", "unit": "b"}), &[]).refusal_of(Refused::StrategicMovementOver);
     assert_eq!(e, "strategic movement is over in turn 1: units move strategically before operations begin");
 }
 
@@ -225,22 +231,29 @@ fn strategic_movement_is_refused_in_contact_or_after_operations_began() {
 #[test]
 fn contact_is_a_referee_input_between_enemy_units() {
     let g = given(two_a_side());
-    let e = g.when_rolling(json!({"type": "contact", "unit": "a", "enemy": "b", "in_contact": true}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "contact", "unit": "a", "enemy": "b", "in_contact": true}), &[])
+        .refusal_of(Shared::NotAnEnemy);
     assert_eq!(e, "a and b are both alex's: contact is between enemy units");
-    let e = g.when_rolling(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": false}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": false}), &[])
+        .refusal_of(Shared::NoChange);
     assert_eq!(e, "a and j are not in contact");
     let g = g.decided(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
     assert!(g.state().units["j"].contact.contains("a"));
-    let e = g.when_rolling(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": true}), &[]).refusal();
+    let e = g
+        .when_rolling(json!({"type": "contact", "unit": "j", "enemy": "a", "in_contact": true}), &[])
+        .refusal_of(Shared::NoChange);
     assert_eq!(e, "j and a are already in contact");
 }
 
 #[test]
 fn operations_begin_once() {
     let g = in_operations(two_a_side());
-    let e = g.when_rolling(json!({"type": "begin-operations"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "begin-operations"}), &[]).refusal_of(Shared::NoChange);
     assert_eq!(e, "turn 1's operations have already begun");
-    let e = (given(two_a_side())).when_rolling(json!({"type": "begin-operations"}), &[]).refusal();
+    let e =
+        (given(two_a_side())).when_rolling(json!({"type": "begin-operations"}), &[]).refusal_of(Shared::NoTurnBegun);
     assert_eq!(e, "no turn has begun: begin a turn first");
 }
 
@@ -258,7 +271,7 @@ fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_tu
     let g = given_with(scenario, &["initiative-recount-on-any-change"])
         .decided_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
     assert_eq!(g.state().initiative, "jason");
-    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).refusal_of(Refused::MostCpActsNext);
     assert!(e.contains("It is jason's turn"), "{e}");
     let g = g.decided(json!({"type": "casualty", "figure": "j-1", "effect": "killed", "reason": "sniper"}));
     let facts = g
@@ -274,7 +287,7 @@ fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_tu
     );
     let g = g.decided(json!({"type": "casualty", "figure": "j-2", "effect": "killed", "reason": "sniper"}));
     g.when_rolling(json!({"type": "activate", "unit": "a"}), &[]).facts();
-    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "activate", "unit": "j"}), &[]).refusal_of(Refused::MostCpActsNext);
     assert!(e.ends_with("alex holds the initiative, so its 2 CP units act before jason's."), "{e}");
 }
 
@@ -402,7 +415,7 @@ fn a_strategic_move_is_stopped_where_a_successful_interrupt_catches_it() {
             ]}),
             &[("hit:ambush-lead", &[0]), ("injury:patrol-1", &[2]), ("hit:ambush-1", &[0]), ("injury:patrol-2", &[2]), ("hit:ambush-2", &[9])],
         );
-    let e = g.when_rolling(leg, &[]).refusal();
+    let e = g.when_rolling(leg, &[]).refusal_of(Refused::Interrupted);
     assert_eq!(e, "patrol has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
 }
 
@@ -415,7 +428,7 @@ fn a_strategic_move_stops_where_it_comes_into_contact() {
         .decided(json!({"type": "begin-turn"}))
         .decided(json!({"type": "strategic-move", "unit": "a", "moves": {"a-lead": [0, 200]}}))
         .decided(json!({"type": "contact", "unit": "a", "enemy": "j", "in_contact": true}));
-    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "a"}), &[]).refusal();
+    let e = g.when_rolling(json!({"type": "strategic-move", "unit": "a"}), &[]).refusal_of(Refused::EnemyContact);
     assert_eq!(
         e,
         "a has come into contact with j: \"its movement may not bring it into enemy contact\" — it moves no further"
