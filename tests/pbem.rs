@@ -531,3 +531,27 @@ fn import_extends_a_stored_game_and_a_record_that_parts_from_it_is_a_fork() {
     let forks = tom.ok(&["fork", "show", "friday"]);
     assert!(forks.contains("fw-weber (axis) is activated"), "{forks}");
 }
+
+/// The published turn-file schema (docs/schemas/turn-file.json) holds the
+/// turn files the binary writes: the first, which carries the header, and
+/// a later one; a turn file without its head does not validate.
+#[test]
+fn turn_files_validate_against_the_published_schema() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("docs/schemas/turn-file.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let (tom, jerry) = handshake();
+    let first = tom.turn("allies-1.json", "t1.txt");
+    assert!(jerry.apply("t1.txt", &first).status.success());
+    let second = jerry.turn("axis-1.json", "t2.txt");
+    for (name, text) in [("the first turn", &first), ("the second turn", &second)] {
+        let turn: Value = serde_json::from_slice(&armour::decode(text).unwrap().payload).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&turn).map(|e| format!("{}: {e}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{name} does not validate:\n{}", errors.join("\n"));
+        let mut headless = turn.clone();
+        headless.as_object_mut().unwrap().remove("head");
+        assert!(!validator.is_valid(&headless), "{name} validates without its head");
+    }
+    let turn: Value = serde_json::from_slice(&armour::decode(&first).unwrap().payload).unwrap();
+    assert!(turn["header"].is_object(), "the first turn carries the header");
+}

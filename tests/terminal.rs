@@ -219,6 +219,30 @@ fn long_work_shows_a_progress_bar_on_a_terminal_and_none_on_a_pipe() {
     assert!(!seen.contains(" events, "), "--json shows a bar: {seen:?}");
 }
 
+/// golden check and golden bless draw a bar over the fixtures on a
+/// terminal (the file at hand, how many are done), and none on a pipe.
+#[test]
+fn golden_check_and_bless_show_a_bar_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir(&fixtures).unwrap();
+    for entry in std::fs::read_dir(binary::root().join("fixtures/leader-activation")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, fixtures.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let fixtures = fixtures.to_str().unwrap();
+    for command in ["check", "bless"] {
+        let (seen, status) = on_terminal_stderr(&db, &["golden", command, fixtures]);
+        assert!(status.success(), "golden {command}: {seen}");
+        assert!(seen.contains("/4 ") && seen.contains("rally.json"), "golden {command} shows no bar: {seen:?}");
+        let piped = rollcall(&db).args(["golden", command, fixtures]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&piped.stderr), "", "golden {command}: a pipe sees no bar");
+    }
+}
+
 /// Runs rollcall with standard output on a pty; returns what it printed.
 fn on_terminal_stdout(db: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let (master, slave) = pty(200, 20);

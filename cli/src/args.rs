@@ -71,7 +71,8 @@ pub enum Command {
         /// A rule version (`ruleset@version`) or a house-rules JSON file.
         #[arg(long)]
         rules: String,
-        /// The scenario JSON file.
+        /// The scenario JSON file, or a script (its `scenario` is taken).
+        /// `rollcall scenario template RULESET` writes one to start from.
         #[arg(long)]
         scenario: PathBuf,
         /// The game id (default: a random one).
@@ -283,9 +284,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List rulesets, or show a rule version's options and constants.
+    /// List rulesets, show a rule version's options and constants, a
+    /// ruleset's decisions, or the JSON Schemas of rollcall's files.
     #[command(subcommand)]
     Rules(RulesCommand),
+    /// Starting points: a ruleset's scenario template.
+    #[command(subcommand)]
+    Scenario(ScenarioCommand),
     /// Check fixtures against their golden outputs, or rewrite them.
     #[command(subcommand)]
     Golden(GoldenCommand),
@@ -524,7 +529,7 @@ pub enum StoreCommand {
 
 #[derive(Debug, Subcommand)]
 #[command(
-    after_help = "Example:\n  rollcall rules list\n  rollcall rules show leader-activation@1+natural-6-rallies\n  rollcall rules show house.json --json\n  rollcall rules refusals leader-activation"
+    after_help = "Example:\n  rollcall rules list\n  rollcall rules show leader-activation@1+natural-6-rallies\n  rollcall rules show house.json --json\n  rollcall rules refusals leader-activation\n  rollcall rules decisions combat-hq"
 )]
 pub enum RulesCommand {
     /// Every ruleset and its versions.
@@ -558,6 +563,53 @@ pub enum RulesCommand {
         /// Print one JSON document instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Each decision type of a ruleset: its fields (type, required or not,
+    /// what it means) and an example.
+    #[command(
+        after_help = "Example:\n  rollcall rules decisions leader-activation\n  rollcall rules decisions phoenix-command --json"
+    )]
+    Decisions {
+        /// The ruleset (`rollcall rules list` names them).
+        ruleset: String,
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// JSON Schemas of rollcall's files: each ruleset's scripts, scenarios,
+    /// decisions and facts, house rules, record lines and turn files.
+    /// Without NAME, lists them; with NAME, prints that one.
+    #[command(
+        after_help = "Example:\n  rollcall rules schema\n  rollcall rules schema leader-activation.decision\n  rollcall rules schema -o docs/schemas"
+    )]
+    Schema {
+        /// The schema to print or write (e.g. `combat-hq.scenario`); default: all.
+        name: Option<String>,
+        /// Write the schema(s) into this directory as NAME.json (created if
+        /// need be; files there of the same names are replaced).
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+#[command(after_help = "Example:\n  rollcall scenario template combat-hq -o scenario.json")]
+pub enum ScenarioCommand {
+    /// Write a small starting scenario of a ruleset, which `new` and a
+    /// script's `scenario` accept as it is; edit it into your own.
+    #[command(
+        after_help = "Example:\n  rollcall scenario template leader-activation -o scenario.json\n  rollcall new --rules leader-activation@1 --scenario scenario.json --game friday"
+    )]
+    Template {
+        /// The ruleset (`rollcall rules list` names them).
+        ruleset: String,
+        /// The file to write (default: standard output). An existing file is
+        /// replaced only with --force.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Replace the file -o names if it exists.
+        #[arg(long)]
+        force: bool,
     },
 }
 

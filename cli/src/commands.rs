@@ -19,7 +19,7 @@ use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
-use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, StoreCommand};
+use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
 use crate::output::print_json;
 use crate::position::Position;
 use crate::source::rule_version;
@@ -66,6 +66,13 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Rules(RulesCommand::List { json }) => rules_list(json),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
         Command::Rules(RulesCommand::Refusals { ruleset, json }) => rules_refusals(&ruleset, json),
+        Command::Rules(RulesCommand::Decisions { ruleset, json }) => crate::schemas::decisions(&ruleset, json),
+        Command::Rules(RulesCommand::Schema { name, output }) => {
+            crate::schemas::schema(name.as_deref(), output.as_deref())
+        }
+        Command::Scenario(ScenarioCommand::Template { ruleset, output, force }) => {
+            crate::schemas::template(&ruleset, output.as_deref(), force)
+        }
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
         Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
         Command::Demo => crate::demo::run(db),
@@ -190,17 +197,24 @@ fn new(
 ) -> Result<ExitCode, Fail> {
     let (rules, _) = rule_version(rules)?;
     let bytes = read_bytes(scenario_path)?;
-    let scenario: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
+    let given: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
+    let (scenario, prefix) = crate::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
     let text = String::from_utf8_lossy(&bytes);
+    let ruleset_id = rules.ruleset().to_string();
+    let scenario_error = |s: rollcall_core::ruleset::ScenarioError| {
+        let field = format!("{prefix}{}", s.field);
+        let hint = crate::schemas::scenario_hint(&ruleset_id, &s.field);
+        Fail(format!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message))
+    };
     if parties.is_empty() {
-        parties = scenario
-            .get("sides")
-            .and_then(Value::as_array)
-            .map(|sides| sides.iter().filter_map(|s| s.as_str().map(String::from)).collect())
-            .unwrap_or_default();
+        // The scenario's sides as its ruleset reads them (a list of names,
+        // or of objects with an id).
+        let info = registry::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?;
+        let machine = (info.load)(&scenario, &rules).map_err(scenario_error)?;
+        parties = machine.sides();
     }
     if parties.is_empty() {
-        return Err(Fail("name the parties with --party (the scenario has no \"sides\" list)".into()));
+        return Err(Fail("name the parties with --party (the scenario has no sides)".into()));
     }
     if let Some(bad) = parties.iter().find(|p| p.is_empty() || rollcall_core::bounds::control_character(p).is_some()) {
         return Err(Fail(format!(
@@ -230,9 +244,7 @@ fn new(
         server: None,
     };
     Game::open(header.clone()).map_err(|e| match e {
-        rollcall_core::game::OpenError::Scenario(s) => {
-            Fail(format!("{}:{}: {}: {}", scenario_path.display(), line_of(&text, &s.field), s.field, s.message))
-        }
+        rollcall_core::game::OpenError::Scenario(s) => scenario_error(s),
         other => Fail(other.to_string()),
     })?;
     let log = store::open(db)?;
@@ -602,6 +614,7 @@ fn verify(
                 return Err(e.into())
             }
             Err(e) => {
+                crate::source::refuse_script(path)?;
                 return report_verify(
                     target,
                     None,

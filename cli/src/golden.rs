@@ -50,16 +50,42 @@ fn expected_path(input: &Path, suffix: &str) -> PathBuf {
     input.with_file_name(format!("{stem}.{suffix}"))
 }
 
-fn progress(count: usize) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if count < 2 || !std::io::stderr().is_terminal() {
-        return None;
+/// A bar over the fixtures of a directory, on a terminal's standard error
+/// only (`check` and `bless` alike): the file at hand, and how many are done.
+struct Steps(Option<indicatif::ProgressBar>);
+
+impl Steps {
+    fn new(count: usize) -> Steps {
+        use std::io::IsTerminal;
+        if count < 2 || !std::io::stderr().is_terminal() {
+            return Steps(None);
+        }
+        let bar = indicatif::ProgressBar::new(count as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}").expect("a valid template"),
+        );
+        Steps(Some(bar))
     }
-    let bar = indicatif::ProgressBar::new(count as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}").expect("a valid template"),
-    );
-    Some(bar)
+
+    /// Work on `input` begins.
+    fn at(&self, input: &Path) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(input.display().to_string());
+        }
+    }
+
+    /// Work on the file at hand is done.
+    fn done_one(&self) {
+        if let Some(bar) = &self.0 {
+            bar.inc(1);
+        }
+    }
+
+    fn finish(self) {
+        if let Some(bar) = self.0 {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
@@ -67,12 +93,10 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     if all.is_empty() {
         return Err(Fail(format!("{}: no scripts (*.json) or records (*.jsonl) to check", dir.display())));
     }
-    let bar = progress(all.len());
+    let steps = Steps::new(all.len());
     let mut differences = Vec::new();
     for input in &all {
-        if let Some(bar) = &bar {
-            bar.set_message(input.display().to_string());
-        }
+        steps.at(input);
         let actual = outputs(input)?;
         for (suffix, text) in actual.files() {
             let path = expected_path(input, suffix);
@@ -86,13 +110,9 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
                 differences.push((path, diff));
             }
         }
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
+        steps.done_one();
     }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    steps.finish();
     if json {
         crate::output::print_json(&json!({
             "checked": all.len(), "ok": differences.is_empty(),
@@ -123,8 +143,10 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         ));
     }
     let all = inputs(dir)?;
+    let steps = Steps::new(all.len());
     let mut changed = Vec::new();
     for input in &all {
+        steps.at(input);
         let actual = outputs(input)?;
         for (suffix, text) in actual.files() {
             let path = expected_path(input, suffix);
@@ -133,7 +155,9 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
                 changed.push(path.display().to_string());
             }
         }
+        steps.done_one();
     }
+    steps.finish();
     if json {
         crate::output::print_json(&json!({"blessed": all.len(), "changed": changed}));
     } else {

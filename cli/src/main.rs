@@ -37,6 +37,7 @@ mod output;
 mod pbem;
 mod position;
 mod progress;
+mod schemas;
 mod serve;
 mod simulate;
 mod source;

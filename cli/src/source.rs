@@ -30,11 +30,30 @@ pub enum Record {
     Stored(Header, Store, String),
 }
 
+/// For a record file that could not be read: whether it is a script (one
+/// JSON object with a scenario and decisions), which a record command says
+/// plainly (exit 2) instead of reporting its second line as a broken
+/// record. Read only when the record could not be, so a record is read once.
+pub fn refuse_script(path: &Path) -> Result<(), Fail> {
+    let Ok(bytes) = std::fs::read(path) else { return Ok(()) };
+    let script = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .is_ok_and(|v| v.get("scenario").is_some() && v.get("decisions").is_some());
+    if script {
+        let name = path.display();
+        return Err(Fail(format!("{name} is a script, not a record: `rollcall run {name}` plays it")));
+    }
+    Ok(())
+}
+
 /// Opens what `target` names: a record file ([`is_record_file`]), or else a
 /// game in the store.
 pub fn open(db: &Option<std::path::PathBuf>, target: &str) -> Result<Record, Fail> {
     if is_record_file(target) {
-        let (header, events) = rollcall_store::file::read(Path::new(target))?;
+        let path = Path::new(target);
+        let (header, events) = rollcall_store::file::read(path).map_err(|e| match refuse_script(path) {
+            Err(script) => script,
+            Ok(()) => Fail::from(e),
+        })?;
         Ok(Record::File(header, events))
     } else {
         let log = store::open_read(db)?;
@@ -48,7 +67,11 @@ pub fn open(db: &Option<std::path::PathBuf>, target: &str) -> Result<Record, Fai
 /// in the store.
 pub fn game_reader(db: &Option<std::path::PathBuf>, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
     if is_record_file(target) {
-        let file = rollcall_store::file::RecordFile::open(Path::new(target))?;
+        let path = Path::new(target);
+        let file = rollcall_store::file::RecordFile::open(path).map_err(|e| match refuse_script(path) {
+            Err(script) => script,
+            Ok(()) => Fail::from(e),
+        })?;
         let id = file.game().to_string();
         Ok((Box::new(file), id))
     } else {

@@ -419,7 +419,7 @@ pub fn run(
 
 /// Writes the page through a new, unpredictably named temporary file
 /// renamed into place: a link at the target or beside it is never followed.
-fn write_atomically(path: &Path, existing: Existing, bytes: &[u8]) -> Result<(), Fail> {
+pub(crate) fn write_atomically(path: &Path, existing: Existing, bytes: &[u8]) -> Result<(), Fail> {
     use rollcall_store::file::write_file;
     write_file(path, existing, |out, tmp| {
         out.write_all(bytes).map_err(|e| rollcall_store::file::FileError::Io {

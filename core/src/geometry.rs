@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A point on the table, `[x, y]` in the scenario's unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(from = "[i64; 2]", into = "[i64; 2]")]
 pub struct Point {
     pub x: i64,

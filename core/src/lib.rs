@@ -26,6 +26,7 @@ pub mod registry;
 pub mod rules;
 pub mod ruleset;
 pub mod rulesets;
+pub mod schema;
 pub mod script;
 pub mod sealed;
 pub mod seed;

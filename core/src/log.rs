@@ -17,7 +17,7 @@ use crate::digest::Digest;
 use crate::record::{self, Event, Header, Kind};
 
 /// The last event of a game: its seq (0 for none) and hash (the header's for none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Head {
     pub seq: u64,

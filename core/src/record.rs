@@ -45,7 +45,7 @@ pub const FORMAT: &str = "rollcall-record";
 pub const FORMAT_VERSION: u32 = 2;
 
 /// How a game's dice are had.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SeedMode {
     /// All shares known up front: reproducible and tamper-evident, but a
@@ -87,7 +87,7 @@ pub struct Header {
 }
 
 /// A side of the game and the public key it signs its turns with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SideKey {
     pub key: PublicKey,
@@ -118,7 +118,7 @@ impl Header {
 /// The kinds of event. A decision, its rolls and its facts come together, in
 /// that order; a checkpoint (a side's signature closing its turn) and a
 /// reveal (a sealed turn's chain value) stand between decisions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Decision,
@@ -150,7 +150,7 @@ pub struct Event {
 }
 
 /// A decision event's body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecisionBody {
     /// The decision's place among the game's decisions, from 1: the dice address.
@@ -170,7 +170,7 @@ pub struct DecisionBody {
 /// head after the previous checkpoint or the header, the head just before
 /// this event, side). Both heads are known from the chain, so only the side
 /// and the signature are written.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckpointBody {
     pub side: String,
@@ -178,7 +178,7 @@ pub struct CheckpointBody {
 }
 
 /// A fact event's body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FactBody {
     /// The number of the decision it follows from.
@@ -187,7 +187,7 @@ pub struct FactBody {
 }
 
 /// A roll event's body (the wire form of [`Roll`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RollBodyV1 {
     pub decision: u64,
@@ -237,9 +237,9 @@ impl LineError {
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct HeaderV1 {
+pub(crate) struct HeaderV1 {
     format: String,
     format_version: u32,
     game: String,
@@ -251,7 +251,7 @@ struct HeaderV1 {
     sides: Vec<SideKey>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RulesV1 {
     version: String,
@@ -262,7 +262,7 @@ struct RulesV1 {
     hash: Digest,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SeedV1 {
     mode: SeedMode,
@@ -272,7 +272,7 @@ struct SeedV1 {
     server: Option<ServerCommitment>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PartyV1 {
     name: String,
@@ -282,11 +282,12 @@ struct PartyV1 {
     share: Option<String>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct EventV1 {
+pub(crate) struct EventV1 {
     seq: u64,
     kind: Kind,
+    #[schemars(schema_with = "crate::schema::event_body")]
     body: Value,
     hash: Digest,
 }

@@ -290,7 +290,7 @@ impl RuleVersion {
 }
 
 /// A house-rules file: a base version, option values, constant overrides, a name.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HouseRules {
     pub name: String,

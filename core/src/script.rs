@@ -50,13 +50,14 @@ impl From<StrictError> for ScriptError {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ScriptV1 {
+pub(crate) struct ScriptV1 {
     #[serde(default)]
     game: Option<String>,
     /// Read by [`RulesRef::from_value`], which knows which of its forms an
     /// object is meant to be.
+    #[schemars(with = "RulesRef")]
     rules: Value,
     scenario: Value,
     seed: SeedRef,
@@ -76,7 +77,7 @@ pub enum RulesRef {
 }
 
 /// `{"version": …, "options": {…}, "constants": {…}}`: nothing else.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct VersionRefV1 {
     version: String,
@@ -143,6 +144,22 @@ impl RulesRef {
     }
 }
 
+/// The schema of the three forms [`RulesRef::from_value`] reads.
+impl schemars::JsonSchema for RulesRef {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RulesRef".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let version = generator.subschema_for::<VersionRefV1>();
+        let house = generator.subschema_for::<HouseRules>();
+        schemars::json_schema!({
+            "description": "A rule version: its id (\"leader-activation@1\"), a version with option and constant overrides, or house rules (an object with \"name\" and \"base\").",
+            "anyOf": [{"type": "string", "description": "A version id: ruleset@version."}, version, house]
+        })
+    }
+}
+
 /// For JSON read elsewhere (the dice server's requests): the same forms as
 /// [`RulesRef::from_value`], as strict; the error names the field under
 /// `rules`.
@@ -154,14 +171,14 @@ impl<'de> Deserialize<'de> for RulesRef {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct SeedRef {
     mode: SeedMode,
     parties: Vec<PartyRef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PartyRef {
     name: String,

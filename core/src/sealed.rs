@@ -75,7 +75,7 @@ pub fn turn_seed(game_seed: &Seed, k: u64, x_k: &Digest) -> Seed {
 
 /// What the header says of the server: its chain's commitment `x_0`, how
 /// many turns the chain holds, and the key it signs heads with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerCommitment {
     pub commitment: Digest,
@@ -141,7 +141,7 @@ impl Chain {
 
 /// A reveal event's body: sealed turn `turn`'s chain value, and the decisions
 /// its dice settled (`first..=last`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RevealBody {
     pub turn: u64,

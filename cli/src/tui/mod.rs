@@ -273,13 +273,14 @@ impl Model {
         self
     }
 
-    /// What the screen shows, `height` lines for the narrative.
-    pub fn screen(&self, replay: &Replay, height: usize) -> Screen {
+    /// What the screen shows, `height` lines of `width` characters for the
+    /// narrative (a longer line is wrapped, not cut).
+    pub fn screen(&self, replay: &Replay, height: usize, width: usize) -> Screen {
         let frame = &replay.frames[self.at];
         let mut narrative = Vec::new();
         for (i, f) in replay.frames.iter().enumerate().take(self.at + 1) {
             for line in &f.narration {
-                narrative.push((line.clone(), i == self.at));
+                narrative.extend(wrap(line, width).into_iter().map(|piece| (piece, i == self.at)));
             }
         }
         let skip = narrative.len().saturating_sub(height.max(1));
@@ -325,6 +326,36 @@ impl Model {
             prompt: self.prompt.as_ref().map(|p| format!("jump to (d N, t N, s N): {p}")),
             message: self.message.clone(),
             help: self.help.then(|| HELP.iter().map(|(keys, what)| format!("{keys:<16} {what}")).collect()),
+        }
+    }
+}
+
+/// `line` in pieces of at most `width` characters, broken after a word
+/// where one fits; the pieces after the first are indented by two more
+/// than the line, so a reader sees that they go on.
+pub fn wrap(line: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let lead = chars.iter().take_while(|c| **c == ' ').count();
+    let indent = " ".repeat(lead + 2);
+    let mut out = Vec::new();
+    let mut rest = &chars[..];
+    loop {
+        let prefix = if out.is_empty() { "" } else { indent.as_str() };
+        // Room for at least a few characters, however narrow the pane.
+        let room = width.saturating_sub(prefix.len()).max(4);
+        if rest.len() <= room {
+            out.push(format!("{prefix}{}", rest.iter().collect::<String>()));
+            return out;
+        }
+        let first_word = if out.is_empty() { lead } else { 0 };
+        let cut = rest[..=room].iter().rposition(|c| *c == ' ').filter(|&i| i > first_word).unwrap_or(room);
+        out.push(format!("{prefix}{}", rest[..cut].iter().collect::<String>().trim_end()));
+        rest = &rest[cut..];
+        while rest.first() == Some(&' ') {
+            rest = &rest[1..];
+        }
+        if rest.is_empty() {
+            return out;
         }
     }
 }

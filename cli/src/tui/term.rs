@@ -79,7 +79,8 @@ pub fn draw(f: &mut Frame, replay: &Replay, model: &Model) {
         .direction(Direction::Horizontal)
         .constraints([Constraint::Percentage(50), Constraint::Percentage(50)])
         .split(rows[1]);
-    let screen: Screen = model.screen(replay, columns[0].height.saturating_sub(2) as usize);
+    let (height, width) = (columns[0].height.saturating_sub(2), columns[0].width.saturating_sub(2));
+    let screen: Screen = model.screen(replay, height as usize, width as usize);
     let dice_height = (screen.dice.len() as u16 + 2).clamp(3, columns[1].height / 2);
     let right = Layout::default()
         .direction(Direction::Vertical)

@@ -132,7 +132,7 @@ fn given_the_jump_prompt_when_the_game_lacks_the_position_then_the_status_says_w
     );
     let m = press(&replay, Model::new(3), ":x 2").key(&replay, Key::Enter);
     assert_eq!(m.message, "\"x 2\": write d N (a decision), t N (a turn) or s N (a seq)");
-    assert!(m.screen(&replay, 10).message.contains("write d N"));
+    assert!(m.screen(&replay, 10, 200).message.contains("write d N"));
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn given_bookmarks_when_b_and_shift_b_then_the_next_and_previous_wrapping() {
     let m = press(&replay, m, "m");
     assert_eq!(m.message, "bookmark at seq 9 removed");
     assert_eq!(m.bookmarks.iter().copied().collect::<Vec<_>>(), vec![4, 20]);
-    assert!(m.screen(&replay, 10).status.contains("bookmarks: 4, 20"));
+    assert!(m.screen(&replay, 10, 200).status.contains("bookmarks: 4, 20"));
 }
 
 #[test]
@@ -163,7 +163,7 @@ fn help_opens_on_question_mark_and_any_key_closes_it_and_q_quits() {
     let replay = rally();
     let m = Model::new(5).key(&replay, Key::Char('?'));
     assert!(m.help);
-    let screen = m.screen(&replay, 10);
+    let screen = m.screen(&replay, 10, 200);
     assert!(screen.help.as_ref().unwrap().iter().any(|l| l.contains("to the end of the next decision")));
     let m = m.key(&replay, Key::Char('q'));
     assert!(!m.help && !m.quit && m.at == 5, "the key that closes help does nothing else");
@@ -175,7 +175,7 @@ fn help_opens_on_question_mark_and_any_key_closes_it_and_q_quits() {
 fn the_screen_shows_the_narrative_up_to_the_position_the_state_there_and_the_decisions_dice() {
     let replay = rally();
     let (first7, end7) = span(&replay, 7);
-    let screen = Model::new(end7).screen(&replay, 100);
+    let screen = Model::new(end7).screen(&replay, 100, 200);
     let text: Vec<&str> = screen.narrative.iter().map(|(l, _)| l.as_str()).collect();
     assert!(text.contains(&"#7 rally units=rifles-2,mortar"), "{text:?}");
     assert!(!text.iter().any(|l| l.starts_with("#8")), "nothing after the position: {text:?}");
@@ -190,14 +190,14 @@ fn the_screen_shows_the_narrative_up_to_the_position_the_state_there_and_the_dec
         replay.decisions.list.len()
     )));
     // On the decision's own event, before its die is rolled, no die yet.
-    assert_eq!(Model::new(first7).screen(&replay, 100).dice, vec!["decision 7: no dice rolled"]);
-    assert_eq!(Model::new(0).screen(&replay, 100).dice, vec!["(no decision here)"]);
+    assert_eq!(Model::new(first7).screen(&replay, 100, 200).dice, vec!["decision 7: no dice rolled"]);
+    assert_eq!(Model::new(0).screen(&replay, 100, 200).dice, vec!["(no decision here)"]);
 }
 
 #[test]
 fn the_narrative_keeps_the_last_lines_that_fit_with_the_current_event_at_the_bottom() {
     let replay = rally();
-    let screen = Model::new(replay.last()).screen(&replay, 4);
+    let screen = Model::new(replay.last()).screen(&replay, 4, 200);
     assert_eq!(screen.narrative.len(), 4);
     assert!(screen.narrative.last().unwrap().1);
     assert_eq!(screen.narrative.last().unwrap().0, *replay.frames[replay.last()].narration.last().unwrap());
@@ -216,7 +216,7 @@ fn a_tampered_die_and_every_die_after_it_show_as_not_checked_and_the_title_says_
     let replay = Replay::build(&header, &events).unwrap();
     assert!(replay.integrity.starts_with("does NOT verify"), "{}", replay.integrity);
     assert!(replay.dice.iter().all(|d| d.proof == DieProof::Unchecked), "{:?}", replay.dice);
-    let screen = Model::new(events[roll].seq as usize).screen(&replay, 10);
+    let screen = Model::new(events[roll].seq as usize).screen(&replay, 10, 200);
     assert!(screen.dice[0].ends_with("[not checked: the record fails before it]"), "{:?}", screen.dice);
     assert!(screen.title.contains("does NOT verify"));
 }
@@ -246,4 +246,37 @@ fn the_drawn_screen_holds_the_panes_titles_and_status() {
     for want in [" narrative ", " state ", " dice ", "rally#0 = 4", "decision 7/", "rollcall replay · rally"] {
         assert!(text.contains(want), "{want:?} not on the screen:\n{text}");
     }
+}
+
+/// Given a narrative line wider than the pane, when the screen is drawn,
+/// then it is wrapped at a word, the rest indented, and no word is lost.
+#[test]
+fn long_narrative_lines_are_wrapped_not_cut() {
+    let line = "  seq 14 · decision 7: Lt. Adams fails to rally rifles-2 and mortar (rolled 4, needed 5)";
+    let pieces = super::wrap(line, 40);
+    assert_eq!(
+        pieces,
+        vec!["  seq 14 · decision 7: Lt. Adams fails", "    to rally rifles-2 and mortar (rolled", "    4, needed 5)",]
+    );
+    assert!(pieces.iter().all(|p| p.chars().count() <= 40), "{pieces:?}");
+    let words = |text: &str| text.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_eq!(words(&pieces.join(" ")), words(line));
+    assert_eq!(super::wrap("short", 40), vec!["short"]);
+    assert_eq!(super::wrap("", 40), vec![""]);
+    assert_eq!(
+        super::wrap("abcdefghijkl", 6),
+        vec!["abcdef", "  ghij", "  kl"],
+        "a word longer than the pane is split"
+    );
+
+    let replay = rally();
+    let narrow = Model::new(replay.last()).screen(&replay, 1000, 30);
+    let wide = Model::new(replay.last()).screen(&replay, 1000, 1000);
+    assert!(narrow.narrative.len() > wide.narrative.len(), "narrow panes wrap");
+    assert!(narrow.narrative.iter().all(|(l, _)| l.chars().count() <= 30));
+    let text = |s: &Screen| words(&s.narrative.iter().map(|(l, _)| l.clone()).collect::<Vec<_>>().join(" "));
+    assert_eq!(text(&narrow), text(&wide), "wrapping loses no word");
+    let current = narrow.narrative.iter().filter(|(_, c)| *c).count();
+    let current_wide = wide.narrative.iter().filter(|(_, c)| *c).count();
+    assert!(current >= current_wide, "every piece of the current event's lines is marked current");
 }

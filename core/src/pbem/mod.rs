@@ -299,7 +299,7 @@ pub fn agreed_header(
 }
 
 /// A turn file: what a side sends its opponent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TurnFile {
     pub format: String,
@@ -312,9 +312,11 @@ pub struct TurnFile {
     pub head: Head,
     /// The game's header, in a game's first turn file: its record line, as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::record::HeaderV1>")]
     pub header: Option<Value>,
     /// The events after `previous`: their record lines, as JSON (the
     /// payload being canonical, each is its line byte for byte).
+    #[schemars(with = "Vec<crate::record::EventV1>")]
     pub events: Vec<Value>,
     /// A sealed game's turn file comes from its dice server (`side` is
     /// `server`): the server's signature over (game, previous, head), where a

@@ -40,7 +40,7 @@ use crate::ruleset::{Ruleset, ScenarioError, Violation};
 pub struct CombatHq;
 
 /// Which of the two rule versions a game is played under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Version {
     /// `combat-hq@base`: the single-battle-group game.
@@ -141,7 +141,7 @@ impl Version {
 /// What a command group is: a company, a support group, or artillery (a
 /// support group marked as such: it takes a reserve die but does not count
 /// as deployed, C2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GroupKind {
     Company,
@@ -161,7 +161,7 @@ impl GroupKind {
 
 /// Where a command group starts: "The CO may decide which units to have on
 /// the table and which ones to hold in Reserve."
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Start {
     Table,
@@ -169,7 +169,7 @@ pub enum Start {
 }
 
 /// A unit as the scenario gives it. Positions are in tenths of an inch.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnitSetup {
     pub id: String,
@@ -181,7 +181,7 @@ pub struct UnitSetup {
 }
 
 /// A company or support group as the scenario gives it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommandGroupSetup {
     pub id: String,
@@ -195,7 +195,7 @@ pub struct CommandGroupSetup {
 }
 
 /// A battle group as the scenario gives it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BattleGroupSetup {
     pub id: String,
@@ -216,7 +216,7 @@ pub const SCENARIO_BOUNDS: &[Bound] = &[
 ];
 
 /// A side's Commanding Officer.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CoSetup {
     pub id: String,
@@ -225,7 +225,7 @@ pub struct CoSetup {
 }
 
 /// A side: its CO and its battle groups.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SideSetup {
     pub id: String,
@@ -235,14 +235,14 @@ pub struct SideSetup {
 
 /// Two sides. Every id (side, CO, battle group, command group, unit) is
 /// unique in the scenario. Positions are in tenths of an inch.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub sides: Vec<SideSetup>,
 }
 
 /// A side in play.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Side {
     pub id: String,
     pub co: String,
@@ -255,7 +255,7 @@ pub struct Side {
 }
 
 /// A battle group in play.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BattleGroup {
     pub id: String,
     pub name: Option<String>,
@@ -275,7 +275,7 @@ pub struct BattleGroup {
 }
 
 /// A company or support group in play.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CommandGroup {
     pub id: String,
     pub name: Option<String>,
@@ -287,7 +287,7 @@ pub struct CommandGroup {
 }
 
 /// A unit in play.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Unit {
     pub id: String,
     pub name: Option<String>,
@@ -296,7 +296,7 @@ pub struct Unit {
 }
 
 /// A turn in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Turn {
     pub number: u32,
     /// The side whose CO rolled first.
@@ -316,7 +316,7 @@ pub struct Turn {
 }
 
 /// The settings of a rule version, typed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Config {
     pub version: Version,
     pub activation_range_tenths: u64,
@@ -372,7 +372,7 @@ pub struct State {
 }
 
 /// What one die of a chain does.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "do", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Order {
     /// Activates a command group on the table: its command unit and the
@@ -387,7 +387,7 @@ pub enum Order {
 }
 
 /// What a CO or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Decision {
     /// Starts a turn: every battle group rolls its Active Dice Pool, the
@@ -424,7 +424,7 @@ pub enum Decision {
 }
 
 /// Why a battle group did not roll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum NoRoll {
     /// All its units other than artillery are in reserve (multi-bg).
@@ -434,7 +434,7 @@ pub enum NoRoll {
 }
 
 /// How the first Command Pulse of a turn was settled.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "by", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum FirstPulseBy {
     /// Most dice showing `face`, the highest face on which the sides differ.
@@ -448,7 +448,7 @@ pub enum FirstPulseBy {
 }
 
 /// How a Reserve Command Group paid to enter.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "with", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Payment {
     /// Staff Orders from a battle group's pool or the CO's own; `left` is
@@ -459,14 +459,14 @@ pub enum Payment {
 }
 
 /// A unit activated with its command unit, and how far from it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UnitInRange {
     pub unit: String,
     pub distance_tenths: u64,
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Fact {
     /// A turn began; Staff Orders restocked last turn became usable

@@ -40,7 +40,7 @@ pub use hex::Hex;
 pub struct FormationActivation;
 
 /// A formation as the scenario gives it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FormationSetup {
     pub id: String,
@@ -73,7 +73,7 @@ fn one() -> u32 {
 }
 
 /// A unit as the scenario gives it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnitSetup {
     pub id: String,
@@ -93,7 +93,7 @@ pub struct UnitSetup {
 }
 
 /// Two sides, their formations and units, and the end-turn chits.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub sides: Vec<String>,
@@ -107,7 +107,7 @@ pub struct Scenario {
 }
 
 /// A formation in play.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Formation {
     pub id: String,
     pub side: String,
@@ -121,7 +121,7 @@ pub struct Formation {
 }
 
 /// A unit in play, with its markers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Unit {
     pub id: String,
     pub name: Option<String>,
@@ -152,7 +152,7 @@ impl Unit {
 }
 
 /// What a chit in the cup is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Chit {
     /// A formation chit (formation marker): drawing it activates the formation.
@@ -162,7 +162,7 @@ pub enum Chit {
 }
 
 /// The settings of a rule version, typed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Config {
     pub leadership_adds_to_rating: bool,
     pub rally_per_hex: bool,
@@ -187,7 +187,7 @@ impl Config {
 }
 
 /// A formation's activation in progress (its operations).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Activation {
     pub formation: String,
     pub side: String,
@@ -197,7 +197,7 @@ pub struct Activation {
 }
 
 /// A turn in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Turn {
     pub number: u32,
     /// The chits still in the cup, in canonical (sorted) order: a draw picks
@@ -228,7 +228,7 @@ pub struct State {
 }
 
 /// What a player or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Decision {
     /// Puts every chit into the cup and starts a turn.
@@ -262,7 +262,7 @@ pub enum Decision {
 }
 
 /// A unit within the command radius, and how far from its HQ.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UnitDistance {
     pub unit: String,
     pub hex: Hex,
@@ -270,7 +270,7 @@ pub struct UnitDistance {
 }
 
 /// Why a hex takes a morale test in the command step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "why", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum TestReason {
     /// The hex is beyond the HQ's command radius.
@@ -280,14 +280,14 @@ pub enum TestReason {
 }
 
 /// One modifier of a rally test, and what it is for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Modifier {
     pub what: String,
     pub value: i64,
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Fact {
     /// Every chit is in the cup, in canonical order.

@@ -31,7 +31,7 @@ use crate::ruleset::{Ruleset, ScenarioError, Violation};
 pub struct LeaderActivation;
 
 /// A skill rating: "Elite", "Trained" or "Conscript".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Skill {
     Elite,
@@ -50,7 +50,7 @@ impl Skill {
 }
 
 /// A leader (command team) or a unit, as the scenario gives it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PieceSetup {
     pub id: String,
@@ -71,7 +71,7 @@ fn trained() -> Skill {
 }
 
 /// Two sides, their leaders and units. Positions in millimetres.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub sides: Vec<String>,
@@ -80,7 +80,7 @@ pub struct Scenario {
 }
 
 /// What a piece is: a leader or a unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Leader,
@@ -88,7 +88,7 @@ pub enum Role {
 }
 
 /// A leader or unit on the table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Piece {
     pub id: String,
     pub side: String,
@@ -103,7 +103,7 @@ pub struct Piece {
 }
 
 /// The settings of a rule version, typed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Config {
     pub skill_as_roll_modifier: bool,
     pub natural_1_fails: bool,
@@ -158,7 +158,7 @@ impl Config {
 }
 
 /// A leader's activation in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Activation {
     pub leader: String,
     pub side: String,
@@ -171,7 +171,7 @@ pub struct Activation {
 }
 
 /// A turn in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Turn {
     pub number: u32,
     pub first: String,
@@ -185,7 +185,7 @@ pub struct Turn {
 }
 
 /// A leader or unit the referee has removed from play (killed, destroyed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Removed {
     pub side: String,
     pub role: Role,
@@ -208,7 +208,7 @@ pub struct State {
 }
 
 /// What a player or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Decision {
     /// Starts a turn; `first` is the side that activates first (L10).
@@ -243,7 +243,7 @@ pub enum Decision {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Fact {
     TurnBegan {

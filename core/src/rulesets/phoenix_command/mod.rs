@@ -75,7 +75,7 @@ pub struct PhoenixCommand;
 
 /// A figure's morale state (2.8): "the morale state starts with Bold";
 /// Shaken, Panicked, and Fanatical for fanatics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Morale {
     Bold,
@@ -107,7 +107,7 @@ impl Morale {
 
 /// How a figure lies on the table: "A figure that has Taken Cover is able to
 /// use the “In Cover” or “Prone” Lines" (2.5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Posture {
     Standing,
@@ -116,7 +116,7 @@ pub enum Posture {
 }
 
 /// A unit's morale (2.8 Unit Morale Effects).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnitMorale {
     Steady,
@@ -127,7 +127,7 @@ pub enum UnitMorale {
 }
 
 /// An injury effect of the Hit Location and Injury Table (2.6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Injury {
     None,
@@ -148,7 +148,7 @@ impl Injury {
 }
 
 /// How a figure fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FireMode {
     /// The 1, 2 or 3 shot line, as chosen.
@@ -170,14 +170,14 @@ impl FireMode {
 }
 
 /// A melee attack declared, waiting for the target's answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PendingMelee {
     pub attacker: String,
     pub target: String,
 }
 
 /// A hit whose injury effect the referee must give (no table in the scenario, P9).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PendingInjury {
     pub target: String,
     pub shooter: String,
@@ -187,7 +187,7 @@ pub struct PendingInjury {
 }
 
 /// A figure on the table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Figure {
     pub id: String,
     /// A name for people (the id when the scenario gives none).
@@ -243,7 +243,7 @@ impl Figure {
 }
 
 /// A node of a side's organisation tree: platoon, squad, fire team, hero.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Organisation {
     pub id: String,
     pub side: String,
@@ -257,7 +257,7 @@ pub struct Organisation {
 }
 
 /// A unit on the battlefield: an organisation acting as one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Unit {
     /// The organisation it is.
     pub id: String,
@@ -297,7 +297,7 @@ pub struct Unit {
 }
 
 /// A brevet the unit owes: the new leader's rating, and what he takes over.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BrevetDue {
     pub rating: i64,
     /// The organisations the fallen leader led.
@@ -305,7 +305,7 @@ pub struct BrevetDue {
 }
 
 /// The stage of a turn (2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     StrategicMovement,
@@ -315,7 +315,7 @@ pub enum Phase {
 }
 
 /// A CP being spent on figure actions: who has acted on it so far.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Step {
     /// Which CP of the activation this is, from 1.
     pub number: u32,
@@ -323,7 +323,7 @@ pub struct Step {
 }
 
 /// The activation in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Activation {
     pub unit: String,
     pub side: String,
@@ -342,7 +342,7 @@ pub struct Activation {
 
 /// An ambush (2.5): `by` lies in wait for `target`, which has entered its
 /// line of sight.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Ambush {
     pub by: String,
     pub target: String,
@@ -359,7 +359,7 @@ pub struct Ambush {
 }
 
 /// The turn in progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Turn {
     pub number: u32,
     pub phase: Phase,
@@ -393,7 +393,7 @@ pub struct State {
 }
 
 /// How a figure leaves play when the referee rules a casualty.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Casualty {
     Killed,
@@ -410,7 +410,7 @@ impl Casualty {
 }
 
 /// What one figure does with one CP (2.4). Positions are referee inputs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Action {
     /// A standard move to a position (tenths of an inch).
@@ -479,7 +479,7 @@ impl Action {
 }
 
 /// One ambusher's fire in an interrupt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InterruptFire {
     pub figure: String,
@@ -496,7 +496,7 @@ pub struct InterruptFire {
 }
 
 /// A fire team of a reorganisation: new (with its figures) or kept as it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTeam {
     pub id: String,
@@ -513,7 +513,7 @@ pub struct NewTeam {
 /// A squad of a reorganisation and the fire teams it is made of; in a
 /// company leader's reorganisation, a platoon and the squads (`squads`) it
 /// is made of, each kept whole (N57).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewSquad {
     pub id: String,
@@ -525,7 +525,7 @@ pub struct NewSquad {
 }
 
 /// What a player or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Decision {
     /// Starts the next turn with its strategic movement.
@@ -643,7 +643,7 @@ pub enum Decision {
 }
 
 /// Who acts next in operations, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NextUp {
     pub side: String,
     pub cp: u32,
@@ -655,7 +655,7 @@ pub struct NextUp {
 }
 
 /// How initiative was settled at the count.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "by", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum InitiativeBy {
     /// One side had more active combatants.
@@ -667,7 +667,7 @@ pub enum InitiativeBy {
 }
 
 /// What a CP was spent on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Spend {
     Actions,
@@ -685,7 +685,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// A unit detached from a consolidated unit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DetachedUnit {
     pub unit: String,
     pub leader: String,
@@ -699,7 +699,7 @@ pub struct DetachedUnit {
 
 /// A fire team as a reorganisation formed it, with the restrictions its
 /// figures' units carried this turn (N41).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FormedTeam {
     pub id: String,
     pub kind: String,
@@ -716,7 +716,7 @@ pub struct FormedTeam {
 }
 
 /// A squad as a reorganisation formed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FormedSquad {
     pub id: String,
     pub kind: String,
@@ -726,7 +726,7 @@ pub struct FormedSquad {
 
 /// A platoon as a company leader's reorganisation formed it, of whole squads
 /// (N57).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FormedPlatoon {
     pub id: String,
     pub kind: String,
@@ -736,7 +736,7 @@ pub struct FormedPlatoon {
 }
 
 /// A command check's outcome for one figure.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "outcome", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Check {
     /// Rolled: `roll` (0–9) against `target`.
@@ -752,7 +752,7 @@ impl Check {
 }
 
 /// What happened to a unit whose leader fell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Succession {
     /// A new leader must be breveted now, with the successor rating.
@@ -765,7 +765,7 @@ pub enum Succession {
 
 /// One shot: its 0–9 roll, and whether it hit. Under stray fire (P11) a shot
 /// at odds below 0 strikes with `stray` added to its injury roll.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shot {
     pub roll: u32,
     pub hit: bool,
@@ -773,7 +773,7 @@ pub struct Shot {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Fact {
     TurnBegan {

@@ -15,7 +15,7 @@ use crate::ruleset::ScenarioError;
 use super::{Config, Figure, Injury, Morale, Organisation, Posture, State, Unit, UnitMorale};
 
 /// The scenario as a script or `rollcall new` gives it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Exactly two sides.
@@ -66,7 +66,7 @@ pub const SCENARIO_BOUNDS: &[Bound] = &[
 ];
 
 /// The Melee columns: "for unarmoured targets or targets wearing Body Armour".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MeleeInjuryTable {
     pub unarmoured: Vec<InjuryRow>,
@@ -75,7 +75,7 @@ pub struct MeleeInjuryTable {
 
 /// A column of the Hit Location and Injury Table: used when the PEN reaching
 /// the target, less his armour's PF, is at least `pen_over_pf`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InjuryColumn {
     pub pen_over_pf: i64,
@@ -85,7 +85,7 @@ pub struct InjuryColumn {
 }
 
 /// A row of an injury column.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InjuryRow {
     pub from: i64,
@@ -93,7 +93,7 @@ pub struct InjuryRow {
 }
 
 /// A weapon's line of the Weapons Tables (2.6), as the scenario gives it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Weapon {
     #[serde(default)]
@@ -129,7 +129,7 @@ pub struct Weapon {
 }
 
 /// A range band of a blast.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BlastRing {
     pub within_tenths: u64,
@@ -141,7 +141,7 @@ fn one() -> u32 {
 }
 
 /// A node of the organisation tree.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OrganisationSetup {
     pub id: String,
@@ -157,7 +157,7 @@ pub struct OrganisationSetup {
 }
 
 /// An organisation acting as a unit at the start, and its accumulated CP.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnitSetup {
     pub organisation: String,
@@ -170,7 +170,7 @@ pub struct UnitSetup {
 }
 
 /// A figure.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FigureSetup {
     pub id: String,

@@ -9,7 +9,7 @@ use crate::rules::{RuleVersion, Setting, VersionSpec};
 use crate::ruleset::ScenarioError;
 
 /// The settings of a rule version, typed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Config {
     /// P1: a command check passes on a roll equal to the target too.
     pub command_check_equal_passes: bool,
