@@ -11,8 +11,6 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-
 use rollcall_core::game::{verify, Game};
 use rollcall_core::record::Event;
 use rollcall_core::registry;
@@ -21,23 +19,9 @@ use rollcall_core::script::{RulesRef, Script};
 use rollcall_core::strict;
 use support::Rng;
 
-fn scripts(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            scripts(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-}
-
 /// Every fixture script, parsed.
 fn fixtures() -> Vec<(String, Script)> {
-    let mut paths = Vec::new();
-    scripts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"), &mut paths);
-    paths.sort();
-    paths
+    support::fixture_scripts()
         .into_iter()
         .map(|path| {
             let stem = path.file_stem().unwrap().to_string_lossy().to_string();

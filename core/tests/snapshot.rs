@@ -5,31 +5,17 @@
 //! played through; and a store's snapshot is used only when it is on the
 //! game's chain.
 
-use std::path::{Path, PathBuf};
+mod support;
 
 use rollcall_core::game::{Game, Snapshot};
 use rollcall_core::log::{keep_snapshot, open_at_head, open_game, snapshot_note, EventLog, MemLog};
 use rollcall_core::record::Event;
 use rollcall_core::script::Script;
 
-fn scripts(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            scripts(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-}
-
 /// Every fixture game that plays to its end: its script and events.
 fn games() -> Vec<(String, Script, Vec<Event>)> {
-    let mut paths = Vec::new();
-    scripts(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"), &mut paths);
-    paths.sort();
     let mut out = Vec::new();
-    for path in paths {
+    for path in support::fixture_scripts() {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let Ok(script) = Script::parse(&std::fs::read_to_string(&path).unwrap(), &stem) else { continue };
         let mut events = Vec::new();

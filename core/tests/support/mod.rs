@@ -272,3 +272,21 @@ pub fn count_facts(events: &[Event], kind: impl Fn(&Value) -> Vec<String>, into:
         }
     }
 }
+
+/// Every fixture script's path (every `.json` under fixtures/), sorted.
+pub fn fixture_scripts() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"), &mut paths);
+    paths.sort();
+    paths
+}
