@@ -1,7 +1,8 @@
 //! Throughput and memory of the whole pipeline, printed as figures.
 //!
 //! `cargo bench -p rollcall-cli --bench throughput` (add `-- --decisions N`
-//! to change the game length). It generates a long seeded game of leader
+//! to change the game length, `-- --keep DIR` to keep the generated scripts
+//! and records). It generates a long seeded game of leader
 //! activation, then times the real binary as child processes — `run` (one
 //! atomic append), `export`, `verify` of the file and of the store, and `play
 //! --stream` (one durable append per decision) — and reads each child's peak
@@ -140,6 +141,8 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(20_000);
+    // `--keep DIR`: leave the generated scripts and records in DIR, to profile a command on them.
+    let keep = args.iter().position(|a| a == "--keep").and_then(|i| args.get(i + 1)).cloned();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let db = db.to_str().unwrap();
@@ -175,6 +178,11 @@ fn main() {
         let record = dir.path().join(format!("{game}.jsonl"));
         let (t, rss, _) = child(&["--db", db, "export", &game, "-o", record.to_str().unwrap()], None);
         let bytes = std::fs::metadata(&record).unwrap().len();
+        if let Some(keep) = &keep {
+            std::fs::create_dir_all(keep).unwrap();
+            std::fs::copy(&record, std::path::Path::new(keep).join(format!("{game}.jsonl"))).unwrap();
+            std::fs::copy(&path, std::path::Path::new(keep).join(format!("{game}.json"))).unwrap();
+        }
         println!(
             "  export                      {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  ({:.1} MiB record)",
             events as f64 / t,
