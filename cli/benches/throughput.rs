@@ -102,12 +102,22 @@ fn child(args: &[&str], stdin: Option<&[u8]>) -> (f64, f64, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Drain stdout while the child runs: a full pipe would stall it.
+    // Drain stdout while the child runs: a full pipe would stall it. Only
+    // its first MiB is kept (a replay of a long game prints hundreds).
     let mut stdout = c.stdout.take().unwrap();
     let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
+        let mut out = Vec::new();
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            let n = std::io::Read::read(&mut stdout, &mut chunk).unwrap();
+            if n == 0 {
+                break;
+            }
+            if out.len() < 1 << 20 {
+                out.extend_from_slice(&chunk[..n]);
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
     });
     if let Some(input) = stdin {
         c.stdin.take().unwrap().write_all(input).unwrap();
@@ -188,6 +198,23 @@ fn main() {
             events as f64 / t,
             bytes as f64 / 1048576.0
         );
+        goal_abs("export, peak RSS", rss, 64.0, false, "MiB");
+        // The exported record into a store of its own: verified as it is written.
+        let fresh = dir.path().join(format!("import-{n}"));
+        let (t, rss, _) = child(&["--db", fresh.to_str().unwrap(), "import", record.to_str().unwrap()], None);
+        println!(
+            "  import (verify, then append) {t:>7.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB",
+            events as f64 / t
+        );
+        goal_abs("import, peak RSS", rss, 64.0, false, "MiB");
+        let stored = dir_bytes(&fresh);
+        let (per_event, record_per_event) = (stored as f64 / events as f64, bytes as f64 / events as f64);
+        println!(
+            "  store after import          {:.1} MiB: {per_event:.0} B per event (the record: {record_per_event:.0} B per event)",
+            stored as f64 / 1048576.0
+        );
+        goal_at_most("store size after import", per_event, record_per_event, 1.5, "B per event");
+        std::fs::remove_dir_all(&fresh).unwrap();
         let (t, rss, _) = child(&["verify", record.to_str().unwrap()], None);
         println!("  verify file (streaming)     {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         let reference = decode_and_chain(&record);
@@ -196,12 +223,18 @@ fn main() {
         goal_abs("verify file, peak RSS", rss, 64.0, false, "MiB");
         let (t, rss, _) = child(&["--db", db, "verify", &game], None);
         println!("  verify stored game          {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        goal_abs("verify stored game, peak RSS", rss, 64.0, false, "MiB");
         // A change that moves no outcome (every command was within 100 mm):
         // the record proven, then every decision under A and B.
         let (t, rss, _) = child(&["diff", record.to_str().unwrap(), "--b", "+command-range-trained-mm=120"], None);
         println!("  diff file (proven; A, B)    {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        goal_abs("diff file, peak RSS", rss, 64.0, false, "MiB");
         let (t, rss, _) = child(&["--db", db, "state", &game], None);
         println!("  open + replay (state)       {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        goal_abs("state of a stored game, peak RSS", rss, 64.0, false, "MiB");
+        let (t, rss, _) = child(&["--db", db, "replay", &game], None);
+        println!("  replay (narrated, stored)   {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        goal_abs("replay of a stored game, peak RSS", rss, 64.0, false, "MiB");
         let (t, rss, _) = child(&["state", record.to_str().unwrap()], None);
         println!("  state FILE (replay a file)  {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
         println!("    {:.2}× the decode + chain reference ({:.0} events/s)", reference / t, events as f64 / reference);
@@ -278,6 +311,30 @@ fn goal(name: &str, figure: f64, reference: f64, want: f64, unit: &str) {
     let ratio = figure / reference;
     let met = if ratio >= want { "met" } else { "NOT met" };
     println!("  GOAL {name}: {figure:.0} {unit} / reference {reference:.0} = {ratio:.2} (goal >= {want}): {met}");
+}
+
+/// Prints a figure beside a reference measured in this run, their ratio, and
+/// the most the goal allows (lower is better).
+fn goal_at_most(name: &str, figure: f64, reference: f64, most: f64, unit: &str) {
+    let ratio = figure / reference;
+    let met = if ratio <= most { "met" } else { "NOT met" };
+    println!("  GOAL {name}: {figure:.0} {unit} / reference {reference:.0} = {ratio:.2} (goal <= {most}): {met}");
+}
+
+/// The bytes of every file under `dir`.
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let meta = e.metadata().unwrap();
+            if meta.is_dir() {
+                dir_bytes(&e.path())
+            } else {
+                meta.len()
+            }
+        })
+        .sum()
 }
 
 /// Prints a figure beside an absolute goal (`at_least`: the figure must reach it).
