@@ -2,8 +2,11 @@
 //!
 //! Layout: tree `headers` (game id → canonical header line), tree `heads`
 //! (game id → seq as u64 big-endian ‖ 32-byte hash), and one tree per game,
-//! `events/<id>` (seq as u64 big-endian → canonical event line), so a game's
-//! events stream in seq order. The head says which events are the game's:
+//! `events/<id>` (seq as u64 big-endian → the event in its compact form:
+//! its kind, its hash and its body's canonical bytes, from which its record
+//! line is put back byte for byte; stores written before 2026-12-01 hold the
+//! line itself, and are read as they are), so a game's events stream in seq
+//! order. The head says which events are the game's:
 //! a reader reads a game's events up to its head only.
 //!
 //! An append writes the events, then the new head, under one lock, and
@@ -38,11 +41,14 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use rollcall_core::canon;
 use rollcall_core::digest::Digest;
 use rollcall_core::log::{check_append, EventLog, Head, LogError};
-use rollcall_core::record::{self, Event, Header};
+use rollcall_core::record::{self, Event, Header, Kind};
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// A sled database holding games.
 pub struct SledLog {
@@ -172,6 +178,18 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The most memory sled's page cache may hold, as sled counts it (the
+/// bytes of the pages in its log; held in memory, they take about twice
+/// that). sled's default, 1 GiB, let reading a 1 M-event game take 392 MiB.
+/// A game is read and written in seq order, so a small cache costs little:
+/// 4 MiB reads as fast as 16 MiB and 1 GiB did (docs/benchmarks.md).
+pub const CACHE_BYTES: u64 = 4 << 20;
+
+/// How every store is opened.
+fn config(dir: &Path) -> sled::Config {
+    sled::Config::new().path(dir).cache_capacity(CACHE_BYTES)
+}
+
 fn encode_head(head: &Head) -> [u8; 40] {
     let mut out = [0u8; 40];
     out[..8].copy_from_slice(&head.seq.to_be_bytes());
@@ -208,7 +226,7 @@ impl SledLog {
         let started = Instant::now();
         let mut pause = Duration::from_millis(20);
         loop {
-            let failure = match sled::Config::new().path(dir).open() {
+            let failure = match config(dir).open() {
                 Ok(db) => return SledLog::with_trees(db, None).map_err(|detail| OpenError::Other { path, detail }),
                 Err(e) => classify(&e),
             };
@@ -243,7 +261,7 @@ impl SledLog {
             .map_err(|e| no_copy(format!("no temporary directory: {e}")))?;
         let copy = tmp.path().join("db");
         copy_tree(dir, &copy).map_err(|e| no_copy(format!("copying it to {}: {e}", copy.display())))?;
-        let db = sled::Config::new().path(&copy).open().map_err(|e| no_copy(format!("opening the copy: {e}")))?;
+        let db = config(&copy).open().map_err(|e| no_copy(format!("opening the copy: {e}")))?;
         SledLog::with_trees(db, Some((tmp, dir.to_path_buf()))).map_err(no_copy)
     }
 
@@ -322,7 +340,7 @@ fn append_to(
 ) -> Result<Head, LogError> {
     let mut lines = Vec::with_capacity(events.len());
     for e in events {
-        lines.push((e.seq.to_be_bytes(), record::encode_event(e).map_err(backend)?));
+        lines.push((e.seq.to_be_bytes(), stored_form(e)?));
     }
     // A poisoned lock guards nothing half-done: the head is written last.
     let _appending = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -338,12 +356,72 @@ fn append_to(
     }
     let new_head = check_append(game, &head, events)?;
     for (key, line) in &lines {
-        tree.insert(&key[..], line.as_bytes()).map_err(backend)?;
+        tree.insert(&key[..], &line[..]).map_err(backend)?;
     }
     let mut value = encode_head(&new_head).to_vec();
     value.extend_from_slice(&stored[40..]);
     heads.insert(game.as_bytes(), value).map_err(backend)?;
     Ok(new_head)
+}
+
+/// The first byte of an event stored in its compact form (below); an event
+/// stored as its whole record line (every store written before 2026-12-01)
+/// starts with `{`.
+const COMPACT: u8 = 0x02;
+
+/// The kinds of event, by their byte in the compact form.
+const KINDS: [Kind; 5] = [Kind::Decision, Kind::Roll, Kind::Fact, Kind::Checkpoint, Kind::Reveal];
+
+/// How an event is kept under its seq: `COMPACT ‖ kind ‖ hash (32 bytes) ‖
+/// the body's canonical bytes`. The record line
+/// `{"body":…,"hash":"…","kind":"…","seq":…}` repeats what the key says
+/// (the seq), spells the hash in 64 hex digits and the kind and member names
+/// in words: 74–84 of its 200 bytes. The body's bytes are the ones hashed,
+/// kept as they are; [`record_line`] puts the line back together, byte for
+/// byte (`compact_form_gives_back_every_record_line`).
+fn stored_form(e: &Event) -> Result<Vec<u8>, LogError> {
+    let kind = KINDS.iter().position(|k| *k == e.kind).expect("every kind is in KINDS") as u8;
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(&[COMPACT, kind]);
+    out.extend_from_slice(e.hash.as_bytes());
+    canon::append(&e.body, &mut out).map_err(backend)?;
+    Ok(out)
+}
+
+/// The record line of the event stored at `seq` as `value`, in either form.
+fn record_line(seq: u64, value: &[u8]) -> Result<Cow<'_, str>, String> {
+    let Some((&COMPACT, rest)) = value.split_first() else {
+        return std::str::from_utf8(value).map(Cow::Borrowed).map_err(|e| e.to_string());
+    };
+    let (kind, rest) = rest.split_first().ok_or("the stored event is empty")?;
+    let kind = KINDS.get(usize::from(*kind)).ok_or_else(|| format!("no kind of event has the byte {kind}"))?;
+    let hash: [u8; 32] = rest.get(..32).and_then(|h| h.try_into().ok()).ok_or("the stored event is cut short")?;
+    let body = std::str::from_utf8(&rest[32..]).map_err(|e| e.to_string())?;
+    let mut line = String::with_capacity(body.len() + 128);
+    write!(line, r#"{{"body":{body},"hash":"{}","kind":"{}","seq":{seq}}}"#, Digest(hash), kind.name())
+        .expect("writing to a String");
+    Ok(Cow::Owned(line))
+}
+
+/// Reads the event at `seq` of a game's events tree.
+///
+/// A game is read one `get` per event, not with a range iterator, to bound
+/// memory: sled 0.34.7 evicts from its page cache only when one of its 256
+/// LRU shards has queued 64 accesses (`lru.rs`, `N_SHARDS`,
+/// `MAX_QUEUE_ITEMS`), and a range iterator touches each leaf (16 events)
+/// once, so up to 16,384 leaves read once stayed in memory whatever the
+/// cache's capacity — 60 MiB and more to read a long game. A `get` touches
+/// the leaf once per event, so each shard's queue fills, and is evicted
+/// down to the capacity, 16 times as often.
+fn read_event(tree: &sled::Tree, game: &str, seq: u64) -> Result<Event, LogError> {
+    let corrupt = |reason: String| LogError::Corrupt { game: game.to_string(), seq, reason };
+    let value = tree.get(seq.to_be_bytes()).map_err(backend)?.ok_or_else(|| corrupt("the event is missing".into()))?;
+    let line = record_line(seq, &value).map_err(corrupt)?;
+    let event = record::parse_event(&line).map_err(|e| corrupt(e.to_string()))?;
+    if event.seq != seq {
+        return Err(corrupt(format!("stored under seq {seq} but says seq {}", event.seq)));
+    }
+    Ok(event)
 }
 
 impl EventLog for SledLog {
@@ -464,32 +542,8 @@ impl EventLog for SledLog {
         }
         let tree = self.events_tree(game)?;
         let id = game.to_string();
-        Ok(Box::new(tree.range(from_seq.to_be_bytes()..=head.seq.to_be_bytes()).map(move |item| {
-            let (key, value) = item.map_err(backend)?;
-            let seq = u64::from_be_bytes(key.as_ref().try_into().map_err(|_| LogError::Corrupt {
-                game: id.clone(),
-                seq: 0,
-                reason: "an event key is not 8 bytes".into(),
-            })?);
-            let line = std::str::from_utf8(&value).map_err(|e| LogError::Corrupt {
-                game: id.clone(),
-                seq,
-                reason: e.to_string(),
-            })?;
-            let event = record::parse_event(line).map_err(|e| LogError::Corrupt {
-                game: id.clone(),
-                seq,
-                reason: e.to_string(),
-            })?;
-            if event.seq != seq {
-                return Err(LogError::Corrupt {
-                    game: id.clone(),
-                    seq,
-                    reason: format!("stored under seq {seq} but says seq {}", event.seq),
-                });
-            }
-            Ok(event)
-        })))
+        // One `get` per event, not a range iterator: see [`read_event`].
+        Ok(Box::new((from_seq.max(1)..=head.seq).map(move |seq| read_event(&tree, &id, seq))))
     }
 
     fn games(&self) -> Result<Vec<String>, LogError> {
@@ -578,5 +632,105 @@ mod tests {
         log.append("rally", &head.hash, rest).unwrap();
         let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
         assert_eq!(read, events);
+    }
+
+    /// Every event of every fixture script (every ruleset, every kind):
+    /// the compact form gives back its record line byte for byte.
+    #[test]
+    fn compact_form_gives_back_every_record_line() {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if path.extension().is_some_and(|e| e == "json") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut scripts = Vec::new();
+        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"), &mut scripts);
+        let mut kinds = std::collections::BTreeSet::new();
+        let mut events = 0;
+        for path in &scripts {
+            let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "fixture").unwrap();
+            script
+                .play(|_, e| {
+                    let stored = stored_form(e).unwrap();
+                    assert_eq!(stored[0], COMPACT);
+                    let line = record_line(e.seq, &stored).unwrap();
+                    assert_eq!(line, record::encode_event(e).unwrap(), "{} seq {}", path.display(), e.seq);
+                    assert!(
+                        stored.len() + 60 < line.len(),
+                        "the compact form is shorter: {} seq {}",
+                        path.display(),
+                        e.seq
+                    );
+                    kinds.insert(e.kind.name());
+                    events += 1;
+                })
+                .unwrap();
+        }
+        assert!(events > 1000, "{events} events in {} scripts", scripts.len());
+        assert_eq!(kinds.len(), 3, "decisions, rolls and facts are among the fixtures: {kinds:?}");
+        // Checkpoints and reveals (play by email, sealed dice) are not: every
+        // kind, with a body that needs escapes.
+        let body = serde_json::json!({"b": [1, -2, 35], "a": "a \"quoted\" line\nwith ünïcode and \u{7f}"});
+        for (i, kind) in KINDS.into_iter().enumerate() {
+            let e = Event { seq: 1 << (8 * i), kind, body: body.clone(), hash: Digest([i as u8; 32]) };
+            assert_eq!(record_line(e.seq, &stored_form(&e).unwrap()).unwrap(), record::encode_event(&e).unwrap());
+        }
+    }
+
+    /// A store written before the compact form keeps each event as its
+    /// record line: it is read as it was.
+    #[test]
+    fn events_stored_as_record_lines_read_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
+        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+        let events = rally();
+        let log = SledLog::open(dir.path()).unwrap();
+        log.create(&script.header).unwrap();
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        let tree = log.events_tree("rally").unwrap();
+        assert_eq!(tree.get(1u64.to_be_bytes()).unwrap().unwrap()[0], COMPACT);
+        // What a store written before 2026-12-01 holds: the lines themselves.
+        for e in &events {
+            tree.insert(e.seq.to_be_bytes(), record::encode_event(e).unwrap().as_bytes()).unwrap();
+        }
+        let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, events);
+        let from: Vec<Event> = log.events("rally", 5).unwrap().map(Result::unwrap).collect();
+        assert_eq!(from, events[4..]);
+    }
+
+    /// A stored event that is neither form, or cut short, is an error naming
+    /// the game and the seq, not a panic.
+    #[test]
+    fn a_damaged_stored_event_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
+        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+        let events = rally();
+        let log = SledLog::open(dir.path()).unwrap();
+        log.create(&script.header).unwrap();
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        let tree = log.events_tree("rally").unwrap();
+        for (value, says) in [
+            (vec![COMPACT, 9], "no kind of event has the byte 9"),
+            (vec![COMPACT, 0, 1, 2], "cut short"),
+            (vec![COMPACT], "empty"),
+        ] {
+            tree.insert(3u64.to_be_bytes(), value).unwrap();
+            let error = log.events("rally", 1).unwrap().find_map(Result::err).unwrap();
+            assert!(
+                matches!(&error, LogError::Corrupt { game, seq: 3, reason } if game == "rally" && reason.contains(says)),
+                "{error}"
+            );
+        }
+        tree.remove(3u64.to_be_bytes()).unwrap();
+        let error = log.events("rally", 1).unwrap().find_map(Result::err).unwrap();
+        assert!(matches!(&error, LogError::Corrupt { seq: 3, reason, .. } if reason.contains("missing")), "{error}");
     }
 }
