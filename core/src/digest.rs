@@ -87,8 +87,18 @@ impl serde::Serialize for Digest {
 
 impl<'de> serde::Deserialize<'de> for Digest {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        // Read where the text is (every record line holds one): no copy.
+        struct Hex;
+        impl serde::de::Visitor<'_> for Hex {
+            type Value = Digest;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Digest, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Hex)
     }
 }
 
