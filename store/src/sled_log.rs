@@ -376,7 +376,8 @@ const KINDS: [Kind; 5] = [Kind::Decision, Kind::Roll, Kind::Fact, Kind::Checkpoi
 /// the body's canonical bytes`. The record line
 /// `{"body":…,"hash":"…","kind":"…","seq":…}` repeats what the key says
 /// (the seq), spells the hash in 64 hex digits and the kind and member names
-/// in words: 74–84 of its 200 bytes. The body's bytes are the ones hashed,
+/// in words: the compact form is about 80 bytes shorter than a line of 200.
+/// The body's bytes are the ones hashed,
 /// kept as they are; [`record_line`] puts the line back together, byte for
 /// byte (`compact_form_gives_back_every_record_line`).
 fn stored_form(e: &Event) -> Result<Vec<u8>, LogError> {
@@ -408,11 +409,12 @@ fn record_line(seq: u64, value: &[u8]) -> Result<Cow<'_, str>, String> {
 /// A game is read one `get` per event, not with a range iterator, to bound
 /// memory: sled 0.34.7 evicts from its page cache only when one of its 256
 /// LRU shards has queued 64 accesses (`lru.rs`, `N_SHARDS`,
-/// `MAX_QUEUE_ITEMS`), and a range iterator touches each leaf (16 events)
-/// once, so up to 16,384 leaves read once stayed in memory whatever the
-/// cache's capacity — 60 MiB and more to read a long game. A `get` touches
-/// the leaf once per event, so each shard's queue fills, and is evicted
-/// down to the capacity, 16 times as often.
+/// `MAX_QUEUE_ITEMS`), and a range iterator touches each leaf (at most 16
+/// events, 8 in a game written in order) once, so up to 16,384 leaves read
+/// once stayed in memory whatever the cache's capacity — 60 MiB and more to
+/// read a long game. A `get` touches the leaf once per event, so each
+/// shard's queue fills, and is evicted down to the capacity, 8–16 times as
+/// often.
 fn read_event(tree: &sled::Tree, game: &str, seq: u64) -> Result<Event, LogError> {
     let corrupt = |reason: String| LogError::Corrupt { game: game.to_string(), seq, reason };
     let value = tree.get(seq.to_be_bytes()).map_err(backend)?.ok_or_else(|| corrupt("the event is missing".into()))?;
