@@ -216,7 +216,14 @@ fn rate_row(name: &str, what: &str, successes: [Vec<f64>; 2], trials: [Vec<f64>;
             let w: Vec<f64> = a.residuals.iter().zip(&b.residuals).map(|(u, v)| v - u).collect();
             let (se, n) = (standard_error(&w), w.len());
             let value = b.value - a.value;
-            test_of(value, se, n)
+            match test_of(value, se, n) {
+                (Some(e), Some(_)) if se == 0.0 && value.abs() >= 1e-12 => {
+                    let count = |xs: &[f64]| xs.iter().sum::<f64>().round() as u64;
+                    let successes = [count(&successes[0]), count(&successes[1])];
+                    (Some(e), Some(fisher_exact(successes, [count(&trials[0]), count(&trials[1])])))
+                }
+                tested => tested,
+            }
         }
         _ => (None, None),
     };
@@ -285,14 +292,16 @@ pub fn mean_test(xs: &[f64]) -> Option<(Estimate, f64)> {
 
 /// A difference `value` with standard error `se` over `n` pairs: its
 /// interval and p-value. With no spread at all, a difference of zero is no
-/// difference (p = 1) and any other is certain (p = 0).
+/// difference (p = 1); any other is every pair differing the same way, whose
+/// chance under no difference is the exact sign test's, 2 × ½ⁿ (two pairs
+/// are no evidence; sixty are).
 fn test_of(value: f64, se: f64, n: usize) -> (Option<Estimate>, Option<f64>) {
     if n < 2 {
         return (None, None);
     }
     let df = (n - 1) as f64;
     if se == 0.0 || !se.is_finite() {
-        let p = if value.abs() < 1e-12 { 1.0 } else { 0.0 };
+        let p = if value.abs() < 1e-12 { 1.0 } else { (2.0 * 0.5f64.powi(n.min(2000) as i32)).min(1.0) };
         return (Some(Estimate { value, low: value, high: value }), Some(p));
     }
     let q = t_quantile(df);
@@ -350,6 +359,22 @@ pub fn t_quantile(df: f64) -> f64 {
 }
 
 /// ln Γ(x) for x > 0 (Lanczos, g = 7, nine terms).
+/// Fisher's exact test of two pooled rates, two-sided: with the margins
+/// fixed, the chance of a table no likelier than the one seen. The rate rows
+/// use it where the paired test has no spread to work from — each version
+/// always or never succeeding, so every game's residual is zero — and would
+/// call any difference certain, one trial against one trial included.
+fn fisher_exact(successes: [u64; 2], trials: [u64; 2]) -> f64 {
+    let [sa, sb] = successes;
+    let [ta, tb] = trials;
+    let (n, k) = (ta + tb, sa + sb);
+    let ln_choose =
+        |n: u64, r: u64| ln_gamma(n as f64 + 1.0) - ln_gamma(r as f64 + 1.0) - ln_gamma((n - r) as f64 + 1.0);
+    let chance = |x: u64| (ln_choose(ta, x) + ln_choose(tb, k - x) - ln_choose(n, k)).exp();
+    let seen = chance(sa);
+    (k.saturating_sub(tb)..=k.min(ta)).map(chance).filter(|&p| p <= seen * (1.0 + 1e-7)).sum::<f64>().min(1.0)
+}
+
 fn ln_gamma(x: f64) -> f64 {
     const G: [f64; 9] = [
         0.999_999_999_999_809_9,
@@ -451,6 +476,37 @@ mod tests {
             assert!(close(incomplete_beta(3.0, 1.0, x), x.powi(3), 1e-12));
             assert!(close(incomplete_beta(1.0, 4.0, x), 1.0 - (1.0 - x).powi(4), 1e-12));
         }
+    }
+
+    /// A version that always succeeds against one that never does: one
+    /// trial each is no evidence, thirty each is.
+    #[test]
+    fn a_rate_with_no_spread_is_tested_exactly() {
+        let game = |passed: u64, tests: u64| {
+            let mut tally = Tally::default();
+            tally.add("tests", tests);
+            tally.add("passed", passed);
+            GameSummary { decisions: 10, turns: 1, ending: Ending::Turns, winner: None, tally }
+        };
+        let measures = [Measure::Rate { name: "pass", what: "", successes: "passed", trials: "tests" }];
+        let row = |pairs: &[(GameSummary, GameSummary, Option<u64>)]| {
+            compare(&measures, Err("none"), pairs).rows.into_iter().find(|r| r.name == "pass").expect("the pass row")
+        };
+        let mut few: Vec<_> = (0..20).map(|_| (game(0, 0), game(0, 0), None)).collect();
+        few[3] = (game(0, 1), game(1, 1), None);
+        assert_eq!(row(&few).p, Some(1.0));
+        let many: Vec<_> = (0..30).map(|_| (game(0, 1), game(1, 1), None)).collect();
+        assert!(row(&many).p.is_some_and(|p| p < 1e-10), "{:?}", row(&many).p);
+        // R: fisher.test(matrix(c(1, 9, 9, 1), 2))$p.value is 0.001093.
+        assert!(close(fisher_exact([1, 9], [10, 10]), 0.001_093, 1e-6), "{}", fisher_exact([1, 9], [10, 10]));
+    }
+
+    /// Every pair differing by the same amount: the exact sign test.
+    #[test]
+    fn a_difference_with_no_spread_is_as_likely_as_its_signs() {
+        assert_eq!(test_of(1.0, 0.0, 2).1, Some(0.5));
+        assert!(test_of(1.0, 0.0, 30).1.is_some_and(|p| p < 1e-8));
+        assert_eq!(test_of(0.0, 0.0, 30).1, Some(1.0));
     }
 
     /// Given equal games under A and B, then no row differs and every p is 1.
