@@ -411,7 +411,7 @@ impl Game {
         by: Option<&str>,
         recorded: Option<&TableDice>,
         as_drawn: Option<&[Drawn]>,
-    ) -> Result<(Vec<(Kind, Value)>, Vec<Drawn>), Refusal> {
+    ) -> Result<(Vec<Body>, Vec<Drawn>), Refusal> {
         self.check_decider(decision, by)?;
         let number = self.decisions + 1;
         if dice.is_some() && self.header.mode != SeedMode::Table {
@@ -620,6 +620,9 @@ impl Game {
 }
 
 static EMPTY_DICE: TableDice = TableDice::new();
+
+/// The kind and body of an event a decision leads to, not yet placed in the chain.
+type Body = (Kind, Value);
 
 /// An event verify expects, and the canonical bytes its link hashes
 /// (`{"body","kind","seq"}`).
