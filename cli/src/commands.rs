@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use rollcall_core::fault::Fault;
 use rollcall_core::game::{verify_each, Game, Verified, Verifier, VerifyFailure};
 use rollcall_core::locate::line_of;
 use rollcall_core::log::{open_at_head, open_game, open_game_with, EventLog};
@@ -539,6 +540,7 @@ fn report_verify(
     let result = result.and_then(|v| match expect_head {
         Some(want) if want != v.head.to_string() => Err(VerifyFailure {
             seq: Some(v.events),
+            kind: Fault::HeadDiffers,
             reason: format!(
                 "the record ends at head {}, not the expected {want}: events were dropped or added at the end",
                 v.head
@@ -578,7 +580,7 @@ fn report_verify(
         (Err(f), _) => {
             if json {
                 print_json(
-                    &json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason, "normalised": normalised}),
+                    &json!({"ok": false, "target": what, "seq": f.seq, "fault": f.kind, "reason": f.reason, "normalised": normalised}),
                 );
             } else {
                 crate::colour::say(&format!("verification FAILED for {what}: {f}"), crate::colour::Verdict::Bad);
@@ -618,7 +620,7 @@ fn verify(
                 return report_verify(
                     target,
                     None,
-                    Err(VerifyFailure { seq: None, reason: e.to_string() }),
+                    Err(VerifyFailure::at(None, Fault::Unreadable.because(e.to_string()))),
                     None,
                     None,
                     json,
@@ -714,7 +716,8 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
     for event in events {
         crate::progress::tick(&bar);
         let next = verifier.game().seq() + 1;
-        let event = event.map_err(|e| not_imported(VerifyFailure { seq: Some(next), reason: e.to_string() }))?;
+        let event =
+            event.map_err(|e| not_imported(VerifyFailure::at(Some(next), Fault::Unreadable.because(e.to_string()))))?;
         verifier.push(&event).map_err(not_imported)?;
         if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && !unit.is_empty() {
             creation.push(std::mem::take(&mut unit))?;

@@ -106,7 +106,7 @@ pub fn run(
         Err(failure) => {
             // Only a proven record is diffed; one that is not fails as verify fails.
             if json {
-                let value = json!({"ok": false, "target": target, "seq": failure.seq, "reason": failure.reason,
+                let value = json!({"ok": false, "target": target, "seq": failure.seq, "fault": failure.kind, "reason": failure.reason,
                     "diff": "not run: the record does not verify under its own rules"});
                 crate::output::print_json(&value);
             } else {

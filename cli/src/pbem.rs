@@ -107,6 +107,14 @@ pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
             }
             Ok(ExitCode::from(1))
         }
+        ExchangeError::Unverified { kind, message } => {
+            if json {
+                print_json(&json!({"ok": false, "refused": message, "fault": kind}));
+            } else {
+                say!("REFUSED: {message} (nothing was written)");
+            }
+            Ok(ExitCode::from(1))
+        }
         ExchangeError::Fork { message, evidence } => {
             if json {
                 print_json(&json!({"ok": false, "fork": message, "evidence": evidence}));
