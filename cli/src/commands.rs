@@ -24,7 +24,7 @@ use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, Scen
 use crate::output::print_json;
 use crate::position::Position;
 use crate::source::rule_version;
-use crate::store::{self, has_game, read_bytes, read_input, Fail};
+use crate::store::{self, has_game, read_bytes, read_input, Context, Fail};
 
 pub fn run(args: Args) -> Result<ExitCode, Fail> {
     // `--store LOCATION` names the store as `--db` does, and also a database.
@@ -105,20 +105,20 @@ fn run_script(
     let bytes = read_bytes(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
     let mut script = Script::parse_bytes(&bytes, &stem)
-        .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
+        .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
     if let Some(id) = game_id {
         script.header.game = checked_game_id("--game", id)?;
     }
     let log = store::open(db)?;
     let id = script.header.game.clone();
     if has_game(&log, &id)? {
-        return Err(Fail(format!(
+        return Err(fail!(
             "{}: run with --game NEW-ID, or export it and use another store (nothing was written)",
             store::already_stored(&id, &store::dir(db))
-        )));
+        ));
     }
     let mut creation = store::Creation::begin(&log, &script.header)?;
-    let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
+    let mut game = Game::open(script.header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut lines = Vec::new();
     if !json {
         say!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
@@ -133,7 +133,7 @@ fn run_script(
                 let message =
                     format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message);
                 return if malformed {
-                    Err(Fail(message))
+                    Err(Fail::msg(message))
                 } else {
                     Ok(crate::exit::refused(&message, Some(kind), json))
                 };
@@ -164,7 +164,7 @@ fn run_script(
 
 /// A game id from the command line, checked as `run` and `new` check them.
 pub fn checked_game_id(flag: &str, id: String) -> Result<String, Fail> {
-    check_game_id(&id).map_err(|m| Fail(format!("{flag} {m}")))?;
+    check_game_id(&id).map_err(|m| fail!("{flag} {m}"))?;
     Ok(id)
 }
 
@@ -179,7 +179,7 @@ fn mode_name(mode: SeedMode) -> &'static str {
 /// 32 bytes from the operating system's randomness: seed shares and keys.
 pub fn random_bytes() -> Result<[u8; 32], Fail> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes).map_err(|e| Fail(format!("no randomness from the operating system: {e}")))?;
+    getrandom::getrandom(&mut bytes).map_err(|e| fail!("no randomness from the operating system: {e}"))?;
     Ok(bytes)
 }
 
@@ -198,30 +198,30 @@ fn new(
 ) -> Result<ExitCode, Fail> {
     let (rules, _) = rule_version(rules)?;
     let bytes = read_bytes(scenario_path)?;
-    let given: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
+    let given: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario_path.display().to_string())))?;
     let (scenario, prefix) = crate::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
     let text = String::from_utf8_lossy(&bytes);
     let ruleset_id = rules.ruleset().to_string();
     let scenario_error = |s: rollcall_core::ruleset::ScenarioError| {
         let field = format!("{prefix}{}", s.field);
         let hint = crate::schemas::scenario_hint(&ruleset_id, &s.field);
-        Fail(format!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message))
+        fail!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message)
     };
     if parties.is_empty() {
         // The scenario's sides as its ruleset reads them (a list of names,
         // or of objects with an id).
-        let info = registry::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?;
+        let info = registry::find(rules.ruleset()).map_err(|e| Fail::msg(e.to_string()))?;
         let machine = (info.load)(&scenario, &rules).map_err(scenario_error)?;
         parties = machine.sides();
     }
     if parties.is_empty() {
-        return Err(Fail("name the parties with --party (the scenario has no sides)".into()));
+        return Err(Fail::msg("name the parties with --party (the scenario has no sides)"));
     }
     if let Some(bad) = parties.iter().find(|p| p.is_empty() || rollcall_core::bounds::control_character(p).is_some()) {
-        return Err(Fail(format!(
+        return Err(fail!(
             "party {}: a party's name is not empty and holds no control character",
             text::quoted(bad, 80)
-        )));
+        ));
     }
     let id = match game {
         Some(id) => checked_game_id("--game", id)?,
@@ -246,11 +246,11 @@ fn new(
     };
     Game::open(header.clone()).map_err(|e| match e {
         rollcall_core::game::OpenError::Scenario(s) => scenario_error(s),
-        other => Fail(other.to_string()),
+        other => Fail::msg(other.to_string()),
     })?;
     let log = store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(Fail(format!("{} (nothing was written)", store::already_stored(&id, &store::dir(db)))));
+        return Err(fail!("{} (nothing was written)", store::already_stored(&id, &store::dir(db))));
     }
     let head = log.create(&header)?;
     if json {
@@ -276,7 +276,7 @@ fn new(
 fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     let (name, bytes) = read_input(source)?;
     let name = name.as_str();
-    let value: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(name)))?;
+    let value: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(name)))?;
     let text = String::from_utf8_lossy(&bytes);
     let (decisions, prefix) = match value {
         Value::Array(items) => (items, true),
@@ -297,7 +297,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
             let shown = if path.is_empty() { "$" } else { path.as_str() };
             format!("{name}:{}: {shown}", line_of(&text, &path))
         };
-        let (decision, dice) = split_dice(d).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
+        let (decision, dice) = split_dice(d).map_err(|(f, m)| fail!("{}: {m}", at(&f)))?;
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
             Err(refusal) => return crate::exit::refusal(refusal, at, " (nothing was written)", json),
@@ -327,7 +327,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
     let mut reader: Box<dyn BufRead> = if source == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
-        Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
+        Box::new(std::io::BufReader::new(std::fs::File::open(source).with_context(|| name.clone())?))
     };
     let log = store::open_read(db)?;
     let mut game = open_at_head(&log, id)?;
@@ -337,22 +337,22 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
     let mut bytes = Vec::new();
     for i in 0.. {
         bytes.clear();
-        let n = reader.read_until(b'\n', &mut bytes).map_err(|e| Fail(format!("{name}:{}: {e}", i + 1)))?;
+        let n = reader.read_until(b'\n', &mut bytes).with_context(|| format!("{name}:{}", i + 1))?;
         if n == 0 {
             break;
         }
         let start = offset;
         offset += n as u64;
-        let line = strict::utf8_from(&bytes, i + 1, start).map_err(|e| Fail(e.in_file(&name)))?;
+        let line = strict::utf8_from(&bytes, i + 1, start).map_err(|e| Fail::msg(e.in_file(&name)))?;
         if line.trim().is_empty() {
             continue;
         }
         let at = |field: &str| format!("{name}:{}: {}", i + 1, if field.is_empty() { "$" } else { field });
         let value: Value = strict::parse(line.trim_end().as_bytes()).map_err(|e| {
             let e = strict::StrictError { line: i + 1, ..e };
-            Fail(e.in_file(&name))
+            Fail::msg(e.in_file(&name))
         })?;
-        let (decision, dice) = split_dice(value).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
+        let (decision, dice) = split_dice(value).map_err(|(f, m)| fail!("{}: {m}", at(&f)))?;
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(events) => events,
@@ -365,7 +365,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
             writeln!(stdout, "ok {} {}", head.seq, head.hash)
         }
         .and_then(|_| stdout.flush())
-        .map_err(|e| Fail(format!("stdout: {e}")))?;
+        .context("stdout")?;
     }
     keep_snapshot(&log, id, &game);
     Ok(ExitCode::SUCCESS)
@@ -385,7 +385,7 @@ fn keep_snapshot(log: &dyn EventLog, id: &str, game: &Game) {
 /// Who decides in this store: in a play-by-email game, this store's side,
 /// while it holds the turn.
 fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
-    exchange::decider(log, game).map_err(|e| Fail(e.to_string()))
+    exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
 }
 
 fn log(db: &Option<std::path::PathBuf>, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
@@ -499,7 +499,7 @@ fn interactive_replay(db: &Option<std::path::PathBuf>, target: &str, at: Option<
     let replay = crate::tui::Replay::build(&header, &events)?;
     drop(events);
     let start = match at {
-        Some(p) => replay.resolve(p).map_err(Fail)?,
+        Some(p) => replay.resolve(p).map_err(Fail::msg)?,
         None => 0,
     };
     crate::tui::term::run(&replay, crate::tui::Model::new(start))?;
@@ -597,7 +597,7 @@ fn verify(
     json: bool,
 ) -> Result<ExitCode, Fail> {
     if let Some(h) = &expect_head {
-        h.parse::<Digest>().map_err(|e| Fail(format!("--expect-head: {e}")))?;
+        h.parse::<Digest>().map_err(|e| fail!("--expect-head: {e}"))?;
     }
     let downloaded;
     let mut target = target;
@@ -608,7 +608,7 @@ fn verify(
     let path = Path::new(target);
     if crate::source::is_record_file(target) {
         if !path.is_file() {
-            return Err(Fail(format!("{target}: no such record file")));
+            return Err(fail!("{target}: no such record file"));
         }
         let (header, events) = match rollcall_store::file::read(path) {
             Ok(read) => read,
@@ -707,8 +707,7 @@ fn import(db: &Option<std::path::PathBuf>, file: &Path, key: Option<&Path>, json
 
 fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, Fail> {
     let (header, events) = rollcall_store::file::read(file)?;
-    let not_imported =
-        |f: VerifyFailure| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display()));
+    let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
     let mut creation = store::Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
     let mut unit: Vec<Event> = Vec::new();
@@ -752,10 +751,10 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
     let id = &header.game;
     let stored = log.header(id)?;
     if let Some(field) = exchange::header_difference(&stored, header) {
-        return Err(Fail(format!(
+        return Err(fail!(
             "{}: a game {id:?} is in the store, and this record's header differs from it at {field}: it is another game with the same id (nothing was written)",
             file.display()
-        )));
+        ));
     }
     let ours = log.head(id)?;
     // Pass 1: the whole record verifies, and agrees with the store up to its head.
@@ -784,8 +783,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
         }
     });
     drop(stored_events);
-    let verified =
-        result.map_err(|f| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display())))?;
+    let verified = result.map_err(|f| fail!("{}: does not verify, so it was not imported: {f}", file.display()))?;
     if let Some(fork) = fork {
         let key = exchange::keep(log, &fork)?;
         if json {
@@ -895,7 +893,7 @@ fn rules_list(json: bool) -> Result<ExitCode, Fail> {
 
 /// The kinds of refusal of a ruleset: its own, then the shared ones.
 fn rules_refusals(id: &str, json: bool) -> Result<ExitCode, Fail> {
-    let info = registry::find(id).map_err(|e| Fail(e.to_string()))?;
+    let info = registry::find(id).map_err(|e| Fail::msg(e.to_string()))?;
     let groups = [(info.id, (info.refusals)()), ("shared", Shared::kinds())];
     if json {
         let group = |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::exit::refusal_json(*k)).collect::<Vec<_>>();
@@ -927,7 +925,7 @@ fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
             "value": value, "default": default, "range": s.range.map(|(min, max)| [min, max]), "point": s.point,
             "settles": s.settles, "help": s.help}));
     }
-    let bounds = (registry::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?.scenario_bounds)();
+    let bounds = (registry::find(rules.ruleset()).map_err(|e| Fail::msg(e.to_string()))?.scenario_bounds)();
     if json {
         let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
         let scenario: Vec<Value> = bounds.iter().map(|b| json!({"path": b.path, "range": [b.min, b.max]})).collect();

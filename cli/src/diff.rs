@@ -21,7 +21,7 @@ pub fn versions(header: &Header, a: Option<&str>, b: &str) -> Result<(RuleVersio
         None => header.rules.clone(),
     };
     let b = match b.strip_prefix('+') {
-        Some(_) => rollcall_core::registry::relative_version(&a, b).map_err(|e| Fail(format!("--b: {e}")))?,
+        Some(_) => rollcall_core::registry::relative_version(&a, b).map_err(|e| fail!("--b: {e}"))?,
         None => rule_version(b)?.0,
     };
     Ok((a, b))
@@ -48,7 +48,7 @@ fn load_and_diff(
     let report = match result {
         Ok(report) => Ok(report),
         Err(DiffError::Unproven(failure)) => Err(failure),
-        Err(e) => return Err(Fail(format!("{target}: {e}"))),
+        Err(e) => return Err(fail!("{target}: {e}")),
     };
     Ok((header, report))
 }

@@ -70,7 +70,7 @@ pub fn refused(message: &str, refusal: Option<RefusalKind>, json: bool) -> ExitC
 /// nothing.
 pub fn refusal(refusal: Refusal, at: impl Fn(&str) -> String, note: &str, json: bool) -> Result<ExitCode, Fail> {
     match refusal {
-        Refusal::Malformed { field, message } => Err(Fail(format!("{}: {message}{note}", at(&field)))),
+        Refusal::Malformed { field, message } => Err(fail!("{}: {message}{note}", at(&field))),
         other => Ok(refused(&format!("{}: refused: {other}{note}", at("")), Some(other.kind()), json)),
     }
 }

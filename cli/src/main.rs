@@ -15,6 +15,13 @@ macro_rules! say {
     };
 }
 
+/// A [`store::Fail`] that the formatted message says all of.
+macro_rules! fail {
+    ($($arg:tt)*) => {
+        $crate::store::Fail::msg(format!($($arg)*))
+    };
+}
+
 /// `print!`, escaped as [`say!`] escapes.
 macro_rules! show {
     ($($arg:tt)*) => {
@@ -62,7 +69,7 @@ fn main() -> ExitCode {
     let code = match commands::run(args) {
         Ok(code) => code,
         Err(fail) => {
-            let message = suggest::annotate(&fail.0, store::game_ids);
+            let message = suggest::annotate(&fail.message(), store::game_ids);
             exit::input(&rollcall_core::text::escape_lines(&message), exit::json_requested())
         }
     };

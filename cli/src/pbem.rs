@@ -21,7 +21,7 @@ use crate::args::{ForkCommand, PbemCommand, TurnCommand};
 use crate::commands::random_bytes;
 use crate::output::print_json;
 use crate::source::rule_version;
-use crate::store::{self, read_file, read_text, Fail};
+use crate::store::{self, read_file, read_text, Context, Fail};
 
 pub fn keygen(output: &Path, json: bool) -> Result<ExitCode, Fail> {
     let key = SecretKey::from_bytes(random_bytes()?);
@@ -43,18 +43,18 @@ fn write_new(path: &Path, text: &str, secret: bool) -> Result<(), Fail> {
     options.write(true).create_new(true).mode(if secret { 0o600 } else { 0o644 });
     let mut file = options.open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::AlreadyExists => {
-            Fail(format!("{}: the file exists; choose another name (nothing was written)", path.display()))
+            fail!("{}: the file exists; choose another name (nothing was written)", path.display())
         }
-        _ => Fail(format!("{}: {e}", path.display())),
+        _ => fail!("{}: {e}", path.display()),
     })?;
-    file.write_all(text.as_bytes()).and_then(|_| file.sync_all()).map_err(|e| Fail(format!("{}: {e}", path.display())))
+    file.write_all(text.as_bytes()).and_then(|_| file.sync_all()).with_context(|| path.display().to_string())
 }
 
 /// Writes a message to a new file, or to standard output for `-`.
 fn write_message(output: &str, text: &str) -> Result<(), Fail> {
     if output == "-" {
         let mut out = std::io::stdout();
-        out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| Fail(format!("stdout: {e}")))
+        out.write_all(text.as_bytes()).and_then(|_| out.flush()).context("stdout")
     } else {
         write_new(Path::new(output), text, false)
     }
@@ -63,7 +63,7 @@ fn write_message(output: &str, text: &str) -> Result<(), Fail> {
 fn read_key(path: &Path) -> Result<SecretKey, Fail> {
     use std::os::unix::fs::PermissionsExt;
     let text = read_file(path)?;
-    let key = SecretKey::from_file_text(&text).map_err(|e| Fail(format!("{}:{e}", path.display())))?;
+    let key = SecretKey::from_file_text(&text).map_err(|e| fail!("{}:{e}", path.display()))?;
     if let Ok(meta) = std::fs::metadata(path) {
         if meta.permissions().mode() & 0o077 != 0 {
             eprintln!(
@@ -80,12 +80,12 @@ fn read_key(path: &Path) -> Result<SecretKey, Fail> {
 pub fn side_of_key_file(header: &rollcall_core::Header, path: &Path) -> Result<String, Fail> {
     let key = read_key(path)?;
     header.side_of(&key.public()).map(String::from).ok_or_else(|| {
-        Fail(format!(
+        fail!(
             "--key {}: this key ({}) is not a key of game {:?}'s sides (nothing was written)",
             path.display(),
             key.public().short(),
             header.game
-        ))
+        )
     })
 }
 
@@ -97,7 +97,7 @@ fn fresh_share() -> Result<Share, Fail> {
 /// (after saying why) for what fails verification or forks the game.
 pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
     match e {
-        ExchangeError::Input(m) => Err(Fail(format!("{m} (nothing was written)"))),
+        ExchangeError::Input(m) => Err(fail!("{m} (nothing was written)")),
         ExchangeError::Log(l) => Err(l.into()),
         ExchangeError::Refused(reason) => {
             if json {
@@ -132,7 +132,7 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
             let (rules, _) = rule_version(&rules)?;
             let bytes = store::read_bytes(&scenario)?;
             let scenario_value: Value =
-                strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario.display().to_string())))?;
+                strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario.display().to_string())))?;
             let key = read_key(&key)?;
             let game = match game {
                 Some(id) => crate::commands::checked_game_id("--game", id)?,
@@ -192,7 +192,7 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
                 Ok(h) => h,
                 Err(e) => return outcome(e, json),
             };
-            let game = Game::open(header.clone()).map_err(|e| Fail(e.to_string()))?;
+            let game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
             if json {
                 print_json(
                     &json!({"game": header.game, "head": game.head().to_string(), "awaited": actor_json(&game.awaited())}),
@@ -280,7 +280,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
             let mut game = applied.before.clone();
             let mut lines = Vec::new();
             for e in &applied.events {
-                game.apply(e).map_err(|e| Fail(e.to_string()))?;
+                game.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
                 if json {
                     lines.push(json!({"seq": e.seq, "kind": e.kind.name(), "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()}));
                 } else {
@@ -343,7 +343,7 @@ pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<Exi
             .iter()
             .map(|l| record::parse_event(l))
             .collect::<Result<_, _>>()
-            .map_err(|e| Fail(format!("fork evidence of {id}: {e}")))?;
+            .map_err(|e| fail!("fork evidence of {id}: {e}"))?;
         let branch_a = narrate_branch(&base, &ours);
         let branch_b = narrate_branch(&base, &theirs);
         if json {

@@ -40,7 +40,7 @@ pub fn refuse_script(path: &Path) -> Result<(), Fail> {
         .is_ok_and(|v| v.get("scenario").is_some() && v.get("decisions").is_some());
     if script {
         let name = path.display();
-        return Err(Fail(format!("{name} is a script, not a record: `rollcall run {name}` plays it")));
+        return Err(fail!("{name} is a script, not a record: `rollcall run {name}` plays it"));
     }
     Ok(())
 }
@@ -88,13 +88,13 @@ pub fn open_failed(target: &str, e: rollcall_core::log::OpenGameError) -> Fail {
         return e.into();
     }
     match e {
-        OpenGameError::Chain(_, e) => Fail(format!(
+        OpenGameError::Chain(_, e) => fail!(
             "{target}:{}: seq {}: {} (`rollcall verify {target}` reports the whole record)",
             e.seq + 1,
             e.seq,
             e.reason
-        )),
-        other => Fail(format!("{target}: {other}")),
+        ),
+        other => fail!("{target}: {other}"),
     }
 }
 
@@ -152,14 +152,14 @@ impl Record {
 pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
     if arg.ends_with(".json") || Path::new(arg).is_file() {
         let bytes = read_bytes(Path::new(arg))?;
-        let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail(e.in_file(arg)))?;
+        let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail::msg(e.in_file(arg)))?;
         let text = String::from_utf8_lossy(&bytes);
         let resolved = RulesRef::House(house.clone())
             .resolve("")
-            .map_err(|(field, message)| Fail(format!("{arg}:{}: {field}: {message}", line_of(&text, &field))))?;
-        let spec = registry::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
+            .map_err(|(field, message)| fail!("{arg}:{}: {field}: {message}", line_of(&text, &field)))?;
+        let spec = registry::version(&house.base).map_err(|e| fail!("{arg}: base: {e}"))?;
         Ok((resolved, spec))
     } else {
-        registry::inline_version(arg).map_err(|e| Fail(e.to_string()))
+        registry::inline_version(arg).map_err(|e| Fail::msg(e.to_string()))
     }
 }
