@@ -14,14 +14,14 @@ use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::refusal::{RefusalKind, Shared};
 use rollcall_core::registry;
 use rollcall_core::rules::{SettingKind, VersionSpec};
-use rollcall_core::ruleset::Refusal;
+use rollcall_core::ruleset::{Refusal, RulesetInfo};
 use rollcall_core::script::{check_game_id, split_dice, Script};
 use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
-use crate::output::print_json;
+use crate::output::{self, print_json, Mode, Report};
 use crate::position::Position;
 use crate::source::rule_version;
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail};
@@ -60,13 +60,15 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
         Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
-        Command::Games { command: None, json } => games(db, json),
+        Command::Games { command: None, json } => Ok(output::print(&games(db)?, Mode::of(json))),
         Command::Games { command: Some(GamesCommand::Rm { game, yes, json }), .. } => {
             crate::housekeeping::remove(db, &game, yes, json)
         }
-        Command::Rules(RulesCommand::List { json }) => rules_list(json),
+        Command::Rules(RulesCommand::List { json }) => Ok(output::print(&rules_list(), Mode::of(json))),
         Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
-        Command::Rules(RulesCommand::Refusals { ruleset, json }) => rules_refusals(&ruleset, json),
+        Command::Rules(RulesCommand::Refusals { ruleset, json }) => {
+            Ok(output::print(&rules_refusals(&ruleset)?, Mode::of(json)))
+        }
         Command::Rules(RulesCommand::Decisions { ruleset, json }) => crate::schemas::decisions(&ruleset, json),
         Command::Rules(RulesCommand::Schema { name, output }) => {
             crate::schemas::schema(name.as_deref(), output.as_deref())
@@ -842,74 +844,112 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
     Ok(ExitCode::SUCCESS)
 }
 
-fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall games`: the store's games, and those whose creation stopped.
+struct Games {
+    /// Each game: its id, rules label, seed mode, events and head.
+    games: Vec<(String, String, SeedMode, u64, Digest)>,
+    incomplete: Vec<String>,
+}
+
+fn games(db: &Option<std::path::PathBuf>) -> Result<Games, Fail> {
     let log = store::open_read(db)?;
-    let mut rows = Vec::new();
+    let mut games = Vec::new();
     for id in log.games()? {
         let header = log.header(&id)?;
         let head = log.head(&id)?;
-        rows.push(json!({"game": id, "rules": header.rules.label(), "mode": header.mode, "events": head.seq, "head": head.hash.to_string()}));
-        if !json {
-            let (shown, label) = (text::escape(&id), header.rules.label());
-            say!("{shown:<24} {:<28} {:>6} events  head {}", text::escape(&label), head.seq, head.hash.short());
-        }
+        games.push((id, header.rules.label(), header.mode, head.seq, head.hash));
     }
-    let incomplete = log.incomplete()?;
-    if json {
-        print_json(&json!({"games": rows, "incomplete": incomplete}));
-        return Ok(ExitCode::SUCCESS);
-    }
-    if rows.is_empty() {
-        say!("no games in this store");
-    }
-    if !incomplete.is_empty() {
-        say!(
-            "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
-            incomplete.len(),
-            incomplete.join(", ")
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Games { games, incomplete: log.incomplete()? })
 }
 
-fn rules_list(json: bool) -> Result<ExitCode, Fail> {
-    let mut rows = Vec::new();
-    for info in registry::all() {
-        let versions: Vec<VersionSpec> = (info.versions)();
-        if json {
-            rows.push(json!({"ruleset": info.id, "title": info.title, "versions": versions.iter().map(|v| json!({"id": v.id(), "summary": v.summary})).collect::<Vec<_>>()}));
-        } else {
-            say!("{}: {}", info.id, info.title);
-            for v in &versions {
-                say!("  {:<28} {}", v.id(), v.summary);
-            }
+impl Report for Games {
+    fn text(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .games
+            .iter()
+            .map(|(id, label, _, events, head)| {
+                let shown = text::escape(id);
+                format!("{shown:<24} {:<28} {events:>6} events  head {}", text::escape(label), head.short())
+            })
+            .collect();
+        if lines.is_empty() {
+            lines.push("no games in this store".into());
         }
+        if !self.incomplete.is_empty() {
+            lines.push(format!(
+                "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
+                self.incomplete.len(),
+                self.incomplete.join(", ")
+            ));
+        }
+        lines
     }
-    if json {
-        print_json(&json!({"rulesets": rows}));
+
+    fn json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .games
+            .iter()
+            .map(|(id, label, mode, events, head)| {
+                json!({"game": id, "rules": label, "mode": mode, "events": events, "head": head.to_string()})
+            })
+            .collect();
+        json!({"games": rows, "incomplete": self.incomplete})
     }
-    Ok(ExitCode::SUCCESS)
 }
 
-/// The kinds of refusal of a ruleset: its own, then the shared ones.
-fn rules_refusals(id: &str, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall rules list`: each ruleset and its versions.
+struct RulesList(Vec<(RulesetInfo, Vec<VersionSpec>)>);
+
+fn rules_list() -> RulesList {
+    RulesList(registry::all().into_iter().map(|info| (info, (info.versions)())).collect())
+}
+
+impl Report for RulesList {
+    fn text(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (info, versions) in &self.0 {
+            lines.push(format!("{}: {}", info.id, info.title));
+            lines.extend(versions.iter().map(|v| format!("  {:<28} {}", v.id(), v.summary)));
+        }
+        lines
+    }
+
+    fn json(&self) -> Value {
+        let rows: Vec<Value> = self.0.iter().map(|(info, versions)| json!({"ruleset": info.id, "title": info.title, "versions": versions.iter().map(|v| json!({"id": v.id(), "summary": v.summary})).collect::<Vec<_>>()})).collect();
+        json!({"rulesets": rows})
+    }
+}
+
+/// `rollcall rules refusals RULESET`: the kinds of refusal of a ruleset,
+/// its own, then the shared ones.
+struct RulesRefusals {
+    ruleset: &'static str,
+    own: Vec<RefusalKind>,
+    shared: Vec<RefusalKind>,
+}
+
+fn rules_refusals(id: &str) -> Result<RulesRefusals, Fail> {
     let info = registry::find(id).map_err(|e| Fail::msg(e.to_string()))?;
-    let groups = [(info.id, (info.refusals)()), ("shared", Shared::kinds())];
-    if json {
-        let group = |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::exit::refusal_json(*k)).collect::<Vec<_>>();
-        print_json(&json!({"ruleset": info.id, "refusals": group(&groups[0].1), "shared": group(&groups[1].1)}));
-        return Ok(ExitCode::SUCCESS);
-    }
-    for (title, kinds) in &groups {
-        say!("{title}:");
-        for k in kinds {
-            say!("  {}", k.name);
-            for line in k.about.lines() {
-                say!("      {}", line.trim());
+    Ok(RulesRefusals { ruleset: info.id, own: (info.refusals)(), shared: Shared::kinds() })
+}
+
+impl Report for RulesRefusals {
+    fn text(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (title, kinds) in [(self.ruleset, &self.own), ("shared", &self.shared)] {
+            lines.push(format!("{title}:"));
+            for k in kinds {
+                lines.push(format!("  {}", k.name));
+                lines.extend(k.about.lines().map(|line| format!("      {}", line.trim())));
             }
         }
+        lines
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let group = |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::exit::refusal_json(*k)).collect::<Vec<_>>();
+        json!({"ruleset": self.ruleset, "refusals": group(&self.own), "shared": group(&self.shared)})
+    }
 }
 
 fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
