@@ -13,7 +13,7 @@ use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::refusal::{RefusalKind, Shared};
 use rollcall_core::registry;
-use rollcall_core::rules::{SettingKind, VersionSpec};
+use rollcall_core::rules::{RuleVersion, SettingKind, VersionSpec};
 use rollcall_core::ruleset::{Refusal, RulesetInfo};
 use rollcall_core::script::{check_game_id, split_dice, Script};
 use rollcall_core::seed::Share;
@@ -21,6 +21,7 @@ use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
+use crate::colour::Verdict;
 use crate::output::{self, print_json, Mode, Report};
 use crate::position::Position;
 use crate::source::rule_version;
@@ -51,7 +52,9 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
                 replay(db, &game, step, position.position(to), json)
             }
         }
-        Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
+        Command::Verify { target, expect_head, json } => {
+            Ok(output::print(&verify(db, &target, expect_head, Mode::of(json))?, Mode::of(json)))
+        }
         Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
         Command::Simulate(args) => crate::simulate::run(&args),
         Command::Impact(args) => crate::impact::run(db, &args),
@@ -65,7 +68,9 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
             crate::housekeeping::remove(db, &game, yes, json)
         }
         Command::Rules(RulesCommand::List { json }) => Ok(output::print(&rules_list(), Mode::of(json))),
-        Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
+        Command::Rules(RulesCommand::Show { version, json }) => {
+            Ok(output::print(&rules_show(&version)?, Mode::of(json)))
+        }
         Command::Rules(RulesCommand::Refusals { ruleset, json }) => {
             Ok(output::print(&rules_refusals(&ruleset)?, Mode::of(json)))
         }
@@ -531,64 +536,85 @@ pub fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
         "sealed": sealed})
 }
 
-fn report_verify(
-    what: &str,
-    header: Option<&Header>,
-    result: Result<Verified, VerifyFailure>,
-    expect_head: Option<&str>,
-    normalised: Option<&str>,
-    json: bool,
-) -> Result<ExitCode, Fail> {
-    let result = result.and_then(|v| match expect_head {
-        Some(want) if want != v.head.to_string() => Err(VerifyFailure {
-            seq: Some(v.events),
-            kind: Fault::HeadDiffers,
-            reason: format!(
-                "the record ends at head {}, not the expected {want}: events were dropped or added at the end",
-                v.head
-            ),
-        }),
-        _ => Ok(v),
-    });
-    match (result, header) {
-        (Ok(v), Some(header)) => {
-            if json {
-                let mut out = verified_json(what, &v, header);
-                out["normalised"] = json!(normalised);
-                print_json(&out);
-            } else {
-                crate::colour::say(
-                    &format!(
-                        "verified {what}: {}, {} events, {} decisions, turn {}",
-                        header.rules.label(),
-                        v.events,
-                        v.decisions,
-                        v.turn
-                    ),
-                    crate::colour::Verdict::Good,
-                );
-                say!("head {}", v.head);
-                say!("proven: {}.", v.guarantee());
-                if let Some(signatures) = v.signatures() {
-                    say!("{signatures}.");
-                }
-                if let Some(sealed) = &v.sealed {
-                    say!("dice: {}.", sealed.describe());
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+/// `rollcall verify TARGET`: what a record proves, or the first place where
+/// it fails.
+struct VerifyReport {
+    target: String,
+    outcome: Result<(Verified, Header), VerifyFailure>,
+    /// The transport noise normalised away in a record file, described.
+    normalised: Option<String>,
+}
+
+impl VerifyReport {
+    fn new(
+        target: &str,
+        header: Header,
+        result: Result<Verified, VerifyFailure>,
+        expect_head: Option<&str>,
+        normalised: Option<String>,
+    ) -> VerifyReport {
+        let outcome = result.and_then(|v| match expect_head {
+            Some(want) if want != v.head.to_string() => Err(VerifyFailure {
+                seq: Some(v.events),
+                kind: Fault::HeadDiffers,
+                reason: format!(
+                    "the record ends at head {}, not the expected {want}: events were dropped or added at the end",
+                    v.head
+                ),
+            }),
+            _ => Ok((v, header)),
+        });
+        VerifyReport { target: target.to_string(), outcome, normalised }
+    }
+}
+
+impl Report for VerifyReport {
+    fn text(&self) -> Vec<String> {
+        let what = &self.target;
+        let mut lines = Vec::new();
+        if let Some(noise) = &self.normalised {
+            lines.push(format!(
+                "normalised transport noise in {what}: {noise} (not content: the hashes are over the lines without it)"
+            ));
         }
-        (Ok(_), None) => unreachable!("a verified record has a header"),
-        (Err(f), _) => {
-            if json {
-                print_json(
-                    &json!({"ok": false, "target": what, "seq": f.seq, "fault": f.kind, "reason": f.reason, "normalised": normalised}),
-                );
-            } else {
-                crate::colour::say(&format!("verification FAILED for {what}: {f}"), crate::colour::Verdict::Bad);
+        match &self.outcome {
+            Ok((v, header)) => {
+                lines.push(format!(
+                    "verified {what}: {}, {} events, {} decisions, turn {}",
+                    header.rules.label(),
+                    v.events,
+                    v.decisions,
+                    v.turn
+                ));
+                lines.push(format!("head {}", v.head));
+                lines.push(format!("proven: {}.", v.guarantee()));
+                lines.extend(v.signatures().map(|signatures| format!("{signatures}.")));
+                lines.extend(v.sealed.as_ref().map(|sealed| format!("dice: {}.", sealed.describe())));
             }
-            Ok(ExitCode::from(1))
+            Err(f) => lines.push(format!("verification FAILED for {what}: {f}")),
         }
+        lines
+    }
+
+    fn verdict(&self) -> Option<(usize, Verdict)> {
+        let at = usize::from(self.normalised.is_some());
+        Some((at, if self.outcome.is_ok() { Verdict::Good } else { Verdict::Bad }))
+    }
+
+    fn json(&self) -> Value {
+        match &self.outcome {
+            Ok((v, header)) => {
+                let mut out = verified_json(&self.target, v, header);
+                out["normalised"] = json!(self.normalised);
+                out
+            }
+            Err(f) => json!({"ok": false, "target": self.target, "seq": f.seq, "fault": f.kind, "reason": f.reason,
+                "normalised": self.normalised}),
+        }
+    }
+
+    fn code(&self) -> ExitCode {
+        ExitCode::from(if self.outcome.is_ok() { 0 } else { 1 })
     }
 }
 
@@ -596,11 +622,12 @@ fn verify(
     db: &Option<std::path::PathBuf>,
     target: &str,
     expect_head: Option<String>,
-    json: bool,
-) -> Result<ExitCode, Fail> {
+    mode: Mode,
+) -> Result<VerifyReport, Fail> {
     if let Some(h) = &expect_head {
         h.parse::<Digest>().map_err(|e| fail!("--expect-head: {e}"))?;
     }
+    let json = mode == Mode::Json;
     let downloaded;
     let mut target = target;
     if target.starts_with("http://") || target.starts_with("https://") {
@@ -619,14 +646,8 @@ fn verify(
             }
             Err(e) => {
                 crate::source::refuse_script(path)?;
-                return report_verify(
-                    target,
-                    None,
-                    Err(VerifyFailure::at(None, Fault::Unreadable.because(e.to_string()))),
-                    None,
-                    None,
-                    json,
-                );
+                let failure = VerifyFailure::at(None, Fault::Unreadable.because(e.to_string()));
+                return Ok(VerifyReport { target: target.to_string(), outcome: Err(failure), normalised: None });
             }
         };
         let mut events = events;
@@ -634,19 +655,14 @@ fn verify(
         let result = verify_each(&header, &mut events, |_, _| crate::progress::tick(&bar));
         crate::progress::done(bar);
         let normalised = events.normalised().describe();
-        if let Some(noise) = &normalised {
-            if !json {
-                say!("normalised transport noise in {target}: {noise} (not content: the hashes are over the lines without it)");
-            }
-        }
-        return report_verify(target, Some(&header), result, expect_head.as_deref(), normalised.as_deref(), json);
+        return Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), normalised));
     }
     let log = store::open_read(db)?;
     let header = log.header(target)?;
     let bar = crate::progress::events("verify", log.head(target)?.seq, json);
     let result = verify_each(&header, log.events(target, 1)?, |_, _| crate::progress::tick(&bar));
     crate::progress::done(bar);
-    report_verify(target, Some(&header), result, expect_head.as_deref(), None, json)
+    Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))
 }
 
 fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
@@ -952,61 +968,77 @@ impl Report for RulesRefusals {
     }
 }
 
-fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall rules show VERSION`: a rule version's settings and the ranges
+/// of its scenarios' numbers.
+struct RulesShow {
+    rules: RuleVersion,
+    spec: VersionSpec,
+    bounds: Vec<rollcall_core::bounds::Bound>,
+}
+
+fn rules_show(arg: &str) -> Result<RulesShow, Fail> {
     let (rules, spec) = rule_version(arg)?;
-    let mut rows = Vec::new();
-    for s in &spec.settings {
-        let value = match s.kind {
-            SettingKind::Option => json!(rules.options[s.name]),
-            SettingKind::Constant => json!(rules.constants[s.name]),
-        };
-        let default = serde_json::to_value(s.default).expect("serialises");
-        rows.push(json!({"name": s.name, "kind": if s.kind == SettingKind::Option { "option" } else { "constant" },
-            "value": value, "default": default, "range": s.range.map(|(min, max)| [min, max]), "point": s.point,
-            "settles": s.settles, "help": s.help}));
-    }
     let bounds = (registry::find(rules.ruleset()).map_err(|e| Fail::msg(e.to_string()))?.scenario_bounds)();
-    if json {
-        let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
-        let scenario: Vec<Value> = bounds.iter().map(|b| json!({"path": b.path, "range": [b.min, b.max]})).collect();
-        print_json(&json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(),
-            "summary": spec.summary, "settings": rows,
-            "numbers": {"scenario": scenario, "every_other": [min, max]}}));
-        return Ok(ExitCode::SUCCESS);
-    }
-    say!("{} — {}", rules.label(), spec.summary);
-    say!("rules hash {}", rules.hash());
-    for kind in [SettingKind::Option, SettingKind::Constant] {
-        say!(
-            "\n{}:",
-            if kind == SettingKind::Option {
-                "options (open points of the text; off is the default reading)"
-            } else {
-                "constants"
+    Ok(RulesShow { rules, spec, bounds })
+}
+
+impl Report for RulesShow {
+    fn text(&self) -> Vec<String> {
+        let (rules, spec) = (&self.rules, &self.spec);
+        let mut lines = vec![format!("{} — {}", rules.label(), spec.summary), format!("rules hash {}", rules.hash())];
+        for kind in [SettingKind::Option, SettingKind::Constant] {
+            lines.push(format!(
+                "\n{}:",
+                if kind == SettingKind::Option {
+                    "options (open points of the text; off is the default reading)"
+                } else {
+                    "constants"
+                }
+            ));
+            for s in spec.settings.iter().filter(|s| s.kind == kind) {
+                let value = match kind {
+                    SettingKind::Option => rollcall_core::rules::SettingValue::Flag(rules.options[s.name]),
+                    SettingKind::Constant => rollcall_core::rules::SettingValue::Integer(rules.constants[s.name]),
+                };
+                let changed = if value != s.default { format!("  (default {})", s.default) } else { String::new() };
+                let point = s.point.map(|p| format!(" [{p}]")).unwrap_or_default();
+                let range = s.range.map(|(min, max)| format!("  range {min}..={max}")).unwrap_or_default();
+                lines.push(format!("  {} = {value}{changed}{range}{point}", s.name));
+                lines.push(format!("      {}", s.help));
+                lines.push(format!("      settles: {}", s.settles));
             }
-        );
-        for s in spec.settings.iter().filter(|s| s.kind == kind) {
-            let value = match kind {
-                SettingKind::Option => rollcall_core::rules::SettingValue::Flag(rules.options[s.name]),
-                SettingKind::Constant => rollcall_core::rules::SettingValue::Integer(rules.constants[s.name]),
-            };
-            let changed = if value != s.default { format!("  (default {})", s.default) } else { String::new() };
-            let point = s.point.map(|p| format!(" [{p}]")).unwrap_or_default();
-            let range = s.range.map(|(min, max)| format!("  range {min}..={max}")).unwrap_or_default();
-            say!("  {} = {value}{changed}{range}{point}", s.name);
-            say!("      {}", s.help);
-            say!("      settles: {}", s.settles);
         }
+        let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
+        lines.push(format!(
+            "\nnumbers of a scenario (checked when it loads; every other number of a scenario or decision: {min}..={max}):"
+        ));
+        lines.extend(self.bounds.iter().map(|b| format!("  {}: {}..={}", b.path, b.min, b.max)));
+        if self.bounds.is_empty() {
+            lines.push("  (no narrower ranges)".into());
+        }
+        lines
     }
-    let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
-    say!(
-        "\nnumbers of a scenario (checked when it loads; every other number of a scenario or decision: {min}..={max}):"
-    );
-    for b in &bounds {
-        say!("  {}: {}..={}", b.path, b.min, b.max);
+
+    fn json(&self) -> Value {
+        let (rules, spec) = (&self.rules, &self.spec);
+        let mut rows = Vec::new();
+        for s in &spec.settings {
+            let value = match s.kind {
+                SettingKind::Option => json!(rules.options[s.name]),
+                SettingKind::Constant => json!(rules.constants[s.name]),
+            };
+            let default = serde_json::to_value(s.default).expect("serialises");
+            rows.push(
+                json!({"name": s.name, "kind": if s.kind == SettingKind::Option { "option" } else { "constant" },
+                "value": value, "default": default, "range": s.range.map(|(min, max)| [min, max]), "point": s.point,
+                "settles": s.settles, "help": s.help}),
+            );
+        }
+        let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
+        let scenario: Vec<Value> =
+            self.bounds.iter().map(|b| json!({"path": b.path, "range": [b.min, b.max]})).collect();
+        json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(),
+            "summary": spec.summary, "settings": rows,
+            "numbers": {"scenario": scenario, "every_other": [min, max]}})
     }
-    if bounds.is_empty() {
-        say!("  (no narrower ranges)");
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -36,8 +36,9 @@ pub trait Report {
     /// The JSON document.
     fn json(&self) -> Value;
 
-    /// The verdict of the first line, which is then printed in its colour.
-    fn verdict(&self) -> Option<Verdict> {
+    /// The line of [`Report::text`] that is a verdict (by index), and how
+    /// it went: that line is printed in the verdict's colour.
+    fn verdict(&self) -> Option<(usize, Verdict)> {
         None
     }
 
@@ -52,14 +53,12 @@ pub fn print(report: &dyn Report, mode: Mode) -> ExitCode {
     match mode {
         Mode::Json => print_json(&report.json()),
         Mode::Text => {
-            let lines = report.text();
-            let mut lines = lines.iter();
-            if let (Some(verdict), Some(first)) = (report.verdict(), lines.as_slice().first()) {
-                crate::colour::say(first, verdict);
-                lines.next();
-            }
-            for line in lines {
-                say!("{line}");
+            let verdict = report.verdict();
+            for (i, line) in report.text().iter().enumerate() {
+                match verdict {
+                    Some((at, verdict)) if at == i => crate::colour::say(line, verdict),
+                    _ => say!("{line}"),
+                }
             }
         }
     }
