@@ -38,6 +38,12 @@ impl Args {
     /// A flag on the command line beats the environment: `--db DIR` given
     /// there wins over `ROLLCALL_STORE` set outside (`--store` given there
     /// wins over both, and over `ROLLCALL_DB`).
+    /// The store the command line or the environment names, if any:
+    /// `--store LOCATION` names it as `--db` does, and also a database.
+    pub fn named_store(&self) -> Option<PathBuf> {
+        self.store.as_ref().map(PathBuf::from).or_else(|| self.db.clone())
+    }
+
     pub fn prefer_command_line(&mut self, matches: &clap::ArgMatches) {
         use clap::parser::ValueSource::CommandLine;
         if matches.value_source("db") == Some(CommandLine) && matches.value_source("store") != Some(CommandLine) {

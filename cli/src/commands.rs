@@ -25,11 +25,11 @@ use crate::colour::Verdict;
 use crate::output::{self, print_json, Mode, Report};
 use crate::position::Position;
 use crate::source::rule_version;
-use crate::store::{self, has_game, read_bytes, read_input, Context, Fail};
+use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
 
-pub fn run(args: Args) -> Result<ExitCode, Fail> {
-    // `--store LOCATION` names the store as `--db` does, and also a database.
-    let db = &args.store.as_ref().map(std::path::PathBuf::from).or(args.db);
+/// Runs the command `args` names, on the store `db` (checked once, in main).
+pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
+    let named = args.named_store();
     match args.command {
         Command::Run { script, game, json } => run_script(db, &script, game, json),
         Command::New { rules, scenario, game, parties, table, json } => {
@@ -83,7 +83,7 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
         Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
-        Command::Demo => crate::demo::run(db),
+        Command::Demo => crate::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man { output } => crate::manual::man(&output),
         Command::Keygen { output, json } => crate::pbem::keygen(&output, json),
@@ -104,7 +104,7 @@ fn event_json(game: &Game, e: &Event) -> Value {
 /// the last batch is in (a refused decision, a kill or a full disk leave
 /// nothing a reader can see).
 fn run_script(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     path: &Path,
     game_id: Option<String>,
     json: bool,
@@ -195,7 +195,7 @@ fn random_share() -> Result<Share, Fail> {
 }
 
 fn new(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     rules: &str,
     scenario_path: &Path,
     game: Option<String>,
@@ -280,7 +280,7 @@ fn new(
 }
 
 /// `rollcall play GAME DECISION`: decide on the current state, append atomically.
-fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     let (name, bytes) = read_input(source)?;
     let name = name.as_str();
     let value: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(name)))?;
@@ -328,7 +328,7 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
 
 /// `rollcall play GAME FILE --stream`: one decision per line, each appended
 /// and flushed before its acknowledgement is printed.
-fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
     let mut reader: Box<dyn BufRead> = if source == "-" {
@@ -395,7 +395,7 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
 }
 
-fn log(db: &Option<std::path::PathBuf>, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+fn log(db: &crate::store::StoreSpec, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let from = match from {
@@ -422,7 +422,7 @@ fn log(db: &Option<std::path::PathBuf>, target: &str, from: Option<Position>, js
     Ok(ExitCode::SUCCESS)
 }
 
-fn state(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let at = at.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
@@ -443,7 +443,7 @@ fn state(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>, js
 }
 
 fn replay(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     step: bool,
     to: Option<Position>,
@@ -496,7 +496,7 @@ fn replay(
 /// `rollcall replay GAME --step` on a terminal: reads the game once,
 /// releases the store (other commands may use it while the view is open),
 /// and opens the interactive view at the position given, or at the start.
-fn interactive_replay(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
+fn interactive_replay(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
     let (header, events) = {
         let (log, id) = crate::source::game_reader(db, target)?;
         let header = log.header(&id)?;
@@ -619,7 +619,7 @@ impl Report for VerifyReport {
 }
 
 fn verify(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     expect_head: Option<String>,
     mode: Mode,
@@ -665,7 +665,7 @@ fn verify(
     Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))
 }
 
-fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
+fn export(db: &crate::store::StoreSpec, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
     use rollcall_store::file::{self, Existing};
     let log = store::open_read(db)?;
     let game = open_game(&log, id, None)?;
@@ -702,7 +702,7 @@ fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool,
 /// game being created, which appears whole once the record has verified to
 /// its end (and not at all otherwise). A record that extends a game in the
 /// store appends what the store lacks, after verifying the whole record.
-fn import(db: &Option<std::path::PathBuf>, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
+fn import(db: &crate::store::StoreSpec, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
     let (header, _) = rollcall_store::file::read(file)?;
     let side = match key {
         Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
@@ -867,7 +867,7 @@ struct Games {
     incomplete: Vec<String>,
 }
 
-fn games(db: &Option<std::path::PathBuf>) -> Result<Games, Fail> {
+fn games(db: &crate::store::StoreSpec) -> Result<Games, Fail> {
     let log = store::open_read(db)?;
     let mut games = Vec::new();
     for id in log.games()? {

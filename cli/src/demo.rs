@@ -5,7 +5,7 @@
 //! record, changes one die in the exported file, and shows verify catching
 //! it with the seq and the reason.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use rollcall_core::game::verify;
@@ -16,7 +16,7 @@ use rollcall_core::script::Script;
 
 use rollcall_store::Store;
 
-use crate::store::{self, has_game, Fail};
+use crate::store::{self, has_game, Fail, StoreSpec};
 
 /// The demo game: a turn with a failed and a successful rally.
 const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.json");
@@ -35,16 +35,18 @@ fn section(title: &str) {
     say!("\n== {title} ==");
 }
 
-pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
+/// The demo, in the store `db` names (a temporary one when none is named).
+pub fn run(db: Option<StoreSpec>) -> Result<ExitCode, Fail> {
     let temp;
-    let db_dir = match db {
-        Some(dir) => dir.clone(),
+    let db = match db {
+        Some(spec) => spec,
         None => {
             temp = tempfile::tempdir().map_err(|e| fail!("cannot make a temporary store: {e}"))?;
-            temp.path().join("db")
+            StoreSpec::Sled(temp.path().join("db"))
         }
     };
-    let log = store::open(&Some(db_dir.clone()))?;
+    let db_dir = store::dir(&db);
+    let log = store::open(&db)?;
     let script = demo_script(&log)?;
     let id = script.header.game.clone();
     let events = play_into_the_store(&log, &script, &db_dir)?;

@@ -31,7 +31,7 @@ pub fn versions(header: &Header, a: Option<&str>, b: &str) -> Result<(RuleVersio
 /// The inner error is a record that does not verify: reported as verify
 /// reports it, with exit 1.
 fn load_and_diff(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     a: Option<&str>,
     b: &str,
@@ -93,7 +93,7 @@ fn state_diff(title: &str, (a, b): &(String, String)) -> String {
 }
 
 pub fn run(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     a: Option<&str>,
     b: &str,

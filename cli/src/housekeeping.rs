@@ -1,7 +1,6 @@
 //! Store housekeeping: `rollcall games rm GAME`.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rollcall_core::log::EventLog;
@@ -36,7 +35,7 @@ fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
 
 /// `rollcall games rm GAME [--yes]`: removes a game for good, after asking
 /// on a terminal; off a terminal it needs `--yes`.
-pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<ExitCode, Fail> {
+pub fn remove(db: &crate::store::StoreSpec, id: &str, yes: bool, json: bool) -> Result<ExitCode, Fail> {
     let dir = store::dir(db);
     let log = store::open_read(db)?;
     let head = log.head(id)?;

@@ -82,7 +82,7 @@ enum Done {
     Skipped(Left),
 }
 
-pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, Fail> {
     let b = match args.b.strip_prefix('+') {
         Some(_) => {
             applies_somewhere(&args.b)?;

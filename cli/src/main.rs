@@ -66,7 +66,8 @@ fn main() -> ExitCode {
     let mut args = <args::Args as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.prefer_command_line(&matches);
     store::set_wait(std::time::Duration::from_secs(args.wait));
-    let code = match commands::run(args) {
+    let db = store::StoreSpec::new(args.named_store());
+    let code = match commands::run(args, &db) {
         Ok(code) => code,
         Err(fail) => {
             let message = suggest::annotate(&fail.message(), store::game_ids);

@@ -126,7 +126,7 @@ pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
     }
 }
 
-pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<ExitCode, Fail> {
+pub fn pbem(db: &crate::store::StoreSpec, command: PbemCommand) -> Result<ExitCode, Fail> {
     match command {
         PbemCommand::Invite { rules, scenario, side, key, game, output, json } => {
             let (rules, _) = rule_version(&rules)?;
@@ -226,7 +226,7 @@ fn actor_json(actor: &Actor) -> Value {
     }
 }
 
-pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<ExitCode, Fail> {
+pub fn turn(db: &crate::store::StoreSpec, command: TurnCommand) -> Result<ExitCode, Fail> {
     match command {
         TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
         TurnCommand::Export { game, key, output, json } => {
@@ -323,7 +323,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
     }
 }
 
-pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<ExitCode, Fail> {
+pub fn fork(db: &crate::store::StoreSpec, command: ForkCommand) -> Result<ExitCode, Fail> {
     let ForkCommand::Show { game: id, json } = command;
     let log = store::open_read(db)?;
     let forks = exchange::forks(&log, &id)?;

@@ -47,7 +47,7 @@ pub fn refuse_script(path: &Path) -> Result<(), Fail> {
 
 /// Opens what `target` names: a record file ([`is_record_file`]), or else a
 /// game in the store.
-pub fn open(db: &Option<std::path::PathBuf>, target: &str) -> Result<Record, Fail> {
+pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> {
     if is_record_file(target) {
         let path = Path::new(target);
         let (header, events) = rollcall_store::file::read(path).map_err(|e| match refuse_script(path) {
@@ -65,7 +65,7 @@ pub fn open(db: &Option<std::path::PathBuf>, target: &str) -> Result<Record, Fai
 /// What `log`, `state` and `replay` read, and the game's id: a record file
 /// ([`is_record_file`]), read where it is and imported nowhere, or a game
 /// in the store.
-pub fn game_reader(db: &Option<std::path::PathBuf>, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
+pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
     if is_record_file(target) {
         let path = Path::new(target);
         let file = rollcall_store::file::RecordFile::open(path).map_err(|e| match refuse_script(path) {

@@ -129,13 +129,34 @@ impl From<rollcall_store::file::FileError> for Fail {
     }
 }
 
-/// The store's location as messages show it: `db`, or the default (a
-/// database URL without its password).
-pub fn dir(db: &Option<PathBuf>) -> PathBuf {
-    let dir = db.clone().unwrap_or_else(default_db);
-    match dir.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
-        Some(url) => PathBuf::from(without_password(url)),
-        None => dir,
+/// Where the store is: resolved once, in `main`, from `--store`, `--db` or
+/// the environment, else the default ([`default_db`]), and passed to every
+/// command that reads or writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreSpec {
+    /// A sled directory.
+    Sled(PathBuf),
+    /// A PostgreSQL database, by its `postgres://` URL.
+    Postgres(String),
+}
+
+impl StoreSpec {
+    /// The store at `named` (a directory or a database URL), else the default.
+    pub fn new(named: Option<PathBuf>) -> StoreSpec {
+        let location = named.unwrap_or_else(default_db);
+        match location.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
+            Some(url) => StoreSpec::Postgres(url.to_string()),
+            None => StoreSpec::Sled(location),
+        }
+    }
+}
+
+/// The store's location as messages show it (a database URL without its
+/// password).
+pub fn dir(db: &StoreSpec) -> PathBuf {
+    match db {
+        StoreSpec::Sled(dir) => dir.clone(),
+        StoreSpec::Postgres(url) => PathBuf::from(without_password(url)),
     }
 }
 
@@ -151,15 +172,16 @@ pub fn default_db() -> PathBuf {
     PathBuf::from(".rollcall/db")
 }
 
-/// Opens the store at `db` (or the default): a PostgreSQL database when
-/// `db` holds a `postgres://` URL (what `--store URL` puts there), else a
-/// sled directory, created if need be when writing.
-fn open_as(db: &Option<PathBuf>, access: Access) -> Result<Store, Fail> {
-    let dir = db.clone().unwrap_or_else(default_db);
-    if let Some(url) = dir.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
-        let _ = STORE.set(PathBuf::from(without_password(url)));
-        return Ok(Store::open(&dir)?);
-    }
+/// Opens the store at `db`: a PostgreSQL database, or a sled directory,
+/// created if need be when writing.
+fn open_as(db: &StoreSpec, access: Access) -> Result<Store, Fail> {
+    let dir = match db {
+        StoreSpec::Postgres(url) => {
+            let _ = STORE.set(PathBuf::from(without_password(url)));
+            return Ok(Store::open(Path::new(url))?);
+        }
+        StoreSpec::Sled(dir) => dir,
+    };
     let _ = STORE.set(dir.clone());
     let wait = WAIT.get().copied().unwrap_or(Duration::from_secs(5));
     if access == Access::Write {
@@ -192,20 +214,22 @@ fn without_password(url: &str) -> String {
     }
 }
 
-/// Whether the store at `db` (or the default) is there: a database is
-/// taken to be; a sled directory when it exists.
-pub fn exists(db: &Option<PathBuf>) -> bool {
-    let dir = db.clone().unwrap_or_else(default_db);
-    dir.to_str().is_some_and(rollcall_store::pg_log::is_url) || dir.exists()
+/// Whether the store at `db` is there: a database is taken to be; a sled
+/// directory when it exists.
+pub fn exists(db: &StoreSpec) -> bool {
+    match db {
+        StoreSpec::Sled(dir) => dir.exists(),
+        StoreSpec::Postgres(_) => true,
+    }
 }
 
-/// Opens the store at `db` (or the default) to write, creating it if need be.
-pub fn open(db: &Option<PathBuf>) -> Result<Store, Fail> {
+/// Opens the store at `db` to write, creating it if need be.
+pub fn open(db: &StoreSpec) -> Result<Store, Fail> {
     open_as(db, Access::Write)
 }
 
-/// Opens the store at `db` (or the default) only to read: it must exist.
-pub fn open_read(db: &Option<PathBuf>) -> Result<Store, Fail> {
+/// Opens the store at `db` only to read: it must exist.
+pub fn open_read(db: &StoreSpec) -> Result<Store, Fail> {
     open_as(db, Access::Read)
 }
 
@@ -213,7 +237,7 @@ pub fn open_read(db: &Option<PathBuf>) -> Result<Store, Fail> {
 /// none, or cannot open it again): for "did you mean" after a failure.
 pub fn game_ids() -> Vec<String> {
     let Some(dir) = STORE.get() else { return Vec::new() };
-    open_read(&Some(dir.clone())).and_then(|log| Ok(log.games()?)).unwrap_or_default()
+    open_read(&StoreSpec::new(Some(dir.clone()))).and_then(|log| Ok(log.games()?)).unwrap_or_default()
 }
 
 /// The bytes of an input: a file, or standard input for `-`, with the name
@@ -260,10 +284,12 @@ pub fn has_game(log: &dyn EventLog, id: &str) -> Result<bool, Fail> {
 
 /// `rollcall store migrate`: creates or upgrades rollcall's tables in the
 /// PostgreSQL database `--store` names.
-pub fn migrate(db: &Option<PathBuf>, json: bool) -> Result<std::process::ExitCode, Fail> {
-    let url = db.as_ref().and_then(|d| d.to_str()).filter(|l| rollcall_store::pg_log::is_url(l)).ok_or_else(|| {
-        Fail::msg("store migrate: give the database with --store postgres://… (a sled store needs no migration)")
-    })?;
+pub fn migrate(db: &StoreSpec, json: bool) -> Result<std::process::ExitCode, Fail> {
+    let StoreSpec::Postgres(url) = db else {
+        return Err(Fail::msg(
+            "store migrate: give the database with --store postgres://… (a sled store needs no migration)",
+        ));
+    };
     let applied = rollcall_store::pg_log::migrate(url)?;
     let version = rollcall_store::pg_log::schema_version();
     if json {
@@ -294,7 +320,7 @@ pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::p
         return Err(fail!("--from {from}: no store there (a sled directory or a postgres:// URL)"));
     }
     let source = Store::open(Path::new(from))?;
-    let target = open(&Some(PathBuf::from(to)))?;
+    let target = open(&StoreSpec::new(Some(PathBuf::from(to))))?;
     let ids = if games.is_empty() { source.games()? } else { games.to_vec() };
     let mut out = Vec::new();
     for id in &ids {
@@ -449,6 +475,17 @@ impl Drop for Creation<'_> {
 #[cfg(test)]
 mod fail_tests {
     use super::*;
+
+    #[test]
+    fn a_named_store_is_a_database_by_its_url_else_a_directory() {
+        let url = "postgres://league:secret@db.example/rollcall";
+        assert_eq!(StoreSpec::new(Some(url.into())), StoreSpec::Postgres(url.into()));
+        assert_eq!(dir(&StoreSpec::new(Some(url.into()))), PathBuf::from("postgres://league@db.example/rollcall"));
+        assert_eq!(StoreSpec::new(Some("games/db".into())), StoreSpec::Sled("games/db".into()));
+        assert_eq!(StoreSpec::new(None), StoreSpec::Sled(default_db()));
+        assert!(exists(&StoreSpec::Postgres(url.into())));
+        assert!(!exists(&StoreSpec::Sled("/nonexistent/rollcall/db".into())));
+    }
 
     #[test]
     fn a_failure_prints_its_contexts_outermost_first_and_its_cause_once() {

@@ -361,7 +361,7 @@ fn escape_html(text: &str) -> String {
 /// `rollcall view GAME|RECORD`: writes the page; exit 1 (after writing it)
 /// when the record does not verify, since the page then shows a failure.
 pub fn run(
-    db: &Option<PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     output: Option<PathBuf>,
     force: bool,

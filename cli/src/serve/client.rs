@@ -135,7 +135,7 @@ fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> 
 
 /// `rollcall turn fetch URL GAME`: the events this store lacks, as a turn
 /// file the server signs, verified and applied like an opponent's turn.
-pub fn fetch(db: &Option<std::path::PathBuf>, url: &str, game: &str, json_out: bool) -> Result<ExitCode, Fail> {
+pub fn fetch(db: &crate::store::StoreSpec, url: &str, game: &str, json_out: bool) -> Result<ExitCode, Fail> {
     let log = store::open(db)?;
     let since = log.head(game).ok().map(|h| h.hash);
     let mut request = format!("{}/games/{game}/turn", base(url));

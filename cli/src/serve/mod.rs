@@ -20,7 +20,7 @@ use rollcall_core::log::EventLog;
 use crate::store::{self, Fail};
 
 /// Serves until SIGINT or SIGTERM; in-flight requests finish first.
-pub fn run(db: &Option<std::path::PathBuf>, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
+pub fn run(db: &crate::store::StoreSpec, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
     let addr: SocketAddr = addr.parse().map_err(|e| fail!("--addr {addr:?}: {e} (for example 127.0.0.1:7878)"))?;
     let store = store::open(db)?;
     // sled, held by this process alone, serves reads from memory.
