@@ -24,7 +24,7 @@ use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, Scen
 use crate::colour::Verdict;
 use crate::output::{self, print_json, Mode, Report};
 use crate::position::Position;
-use crate::source::rule_version;
+use crate::source::{rule_version, Target};
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
 
 /// Runs the command `args` names, on the store `db` (checked once, in main).
@@ -634,8 +634,7 @@ fn verify(
         downloaded = crate::serve::client::download(target)?;
         target = downloaded.path().to_str().unwrap_or_default();
     }
-    let path = Path::new(target);
-    if crate::source::is_record_file(target) {
+    if let Target::File(path) = Target::of(target) {
         if !path.is_file() {
             return Err(fail!("{target}: no such record file"));
         }

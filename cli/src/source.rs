@@ -23,6 +23,34 @@ pub fn is_record_file(target: &str) -> bool {
     Path::new(target).is_file() || target.ends_with(".jsonl")
 }
 
+/// What a command's target names: the one place that tells a record file
+/// from a stored game.
+pub enum Target<'a> {
+    /// A record file ([`is_record_file`]), read where it is.
+    File(&'a Path),
+    /// A game in the store, by its id.
+    Stored(&'a str),
+}
+
+impl Target<'_> {
+    pub fn of(target: &str) -> Target<'_> {
+        if is_record_file(target) {
+            Target::File(Path::new(target))
+        } else {
+            Target::Stored(target)
+        }
+    }
+}
+
+/// A record file that could not be read: a script is said to be one, any
+/// other failure is the file's.
+fn unreadable(path: &Path, e: FileError) -> Fail {
+    match refuse_script(path) {
+        Err(script) => script,
+        Ok(()) => Fail::from(e),
+    }
+}
+
 /// A record file or a stored game, opened: its header, and its events to
 /// stream once.
 pub enum Record {
@@ -48,17 +76,16 @@ pub fn refuse_script(path: &Path) -> Result<(), Fail> {
 /// Opens what `target` names: a record file ([`is_record_file`]), or else a
 /// game in the store.
 pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> {
-    if is_record_file(target) {
-        let path = Path::new(target);
-        let (header, events) = rollcall_store::file::read(path).map_err(|e| match refuse_script(path) {
-            Err(script) => script,
-            Ok(()) => Fail::from(e),
-        })?;
-        Ok(Record::File(header, events))
-    } else {
-        let log = store::open_read(db)?;
-        let header = log.header(target)?;
-        Ok(Record::Stored(header, log, target.to_string()))
+    match Target::of(target) {
+        Target::File(path) => {
+            let (header, events) = rollcall_store::file::read(path).map_err(|e| unreadable(path, e))?;
+            Ok(Record::File(header, events))
+        }
+        Target::Stored(id) => {
+            let log = store::open_read(db)?;
+            let header = log.header(id)?;
+            Ok(Record::Stored(header, log, id.to_string()))
+        }
     }
 }
 
@@ -66,16 +93,13 @@ pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> 
 /// ([`is_record_file`]), read where it is and imported nowhere, or a game
 /// in the store.
 pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
-    if is_record_file(target) {
-        let path = Path::new(target);
-        let file = rollcall_store::file::RecordFile::open(path).map_err(|e| match refuse_script(path) {
-            Err(script) => script,
-            Ok(()) => Fail::from(e),
-        })?;
-        let id = file.game().to_string();
-        Ok((Box::new(file), id))
-    } else {
-        Ok((Box::new(store::open_read(db)?), target.to_string()))
+    match Target::of(target) {
+        Target::File(path) => {
+            let file = rollcall_store::file::RecordFile::open(path).map_err(|e| unreadable(path, e))?;
+            let id = file.game().to_string();
+            Ok((Box::new(file), id))
+        }
+        Target::Stored(id) => Ok((Box::new(store::open_read(db)?), id.to_string())),
     }
 }
 
