@@ -14,7 +14,7 @@ use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::refusal::{RefusalKind, Shared};
 use rollcall_core::registry;
 use rollcall_core::rules::{RuleVersion, SettingKind, VersionSpec};
-use rollcall_core::ruleset::{Refusal, RulesetInfo};
+use rollcall_core::ruleset::RulesetInfo;
 use rollcall_core::script::{check_game_id, split_dice, Script};
 use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
@@ -134,16 +134,11 @@ fn run_script(
         let events = match game.play(decision, dice.as_ref()) {
             Ok(events) => events,
             Err(refusal) => {
-                let malformed = matches!(refusal, Refusal::Malformed { .. });
-                let kind = refusal.kind();
-                let e = script.refusal_error(i, refusal);
-                let message =
-                    format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message);
-                return if malformed {
-                    Err(Fail::msg(message))
-                } else {
-                    Ok(crate::exit::refused(&message, Some(kind), json))
+                let say = |refusal| {
+                    let e = script.refusal_error(i, refusal);
+                    format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message)
                 };
+                return crate::exit::refusal(refusal, say, json);
             }
         };
         for e in &events {
@@ -307,7 +302,9 @@ fn play(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Res
         let (decision, dice) = split_dice(d).map_err(|(f, m)| fail!("{}: {m}", at(&f)))?;
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
-            Err(refusal) => return crate::exit::refusal(refusal, at, " (nothing was written)", json),
+            Err(refusal) => {
+                return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at) + " (nothing was written)", json)
+            }
         };
         events.extend(new);
     }
@@ -363,7 +360,7 @@ fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool)
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(events) => events,
-            Err(refusal) => return crate::exit::refusal(refusal, at, "", json),
+            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), json),
         };
         let head = log.append(id, &expected, &events)?;
         if json {
