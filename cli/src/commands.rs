@@ -42,7 +42,9 @@ pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
         Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, position, json } => log(db, &game, position.position(from), json),
-        Command::State { game, at, position, json } => state(db, &game, position.position(at), json),
+        Command::State { game, at, position, json } => {
+            Ok(output::print(&state(db, &game, position.position(at))?, Mode::of(json)))
+        }
         Command::Replay { game, step, plain, to, position, json } => {
             let interactive =
                 step && !plain && !json && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
@@ -419,7 +421,13 @@ fn log(db: &crate::store::StoreSpec, target: &str, from: Option<Position>, json:
     Ok(ExitCode::SUCCESS)
 }
 
-fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall state GAME`: the game at a position (its head by default).
+struct State {
+    id: String,
+    game: Game,
+}
+
+fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<State, Fail> {
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let at = at.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
@@ -428,15 +436,24 @@ fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>, json:
         None => open_at_head(log, id),
     }
     .map_err(|e| crate::source::open_failed(target, e))?;
-    if json {
-        print_json(
-            &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
-        );
-    } else {
-        say!("game {id} after seq {} (decision {}):", game.seq(), game.decisions());
-        show!("{}", game.render());
+    Ok(State { id: id.to_string(), game })
+}
+
+impl Report for State {
+    fn text(&self) -> Vec<String> {
+        let (id, game) = (&self.id, &self.game);
+        let render = game.render();
+        vec![
+            format!("game {id} after seq {} (decision {}):", game.seq(), game.decisions()),
+            render.strip_suffix('\n').unwrap_or(&render).to_string(),
+        ]
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let game = &self.game;
+        json!({"game": self.id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(),
+            "head": game.head().to_string(), "state": game.state()})
+    }
 }
 
 fn replay(
