@@ -105,6 +105,159 @@ pub fn of<T: serde::Serialize>(value: &T) -> Result<String, CanonError> {
     to_string(&value)
 }
 
+/// Whether `text` is the canonical text of the JSON value it spells, read
+/// without building the value: the check of the inner loop, where every
+/// record line is read. Conservative: it answers `false` for anything it
+/// does not know to be canonical (a key with an escape in it, nesting deeper
+/// than serde_json reads), and the caller then takes the slow way — parse,
+/// write the canonical bytes, compare — which names the fault, if any.
+pub fn is_canonical(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    scan_value(bytes, &mut at, 0) && at == bytes.len()
+}
+
+/// serde_json's own recursion limit is 128.
+const MAX_DEPTH: usize = 100;
+
+fn scan_value(b: &[u8], at: &mut usize, depth: usize) -> bool {
+    match b.get(*at) {
+        Some(b'{') if depth < MAX_DEPTH => scan_object(b, at, depth),
+        Some(b'[') if depth < MAX_DEPTH => scan_array(b, at, depth),
+        Some(b'"') => scan_string(b, at).is_some(),
+        Some(b't') => scan_literal(b, at, b"true"),
+        Some(b'f') => scan_literal(b, at, b"false"),
+        Some(b'n') => scan_literal(b, at, b"null"),
+        Some(b'-' | b'0'..=b'9') => scan_integer(b, at),
+        _ => false,
+    }
+}
+
+fn scan_literal(b: &[u8], at: &mut usize, word: &[u8]) -> bool {
+    let found = b[*at..].starts_with(word);
+    *at += word.len();
+    found
+}
+
+/// Members with keys in strictly increasing byte order (so no key twice),
+/// no whitespace.
+fn scan_object(b: &[u8], at: &mut usize, depth: usize) -> bool {
+    *at += 1;
+    if b.get(*at) == Some(&b'}') {
+        *at += 1;
+        return true;
+    }
+    let mut previous: Option<&[u8]> = None;
+    loop {
+        // A key with an escape sorts by what it unescapes to: the slow way.
+        let Some(key) = scan_string(b, at).filter(|k| !k.contains(&b'\\')) else { return false };
+        if previous.is_some_and(|p| p >= key) || b.get(*at) != Some(&b':') {
+            return false;
+        }
+        previous = Some(key);
+        *at += 1;
+        if !scan_value(b, at, depth + 1) {
+            return false;
+        }
+        match b.get(*at) {
+            Some(b',') => *at += 1,
+            Some(b'}') => {
+                *at += 1;
+                return true;
+            }
+            _ => return false,
+        }
+    }
+}
+
+fn scan_array(b: &[u8], at: &mut usize, depth: usize) -> bool {
+    *at += 1;
+    if b.get(*at) == Some(&b']') {
+        *at += 1;
+        return true;
+    }
+    loop {
+        if !scan_value(b, at, depth + 1) {
+            return false;
+        }
+        match b.get(*at) {
+            Some(b',') => *at += 1,
+            Some(b']') => {
+                *at += 1;
+                return true;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A string as serde_json writes it: `"` and `\` escaped, the control
+/// characters as `\b \f \n \r \t` or `\u00xx` (lowercase hex), nothing else
+/// escaped. Hands back the bytes between the quotes.
+fn scan_string<'b>(b: &'b [u8], at: &mut usize) -> Option<&'b [u8]> {
+    if b.get(*at) != Some(&b'"') {
+        return None;
+    }
+    *at += 1;
+    let start = *at;
+    loop {
+        match *b.get(*at)? {
+            b'"' => {
+                *at += 1;
+                return Some(&b[start..*at - 1]);
+            }
+            b'\\' => match *b.get(*at + 1)? {
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => *at += 2,
+                b'u' => {
+                    let hex = b.get(*at + 2..*at + 6)?;
+                    let digit = |c: u8| match c {
+                        b'0'..=b'9' => Some(c - b'0'),
+                        b'a'..=b'f' => Some(c - b'a' + 10),
+                        _ => None,
+                    };
+                    if &hex[..2] != b"00" {
+                        return None;
+                    }
+                    let code = digit(hex[2])? * 16 + digit(hex[3])?;
+                    if code >= 0x20 || matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                        return None;
+                    }
+                    *at += 6;
+                }
+                _ => return None,
+            },
+            c if c < 0x20 => return None,
+            _ => *at += 1,
+        }
+    }
+}
+
+/// An integer of the i64 or u64 range, as its shortest digits: no `-0`, no
+/// leading zero, no fraction or exponent.
+fn scan_integer(b: &[u8], at: &mut usize) -> bool {
+    let negative = b[*at] == b'-';
+    if negative {
+        *at += 1;
+    }
+    let start = *at;
+    while b.get(*at).is_some_and(u8::is_ascii_digit) {
+        *at += 1;
+    }
+    let digits = &b[start..*at];
+    if digits.is_empty() || digits.len() > 20 || (digits[0] == b'0' && (digits.len() > 1 || negative)) {
+        return false;
+    }
+    if matches!(b.get(*at), Some(b'.' | b'e' | b'E')) {
+        return false;
+    }
+    let magnitude = digits.iter().fold(0u128, |n, d| n * 10 + u128::from(d - b'0'));
+    if negative {
+        magnitude <= 1u128 << 63
+    } else {
+        magnitude <= u128::from(u64::MAX)
+    }
+}
+
 fn write(value: &Value, out: &mut Vec<u8>, path: &mut String) -> Result<(), CanonError> {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
@@ -183,6 +336,87 @@ mod tests {
         let mut out = b"kept".to_vec();
         assert!(append(&json!({"a": [1, 0.5]}), &mut out).is_err());
         assert_eq!(out, b"kept", "a refused value leaves the buffer as it was");
+    }
+
+    /// The slow way: parse, write, compare.
+    fn canonical_the_slow_way(text: &str) -> bool {
+        serde_json::from_str::<Value>(text).ok().and_then(|v| to_bytes(&v).ok()).is_some_and(|c| c == text.as_bytes())
+    }
+
+    #[test]
+    fn the_scan_knows_canonical_text_from_other_text() {
+        let canonical = [
+            r#"{"body":{"a":"x\"y","z":[1,-2]},"kind":"roll","seq":3}"#,
+            r#"{"":[[],{}],"a":null,"b":true,"c":false}"#,
+            "[\"tab\\t nl\\n cr\\r ff\\f bs\\b nul\\u0000 us\\u001f back\\\\ snow ☃ del \u{7f}\"]",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "0",
+            r#"{"é":1,"☃":2}"#,
+        ];
+        for text in canonical {
+            assert!(canonical_the_slow_way(text), "{text}");
+            assert!(is_canonical(text), "{text}");
+        }
+        let not = [
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a": 1}"#,
+            r#" {"a":1}"#,
+            r#"{"a":1} "#,
+            "18446744073709551616",
+            "-9223372036854775809",
+            "-0",
+            "01",
+            "1.0",
+            "1e3",
+            r#""\u001F""#,
+            r#""\u0009""#,
+            r#""\/""#,
+            r#""\u0041""#,
+            "\"tab\tin\"",
+            "[1,]",
+            r#"{"a":1,}"#,
+            "[1 ]",
+            "nul",
+            "",
+            r#"{"a":1}{"#,
+        ];
+        for text in not {
+            assert!(!canonical_the_slow_way(text), "{text}");
+            assert!(!is_canonical(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_scan_never_calls_canonical_a_nearby_text_that_is_not() {
+        let line = r#"{"body":{"decision":{"type":"rally","units":["red-1","b\"x\\\n"]},"n":[0,-7,18446744073709551615,null,true]},"hash":"00ff","kind":"fact","seq":12}"#;
+        assert!(is_canonical(line) && canonical_the_slow_way(line));
+        let bytes = line.as_bytes();
+        let edits: &[u8] = b" \t\n\"\\{}[],:-0123456789.eEabfnrtu/";
+        let (mut agree, mut seen) = (0, 0);
+        for i in 0..bytes.len() {
+            let mut cut = bytes.to_vec();
+            cut.remove(i);
+            let mut variants = vec![cut];
+            for &c in edits {
+                let mut changed = bytes.to_vec();
+                changed[i] = c;
+                variants.push(changed.clone());
+                changed.insert(i, c);
+                variants.push(changed);
+            }
+            for v in variants {
+                let Ok(text) = std::str::from_utf8(&v) else { continue };
+                // Never canonical where the slow way says not; the scan may
+                // send text the slow way (a key with an escape), no more.
+                let slow = canonical_the_slow_way(text);
+                assert!(!is_canonical(text) || slow, "{text}");
+                agree += usize::from(is_canonical(text) == slow);
+                seen += 1;
+            }
+        }
+        assert!(agree * 100 > seen * 99, "the scan sends only a few texts the slow way: {agree} of {seen}");
     }
 
     #[test]

@@ -52,17 +52,30 @@ pub fn parse_hex32(s: &str) -> Result<[u8; 32], BadHex> {
     if bytes.len() != 64 {
         return Err(BadHex(s.to_string()));
     }
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
+    // Every record line holds a digest: a table, not a match per digit.
+    const NIBBLE: [u8; 256] = {
+        let mut table = [0xff; 256];
+        let mut i = 0;
+        while i < 10 {
+            table[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            table[b'a' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        table
     };
     let mut out = [0u8; 32];
-    for (i, pair) in bytes.chunks(2).enumerate() {
-        match (nibble(pair[0]), nibble(pair[1])) {
-            (Some(h), Some(l)) => out[i] = h << 4 | l,
-            _ => return Err(BadHex(s.to_string())),
-        }
+    let mut bad = 0u8;
+    for (i, byte) in out.iter_mut().enumerate() {
+        let (h, l) = (NIBBLE[usize::from(bytes[2 * i])], NIBBLE[usize::from(bytes[2 * i + 1])]);
+        bad |= h | l;
+        *byte = h << 4 | (l & 0x0f);
+    }
+    if bad & 0xf0 != 0 {
+        return Err(BadHex(s.to_string()));
     }
     Ok(out)
 }
@@ -87,8 +100,18 @@ impl serde::Serialize for Digest {
 
 impl<'de> serde::Deserialize<'de> for Digest {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        // Read where the text is (every record line holds one): no copy.
+        struct Hex;
+        impl serde::de::Visitor<'_> for Hex {
+            type Value = Digest;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Digest, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Hex)
     }
 }
 
@@ -106,5 +129,19 @@ mod tests {
         assert!("ab".parse::<Digest>().is_err());
         let upper = "A".repeat(64);
         assert!(upper.parse::<Digest>().is_err());
+    }
+
+    #[test]
+    fn every_byte_that_is_not_a_lowercase_hex_digit_is_refused_at_every_place() {
+        let good = Digest::of(b"rollcall").to_string();
+        for place in 0..64 {
+            for c in 0..=255u8 {
+                let mut bytes = good.clone().into_bytes();
+                bytes[place] = c;
+                let Ok(text) = String::from_utf8(bytes) else { continue };
+                let hex = c.is_ascii_digit() || (b'a'..=b'f').contains(&c);
+                assert_eq!(parse_hex32(&text).is_ok(), hex, "{c:#x} at {place}");
+            }
+        }
     }
 }

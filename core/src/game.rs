@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 use std::fmt::Display;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::canon;
@@ -22,7 +23,9 @@ use crate::dice::{draw, Dice, Drawn, Roll, Seed, TableDice};
 use crate::digest::Digest;
 use crate::fault::{Fault, Faulted};
 use crate::keys::{self, SecretKey};
-use crate::record::{self, CheckpointBody, DecisionBody, Event, FactBody, Header, Kind, RollBodyV1, SeedMode};
+use crate::record::{
+    self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, RollBodyV1, SeedMode,
+};
 use crate::registry;
 use crate::ruleset::{Actor, Machine, Refusal, ScenarioError};
 use crate::sealed::{self, RevealBody, SealedTurn};
@@ -364,20 +367,67 @@ impl Game {
         recorded: Option<&TableDice>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
-        let (linked, drawn) = self.decide_linked(decision, dice, by, recorded, as_drawn)?;
-        Ok((linked.into_iter().map(|l| l.event).collect(), drawn))
+        let (after, drawn) = self.decide_bodies(decision, dice, by, recorded, as_drawn)?;
+        let number = self.decisions + 1;
+        let mut body = serde_json::Map::new();
+        body.insert("number".into(), number.into());
+        body.insert("decision".into(), decision.clone());
+        if let Some(dice) = dice {
+            body.insert("dice".into(), serde_json::to_value(dice).expect("dice serialise"));
+        }
+        if let Some(by) = by {
+            body.insert("by".into(), by.into());
+        }
+        let mut head = self.head;
+        let mut events = Vec::with_capacity(1 + after.len());
+        let mut bytes = Vec::with_capacity(256);
+        for (i, (kind, body)) in std::iter::once((Kind::Decision, Value::Object(body))).chain(after).enumerate() {
+            let seq = self.seq + 1 + i as u64;
+            bytes.clear();
+            record::linked_bytes(seq, kind, &body, &mut bytes).map_err(|e| Refusal::Malformed {
+                field: e.path.replacen("$.body.decision", "decision", 1),
+                message: e.message,
+            })?;
+            head = record::link_bytes(&head, &bytes);
+            events.push(Event { seq, kind, body, hash: head });
+        }
+        Ok((events, drawn))
     }
 
-    /// [`Game::decide_with`], keeping the canonical bytes each event's link
-    /// hashes (verify compares a recorded event with them, byte for byte).
-    fn decide_linked(
+    /// What verify expects after a recorded decision: the bodies of its rolls
+    /// and facts, each with the canonical bytes its link hashes (a recorded
+    /// event is compared with them, byte for byte, and its own link checked
+    /// against the chain, so these are not hashed).
+    fn decide_expected(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        recorded: Option<&TableDice>,
+    ) -> Result<VecDeque<Expected>, Refusal> {
+        let (after, _) = self.decide_bodies(decision, dice, by, recorded, None)?;
+        let mut expected = VecDeque::with_capacity(after.len());
+        for (i, (kind, body)) in after.into_iter().enumerate() {
+            // The decision is at seq + 1.
+            let seq = self.seq + 2 + i as u64;
+            let mut bytes = Vec::with_capacity(256);
+            record::linked_bytes(seq, kind, &body, &mut bytes)
+                .map_err(|e| Refusal::Malformed { field: e.path, message: e.message })?;
+            expected.push_back(Expected { kind, body, bytes });
+        }
+        Ok(expected)
+    }
+
+    /// A decision decided on this game's state with its dice: the bodies of
+    /// the rolls and facts it leads to (in order), and the dice drawn.
+    fn decide_bodies(
         &self,
         decision: &Value,
         dice: Option<&TableDice>,
         by: Option<&str>,
         recorded: Option<&TableDice>,
         as_drawn: Option<&[Drawn]>,
-    ) -> Result<(Vec<Linked>, Vec<Drawn>), Refusal> {
+    ) -> Result<(Vec<(Kind, Value)>, Vec<Drawn>), Refusal> {
         self.check_decider(decision, by)?;
         let number = self.decisions + 1;
         if dice.is_some() && self.header.mode != SeedMode::Table {
@@ -417,29 +467,18 @@ impl Game {
         } else {
             rolled.finish().map_err(|e| Refusal::Violation(e.into()))?
         };
-        let mut bodies = Vec::with_capacity(1 + rolls.len() + facts.len());
-        let body = DecisionBody { number, decision: decision.clone(), dice: dice.cloned(), by: by.map(String::from) };
-        bodies.push((Kind::Decision, serde_json::to_value(body).expect("serialises")));
+        let mut bodies = Vec::with_capacity(rolls.len() + facts.len());
         for roll in &rolls {
             bodies.push((Kind::Roll, serde_json::to_value(RollBodyV1::from(roll)).expect("serialises")));
         }
         for fact in facts {
-            bodies.push((Kind::Fact, serde_json::to_value(FactBody { decision: number, fact }).expect("serialises")));
+            // `FactBody`'s value, built around the fact rather than copying it.
+            let mut body = serde_json::Map::new();
+            body.insert("decision".into(), number.into());
+            body.insert("fact".into(), fact);
+            bodies.push((Kind::Fact, Value::Object(body)));
         }
-        let mut head = self.head;
-        let mut events = Vec::with_capacity(bodies.len());
-        for (i, (kind, body)) in bodies.into_iter().enumerate() {
-            let seq = self.seq + 1 + i as u64;
-            let mut bytes = Vec::with_capacity(256);
-            record::linked_bytes(seq, kind, &body, &mut bytes).map_err(|e| Refusal::Malformed {
-                field: e.path.replacen("$.body.decision", "decision", 1),
-                message: e.message,
-            })?;
-            let hash = record::link_bytes(&head, &bytes);
-            head = hash;
-            events.push(Linked { event: Event { seq, kind, body, hash }, bytes });
-        }
-        Ok((events, drawn))
+        Ok((bodies, drawn))
     }
 
     /// Folds one event in: checks its place and link, counts decisions,
@@ -459,7 +498,7 @@ impl Game {
         check_link(&self.head, event, bytes).map_err(fail)?;
         match event.kind {
             Kind::Decision => {
-                let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(bad_body)?;
+                let body = DecisionSeen::deserialize(&event.body).map_err(bad_body)?;
                 check_decision_number(body.number, self.decisions).map_err(fail)?;
                 self.decisions = body.number;
                 self.turns.unsigned += 1;
@@ -479,9 +518,10 @@ impl Game {
             }
             Kind::Roll => {}
             Kind::Fact => {
-                let body: FactBody = serde_json::from_value(event.body.clone()).map_err(bad_body)?;
+                FactSeen::deserialize(&event.body).map_err(bad_body)?;
+                let fact = &event.body["fact"];
                 self.machine
-                    .evolve(&body.fact)
+                    .evolve(fact)
                     .map_err(|e| fail(Fault::MalformedEvent.because(format!("unreadable fact: {e}"))))?;
             }
             Kind::Reveal => {
@@ -601,10 +641,11 @@ impl Game {
 
 static EMPTY_DICE: TableDice = TableDice::new();
 
-/// An event decided, and the canonical bytes its link hashes
+/// An event verify expects, and the canonical bytes its link hashes
 /// (`{"body","kind","seq"}`).
-struct Linked {
-    event: Event,
+struct Expected {
+    kind: Kind,
+    body: Value,
     bytes: Vec<u8>,
 }
 
@@ -878,7 +919,7 @@ pub struct Verifier {
     game: Game,
     /// The rolls and facts the decision being checked must still show,
     /// with the canonical bytes their links hash.
-    expected: VecDeque<Linked>,
+    expected: VecDeque<Expected>,
     /// The canonical bytes of the event being checked.
     scratch: Vec<u8>,
     /// A sealed decision waiting for its rolls.
@@ -953,13 +994,17 @@ impl Verifier {
                 self.scratch.clear();
                 let encoded = record::linked_bytes(event.seq, event.kind, &event.body, &mut self.scratch);
                 if encoded.is_err() || self.scratch != want.bytes {
-                    return Err(fail(mismatch(&self.game, want.event.kind, &want.event.body, event)));
+                    return Err(fail(mismatch(&self.game, want.kind, &want.body, event)));
                 }
                 return self.game.apply_linked(event, Some(&self.scratch)).map_err(VerifyFailure::from);
             }
             None => match event.kind {
                 Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
-                Kind::Decision => self.redecide(event).map_err(fail)?,
+                Kind::Decision => {
+                    self.redecide(event).map_err(fail)?;
+                    // `redecide` checked its link, and kept the bytes.
+                    return self.game.apply_linked(event, Some(&self.scratch)).map_err(VerifyFailure::from);
+                }
                 Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
                 Kind::Reveal => self.check_reveal(event).map_err(fail)?,
                 other => {
@@ -987,7 +1032,7 @@ impl Verifier {
     }
 
     /// A decision's link, body and number.
-    fn decision_body(&self, event: &Event) -> Result<DecisionBody, Faulted> {
+    fn decision_body(&mut self, event: &Event) -> Result<DecisionBody, Faulted> {
         // A changed decision is a broken link first: say so before re-deciding it.
         self.check_link(event)?;
         let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(malformed)?;
@@ -1005,10 +1050,9 @@ impl Verifier {
             let roll: RollBodyV1 = serde_json::from_value(r.body.clone()).map_err(|e| at(r.seq, malformed(e)))?;
             recorded.entry(roll.label).or_default().push(roll.value);
         }
-        let decided = self
+        let mut expected = self
             .game
-            .decide_linked(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded), None)
-            .map(|(events, _)| events)
+            .decide_expected(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded))
             .map_err(|refusal| {
                 at(
                     held.decision.seq,
@@ -1019,14 +1063,13 @@ impl Verifier {
                     )),
                 )
             })?;
-        let mut expected: VecDeque<Linked> = decided.into_iter().skip(1).collect();
         self.game.apply(&held.decision)?;
         for r in &held.rolls {
             match expected.pop_front() {
                 Some(want)
-                    if want.event.kind == Kind::Roll
-                        && canon::to_bytes(&want.event.body).ok() == canon::to_bytes(&r.body).ok() => {}
-                Some(want) => return Err(at(r.seq, mismatch(&self.game, want.event.kind, &want.event.body, r))),
+                    if want.kind == Kind::Roll && canon::to_bytes(&want.body).ok() == canon::to_bytes(&r.body).ok() => {
+                }
+                Some(want) => return Err(at(r.seq, mismatch(&self.game, want.kind, &want.body, r))),
                 None => {
                     return Err(at(r.seq, Fault::ExtraEvent.because("a roll the rules did not ask for: a re-roll")))
                 }
@@ -1042,10 +1085,21 @@ impl Verifier {
     /// Re-decides a decision on the state before it; its rolls and facts
     /// are then expected, in order.
     fn redecide(&mut self, event: &Event) -> Result<(), Faulted> {
-        let body = self.decision_body(event)?;
-        let (decided, _) = self
+        // A changed decision is a broken link first: say so before re-deciding it.
+        self.check_link(event)?;
+        // The decision is read where it is, not copied out of the event.
+        let body = match DecisionSeen::deserialize(&event.body) {
+            Ok(seen) => seen,
+            Err(e) => return Err(self.decision_body(event).err().unwrap_or_else(|| malformed(e))),
+        };
+        check_decision_number(body.number, self.game.decisions())?;
+        let dice = match &body.dice {
+            Some(_) => DecisionBody::deserialize(&event.body).map_err(malformed)?.dice,
+            None => None,
+        };
+        let expected = self
             .game
-            .decide_linked(&body.decision, body.dice.as_ref(), body.by.as_deref(), None, None)
+            .decide_expected(&event.body["decision"], dice.as_ref(), body.by.as_deref(), None)
             .map_err(|refusal| {
                 Fault::DecisionRefused.because(format!(
                     "decision {} is refused by {}: {refusal}",
@@ -1053,7 +1107,7 @@ impl Verifier {
                     self.game.header.rules.label()
                 ))
             })?;
-        self.expected.extend(decided.into_iter().skip(1));
+        self.expected.extend(expected);
         Ok(())
     }
 
@@ -1117,13 +1171,13 @@ impl Verifier {
     /// A side's checkpoint: a side of the header, a signature that verifies
     /// under its key over (game, the turn's start, the head, side), and only
     /// that side's decisions since the last checkpoint.
-    fn check_checkpoint(&self, event: &Event) -> Result<(), Faulted> {
-        let header = &self.game.header;
-        if header.sides.is_empty() {
+    fn check_checkpoint(&mut self, event: &Event) -> Result<(), Faulted> {
+        if self.game.header.sides.is_empty() {
             return Err(Fault::CheckpointUnkeyed
                 .because("a checkpoint in a game whose header lists no sides' keys: nobody can have signed it"));
         }
         self.check_link(event)?;
+        let header = &self.game.header;
         let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(malformed)?;
         let Some(key) = header.key_of(&body.side) else {
             return Err(Fault::CheckpointSide
@@ -1148,8 +1202,13 @@ impl Verifier {
         Ok(())
     }
 
-    fn check_link(&self, event: &Event) -> Result<(), Faulted> {
-        check_link(&self.game.head, event, None)
+    /// Checks an event's link, keeping the canonical bytes it hashes in
+    /// `scratch` (folding the event in then hashes them, not encodes again).
+    fn check_link(&mut self, event: &Event) -> Result<(), Faulted> {
+        self.scratch.clear();
+        record::linked_bytes(event.seq, event.kind, &event.body, &mut self.scratch)
+            .map_err(|e| Fault::MalformedEvent.because(e.to_string()))?;
+        check_link(&self.game.head, event, Some(&self.scratch))
     }
 
     /// The end of the events: whole decisions only.
@@ -1161,7 +1220,7 @@ impl Verifier {
         });
         let game = self.game;
         if let Some(want) = self.expected.front() {
-            let (kind, body) = (want.event.kind, &want.event.body);
+            let (kind, body) = (want.kind, &want.body);
             return Err(VerifyFailure {
                 seq: Some(game.seq() + 1),
                 kind: Fault::Truncated,

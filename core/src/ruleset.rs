@@ -197,6 +197,11 @@ struct Typed<R: Ruleset> {
 }
 
 fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, Refusal> {
+    // The inner loop's read, which keeps no path; a value it refuses is read
+    // again keeping the path, to name the field.
+    if let Ok(typed) = T::deserialize(value) {
+        return Ok(typed);
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         // Internally tagged enums hide the field's path from serde: the
         // message then names the field (`missing field`, `unknown field`)
@@ -321,29 +326,44 @@ pub fn info<R: Ruleset>() -> RulesetInfo {
     }
 }
 
-/// Facts decided so far, and the state they lead to: `decide` builds its
-/// facts on a scratch copy of the state, evolving it as it goes, so a later
-/// fact (who activates next, whether the turn is over) can be computed from
-/// the state the earlier facts lead to — without putting rules in `evolve`.
-pub struct Facts<R: Ruleset> {
-    state: R::State,
+/// Facts decided so far, and the state they lead to: `decide` records its
+/// facts here, and a later fact (who activates next, whether the turn is
+/// over) can be computed from the state the earlier facts lead to — without
+/// putting rules in `evolve`.
+///
+/// The state the facts lead to is built only when `decide` asks for it
+/// after recording a fact: a copy of the state it started from, evolved by
+/// the facts so far. Most decisions never ask, so most decisions copy no
+/// state (the copy was the largest cost of re-deciding a record).
+pub struct Facts<'s, R: Ruleset> {
+    base: &'s R::State,
+    /// `base` evolved by `out[..evolved]`, once asked for.
+    scratch: Option<R::State>,
+    evolved: usize,
     out: Vec<R::Fact>,
 }
 
-impl<R: Ruleset> Facts<R> {
-    pub fn new(state: &R::State) -> Self {
-        Facts { state: state.clone(), out: Vec::new() }
+impl<'s, R: Ruleset> Facts<'s, R> {
+    pub fn new(state: &'s R::State) -> Self {
+        Facts { base: state, scratch: None, evolved: 0, out: Vec::new() }
     }
 
-    /// Records a fact and evolves the scratch state by it.
+    /// Records a fact.
     pub fn push(&mut self, fact: R::Fact) {
-        R::evolve(&mut self.state, &fact);
         self.out.push(fact);
     }
 
     /// The state the facts so far lead to.
-    pub fn state(&self) -> &R::State {
-        &self.state
+    pub fn state(&mut self) -> &R::State {
+        if self.evolved < self.out.len() {
+            let base = self.base;
+            let scratch = self.scratch.get_or_insert_with(|| base.clone());
+            for fact in &self.out[self.evolved..] {
+                R::evolve(scratch, fact);
+            }
+            self.evolved = self.out.len();
+        }
+        self.scratch.as_ref().unwrap_or(self.base)
     }
 
     /// The facts so far.

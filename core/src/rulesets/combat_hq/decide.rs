@@ -22,7 +22,7 @@ use super::{
 };
 use crate::rulesets::begun;
 
-type Facts = crate::ruleset::Facts<super::CombatHq>;
+type Facts<'s> = crate::ruleset::Facts<'s, super::CombatHq>;
 
 pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
     let mut facts = Facts::new(state);
@@ -567,10 +567,11 @@ fn activate(bg: &str, command_group: &str, units: &[String], facts: &mut Facts) 
         }
         in_range.push(UnitInRange { unit: id.clone(), distance_tenths });
     }
+    let command_unit = cg.command_unit.clone();
     facts.push(Fact::CommandGroupActivated {
         battle_group: bg.to_string(),
         command_group: command_group.to_string(),
-        command_unit: cg.command_unit.clone(),
+        command_unit,
         units: in_range,
         range_tenths: range,
     });

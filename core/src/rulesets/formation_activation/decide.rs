@@ -21,7 +21,7 @@ use super::{
 };
 use crate::rulesets::begun;
 
-type Facts = crate::ruleset::Facts<super::FormationActivation>;
+type Facts<'s> = crate::ruleset::Facts<'s, super::FormationActivation>;
 
 /// How many dice a morale test rolls: "rolling two dice (2d6)".
 const MORALE_DICE: u32 = 2;
@@ -184,7 +184,8 @@ fn activate(
     rally(f, dice, facts)?;
     let now = facts.state();
     let out_of_command = units_of(now, &f.id).filter(|u| u.out_of_command).map(|u| u.id.clone()).collect();
-    facts.push(Fact::OperationsBegan { formation: f.id.clone(), may_act: may_act(now, &f.id), out_of_command });
+    let may_act = may_act(now, &f.id);
+    facts.push(Fact::OperationsBegan { formation: f.id.clone(), may_act, out_of_command });
     Ok(())
 }
 
@@ -320,9 +321,10 @@ fn rally_test(state: &State, f: &Formation, u: &Unit, roll: u32) -> (Vec<Modifie
 /// formation tests, one 2d6 each (F3); under `rally-per-hex` one 2d6 per hex
 /// of disrupted units, each unit judged by it with its own modifiers.
 fn rally(f: &Formation, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
-    let now = facts.state().clone();
+    let now = facts.state();
     let per_hex = now.config.rally_per_hex;
-    let disrupted: Vec<&Unit> = units_of(&now, &f.id).filter(|u| u.disrupted).collect();
+    let mut tested = Vec::new();
+    let disrupted: Vec<&Unit> = units_of(now, &f.id).filter(|u| u.disrupted).collect();
     let mut hex_rolls: BTreeMap<Hex, Vec<u32>> = BTreeMap::new();
     if per_hex {
         for u in &disrupted {
@@ -339,8 +341,8 @@ fn rally(f: &Formation, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violat
             None => dice.nd6(&format!("rally:{}", u.id), MORALE_DICE)?,
         };
         let roll: u32 = rolled.iter().sum();
-        let (modifiers, modified_roll, rallied) = rally_test(&now, f, u, roll);
-        facts.push(Fact::RallyTested {
+        let (modifiers, modified_roll, rallied) = rally_test(now, f, u, roll);
+        tested.push(Fact::RallyTested {
             formation: f.id.clone(),
             unit: u.id.clone(),
             hex,
@@ -352,6 +354,9 @@ fn rally(f: &Formation, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violat
             rallied,
             per_hex,
         });
+    }
+    for fact in tested {
+        facts.push(fact);
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::ruleset::Violation;
 use super::{Activation, Decision, Fact, Piece, Refused, Role, Skill, State};
 use crate::rulesets::begun;
 
-type Facts = crate::ruleset::Facts<super::LeaderActivation>;
+type Facts<'s> = crate::ruleset::Facts<'s, super::LeaderActivation>;
 
 pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
     let mut facts = Facts::new(state);
@@ -125,11 +125,20 @@ fn to_activate<'a>(state: &'a State, side: &str) -> Vec<&'a Piece> {
 /// activating a command team you pass on to your opponent and let him
 /// activate two leaders or even more in sequence": when one side has no
 /// leader left to activate, the other activates the rest in sequence.
-fn next_after(state: &State, side: &str) -> Option<String> {
+///
+/// `settled` is the leader whose activation ends, with his mark as it will
+/// be (whether he stays activated).
+fn next_after(state: &State, side: &str, settled: (&str, bool)) -> Option<String> {
+    let left = |s: &str| {
+        state.pieces.iter().any(|(id, p)| {
+            let activated = if id == settled.0 { settled.1 } else { p.activated };
+            p.role == Role::Leader && p.side == s && !activated && !p.locked
+        })
+    };
     let other = other(state, side);
-    if !to_activate(state, &other).is_empty() {
+    if left(&other) {
         Some(other)
-    } else if !to_activate(state, side).is_empty() {
+    } else if left(side) {
         Some(side.to_string())
     } else {
         None
@@ -147,7 +156,8 @@ fn pass_slot_if_stuck(facts: &mut Facts) {
     }
     let other = other(state, side);
     let next = if to_activate(state, &other).is_empty() { None } else { Some(other) };
-    facts.push(Fact::SlotPassed { side: side.clone(), next });
+    let side = side.clone();
+    facts.push(Fact::SlotPassed { side, next });
     end_turn_if_over(facts);
 }
 
@@ -527,12 +537,9 @@ fn passes_modified(state: &State, roll: u32, modifier: i64, target: i64) -> bool
 }
 
 fn end_activation(leader: String, side: String, stays_activated: bool, facts: &mut Facts) {
-    // The scratch state tells who is left once this leader's mark is settled.
-    let mut after = facts.state().clone();
-    if let Some(p) = after.pieces.get_mut(&leader) {
-        p.activated = stays_activated;
-    }
-    let next = next_after(&after, &side);
+    // The state the facts lead to tells who is left, once this leader's
+    // mark is settled as it will be.
+    let next = next_after(facts.state(), &side, (&leader, stays_activated));
     facts.push(Fact::ActivationEnded { leader, side, stays_activated, next });
     end_turn_if_over(facts);
 }

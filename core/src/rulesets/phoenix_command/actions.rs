@@ -280,7 +280,8 @@ pub(super) fn complete_step_if_done(facts: &mut Facts) {
     }
     let cp_left = state.units.get(&a.unit).map_or(0, |u| u.cp);
     let caught_up = step.acted.iter().filter(|f| state.figures.get(*f).is_some_and(|f| f.lagging)).cloned().collect();
-    facts.push(Fact::CpCompleted { unit: a.unit.clone(), number: step.number, cp_left, caught_up });
+    let (unit, number) = (a.unit.clone(), step.number);
+    facts.push(Fact::CpCompleted { unit, number, cp_left, caught_up });
     if cp_left == 0 {
         end_activation(facts);
     }

@@ -16,7 +16,7 @@ use super::{actions, command, fire, interrupts, melee, morale, organisation, tur
 use super::{Activation, Decision, Fact, Figure, Organisation, State, Unit};
 use crate::rulesets::begun;
 
-pub(super) type Facts = crate::ruleset::Facts<super::PhoenixCommand>;
+pub(super) type Facts<'s> = crate::ruleset::Facts<'s, super::PhoenixCommand>;
 
 pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
     refuse_while_inputs_due(state, decision)?;

@@ -481,9 +481,10 @@ pub(super) fn forced_rally(
     spend(facts, a, u, Spend::ForcedRally, dice)?;
     remove_figure(facts, figure, "executed by his leader in a forced rally");
     let units: Vec<&str> = std::iter::once(u.id.as_str()).chain(in_sight.iter().map(String::as_str)).collect();
+    let now = facts.state();
     let restored: Vec<(String, Morale)> = units
         .iter()
-        .flat_map(|x| members(facts.state(), x))
+        .flat_map(|x| members(now, x))
         .filter(|f| f.morale == Morale::Shaken || (f.morale == Morale::Panicked && !f.fanatic))
         .map(|f| (f.id.clone(), f.morale))
         .collect();

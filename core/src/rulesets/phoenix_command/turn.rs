@@ -410,7 +410,8 @@ pub(super) fn settle_turn_end(facts: &mut Facts) {
     if state.units.values().any(|u| u.brevet_due.is_some() || u.rout_due) || next_up(state).is_some() {
         return;
     }
-    facts.push(Fact::TurnEnded { turn: t.number });
+    let turn = t.number;
+    facts.push(Fact::TurnEnded { turn });
 }
 
 /// Recounts initiative after every decision, under the option
