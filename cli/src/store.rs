@@ -190,7 +190,7 @@ fn open_as(db: &StoreSpec, access: Access) -> Result<Store, Fail> {
                 .map_err(|e| fail!("cannot create the store's directory {}: {e}", parent.display()))?;
         }
     }
-    let log = SledLog::open_with(&dir, OpenOptions { access, wait })?;
+    let log = SledLog::open_with(dir, OpenOptions { access, wait })?;
     if let Some(copy) = log.read_copy() {
         eprintln!(
             "note: rollcall cannot write the store at {} (a read-only filesystem, no permission, or a full disk), \
