@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use crate::args::{ForkCommand, PbemCommand, TurnCommand};
 use crate::commands::random_bytes;
-use crate::output::print_json;
+use crate::output::{print_json, Mode, Report};
 use crate::source::rule_version;
 use crate::store::{self, read_file, read_text, Context, Fail};
 
@@ -96,33 +96,42 @@ fn fresh_share() -> Result<Share, Fail> {
 /// Maps an exchange failure: exit 2 for input that does not fit, exit 1
 /// (after saying why) for what fails verification or forks the game.
 pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
-    match e {
-        ExchangeError::Input(m) => Err(fail!("{m} (nothing was written)")),
-        ExchangeError::Log(l) => Err(l.into()),
-        ExchangeError::Refused(reason) => {
-            if json {
-                print_json(&json!({"ok": false, "refused": reason}));
-            } else {
-                say!("REFUSED: {reason} (nothing was written)");
-            }
-            Ok(ExitCode::from(1))
-        }
-        ExchangeError::Unverified { kind, message } => {
-            if json {
-                print_json(&json!({"ok": false, "refused": message, "fault": kind}));
-            } else {
-                say!("REFUSED: {message} (nothing was written)");
-            }
-            Ok(ExitCode::from(1))
-        }
-        ExchangeError::Fork { message, evidence } => {
-            if json {
-                print_json(&json!({"ok": false, "fork": message, "evidence": evidence}));
-            } else {
-                say!("FORK: {message}");
-            }
-            Ok(ExitCode::from(1))
-        }
+    let rejected = match e {
+        ExchangeError::Input(m) => return Err(fail!("{m} (nothing was written)")),
+        ExchangeError::Log(l) => return Err(l.into()),
+        ExchangeError::Refused(reason) => Rejected {
+            line: format!("REFUSED: {reason} (nothing was written)"),
+            json: json!({"ok": false, "refused": reason}),
+        },
+        ExchangeError::Unverified { kind, message } => Rejected {
+            line: format!("REFUSED: {message} (nothing was written)"),
+            json: json!({"ok": false, "refused": message, "fault": kind}),
+        },
+        ExchangeError::Fork { message, evidence } => Rejected {
+            line: format!("FORK: {message}"),
+            json: json!({"ok": false, "fork": message, "evidence": evidence}),
+        },
+    };
+    Ok(crate::output::print(&rejected, Mode::of(json)))
+}
+
+/// A turn or an answer refused, or one that forks the game: exit 1.
+struct Rejected {
+    line: String,
+    json: Value,
+}
+
+impl Report for Rejected {
+    fn text(&self) -> Vec<String> {
+        vec![self.line.clone()]
+    }
+
+    fn json(&self) -> Value {
+        self.json.clone()
+    }
+
+    fn code(&self) -> ExitCode {
+        ExitCode::from(1)
     }
 }
 
