@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
 use crate::colour::Verdict;
-use crate::output::{self, print_json, Mode, Report};
+use crate::output::{self, print_json, Line, Mode, Report};
 use crate::position::Position;
 use crate::source::{rule_version, Target};
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
@@ -57,7 +57,7 @@ pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
         Command::Verify { target, expect_head, json } => {
             Ok(output::print(&verify(db, &target, expect_head, Mode::of(json))?, Mode::of(json)))
         }
-        Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
+        Command::Diff(args) => crate::diff::run(db, &args),
         Command::Simulate(args) => crate::simulate::run(&args),
         Command::Impact(args) => crate::impact::run(db, &args),
         Command::View { target, output, force, bookmarks, diff, a, b, json } => {
@@ -610,8 +610,8 @@ impl Report for VerifyReport {
         lines
     }
 
-    fn verdict(&self) -> Option<(usize, Verdict)> {
-        let at = usize::from(self.normalised.is_some());
+    fn verdict(&self) -> Option<(Line, Verdict)> {
+        let at = Line::At(usize::from(self.normalised.is_some()));
         Some((at, if self.outcome.is_ok() { Verdict::Good } else { Verdict::Bad }))
     }
 

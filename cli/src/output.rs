@@ -36,9 +36,9 @@ pub trait Report {
     /// The JSON document.
     fn json(&self) -> Value;
 
-    /// The line of [`Report::text`] that is a verdict (by index), and how
-    /// it went: that line is printed in the verdict's colour.
-    fn verdict(&self) -> Option<(usize, Verdict)> {
+    /// The line of [`Report::text`] that is a verdict, and how it went:
+    /// that line is printed in the verdict's colour.
+    fn verdict(&self) -> Option<(Line, Verdict)> {
         None
     }
 
@@ -48,13 +48,26 @@ pub trait Report {
     }
 }
 
+/// A line of a report's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// The line at this index.
+    At(usize),
+    /// The last line.
+    Last,
+}
+
 /// Prints `report` in `mode`; returns its exit code.
 pub fn print(report: &dyn Report, mode: Mode) -> ExitCode {
     match mode {
         Mode::Json => print_json(&report.json()),
         Mode::Text => {
-            let verdict = report.verdict();
-            for (i, line) in report.text().iter().enumerate() {
+            let lines = report.text();
+            let verdict = report.verdict().map(|(line, verdict)| match line {
+                Line::At(i) => (i, verdict),
+                Line::Last => (lines.len().saturating_sub(1), verdict),
+            });
+            for (i, line) in lines.iter().enumerate() {
                 match verdict {
                     Some((at, verdict)) if at == i => crate::colour::say(line, verdict),
                     _ => say!("{line}"),
