@@ -32,7 +32,10 @@ pub struct Collector {
     narrative: String,
     turns: String,
     turn: u32,
-    last_digest: Option<Digest>,
+    /// The game as the last decision closed: its state's digest is written
+    /// only if the next decision ends the turn, so it is kept as a copy
+    /// (cheaper than a digest) and digested only then.
+    last: Option<Game>,
     decision_open: bool,
 }
 
@@ -54,20 +57,19 @@ impl Collector {
         }
         let turn = game.turn();
         if turn != self.turn {
-            if let Some(d) = self.last_digest {
+            if let Some(last) = &self.last {
                 if self.turn > 0 {
-                    self.turns.push_str(&format!("turn {} {d}\n", self.turn));
+                    self.turns.push_str(&format!("turn {} {}\n", self.turn, state_digest(last)));
                 }
             }
             self.turn = turn;
         }
-        self.last_digest = Some(state_digest(game));
+        self.last = Some(game.clone());
     }
 
     /// The outputs, once every event has been seen.
     pub fn finish(mut self, game: &Game) -> Outputs {
         // The last decision's state belongs to the current turn.
-        self.last_digest = Some(state_digest(game));
         self.narrative.push_str(&format!("head {}\n", game.head()));
         self.turns.push_str(&format!("final turn {} {}\n", game.turn(), state_digest(game)));
         Outputs { narrative: self.narrative, state: game.render(), turns: self.turns }
