@@ -63,7 +63,7 @@ fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs) -> Result<Diffed
     let result = diff(&header, events, &a, &b, args.all);
     crate::progress::done(bar);
     match result {
-        Ok(report) => Ok(Diffed::Compared(Compared { game: header.game, report, all: args.all })),
+        Ok(report) => Ok(Diffed::Compared(Box::new(Compared { game: header.game, report, all: args.all }))),
         Err(DiffError::Unproven(failure)) => Ok(Diffed::Unproven { target: target.to_string(), failure }),
         Err(e) => Err(fail!("{target}: {e}")),
     }
@@ -115,7 +115,7 @@ pub fn run(db: &crate::store::StoreSpec, args: &DiffArgs) -> Result<ExitCode, Fa
 /// What diff found: where the versions part, or that the record is not
 /// proven under its own rules (only a proven record is diffed).
 enum Diffed {
-    Compared(Compared),
+    Compared(Box<Compared>),
     Unproven { target: String, failure: VerifyFailure },
 }
 
