@@ -88,7 +88,7 @@ pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
         Command::Demo => crate::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man { output } => crate::manual::man(&output),
-        Command::Keygen { output, json } => crate::pbem::keygen(&output, json),
+        Command::Keygen { output: file, json } => Ok(output::print(&crate::pbem::keygen(&file)?, Mode::of(json))),
         Command::Pbem(c) => crate::pbem::pbem(db, c),
         Command::Turn(c) => crate::pbem::turn(db, c),
         Command::Fork(c) => crate::pbem::fork(db, c),

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use rollcall_core::game::Game;
-use rollcall_core::keys::SecretKey;
+use rollcall_core::keys::{PublicKey, SecretKey};
 use rollcall_core::log::{open_game, EventLog};
 use rollcall_core::pbem::exchange::{self, ExchangeError};
 use rollcall_core::record::{self, Kind};
@@ -23,16 +23,30 @@ use crate::output::{print_json, Mode, Report};
 use crate::source::rule_version;
 use crate::store::{self, read_file, read_text, Context, Fail};
 
-pub fn keygen(output: &Path, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall keygen -o FILE`: a new secret key, written readable by its
+/// owner only; the report shows its public key.
+pub fn keygen(output: &Path) -> Result<Keygen, Fail> {
     let key = SecretKey::from_bytes(random_bytes()?);
     write_new(output, &key.to_file_text(), true)?;
-    if json {
-        print_json(&json!({"file": output.display().to_string(), "public": key.public().to_hex()}));
-    } else {
-        say!("wrote a secret key to {} (readable by you only: keep it, never send it)", output.display());
-        say!("public key {}", key.public());
+    Ok(Keygen { file: output.display().to_string(), public: key.public() })
+}
+
+pub struct Keygen {
+    file: String,
+    public: PublicKey,
+}
+
+impl Report for Keygen {
+    fn text(&self) -> Vec<String> {
+        vec![
+            format!("wrote a secret key to {} (readable by you only: keep it, never send it)", self.file),
+            format!("public key {}", self.public),
+        ]
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        json!({"file": self.file, "public": self.public.to_hex()})
+    }
 }
 
 /// Writes a new file, refusing to replace one; `secret` makes it readable by
