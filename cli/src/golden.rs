@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use rayon::prelude::*;
 use rollcall_core::golden::{record_outputs, script_outputs, Outputs};
 use rollcall_core::script::Script;
 use serde_json::json;
@@ -88,31 +89,49 @@ impl Steps {
     }
 }
 
+/// Each of `input`'s expected files that its outputs do not match, with a
+/// unified diff.
+fn differences_of(input: &Path) -> Result<Vec<(PathBuf, String)>, Fail> {
+    let actual = outputs(input)?;
+    let mut differences = Vec::new();
+    for (suffix, text) in actual.files() {
+        let path = expected_path(input, suffix);
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        if expected != text {
+            let diff = TextDiff::from_lines(expected.as_str(), text)
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("{} (expected)", path.display()), &format!("{} (actual)", path.display()))
+                .to_string();
+            differences.push((path, diff));
+        }
+    }
+    Ok(differences)
+}
+
 pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     let all = inputs(dir)?;
     if all.is_empty() {
         return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to check", dir.display()));
     }
     let steps = Steps::new(all.len());
-    let mut differences = Vec::new();
-    for input in &all {
-        steps.at(input);
-        let actual = outputs(input)?;
-        for (suffix, text) in actual.files() {
-            let path = expected_path(input, suffix);
-            let expected = std::fs::read_to_string(&path).unwrap_or_default();
-            if expected != text {
-                let diff = TextDiff::from_lines(expected.as_str(), text)
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&format!("{} (expected)", path.display()), &format!("{} (actual)", path.display()))
-                    .to_string();
-                differences.push((path, diff));
-            }
-        }
-        steps.done_one();
-    }
+    // Each input is checked on its own (in parallel, one per core), and the
+    // results are taken in order: the report, and the first input that
+    // cannot be checked, are as a run one by one would give them.
+    let checked: Vec<Result<Vec<(PathBuf, String)>, Fail>> = all
+        .par_iter()
+        .map(|input| {
+            steps.at(input);
+            let found = differences_of(input);
+            steps.done_one();
+            found
+        })
+        .collect();
     steps.finish();
+    let mut differences = Vec::new();
+    for found in checked {
+        differences.extend(found?);
+    }
     if json {
         crate::output::print_json(&json!({
             "checked": all.len(), "ok": differences.is_empty(),
