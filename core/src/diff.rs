@@ -532,7 +532,7 @@ pub fn diff_observed<E: Display>(
 ) -> Result<Report, DiffError> {
     // A header that does not open fails as verify fails, before anything else.
     if let Err(e) = Game::open(header.clone()) {
-        return Err(DiffError::Unproven(VerifyFailure { seq: None, reason: e.to_string() }));
+        return Err(DiffError::Unproven(VerifyFailure::at(None, e.kind().because(e.to_string()))));
     }
     let game_a = under(header, a)?;
     let game_b = under(header, b)?;
