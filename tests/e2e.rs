@@ -31,6 +31,18 @@ impl Store {
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         self.run(&["verify", path.to_str().unwrap()])
     }
+
+    /// Writes `lines` as a record, verifies it with `--json`, and returns the
+    /// failure's kind (after checking that it failed, with exit code 1).
+    fn fault_of(&self, lines: &[String]) -> String {
+        let path = self.path("tampered.jsonl");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let out = self.run(&["verify", path.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(v["ok"], false, "{v}");
+        v["fault"].as_str().unwrap_or_else(|| panic!("no fault kind in {v}")).to_string()
+    }
 }
 
 /// The index (0 = header) of the first line holding `needle`.
@@ -157,6 +169,7 @@ fn verify_catches_a_changed_die() {
         1,
         &format!("seq {i}: roll d6 'rally' #0 of decision 7 is {value} in the record, but the committed seed gives"),
     );
+    assert_eq!(s.fault_of(&lines), "die-differs");
 }
 
 fn regex_value(line: &str, value: u32) -> String {
@@ -172,6 +185,7 @@ fn verify_catches_a_changed_decision() {
     let i = line_with(&lines, "\"type\":\"command\",\"unit\":\"rifles-1\"");
     lines[i] = lines[i].replace("\"unit\":\"rifles-1\"", "\"unit\":\"rifles-2\"");
     failed_with(&s.verify_lines(&lines), 1, &format!("seq {i}: the hash does not chain"));
+    assert_eq!(s.fault_of(&lines), "link-broken");
 }
 
 #[test]
@@ -181,6 +195,7 @@ fn verify_catches_a_changed_fact() {
     let i = line_with(&lines, "\"needed\":5");
     lines[i] = lines[i].replace("\"rallied\":false", "\"rallied\":true");
     failed_with(&s.verify_lines(&lines), 1, &format!("seq {i}: the fact differs from what the rules decide"));
+    assert_eq!(s.fault_of(&lines), "fact-differs");
 }
 
 #[test]
@@ -189,6 +204,7 @@ fn verify_catches_a_deleted_event() {
     let mut lines = s.exported_rally();
     lines.remove(10);
     failed_with(&s.verify_lines(&lines), 1, "seq 11: expected seq 10, found 11: 1 event(s) are missing");
+    assert_eq!(s.fault_of(&lines), "seq-out-of-order");
 }
 
 #[test]
@@ -198,6 +214,7 @@ fn verify_catches_an_inserted_event() {
     let copy = lines[5].clone();
     lines.insert(8, copy);
     failed_with(&s.verify_lines(&lines), 1, "seq 5: expected seq 8, found 5: an event was inserted, repeated or moved");
+    assert_eq!(s.fault_of(&lines), "seq-out-of-order");
 }
 
 #[test]
@@ -206,6 +223,7 @@ fn verify_catches_two_events_swapped() {
     let mut lines = s.exported_rally();
     lines.swap(12, 13);
     failed_with(&s.verify_lines(&lines), 1, "seq 13: expected seq 12, found 13");
+    assert_eq!(s.fault_of(&lines), "seq-out-of-order");
 }
 
 #[test]
@@ -216,16 +234,19 @@ fn verify_catches_a_changed_header() {
     let mut rules = lines.clone();
     rules[0] = rules[0].replace("\"natural-6-rallies\":false", "\"natural-6-rallies\":true");
     failed_with(&s.verify_lines(&rules), 1, "the rules hash");
+    assert_eq!(s.fault_of(&rules), "header-rules-hash");
     // A commitment changed: the share no longer matches it.
     let mut commitment = lines.clone();
     let at = commitment[0].find("\"commitment\":\"").unwrap() + 14;
     let flipped = if &commitment[0][at..at + 1] == "0" { "1" } else { "0" };
     commitment[0].replace_range(at..at + 1, flipped);
     failed_with(&s.verify_lines(&commitment), 1, "share does not match its commitment");
+    assert_eq!(s.fault_of(&commitment), "commitment-mismatch");
     // The scenario changed: the chain no longer starts from this header.
     let mut scenario = lines.clone();
     scenario[0] = scenario[0].replace("[700,100]", "[700,90]");
     failed_with(&s.verify_lines(&scenario), 1, "seq 1: the hash does not chain from the header");
+    assert_eq!(s.fault_of(&scenario), "link-broken");
 }
 
 #[test]
@@ -238,10 +259,13 @@ fn verify_catches_a_truncated_last_line() {
     text.truncate(text.len() - 20);
     std::fs::write(&path, text).unwrap();
     failed_with(&s.run(&["verify", path.to_str().unwrap()]), 1, &format!("cut.jsonl:{n}:"));
+    let out = s.run(&["verify", path.to_str().unwrap(), "--json"]);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()["fault"], "unreadable");
     // A whole last event gone is a decision left half-done.
     let mut short = lines.clone();
     short.pop();
     failed_with(&s.verify_lines(&short), 1, "the record ends in the middle of decision");
+    assert_eq!(s.fault_of(&short), "truncated");
 }
 
 #[test]
@@ -256,6 +280,7 @@ fn verify_json_reports_the_failure() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["ok"], false);
     assert_eq!(v["seq"], 4);
+    assert_eq!(v["fault"], "seq-out-of-order");
 }
 
 // ---- Bad input: named by file, line and field; exit 2; nothing written ----

@@ -335,6 +335,13 @@ fn a_forged_or_missing_signature_is_refused() {
     // Signed with another key than allies'.
     let forged = forge(&t1, &jerry.secret(), |_| {});
     refused_and_nothing_written(&jerry, &forged, 1, "allies' signature does not verify under allies' key");
+    // `--json` names the check that failed.
+    let path = jerry.path("forged.txt");
+    std::fs::write(&path, &forged).unwrap();
+    let out = jerry.run(&["turn", "apply", &path, "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((v["ok"].as_bool(), v["fault"].as_str()), (Some(false), Some("signature-invalid")), "{v}");
     // No checkpoint at all.
     let unsigned = forge(&t1, &jerry.secret(), |events| {
         events.pop();

@@ -38,6 +38,12 @@ impl Args {
     /// A flag on the command line beats the environment: `--db DIR` given
     /// there wins over `ROLLCALL_STORE` set outside (`--store` given there
     /// wins over both, and over `ROLLCALL_DB`).
+    /// The store the command line or the environment names, if any:
+    /// `--store LOCATION` names it as `--db` does, and also a database.
+    pub fn named_store(&self) -> Option<PathBuf> {
+        self.store.as_ref().map(PathBuf::from).or_else(|| self.db.clone())
+    }
+
     pub fn prefer_command_line(&mut self, matches: &clap::ArgMatches) {
         use clap::parser::ValueSource::CommandLine;
         if matches.value_source("db") == Some(CommandLine) && matches.value_source("store") != Some(CommandLine) {
@@ -184,23 +190,7 @@ pub enum Command {
     #[command(
         after_help = "Example:\n  rollcall diff rally --b house.json\n  rollcall diff game.jsonl --a combat-hq@base --b combat-hq@multi-bg --all\n\nExit 0 when the versions agree on every decision, 1 when they part, 2 on bad input."
     )]
-    Diff {
-        /// A game id in the store, or a record file (.jsonl).
-        target: String,
-        /// Version A: `ruleset@version` or a house-rules file (default: the record's own).
-        #[arg(long)]
-        a: Option<String>,
-        /// Version B: `ruleset@version[+option][+name=value]…`, a house-rules
-        /// file, or `+option…` for version A with those settings changed.
-        #[arg(long)]
-        b: String,
-        /// Report every divergent decision, grouped by turn (default: the first).
-        #[arg(long)]
-        all: bool,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Diff(crate::diff::DiffArgs),
     /// Play N seeded games under two rule versions, with the same policy and dice, and compare them.
     #[command(
         after_help = "Example:\n  rollcall simulate fixtures/leader-activation/rally.json --b +natural-6-rallies --games 1000\n  rollcall simulate scenario.json --a combat-hq@base --b combat-hq@multi-bg --games 500 --policy longest-chain --keep sims\n\nExit 0 when no measure differs significantly, 1 when one does, 2 on bad input."

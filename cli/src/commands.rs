@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use rollcall_core::fault::Fault;
 use rollcall_core::game::{verify_each, Game, Verified, Verifier, VerifyFailure};
 use rollcall_core::locate::line_of;
 use rollcall_core::log::{open_at_head, open_game, open_game_with, EventLog};
@@ -12,22 +13,23 @@ use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::refusal::{RefusalKind, Shared};
 use rollcall_core::registry;
-use rollcall_core::rules::{SettingKind, VersionSpec};
-use rollcall_core::ruleset::Refusal;
+use rollcall_core::rules::{RuleVersion, SettingKind, VersionSpec};
+use rollcall_core::ruleset::RulesetInfo;
 use rollcall_core::script::{check_game_id, split_dice, Script};
 use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
-use crate::output::print_json;
+use crate::colour::Verdict;
+use crate::output::{self, print_json, Line, Mode, Report};
 use crate::position::Position;
-use crate::source::rule_version;
-use crate::store::{self, has_game, read_bytes, read_input, Fail};
+use crate::source::{rule_version, Target};
+use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
 
-pub fn run(args: Args) -> Result<ExitCode, Fail> {
-    // `--store LOCATION` names the store as `--db` does, and also a database.
-    let db = &args.store.as_ref().map(std::path::PathBuf::from).or(args.db);
+/// Runs the command `args` names, on the store `db` (checked once, in main).
+pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
+    let named = args.named_store();
     match args.command {
         Command::Run { script, game, json } => run_script(db, &script, game, json),
         Command::New { rules, scenario, game, parties, table, json } => {
@@ -40,7 +42,9 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, position, json } => log(db, &game, position.position(from), json),
-        Command::State { game, at, position, json } => state(db, &game, position.position(at), json),
+        Command::State { game, at, position, json } => {
+            Ok(output::print(&state(db, &game, position.position(at))?, Mode::of(json)))
+        }
         Command::Replay { game, step, plain, to, position, json } => {
             let interactive =
                 step && !plain && !json && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
@@ -50,8 +54,10 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
                 replay(db, &game, step, position.position(to), json)
             }
         }
-        Command::Verify { target, expect_head, json } => verify(db, &target, expect_head, json),
-        Command::Diff { target, a, b, all, json } => crate::diff::run(db, &target, a.as_deref(), &b, all, json),
+        Command::Verify { target, expect_head, json } => {
+            Ok(output::print(&verify(db, &target, expect_head, Mode::of(json))?, Mode::of(json)))
+        }
+        Command::Diff(args) => crate::diff::run(db, &args),
         Command::Simulate(args) => crate::simulate::run(&args),
         Command::Impact(args) => crate::impact::run(db, &args),
         Command::View { target, output, force, bookmarks, diff, a, b, json } => {
@@ -59,13 +65,17 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
         Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
-        Command::Games { command: None, json } => games(db, json),
+        Command::Games { command: None, json } => Ok(output::print(&games(db)?, Mode::of(json))),
         Command::Games { command: Some(GamesCommand::Rm { game, yes, json }), .. } => {
             crate::housekeeping::remove(db, &game, yes, json)
         }
-        Command::Rules(RulesCommand::List { json }) => rules_list(json),
-        Command::Rules(RulesCommand::Show { version, json }) => rules_show(&version, json),
-        Command::Rules(RulesCommand::Refusals { ruleset, json }) => rules_refusals(&ruleset, json),
+        Command::Rules(RulesCommand::List { json }) => Ok(output::print(&rules_list(), Mode::of(json))),
+        Command::Rules(RulesCommand::Show { version, json }) => {
+            Ok(output::print(&rules_show(&version)?, Mode::of(json)))
+        }
+        Command::Rules(RulesCommand::Refusals { ruleset, json }) => {
+            Ok(output::print(&rules_refusals(&ruleset)?, Mode::of(json)))
+        }
         Command::Rules(RulesCommand::Decisions { ruleset, json }) => crate::schemas::decisions(&ruleset, json),
         Command::Rules(RulesCommand::Schema { name, output }) => {
             crate::schemas::schema(name.as_deref(), output.as_deref())
@@ -75,10 +85,10 @@ pub fn run(args: Args) -> Result<ExitCode, Fail> {
         }
         Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
         Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
-        Command::Demo => crate::demo::run(db),
+        Command::Demo => crate::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man { output } => crate::manual::man(&output),
-        Command::Keygen { output, json } => crate::pbem::keygen(&output, json),
+        Command::Keygen { output: file, json } => Ok(output::print(&crate::pbem::keygen(&file)?, Mode::of(json))),
         Command::Pbem(c) => crate::pbem::pbem(db, c),
         Command::Turn(c) => crate::pbem::turn(db, c),
         Command::Fork(c) => crate::pbem::fork(db, c),
@@ -96,7 +106,7 @@ fn event_json(game: &Game, e: &Event) -> Value {
 /// the last batch is in (a refused decision, a kill or a full disk leave
 /// nothing a reader can see).
 fn run_script(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     path: &Path,
     game_id: Option<String>,
     json: bool,
@@ -104,20 +114,20 @@ fn run_script(
     let bytes = read_bytes(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
     let mut script = Script::parse_bytes(&bytes, &stem)
-        .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
+        .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
     if let Some(id) = game_id {
         script.header.game = checked_game_id("--game", id)?;
     }
     let log = store::open(db)?;
     let id = script.header.game.clone();
     if has_game(&log, &id)? {
-        return Err(Fail(format!(
+        return Err(fail!(
             "{}: run with --game NEW-ID, or export it and use another store (nothing was written)",
             store::already_stored(&id, &store::dir(db))
-        )));
+        ));
     }
     let mut creation = store::Creation::begin(&log, &script.header)?;
-    let mut game = Game::open(script.header.clone()).map_err(|e| Fail(e.to_string()))?;
+    let mut game = Game::open(script.header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut lines = Vec::new();
     if !json {
         say!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
@@ -126,16 +136,11 @@ fn run_script(
         let events = match game.play(decision, dice.as_ref()) {
             Ok(events) => events,
             Err(refusal) => {
-                let malformed = matches!(refusal, Refusal::Malformed { .. });
-                let kind = refusal.kind();
-                let e = script.refusal_error(i, refusal);
-                let message =
-                    format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message);
-                return if malformed {
-                    Err(Fail(message))
-                } else {
-                    Ok(crate::exit::refused(&message, Some(kind), json))
+                let say = |refusal| {
+                    let e = script.refusal_error(i, refusal);
+                    format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message)
                 };
+                return crate::exit::refusal(refusal, say, json);
             }
         };
         for e in &events {
@@ -163,7 +168,7 @@ fn run_script(
 
 /// A game id from the command line, checked as `run` and `new` check them.
 pub fn checked_game_id(flag: &str, id: String) -> Result<String, Fail> {
-    check_game_id(&id).map_err(|m| Fail(format!("{flag} {m}")))?;
+    check_game_id(&id).map_err(|m| fail!("{flag} {m}"))?;
     Ok(id)
 }
 
@@ -178,7 +183,7 @@ fn mode_name(mode: SeedMode) -> &'static str {
 /// 32 bytes from the operating system's randomness: seed shares and keys.
 pub fn random_bytes() -> Result<[u8; 32], Fail> {
     let mut bytes = [0u8; 32];
-    getrandom::getrandom(&mut bytes).map_err(|e| Fail(format!("no randomness from the operating system: {e}")))?;
+    getrandom::getrandom(&mut bytes).map_err(|e| fail!("no randomness from the operating system: {e}"))?;
     Ok(bytes)
 }
 
@@ -187,7 +192,7 @@ fn random_share() -> Result<Share, Fail> {
 }
 
 fn new(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     rules: &str,
     scenario_path: &Path,
     game: Option<String>,
@@ -197,30 +202,30 @@ fn new(
 ) -> Result<ExitCode, Fail> {
     let (rules, _) = rule_version(rules)?;
     let bytes = read_bytes(scenario_path)?;
-    let given: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario_path.display().to_string())))?;
+    let given: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario_path.display().to_string())))?;
     let (scenario, prefix) = crate::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
     let text = String::from_utf8_lossy(&bytes);
     let ruleset_id = rules.ruleset().to_string();
     let scenario_error = |s: rollcall_core::ruleset::ScenarioError| {
         let field = format!("{prefix}{}", s.field);
         let hint = crate::schemas::scenario_hint(&ruleset_id, &s.field);
-        Fail(format!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message))
+        fail!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message)
     };
     if parties.is_empty() {
         // The scenario's sides as its ruleset reads them (a list of names,
         // or of objects with an id).
-        let info = registry::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?;
+        let info = registry::find(rules.ruleset()).map_err(|e| Fail::msg(e.to_string()))?;
         let machine = (info.load)(&scenario, &rules).map_err(scenario_error)?;
         parties = machine.sides();
     }
     if parties.is_empty() {
-        return Err(Fail("name the parties with --party (the scenario has no sides)".into()));
+        return Err(Fail::msg("name the parties with --party (the scenario has no sides)"));
     }
     if let Some(bad) = parties.iter().find(|p| p.is_empty() || rollcall_core::bounds::control_character(p).is_some()) {
-        return Err(Fail(format!(
+        return Err(fail!(
             "party {}: a party's name is not empty and holds no control character",
             text::quoted(bad, 80)
-        )));
+        ));
     }
     let id = match game {
         Some(id) => checked_game_id("--game", id)?,
@@ -245,11 +250,11 @@ fn new(
     };
     Game::open(header.clone()).map_err(|e| match e {
         rollcall_core::game::OpenError::Scenario(s) => scenario_error(s),
-        other => Fail(other.to_string()),
+        other => Fail::msg(other.to_string()),
     })?;
     let log = store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(Fail(format!("{} (nothing was written)", store::already_stored(&id, &store::dir(db)))));
+        return Err(fail!("{} (nothing was written)", store::already_stored(&id, &store::dir(db))));
     }
     let head = log.create(&header)?;
     if json {
@@ -272,10 +277,10 @@ fn new(
 }
 
 /// `rollcall play GAME DECISION`: decide on the current state, append atomically.
-fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     let (name, bytes) = read_input(source)?;
     let name = name.as_str();
-    let value: Value = strict::parse(&bytes).map_err(|e| Fail(e.in_file(name)))?;
+    let value: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(name)))?;
     let text = String::from_utf8_lossy(&bytes);
     let (decisions, prefix) = match value {
         Value::Array(items) => (items, true),
@@ -296,10 +301,12 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
             let shown = if path.is_empty() { "$" } else { path.as_str() };
             format!("{name}:{}: {shown}", line_of(&text, &path))
         };
-        let (decision, dice) = split_dice(d).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
+        let (decision, dice) = split_dice(d).map_err(|(f, m)| fail!("{}: {m}", at(&f)))?;
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
-            Err(refusal) => return crate::exit::refusal(refusal, at, " (nothing was written)", json),
+            Err(refusal) => {
+                return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at) + " (nothing was written)", json)
+            }
         };
         events.extend(new);
     }
@@ -320,13 +327,13 @@ fn play(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> 
 
 /// `rollcall play GAME FILE --stream`: one decision per line, each appended
 /// and flushed before its acknowledgement is printed.
-fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
     use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
     let mut reader: Box<dyn BufRead> = if source == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
-        Box::new(std::io::BufReader::new(std::fs::File::open(source).map_err(|e| Fail(format!("{name}: {e}")))?))
+        Box::new(std::io::BufReader::new(std::fs::File::open(source).with_context(|| name.clone())?))
     };
     let log = store::open_read(db)?;
     let mut game = open_at_head(&log, id)?;
@@ -336,26 +343,26 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
     let mut bytes = Vec::new();
     for i in 0.. {
         bytes.clear();
-        let n = reader.read_until(b'\n', &mut bytes).map_err(|e| Fail(format!("{name}:{}: {e}", i + 1)))?;
+        let n = reader.read_until(b'\n', &mut bytes).with_context(|| format!("{name}:{}", i + 1))?;
         if n == 0 {
             break;
         }
         let start = offset;
         offset += n as u64;
-        let line = strict::utf8_from(&bytes, i + 1, start).map_err(|e| Fail(e.in_file(&name)))?;
+        let line = strict::utf8_from(&bytes, i + 1, start).map_err(|e| Fail::msg(e.in_file(&name)))?;
         if line.trim().is_empty() {
             continue;
         }
         let at = |field: &str| format!("{name}:{}: {}", i + 1, if field.is_empty() { "$" } else { field });
         let value: Value = strict::parse(line.trim_end().as_bytes()).map_err(|e| {
             let e = strict::StrictError { line: i + 1, ..e };
-            Fail(e.in_file(&name))
+            Fail::msg(e.in_file(&name))
         })?;
-        let (decision, dice) = split_dice(value).map_err(|(f, m)| Fail(format!("{}: {m}", at(&f))))?;
+        let (decision, dice) = split_dice(value).map_err(|(f, m)| fail!("{}: {m}", at(&f)))?;
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(events) => events,
-            Err(refusal) => return crate::exit::refusal(refusal, at, "", json),
+            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), json),
         };
         let head = log.append(id, &expected, &events)?;
         if json {
@@ -364,7 +371,7 @@ fn play_stream(db: &Option<std::path::PathBuf>, id: &str, source: &str, json: bo
             writeln!(stdout, "ok {} {}", head.seq, head.hash)
         }
         .and_then(|_| stdout.flush())
-        .map_err(|e| Fail(format!("stdout: {e}")))?;
+        .context("stdout")?;
     }
     keep_snapshot(&log, id, &game);
     Ok(ExitCode::SUCCESS)
@@ -384,10 +391,10 @@ fn keep_snapshot(log: &dyn EventLog, id: &str, game: &Game) {
 /// Who decides in this store: in a play-by-email game, this store's side,
 /// while it holds the turn.
 fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
-    exchange::decider(log, game).map_err(|e| Fail(e.to_string()))
+    exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
 }
 
-fn log(db: &Option<std::path::PathBuf>, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+fn log(db: &crate::store::StoreSpec, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let from = match from {
@@ -414,7 +421,13 @@ fn log(db: &Option<std::path::PathBuf>, target: &str, from: Option<Position>, js
     Ok(ExitCode::SUCCESS)
 }
 
-fn state(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall state GAME`: the game at a position (its head by default).
+struct State {
+    id: String,
+    game: Game,
+}
+
+fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<State, Fail> {
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let at = at.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
@@ -423,19 +436,28 @@ fn state(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>, js
         None => open_at_head(log, id),
     }
     .map_err(|e| crate::source::open_failed(target, e))?;
-    if json {
-        print_json(
-            &json!({"game": id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(), "head": game.head().to_string(), "state": game.state()}),
-        );
-    } else {
-        say!("game {id} after seq {} (decision {}):", game.seq(), game.decisions());
-        show!("{}", game.render());
+    Ok(State { id: id.to_string(), game })
+}
+
+impl Report for State {
+    fn text(&self) -> Vec<String> {
+        let (id, game) = (&self.id, &self.game);
+        let render = game.render();
+        vec![
+            format!("game {id} after seq {} (decision {}):", game.seq(), game.decisions()),
+            render.strip_suffix('\n').unwrap_or(&render).to_string(),
+        ]
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let game = &self.game;
+        json!({"game": self.id, "seq": game.seq(), "decisions": game.decisions(), "turn": game.turn(),
+            "head": game.head().to_string(), "state": game.state()})
+    }
 }
 
 fn replay(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     step: bool,
     to: Option<Position>,
@@ -488,7 +510,7 @@ fn replay(
 /// `rollcall replay GAME --step` on a terminal: reads the game once,
 /// releases the store (other commands may use it while the view is open),
 /// and opens the interactive view at the position given, or at the start.
-fn interactive_replay(db: &Option<std::path::PathBuf>, target: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
+fn interactive_replay(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
     let (header, events) = {
         let (log, id) = crate::source::game_reader(db, target)?;
         let header = log.header(&id)?;
@@ -498,7 +520,7 @@ fn interactive_replay(db: &Option<std::path::PathBuf>, target: &str, at: Option<
     let replay = crate::tui::Replay::build(&header, &events)?;
     drop(events);
     let start = match at {
-        Some(p) => replay.resolve(p).map_err(Fail)?,
+        Some(p) => replay.resolve(p).map_err(Fail::msg)?,
         None => 0,
     };
     crate::tui::term::run(&replay, crate::tui::Model::new(start))?;
@@ -528,85 +550,107 @@ pub fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
         "sealed": sealed})
 }
 
-fn report_verify(
-    what: &str,
-    header: Option<&Header>,
-    result: Result<Verified, VerifyFailure>,
-    expect_head: Option<&str>,
-    normalised: Option<&str>,
-    json: bool,
-) -> Result<ExitCode, Fail> {
-    let result = result.and_then(|v| match expect_head {
-        Some(want) if want != v.head.to_string() => Err(VerifyFailure {
-            seq: Some(v.events),
-            reason: format!(
-                "the record ends at head {}, not the expected {want}: events were dropped or added at the end",
-                v.head
-            ),
-        }),
-        _ => Ok(v),
-    });
-    match (result, header) {
-        (Ok(v), Some(header)) => {
-            if json {
-                let mut out = verified_json(what, &v, header);
-                out["normalised"] = json!(normalised);
-                print_json(&out);
-            } else {
-                crate::colour::say(
-                    &format!(
-                        "verified {what}: {}, {} events, {} decisions, turn {}",
-                        header.rules.label(),
-                        v.events,
-                        v.decisions,
-                        v.turn
-                    ),
-                    crate::colour::Verdict::Good,
-                );
-                say!("head {}", v.head);
-                say!("proven: {}.", v.guarantee());
-                if let Some(signatures) = v.signatures() {
-                    say!("{signatures}.");
-                }
-                if let Some(sealed) = &v.sealed {
-                    say!("dice: {}.", sealed.describe());
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+/// `rollcall verify TARGET`: what a record proves, or the first place where
+/// it fails.
+struct VerifyReport {
+    target: String,
+    outcome: Result<(Verified, Header), VerifyFailure>,
+    /// The transport noise normalised away in a record file, described.
+    normalised: Option<String>,
+}
+
+impl VerifyReport {
+    fn new(
+        target: &str,
+        header: Header,
+        result: Result<Verified, VerifyFailure>,
+        expect_head: Option<&str>,
+        normalised: Option<String>,
+    ) -> VerifyReport {
+        let outcome = result.and_then(|v| match expect_head {
+            Some(want) if want != v.head.to_string() => Err(VerifyFailure {
+                seq: Some(v.events),
+                kind: Fault::HeadDiffers,
+                reason: format!(
+                    "the record ends at head {}, not the expected {want}: events were dropped or added at the end",
+                    v.head
+                ),
+            }),
+            _ => Ok((v, header)),
+        });
+        VerifyReport { target: target.to_string(), outcome, normalised }
+    }
+}
+
+impl Report for VerifyReport {
+    fn text(&self) -> Vec<String> {
+        let what = &self.target;
+        let mut lines = Vec::new();
+        if let Some(noise) = &self.normalised {
+            lines.push(format!(
+                "normalised transport noise in {what}: {noise} (not content: the hashes are over the lines without it)"
+            ));
         }
-        (Ok(_), None) => unreachable!("a verified record has a header"),
-        (Err(f), _) => {
-            if json {
-                print_json(
-                    &json!({"ok": false, "target": what, "seq": f.seq, "reason": f.reason, "normalised": normalised}),
-                );
-            } else {
-                crate::colour::say(&format!("verification FAILED for {what}: {f}"), crate::colour::Verdict::Bad);
+        match &self.outcome {
+            Ok((v, header)) => {
+                lines.push(format!(
+                    "verified {what}: {}, {} events, {} decisions, turn {}",
+                    header.rules.label(),
+                    v.events,
+                    v.decisions,
+                    v.turn
+                ));
+                lines.push(format!("head {}", v.head));
+                lines.push(format!("proven: {}.", v.guarantee()));
+                lines.extend(v.signatures().map(|signatures| format!("{signatures}.")));
+                lines.extend(v.sealed.as_ref().map(|sealed| format!("dice: {}.", sealed.describe())));
             }
-            Ok(ExitCode::from(1))
+            Err(f) => lines.push(format!("verification FAILED for {what}: {f}")),
         }
+        lines
+    }
+
+    fn verdict(&self) -> Option<(Line, Verdict)> {
+        let at = Line::At(usize::from(self.normalised.is_some()));
+        Some((at, if self.outcome.is_ok() { Verdict::Good } else { Verdict::Bad }))
+    }
+
+    fn json(&self) -> Value {
+        match &self.outcome {
+            Ok((v, header)) => {
+                let mut out = verified_json(&self.target, v, header);
+                out["normalised"] = json!(self.normalised);
+                out
+            }
+            Err(f) => json!({"ok": false, "target": self.target, "seq": f.seq, "fault": f.kind, "reason": f.reason,
+                "normalised": self.normalised}),
+        }
+    }
+
+    fn code(&self) -> ExitCode {
+        ExitCode::from(if self.outcome.is_ok() { 0 } else { 1 })
     }
 }
 
 fn verify(
-    db: &Option<std::path::PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     expect_head: Option<String>,
-    json: bool,
-) -> Result<ExitCode, Fail> {
+    mode: Mode,
+) -> Result<VerifyReport, Fail> {
     if let Some(h) = &expect_head {
-        h.parse::<Digest>().map_err(|e| Fail(format!("--expect-head: {e}")))?;
+        h.parse::<Digest>().map_err(|e| fail!("--expect-head: {e}"))?;
     }
+    let json = mode == Mode::Json;
     let downloaded;
     let mut target = target;
     if target.starts_with("http://") || target.starts_with("https://") {
         downloaded = crate::serve::client::download(target)?;
         target = downloaded.path().to_str().unwrap_or_default();
     }
-    let path = Path::new(target);
-    if crate::source::is_record_file(target) {
+    if let Target::File(path) = Target::of(target) {
         if !path.is_file() {
-            return Err(Fail(format!("{target}: no such record file")));
+            return Err(fail!("{target}: no such record file"));
         }
         let (header, events) = match rollcall_store::file::read(path) {
             Ok(read) => read,
@@ -615,14 +659,8 @@ fn verify(
             }
             Err(e) => {
                 crate::source::refuse_script(path)?;
-                return report_verify(
-                    target,
-                    None,
-                    Err(VerifyFailure { seq: None, reason: e.to_string() }),
-                    None,
-                    None,
-                    json,
-                );
+                let failure = VerifyFailure::at(None, Fault::Unreadable.because(e.to_string()));
+                return Ok(VerifyReport { target: target.to_string(), outcome: Err(failure), normalised: None });
             }
         };
         let mut events = events;
@@ -630,22 +668,17 @@ fn verify(
         let result = verify_each(&header, &mut events, |_, _| crate::progress::tick(&bar));
         crate::progress::done(bar);
         let normalised = events.normalised().describe();
-        if let Some(noise) = &normalised {
-            if !json {
-                say!("normalised transport noise in {target}: {noise} (not content: the hashes are over the lines without it)");
-            }
-        }
-        return report_verify(target, Some(&header), result, expect_head.as_deref(), normalised.as_deref(), json);
+        return Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), normalised));
     }
     let log = store::open_read(db)?;
     let header = log.header(target)?;
     let bar = crate::progress::events("verify", log.head(target)?.seq, json);
     let result = verify_each(&header, log.events(target, 1)?, |_, _| crate::progress::tick(&bar));
     crate::progress::done(bar);
-    report_verify(target, Some(&header), result, expect_head.as_deref(), None, json)
+    Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))
 }
 
-fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
+fn export(db: &crate::store::StoreSpec, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
     use rollcall_store::file::{self, Existing};
     let log = store::open_read(db)?;
     let game = open_game(&log, id, None)?;
@@ -682,7 +715,7 @@ fn export(db: &Option<std::path::PathBuf>, id: &str, output: &Path, force: bool,
 /// game being created, which appears whole once the record has verified to
 /// its end (and not at all otherwise). A record that extends a game in the
 /// store appends what the store lacks, after verifying the whole record.
-fn import(db: &Option<std::path::PathBuf>, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
+fn import(db: &crate::store::StoreSpec, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
     let (header, _) = rollcall_store::file::read(file)?;
     let side = match key {
         Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
@@ -705,8 +738,7 @@ fn import(db: &Option<std::path::PathBuf>, file: &Path, key: Option<&Path>, json
 
 fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, Fail> {
     let (header, events) = rollcall_store::file::read(file)?;
-    let not_imported =
-        |f: VerifyFailure| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display()));
+    let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
     let mut creation = store::Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
     let mut unit: Vec<Event> = Vec::new();
@@ -714,7 +746,8 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
     for event in events {
         crate::progress::tick(&bar);
         let next = verifier.game().seq() + 1;
-        let event = event.map_err(|e| not_imported(VerifyFailure { seq: Some(next), reason: e.to_string() }))?;
+        let event =
+            event.map_err(|e| not_imported(VerifyFailure::at(Some(next), Fault::Unreadable.because(e.to_string()))))?;
         verifier.push(&event).map_err(not_imported)?;
         if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && !unit.is_empty() {
             creation.push(std::mem::take(&mut unit))?;
@@ -749,10 +782,10 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
     let id = &header.game;
     let stored = log.header(id)?;
     if let Some(field) = exchange::header_difference(&stored, header) {
-        return Err(Fail(format!(
+        return Err(fail!(
             "{}: a game {id:?} is in the store, and this record's header differs from it at {field}: it is another game with the same id (nothing was written)",
             file.display()
-        )));
+        ));
     }
     let ours = log.head(id)?;
     // Pass 1: the whole record verifies, and agrees with the store up to its head.
@@ -781,8 +814,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
         }
     });
     drop(stored_events);
-    let verified =
-        result.map_err(|f| Fail(format!("{}: does not verify, so it was not imported: {f}", file.display())))?;
+    let verified = result.map_err(|f| fail!("{}: does not verify, so it was not imported: {f}", file.display()))?;
     if let Some(fork) = fork {
         let key = exchange::keep(log, &fork)?;
         if json {
@@ -841,131 +873,185 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
     Ok(ExitCode::SUCCESS)
 }
 
-fn games(db: &Option<std::path::PathBuf>, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall games`: the store's games, and those whose creation stopped.
+struct Games {
+    /// Each game: its id, rules label, seed mode, events and head.
+    games: Vec<(String, String, SeedMode, u64, Digest)>,
+    incomplete: Vec<String>,
+}
+
+fn games(db: &crate::store::StoreSpec) -> Result<Games, Fail> {
     let log = store::open_read(db)?;
-    let mut rows = Vec::new();
+    let mut games = Vec::new();
     for id in log.games()? {
         let header = log.header(&id)?;
         let head = log.head(&id)?;
-        rows.push(json!({"game": id, "rules": header.rules.label(), "mode": header.mode, "events": head.seq, "head": head.hash.to_string()}));
-        if !json {
-            let (shown, label) = (text::escape(&id), header.rules.label());
-            say!("{shown:<24} {:<28} {:>6} events  head {}", text::escape(&label), head.seq, head.hash.short());
-        }
+        games.push((id, header.rules.label(), header.mode, head.seq, head.hash));
     }
-    let incomplete = log.incomplete()?;
-    if json {
-        print_json(&json!({"games": rows, "incomplete": incomplete}));
-        return Ok(ExitCode::SUCCESS);
-    }
-    if rows.is_empty() {
-        say!("no games in this store");
-    }
-    if !incomplete.is_empty() {
-        say!(
-            "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
-            incomplete.len(),
-            incomplete.join(", ")
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Games { games, incomplete: log.incomplete()? })
 }
 
-fn rules_list(json: bool) -> Result<ExitCode, Fail> {
-    let mut rows = Vec::new();
-    for info in registry::all() {
-        let versions: Vec<VersionSpec> = (info.versions)();
-        if json {
-            rows.push(json!({"ruleset": info.id, "title": info.title, "versions": versions.iter().map(|v| json!({"id": v.id(), "summary": v.summary})).collect::<Vec<_>>()}));
-        } else {
-            say!("{}: {}", info.id, info.title);
-            for v in &versions {
-                say!("  {:<28} {}", v.id(), v.summary);
+impl Report for Games {
+    fn text(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .games
+            .iter()
+            .map(|(id, label, _, events, head)| {
+                let shown = text::escape(id);
+                format!("{shown:<24} {:<28} {events:>6} events  head {}", text::escape(label), head.short())
+            })
+            .collect();
+        if lines.is_empty() {
+            lines.push("no games in this store".into());
+        }
+        if !self.incomplete.is_empty() {
+            lines.push(format!(
+                "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
+                self.incomplete.len(),
+                self.incomplete.join(", ")
+            ));
+        }
+        lines
+    }
+
+    fn json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .games
+            .iter()
+            .map(|(id, label, mode, events, head)| {
+                json!({"game": id, "rules": label, "mode": mode, "events": events, "head": head.to_string()})
+            })
+            .collect();
+        json!({"games": rows, "incomplete": self.incomplete})
+    }
+}
+
+/// `rollcall rules list`: each ruleset and its versions.
+struct RulesList(Vec<(RulesetInfo, Vec<VersionSpec>)>);
+
+fn rules_list() -> RulesList {
+    RulesList(registry::all().into_iter().map(|info| (info, (info.versions)())).collect())
+}
+
+impl Report for RulesList {
+    fn text(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (info, versions) in &self.0 {
+            lines.push(format!("{}: {}", info.id, info.title));
+            lines.extend(versions.iter().map(|v| format!("  {:<28} {}", v.id(), v.summary)));
+        }
+        lines
+    }
+
+    fn json(&self) -> Value {
+        let rows: Vec<Value> = self.0.iter().map(|(info, versions)| json!({"ruleset": info.id, "title": info.title, "versions": versions.iter().map(|v| json!({"id": v.id(), "summary": v.summary})).collect::<Vec<_>>()})).collect();
+        json!({"rulesets": rows})
+    }
+}
+
+/// `rollcall rules refusals RULESET`: the kinds of refusal of a ruleset,
+/// its own, then the shared ones.
+struct RulesRefusals {
+    ruleset: &'static str,
+    own: Vec<RefusalKind>,
+    shared: Vec<RefusalKind>,
+}
+
+fn rules_refusals(id: &str) -> Result<RulesRefusals, Fail> {
+    let info = registry::find(id).map_err(|e| Fail::msg(e.to_string()))?;
+    Ok(RulesRefusals { ruleset: info.id, own: (info.refusals)(), shared: Shared::kinds() })
+}
+
+impl Report for RulesRefusals {
+    fn text(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (title, kinds) in [(self.ruleset, &self.own), ("shared", &self.shared)] {
+            lines.push(format!("{title}:"));
+            for k in kinds {
+                lines.push(format!("  {}", k.name));
+                lines.extend(k.about.lines().map(|line| format!("      {}", line.trim())));
             }
         }
+        lines
     }
-    if json {
-        print_json(&json!({"rulesets": rows}));
-    }
-    Ok(ExitCode::SUCCESS)
-}
 
-/// The kinds of refusal of a ruleset: its own, then the shared ones.
-fn rules_refusals(id: &str, json: bool) -> Result<ExitCode, Fail> {
-    let info = registry::find(id).map_err(|e| Fail(e.to_string()))?;
-    let groups = [(info.id, (info.refusals)()), ("shared", Shared::kinds())];
-    if json {
+    fn json(&self) -> Value {
         let group = |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::exit::refusal_json(*k)).collect::<Vec<_>>();
-        print_json(&json!({"ruleset": info.id, "refusals": group(&groups[0].1), "shared": group(&groups[1].1)}));
-        return Ok(ExitCode::SUCCESS);
+        json!({"ruleset": self.ruleset, "refusals": group(&self.own), "shared": group(&self.shared)})
     }
-    for (title, kinds) in &groups {
-        say!("{title}:");
-        for k in kinds {
-            say!("  {}", k.name);
-            for line in k.about.lines() {
-                say!("      {}", line.trim());
-            }
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
-fn rules_show(arg: &str, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall rules show VERSION`: a rule version's settings and the ranges
+/// of its scenarios' numbers.
+struct RulesShow {
+    rules: RuleVersion,
+    spec: VersionSpec,
+    bounds: Vec<rollcall_core::bounds::Bound>,
+}
+
+fn rules_show(arg: &str) -> Result<RulesShow, Fail> {
     let (rules, spec) = rule_version(arg)?;
-    let mut rows = Vec::new();
-    for s in &spec.settings {
-        let value = match s.kind {
-            SettingKind::Option => json!(rules.options[s.name]),
-            SettingKind::Constant => json!(rules.constants[s.name]),
-        };
-        let default = serde_json::to_value(s.default).expect("serialises");
-        rows.push(json!({"name": s.name, "kind": if s.kind == SettingKind::Option { "option" } else { "constant" },
-            "value": value, "default": default, "range": s.range.map(|(min, max)| [min, max]), "point": s.point,
-            "settles": s.settles, "help": s.help}));
-    }
-    let bounds = (registry::find(rules.ruleset()).map_err(|e| Fail(e.to_string()))?.scenario_bounds)();
-    if json {
-        let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
-        let scenario: Vec<Value> = bounds.iter().map(|b| json!({"path": b.path, "range": [b.min, b.max]})).collect();
-        print_json(&json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(),
-            "summary": spec.summary, "settings": rows,
-            "numbers": {"scenario": scenario, "every_other": [min, max]}}));
-        return Ok(ExitCode::SUCCESS);
-    }
-    say!("{} — {}", rules.label(), spec.summary);
-    say!("rules hash {}", rules.hash());
-    for kind in [SettingKind::Option, SettingKind::Constant] {
-        say!(
-            "\n{}:",
-            if kind == SettingKind::Option {
-                "options (open points of the text; off is the default reading)"
-            } else {
-                "constants"
+    let bounds = (registry::find(rules.ruleset()).map_err(|e| Fail::msg(e.to_string()))?.scenario_bounds)();
+    Ok(RulesShow { rules, spec, bounds })
+}
+
+impl Report for RulesShow {
+    fn text(&self) -> Vec<String> {
+        let (rules, spec) = (&self.rules, &self.spec);
+        let mut lines = vec![format!("{} — {}", rules.label(), spec.summary), format!("rules hash {}", rules.hash())];
+        for kind in [SettingKind::Option, SettingKind::Constant] {
+            lines.push(format!(
+                "\n{}:",
+                if kind == SettingKind::Option {
+                    "options (open points of the text; off is the default reading)"
+                } else {
+                    "constants"
+                }
+            ));
+            for s in spec.settings.iter().filter(|s| s.kind == kind) {
+                let value = match kind {
+                    SettingKind::Option => rollcall_core::rules::SettingValue::Flag(rules.options[s.name]),
+                    SettingKind::Constant => rollcall_core::rules::SettingValue::Integer(rules.constants[s.name]),
+                };
+                let changed = if value != s.default { format!("  (default {})", s.default) } else { String::new() };
+                let point = s.point.map(|p| format!(" [{p}]")).unwrap_or_default();
+                let range = s.range.map(|(min, max)| format!("  range {min}..={max}")).unwrap_or_default();
+                lines.push(format!("  {} = {value}{changed}{range}{point}", s.name));
+                lines.push(format!("      {}", s.help));
+                lines.push(format!("      settles: {}", s.settles));
             }
-        );
-        for s in spec.settings.iter().filter(|s| s.kind == kind) {
-            let value = match kind {
-                SettingKind::Option => rollcall_core::rules::SettingValue::Flag(rules.options[s.name]),
-                SettingKind::Constant => rollcall_core::rules::SettingValue::Integer(rules.constants[s.name]),
-            };
-            let changed = if value != s.default { format!("  (default {})", s.default) } else { String::new() };
-            let point = s.point.map(|p| format!(" [{p}]")).unwrap_or_default();
-            let range = s.range.map(|(min, max)| format!("  range {min}..={max}")).unwrap_or_default();
-            say!("  {} = {value}{changed}{range}{point}", s.name);
-            say!("      {}", s.help);
-            say!("      settles: {}", s.settles);
         }
+        let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
+        lines.push(format!(
+            "\nnumbers of a scenario (checked when it loads; every other number of a scenario or decision: {min}..={max}):"
+        ));
+        lines.extend(self.bounds.iter().map(|b| format!("  {}: {}..={}", b.path, b.min, b.max)));
+        if self.bounds.is_empty() {
+            lines.push("  (no narrower ranges)".into());
+        }
+        lines
     }
-    let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
-    say!(
-        "\nnumbers of a scenario (checked when it loads; every other number of a scenario or decision: {min}..={max}):"
-    );
-    for b in &bounds {
-        say!("  {}: {}..={}", b.path, b.min, b.max);
+
+    fn json(&self) -> Value {
+        let (rules, spec) = (&self.rules, &self.spec);
+        let mut rows = Vec::new();
+        for s in &spec.settings {
+            let value = match s.kind {
+                SettingKind::Option => json!(rules.options[s.name]),
+                SettingKind::Constant => json!(rules.constants[s.name]),
+            };
+            let default = serde_json::to_value(s.default).expect("serialises");
+            rows.push(
+                json!({"name": s.name, "kind": if s.kind == SettingKind::Option { "option" } else { "constant" },
+                "value": value, "default": default, "range": s.range.map(|(min, max)| [min, max]), "point": s.point,
+                "settles": s.settles, "help": s.help}),
+            );
+        }
+        let (min, max) = rollcall_core::bounds::NUMBER_RANGE;
+        let scenario: Vec<Value> =
+            self.bounds.iter().map(|b| json!({"path": b.path, "range": [b.min, b.max]})).collect();
+        json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(),
+            "summary": spec.summary, "settings": rows,
+            "numbers": {"scenario": scenario, "every_other": [min, max]}})
     }
-    if bounds.is_empty() {
-        say!("  (no narrower ranges)");
-    }
-    Ok(ExitCode::SUCCESS)
 }

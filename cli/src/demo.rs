@@ -5,7 +5,7 @@
 //! record, changes one die in the exported file, and shows verify catching
 //! it with the seq and the reason.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use rollcall_core::game::verify;
@@ -16,7 +16,7 @@ use rollcall_core::script::Script;
 
 use rollcall_store::Store;
 
-use crate::store::{self, has_game, Fail};
+use crate::store::{self, has_game, Fail, StoreSpec};
 
 /// The demo game: a turn with a failed and a successful rally.
 const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.json");
@@ -35,16 +35,18 @@ fn section(title: &str) {
     say!("\n== {title} ==");
 }
 
-pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
+/// The demo, in the store `db` names (a temporary one when none is named).
+pub fn run(db: Option<StoreSpec>) -> Result<ExitCode, Fail> {
     let temp;
-    let db_dir = match db {
-        Some(dir) => dir.clone(),
+    let db = match db {
+        Some(spec) => spec,
         None => {
-            temp = tempfile::tempdir().map_err(|e| Fail(format!("cannot make a temporary store: {e}")))?;
-            temp.path().join("db")
+            temp = tempfile::tempdir().map_err(|e| fail!("cannot make a temporary store: {e}"))?;
+            StoreSpec::Sled(temp.path().join("db"))
         }
     };
-    let log = store::open(&Some(db_dir.clone()))?;
+    let db_dir = store::dir(&db);
+    let log = store::open(&db)?;
     let script = demo_script(&log)?;
     let id = script.header.game.clone();
     let events = play_into_the_store(&log, &script, &db_dir)?;
@@ -59,7 +61,7 @@ pub fn run(db: &Option<PathBuf>) -> Result<ExitCode, Fail> {
 /// part of the seed: keep the fixture's, so the demo plays the fixture's
 /// dice, unless the store already holds a game of that name.
 fn demo_script(log: &Store) -> Result<Script, Fail> {
-    let mut script = Script::parse(DEMO_SCRIPT, "demo").map_err(|e| Fail(format!("the demo script: {e}")))?;
+    let mut script = Script::parse(DEMO_SCRIPT, "demo").map_err(|e| fail!("the demo script: {e}"))?;
     let base = script.header.game.clone();
     let mut id = base.clone();
     let mut n = 1;
@@ -84,7 +86,7 @@ fn play_into_the_store(log: &Store, script: &Script, db_dir: &Path) -> Result<Ve
             collector.see(g, e);
             events.push(e.clone());
         })
-        .map_err(|e| Fail(format!("the demo script: {e}")))?;
+        .map_err(|e| fail!("the demo script: {e}"))?;
     for line in collector.finish(&game).narrative.lines() {
         say!("{line}");
     }
@@ -109,7 +111,7 @@ fn replay_and_verify(log: &Store, id: &str) -> Result<Header, Fail> {
             say!("verified: {} events, {} decisions; head {}", v.events, v.decisions, v.head);
             say!("proven: {}.", v.guarantee());
         }
-        Err(f) => return Err(Fail(format!("the demo game does not verify: {f}"))),
+        Err(f) => return Err(fail!("the demo game does not verify: {f}")),
     }
     Ok(header)
 }
@@ -119,13 +121,12 @@ fn replay_and_verify(log: &Store, id: &str) -> Result<Header, Fail> {
 fn forge_a_die_and_verify(log: &Store, header: &Header, events: &[Event]) -> Result<(), Fail> {
     section("4. export the record, change one die in the file, and verify again");
     let id = &header.game;
-    let dir = tempfile::tempdir().map_err(|e| Fail(e.to_string()))?;
+    let dir = tempfile::tempdir().map_err(|e| Fail::msg(e.to_string()))?;
     let record = dir.path().join(format!("{id}.jsonl"));
     rollcall_store::file::write(&record, rollcall_store::file::Existing::Refuse, header, log.events(id, 1)?)?;
     say!("exported to {}", record.display());
-    let text = std::fs::read_to_string(&record).map_err(|e| Fail(e.to_string()))?;
-    let roll =
-        events.iter().find(|e| e.kind == Kind::Roll).ok_or_else(|| Fail("the demo game rolls no dice".into()))?;
+    let text = std::fs::read_to_string(&record).map_err(|e| Fail::msg(e.to_string()))?;
+    let roll = events.iter().find(|e| e.kind == Kind::Roll).ok_or_else(|| Fail::msg("the demo game rolls no dice"))?;
     let value = roll.body["value"].as_u64().unwrap_or(0);
     let forged = if value == 6 { 5 } else { value + 1 };
     let old = format!("\"value\":{value}}},\"hash\"");
@@ -133,7 +134,7 @@ fn forge_a_die_and_verify(log: &Store, header: &Header, events: &[Event]) -> Res
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let line_no = roll.seq as usize; // line 0 is the header
     lines[line_no] = lines[line_no].replacen(&old, &new, 1);
-    std::fs::write(&record, lines.join("\n") + "\n").map_err(|e| Fail(e.to_string()))?;
+    std::fs::write(&record, lines.join("\n") + "\n").map_err(|e| Fail::msg(e.to_string()))?;
     say!(
         "changed the die at seq {} ({} '{}') from {value} to {forged}",
         roll.seq,
@@ -142,7 +143,7 @@ fn forge_a_die_and_verify(log: &Store, header: &Header, events: &[Event]) -> Res
     );
     let (header, events) = rollcall_store::file::read(&record)?;
     match verify(&header, events) {
-        Ok(_) => Err(Fail("the forged record verified: this is a bug".into())),
+        Ok(_) => Err(Fail::msg("the forged record verified: this is a bug")),
         Err(f) => {
             say!("verification FAILED, as it should: {f}");
             Ok(())
@@ -187,22 +188,24 @@ fn dispute_about(script: &str) -> String {
 
 /// Plays a script in memory and diffs it against version `b`, printing the report.
 fn show_diff(script: &str, b: &str) -> Result<(), Fail> {
-    let (b, _) = rollcall_core::registry::inline_version(b).map_err(|e| Fail(e.to_string()))?;
+    let (b, _) = rollcall_core::registry::inline_version(b).map_err(|e| Fail::msg(e.to_string()))?;
     diff_script(script, |_| Ok(b))
 }
 
 /// The same, with B the script's own rules and `overrides` applied.
 fn show_diff_relative(script: &str, overrides: &str) -> Result<(), Fail> {
-    diff_script(script, |a| rollcall_core::registry::relative_version(a, overrides).map_err(|e| Fail(e.to_string())))
+    diff_script(script, |a| {
+        rollcall_core::registry::relative_version(a, overrides).map_err(|e| Fail::msg(e.to_string()))
+    })
 }
 
 fn diff_script(
     script: &str,
     b: impl FnOnce(&rollcall_core::RuleVersion) -> Result<rollcall_core::RuleVersion, Fail>,
 ) -> Result<(), Fail> {
-    let script = Script::parse(script, "diff").map_err(|e| Fail(format!("the demo script: {e}")))?;
+    let script = Script::parse(script, "diff").map_err(|e| fail!("the demo script: {e}"))?;
     let mut events = Vec::new();
-    script.play(|_, e| events.push(e.clone())).map_err(|e| Fail(format!("the demo script: {e}")))?;
+    script.play(|_, e| events.push(e.clone())).map_err(|e| fail!("the demo script: {e}"))?;
     let b = b(&script.header.rules)?;
     let report = rollcall_core::diff::diff(
         &script.header,
@@ -211,7 +214,7 @@ fn diff_script(
         &b,
         false,
     )
-    .map_err(|e| Fail(e.to_string()))?;
+    .map_err(|e| Fail::msg(e.to_string()))?;
     crate::diff::print_report(&script.header.game, &report, false);
     Ok(())
 }

@@ -2,13 +2,16 @@
 
 use std::process::ExitCode;
 
-use rollcall_core::diff::{diff, DiffError, Divergence, Outcome, Report, Setup};
+use clap::Args as ClapArgs;
+use rollcall_core::diff::{diff, DiffError, Divergence, Outcome, Report as DiffReport, Setup};
 use rollcall_core::game::VerifyFailure;
 use rollcall_core::record::Header;
 use rollcall_core::rules::RuleVersion;
 use serde_json::json;
 use similar::TextDiff;
 
+use crate::colour::Verdict;
+use crate::output::{Line, Mode, Report};
 use crate::source;
 use crate::source::rule_version;
 use crate::store::Fail;
@@ -21,36 +24,49 @@ pub fn versions(header: &Header, a: Option<&str>, b: &str) -> Result<(RuleVersio
         None => header.rules.clone(),
     };
     let b = match b.strip_prefix('+') {
-        Some(_) => rollcall_core::registry::relative_version(&a, b).map_err(|e| Fail(format!("--b: {e}")))?,
+        Some(_) => rollcall_core::registry::relative_version(&a, b).map_err(|e| fail!("--b: {e}"))?,
         None => rule_version(b)?.0,
     };
     Ok((a, b))
 }
 
+/// `rollcall diff TARGET --b VERSION`.
+#[derive(Debug, ClapArgs)]
+pub struct DiffArgs {
+    /// A game id in the store, or a record file (.jsonl).
+    pub target: String,
+    /// Version A: `ruleset@version` or a house-rules file (default: the record's own).
+    #[arg(long)]
+    pub a: Option<String>,
+    /// Version B: `ruleset@version[+option][+name=value]…`, a house-rules
+    /// file, or `+option…` for version A with those settings changed.
+    #[arg(long)]
+    pub b: String,
+    /// Report every divergent decision, grouped by turn (default: the first).
+    #[arg(long)]
+    pub all: bool,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Reads the target's header and runs the diff over its events, streaming.
-/// The inner error is a record that does not verify: reported as verify
-/// reports it, with exit 1.
-fn load_and_diff(
-    db: &Option<std::path::PathBuf>,
-    target: &str,
-    a: Option<&str>,
-    b: &str,
-    all: bool,
-    json: bool,
-) -> Result<(Header, Result<Report, VerifyFailure>), Fail> {
+/// A record that does not verify is reported as verify reports it, with
+/// exit 1.
+fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs) -> Result<Diffed, Fail> {
+    let target = args.target.as_str();
     let mut record = source::open(db, target)?;
     let header = record.header().clone();
-    let (a, b) = versions(&header, a, b)?;
-    let bar = record.progress("diff", target, json)?;
+    let (a, b) = versions(&header, args.a.as_deref(), &args.b)?;
+    let bar = record.progress("diff", target, args.json)?;
     let events = record.events()?.inspect(|_| crate::progress::tick(&bar));
-    let result = diff(&header, events, &a, &b, all);
+    let result = diff(&header, events, &a, &b, args.all);
     crate::progress::done(bar);
-    let report = match result {
-        Ok(report) => Ok(report),
-        Err(DiffError::Unproven(failure)) => Err(failure),
-        Err(e) => return Err(Fail(format!("{target}: {e}"))),
-    };
-    Ok((header, report))
+    match result {
+        Ok(report) => Ok(Diffed::Compared(Box::new(Compared { game: header.game, report, all: args.all }))),
+        Err(DiffError::Unproven(failure)) => Ok(Diffed::Unproven { target: target.to_string(), failure }),
+        Err(e) => Err(fail!("{target}: {e}")),
+    }
 }
 
 fn outcome_lines(label: &str, outcome: &Outcome) -> String {
@@ -92,37 +108,74 @@ fn state_diff(title: &str, (a, b): &(String, String)) -> String {
     format!("{title}:\n{diff}")
 }
 
-pub fn run(
-    db: &Option<std::path::PathBuf>,
-    target: &str,
-    a: Option<&str>,
-    b: &str,
-    all: bool,
-    json: bool,
-) -> Result<ExitCode, Fail> {
-    let (header, report) = load_and_diff(db, target, a, b, all, json)?;
-    let report = match report {
-        Ok(report) => report,
-        Err(failure) => {
-            // Only a proven record is diffed; one that is not fails as verify fails.
-            if json {
-                let value = json!({"ok": false, "target": target, "seq": failure.seq, "reason": failure.reason,
-                    "diff": "not run: the record does not verify under its own rules"});
-                crate::output::print_json(&value);
-            } else {
-                crate::colour::say(
-                    &format!("verification FAILED for {target}: {failure}"),
-                    crate::colour::Verdict::Bad,
-                );
-                say!("(diff compares the versions only on a record that verifies under its own rules)");
-            }
-            return Ok(ExitCode::from(1));
+pub fn run(db: &crate::store::StoreSpec, args: &DiffArgs) -> Result<ExitCode, Fail> {
+    Ok(crate::output::print(&load_and_diff(db, args)?, Mode::of(args.json)))
+}
+
+/// What diff found: where the versions part, or that the record is not
+/// proven under its own rules (only a proven record is diffed).
+enum Diffed {
+    Compared(Box<Compared>),
+    Unproven { target: String, failure: VerifyFailure },
+}
+
+impl Report for Diffed {
+    fn text(&self) -> Vec<String> {
+        match self {
+            Diffed::Compared(c) => c.text(),
+            Diffed::Unproven { target, failure } => vec![
+                format!("verification FAILED for {target}: {failure}"),
+                "(diff compares the versions only on a record that verifies under its own rules)".into(),
+            ],
         }
-    };
-    let code = if report.agree() { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    if json {
-        let value = json!({
-            "game": header.game, "a": report.a, "b": report.b, "agree": report.agree(),
+    }
+
+    fn json(&self) -> serde_json::Value {
+        match self {
+            Diffed::Compared(c) => c.json(),
+            Diffed::Unproven { target, failure } => json!({"ok": false, "target": target, "seq": failure.seq,
+                "fault": failure.kind, "reason": failure.reason,
+                "diff": "not run: the record does not verify under its own rules"}),
+        }
+    }
+
+    fn verdict(&self) -> Option<(Line, Verdict)> {
+        match self {
+            Diffed::Compared(c) => c.verdict(),
+            Diffed::Unproven { .. } => Some((Line::At(0), Verdict::Bad)),
+        }
+    }
+
+    fn code(&self) -> ExitCode {
+        match self {
+            Diffed::Compared(c) => c.code(),
+            Diffed::Unproven { .. } => ExitCode::from(1),
+        }
+    }
+}
+
+/// A record compared under two versions.
+pub struct Compared {
+    pub game: String,
+    pub report: DiffReport,
+    /// Every divergence (`--all`), or the first.
+    pub all: bool,
+}
+
+impl Report for Compared {
+    /// What B changes, where the versions part in outcome (the first
+    /// divergence, or every one), the state diffs, the decisions that differ
+    /// only in reasoning, the summary.
+    fn text(&self) -> Vec<String> {
+        let mut text = String::new();
+        report_text(&mut text, &self.game, &self.report, self.all);
+        text.strip_suffix('\n').unwrap_or(&text).split('\n').map(String::from).collect()
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let (report, all) = (&self.report, self.all);
+        json!({
+            "game": self.game, "a": report.a, "b": report.b, "agree": report.agree(),
             "settings": report.settings.iter().map(|(n, a, b)| json!({"name": n, "a": a, "b": b})).collect::<Vec<_>>(),
             "setup": report.setup,
             "decisions": report.decisions, "divergent": report.divergent,
@@ -137,89 +190,111 @@ pub fn run(
                 _ => Some(state_diff("at the end", &report.at_end)),
             },
             "summary": report.summary(),
-        });
-        crate::output::print_json(&value);
-        return Ok(code);
+        })
     }
-    print_report(&header.game, &report, all);
-    Ok(code)
+
+    /// The summary, last.
+    fn verdict(&self) -> Option<(Line, Verdict)> {
+        Some((Line::Last, if self.report.agree() { Verdict::Good } else { Verdict::Bad }))
+    }
+
+    fn code(&self) -> ExitCode {
+        if self.report.agree() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        }
+    }
 }
 
-/// The human report: what B changes, where the versions part in outcome
-/// (the first divergence, or every one), the state diffs, the decisions
-/// that differ only in reasoning, the summary.
-pub fn print_report(game: &str, report: &Report, all: bool) {
-    say!("diff of {game}: A = {}, B = {}", report.a, report.b);
+/// The human report, written to `out` line by line.
+fn report_text(out: &mut String, game: &str, report: &DiffReport, all: bool) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "diff of {game}: A = {}, B = {}", report.a, report.b);
     if report.settings.is_empty() {
-        say!("B has the same settings as A");
+        let _ = writeln!(out, "B has the same settings as A");
     } else {
         let changes: Vec<String> = report.settings.iter().map(|(n, a, b)| format!("{n} {a} → {b}")).collect();
-        say!("B changes: {}", changes.join(", "));
+        let _ = writeln!(out, "B changes: {}", changes.join(", "));
     }
     match &report.setup {
         Setup::Same => {}
         Setup::Differs => {
-            say!("\nthe versions set the game up differently: the table before the first decision differs");
+            let _ = writeln!(
+                out,
+                "\nthe versions set the game up differently: the table before the first decision differs"
+            );
         }
         Setup::Refused { a, b } => {
-            say!();
+            out.push('\n');
             for (label, reason) in [("A", a), ("B", b)] {
                 match reason {
-                    Some(reason) => say!("{label} refuses the record's scenario: {reason}"),
-                    None => say!("{label} accepts the record's scenario"),
+                    Some(reason) => writeln!(out, "{label} refuses the record's scenario: {reason}"),
+                    None => writeln!(out, "{label} accepts the record's scenario"),
                 }
+                .expect("writing to a String");
             }
         }
     }
     if let Some(first) = report.divergences.first() {
         if all {
             let mut turn = None;
-            say!("\nevery divergence in outcome, by turn:");
+            let _ = writeln!(out, "\nevery divergence in outcome, by turn:");
             for d in &report.divergences {
                 if turn != Some(d.turn) {
-                    say!("turn {}:", d.turn);
+                    let _ = writeln!(out, "turn {}:", d.turn);
                     turn = Some(d.turn);
                 }
-                show!("{}", divergence_text(d));
+                out.push_str(&divergence_text(d));
             }
         } else {
-            show!("\nfirst divergence: {}", divergence_text(first));
+            let _ = write!(out, "\nfirst divergence: {}", divergence_text(first));
         }
         if let Some(states) = &report.at_first {
-            show!("\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
+            let _ = write!(out, "\n{}", state_diff("state just after the first divergence (--- A, +++ B)", states));
         }
     }
     let refused = matches!(report.setup, Setup::Refused { .. });
     if !refused && (report.setup.parts() || !report.divergences.is_empty()) {
-        show!("\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
+        let _ = write!(out, "\n{}", state_diff("state at the end (--- A, +++ B)", &report.at_end));
     } else if matches!(report.setup, Setup::Same) {
-        say!("\nevery outcome is the same under A and B: the same refusals, and the same state after every decision");
+        out.push_str(
+            "\nevery outcome is the same under A and B: the same refusals, and the same state after every decision\n",
+        );
     }
-    print_reasoning(report, all);
-    say!();
-    let verdict = if report.agree() { crate::colour::Verdict::Good } else { crate::colour::Verdict::Bad };
-    crate::colour::say(&report.summary(), verdict);
+    reasoning_text(out, report, all);
+    out.push('\n');
+    out.push_str(&report.summary());
+    out.push('\n');
+}
+
+/// Prints a diff's human report (the demo shows one).
+pub fn print_report(game: &str, report: &DiffReport, all: bool) {
+    let compared = Compared { game: game.to_string(), report: report.clone(), all };
+    crate::output::print(&compared, Mode::Text);
 }
 
 /// The decisions whose facts differ only in the reasoning they record.
-fn print_reasoning(report: &Report, all: bool) {
+fn reasoning_text(out: &mut String, report: &DiffReport, all: bool) {
+    use std::fmt::Write;
     let Some(first) = report.reasoning.first() else { return };
-    say!(
+    let _ = writeln!(
+        out,
         "\n{} decision(s) differ only in the reasoning their facts record (a target, a range, a modifier), with the same outcome:",
         report.reasoning_only
     );
     if all {
         for d in &report.reasoning {
-            show!("{}", divergence_text(d));
+            out.push_str(&divergence_text(d));
         }
         return;
     }
-    show!("{}", divergence_text(first));
+    out.push_str(&divergence_text(first));
     for d in &report.reasoning[1..] {
-        say!("seq {} · decision {} · turn {}: {}", d.seq, d.number, d.turn, d.decision);
+        let _ = writeln!(out, "seq {} · decision {} · turn {}: {}", d.seq, d.number, d.turn, d.decision);
     }
     let shown = report.reasoning.len() as u64;
     if report.reasoning_only > shown {
-        say!("… and {} more (--all lists every one in full)", report.reasoning_only - shown);
+        let _ = writeln!(out, "… and {} more (--all lists every one in full)", report.reasoning_only - shown);
     }
 }

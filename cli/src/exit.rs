@@ -65,12 +65,24 @@ pub fn refused(message: &str, refusal: Option<RefusalKind>, json: bool) -> ExitC
 
 /// The one mapping of a refused decision to an outcome: a malformed decision
 /// is bad input (an error naming the field, exit 2), any other refusal is the
-/// rules' (exit 3). `at(field)` names the place (file, line, field; "" for
-/// the decision as a whole); `note` ends the message. The caller has written
-/// nothing.
-pub fn refusal(refusal: Refusal, at: impl Fn(&str) -> String, note: &str, json: bool) -> Result<ExitCode, Fail> {
+/// rules' (exit 3). `message` says the refusal where it was made (file, line,
+/// field; [`placed`] for most inputs). The caller has written nothing.
+pub fn refusal(refusal: Refusal, message: impl FnOnce(Refusal) -> String, json: bool) -> Result<ExitCode, Fail> {
+    let kind = refusal.kind();
+    let malformed = matches!(refusal, Refusal::Malformed { .. });
+    let message = message(refusal);
+    if malformed {
+        Err(Fail::msg(message))
+    } else {
+        Ok(refused(&message, Some(kind), json))
+    }
+}
+
+/// A refusal said where `at(field)` places it (file, line, field; "" for the
+/// decision as a whole).
+pub fn placed(refusal: Refusal, at: impl Fn(&str) -> String) -> String {
     match refusal {
-        Refusal::Malformed { field, message } => Err(Fail(format!("{}: {message}{note}", at(&field)))),
-        other => Ok(refused(&format!("{}: refused: {other}{note}", at("")), Some(other.kind()), json)),
+        Refusal::Malformed { field, message } => format!("{}: {message}", at(&field)),
+        other => format!("{}: refused: {other}", at("")),
     }
 }

@@ -16,13 +16,13 @@ use rollcall_core::script::Script;
 use serde_json::json;
 use similar::TextDiff;
 
-use crate::store::{read_file, Fail};
+use crate::store::{read_file, Context, Fail};
 
 fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
     let mut out = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
+    let entries = std::fs::read_dir(dir).with_context(|| dir.display().to_string())?;
     for entry in entries {
-        let path = entry.map_err(|e| Fail(format!("{}: {e}", dir.display())))?.path();
+        let path = entry.with_context(|| dir.display().to_string())?.path();
         let name = path.to_string_lossy();
         if path.is_dir() {
             out.extend(inputs(&path)?);
@@ -37,13 +37,13 @@ fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
 fn outputs(path: &Path) -> Result<Outputs, Fail> {
     if path.extension().is_some_and(|e| e == "jsonl") {
         let (header, events) = rollcall_store::file::read(path)?;
-        return record_outputs(&header, events).map_err(|f| Fail(format!("{}: does not verify: {f}", path.display())));
+        return record_outputs(&header, events).map_err(|f| fail!("{}: does not verify: {f}", path.display()));
     }
     let text = read_file(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-    let script = Script::parse(&text, &stem)
-        .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
-    script_outputs(&script).map_err(|e| Fail(format!("{}: {e}", path.display())))
+    let script =
+        Script::parse(&text, &stem).map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
+    script_outputs(&script).map_err(|e| fail!("{}: {e}", path.display()))
 }
 
 fn expected_path(input: &Path, suffix: &str) -> PathBuf {
@@ -112,7 +112,7 @@ fn differences_of(input: &Path) -> Result<Vec<(PathBuf, String)>, Fail> {
 pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     let all = inputs(dir)?;
     if all.is_empty() {
-        return Err(Fail(format!("{}: no scripts (*.json) or records (*.jsonl) to check", dir.display())));
+        return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to check", dir.display()));
     }
     let steps = Steps::new(all.len());
     // Each input is checked on its own (in parallel, one per core), and the
@@ -157,8 +157,8 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
 
 pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     if std::env::var_os("CI").is_some() {
-        return Err(Fail(
-            "golden bless refuses to run when CI is set: expected outputs change only in a reviewed commit".into(),
+        return Err(Fail::msg(
+            "golden bless refuses to run when CI is set: expected outputs change only in a reviewed commit",
         ));
     }
     let all = inputs(dir)?;
@@ -170,7 +170,7 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         for (suffix, text) in actual.files() {
             let path = expected_path(input, suffix);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-                std::fs::write(&path, text).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+                std::fs::write(&path, text).with_context(|| path.display().to_string())?;
                 changed.push(path.display().to_string());
             }
         }

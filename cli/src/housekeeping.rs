@@ -1,14 +1,13 @@
 //! Store housekeeping: `rollcall games rm GAME`.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rollcall_core::log::EventLog;
 use serde_json::json;
 
 use crate::output::print_json;
-use crate::store::{self, Fail};
+use crate::store::{self, Context, Fail};
 
 /// The notes a store keeps on `game` (see `rollcall_core::pbem::exchange`
 /// and `serve::service`, which own their keys): removed with the game, so
@@ -36,7 +35,7 @@ fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
 
 /// `rollcall games rm GAME [--yes]`: removes a game for good, after asking
 /// on a terminal; off a terminal it needs `--yes`.
-pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<ExitCode, Fail> {
+pub fn remove(db: &crate::store::StoreSpec, id: &str, yes: bool, json: bool) -> Result<ExitCode, Fail> {
     let dir = store::dir(db);
     let log = store::open_read(db)?;
     let head = log.head(id)?;
@@ -44,10 +43,10 @@ pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<E
     let notes = notes_of(&log, id)?;
     if !yes {
         if !std::io::stdin().is_terminal() {
-            return Err(Fail(format!(
+            return Err(fail!(
                 "games rm {id}: say --yes to remove it without being asked (standard input is not a terminal); nothing was removed from the store {}",
                 dir.display()
-            )));
+            ));
         }
         eprint!(
             "remove game {id} ({rules}, {} events, head {}) from the store {} for good? Export it first to keep a copy (rollcall export {id} -o {id}.jsonl). [y/N] ",
@@ -57,7 +56,7 @@ pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<E
         );
         let _ = std::io::stderr().flush();
         let mut answer = String::new();
-        std::io::stdin().lock().read_line(&mut answer).map_err(|e| Fail(format!("<stdin>: {e}")))?;
+        std::io::stdin().lock().read_line(&mut answer).context("<stdin>")?;
         if !matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES") {
             if json {
                 print_json(&json!({"ok": false, "game": id, "removed": false, "store": dir.display().to_string()}));
@@ -71,10 +70,10 @@ pub fn remove(db: &Option<PathBuf>, id: &str, yes: bool, json: bool) -> Result<E
     // with the game, so that the id can be created afresh.
     let secrets = [crate::serve::service::chain_secret(id)];
     log.remove_game(id, &head, &notes, &secrets).map_err(|e| match e {
-        rollcall_core::log::LogError::StaleHead { seq, actual, .. } => Fail(format!(
+        rollcall_core::log::LogError::StaleHead { seq, actual, .. } => fail!(
             "games rm {id}: the game moved on to seq {seq} ({actual}) while it was being removed (a server is playing it): nothing was removed from the store {}",
             dir.display()
-        )),
+        ),
         other => other.into(),
     })?;
     if json {

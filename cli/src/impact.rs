@@ -25,7 +25,7 @@ use rollcall_store::Store;
 use serde_json::{json, Value};
 
 use crate::source::rule_version;
-use crate::store::{self, read_file, Fail};
+use crate::store::{self, read_file, Context, Fail};
 
 /// `rollcall impact`'s arguments.
 #[derive(Debug, ClapArgs)]
@@ -82,7 +82,7 @@ enum Done {
     Skipped(Left),
 }
 
-pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, Fail> {
     let b = match args.b.strip_prefix('+') {
         Some(_) => {
             applies_somewhere(&args.b)?;
@@ -93,7 +93,7 @@ pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
     if let Some(path) = &args.output {
         // Refused before the corpus is run, not after.
         if !args.force && (path.exists() || path.is_symlink()) {
-            return Err(Fail(format!("{} exists: nothing was written (use --force to replace it)", path.display())));
+            return Err(fail!("{} exists: nothing was written (use --force to replace it)", path.display()));
         }
     }
     let mut inputs = Vec::new();
@@ -109,20 +109,20 @@ pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
                 Input::Script(path.into())
             });
         } else if target.ends_with(".json") || target.ends_with(".jsonl") || target.contains('/') {
-            return Err(Fail(format!("{target}: no such file or directory")));
+            return Err(fail!("{target}: no such file or directory"));
         } else {
             let store = match &log {
                 Some(store) => store,
                 None => log.insert(store::open(db)?),
             };
             if !store::has_game(store, target)? {
-                return Err(Fail(format!("{target}: not a file, a directory or a game in the store")));
+                return Err(fail!("{target}: not a file, a directory or a game in the store"));
             }
             inputs.push(Input::Stored(target.clone()));
         }
     }
     if inputs.is_empty() {
-        return Err(Fail(format!("{}: no scripts (*.json) or records (*.jsonl) to compare", args.targets.join(" "))));
+        return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to compare", args.targets.join(" ")));
     }
     let started = Instant::now();
     let done = compare_all(&inputs, &b, log.as_ref(), args.json)?;
@@ -144,7 +144,7 @@ pub fn run(db: &Option<PathBuf>, args: &ImpactArgs) -> Result<ExitCode, Fail> {
     );
     if impact.games == 0 && impact.unproven.is_empty() {
         let why = impact.skipped.first().map(|l| format!(": {}: {}", l.game, l.reason)).unwrap_or_default();
-        return Err(Fail(format!("--b {}: no game of the corpus could be compared under it{why}", args.b)));
+        return Err(fail!("--b {}: no game of the corpus could be compared under it{why}", args.b));
     }
     let code = if impact.agree() && impact.unproven.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
     if let Some(path) = &args.output {
@@ -175,15 +175,15 @@ fn applies_somewhere(b: &str) -> Result<(), Fail> {
             }
         }
     }
-    Err(Fail(format!("--b {b}: no version of any ruleset has these settings ({})", first_error.unwrap_or_default())))
+    Err(fail!("--b {b}: no version of any ruleset has these settings ({})", first_error.unwrap_or_default()))
 }
 
 /// Every script and record under `dir`, sorted, as `golden` finds them.
 fn walk(dir: &Path, out: &mut Vec<Input>) -> Result<(), Fail> {
     let mut paths = Vec::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
+    let entries = std::fs::read_dir(dir).with_context(|| dir.display().to_string())?;
     for entry in entries {
-        paths.push(entry.map_err(|e| Fail(format!("{}: {e}", dir.display())))?.path());
+        paths.push(entry.with_context(|| dir.display().to_string())?.path());
     }
     paths.sort();
     for path in paths {
@@ -245,7 +245,7 @@ fn compare_one(input: &Input, b: &B, log: Option<&Store>) -> Result<Done, Fail> 
             let text = read_file(path)?;
             let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
             let script = Script::parse(&text, &stem)
-                .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
+                .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
             let b = match b_for(&script.header, b) {
                 Ok(b) => b,
                 Err(reason) => return Ok(Done::Skipped(Left { game: label, reason })),
@@ -253,7 +253,7 @@ fn compare_one(input: &Input, b: &B, log: Option<&Store>) -> Result<Done, Fail> 
             let mut events = Vec::new();
             script
                 .play(|_, e| events.push(e.clone()))
-                .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
+                .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
             let events = events.into_iter().map(Ok::<Event, String>);
             let result = impact::game(&label, &script.header, events, &script.header.rules, &b);
             done(label, result)
@@ -285,7 +285,7 @@ fn done(label: String, result: Result<GameImpact, DiffError>) -> Result<Done, Fa
         Ok(g) => Ok(Done::Compared(Box::new(g))),
         Err(DiffError::Unproven(f)) => Ok(Done::Unproven(Left { game: label, reason: f.to_string() })),
         Err(e @ DiffError::Sealed) => Ok(Done::Skipped(Left { game: label, reason: e.to_string() })),
-        Err(e) => Err(Fail(format!("{label}: {e}"))),
+        Err(e) => Err(fail!("{label}: {e}")),
     }
 }
 
@@ -298,7 +298,7 @@ fn write_report(path: &Path, args: &ImpactArgs, impact: &Impact) -> Result<(), F
         out.write_all(page.as_bytes())
             .map_err(|e| FileError::Io { path: tmp.display().to_string(), message: e.to_string() })
     })
-    .map_err(|e| Fail(e.to_string()))
+    .map_err(|e| Fail::msg(e.to_string()))
 }
 
 pub(crate) fn end_text(g: &GameImpact) -> String {

@@ -15,6 +15,13 @@ macro_rules! say {
     };
 }
 
+/// A [`store::Fail`] that the formatted message says all of.
+macro_rules! fail {
+    ($($arg:tt)*) => {
+        $crate::store::Fail::msg(format!($($arg)*))
+    };
+}
+
 /// `print!`, escaped as [`say!`] escapes.
 macro_rules! show {
     ($($arg:tt)*) => {
@@ -59,10 +66,11 @@ fn main() -> ExitCode {
     let mut args = <args::Args as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.prefer_command_line(&matches);
     store::set_wait(std::time::Duration::from_secs(args.wait));
-    let code = match commands::run(args) {
+    let db = store::StoreSpec::new(args.named_store());
+    let code = match commands::run(args, &db) {
         Ok(code) => code,
         Err(fail) => {
-            let message = suggest::annotate(&fail.0, store::game_ids);
+            let message = suggest::annotate(&fail.message(), store::game_ids);
             exit::input(&rollcall_core::text::escape_lines(&message), exit::json_requested())
         }
     };

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::CommandFactory;
 
 use crate::args::Args;
-use crate::store::Fail;
+use crate::store::{Context, Fail};
 
 /// Prints the completion script of `shell` to standard output.
 pub fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Fail> {
@@ -20,7 +20,7 @@ pub fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Fail> {
 /// Writes `rollcall.1` and a page per subcommand (`rollcall-verify.1`,
 /// `rollcall-pbem-invite.1`, …) into `dir`.
 pub fn man(dir: &Path) -> Result<ExitCode, Fail> {
-    std::fs::create_dir_all(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
     let command = Args::command();
     let mut written = 0;
     write_pages(&command, "rollcall", dir, &mut written)?;
@@ -31,9 +31,9 @@ pub fn man(dir: &Path) -> Result<ExitCode, Fail> {
 fn write_pages(command: &clap::Command, name: &str, dir: &Path, written: &mut usize) -> Result<(), Fail> {
     let page = command.clone().name(name.to_string());
     let mut bytes = Vec::new();
-    clap_mangen::Man::new(page).render(&mut bytes).map_err(|e| Fail(format!("{name}: {e}")))?;
+    clap_mangen::Man::new(page).render(&mut bytes).map_err(|e| fail!("{name}: {e}"))?;
     let path = dir.join(format!("{name}.1"));
-    std::fs::write(&path, bytes).map_err(|e| Fail(format!("{}: {e}", path.display())))?;
+    std::fs::write(&path, bytes).with_context(|| path.display().to_string())?;
     *written += 1;
     for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
         write_pages(sub, &format!("{name}-{}", sub.get_name()), dir, written)?;

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use rollcall_core::game::Game;
-use rollcall_core::keys::SecretKey;
+use rollcall_core::keys::{PublicKey, SecretKey};
 use rollcall_core::log::{open_game, EventLog};
 use rollcall_core::pbem::exchange::{self, ExchangeError};
 use rollcall_core::record::{self, Kind};
@@ -19,20 +19,34 @@ use serde_json::{json, Value};
 
 use crate::args::{ForkCommand, PbemCommand, TurnCommand};
 use crate::commands::random_bytes;
-use crate::output::print_json;
+use crate::output::{print_json, Mode, Report};
 use crate::source::rule_version;
-use crate::store::{self, read_file, read_text, Fail};
+use crate::store::{self, read_file, read_text, Context, Fail};
 
-pub fn keygen(output: &Path, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall keygen -o FILE`: a new secret key, written readable by its
+/// owner only; the report shows its public key.
+pub fn keygen(output: &Path) -> Result<Keygen, Fail> {
     let key = SecretKey::from_bytes(random_bytes()?);
     write_new(output, &key.to_file_text(), true)?;
-    if json {
-        print_json(&json!({"file": output.display().to_string(), "public": key.public().to_hex()}));
-    } else {
-        say!("wrote a secret key to {} (readable by you only: keep it, never send it)", output.display());
-        say!("public key {}", key.public());
+    Ok(Keygen { file: output.display().to_string(), public: key.public() })
+}
+
+pub struct Keygen {
+    file: String,
+    public: PublicKey,
+}
+
+impl Report for Keygen {
+    fn text(&self) -> Vec<String> {
+        vec![
+            format!("wrote a secret key to {} (readable by you only: keep it, never send it)", self.file),
+            format!("public key {}", self.public),
+        ]
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        json!({"file": self.file, "public": self.public.to_hex()})
+    }
 }
 
 /// Writes a new file, refusing to replace one; `secret` makes it readable by
@@ -43,18 +57,18 @@ fn write_new(path: &Path, text: &str, secret: bool) -> Result<(), Fail> {
     options.write(true).create_new(true).mode(if secret { 0o600 } else { 0o644 });
     let mut file = options.open(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::AlreadyExists => {
-            Fail(format!("{}: the file exists; choose another name (nothing was written)", path.display()))
+            fail!("{}: the file exists; choose another name (nothing was written)", path.display())
         }
-        _ => Fail(format!("{}: {e}", path.display())),
+        _ => fail!("{}: {e}", path.display()),
     })?;
-    file.write_all(text.as_bytes()).and_then(|_| file.sync_all()).map_err(|e| Fail(format!("{}: {e}", path.display())))
+    file.write_all(text.as_bytes()).and_then(|_| file.sync_all()).with_context(|| path.display().to_string())
 }
 
 /// Writes a message to a new file, or to standard output for `-`.
 fn write_message(output: &str, text: &str) -> Result<(), Fail> {
     if output == "-" {
         let mut out = std::io::stdout();
-        out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| Fail(format!("stdout: {e}")))
+        out.write_all(text.as_bytes()).and_then(|_| out.flush()).context("stdout")
     } else {
         write_new(Path::new(output), text, false)
     }
@@ -63,7 +77,7 @@ fn write_message(output: &str, text: &str) -> Result<(), Fail> {
 fn read_key(path: &Path) -> Result<SecretKey, Fail> {
     use std::os::unix::fs::PermissionsExt;
     let text = read_file(path)?;
-    let key = SecretKey::from_file_text(&text).map_err(|e| Fail(format!("{}:{e}", path.display())))?;
+    let key = SecretKey::from_file_text(&text).map_err(|e| fail!("{}:{e}", path.display()))?;
     if let Ok(meta) = std::fs::metadata(path) {
         if meta.permissions().mode() & 0o077 != 0 {
             eprintln!(
@@ -80,12 +94,12 @@ fn read_key(path: &Path) -> Result<SecretKey, Fail> {
 pub fn side_of_key_file(header: &rollcall_core::Header, path: &Path) -> Result<String, Fail> {
     let key = read_key(path)?;
     header.side_of(&key.public()).map(String::from).ok_or_else(|| {
-        Fail(format!(
+        fail!(
             "--key {}: this key ({}) is not a key of game {:?}'s sides (nothing was written)",
             path.display(),
             key.public().short(),
             header.game
-        ))
+        )
     })
 }
 
@@ -96,35 +110,52 @@ fn fresh_share() -> Result<Share, Fail> {
 /// Maps an exchange failure: exit 2 for input that does not fit, exit 1
 /// (after saying why) for what fails verification or forks the game.
 pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
-    match e {
-        ExchangeError::Input(m) => Err(Fail(format!("{m} (nothing was written)"))),
-        ExchangeError::Log(l) => Err(l.into()),
-        ExchangeError::Refused(reason) => {
-            if json {
-                print_json(&json!({"ok": false, "refused": reason}));
-            } else {
-                say!("REFUSED: {reason} (nothing was written)");
-            }
-            Ok(ExitCode::from(1))
-        }
-        ExchangeError::Fork { message, evidence } => {
-            if json {
-                print_json(&json!({"ok": false, "fork": message, "evidence": evidence}));
-            } else {
-                say!("FORK: {message}");
-            }
-            Ok(ExitCode::from(1))
-        }
+    let rejected = match e {
+        ExchangeError::Input(m) => return Err(fail!("{m} (nothing was written)")),
+        ExchangeError::Log(l) => return Err(l.into()),
+        ExchangeError::Refused(reason) => Rejected {
+            line: format!("REFUSED: {reason} (nothing was written)"),
+            json: json!({"ok": false, "refused": reason}),
+        },
+        ExchangeError::Unverified { kind, message } => Rejected {
+            line: format!("REFUSED: {message} (nothing was written)"),
+            json: json!({"ok": false, "refused": message, "fault": kind}),
+        },
+        ExchangeError::Fork { message, evidence } => Rejected {
+            line: format!("FORK: {message}"),
+            json: json!({"ok": false, "fork": message, "evidence": evidence}),
+        },
+    };
+    Ok(crate::output::print(&rejected, Mode::of(json)))
+}
+
+/// A turn or an answer refused, or one that forks the game: exit 1.
+struct Rejected {
+    line: String,
+    json: Value,
+}
+
+impl Report for Rejected {
+    fn text(&self) -> Vec<String> {
+        vec![self.line.clone()]
+    }
+
+    fn json(&self) -> Value {
+        self.json.clone()
+    }
+
+    fn code(&self) -> ExitCode {
+        ExitCode::from(1)
     }
 }
 
-pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<ExitCode, Fail> {
+pub fn pbem(db: &crate::store::StoreSpec, command: PbemCommand) -> Result<ExitCode, Fail> {
     match command {
         PbemCommand::Invite { rules, scenario, side, key, game, output, json } => {
             let (rules, _) = rule_version(&rules)?;
             let bytes = store::read_bytes(&scenario)?;
             let scenario_value: Value =
-                strict::parse(&bytes).map_err(|e| Fail(e.in_file(&scenario.display().to_string())))?;
+                strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario.display().to_string())))?;
             let key = read_key(&key)?;
             let game = match game {
                 Some(id) => crate::commands::checked_game_id("--game", id)?,
@@ -184,7 +215,7 @@ pub fn pbem(db: &Option<std::path::PathBuf>, command: PbemCommand) -> Result<Exi
                 Ok(h) => h,
                 Err(e) => return outcome(e, json),
             };
-            let game = Game::open(header.clone()).map_err(|e| Fail(e.to_string()))?;
+            let game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
             if json {
                 print_json(
                     &json!({"game": header.game, "head": game.head().to_string(), "awaited": actor_json(&game.awaited())}),
@@ -218,7 +249,7 @@ fn actor_json(actor: &Actor) -> Value {
     }
 }
 
-pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<ExitCode, Fail> {
+pub fn turn(db: &crate::store::StoreSpec, command: TurnCommand) -> Result<ExitCode, Fail> {
     match command {
         TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
         TurnCommand::Export { game, key, output, json } => {
@@ -272,7 +303,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
             let mut game = applied.before.clone();
             let mut lines = Vec::new();
             for e in &applied.events {
-                game.apply(e).map_err(|e| Fail(e.to_string()))?;
+                game.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
                 if json {
                     lines.push(json!({"seq": e.seq, "kind": e.kind.name(), "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()}));
                 } else {
@@ -315,7 +346,7 @@ pub fn turn(db: &Option<std::path::PathBuf>, command: TurnCommand) -> Result<Exi
     }
 }
 
-pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<ExitCode, Fail> {
+pub fn fork(db: &crate::store::StoreSpec, command: ForkCommand) -> Result<ExitCode, Fail> {
     let ForkCommand::Show { game: id, json } = command;
     let log = store::open_read(db)?;
     let forks = exchange::forks(&log, &id)?;
@@ -335,7 +366,7 @@ pub fn fork(db: &Option<std::path::PathBuf>, command: ForkCommand) -> Result<Exi
             .iter()
             .map(|l| record::parse_event(l))
             .collect::<Result<_, _>>()
-            .map_err(|e| Fail(format!("fork evidence of {id}: {e}")))?;
+            .map_err(|e| fail!("fork evidence of {id}: {e}"))?;
         let branch_a = narrate_branch(&base, &ours);
         let branch_b = narrate_branch(&base, &theirs);
         if json {

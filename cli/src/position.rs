@@ -98,22 +98,22 @@ impl Decisions {
     pub fn span(&self, id: &str, position: Position) -> Result<Span, Fail> {
         match position {
             Position::Seq(seq) if seq <= self.events => Ok(Span { first: seq, last: seq }),
-            Position::Seq(seq) => Err(Fail(format!(
+            Position::Seq(seq) => Err(fail!(
                 "game {id:?} has {} events (seq 0 is the scenario, before the first); there is no seq {seq}",
                 self.events
-            ))),
+            )),
             Position::Decision(n) => self.list.iter().find(|d| d.number == n).map(|d| d.span).ok_or_else(|| {
-                Fail(format!(
+                fail!(
                     "game {id:?} has {} decisions{}; there is no decision {n}",
                     self.list.len(),
                     if self.list.is_empty() { String::new() } else { format!(" (1–{})", self.list.len()) }
-                ))
+                )
             }),
             Position::Turn(t) => {
                 let mut of_turn = self.list.iter().filter(|d| d.turn == t);
                 match (of_turn.next(), of_turn.next_back()) {
                     (Some(first), last) => Ok(Span { first: first.span.first, last: last.unwrap_or(first).span.last }),
-                    (None, _) => Err(Fail(format!("game {id:?} {}; there is no turn {t}", self.turns()))),
+                    (None, _) => Err(fail!("game {id:?} {}; there is no turn {t}", self.turns())),
                 }
             }
         }
@@ -169,7 +169,7 @@ mod tests {
     #[test]
     fn a_position_the_game_does_not_have_is_an_error_naming_what_it_has() {
         let d = decisions();
-        let err = |p| d.span("g", p).unwrap_err().0;
+        let err = |p| d.span("g", p).unwrap_err().message();
         assert_eq!(
             err(Position::Seq(10)),
             "game \"g\" has 9 events (seq 0 is the scenario, before the first); there is no seq 10"
@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(err(Position::Decision(4)), "game \"g\" has 3 decisions (1–3); there is no decision 4");
         assert_eq!(err(Position::Turn(3)), "game \"g\" has turns 1–2; there is no turn 3");
         assert_eq!(
-            Decisions::default().span("g", Position::Turn(1)).unwrap_err().0,
+            Decisions::default().span("g", Position::Turn(1)).unwrap_err().message(),
             "game \"g\" has no decisions yet; there is no turn 1"
         );
     }

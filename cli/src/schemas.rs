@@ -13,7 +13,7 @@ use rollcall_store::file::Existing;
 use serde_json::{json, Map, Value};
 
 use crate::output::print_json;
-use crate::store::Fail;
+use crate::store::{Context, Fail};
 
 /// The text of a schema file: pretty JSON, two spaces, a final newline.
 pub fn schema_text(published: &Published) -> String {
@@ -39,7 +39,7 @@ pub fn schema(name: Option<&str>, output: Option<&Path>) -> Result<ExitCode, Fai
         }
         (Some(_), None) => show!("{}", schema_text(&chosen[0])),
         (_, Some(dir)) => {
-            std::fs::create_dir_all(dir).map_err(|e| Fail(format!("{}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
             for p in &chosen {
                 let path = dir.join(format!("{}.json", p.name));
                 crate::view::write_atomically(&path, Existing::Replace, schema_text(p).as_bytes())?;
@@ -52,7 +52,7 @@ pub fn schema(name: Option<&str>, output: Option<&Path>) -> Result<ExitCode, Fai
 
 fn unknown_schema(name: &str) -> Fail {
     let names: Vec<String> = schema::all().into_iter().map(|p| p.name).collect();
-    Fail(format!("no schema {name:?}: the schemas are {}", names.join(", ")))
+    fail!("no schema {name:?}: the schemas are {}", names.join(", "))
 }
 
 /// A starting scenario of each ruleset: small, and one `new` accepts as it is
@@ -154,7 +154,7 @@ const EXAMPLES: &[(&str, &[&str])] = &[
 /// (`ruleset@version[+option…]`).
 fn known_ruleset(arg: &str) -> Result<&'static str, Fail> {
     let id = arg.split(['@', '+']).next().unwrap_or(arg);
-    registry::find(id).map(|info| info.id).map_err(|e| Fail(format!("{e} (rollcall rules list names them)")))
+    registry::find(id).map(|info| info.id).map_err(|e| fail!("{e} (rollcall rules list names them)"))
 }
 
 /// The example of decision `kind` of `ruleset`, as written.
@@ -377,11 +377,11 @@ pub fn scenario_of(given: Value, file: &Path, ruleset: &str) -> Result<(Value, &
                 Value::Number(_) => "a number",
                 _ => "null or a boolean",
             };
-            Err(Fail(format!(
+            Err(fail!(
                 "{}:1: $: expected a {ruleset} scenario (an object), or a script whose \"scenario\" is one; found {found}{}",
                 file.display(),
                 scenario_hint(ruleset, "")
-            )))
+            ))
         }
     }
 }

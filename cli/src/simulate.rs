@@ -24,7 +24,7 @@ use rollcall_core::sim::{self, Limits, Pair, Run, Simulator};
 use serde_json::{json, Value};
 
 use crate::source::rule_version;
-use crate::store::{read_file, Fail};
+use crate::store::{read_file, Context, Fail};
 
 /// `rollcall simulate`'s arguments.
 #[derive(Debug, ClapArgs)]
@@ -81,27 +81,27 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
         (Some(a), _) => rule_version(a)?.0,
         (None, Some(rules)) => rules.clone(),
         (None, None) => {
-            return Err(Fail(format!(
+            return Err(fail!(
                 "{}: a scenario file needs --a VERSION, the rule version it is played under",
                 args.input.display()
-            )))
+            ))
         }
     };
     let b = match args.b.strip_prefix('+') {
-        Some(_) => rollcall_core::registry::relative_version(&a, &args.b).map_err(|e| Fail(format!("--b: {e}")))?,
+        Some(_) => rollcall_core::registry::relative_version(&a, &args.b).map_err(|e| fail!("--b: {e}"))?,
         None => rule_version(&args.b)?.0,
     };
     if a.ruleset() != b.ruleset() {
-        return Err(Fail(format!("--b: {} is not a version of {}, A's ruleset", b.label(), a.ruleset())));
+        return Err(fail!("--b: {} is not a version of {}, A's ruleset", b.label(), a.ruleset()));
     }
-    let simulator = sim::simulator(a.ruleset()).map_err(|e| Fail(e.to_string()))?;
+    let simulator = sim::simulator(a.ruleset()).map_err(|e| Fail::msg(e.to_string()))?;
     let policies = simulator.policies();
     if !policies.iter().any(|(name, _)| *name == args.policy) {
         let known: Vec<String> = policies.iter().map(|(n, about)| format!("  {n}: {about}")).collect();
-        return Err(Fail(format!("--policy {:?}: {} has\n{}", args.policy, a.ruleset(), known.join("\n"))));
+        return Err(fail!("--policy {:?}: {} has\n{}", args.policy, a.ruleset(), known.join("\n")));
     }
     if args.games == 0 {
-        return Err(Fail("--games: play at least one game".into()));
+        return Err(Fail::msg("--games: play at least one game"));
     }
     let run = Run {
         scenario: input.scenario.clone(),
@@ -138,11 +138,11 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
 fn read_input(path: &Path) -> Result<Input, Fail> {
     let text = read_file(path)?;
     let value: Value =
-        serde_json::from_str(&text).map_err(|e| Fail(format!("{}:{}: not JSON: {e}", path.display(), e.line())))?;
+        serde_json::from_str(&text).map_err(|e| fail!("{}:{}: not JSON: {e}", path.display(), e.line()))?;
     if value.get("scenario").is_some() && value.get("decisions").is_some() {
         let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
         let script = Script::parse(&text, &stem)
-            .map_err(|e| Fail(format!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message)))?;
+            .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
         let parties = script.header.parties.iter().map(|p| p.name.clone()).collect();
         return Ok(Input { scenario: script.header.scenario, parties, rules: Some(script.header.rules), text });
     }
@@ -162,15 +162,15 @@ fn check_scenario(run: &Run, path: &Path, text: &str) -> Result<(), Fail> {
     let header = run.header(0);
     for rules in [&run.a, &run.b] {
         Game::open(sim::under(&header, rules.clone())).map_err(|e| match e {
-            OpenError::Scenario(s) => Fail(format!(
+            OpenError::Scenario(s) => fail!(
                 "{}:{}: {}: {} (under {})",
                 path.display(),
                 line_of(text, &s.field),
                 s.field,
                 s.message,
                 rules.label()
-            )),
-            other => Fail(format!("{}: {other}", path.display())),
+            ),
+            other => fail!("{}: {other}", path.display()),
         })?;
     }
     Ok(())
@@ -184,7 +184,7 @@ fn play_all(
 ) -> Result<Vec<(GameSummary, GameSummary, Option<u64>)>, Fail> {
     if let Some(dir) = &args.keep {
         for side in ["a", "b"] {
-            std::fs::create_dir_all(dir.join(side)).map_err(|e| Fail(format!("{}: {e}", dir.join(side).display())))?;
+            std::fs::create_dir_all(dir.join(side)).with_context(|| dir.join(side).display().to_string())?;
         }
     }
     let progress = (std::io::stderr().is_terminal() && !args.json).then(|| {
@@ -198,7 +198,7 @@ fn play_all(
     let pairs = (0..args.games)
         .into_par_iter()
         .map(|index| {
-            let pair = run.pair(simulator, index, args.keep.is_some()).map_err(|e| Fail(e.to_string()))?;
+            let pair = run.pair(simulator, index, args.keep.is_some()).map_err(|e| Fail::msg(e.to_string()))?;
             if let Some(dir) = &args.keep {
                 keep(dir, run, index, &pair)?;
             }

@@ -23,6 +23,34 @@ pub fn is_record_file(target: &str) -> bool {
     Path::new(target).is_file() || target.ends_with(".jsonl")
 }
 
+/// What a command's target names: the one place that tells a record file
+/// from a stored game.
+pub enum Target<'a> {
+    /// A record file ([`is_record_file`]), read where it is.
+    File(&'a Path),
+    /// A game in the store, by its id.
+    Stored(&'a str),
+}
+
+impl Target<'_> {
+    pub fn of(target: &str) -> Target<'_> {
+        if is_record_file(target) {
+            Target::File(Path::new(target))
+        } else {
+            Target::Stored(target)
+        }
+    }
+}
+
+/// A record file that could not be read: a script is said to be one, any
+/// other failure is the file's.
+fn unreadable(path: &Path, e: FileError) -> Fail {
+    match refuse_script(path) {
+        Err(script) => script,
+        Ok(()) => Fail::from(e),
+    }
+}
+
 /// A record file or a stored game, opened: its header, and its events to
 /// stream once.
 pub enum Record {
@@ -40,42 +68,38 @@ pub fn refuse_script(path: &Path) -> Result<(), Fail> {
         .is_ok_and(|v| v.get("scenario").is_some() && v.get("decisions").is_some());
     if script {
         let name = path.display();
-        return Err(Fail(format!("{name} is a script, not a record: `rollcall run {name}` plays it")));
+        return Err(fail!("{name} is a script, not a record: `rollcall run {name}` plays it"));
     }
     Ok(())
 }
 
 /// Opens what `target` names: a record file ([`is_record_file`]), or else a
 /// game in the store.
-pub fn open(db: &Option<std::path::PathBuf>, target: &str) -> Result<Record, Fail> {
-    if is_record_file(target) {
-        let path = Path::new(target);
-        let (header, events) = rollcall_store::file::read(path).map_err(|e| match refuse_script(path) {
-            Err(script) => script,
-            Ok(()) => Fail::from(e),
-        })?;
-        Ok(Record::File(header, events))
-    } else {
-        let log = store::open_read(db)?;
-        let header = log.header(target)?;
-        Ok(Record::Stored(header, log, target.to_string()))
+pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> {
+    match Target::of(target) {
+        Target::File(path) => {
+            let (header, events) = rollcall_store::file::read(path).map_err(|e| unreadable(path, e))?;
+            Ok(Record::File(header, events))
+        }
+        Target::Stored(id) => {
+            let log = store::open_read(db)?;
+            let header = log.header(id)?;
+            Ok(Record::Stored(header, log, id.to_string()))
+        }
     }
 }
 
 /// What `log`, `state` and `replay` read, and the game's id: a record file
 /// ([`is_record_file`]), read where it is and imported nowhere, or a game
 /// in the store.
-pub fn game_reader(db: &Option<std::path::PathBuf>, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
-    if is_record_file(target) {
-        let path = Path::new(target);
-        let file = rollcall_store::file::RecordFile::open(path).map_err(|e| match refuse_script(path) {
-            Err(script) => script,
-            Ok(()) => Fail::from(e),
-        })?;
-        let id = file.game().to_string();
-        Ok((Box::new(file), id))
-    } else {
-        Ok((Box::new(store::open_read(db)?), target.to_string()))
+pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
+    match Target::of(target) {
+        Target::File(path) => {
+            let file = rollcall_store::file::RecordFile::open(path).map_err(|e| unreadable(path, e))?;
+            let id = file.game().to_string();
+            Ok((Box::new(file), id))
+        }
+        Target::Stored(id) => Ok((Box::new(store::open_read(db)?), id.to_string())),
     }
 }
 
@@ -88,13 +112,13 @@ pub fn open_failed(target: &str, e: rollcall_core::log::OpenGameError) -> Fail {
         return e.into();
     }
     match e {
-        OpenGameError::Chain(_, e) => Fail(format!(
+        OpenGameError::Chain(_, e) => fail!(
             "{target}:{}: seq {}: {} (`rollcall verify {target}` reports the whole record)",
             e.seq + 1,
             e.seq,
             e.reason
-        )),
-        other => Fail(format!("{target}: {other}")),
+        ),
+        other => fail!("{target}: {other}"),
     }
 }
 
@@ -152,14 +176,14 @@ impl Record {
 pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
     if arg.ends_with(".json") || Path::new(arg).is_file() {
         let bytes = read_bytes(Path::new(arg))?;
-        let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail(e.in_file(arg)))?;
+        let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail::msg(e.in_file(arg)))?;
         let text = String::from_utf8_lossy(&bytes);
         let resolved = RulesRef::House(house.clone())
             .resolve("")
-            .map_err(|(field, message)| Fail(format!("{arg}:{}: {field}: {message}", line_of(&text, &field))))?;
-        let spec = registry::version(&house.base).map_err(|e| Fail(format!("{arg}: base: {e}")))?;
+            .map_err(|(field, message)| fail!("{arg}:{}: {field}: {message}", line_of(&text, &field)))?;
+        let spec = registry::version(&house.base).map_err(|e| fail!("{arg}: base: {e}"))?;
         Ok((resolved, spec))
     } else {
-        registry::inline_version(arg).map_err(|e| Fail(e.to_string()))
+        registry::inline_version(arg).map_err(|e| Fail::msg(e.to_string()))
     }
 }

@@ -10,9 +10,68 @@ use rollcall_core::record::{Event, Header};
 use rollcall_core::strict;
 use rollcall_store::{Access, OpenError, OpenOptions, SledLog, Store};
 
-/// A failure that exits with code 2, its message naming what is wrong.
+/// A failure that exits with code 2: what is wrong, inside the context it
+/// was found in (the file, the game, the step), which `main` prints once as
+/// one chain, outermost first: `context: cause`.
+///
+/// It wraps an [`anyhow::Error`] (the chain of contexts) rather than being
+/// one, so that the store's errors convert with the store named in them
+/// (the `From` impls below) wherever `?` meets them.
 #[derive(Debug)]
-pub struct Fail(pub String);
+pub struct Fail(anyhow::Error);
+
+impl Fail {
+    /// A failure that `message` says all of.
+    pub fn msg(message: impl std::fmt::Display + std::fmt::Debug + Send + Sync + 'static) -> Fail {
+        Fail(anyhow::Error::msg(message))
+    }
+
+    /// This failure inside `context`.
+    pub fn context(self, context: impl std::fmt::Display + Send + Sync + 'static) -> Fail {
+        Fail(self.0.context(context))
+    }
+
+    /// The chain as users read it: each context, then the cause, joined by ": ".
+    pub fn message(&self) -> String {
+        format!("{:#}", self.0)
+    }
+}
+
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+/// Context for a failure, as [`anyhow::Context`] gives it, for every error
+/// that converts into a [`Fail`].
+pub trait Context<T> {
+    /// The failure, inside `context`.
+    fn context(self, context: impl std::fmt::Display + Send + Sync + 'static) -> Result<T, Fail>;
+
+    /// The failure, inside the context `context()` makes (only on failure).
+    fn with_context<C: std::fmt::Display + Send + Sync + 'static>(self, context: impl FnOnce() -> C)
+        -> Result<T, Fail>;
+}
+
+impl<T, E: Into<Fail>> Context<T> for Result<T, E> {
+    fn context(self, context: impl std::fmt::Display + Send + Sync + 'static) -> Result<T, Fail> {
+        self.map_err(|e| e.into().context(context))
+    }
+
+    fn with_context<C: std::fmt::Display + Send + Sync + 'static>(
+        self,
+        context: impl FnOnce() -> C,
+    ) -> Result<T, Fail> {
+        self.map_err(|e| e.into().context(context()))
+    }
+}
+
+impl From<std::io::Error> for Fail {
+    fn from(e: std::io::Error) -> Self {
+        Fail(e.into())
+    }
+}
 
 /// The store this process opened, named in storage errors.
 static STORE: OnceLock<PathBuf> = OnceLock::new();
@@ -44,39 +103,60 @@ fn in_store(e: &LogError) -> String {
 
 impl From<LogError> for Fail {
     fn from(e: LogError) -> Self {
-        Fail(in_store(&e))
+        Fail::msg(in_store(&e))
     }
 }
 
 impl From<OpenError> for Fail {
     fn from(e: OpenError) -> Self {
-        Fail(e.to_string())
+        Fail::msg(e.to_string())
     }
 }
 
 impl From<OpenGameError> for Fail {
     fn from(e: OpenGameError) -> Self {
         match (e, STORE.get()) {
-            (OpenGameError::Log(l), _) => Fail(in_store(&l)),
-            (other, Some(dir)) => Fail(format!("{other} (the store at {})", dir.display())),
-            (other, None) => Fail(other.to_string()),
+            (OpenGameError::Log(l), _) => Fail::msg(in_store(&l)),
+            (other, Some(dir)) => fail!("{other} (the store at {})", dir.display()),
+            (other, None) => Fail::msg(other.to_string()),
         }
     }
 }
 
 impl From<rollcall_store::file::FileError> for Fail {
     fn from(e: rollcall_store::file::FileError) -> Self {
-        Fail(e.to_string())
+        Fail::msg(e.to_string())
     }
 }
 
-/// The store's location as messages show it: `db`, or the default (a
-/// database URL without its password).
-pub fn dir(db: &Option<PathBuf>) -> PathBuf {
-    let dir = db.clone().unwrap_or_else(default_db);
-    match dir.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
-        Some(url) => PathBuf::from(without_password(url)),
-        None => dir,
+/// Where the store is: resolved once, in `main`, from `--store`, `--db` or
+/// the environment, else the default ([`default_db`]), and passed to every
+/// command that reads or writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreSpec {
+    /// A sled directory.
+    Sled(PathBuf),
+    /// A PostgreSQL database, by its `postgres://` URL.
+    Postgres(String),
+}
+
+impl StoreSpec {
+    /// The store at `named` (a directory or a database URL), else the default.
+    pub fn new(named: Option<PathBuf>) -> StoreSpec {
+        let location = named.unwrap_or_else(default_db);
+        match location.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
+            Some(url) => StoreSpec::Postgres(url.to_string()),
+            None => StoreSpec::Sled(location),
+        }
+    }
+}
+
+/// The store's location as messages show it (a database URL without its
+/// password).
+pub fn dir(db: &StoreSpec) -> PathBuf {
+    match db {
+        StoreSpec::Sled(dir) => dir.clone(),
+        StoreSpec::Postgres(url) => PathBuf::from(without_password(url)),
     }
 }
 
@@ -92,24 +172,25 @@ pub fn default_db() -> PathBuf {
     PathBuf::from(".rollcall/db")
 }
 
-/// Opens the store at `db` (or the default): a PostgreSQL database when
-/// `db` holds a `postgres://` URL (what `--store URL` puts there), else a
-/// sled directory, created if need be when writing.
-fn open_as(db: &Option<PathBuf>, access: Access) -> Result<Store, Fail> {
-    let dir = db.clone().unwrap_or_else(default_db);
-    if let Some(url) = dir.to_str().filter(|l| rollcall_store::pg_log::is_url(l)) {
-        let _ = STORE.set(PathBuf::from(without_password(url)));
-        return Ok(Store::open(&dir)?);
-    }
+/// Opens the store at `db`: a PostgreSQL database, or a sled directory,
+/// created if need be when writing.
+fn open_as(db: &StoreSpec, access: Access) -> Result<Store, Fail> {
+    let dir = match db {
+        StoreSpec::Postgres(url) => {
+            let _ = STORE.set(PathBuf::from(without_password(url)));
+            return Ok(Store::open(Path::new(url))?);
+        }
+        StoreSpec::Sled(dir) => dir,
+    };
     let _ = STORE.set(dir.clone());
     let wait = WAIT.get().copied().unwrap_or(Duration::from_secs(5));
     if access == Access::Write {
         if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
-                .map_err(|e| Fail(format!("cannot create the store's directory {}: {e}", parent.display())))?;
+                .map_err(|e| fail!("cannot create the store's directory {}: {e}", parent.display()))?;
         }
     }
-    let log = SledLog::open_with(&dir, OpenOptions { access, wait })?;
+    let log = SledLog::open_with(dir, OpenOptions { access, wait })?;
     if let Some(copy) = log.read_copy() {
         eprintln!(
             "note: rollcall cannot write the store at {} (a read-only filesystem, no permission, or a full disk), \
@@ -133,20 +214,22 @@ fn without_password(url: &str) -> String {
     }
 }
 
-/// Whether the store at `db` (or the default) is there: a database is
-/// taken to be; a sled directory when it exists.
-pub fn exists(db: &Option<PathBuf>) -> bool {
-    let dir = db.clone().unwrap_or_else(default_db);
-    dir.to_str().is_some_and(rollcall_store::pg_log::is_url) || dir.exists()
+/// Whether the store at `db` is there: a database is taken to be; a sled
+/// directory when it exists.
+pub fn exists(db: &StoreSpec) -> bool {
+    match db {
+        StoreSpec::Sled(dir) => dir.exists(),
+        StoreSpec::Postgres(_) => true,
+    }
 }
 
-/// Opens the store at `db` (or the default) to write, creating it if need be.
-pub fn open(db: &Option<PathBuf>) -> Result<Store, Fail> {
+/// Opens the store at `db` to write, creating it if need be.
+pub fn open(db: &StoreSpec) -> Result<Store, Fail> {
     open_as(db, Access::Write)
 }
 
-/// Opens the store at `db` (or the default) only to read: it must exist.
-pub fn open_read(db: &Option<PathBuf>) -> Result<Store, Fail> {
+/// Opens the store at `db` only to read: it must exist.
+pub fn open_read(db: &StoreSpec) -> Result<Store, Fail> {
     open_as(db, Access::Read)
 }
 
@@ -154,7 +237,7 @@ pub fn open_read(db: &Option<PathBuf>) -> Result<Store, Fail> {
 /// none, or cannot open it again): for "did you mean" after a failure.
 pub fn game_ids() -> Vec<String> {
     let Some(dir) = STORE.get() else { return Vec::new() };
-    open_read(&Some(dir.clone())).and_then(|log| Ok(log.games()?)).unwrap_or_default()
+    open_read(&StoreSpec::new(Some(dir.clone()))).and_then(|log| Ok(log.games()?)).unwrap_or_default()
 }
 
 /// The bytes of an input: a file, or standard input for `-`, with the name
@@ -162,7 +245,7 @@ pub fn game_ids() -> Vec<String> {
 pub fn read_input(source: &str) -> Result<(String, Vec<u8>), Fail> {
     if source == "-" {
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(|e| Fail(format!("<stdin>: {e}")))?;
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).context("<stdin>")?;
         Ok(("<stdin>".into(), bytes))
     } else {
         Ok((source.to_string(), read_bytes(Path::new(source))?))
@@ -173,20 +256,20 @@ pub fn read_input(source: &str) -> Result<(String, Vec<u8>), Fail> {
 /// UTF-8 are an error naming the line and byte offset.
 pub fn read_text(source: &str) -> Result<String, Fail> {
     let (name, bytes) = read_input(source)?;
-    strict::utf8(&bytes).map_err(|e| Fail(e.in_file(&name)))?;
+    strict::utf8(&bytes).map_err(|e| Fail::msg(e.in_file(&name)))?;
     Ok(String::from_utf8(bytes).expect("checked"))
 }
 
 /// A file's bytes.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Fail> {
-    std::fs::read(path).map_err(|e| Fail(format!("{}: {e}", path.display())))
+    std::fs::read(path).with_context(|| path.display().to_string())
 }
 
 /// A text file; bytes that are not UTF-8 are an error naming the line and
 /// byte offset.
 pub fn read_file(path: &Path) -> Result<String, Fail> {
     let bytes = read_bytes(path)?;
-    strict::utf8(&bytes).map_err(|e| Fail(e.in_file(&path.display().to_string())))?;
+    strict::utf8(&bytes).map_err(|e| Fail::msg(e.in_file(&path.display().to_string())))?;
     Ok(String::from_utf8(bytes).expect("checked"))
 }
 
@@ -201,10 +284,12 @@ pub fn has_game(log: &dyn EventLog, id: &str) -> Result<bool, Fail> {
 
 /// `rollcall store migrate`: creates or upgrades rollcall's tables in the
 /// PostgreSQL database `--store` names.
-pub fn migrate(db: &Option<PathBuf>, json: bool) -> Result<std::process::ExitCode, Fail> {
-    let url = db.as_ref().and_then(|d| d.to_str()).filter(|l| rollcall_store::pg_log::is_url(l)).ok_or_else(|| {
-        Fail("store migrate: give the database with --store postgres://… (a sled store needs no migration)".into())
-    })?;
+pub fn migrate(db: &StoreSpec, json: bool) -> Result<std::process::ExitCode, Fail> {
+    let StoreSpec::Postgres(url) = db else {
+        return Err(Fail::msg(
+            "store migrate: give the database with --store postgres://… (a sled store needs no migration)",
+        ));
+    };
     let applied = rollcall_store::pg_log::migrate(url)?;
     let version = rollcall_store::pg_log::schema_version();
     if json {
@@ -232,14 +317,14 @@ enum Copied {
 /// not at all), and opened again there, its chain checked to the same head.
 pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::process::ExitCode, Fail> {
     if !rollcall_store::pg_log::is_url(from) && !Path::new(from).is_dir() {
-        return Err(Fail(format!("--from {from}: no store there (a sled directory or a postgres:// URL)")));
+        return Err(fail!("--from {from}: no store there (a sled directory or a postgres:// URL)"));
     }
     let source = Store::open(Path::new(from))?;
-    let target = open(&Some(PathBuf::from(to)))?;
+    let target = open(&StoreSpec::new(Some(PathBuf::from(to))))?;
     let ids = if games.is_empty() { source.games()? } else { games.to_vec() };
     let mut out = Vec::new();
     for id in &ids {
-        let copied = copy_game(&source, &target, id).map_err(|Fail(m)| Fail(format!("game {id:?}: {m}")))?;
+        let copied = copy_game(&source, &target, id).with_context(|| format!("game {id:?}"))?;
         match &copied {
             Copied::Copied(v) if !json => println!("copied {id}: {} events, verified, head {}", v.events, v.head),
             Copied::Present(seq) if !json => {
@@ -273,7 +358,7 @@ fn carry_sealed(
     target: &dyn EventLog,
     header: &rollcall_core::record::Header,
 ) -> Result<(), Fail> {
-    crate::serve::service::carry_sealed(source, target, header).map_err(|m| Fail(format!("its server's secrets: {m}")))
+    crate::serve::service::carry_sealed(source, target, header).map_err(|m| fail!("its server's secrets: {m}"))
 }
 
 fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<Copied, Fail> {
@@ -284,20 +369,19 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
     if has_game(target, id)? {
         let theirs = target.head(id)?;
         if theirs != head || target.header(id)? != header {
-            return Err(Fail(format!(
+            return Err(fail!(
                 "the target holds another state of this game (seq {} {}, the source is at seq {} {}): nothing was written",
                 theirs.seq,
                 theirs.hash.short(),
                 head.seq,
                 head.hash.short()
-            )));
+            ));
         }
         carry_sealed(source, target, &header)?;
         return Ok(Copied::Present(head.seq));
     }
-    let fails = |f: rollcall_core::game::VerifyFailure| {
-        Fail(format!("does not verify in the source, so it was not copied: {f}"))
-    };
+    let fails =
+        |f: rollcall_core::game::VerifyFailure| fail!("does not verify in the source, so it was not copied: {f}");
     let mut verifier = rollcall_core::game::Verifier::new(&header).map_err(fails)?;
     let mut creation = Creation::begin(target, &header)?;
     let mut unit = Vec::new();
@@ -314,11 +398,11 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
     }
     let (verified, _) = verifier.finish().map_err(fails)?;
     if verified.head != head.hash {
-        return Err(Fail(format!(
+        return Err(fail!(
             "the source's events end at {}, its head says {}: not copied",
             verified.head.short(),
             head.hash.short()
-        )));
+        ));
     }
     creation.push(unit)?;
     // Before the game shows in the target: a server there finds it whole.
@@ -326,11 +410,11 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
     creation.commit()?;
     let copy = rollcall_core::log::open_game(target, id, None)?;
     if copy.head() != head.hash {
-        return Err(Fail(format!(
+        return Err(fail!(
             "read back from the target, the copy ends at {}, not {}",
             copy.head().short(),
             head.hash.short()
-        )));
+        ));
     }
     Ok(Copied::Copied(verified))
 }
@@ -385,5 +469,31 @@ impl Drop for Creation<'_> {
         if !self.committed {
             let _ = self.log.abandon(&self.game);
         }
+    }
+}
+
+#[cfg(test)]
+mod fail_tests {
+    use super::*;
+
+    #[test]
+    fn a_named_store_is_a_database_by_its_url_else_a_directory() {
+        let url = "postgres://league:secret@db.example/rollcall";
+        assert_eq!(StoreSpec::new(Some(url.into())), StoreSpec::Postgres(url.into()));
+        assert_eq!(dir(&StoreSpec::new(Some(url.into()))), PathBuf::from("postgres://league@db.example/rollcall"));
+        assert_eq!(StoreSpec::new(Some("games/db".into())), StoreSpec::Sled("games/db".into()));
+        assert_eq!(StoreSpec::new(None), StoreSpec::Sled(default_db()));
+        assert!(exists(&StoreSpec::Postgres(url.into())));
+        assert!(!exists(&StoreSpec::Sled("/nonexistent/rollcall/db".into())));
+    }
+
+    #[test]
+    fn a_failure_prints_its_contexts_outermost_first_and_its_cause_once() {
+        let read: Result<(), std::io::Error> = Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"));
+        let fail = read.context("scenario.json").context("game \"friday\"").unwrap_err();
+        assert_eq!(fail.message(), "game \"friday\": scenario.json: no such file");
+        assert_eq!(fail.to_string(), fail.message());
+        let cause = Err::<(), _>(fail!("line {}: bad", 3)).with_context(|| "a.jsonl").unwrap_err();
+        assert_eq!(cause.message(), "a.jsonl: line 3: bad");
     }
 }

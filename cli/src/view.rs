@@ -361,7 +361,7 @@ fn escape_html(text: &str) -> String {
 /// `rollcall view GAME|RECORD`: writes the page; exit 1 (after writing it)
 /// when the record does not verify, since the page then shows a failure.
 pub fn run(
-    db: &Option<PathBuf>,
+    db: &crate::store::StoreSpec,
     target: &str,
     output: Option<PathBuf>,
     force: bool,
@@ -372,7 +372,7 @@ pub fn run(
     let mut record = crate::source::open(db, target)?;
     let events = match &mut record {
         crate::source::Record::File(..) => {
-            record.events()?.collect::<Result<Vec<_>, _>>().map_err(|e| Fail(format!("{target}: {e}")))?
+            record.events()?.collect::<Result<Vec<_>, _>>().map_err(|e| fail!("{target}: {e}"))?
         }
         crate::source::Record::Stored(..) => record.events()?.collect::<Result<Vec<_>, _>>()?,
     };
@@ -385,7 +385,8 @@ pub fn run(
         }
     };
     let options = ViewOptions { bookmarks, compare };
-    let Page { html: page, verified } = render_page(&header, &events, &options).map_err(|e| Fail(e.to_string()))?;
+    let Page { html: page, verified } =
+        render_page(&header, &events, &options).map_err(|e| Fail::msg(e.to_string()))?;
     // A file -o names is replaced only with --force, as `export -o`; the
     // default GAME.html is rollcall's own, and replaced.
     let existing = if force || output.is_none() { Existing::Replace } else { Existing::Refuse };
@@ -427,7 +428,7 @@ pub(crate) fn write_atomically(path: &Path, existing: Existing, bytes: &[u8]) ->
             message: e.to_string(),
         })
     })
-    .map_err(|e| Fail(e.to_string()))
+    .map_err(|e| Fail::msg(e.to_string()))
 }
 
 #[cfg(test)]

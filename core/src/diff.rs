@@ -398,14 +398,19 @@ struct Run<'o> {
 /// the rolls and facts differ.
 fn compare(a: &mut Game, b: &mut Game, ran_a: &Ran, ran_b: &Ran) -> Verdict {
     let facts_differ = matches!((ran_a, ran_b), (Ran::Decided(x), Ran::Decided(y)) if !same_events(x, y));
-    let before = facts_differ.then(|| (decided_state(a), decided_state(b)));
+    // Facts that differ with the same verdicts part only in reasoning if
+    // they change the state alike: only then are the states needed (each is
+    // the whole state written as a value, the costliest step of a diff).
+    let same_verdicts =
+        facts_differ && matches!((ran_a, ran_b), (Ran::Decided(x), Ran::Decided(y)) if verdicts(x) == verdicts(y));
+    let before = same_verdicts.then(|| (decided_state(a), decided_state(b)));
     fold(a, ran_a);
     fold(b, ran_b);
     match (ran_a, ran_b, before) {
-        (Ran::Decided(_), Ran::Decided(_), None) => Verdict::Agree,
-        (Ran::Decided(x), Ran::Decided(y), Some((state_a, state_b))) => {
-            let same = verdicts(x) == verdicts(y)
-                && changes(&state_a, &decided_state(a)) == changes(&state_b, &decided_state(b));
+        (Ran::Decided(_), Ran::Decided(_), None) if !facts_differ => Verdict::Agree,
+        (Ran::Decided(_), Ran::Decided(_), None) => Verdict::Outcome,
+        (Ran::Decided(_), Ran::Decided(_), Some((state_a, state_b))) => {
+            let same = changes(&state_a, &decided_state(a)) == changes(&state_b, &decided_state(b));
             if same {
                 Verdict::Reasoning
             } else {
@@ -527,7 +532,7 @@ pub fn diff_observed<E: Display>(
 ) -> Result<Report, DiffError> {
     // A header that does not open fails as verify fails, before anything else.
     if let Err(e) = Game::open(header.clone()) {
-        return Err(DiffError::Unproven(VerifyFailure { seq: None, reason: e.to_string() }));
+        return Err(DiffError::Unproven(VerifyFailure::at(None, e.kind().because(e.to_string()))));
     }
     let game_a = under(header, a)?;
     let game_b = under(header, b)?;

@@ -21,6 +21,7 @@ use serde_json::Value;
 use crate::canon;
 use crate::dice::{draw, Dice, Drawn, Roll, Seed, TableDice};
 use crate::digest::Digest;
+use crate::fault::{Fault, Faulted};
 use crate::keys::{self, SecretKey};
 use crate::record::{
     self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, RollBodyV1, SeedMode,
@@ -36,6 +37,9 @@ use crate::words::possessive;
 pub enum OpenError {
     #[error("header: {0}")]
     Header(String),
+    /// What the header claims about itself is false ([`check_header`]).
+    #[error("header: {0}")]
+    Claim(Faulted),
     #[error("scenario: {0}")]
     Scenario(#[from] ScenarioError),
 }
@@ -45,31 +49,43 @@ pub enum OpenError {
 #[error("seq {seq}: {reason}")]
 pub struct ApplyError {
     pub seq: u64,
+    pub kind: Fault,
     pub reason: String,
 }
 
+impl OpenError {
+    /// Which check the header failed.
+    pub fn kind(&self) -> Fault {
+        match self {
+            OpenError::Header(_) => Fault::Header,
+            OpenError::Claim(f) => f.kind,
+            OpenError::Scenario(_) => Fault::Scenario,
+        }
+    }
+}
+
 /// Checks what a header claims about itself: the rules hash and the commitments.
-pub fn check_header(header: &Header) -> Result<(), String> {
+pub fn check_header(header: &Header) -> Result<(), Faulted> {
     if let Ok(spec) = registry::version(&header.rules.version) {
-        spec.check_ranges(&header.rules).map_err(|e| format!("rules.{e}"))?;
+        spec.check_ranges(&header.rules).map_err(|e| Fault::HeaderRulesRange.because(format!("rules.{e}")))?;
     }
     let computed = header.rules.hash();
     if computed != header.rules_hash {
-        return Err(format!(
+        return Err(Fault::HeaderRulesHash.because(format!(
             "the rules hash {} does not match the settings listed for {} (they hash to {}): the rules or options were changed",
             header.rules_hash.short(),
             header.rules.label(),
             computed.short()
-        ));
+        )));
     }
     for party in &header.parties {
         if let (Some(share), Some(commitment)) = (party.share, party.commitment) {
             if share.commitment() != commitment {
-                return Err(format!(
+                return Err(Fault::CommitmentMismatch.because(format!(
                     "party {:?}'s share does not match its commitment {}: a share or a commitment was changed",
                     party.name,
                     commitment.short()
-                ));
+                )));
             }
         }
     }
@@ -193,7 +209,7 @@ impl Game {
 
     /// The game before its first event.
     pub fn open(header: Header) -> Result<Game, OpenError> {
-        check_header(&header).map_err(OpenError::Header)?;
+        check_header(&header).map_err(OpenError::Claim)?;
         let info = registry::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
         let machine = (info.load)(&header.scenario, &header.rules)?;
         let seed = match header.mode {
@@ -404,6 +420,7 @@ impl Game {
 
     /// A decision decided on this game's state with its dice: the bodies of
     /// the rolls and facts it leads to (in order), and the dice drawn.
+    #[allow(clippy::type_complexity)]
     fn decide_bodies(
         &self,
         decision: &Value,
@@ -411,7 +428,7 @@ impl Game {
         by: Option<&str>,
         recorded: Option<&TableDice>,
         as_drawn: Option<&[Drawn]>,
-    ) -> Result<(Vec<(Kind, Value)>, Vec<Drawn>), Refusal> {
+    ) -> Result<(Vec<Body>, Vec<Drawn>), Refusal> {
         self.check_decider(decision, by)?;
         let number = self.decisions + 1;
         if dice.is_some() && self.header.mode != SeedMode::Table {
@@ -474,14 +491,15 @@ impl Game {
     /// [`Game::apply`], given the canonical bytes the event's link hashes
     /// when the caller has them (they are not encoded again).
     fn apply_linked(&mut self, event: &Event, bytes: Option<&[u8]>) -> Result<(), ApplyError> {
-        let fail = |reason: String| ApplyError { seq: event.seq, reason };
+        let fail = |f: Faulted| ApplyError { seq: event.seq, kind: f.kind, reason: f.message };
+        let bad_body = |e: serde_json::Error| fail(malformed(e));
         if event.seq != self.seq + 1 {
             return Err(fail(sequence_gap(self.seq + 1, event.seq)));
         }
         check_link(&self.head, event, bytes).map_err(fail)?;
         match event.kind {
             Kind::Decision => {
-                let body = DecisionSeen::deserialize(&event.body).map_err(|e| fail(e.to_string()))?;
+                let body = DecisionSeen::deserialize(&event.body).map_err(bad_body)?;
                 check_decision_number(body.number, self.decisions).map_err(fail)?;
                 self.decisions = body.number;
                 self.turns.unsigned += 1;
@@ -492,8 +510,7 @@ impl Game {
                 }
             }
             Kind::Checkpoint => {
-                let body: CheckpointBody =
-                    serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
+                let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(bad_body)?;
                 *self.turns.signed.entry(body.side.clone()).or_default() += 1;
                 self.turns.last = Some((body.side, event.seq));
                 self.turns.deciders.clear();
@@ -502,14 +519,18 @@ impl Game {
             }
             Kind::Roll => {}
             Kind::Fact => {
-                FactSeen::deserialize(&event.body).map_err(|e| fail(e.to_string()))?;
+                FactSeen::deserialize(&event.body).map_err(bad_body)?;
                 let fact = &event.body["fact"];
-                self.machine.evolve(fact).map_err(|e| fail(format!("unreadable fact: {e}")))?;
+                self.machine
+                    .evolve(fact)
+                    .map_err(|e| fail(Fault::MalformedEvent.because(format!("unreadable fact: {e}"))))?;
             }
             Kind::Reveal => {
-                let body: RevealBody = serde_json::from_value(event.body.clone()).map_err(|e| fail(e.to_string()))?;
-                let sealed =
-                    self.sealed.as_mut().ok_or_else(|| fail("a reveal in a game without sealed dice".into()))?;
+                let body: RevealBody = serde_json::from_value(event.body.clone()).map_err(bad_body)?;
+                let sealed = self
+                    .sealed
+                    .as_mut()
+                    .ok_or_else(|| fail(Fault::RevealUnsealed.because("a reveal in a game without sealed dice")))?;
                 sealed.index = body.turn + 1;
                 sealed.previous = body.value;
                 sealed.first = self.decisions + 1;
@@ -621,6 +642,9 @@ impl Game {
 
 static EMPTY_DICE: TableDice = TableDice::new();
 
+/// The kind and body of an event a decision leads to, not yet placed in the chain.
+type Body = (Kind, Value);
+
 /// An event verify expects, and the canonical bytes its link hashes
 /// (`{"body","kind","seq"}`).
 struct Expected {
@@ -629,12 +653,12 @@ struct Expected {
     bytes: Vec<u8>,
 }
 
-fn sequence_gap(expected: u64, found: u64) -> String {
-    if found > expected {
+fn sequence_gap(expected: u64, found: u64) -> Faulted {
+    Fault::SeqOutOfOrder.because(if found > expected {
         format!("expected seq {expected}, found {found}: {} event(s) are missing", found - expected)
     } else {
         format!("expected seq {expected}, found {found}: an event was inserted, repeated or moved")
-    }
+    })
 }
 
 fn broken_link(seq: u64) -> String {
@@ -765,25 +789,26 @@ impl Verified {
 /// An event's link: its hash must chain from `head` (over `bytes`, the
 /// event's canonical bytes, when the caller has them). Replay and verify both
 /// check it here, with one message.
-fn check_link(head: &Digest, event: &Event, bytes: Option<&[u8]>) -> Result<(), String> {
+fn check_link(head: &Digest, event: &Event, bytes: Option<&[u8]>) -> Result<(), Faulted> {
     let link = match bytes {
         Some(bytes) => record::link_bytes(head, bytes),
-        None => record::link(head, event.seq, event.kind, &event.body).map_err(|e| e.to_string())?,
+        None => record::link(head, event.seq, event.kind, &event.body)
+            .map_err(|e| Fault::MalformedEvent.because(e.to_string()))?,
     };
     if link != event.hash {
-        return Err(broken_link(event.seq));
+        return Err(Fault::LinkBroken.because(broken_link(event.seq)));
     }
     Ok(())
 }
 
 /// A decision's number: the next after the `decided` ones. Replay and
 /// verify both check it here, with one message.
-fn check_decision_number(number: u64, decided: u64) -> Result<(), String> {
+fn check_decision_number(number: u64, decided: u64) -> Result<(), Faulted> {
     if number != decided + 1 {
-        return Err(format!(
+        return Err(Fault::DecisionNumber.because(format!(
             "decision number {number} where {} was due: a decision was dropped, repeated or moved",
             decided + 1
-        ));
+        )));
     }
     Ok(())
 }
@@ -821,11 +846,26 @@ impl SealedReport {
     }
 }
 
-/// Why a record does not verify: the first bad seq (none for the header) and why.
+/// Why a record does not verify: the first bad seq (none for the header),
+/// which check failed, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct VerifyFailure {
     pub seq: Option<u64>,
+    pub kind: Fault,
     pub reason: String,
+}
+
+impl VerifyFailure {
+    /// The failure at `seq` (none for the header) that `fault` explains.
+    pub fn at(seq: Option<u64>, fault: Faulted) -> VerifyFailure {
+        VerifyFailure { seq, kind: fault.kind, reason: fault.message }
+    }
+}
+
+impl From<ApplyError> for VerifyFailure {
+    fn from(e: ApplyError) -> Self {
+        VerifyFailure { seq: Some(e.seq), kind: e.kind, reason: e.reason }
+    }
 }
 
 impl std::fmt::Display for VerifyFailure {
@@ -865,7 +905,7 @@ pub fn verify_game<E: Display>(
     let mut verifier = Verifier::new(header)?;
     for event in events {
         let next = verifier.game().seq() + 1;
-        let event = event.map_err(|e| VerifyFailure { seq: Some(next), reason: e.to_string() })?;
+        let event = event.map_err(|e| VerifyFailure::at(Some(next), Fault::Unreadable.because(e.to_string())))?;
         verifier.push(&event)?;
         seen(verifier.game(), &event);
     }
@@ -904,7 +944,7 @@ struct Held {
 impl Verifier {
     /// Verification of a record from its header.
     pub fn new(header: &Header) -> Result<Verifier, VerifyFailure> {
-        let game = Game::open(header.clone()).map_err(|e| VerifyFailure { seq: None, reason: e.to_string() })?;
+        let game = Game::open(header.clone()).map_err(|e| VerifyFailure::at(None, e.kind().because(e.to_string())))?;
         Ok(Verifier::resume(game))
     }
 
@@ -938,7 +978,7 @@ impl Verifier {
 
     /// Checks the next event and folds it in.
     pub fn push(&mut self, event: &Event) -> Result<(), VerifyFailure> {
-        let fail = |reason: String| VerifyFailure { seq: Some(event.seq), reason };
+        let fail = |fault: Faulted| VerifyFailure::at(Some(event.seq), fault);
         let (seq, head) = self.head();
         if event.seq != seq + 1 {
             return Err(fail(sequence_gap(seq + 1, event.seq)));
@@ -961,33 +1001,27 @@ impl Verifier {
                 if event.kind != want.kind || event.body != want.body {
                     return Err(fail(mismatch(&self.game, want.kind, &want.body, event)));
                 }
-                return self
-                    .game
-                    .apply_linked(event, Some(&want.bytes))
-                    .map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason });
+                return self.game.apply_linked(event, Some(&want.bytes)).map_err(VerifyFailure::from);
             }
             None => match event.kind {
                 Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
                 Kind::Decision => {
                     self.redecide(event).map_err(fail)?;
                     // `redecide` checked its link, and kept the bytes.
-                    return self
-                        .game
-                        .apply_linked(event, Some(&self.scratch))
-                        .map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason });
+                    return self.game.apply_linked(event, Some(&self.scratch)).map_err(VerifyFailure::from);
                 }
                 Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
                 Kind::Reveal => self.check_reveal(event).map_err(fail)?,
                 other => {
-                    return Err(fail(format!(
+                    return Err(fail(Fault::ExtraEvent.because(format!(
                         "a {} where a decision should be: decision {} is over, so this event is extra (an added roll is a re-roll)",
                         other.name(),
                         self.game.decisions()
-                    )))
+                    ))))
                 }
             },
         }
-        self.game.apply(event).map_err(|e| VerifyFailure { seq: Some(e.seq), reason: e.reason })
+        self.game.apply(event).map_err(VerifyFailure::from)
     }
 
     /// The turn in play is sealed and this game does not hold its value.
@@ -996,17 +1030,17 @@ impl Verifier {
     }
 
     /// Checks a decision's place, then holds it until its rolls are in.
-    fn hold(&mut self, event: &Event) -> Result<(), String> {
+    fn hold(&mut self, event: &Event) -> Result<(), Faulted> {
         let body = self.decision_body(event)?;
         self.held = Some(Held { decision: event.clone(), body, rolls: Vec::new() });
         Ok(())
     }
 
     /// A decision's link, body and number.
-    fn decision_body(&mut self, event: &Event) -> Result<DecisionBody, String> {
+    fn decision_body(&mut self, event: &Event) -> Result<DecisionBody, Faulted> {
         // A changed decision is a broken link first: say so before re-deciding it.
         self.check_link(event)?;
-        let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        let body: DecisionBody = serde_json::from_value(event.body.clone()).map_err(malformed)?;
         check_decision_number(body.number, self.game.decisions())?;
         Ok(body)
     }
@@ -1015,10 +1049,10 @@ impl Verifier {
     /// them, folds them in, and expects its facts.
     fn settle_held(&mut self) -> Result<(), VerifyFailure> {
         let Some(held) = self.held.take() else { return Ok(()) };
-        let at = |seq: u64, reason: String| VerifyFailure { seq: Some(seq), reason };
+        let at = |seq: u64, fault: Faulted| VerifyFailure::at(Some(seq), fault);
         let mut recorded = TableDice::new();
         for r in &held.rolls {
-            let roll: RollBodyV1 = serde_json::from_value(r.body.clone()).map_err(|e| at(r.seq, e.to_string()))?;
+            let roll: RollBodyV1 = serde_json::from_value(r.body.clone()).map_err(|e| at(r.seq, malformed(e)))?;
             recorded.entry(roll.label).or_default().push(roll.value);
         }
         let mut expected = self
@@ -1027,25 +1061,27 @@ impl Verifier {
             .map_err(|refusal| {
                 at(
                     held.decision.seq,
-                    format!(
+                    Fault::DecisionRefused.because(format!(
                         "decision {} is refused by {}: {refusal}",
                         held.body.number,
                         self.game.header.rules.label()
-                    ),
+                    )),
                 )
             })?;
-        self.game.apply(&held.decision).map_err(|e| at(e.seq, e.reason))?;
+        self.game.apply(&held.decision)?;
         for r in &held.rolls {
             match expected.pop_front() {
                 Some(want)
                     if want.kind == Kind::Roll && canon::to_bytes(&want.body).ok() == canon::to_bytes(&r.body).ok() => {
                 }
                 Some(want) => return Err(at(r.seq, mismatch(&self.game, want.kind, &want.body, r))),
-                None => return Err(at(r.seq, "a roll the rules did not ask for: a re-roll".into())),
+                None => {
+                    return Err(at(r.seq, Fault::ExtraEvent.because("a roll the rules did not ask for: a re-roll")))
+                }
             }
             let roll: RollBodyV1 = serde_json::from_value(r.body.clone()).expect("read above");
-            self.sealed_rolls.push(roll.to_roll().map_err(|e| at(r.seq, e))?);
-            self.game.apply(r).map_err(|e| at(e.seq, e.reason))?;
+            self.sealed_rolls.push(roll.to_roll().map_err(|e| at(r.seq, Fault::MalformedEvent.because(e)))?);
+            self.game.apply(r)?;
         }
         self.expected = expected;
         Ok(())
@@ -1053,24 +1089,28 @@ impl Verifier {
 
     /// Re-decides a decision on the state before it; its rolls and facts
     /// are then expected, in order.
-    fn redecide(&mut self, event: &Event) -> Result<(), String> {
+    fn redecide(&mut self, event: &Event) -> Result<(), Faulted> {
         // A changed decision is a broken link first: say so before re-deciding it.
         self.check_link(event)?;
         // The decision is read where it is, not copied out of the event.
         let body = match DecisionSeen::deserialize(&event.body) {
             Ok(seen) => seen,
-            Err(e) => return Err(self.decision_body(event).err().unwrap_or_else(|| e.to_string())),
+            Err(e) => return Err(self.decision_body(event).err().unwrap_or_else(|| malformed(e))),
         };
         check_decision_number(body.number, self.game.decisions())?;
         let dice = match &body.dice {
-            Some(_) => DecisionBody::deserialize(&event.body).map_err(|e| e.to_string())?.dice,
+            Some(_) => DecisionBody::deserialize(&event.body).map_err(malformed)?.dice,
             None => None,
         };
         let expected = self
             .game
             .decide_expected(&event.body["decision"], dice.as_ref(), body.by.as_deref(), None)
             .map_err(|refusal| {
-                format!("decision {} is refused by {}: {refusal}", body.number, self.game.header.rules.label())
+                Fault::DecisionRefused.because(format!(
+                    "decision {} is refused by {}: {refusal}",
+                    body.number,
+                    self.game.header.rules.label()
+                ))
             })?;
         self.expected.extend(expected);
         Ok(())
@@ -1079,14 +1119,17 @@ impl Verifier {
     /// A reveal: the sealed turn in play, a value that hashes to the one
     /// before it (the commitment, or the last value revealed), the decisions
     /// the turn covered, and every die of the turn drawn again from it.
-    fn check_reveal(&mut self, event: &Event) -> Result<(), String> {
+    fn check_reveal(&mut self, event: &Event) -> Result<(), Faulted> {
         self.check_link(event)?;
         let Some(sealed) = self.game.sealed.clone() else {
-            return Err("a reveal in a game without sealed dice".into());
+            return Err(Fault::RevealUnsealed.because("a reveal in a game without sealed dice"));
         };
-        let body: RevealBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        let body: RevealBody = serde_json::from_value(event.body.clone()).map_err(malformed)?;
         if body.turn != sealed.index {
-            return Err(format!("a reveal of sealed turn {} where sealed turn {} is in play", body.turn, sealed.index));
+            return Err(Fault::RevealTurn.because(format!(
+                "a reveal of sealed turn {} where sealed turn {} is in play",
+                body.turn, sealed.index
+            )));
         }
         if sealed::step(&body.value) != sealed.previous {
             let before = if sealed.index == 1 {
@@ -1094,27 +1137,27 @@ impl Verifier {
             } else {
                 format!("the value revealed for sealed turn {}", sealed.index - 1)
             };
-            return Err(format!(
+            return Err(Fault::RevealValue.because(format!(
                 "the value revealed for sealed turn {} does not hash to {before}: the server changed its dice",
                 body.turn
-            ));
+            )));
         }
         if (body.first, body.last) != (sealed.first, self.game.decisions()) {
-            return Err(format!(
+            return Err(Fault::RevealDecisions.because(format!(
                 "the reveal of sealed turn {} names decisions {}–{}, but the turn covered decisions {}–{}",
                 body.turn,
                 body.first,
                 body.last,
                 sealed.first,
                 self.game.decisions()
-            ));
+            )));
         }
         let seed = self.game.seed.expect("a sealed game has a seed");
         let turn_seed = sealed::turn_seed(&seed, body.turn, &body.value);
         for r in &self.sealed_rolls {
             let drawn = draw(&turn_seed, r.decision, &r.label, r.index, r.die);
             if drawn != r.value {
-                return Err(format!(
+                return Err(Fault::DieDiffers.because(format!(
                     "roll {} '{}' #{} of decision {} is {} in the record, but the revealed value of sealed turn {} gives {drawn}",
                     r.die.name(),
                     r.label,
@@ -1122,7 +1165,7 @@ impl Verifier {
                     r.decision,
                     r.value,
                     body.turn
-                ));
+                )));
             }
         }
         self.sealed_rolls.clear();
@@ -1133,40 +1176,43 @@ impl Verifier {
     /// A side's checkpoint: a side of the header, a signature that verifies
     /// under its key over (game, the turn's start, the head, side), and only
     /// that side's decisions since the last checkpoint.
-    fn check_checkpoint(&mut self, event: &Event) -> Result<(), String> {
+    fn check_checkpoint(&mut self, event: &Event) -> Result<(), Faulted> {
         if self.game.header.sides.is_empty() {
-            return Err("a checkpoint in a game whose header lists no sides' keys: nobody can have signed it".into());
+            return Err(Fault::CheckpointUnkeyed
+                .because("a checkpoint in a game whose header lists no sides' keys: nobody can have signed it"));
         }
         self.check_link(event)?;
         let header = &self.game.header;
-        let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(|e| e.to_string())?;
+        let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(malformed)?;
         let Some(key) = header.key_of(&body.side) else {
-            return Err(format!("a checkpoint signed by {:?}, which is not a side of this game", body.side));
+            return Err(Fault::CheckpointSide
+                .because(format!("a checkpoint signed by {:?}, which is not a side of this game", body.side)));
         };
         let turns = &self.game.turns;
         let message = keys::checkpoint_message(&header.game, &turns.start, &self.game.head, &body.side);
         if !key.verifies(&message, &body.signature) {
-            return Err(format!(
+            return Err(Fault::SignatureInvalid.because(format!(
                 "{} signature does not verify under {} key {}: the turn it closes was changed, or the signature is forged",
                 possessive(&body.side),
                 possessive(&body.side),
                 key.short()
-            ));
+            )));
         }
         if let Some(other) = turns.deciders.iter().find(|s| **s != body.side) {
-            return Err(format!(
+            return Err(Fault::CheckpointOtherSide.because(format!(
                 "{} signs a turn with decisions {other} made: each side signs its own turn",
                 body.side
-            ));
+            )));
         }
         Ok(())
     }
 
     /// Checks an event's link, keeping the canonical bytes it hashes in
     /// `scratch` (folding the event in then hashes them, not encodes again).
-    fn check_link(&mut self, event: &Event) -> Result<(), String> {
+    fn check_link(&mut self, event: &Event) -> Result<(), Faulted> {
         self.scratch.clear();
-        record::linked_bytes(event.seq, event.kind, &event.body, &mut self.scratch).map_err(|e| e.to_string())?;
+        record::linked_bytes(event.seq, event.kind, &event.body, &mut self.scratch)
+            .map_err(|e| Fault::MalformedEvent.because(e.to_string()))?;
         check_link(&self.game.head, event, Some(&self.scratch))
     }
 
@@ -1182,6 +1228,7 @@ impl Verifier {
             let (kind, body) = (want.kind, &want.body);
             return Err(VerifyFailure {
                 seq: Some(game.seq() + 1),
+                kind: Fault::Truncated,
                 reason: format!(
                     "the record ends in the middle of decision {}: its {} {} is missing",
                     game.decisions(),
@@ -1221,7 +1268,12 @@ fn short_body(kind: Kind, body: &Value, game: &Game) -> String {
     }
 }
 
-fn mismatch(game: &Game, kind: Kind, expected: &Value, event: &Event) -> String {
+/// An event body that does not read as its kind's.
+fn malformed(e: serde_json::Error) -> Faulted {
+    Fault::MalformedEvent.because(e.to_string())
+}
+
+fn mismatch(game: &Game, kind: Kind, expected: &Value, event: &Event) -> Faulted {
     match (kind, event.kind) {
         (Kind::Roll, Kind::Roll) => {
             let want: RollBodyV1 = serde_json::from_value(expected.clone()).expect("our own roll");
@@ -1232,16 +1284,16 @@ fn mismatch(game: &Game, kind: Kind, expected: &Value, event: &Event) -> String 
                         SeedMode::Table => "the table dice of the decision give",
                         SeedMode::Sealed => "the sealed dice give",
                     };
-                    format!(
+                    Fault::DieDiffers.because(format!(
                         "roll {} '{}' #{} of decision {} is {} in the record, but {source} {}",
                         want.die, want.label, want.index, want.decision, got.value, want.value
-                    )
+                    ))
                 }
-                Ok(got) => format!(
+                Ok(got) => Fault::RollDiffers.because(format!(
                     "the record rolls {} '{}' #{} where the rules roll {} '{}' #{}",
                     got.die, got.label, got.index, want.die, want.label, want.index
-                ),
-                Err(e) => e.to_string(),
+                )),
+                Err(e) => malformed(e),
             }
         }
         (Kind::Fact, Kind::Fact) => {
@@ -1249,18 +1301,18 @@ fn mismatch(game: &Game, kind: Kind, expected: &Value, event: &Event) -> String 
             let got = serde_json::from_value::<FactBody>(event.body.clone())
                 .map(|f| game.machine.narrate(&f.fact))
                 .unwrap_or_else(|_| event.body.to_string());
-            format!(
+            Fault::FactDiffers.because(format!(
                 "the fact differs from what the rules decide: the record says \"{}\", the rules say \"{}\"",
                 got,
                 game.machine.narrate(&want.fact)
-            )
+            ))
         }
-        (want, got) => format!(
+        (want, got) => Fault::EventOutOfPlace.because(format!(
             "expected a {} {} here, found a {}: an event was dropped, added or moved",
             want.name(),
             short_body(want, expected, game),
             got.name()
-        ),
+        )),
     }
 }
 
@@ -1306,11 +1358,43 @@ mod tests {
         assert_eq!((replayed.seq, Some(replayed.seq)), (second, verified.seq));
         assert_eq!(replayed.reason, "decision number 3 where 2 was due: a decision was dropped, repeated or moved");
         assert_eq!(verified.reason, replayed.reason);
+        assert_eq!((replayed.kind, verified.kind), (Fault::DecisionNumber, Fault::DecisionNumber));
         // The same decision changed without rebuilding the chain.
         let mut changed = events;
         changed.iter_mut().find(|e| e.seq == second).unwrap().body["number"] = 3.into();
         let (replayed, verified) = replayed_and_verified(&header, &changed);
         assert!(replayed.reason.starts_with("the hash does not chain"), "{}", replayed.reason);
         assert_eq!(verified.reason, replayed.reason);
+        assert_eq!((replayed.kind, verified.kind), (Fault::LinkBroken, Fault::LinkBroken));
+    }
+
+    #[test]
+    fn a_header_that_lies_about_itself_fails_with_the_claim_it_breaks() {
+        let (header, events) = played();
+        let verified = |header: &Header| verify(header, events.iter().cloned().map(Ok::<_, String>)).unwrap_err();
+        let mut rehashed = header.clone();
+        rehashed.rules_hash = Digest::of(b"other rules");
+        let failure = verified(&rehashed);
+        assert_eq!((failure.seq, failure.kind), (None, Fault::HeaderRulesHash));
+        assert_eq!(check_header(&rehashed).unwrap_err().message, failure.reason.trim_start_matches("header: "));
+        let mut recommitted = header.clone();
+        recommitted.parties[0].commitment = Some(Digest::of(b"another share"));
+        assert_eq!(verified(&recommitted).kind, Fault::CommitmentMismatch);
+    }
+
+    #[test]
+    fn a_record_cut_short_or_with_an_unreadable_line_fails_as_truncated_or_unreadable() {
+        let (header, mut events) = played();
+        let last = events.pop().unwrap();
+        let failure = verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap_err();
+        assert_eq!((failure.seq, failure.kind), (Some(last.seq), Fault::Truncated));
+        let failure = verify(
+            &header,
+            [Ok::<_, String>(events[0].clone())]
+                .into_iter()
+                .chain(std::iter::once(Err("line 3: not JSON".to_string()))),
+        )
+        .unwrap_err();
+        assert_eq!((failure.seq, failure.kind), (Some(2), Fault::Unreadable));
     }
 }

@@ -12,6 +12,7 @@ pub mod canon;
 pub mod dice;
 pub mod diff;
 pub mod digest;
+pub mod fault;
 pub mod game;
 pub mod geometry;
 pub mod golden;

@@ -44,9 +44,9 @@ fn send(request: ureq::Request, body: Option<&Value>) -> Result<Answer, Fail> {
         None => request.call(),
     };
     match result {
-        Ok(r) => Ok(Answer { status: r.status(), body: r.into_string().map_err(|e| Fail(format!("{url}: {e}")))? }),
+        Ok(r) => Ok(Answer { status: r.status(), body: r.into_string().map_err(|e| fail!("{url}: {e}"))? }),
         Err(ureq::Error::Status(status, r)) => Ok(Answer { status, body: r.into_string().unwrap_or_default() }),
-        Err(ureq::Error::Transport(t)) => Err(Fail(format!("{url}: cannot reach the server: {t}"))),
+        Err(ureq::Error::Transport(t)) => Err(fail!("{url}: cannot reach the server: {t}")),
     }
 }
 
@@ -71,13 +71,13 @@ fn base(url: &str) -> &str {
 pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) -> Result<ExitCode, Fail> {
     let name = if source == "-" { "<stdin>" } else { source };
     let text = read_text(source)?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| Fail(format!("{name}:{}: not JSON: {e}", e.line())))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| fail!("{name}:{}: not JSON: {e}", e.line()))?;
     let status = get(&format!("{}/games/{game}", base(url)))?;
     if status.status != 200 {
-        return Err(Fail(format!("{url}: game {game}: {}", status.message())));
+        return Err(fail!("{url}: game {game}: {}", status.message()));
     }
     let status = status.json();
-    let head = status["head"]["hash"].as_str().ok_or_else(|| Fail(format!("game {game} has not begun")))?;
+    let head = status["head"]["hash"].as_str().ok_or_else(|| fail!("game {game} has not begun"))?;
     let body = match value {
         Value::Array(many) => json!({"expected_head": head, "decisions": many}),
         one => json!({"expected_head": head, "decision": one}),
@@ -94,7 +94,7 @@ pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) ->
             return Ok(ExitCode::from(code));
         }
         let message = format!("{name}: {} (nothing was written)", answer.message());
-        return if refused { Ok(crate::exit::refused(&message, None, false)) } else { Err(Fail(message)) };
+        return if refused { Ok(crate::exit::refused(&message, None, false)) } else { Err(Fail::msg(message)) };
     }
     let v = answer.json();
     let server_key = status["header"]["seed"]["server"]["key"].as_str().and_then(|k| PublicKey::from_hex(k).ok());
@@ -135,7 +135,7 @@ fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> 
 
 /// `rollcall turn fetch URL GAME`: the events this store lacks, as a turn
 /// file the server signs, verified and applied like an opponent's turn.
-pub fn fetch(db: &Option<std::path::PathBuf>, url: &str, game: &str, json_out: bool) -> Result<ExitCode, Fail> {
+pub fn fetch(db: &crate::store::StoreSpec, url: &str, game: &str, json_out: bool) -> Result<ExitCode, Fail> {
     let log = store::open(db)?;
     let since = log.head(game).ok().map(|h| h.hash);
     let mut request = format!("{}/games/{game}/turn", base(url));
@@ -144,7 +144,7 @@ pub fn fetch(db: &Option<std::path::PathBuf>, url: &str, game: &str, json_out: b
     }
     let answer = get(&request)?;
     if answer.status != 200 {
-        return Err(Fail(format!("{request}: {}", answer.message())));
+        return Err(fail!("{request}: {}", answer.message()));
     }
     let applied = match exchange::apply(&log, &answer.body) {
         Ok(a) => a,
@@ -153,7 +153,7 @@ pub fn fetch(db: &Option<std::path::PathBuf>, url: &str, game: &str, json_out: b
     let mut g = applied.before.clone();
     let mut lines = Vec::new();
     for e in &applied.events {
-        g.apply(e).map_err(|e| Fail(e.to_string()))?;
+        g.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
         lines.push(g.narrate(e));
     }
     if json_out {
@@ -177,9 +177,9 @@ pub fn fetch(db: &Option<std::path::PathBuf>, url: &str, game: &str, json_out: b
 pub fn download(url: &str) -> Result<tempfile::NamedTempFile, Fail> {
     let answer = get(url)?;
     if answer.status != 200 {
-        return Err(Fail(format!("{url}: {}", answer.message())));
+        return Err(fail!("{url}: {}", answer.message()));
     }
-    let mut file = tempfile::Builder::new().suffix(".jsonl").tempfile().map_err(|e| Fail(e.to_string()))?;
-    std::io::Write::write_all(&mut file, answer.body.as_bytes()).map_err(|e| Fail(e.to_string()))?;
+    let mut file = tempfile::Builder::new().suffix(".jsonl").tempfile().map_err(|e| Fail::msg(e.to_string()))?;
+    std::io::Write::write_all(&mut file, answer.body.as_bytes()).map_err(|e| Fail::msg(e.to_string()))?;
     Ok(file)
 }

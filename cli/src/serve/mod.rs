@@ -20,9 +20,8 @@ use rollcall_core::log::EventLog;
 use crate::store::{self, Fail};
 
 /// Serves until SIGINT or SIGTERM; in-flight requests finish first.
-pub fn run(db: &Option<std::path::PathBuf>, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
-    let addr: SocketAddr =
-        addr.parse().map_err(|e| Fail(format!("--addr {addr:?}: {e} (for example 127.0.0.1:7878)")))?;
+pub fn run(db: &crate::store::StoreSpec, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
+    let addr: SocketAddr = addr.parse().map_err(|e| fail!("--addr {addr:?}: {e} (for example 127.0.0.1:7878)"))?;
     let store = store::open(db)?;
     // sled, held by this process alone, serves reads from memory.
     let store: Arc<dyn EventLog + Send + Sync> = Arc::new(store);
@@ -31,23 +30,22 @@ pub fn run(db: &Option<std::path::PathBuf>, addr: &str, turns: u64) -> Result<Ex
     } else {
         blocking::Blocking::new(store)
     });
-    let service = service::Service::open(log, random, turns).map_err(|e| Fail(e.to_string()))?;
+    let service = service::Service::open(log, random, turns).map_err(|e| Fail::msg(e.to_string()))?;
     let key = service.public_key();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| Fail(format!("cannot start the server's runtime: {e}")))?;
+        .map_err(|e| fail!("cannot start the server's runtime: {e}"))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| Fail(format!("--addr {addr}: cannot listen: {e}")))?;
-        let bound = listener.local_addr().map_err(|e| Fail(e.to_string()))?;
+        let listener =
+            tokio::net::TcpListener::bind(addr).await.map_err(|e| fail!("--addr {addr}: cannot listen: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| Fail::msg(e.to_string()))?;
         eprintln!("rollcall serve: listening on http://{bound} (server key {key}); stop with Ctrl-C or SIGTERM");
         let service = Arc::new(service);
         axum::serve(listener, http::router(service.clone()))
             .with_graceful_shutdown(shutdown())
             .await
-            .map_err(|e| Fail(format!("the server stopped: {e}")))?;
+            .map_err(|e| fail!("the server stopped: {e}"))?;
         let (decisions, flushes) = service.commit_figures();
         eprintln!("rollcall serve: stopped cleanly ({decisions} decisions made durable in {flushes} flushes)");
         Ok::<_, Fail>(())

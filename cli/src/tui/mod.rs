@@ -68,7 +68,7 @@ impl Replay {
             Err(f) => format!("does NOT verify: {f}"),
         };
         let proofs = Proofs::of(header, events, failed_at);
-        let mut game = Game::open(header.clone()).map_err(|e| Fail(e.to_string()))?;
+        let mut game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
         let mut frames = vec![Frame {
             narration: vec!["(the scenario, before the first event)".to_string()],
             decision: 0,
@@ -79,14 +79,9 @@ impl Replay {
         let mut dice = Vec::new();
         for (i, e) in events.iter().enumerate() {
             if e.seq != i as u64 + 1 {
-                return Err(Fail(format!(
-                    "{}: event {} has seq {}: the record is not contiguous",
-                    header.game,
-                    i + 1,
-                    e.seq
-                )));
+                return Err(fail!("{}: event {} has seq {}: the record is not contiguous", header.game, i + 1, e.seq));
             }
-            game.apply(e).map_err(|err| Fail(format!("{}: seq {}: {err}", header.game, e.seq)))?;
+            game.apply(e).map_err(|err| fail!("{}: seq {}: {err}", header.game, e.seq))?;
             decisions.see(&game, e.seq, e.kind);
             let narration = lines(game.narrate(e).trim_end());
             if e.kind == Kind::Roll {
@@ -117,7 +112,7 @@ impl Replay {
 
     /// Where a position ends, as `replay --seq/--decision/--turn` stops.
     pub fn resolve(&self, position: Position) -> Result<usize, String> {
-        self.decisions.span(&self.game, position).map(|s| s.last as usize).map_err(|f| f.0)
+        self.decisions.span(&self.game, position).map(|s| s.last as usize).map_err(|f| f.message())
     }
 }
 

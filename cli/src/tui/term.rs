@@ -29,7 +29,7 @@ impl Drop for Restore {
 
 /// Runs the view until the user quits.
 pub fn run(replay: &Replay, model: Model) -> Result<(), Fail> {
-    let io = |e: std::io::Error| Fail(format!("the terminal: {e}"));
+    let io = |e: std::io::Error| fail!("the terminal: {e}");
     enable_raw_mode().map_err(io)?;
     let _restore = Restore;
     execute!(stdout(), EnterAlternateScreen).map_err(io)?;

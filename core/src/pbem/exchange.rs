@@ -35,6 +35,10 @@ pub enum ExchangeError {
     /// dice, a share that breaks its commitment): exit 1.
     #[error("{0}")]
     Refused(String),
+    /// The input's events fail verification: exit 1, with the check that
+    /// failed ([`crate::game::VerifyFailure::kind`]).
+    #[error("{message}")]
+    Unverified { kind: crate::fault::Fault, message: String },
     /// The input parts from this store's game: kept as evidence, exit 1.
     #[error("{message}")]
     Fork { message: String, evidence: String },
@@ -532,11 +536,14 @@ fn verify_turn(game: Game, turn: &TurnFile, events: &[Event]) -> Result<Game, Ex
                 )));
             }
         }
-        verifier.push(e).map_err(|f| refused(format!("{} turn does not verify: {f}", possessive(&turn.side))))?;
+        verifier.push(e).map_err(|f| unverified(turn, f))?;
     }
-    let (_, game) =
-        verifier.finish().map_err(|f| refused(format!("{} turn does not verify: {f}", possessive(&turn.side))))?;
+    let (_, game) = verifier.finish().map_err(|f| unverified(turn, f))?;
     Ok(game)
+}
+
+fn unverified(turn: &TurnFile, f: crate::game::VerifyFailure) -> ExchangeError {
+    ExchangeError::Unverified { kind: f.kind, message: format!("{} turn does not verify: {f}", possessive(&turn.side)) }
 }
 
 /// A game's first turn file, which carries its header: the game is created
