@@ -420,7 +420,6 @@ impl Game {
 
     /// A decision decided on this game's state with its dice: the bodies of
     /// the rolls and facts it leads to (in order), and the dice drawn.
-    #[allow(clippy::type_complexity)]
     fn decide_bodies(
         &self,
         decision: &Value,
