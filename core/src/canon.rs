@@ -142,13 +142,8 @@ fn scan_literal(b: &[u8], at: &mut usize, word: &[u8]) -> bool {
 /// Members with keys in strictly increasing byte order (so no key twice),
 /// no whitespace.
 fn scan_object(b: &[u8], at: &mut usize, depth: usize) -> bool {
-    *at += 1;
-    if b.get(*at) == Some(&b'}') {
-        *at += 1;
-        return true;
-    }
     let mut previous: Option<&[u8]> = None;
-    loop {
+    scan_items(b, at, b'}', |b, at| {
         // A key with an escape sorts by what it unescapes to: the slow way.
         let Some(key) = scan_string(b, at).filter(|k| !k.contains(&b'\\')) else { return false };
         if previous.is_some_and(|p| p >= key) || b.get(*at) != Some(&b':') {
@@ -156,33 +151,29 @@ fn scan_object(b: &[u8], at: &mut usize, depth: usize) -> bool {
         }
         previous = Some(key);
         *at += 1;
-        if !scan_value(b, at, depth + 1) {
-            return false;
-        }
-        match b.get(*at) {
-            Some(b',') => *at += 1,
-            Some(b'}') => {
-                *at += 1;
-                return true;
-            }
-            _ => return false,
-        }
-    }
+        scan_value(b, at, depth + 1)
+    })
 }
 
 fn scan_array(b: &[u8], at: &mut usize, depth: usize) -> bool {
+    scan_items(b, at, b']', |b, at| scan_value(b, at, depth + 1))
+}
+
+/// An opening bracket, then items read by `item`, separated by `,`, up to
+/// `close`.
+fn scan_items<'b>(b: &'b [u8], at: &mut usize, close: u8, mut item: impl FnMut(&'b [u8], &mut usize) -> bool) -> bool {
     *at += 1;
-    if b.get(*at) == Some(&b']') {
+    if b.get(*at) == Some(&close) {
         *at += 1;
         return true;
     }
     loop {
-        if !scan_value(b, at, depth + 1) {
+        if !item(b, at) {
             return false;
         }
         match b.get(*at) {
             Some(b',') => *at += 1,
-            Some(b']') => {
+            Some(&c) if c == close => {
                 *at += 1;
                 return true;
             }

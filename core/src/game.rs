@@ -384,10 +384,7 @@ impl Game {
         for (i, (kind, body)) in std::iter::once((Kind::Decision, Value::Object(body))).chain(after).enumerate() {
             let seq = self.seq + 1 + i as u64;
             bytes.clear();
-            record::linked_bytes(seq, kind, &body, &mut bytes).map_err(|e| Refusal::Malformed {
-                field: e.path.replacen("$.body.decision", "decision", 1),
-                message: e.message,
-            })?;
+            decided_bytes(seq, kind, &body, &mut bytes)?;
             head = record::link_bytes(&head, &bytes);
             events.push(Event { seq, kind, body, hash: head });
         }
@@ -396,8 +393,8 @@ impl Game {
 
     /// What verify expects after a recorded decision: the bodies of its rolls
     /// and facts, each with the canonical bytes its link hashes (a recorded
-    /// event is compared with them, byte for byte, and its own link checked
-    /// against the chain, so these are not hashed).
+    /// event must have the same body, and its link is checked over these
+    /// bytes against the chain, so they are not hashed here).
     fn decide_expected(
         &self,
         decision: &Value,
@@ -411,8 +408,7 @@ impl Game {
             // The decision is at seq + 1.
             let seq = self.seq + 2 + i as u64;
             let mut bytes = Vec::with_capacity(256);
-            record::linked_bytes(seq, kind, &body, &mut bytes)
-                .map_err(|e| Refusal::Malformed { field: e.path, message: e.message })?;
+            decided_bytes(seq, kind, &body, &mut bytes)?;
             expected.push_back(Expected { kind, body, bytes });
         }
         Ok(expected)
@@ -640,6 +636,16 @@ impl Game {
 }
 
 static EMPTY_DICE: TableDice = TableDice::new();
+
+/// The canonical bytes a decided event's link hashes. A value with no
+/// canonical form (a fraction in a decision) makes the decision malformed,
+/// named by its field.
+fn decided_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<(), Refusal> {
+    record::linked_bytes(seq, kind, body, out).map_err(|e| Refusal::Malformed {
+        field: e.path.replacen("$.body.decision", "decision", 1),
+        message: e.message,
+    })
+}
 
 /// The kind and body of an event a decision leads to, not yet placed in the chain.
 type Body = (Kind, Value);
