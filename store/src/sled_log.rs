@@ -628,12 +628,23 @@ mod tests {
     use super::*;
     use rollcall_core::script::Script;
 
-    fn rally() -> Vec<Event> {
+    fn rally_script() -> Script {
         let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+        Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap()
+    }
+
+    fn rally() -> Vec<Event> {
         let mut events = Vec::new();
-        script.play(|_, e| events.push(e.clone())).unwrap();
+        rally_script().play(|_, e| events.push(e.clone())).unwrap();
         events
+    }
+
+    /// A new store in `dir` with the game `rally` created and none of its
+    /// events appended yet; and those events.
+    fn rally_created(dir: &Path) -> (SledLog, Vec<Event>) {
+        let log = SledLog::open(dir).unwrap();
+        log.create(&rally_script().header).unwrap();
+        (log, rally())
     }
 
     /// The file a flush syncs is sled's log itself, the one that grows with
@@ -641,13 +652,10 @@ mod tests {
     #[test]
     fn a_flush_syncs_the_file_sled_writes_its_log_to() {
         let dir = tempfile::tempdir().unwrap();
-        let log = SledLog::open(dir.path()).unwrap();
+        let (log, events) = rally_created(dir.path());
         let file = log.log_file.as_ref().expect("the log file is open");
         let before = file.metadata().unwrap().len();
-        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
-        let head = log.create(&script.header).unwrap();
-        log.append(&script.header.game, &head.hash, &rally()).unwrap();
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
         assert!(file.metadata().unwrap().len() > before, "sled wrote the appended events to the synced file");
     }
 
@@ -657,14 +665,10 @@ mod tests {
     #[test]
     fn events_past_the_head_are_an_unfinished_append_no_reader_sees() {
         let dir = tempfile::tempdir().unwrap();
-        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
-        let events = rally();
-        let log = SledLog::open(dir.path()).unwrap();
-        log.create(&script.header).unwrap();
+        let (log, events) = rally_created(dir.path());
         let first_decision = events.iter().skip(1).position(|e| e.kind == rollcall_core::Kind::Decision).unwrap() + 1;
         let (first, rest) = events.split_at(first_decision);
-        let head = log.append(&script.header.game, &log.head("rally").unwrap().hash, first).unwrap();
+        let head = log.append("rally", &log.head("rally").unwrap().hash, first).unwrap();
         // What a crash leaves: the next decision's events written, the head not.
         let tree = log.events_tree("rally").unwrap();
         let mut stray = rest[0].clone();
@@ -733,11 +737,7 @@ mod tests {
     #[test]
     fn events_stored_as_record_lines_read_the_same() {
         let dir = tempfile::tempdir().unwrap();
-        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
-        let events = rally();
-        let log = SledLog::open(dir.path()).unwrap();
-        log.create(&script.header).unwrap();
+        let (log, events) = rally_created(dir.path());
         log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
         let tree = log.events_tree("rally").unwrap();
         assert_eq!(tree.get(1u64.to_be_bytes()).unwrap().unwrap()[0], COMPACT);
@@ -756,11 +756,7 @@ mod tests {
     #[test]
     fn a_damaged_stored_event_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
-        let events = rally();
-        let log = SledLog::open(dir.path()).unwrap();
-        log.create(&script.header).unwrap();
+        let (log, events) = rally_created(dir.path());
         log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
         let tree = log.events_tree("rally").unwrap();
         for (value, says) in [
