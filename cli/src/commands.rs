@@ -665,7 +665,7 @@ fn verify(
         };
         let mut events = events;
         let bar = crate::progress::file("verify", path, json);
-        let result = verify_each(&header, &mut events, |_, _| crate::progress::tick(&bar));
+        let result = rollcall_store::file::verify(&header, &mut events, || crate::progress::tick(&bar));
         crate::progress::done(bar);
         let normalised = events.normalised().describe();
         return Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), normalised));

@@ -20,6 +20,17 @@ impl Digest {
         &self.0
     }
 
+    /// Whether `hex` is this digest's 64 lowercase hex digits.
+    pub fn is_hex(&self, hex: &[u8]) -> bool {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        hex.len() == 64
+            && self
+                .0
+                .iter()
+                .zip(hex.chunks_exact(2))
+                .all(|(b, pair)| pair[0] == DIGITS[usize::from(b >> 4)] && pair[1] == DIGITS[usize::from(b & 0x0f)])
+    }
+
     /// The first `n` hex digits, for narration.
     pub fn short(&self) -> String {
         self.to_string()[..12].to_string()
@@ -118,6 +129,20 @@ impl<'de> serde::Deserialize<'de> for Digest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_hex_takes_its_own_digits_only() {
+        let d = Digest::of(b"rollcall");
+        let s = d.to_string();
+        assert!(d.is_hex(s.as_bytes()));
+        assert!(!d.is_hex(s.to_uppercase().as_bytes()));
+        assert!(!d.is_hex(&s.as_bytes()[..63]));
+        for i in 0..64 {
+            let mut edited = s.clone().into_bytes();
+            edited[i] = if edited[i] == b'0' { b'1' } else { b'0' };
+            assert!(!d.is_hex(&edited), "digit {i}");
+        }
+    }
 
     #[test]
     fn round_trips_and_refuses_upper_case() {

@@ -27,7 +27,7 @@ use crate::record::{
     self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, RollBodyV1, SeedMode,
 };
 use crate::registry;
-use crate::ruleset::{Actor, Machine, Refusal, ScenarioError};
+use crate::ruleset::{Actor, Machine, Refusal, ScenarioError, TypedFact};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
@@ -381,6 +381,7 @@ impl Game {
         let mut head = self.head;
         let mut events = Vec::with_capacity(1 + after.len());
         let mut bytes = Vec::with_capacity(256);
+        let after = after.into_iter().map(|b| (b.kind, b.body));
         for (i, (kind, body)) in std::iter::once((Kind::Decision, Value::Object(body))).chain(after).enumerate() {
             let seq = self.seq + 1 + i as u64;
             bytes.clear();
@@ -404,12 +405,13 @@ impl Game {
     ) -> Result<VecDeque<Expected>, Refusal> {
         let (after, _) = self.decide_bodies(decision, dice, by, recorded, None)?;
         let mut expected = VecDeque::with_capacity(after.len());
-        for (i, (kind, body)) in after.into_iter().enumerate() {
+        for (i, Body { kind, body, fact }) in after.into_iter().enumerate() {
             // The decision is at seq + 1.
             let seq = self.seq + 2 + i as u64;
             let mut bytes = Vec::with_capacity(256);
             decided_bytes(seq, kind, &body, &mut bytes)?;
-            expected.push_back(Expected { kind, body, bytes });
+            let body_end = bytes.len() - linked_tail(kind, seq).len();
+            expected.push_back(Expected { kind, body, bytes, body_end, fact });
         }
         Ok(expected)
     }
@@ -465,14 +467,15 @@ impl Game {
         };
         let mut bodies = Vec::with_capacity(rolls.len() + facts.len());
         for roll in &rolls {
-            bodies.push((Kind::Roll, serde_json::to_value(RollBodyV1::from(roll)).expect("serialises")));
+            let body = serde_json::to_value(RollBodyV1::from(roll)).expect("serialises");
+            bodies.push(Body { kind: Kind::Roll, body, fact: None });
         }
         for fact in facts {
             // `FactBody`'s value, built around the fact rather than copying it.
             let mut body = serde_json::Map::new();
             body.insert("decision".into(), number.into());
-            body.insert("fact".into(), fact);
-            bodies.push((Kind::Fact, Value::Object(body)));
+            body.insert("fact".into(), fact.value);
+            bodies.push(Body { kind: Kind::Fact, body: Value::Object(body), fact: Some(fact.typed) });
         }
         Ok((bodies, drawn))
     }
@@ -480,12 +483,18 @@ impl Game {
     /// Folds one event in: checks its place and link, counts decisions,
     /// evolves facts. Replay is this, over the log.
     pub fn apply(&mut self, event: &Event) -> Result<(), ApplyError> {
-        self.apply_linked(event, None)
+        self.apply_linked(event, None, None)
     }
 
     /// [`Game::apply`], given the canonical bytes the event's link hashes
-    /// when the caller has them (they are not encoded again).
-    fn apply_linked(&mut self, event: &Event, bytes: Option<&[u8]>) -> Result<(), ApplyError> {
+    /// when the caller has them (they are not encoded again), and for a fact
+    /// this game decided, the fact as typed (its body is not read again).
+    fn apply_linked(
+        &mut self,
+        event: &Event,
+        bytes: Option<&[u8]>,
+        decided: Option<TypedFact>,
+    ) -> Result<(), ApplyError> {
         let fail = |f: Faulted| ApplyError { seq: event.seq, kind: f.kind, reason: f.message };
         let bad_body = |e: serde_json::Error| fail(malformed(e));
         if event.seq != self.seq + 1 {
@@ -513,6 +522,7 @@ impl Game {
                 self.turns.start = event.hash;
             }
             Kind::Roll => {}
+            Kind::Fact if decided.is_some() => self.machine.evolve_decided(decided.expect("a decided fact")),
             Kind::Fact => {
                 FactSeen::deserialize(&event.body).map_err(bad_body)?;
                 let fact = &event.body["fact"];
@@ -647,8 +657,18 @@ fn decided_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Resul
     })
 }
 
-/// The kind and body of an event a decision leads to, not yet placed in the chain.
-type Body = (Kind, Value);
+/// `,"kind":"fact","seq":12}`: what [`record::linked_bytes`] writes after the body.
+fn linked_tail(kind: Kind, seq: u64) -> String {
+    format!(",\"kind\":\"{}\",\"seq\":{seq}}}", kind.name())
+}
+
+/// An event a decision leads to, not yet placed in the chain: its kind and
+/// body, and for a fact, the fact as the ruleset decided it.
+struct Body {
+    kind: Kind,
+    body: Value,
+    fact: Option<TypedFact>,
+}
 
 /// An event verify expects, and the canonical bytes its link hashes
 /// (`{"body","kind","seq"}`).
@@ -656,6 +676,27 @@ struct Expected {
     kind: Kind,
     body: Value,
     bytes: Vec<u8>,
+    /// Where the body ends in `bytes`.
+    body_end: usize,
+    /// A fact as decided, folded in once the record shows it.
+    fact: Option<TypedFact>,
+}
+
+impl Expected {
+    /// Whether `line` is this event's line in a record, with link `hash`:
+    /// `{"body":…,"hash":"…","kind":"…","seq":…}`, the bytes its link
+    /// hashes with the hash put in, in key order.
+    fn is_line(&self, line: &[u8], hash: &Digest) -> bool {
+        const HASH: &[u8] = b",\"hash\":\"";
+        let (body, tail) = self.bytes.split_at(self.body_end);
+        let hex_end = body.len() + HASH.len() + 64;
+        line.len() == self.bytes.len() + HASH.len() + 65
+            && line.starts_with(body)
+            && line[body.len()..].starts_with(HASH)
+            && hash.is_hex(&line[body.len() + HASH.len()..hex_end])
+            && line[hex_end] == b'"'
+            && line[hex_end + 1..] == *tail
+    }
 }
 
 fn sequence_gap(expected: u64, found: u64) -> Faulted {
@@ -981,6 +1022,30 @@ impl Verifier {
         }
     }
 
+    /// Folds in the next event from its line as read, when the line is,
+    /// byte for byte, the line of the roll or fact this verifier expects
+    /// next: its body, kind and seq as decided, and its link from the head.
+    /// That proves all [`Verifier::push`] would, without parsing the line.
+    /// Otherwise nothing changes and `false` says so: parse the line and
+    /// [`Verifier::push`] it (which names what differs).
+    pub fn take_line(&mut self, line: &[u8]) -> bool {
+        if self.held.is_some() {
+            return false;
+        }
+        let Some(want) = self.expected.front() else { return false };
+        let hash = record::link_bytes(&self.game.head, &want.bytes);
+        if !want.is_line(line, &hash) {
+            return false;
+        }
+        let want = self.expected.pop_front().expect("looked at above");
+        if let Some(fact) = want.fact {
+            self.game.machine.evolve_decided(fact);
+        }
+        self.game.seq += 1;
+        self.game.head = hash;
+        true
+    }
+
     /// Checks the next event and folds it in.
     pub fn push(&mut self, event: &Event) -> Result<(), VerifyFailure> {
         let fail = |fault: Faulted| VerifyFailure::at(Some(event.seq), fault);
@@ -1006,14 +1071,14 @@ impl Verifier {
                 if event.kind != want.kind || event.body != want.body {
                     return Err(fail(mismatch(&self.game, want.kind, &want.body, event)));
                 }
-                return self.game.apply_linked(event, Some(&want.bytes)).map_err(VerifyFailure::from);
+                return self.game.apply_linked(event, Some(&want.bytes), want.fact).map_err(VerifyFailure::from);
             }
             None => match event.kind {
                 Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
                 Kind::Decision => {
                     self.redecide(event).map_err(fail)?;
                     // `redecide` checked its link, and kept the bytes.
-                    return self.game.apply_linked(event, Some(&self.scratch)).map_err(VerifyFailure::from);
+                    return self.game.apply_linked(event, Some(&self.scratch), None).map_err(VerifyFailure::from);
                 }
                 Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
                 Kind::Reveal => self.check_reveal(event).map_err(fail)?,

@@ -113,7 +113,7 @@ pub trait Ruleset: 'static {
     type Scenario: DeserializeOwned;
     type State: Clone + Serialize + DeserializeOwned + Send + 'static;
     type Decision: DeserializeOwned + Serialize;
-    type Fact: DeserializeOwned + Serialize;
+    type Fact: DeserializeOwned + Serialize + Send + 'static;
 
     /// Every version, the first being the default.
     fn versions() -> Vec<VersionSpec>;
@@ -173,11 +173,24 @@ fn owner_decision(owner: &str) -> String {
     format!("{} to make", crate::words::possessive(owner))
 }
 
+/// A fact as a machine decided it: its JSON value, and the typed fact
+/// itself, so that the game that decided it folds it in without reading the
+/// value back ([`Machine::evolve_decided`]).
+pub struct Decided {
+    pub value: Value,
+    pub typed: TypedFact,
+}
+
+/// A ruleset's own fact, behind the ruleset-erasing boundary.
+pub struct TypedFact(Box<dyn std::any::Any + Send>);
+
 /// A ruleset's decider behind JSON values: what the engine drives.
 pub trait Machine: Send {
-    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Value>, Refusal>;
+    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Decided>, Refusal>;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
+    /// Applies a fact this ruleset decided ([`Machine::decide`]), as typed.
+    fn evolve_decided(&mut self, fact: TypedFact);
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
@@ -234,12 +247,23 @@ fn check_decision<R: Ruleset>(given: &Value, decision: &R::Decision) -> Result<(
 }
 
 impl<R: Ruleset> Machine for Typed<R> {
-    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Value>, Refusal> {
+    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Decided>, Refusal> {
         let given = decision;
         let decision: R::Decision = parse(given)?;
         check_decision::<R>(given, &decision)?;
         let facts = R::decide(&self.state, &decision, dice)?;
-        Ok(facts.iter().map(|f| serde_json::to_value(f).expect("facts serialise")).collect())
+        Ok(facts
+            .into_iter()
+            .map(|f| Decided {
+                value: serde_json::to_value(&f).expect("facts serialise"),
+                typed: TypedFact(Box::new(f)),
+            })
+            .collect())
+    }
+
+    fn evolve_decided(&mut self, fact: TypedFact) {
+        let fact = fact.0.downcast::<R::Fact>().expect("a fact is folded into the ruleset that decided it");
+        R::evolve(&mut self.state, &fact);
     }
 
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal> {

@@ -24,6 +24,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use rollcall_core::digest::Digest;
+use rollcall_core::fault::Fault;
+use rollcall_core::game::{Verified, Verifier, VerifyFailure};
 use rollcall_core::log::{EventLog, Head, LogError};
 use rollcall_core::record::{self, Event, Header};
 use rollcall_core::script::valid_game_id;
@@ -99,10 +101,12 @@ impl Events {
     }
 }
 
-impl Iterator for Events {
-    type Item = Result<Event, FileError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl Events {
+    /// The next line, offered first to `take` as it was read (its text,
+    /// without the line end): a line `take` folds in as it is is not parsed
+    /// (`Ok(None)`); any other is parsed into its event (`Ok(Some)`).
+    /// `None` at the end of the record.
+    pub fn next_taking(&mut self, mut take: impl FnMut(&[u8]) -> bool) -> Option<Result<Option<Event>, FileError>> {
         if self.done {
             return None;
         }
@@ -128,8 +132,9 @@ impl Iterator for Events {
                         message: "a blank line inside the record: lines were removed or the record was edited".into(),
                     }));
                 }
+                Ok(Some(text)) if take(text.as_bytes()) => return Some(Ok(None)),
                 Ok(Some(text)) => {
-                    return Some(record::parse_event(text).map_err(|e| FileError::Line {
+                    return Some(record::parse_event(text).map(Some).map_err(|e| FileError::Line {
                         path: self.path.display().to_string(),
                         line: self.line,
                         field: e.field,
@@ -143,6 +148,34 @@ impl Iterator for Events {
             }
         }
     }
+}
+
+impl Iterator for Events {
+    type Item = Result<Event, FileError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_taking(|_| false).map(|read| read.map(|event| event.expect("a line not taken is parsed")))
+    }
+}
+
+/// Verifies a record file's events, as [`rollcall_core::game::verify`]
+/// does, calling `tick` after each. A roll or fact line that is, byte for
+/// byte, the one the re-decided decision leads to is taken as it was read
+/// ([`Verifier::take_line`]): only decisions and what differs are parsed.
+pub fn verify(header: &Header, events: &mut Events, mut tick: impl FnMut()) -> Result<Verified, VerifyFailure> {
+    let mut verifier = Verifier::new(header)?;
+    while let Some(read) = events.next_taking(|line| verifier.take_line(line)) {
+        match read {
+            Ok(None) => {}
+            Ok(Some(event)) => verifier.push(&event)?,
+            Err(e) => {
+                let next = verifier.game().seq() + 1;
+                return Err(VerifyFailure::at(Some(next), Fault::Unreadable.because(e.to_string())));
+            }
+        }
+        tick();
+    }
+    verifier.finish().map(|(verified, _)| verified)
 }
 
 /// Reads one newline-terminated line into `bytes` and hands back its text

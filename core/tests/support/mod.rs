@@ -9,7 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use rollcall_core::game::{verify, Game};
+use rollcall_core::fault::Fault;
+use rollcall_core::game::{verify, Game, Verifier, VerifyFailure};
 use rollcall_core::record::{self, Event, Header};
 use rollcall_core::sim::{self, Generator, Simulation};
 use rollcall_core::{Kind, Ruleset};
@@ -97,13 +98,34 @@ pub fn export(header: &Header, events: &[Event]) -> Vec<u8> {
 }
 
 /// Parses and verifies record bytes as `rollcall verify` does; Ok if it verifies.
+///
+/// It verifies them twice: parsing every line, and as `rollcall verify FILE`
+/// does, taking the lines that are byte for byte the expected roll or fact
+/// unparsed ([`Verifier::take_line`]). The two must agree, down to the
+/// reason a record fails.
 pub fn check(bytes: &[u8]) -> Result<(), String> {
     let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
     let Some(body) = text.strip_suffix('\n') else { return Err("the last line has no newline".into()) };
     let mut lines = body.split('\n');
     let header = record::parse_header(lines.next().unwrap()).map_err(|e| format!("line 1: {e}"))?;
-    let events = lines.enumerate().map(|(i, l)| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2)));
-    verify(&header, events).map(|_| ()).map_err(|f| f.to_string())
+    let parse = |i: usize, l: &str| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2));
+    let parsed =
+        verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l))).map(|_| ()).map_err(|f| f.to_string());
+    let taken = (|| {
+        let mut verifier = Verifier::new(&header)?;
+        for (i, l) in lines.enumerate() {
+            if verifier.take_line(l.as_bytes()) {
+                continue;
+            }
+            let next = Some(verifier.game().seq() + 1);
+            let event = parse(i, l).map_err(|e| VerifyFailure::at(next, Fault::Unreadable.because(e)))?;
+            verifier.push(&event)?;
+        }
+        verifier.finish().map(|_| ())
+    })()
+    .map_err(|f| f.to_string());
+    assert_eq!(parsed, taken, "verify, and verify taking lines unparsed, differ");
+    parsed
 }
 
 /// Changes the byte at `at` to another — sometimes a neighbour (a digit for
