@@ -1,7 +1,7 @@
 //! The commands. Each reads its inputs, calls the core and the store, and
 //! prints: human text by default, one JSON document with `--json`.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
 use crate::colour::Verdict;
-use crate::output::{self, print_json, Line, Mode, Report};
+use crate::output::{self, print_json, Item, Line, Mode, Report, Stream};
 use crate::position::Position;
 use crate::source::{rule_version, Target};
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
@@ -31,17 +31,18 @@ use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreS
 pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
     let named = args.named_store();
     match args.command {
-        Command::Run { script, game, json } => run_script(db, &script, game, json),
+        Command::Run { script, game, json } => run_script(db, &script, game, Mode::of(json)),
         Command::New { rules, scenario, game, parties, table, json } => {
-            new(db, &rules, &scenario, game, parties, table, json)
+            let game = new(db, &rules, &scenario, game, parties, table)?;
+            Ok(output::print(&game, Mode::of(json)))
         }
         Command::Play { game, decision, server: Some(url), token, json, .. } => {
             crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, json)
         }
-        Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, json),
-        Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
+        Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, Mode::of(json)),
+        Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, Mode::of(json)),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
-        Command::Log { game, from, position, json } => log(db, &game, position.position(from), json),
+        Command::Log { game, from, position, json } => log(db, &game, position.position(from), Mode::of(json)),
         Command::State { game, at, position, json } => {
             Ok(output::print(&state(db, &game, position.position(at))?, Mode::of(json)))
         }
@@ -51,7 +52,7 @@ pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
             if interactive {
                 interactive_replay(db, &game, position.position(to))
             } else {
-                replay(db, &game, step, position.position(to), json)
+                replay(db, &game, step, position.position(to), Mode::of(json))
             }
         }
         Command::Verify { target, expect_head, json } => {
@@ -101,6 +102,35 @@ fn event_json(game: &Game, e: &Event) -> Value {
     json!({"seq": e.seq, "kind": e.kind.name(), "body": e.body, "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()})
 }
 
+/// An event, narrated by the game it is in: as `log` lists it (seq, kind,
+/// hash, narrative) or, `replay`, `run` and `play`, the narrative alone.
+struct Narrated<'a> {
+    game: &'a Game,
+    event: &'a Event,
+    listed: bool,
+}
+
+impl Item for Narrated<'_> {
+    fn text(&self) -> String {
+        let (g, e) = (self.game, self.event);
+        if self.listed {
+            format!(
+                "{:>5}  {:<8} {}  {}",
+                e.seq,
+                e.kind.name(),
+                e.hash.short(),
+                text::escape(g.narrate(e).trim_start())
+            )
+        } else {
+            text::escape(&g.narrate(e)).to_string()
+        }
+    }
+
+    fn json(&self) -> Value {
+        event_json(self.game, self.event)
+    }
+}
+
 /// `rollcall run SCRIPT`: plays the script into a game being created,
 /// appending whole decisions in batches; the game appears, whole, only when
 /// the last batch is in (a refused decision, a kill or a full disk leave
@@ -109,7 +139,7 @@ fn run_script(
     db: &crate::store::StoreSpec,
     path: &Path,
     game_id: Option<String>,
-    json: bool,
+    mode: Mode,
 ) -> Result<ExitCode, Fail> {
     let bytes = read_bytes(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
@@ -128,10 +158,8 @@ fn run_script(
     }
     let mut creation = store::Creation::begin(&log, &script.header)?;
     let mut game = Game::open(script.header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
-    let mut lines = Vec::new();
-    if !json {
-        say!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
-    }
+    let mut stream = Stream::kept(mode, "narrative");
+    stream.note(|| format!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode)));
     for (i, (decision, dice)) in script.decisions.iter().enumerate() {
         let events = match game.play(decision, dice.as_ref()) {
             Ok(events) => events,
@@ -140,29 +168,24 @@ fn run_script(
                     let e = script.refusal_error(i, refusal);
                     format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message)
                 };
-                return crate::exit::refusal(refusal, say, json);
+                return crate::exit::refusal(refusal, say, mode == Mode::Json);
             }
         };
-        for e in &events {
-            if json {
-                lines.push(event_json(&game, e));
-            } else {
-                say!("{}", text::escape(&game.narrate(e)));
-            }
+        for event in &events {
+            stream.push(&Narrated { game: &game, event, listed: false })?;
         }
         creation.push(events)?;
     }
     creation.commit()?;
     keep_snapshot(&log, &id, &game);
-    if json {
-        print_json(&json!({
+    stream.finish(
+        &[format!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head())],
+        json!({
             "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
             "mode": script.header.mode, "events": game.seq(), "decisions": game.decisions(),
-            "turn": game.turn(), "head": game.head().to_string(), "narrative": lines,
-        }));
-    } else {
-        say!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head());
-    }
+            "turn": game.turn(), "head": game.head().to_string(),
+        }),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -198,8 +221,7 @@ fn new(
     game: Option<String>,
     mut parties: Vec<String>,
     table: bool,
-    json: bool,
-) -> Result<ExitCode, Fail> {
+) -> Result<NewGame, Fail> {
     let (rules, _) = rule_version(rules)?;
     let bytes = read_bytes(scenario_path)?;
     let given: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario_path.display().to_string())))?;
@@ -256,28 +278,47 @@ fn new(
     if has_game(&log, &id)? {
         return Err(fail!("{} (nothing was written)", store::already_stored(&id, &store::dir(db))));
     }
-    let head = log.create(&header)?;
-    if json {
-        print_json(&json!({"game": id, "rules": header.rules.version, "mode": mode, "head": head.hash.to_string(),
-            "parties": header.parties.iter().map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())})).collect::<Vec<_>>()}));
-    } else {
-        say!("new game {id}: {}, {} dice", header.rules.label(), mode_name(mode));
+    let head = log.create(&header)?.hash;
+    Ok(NewGame { header, head })
+}
+
+/// `rollcall new`: the game made, its parties and their commitments.
+struct NewGame {
+    header: Header,
+    head: Digest,
+}
+
+impl Report for NewGame {
+    fn text(&self) -> Vec<String> {
+        let (header, mode) = (&self.header, self.header.mode);
+        let mut lines = vec![format!("new game {}: {}, {} dice", header.game, header.rules.label(), mode_name(mode))];
         for p in &header.parties {
-            match p.commitment {
-                Some(c) => say!("  party {}: commitment {c}", p.name),
-                None => say!("  party {}", p.name),
-            }
+            lines.push(match p.commitment {
+                Some(c) => format!("  party {}: commitment {c}", p.name),
+                None => format!("  party {}", p.name),
+            });
         }
         if mode == SeedMode::Open {
-            say!("  (an open game made on one machine, for solo play and fixtures: this machine made every share, so it could have chosen the dice; anyone can compute them. Two players start a game with `rollcall pbem invite`.)");
+            lines.push("  (an open game made on one machine, for solo play and fixtures: this machine made every share, so it could have chosen the dice; anyone can compute them. Two players start a game with `rollcall pbem invite`.)".into());
         }
-        say!("head {}", head.hash);
+        lines.push(format!("head {}", self.head));
+        lines
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let header = &self.header;
+        let parties: Vec<Value> = header
+            .parties
+            .iter()
+            .map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())}))
+            .collect();
+        json!({"game": header.game, "rules": header.rules.version, "mode": header.mode, "head": self.head.to_string(),
+            "parties": parties})
+    }
 }
 
 /// `rollcall play GAME DECISION`: decide on the current state, append atomically.
-fn play(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play(db: &crate::store::StoreSpec, id: &str, source: &str, mode: Mode) -> Result<ExitCode, Fail> {
     let (name, bytes) = read_input(source)?;
     let name = name.as_str();
     let value: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(name)))?;
@@ -305,29 +346,44 @@ fn play(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Res
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
             Err(refusal) => {
-                return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at) + " (nothing was written)", json)
+                return crate::exit::refusal(
+                    refusal,
+                    |r| crate::exit::placed(r, at) + " (nothing was written)",
+                    mode == Mode::Json,
+                )
             }
         };
         events.extend(new);
     }
     log.append(id, &expected, &events)?;
     keep_snapshot(&log, id, &game);
-    if json {
-        print_json(
-            &json!({"game": id, "events": events.iter().map(|e| event_json(&game, e)).collect::<Vec<_>>(), "head": game.head().to_string()}),
-        );
-    } else {
-        for e in &events {
-            say!("{}", text::escape(&game.narrate(e)));
-        }
-        say!("head {}", game.head());
+    Ok(output::print(&Played { id, game, events }, mode))
+}
+
+/// `rollcall play`: the events a decision (or several) added, narrated.
+struct Played<'a> {
+    id: &'a str,
+    game: Game,
+    events: Vec<Event>,
+}
+
+impl Report for Played<'_> {
+    fn text(&self) -> Vec<String> {
+        let mut lines: Vec<String> =
+            self.events.iter().map(|event| Narrated { game: &self.game, event, listed: false }.text()).collect();
+        lines.push(format!("head {}", self.game.head()));
+        lines
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let events: Vec<Value> = self.events.iter().map(|e| event_json(&self.game, e)).collect();
+        json!({"game": self.id, "events": events, "head": self.game.head().to_string()})
+    }
 }
 
 /// `rollcall play GAME FILE --stream`: one decision per line, each appended
 /// and flushed before its acknowledgement is printed.
-fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, mode: Mode) -> Result<ExitCode, Fail> {
     use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
     let mut reader: Box<dyn BufRead> = if source == "-" {
@@ -338,7 +394,7 @@ fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool)
     let log = store::open_read(db)?;
     let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
-    let mut stdout = std::io::stdout();
+    let mut stream = Stream::lines(mode);
     let mut offset = 0u64;
     let mut bytes = Vec::new();
     for i in 0.. {
@@ -362,19 +418,29 @@ fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool)
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(events) => events,
-            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), json),
+            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode == Mode::Json),
         };
         let head = log.append(id, &expected, &events)?;
-        if json {
-            writeln!(stdout, "{}", json!({"ok": true, "line": i + 1, "seq": head.seq, "head": head.hash.to_string()}))
-        } else {
-            writeln!(stdout, "ok {} {}", head.seq, head.hash)
-        }
-        .and_then(|_| stdout.flush())
-        .context("stdout")?;
+        stream.push(&Acknowledged { line: i + 1, head })?;
     }
     keep_snapshot(&log, id, &game);
     Ok(ExitCode::SUCCESS)
+}
+
+/// A decision of `play --stream`, durable: its line, and the head it made.
+struct Acknowledged {
+    line: usize,
+    head: rollcall_core::log::Head,
+}
+
+impl Item for Acknowledged {
+    fn text(&self) -> String {
+        format!("ok {} {}", self.head.seq, self.head.hash)
+    }
+
+    fn json(&self) -> Value {
+        json!({"ok": true, "line": self.line, "seq": self.head.seq, "head": self.head.hash.to_string()})
+    }
 }
 
 /// How many events a stored game may grow past its kept snapshot before
@@ -394,30 +460,23 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
 }
 
-fn log(db: &crate::store::StoreSpec, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
+fn log(db: &crate::store::StoreSpec, target: &str, from: Option<Position>, mode: Mode) -> Result<ExitCode, Fail> {
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let from = match from {
         Some(p) => crate::position::resolve(log, id, p)?.first,
         None => 1,
     };
-    let mut out = Vec::new();
-    let game = open_game_with(log, id, None, |g, e| {
-        if e.seq < from {
-            return;
-        }
-        if json {
-            out.push(event_json(g, e));
-        } else {
-            say!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), text::escape(g.narrate(e).trim_start()));
+    let mut stream = Stream::array(mode, "events");
+    let mut printed = Ok(());
+    let game = open_game_with(log, id, None, |game, event| {
+        if event.seq >= from && printed.is_ok() {
+            printed = stream.push(&Narrated { game, event, listed: true });
         }
     })
     .map_err(|e| crate::source::open_failed(target, e))?;
-    if json {
-        print_json(&json!({"game": id, "events": out, "head": game.head().to_string()}));
-    } else {
-        say!("head {}", game.head());
-    }
+    printed?;
+    stream.finish(&[format!("head {}", game.head())], json!({"game": id, "head": game.head().to_string()}));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -461,49 +520,47 @@ fn replay(
     target: &str,
     step: bool,
     to: Option<Position>,
-    json: bool,
+    mode: Mode,
 ) -> Result<ExitCode, Fail> {
     let (log, id) = crate::source::game_reader(db, target)?;
     let (log, id) = (&*log, id.as_str());
     let to = to.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
-    let mut steps = Vec::new();
-    let mut lines = Vec::new();
+    let mut stream = Stream::array(mode, "events").with_asides("steps");
+    let mut printed = Ok(());
     // The narrative on a terminal is its own progress; to a file or a pipe, a bar.
     let total = match to {
         Some(to) => to,
         None => log.head(id)?.seq,
     };
-    let bar = crate::progress::events("replay", total, json || std::io::stdout().is_terminal());
-    let game = open_game_with(log, id, to, |g, e| {
+    let bar = crate::progress::events("replay", total, mode == Mode::Json || std::io::stdout().is_terminal());
+    let game = open_game_with(log, id, to, |game, event| {
         crate::progress::tick(&bar);
-        if step && e.kind == rollcall_core::Kind::Decision && g.decisions() > 1 {
+        if printed.is_err() {
+            return;
+        }
+        if step && event.kind == rollcall_core::Kind::Decision && game.decisions() > 1 {
             // The state after the previous decision, before this one.
-            if json {
-                steps.push(json!({"after_decision": g.decisions() - 1, "state": g.state()}));
-            } else {
-                say!("--- state after decision {} ---\n{}", g.decisions() - 1, g.render());
-            }
+            let after = game.decisions() - 1;
+            stream.aside(
+                || format!("--- state after decision {after} ---\n{}", game.render()),
+                || json!({"after_decision": after, "state": game.state()}),
+            );
         }
-        if json {
-            lines.push(event_json(g, e));
-        } else {
-            say!("{}", text::escape(&g.narrate(e)));
-        }
+        printed = stream.push(&Narrated { game, event, listed: false });
     })
     .map_err(|e| crate::source::open_failed(target, e))?;
-    if json {
-        print_json(
-            &json!({"game": id, "events": lines, "steps": steps, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
-        );
-    } else {
-        say!(
-            "--- state after seq {} (decision {}) ---\n{}head {}",
-            game.seq(),
-            game.decisions(),
-            game.render(),
-            game.head()
-        );
-    }
+    printed?;
+    let last = format!(
+        "--- state after seq {} (decision {}) ---\n{}head {}",
+        game.seq(),
+        game.decisions(),
+        game.render(),
+        game.head()
+    );
+    stream.finish(
+        &[last],
+        json!({"game": id, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
