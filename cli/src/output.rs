@@ -161,10 +161,7 @@ impl Stream {
                 writeln!(out, "{}", text::escape_json(&line)).and_then(|_| out.flush()).context("stdout")?;
             }
             (Mode::Json, Json::Array { key, count }) => {
-                let element = serde_json::to_string_pretty(&item.json()).expect("JSON values print");
-                let indented = element.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n");
-                let before = if *count == 0 { format!("{{\n  \"{key}\": [\n") } else { ",\n".to_string() };
-                print!("{before}{}", text::escape_json(&indented));
+                print!("{}", text::escape_json(&element(key, *count, &item.json())));
                 *count += 1;
             }
             (Mode::Json, Json::Kept { items, .. }) => items.push(item.json()),
@@ -207,16 +204,29 @@ impl Stream {
                 rest.insert(key.to_string(), Value::Array(Vec::new()));
                 print_json(&Value::Object(rest));
             }
-            (Mode::Json, Json::Array { key, .. }) => {
-                debug_assert!(rest.keys().all(|k| k.as_str() > key), "{key} is the first field of the document");
-                let tail = serde_json::to_string_pretty(&Value::Object(rest)).expect("JSON values print");
-                let tail = match tail.strip_prefix("{\n") {
-                    Some(fields) => format!(",\n{fields}"),
-                    None => "\n}".to_string(),
-                };
-                println!("\n  ]{}", text::escape_json(&tail));
-            }
+            (Mode::Json, Json::Array { key, .. }) => println!("{}", text::escape_json(&end(key, rest))),
         }
+    }
+}
+
+/// The element at `index` of the array `key` that begins a document, as
+/// `serde_json::to_string_pretty` prints it there, with what comes before
+/// it (the document's start, or the comma after the element before).
+fn element(key: &str, index: usize, value: &Value) -> String {
+    let element = serde_json::to_string_pretty(value).expect("JSON values print");
+    let indented = element.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n");
+    let before = if index == 0 { format!("{{\n  \"{key}\": [\n") } else { ",\n".to_string() };
+    before + &indented
+}
+
+/// The end of a document whose first field, the array `key`, has at least
+/// one element printed: the array's end, then the fields `rest`.
+fn end(key: &str, rest: serde_json::Map<String, Value>) -> String {
+    debug_assert!(rest.keys().all(|k| k.as_str() > key), "{key} is the first field of the document");
+    let tail = serde_json::to_string_pretty(&Value::Object(rest)).expect("JSON values print");
+    match tail.strip_prefix("{\n") {
+        Some(fields) => format!("\n  ],\n{fields}"),
+        None => "\n  ]\n}".to_string(),
     }
 }
 
@@ -235,6 +245,28 @@ mod tests {
         }
         fn code(&self) -> ExitCode {
             ExitCode::from(if self.0 == 0 { 1 } else { 0 })
+        }
+    }
+
+    /// Given documents whose first field is an array of none, one or three
+    /// elements (nested, with newlines and control characters in strings),
+    /// when the array is printed element by element, then the bytes are the
+    /// document's as printed whole.
+    #[test]
+    fn a_streamed_array_prints_the_document_printed_whole() {
+        let elements: Vec<Value> = (0..3)
+            .map(|i| serde_json::json!({"seq": i, "narrative": "a\nb\u{7}", "body": {"list": [1, {"x": []}], "o": {}}}))
+            .collect();
+        for n in [1, 3] {
+            for rest in [serde_json::json!({"game": "g", "head": "h", "state": {"a": [1]}}), serde_json::json!({})] {
+                let mut whole = rest.clone();
+                whole["events"] = Value::Array(elements[..n].to_vec());
+                let mut streamed: String =
+                    elements[..n].iter().enumerate().map(|(i, v)| element("events", i, v)).collect();
+                let Value::Object(rest) = rest else { unreachable!() };
+                streamed += &end("events", rest);
+                assert_eq!(streamed, serde_json::to_string_pretty(&whole).unwrap(), "{n} elements");
+            }
         }
     }
 
