@@ -21,80 +21,72 @@ use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
+use crate::checked::Checked;
 use crate::colour::Verdict;
 use crate::output::{self, print_json, Item, Line, Mode, Report, Stream};
 use crate::position::Position;
 use crate::source::{rule_version, Target};
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
 
-/// Runs the command `args` names, on the store `db` (checked once, in main).
-pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
+/// Runs the command `args` names, in the context `cx` (checked once, in main).
+pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
     let named = args.named_store();
+    let (db, mode) = (&cx.db, cx.mode);
     match args.command {
-        Command::Run { script, game, json } => run_script(db, &script, game, Mode::of(json)),
-        Command::New { rules, scenario, game, parties, table, json } => {
-            let game = new(db, &rules, &scenario, game, parties, table)?;
-            Ok(output::print(&game, Mode::of(json)))
+        Command::Run { script, game } => run_script(cx, &script, game),
+        Command::New { rules, scenario, game, parties, table } => {
+            Ok(output::print(&new(db, &rules, &scenario, game, parties, table)?, mode))
         }
-        Command::Play { game, decision, server: Some(url), token, json, .. } => {
-            crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, json)
+        Command::Play { game, decision, server: Some(url), token, .. } => {
+            crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, mode)
         }
-        Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, Mode::of(json)),
-        Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, Mode::of(json)),
+        Command::Play { game, decision, stream: true, .. } => play_stream(cx, &game, &decision),
+        Command::Play { game, decision, stream: false, .. } => play(cx, &game, &decision),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
-        Command::Log { game, from, position, json } => log(db, &game, position.position(from), Mode::of(json)),
-        Command::State { game, at, position, json } => {
-            Ok(output::print(&state(db, &game, position.position(at))?, Mode::of(json)))
-        }
-        Command::Replay { game, step, plain, to, position, json } => {
-            let interactive =
-                step && !plain && !json && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        Command::Log { game, from, position } => log(cx, &game, position.position(from)),
+        Command::State { game, at, position } => Ok(output::print(&state(db, &game, position.position(at))?, mode)),
+        Command::Replay { game, step, plain, to, position } => {
+            let interactive = step
+                && !plain
+                && mode == Mode::Text
+                && std::io::stdin().is_terminal()
+                && std::io::stdout().is_terminal();
             if interactive {
                 interactive_replay(db, &game, position.position(to))
             } else {
-                replay(db, &game, step, position.position(to), Mode::of(json))
+                replay(cx, &game, step, position.position(to))
             }
         }
-        Command::Verify { target, expect_head, json } => {
-            Ok(output::print(&verify(db, &target, expect_head, Mode::of(json))?, Mode::of(json)))
-        }
-        Command::Diff(args) => crate::diff::run(db, &args),
-        Command::Simulate(args) => crate::simulate::run(&args),
-        Command::Impact(args) => crate::impact::run(db, &args),
-        Command::View { target, output, force, bookmarks, diff, a, b, json } => {
-            crate::view::run(db, &target, output, force, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
-        }
-        Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
-        Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
-        Command::Games { command: None, json } => Ok(output::print(&games(db)?, Mode::of(json))),
-        Command::Games { command: Some(GamesCommand::Rm { game, yes, json }), .. } => {
-            crate::housekeeping::remove(db, &game, yes, json)
-        }
-        Command::Rules(RulesCommand::List { json }) => Ok(output::print(&rules_list(), Mode::of(json))),
-        Command::Rules(RulesCommand::Show { version, json }) => {
-            Ok(output::print(&rules_show(&version)?, Mode::of(json)))
-        }
-        Command::Rules(RulesCommand::Refusals { ruleset, json }) => {
-            Ok(output::print(&rules_refusals(&ruleset)?, Mode::of(json)))
-        }
-        Command::Rules(RulesCommand::Decisions { ruleset, json }) => crate::schemas::decisions(&ruleset, json),
+        Command::Verify { target, expect_head } => Ok(output::print(&verify(cx, &target, expect_head)?, mode)),
+        Command::Diff(args) => crate::diff::run(cx, &args),
+        Command::Simulate(args) => crate::simulate::run(&args, mode),
+        Command::Impact(args) => crate::impact::run(cx, &args),
+        Command::View(args) => crate::view::run(cx, args),
+        Command::Export { game, output, force } => export(cx, &game, &output, force),
+        Command::Import { file, key } => import(cx, &file, key.as_deref()),
+        Command::Games { command: None } => Ok(output::print(&games(db)?, mode)),
+        Command::Games { command: Some(GamesCommand::Rm { game, yes }) } => crate::housekeeping::remove(cx, &game, yes),
+        Command::Rules(RulesCommand::List) => Ok(output::print(&rules_list(), mode)),
+        Command::Rules(RulesCommand::Show { version }) => Ok(output::print(&rules_show(&version)?, mode)),
+        Command::Rules(RulesCommand::Refusals { ruleset }) => Ok(output::print(&rules_refusals(&ruleset)?, mode)),
+        Command::Rules(RulesCommand::Decisions { ruleset }) => crate::schemas::decisions(&ruleset, mode),
         Command::Rules(RulesCommand::Schema { name, output }) => {
             crate::schemas::schema(name.as_deref(), output.as_deref())
         }
         Command::Scenario(ScenarioCommand::Template { ruleset, output, force }) => {
             crate::schemas::template(&ruleset, output.as_deref(), force)
         }
-        Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
-        Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
+        Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, mode),
+        Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, mode),
         Command::Demo => crate::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man { output } => crate::manual::man(&output),
-        Command::Keygen { output: file, json } => Ok(output::print(&crate::pbem::keygen(&file)?, Mode::of(json))),
-        Command::Pbem(c) => crate::pbem::pbem(db, c),
-        Command::Turn(c) => crate::pbem::turn(db, c),
-        Command::Fork(c) => crate::pbem::fork(db, c),
-        Command::Store(StoreCommand::Migrate { json }) => store::migrate(db, json),
-        Command::Store(StoreCommand::Copy { from, to, games, json }) => store::copy(&from, &to, &games, json),
+        Command::Keygen { output: file } => Ok(output::print(&crate::pbem::keygen(&file)?, mode)),
+        Command::Pbem(c) => crate::pbem::pbem(cx, c),
+        Command::Turn(c) => crate::pbem::turn(cx, c),
+        Command::Fork(c) => crate::pbem::fork(cx, c),
+        Command::Store(StoreCommand::Migrate) => store::migrate(cx),
+        Command::Store(StoreCommand::Copy { from, to, games }) => store::copy(&from, &to, &games, mode),
     }
 }
 
@@ -135,12 +127,8 @@ impl Item for Narrated<'_> {
 /// appending whole decisions in batches; the game appears, whole, only when
 /// the last batch is in (a refused decision, a kill or a full disk leave
 /// nothing a reader can see).
-fn run_script(
-    db: &crate::store::StoreSpec,
-    path: &Path,
-    game_id: Option<String>,
-    mode: Mode,
-) -> Result<ExitCode, Fail> {
+fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<ExitCode, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     let bytes = read_bytes(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
     let mut script = Script::parse_bytes(&bytes, &stem)
@@ -168,7 +156,7 @@ fn run_script(
                     let e = script.refusal_error(i, refusal);
                     format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message)
                 };
-                return crate::exit::refusal(refusal, say, mode == Mode::Json);
+                return crate::exit::refusal(refusal, say, mode);
             }
         };
         for event in &events {
@@ -318,7 +306,8 @@ impl Report for NewGame {
 }
 
 /// `rollcall play GAME DECISION`: decide on the current state, append atomically.
-fn play(db: &crate::store::StoreSpec, id: &str, source: &str, mode: Mode) -> Result<ExitCode, Fail> {
+fn play(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     let (name, bytes) = read_input(source)?;
     let name = name.as_str();
     let value: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(name)))?;
@@ -346,11 +335,7 @@ fn play(db: &crate::store::StoreSpec, id: &str, source: &str, mode: Mode) -> Res
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
             Err(refusal) => {
-                return crate::exit::refusal(
-                    refusal,
-                    |r| crate::exit::placed(r, at) + " (nothing was written)",
-                    mode == Mode::Json,
-                )
+                return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at) + " (nothing was written)", mode)
             }
         };
         events.extend(new);
@@ -383,7 +368,8 @@ impl Report for Played<'_> {
 
 /// `rollcall play GAME FILE --stream`: one decision per line, each appended
 /// and flushed before its acknowledgement is printed.
-fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, mode: Mode) -> Result<ExitCode, Fail> {
+fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
     let mut reader: Box<dyn BufRead> = if source == "-" {
@@ -418,7 +404,7 @@ fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, mode: Mode)
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(events) => events,
-            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode == Mode::Json),
+            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode),
         };
         let head = log.append(id, &expected, &events)?;
         stream.push(&Acknowledged { line: i + 1, head })?;
@@ -460,14 +446,14 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
 }
 
-fn log(db: &crate::store::StoreSpec, target: &str, from: Option<Position>, mode: Mode) -> Result<ExitCode, Fail> {
-    let (log, id) = crate::source::game_reader(db, target)?;
+fn log(cx: &Checked, target: &str, from: Option<Position>) -> Result<ExitCode, Fail> {
+    let (log, id) = crate::source::game_reader(&cx.db, target)?;
     let (log, id) = (&*log, id.as_str());
     let from = match from {
         Some(p) => crate::position::resolve(log, id, p)?.first,
         None => 1,
     };
-    let mut stream = Stream::array(mode, "events");
+    let mut stream = Stream::array(cx.mode, "events");
     let mut printed = Ok(());
     let game = open_game_with(log, id, None, |game, event| {
         if event.seq >= from && printed.is_ok() {
@@ -515,14 +501,8 @@ impl Report for State {
     }
 }
 
-fn replay(
-    db: &crate::store::StoreSpec,
-    target: &str,
-    step: bool,
-    to: Option<Position>,
-    mode: Mode,
-) -> Result<ExitCode, Fail> {
-    let (log, id) = crate::source::game_reader(db, target)?;
+fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Result<ExitCode, Fail> {
+    let (mode, (log, id)) = (cx.mode, crate::source::game_reader(&cx.db, target)?);
     let (log, id) = (&*log, id.as_str());
     let to = to.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
     let mut stream = Stream::array(mode, "events").with_asides("steps");
@@ -689,12 +669,8 @@ impl Report for VerifyReport {
     }
 }
 
-fn verify(
-    db: &crate::store::StoreSpec,
-    target: &str,
-    expect_head: Option<String>,
-    mode: Mode,
-) -> Result<VerifyReport, Fail> {
+fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<VerifyReport, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     if let Some(h) = &expect_head {
         h.parse::<Digest>().map_err(|e| fail!("--expect-head: {e}"))?;
     }
@@ -735,7 +711,8 @@ fn verify(
     Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))
 }
 
-fn export(db: &crate::store::StoreSpec, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
+fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == Mode::Json);
     use rollcall_store::file::{self, Existing};
     let log = store::open_read(db)?;
     let game = open_game(&log, id, None)?;
@@ -772,7 +749,8 @@ fn export(db: &crate::store::StoreSpec, id: &str, output: &Path, force: bool, js
 /// game being created, which appears whole once the record has verified to
 /// its end (and not at all otherwise). A record that extends a game in the
 /// store appends what the store lacks, after verifying the whole record.
-fn import(db: &crate::store::StoreSpec, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
+fn import(cx: &Checked, file: &Path, key: Option<&Path>) -> Result<ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == Mode::Json);
     let (header, _) = rollcall_store::file::read(file)?;
     let side = match key {
         Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
@@ -780,9 +758,9 @@ fn import(db: &crate::store::StoreSpec, file: &Path, key: Option<&Path>, json: b
     };
     let log = store::open(db)?;
     let code = if has_game(&log, &header.game)? {
-        import_extend(&log, file, &header, json)?
+        import_extend(&log, file, &header, cx.mode)?
     } else {
-        import_new(&log, file, json)?
+        import_new(&log, file, cx.mode)?
     };
     if let (Some(side), true) = (&side, code == ExitCode::SUCCESS) {
         exchange::take_side(&log, &header.game, side)?;
@@ -793,7 +771,8 @@ fn import(db: &crate::store::StoreSpec, file: &Path, key: Option<&Path>, json: b
     Ok(code)
 }
 
-fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, Fail> {
+fn import_new(log: &dyn EventLog, file: &Path, mode: Mode) -> Result<ExitCode, Fail> {
+    let json = mode == Mode::Json;
     let (header, events) = rollcall_store::file::read(file)?;
     let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
     let mut creation = store::Creation::begin(log, &header)?;
@@ -835,7 +814,8 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
 /// game (the same header) and agree with every stored event; what it holds
 /// beyond the store's head is appended. A record that parts from the stored
 /// game is a fork: refused, and kept as evidence.
-fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -> Result<ExitCode, Fail> {
+fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, mode: Mode) -> Result<ExitCode, Fail> {
+    let json = mode == Mode::Json;
     let id = &header.game;
     let stored = log.header(id)?;
     if let Some(field) = exchange::header_difference(&stored, header) {

@@ -109,7 +109,8 @@ fn differences_of(input: &Path) -> Result<Vec<(PathBuf, String)>, Fail> {
     Ok(differences)
 }
 
-pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
+pub fn check(dir: &Path, mode: crate::output::Mode) -> Result<ExitCode, Fail> {
+    let json = mode == crate::output::Mode::Json;
     let all = inputs(dir)?;
     if all.is_empty() {
         return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to check", dir.display()));
@@ -155,7 +156,8 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     Ok(if differences.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
+pub fn bless(dir: &Path, mode: crate::output::Mode) -> Result<ExitCode, Fail> {
+    let json = mode == crate::output::Mode::Json;
     if std::env::var_os("CI").is_some() {
         return Err(Fail::msg(
             "golden bless refuses to run when CI is set: expected outputs change only in a reviewed commit",

@@ -35,7 +35,8 @@ fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
 
 /// `rollcall games rm GAME [--yes]`: removes a game for good, after asking
 /// on a terminal; off a terminal it needs `--yes`.
-pub fn remove(db: &crate::store::StoreSpec, id: &str, yes: bool, json: bool) -> Result<ExitCode, Fail> {
+pub fn remove(cx: &crate::checked::Checked, id: &str, yes: bool) -> Result<ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == crate::output::Mode::Json);
     let dir = store::dir(db);
     let log = store::open_read(db)?;
     let head = log.head(id)?;

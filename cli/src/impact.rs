@@ -47,9 +47,6 @@ pub struct ImpactArgs {
     /// Replace the -o file if it exists.
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// One game of the corpus, before it is read.
@@ -82,7 +79,8 @@ enum Done {
     Skipped(Left),
 }
 
-pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+pub fn run(cx: &crate::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == crate::output::Mode::Json);
     let b = match args.b.strip_prefix('+') {
         Some(_) => {
             applies_somewhere(&args.b)?;
@@ -125,7 +123,7 @@ pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, 
         return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to compare", args.targets.join(" ")));
     }
     let started = Instant::now();
-    let done = compare_all(&inputs, &b, log.as_ref(), args.json)?;
+    let done = compare_all(&inputs, &b, log.as_ref(), json)?;
     let mut impact = Impact::default();
     for d in done {
         match d {
@@ -150,7 +148,7 @@ pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, 
     if let Some(path) = &args.output {
         write_report(path, args, &impact)?;
     }
-    if args.json {
+    if json {
         print_json(args, &impact);
     } else {
         print_text(args, &impact);

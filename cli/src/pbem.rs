@@ -109,7 +109,7 @@ fn fresh_share() -> Result<Share, Fail> {
 
 /// Maps an exchange failure: exit 2 for input that does not fit, exit 1
 /// (after saying why) for what fails verification or forks the game.
-pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
+pub fn outcome(e: ExchangeError, mode: Mode) -> Result<ExitCode, Fail> {
     let rejected = match e {
         ExchangeError::Input(m) => return Err(fail!("{m} (nothing was written)")),
         ExchangeError::Log(l) => return Err(l.into()),
@@ -126,7 +126,7 @@ pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
             json: json!({"ok": false, "fork": message, "evidence": evidence}),
         },
     };
-    Ok(crate::output::print(&rejected, Mode::of(json)))
+    Ok(crate::output::print(&rejected, mode))
 }
 
 /// A turn or an answer refused, or one that forks the game: exit 1.
@@ -149,9 +149,10 @@ impl Report for Rejected {
     }
 }
 
-pub fn pbem(db: &crate::store::StoreSpec, command: PbemCommand) -> Result<ExitCode, Fail> {
+pub fn pbem(cx: &crate::checked::Checked, command: PbemCommand) -> Result<ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == Mode::Json);
     match command {
-        PbemCommand::Invite { rules, scenario, side, key, game, output, json } => {
+        PbemCommand::Invite { rules, scenario, side, key, game, output } => {
             let (rules, _) = rule_version(&rules)?;
             let bytes = store::read_bytes(&scenario)?;
             let scenario_value: Value =
@@ -164,7 +165,7 @@ pub fn pbem(db: &crate::store::StoreSpec, command: PbemCommand) -> Result<ExitCo
             let log = store::open(db)?;
             let invite = match exchange::invite(&log, &game, &rules, scenario_value, &side, &key, fresh_share()?) {
                 Ok(invite) => invite,
-                Err(e) => return outcome(e, json),
+                Err(e) => return outcome(e, cx.mode),
             };
             write_message(&output, &invite.armour())?;
             if json {
@@ -178,13 +179,13 @@ pub fn pbem(db: &crate::store::StoreSpec, command: PbemCommand) -> Result<ExitCo
             }
             Ok(ExitCode::SUCCESS)
         }
-        PbemCommand::Accept { invite, key, output, json } => {
+        PbemCommand::Accept { invite, key, output } => {
             let text = read_text(&invite)?;
             let key = read_key(&key)?;
             let log = store::open(db)?;
             let (invite, accept) = match exchange::accept(&log, &text, &key, fresh_share()?) {
                 Ok(pair) => pair,
-                Err(e) => return outcome(e, json),
+                Err(e) => return outcome(e, cx.mode),
             };
             write_message(&output, &accept.armour())?;
             let t = &invite.terms;
@@ -207,13 +208,13 @@ pub fn pbem(db: &crate::store::StoreSpec, command: PbemCommand) -> Result<ExitCo
             }
             Ok(ExitCode::SUCCESS)
         }
-        PbemCommand::Start { accept, key, json } => {
+        PbemCommand::Start { accept, key } => {
             let text = read_text(&accept)?;
             let key = read_key(&key)?;
             let log = store::open(db)?;
             let header = match exchange::start(&log, &text, &key) {
                 Ok(h) => h,
-                Err(e) => return outcome(e, json),
+                Err(e) => return outcome(e, cx.mode),
             };
             let game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
             if json {
@@ -249,15 +250,16 @@ fn actor_json(actor: &Actor) -> Value {
     }
 }
 
-pub fn turn(db: &crate::store::StoreSpec, command: TurnCommand) -> Result<ExitCode, Fail> {
+pub fn turn(cx: &crate::checked::Checked, command: TurnCommand) -> Result<ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == Mode::Json);
     match command {
-        TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
-        TurnCommand::Export { game, key, output, json } => {
+        TurnCommand::Fetch { url, game } => crate::serve::client::fetch(cx, &url, &game),
+        TurnCommand::Export { game, key, output } => {
             let key = read_key(&key)?;
             let log = store::open_read(db)?;
             let exported = match exchange::export(&log, &game, &key) {
                 Ok(x) => x,
-                Err(e) => return outcome(e, json),
+                Err(e) => return outcome(e, cx.mode),
             };
             let t = &exported.turn;
             write_message(&output, &t.armour())?;
@@ -286,19 +288,19 @@ pub fn turn(db: &crate::store::StoreSpec, command: TurnCommand) -> Result<ExitCo
             }
             Ok(ExitCode::SUCCESS)
         }
-        TurnCommand::Apply { turn, json } => {
+        TurnCommand::Apply { turn } => {
             let text = read_text(&turn)?;
             // A store not made yet is made only for a turn that applies:
             // tried first on an empty log in memory, which a new store is.
             if !store::exists(db) {
                 if let Err(e) = exchange::apply(&rollcall_core::log::MemLog::default(), &text) {
-                    return outcome(e, json);
+                    return outcome(e, cx.mode);
                 }
             }
             let log = store::open(db)?;
             let applied = match exchange::apply(&log, &text) {
                 Ok(a) => a,
-                Err(e) => return outcome(e, json),
+                Err(e) => return outcome(e, cx.mode),
             };
             let mut game = applied.before.clone();
             let mut lines = Vec::new();
@@ -346,8 +348,9 @@ pub fn turn(db: &crate::store::StoreSpec, command: TurnCommand) -> Result<ExitCo
     }
 }
 
-pub fn fork(db: &crate::store::StoreSpec, command: ForkCommand) -> Result<ExitCode, Fail> {
-    let ForkCommand::Show { game: id, json } = command;
+pub fn fork(cx: &crate::checked::Checked, command: ForkCommand) -> Result<ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == Mode::Json);
+    let ForkCommand::Show { game: id } = command;
     let log = store::open_read(db)?;
     let forks = exchange::forks(&log, &id)?;
     let game = open_game(&log, &id, None)?;

@@ -258,7 +258,8 @@ fn type_name(schema: &Value, defs: &Map<String, Value>) -> String {
 }
 
 /// `rollcall rules decisions RULESET [--json]`.
-pub fn decisions(arg: &str, json: bool) -> Result<ExitCode, Fail> {
+pub fn decisions(arg: &str, mode: crate::output::Mode) -> Result<ExitCode, Fail> {
+    let json = mode == crate::output::Mode::Json;
     let ruleset = known_ruleset(arg)?;
     let rows = decision_rows(ruleset);
     let types = named_types(ruleset);

@@ -62,9 +62,6 @@ pub struct SimulateArgs {
     /// into different stores).
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// What the input gives: the scenario, the parties' names, and A unless --a says.
@@ -75,7 +72,8 @@ struct Input {
     text: String,
 }
 
-pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
+pub fn run(args: &SimulateArgs, mode: crate::output::Mode) -> Result<ExitCode, Fail> {
+    let json = mode == crate::output::Mode::Json;
     let input = read_input(&args.input)?;
     let a = match (&args.a, &input.rules) {
         (Some(a), _) => rule_version(a)?.0,
@@ -114,7 +112,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
     };
     check_scenario(&run, &args.input, &input.text)?;
     let started = Instant::now();
-    let pairs = play_all(&*simulator, &run, args)?;
+    let pairs = play_all(&*simulator, &run, args, mode)?;
     let seconds = started.elapsed().as_secs_f64();
     let decisions: u64 = pairs.iter().map(|(a, b, _)| a.decisions + b.decisions).sum();
     eprintln!(
@@ -126,7 +124,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
     );
     let comparison = stats::compare(&simulator.measures(), simulator.winning(), &pairs);
     let differ = comparison.significant().next().is_some();
-    if args.json {
+    if json {
         print_json(args, &run, &*simulator, &comparison);
     } else {
         print_text(args, &run, &*simulator, &comparison);
@@ -181,13 +179,14 @@ fn play_all(
     simulator: &dyn Simulator,
     run: &Run,
     args: &SimulateArgs,
+    mode: crate::output::Mode,
 ) -> Result<Vec<(GameSummary, GameSummary, Option<u64>)>, Fail> {
     if let Some(dir) = &args.keep {
         for side in ["a", "b"] {
             std::fs::create_dir_all(dir.join(side)).with_context(|| dir.join(side).display().to_string())?;
         }
     }
-    let progress = (std::io::stderr().is_terminal() && !args.json).then(|| {
+    let progress = (std::io::stderr().is_terminal() && mode == crate::output::Mode::Text).then(|| {
         let bar = indicatif::ProgressBar::new(args.games);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games, {eta} left")

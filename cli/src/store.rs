@@ -284,7 +284,8 @@ pub fn has_game(log: &dyn EventLog, id: &str) -> Result<bool, Fail> {
 
 /// `rollcall store migrate`: creates or upgrades rollcall's tables in the
 /// PostgreSQL database `--store` names.
-pub fn migrate(db: &StoreSpec, json: bool) -> Result<std::process::ExitCode, Fail> {
+pub fn migrate(cx: &crate::checked::Checked) -> Result<std::process::ExitCode, Fail> {
+    let (db, json) = (&cx.db, cx.mode == crate::output::Mode::Json);
     let StoreSpec::Postgres(url) = db else {
         return Err(Fail::msg(
             "store migrate: give the database with --store postgres://… (a sled store needs no migration)",
@@ -315,7 +316,8 @@ enum Copied {
 /// `rollcall store copy`: every game named (or every game of the source)
 /// verified as it is read, written to the target as one creation (whole or
 /// not at all), and opened again there, its chain checked to the same head.
-pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::process::ExitCode, Fail> {
+pub fn copy(from: &str, to: &str, games: &[String], mode: crate::output::Mode) -> Result<std::process::ExitCode, Fail> {
+    let json = mode == crate::output::Mode::Json;
     if !rollcall_store::pg_log::is_url(from) && !Path::new(from).is_dir() {
         return Err(fail!("--from {from}: no store there (a sled directory or a postgres:// URL)"));
     }
