@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
 use crate::checked::Checked;
 use crate::colour::Verdict;
-use crate::output::{self, print_json, Item, Line, Mode, Report, Stream};
+use crate::output::{self, Item, Line, Mode, Report, Stream};
 use crate::position::Position;
 use crate::source::{rule_version, Target};
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
@@ -712,12 +712,11 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
 }
 
 fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode, Fail> {
-    let (db, json) = (&cx.db, cx.mode == Mode::Json);
     use rollcall_store::file::{self, Existing};
-    let log = store::open_read(db)?;
+    let log = store::open_read(&cx.db)?;
     let game = open_game(&log, id, None)?;
     let to_stdout = output == Path::new("-");
-    let bar = crate::progress::events("export", game.seq(), json);
+    let bar = crate::progress::events("export", game.seq(), cx.mode == Mode::Json);
     let events = log.events(id, 1)?.inspect(|_| crate::progress::tick(&bar));
     let count = if to_stdout {
         let stdout = std::io::stdout();
@@ -728,21 +727,28 @@ fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode
         file::write(output, existing, game.header(), events)
     };
     crate::progress::done(bar);
-    let count = count?;
     let shown = if to_stdout { "standard output".to_string() } else { output.display().to_string() };
+    let report = Exported { id, file: shown, events: count?, head: game.head() };
     // With the record on standard output, the report goes to standard error.
-    let report = if json {
-        let value = json!({"game": id, "file": shown, "events": count, "head": game.head().to_string()});
-        text::escape_json(&serde_json::to_string_pretty(&value).expect("JSON values print")).into_owned()
-    } else {
-        text::escape_lines(&format!("wrote {id} to {shown}: {count} events; head {}", game.head())).into_owned()
-    };
-    if to_stdout {
-        eprintln!("{report}");
-    } else {
-        println!("{report}");
+    Ok(if to_stdout { output::print_on_stderr(&report, cx.mode) } else { output::print(&report, cx.mode) })
+}
+
+/// `rollcall export`: the record written, where.
+struct Exported<'a> {
+    id: &'a str,
+    file: String,
+    events: u64,
+    head: Digest,
+}
+
+impl Report for Exported<'_> {
+    fn text(&self) -> Vec<String> {
+        vec![format!("wrote {} to {}: {} events; head {}", self.id, self.file, self.events, self.head)]
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        json!({"game": self.id, "file": self.file, "events": self.events, "head": self.head.to_string()})
+    }
 }
 
 /// `rollcall import FILE`: verifies the record while it writes it into a
@@ -750,35 +756,84 @@ fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode
 /// its end (and not at all otherwise). A record that extends a game in the
 /// store appends what the store lacks, after verifying the whole record.
 fn import(cx: &Checked, file: &Path, key: Option<&Path>) -> Result<ExitCode, Fail> {
-    let (db, json) = (&cx.db, cx.mode == Mode::Json);
     let (header, _) = rollcall_store::file::read(file)?;
     let side = match key {
         Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
         None => None,
     };
-    let log = store::open(db)?;
-    let code = if has_game(&log, &header.game)? {
-        import_extend(&log, file, &header, cx.mode)?
+    let log = store::open(&cx.db)?;
+    let imported = if has_game(&log, &header.game)? {
+        import_extend(&log, file, &header)?
     } else {
         import_new(&log, file, cx.mode)?
     };
+    let code = output::print(&imported, cx.mode);
     if let (Some(side), true) = (&side, code == ExitCode::SUCCESS) {
         exchange::take_side(&log, &header.game, side)?;
-        if !json {
-            say!("this store plays {side} in {}", header.game);
-        }
+        output::note(cx.mode, || format!("this store plays {side} in {}", header.game));
     }
     Ok(code)
 }
 
-fn import_new(log: &dyn EventLog, file: &Path, mode: Mode) -> Result<ExitCode, Fail> {
-    let json = mode == Mode::Json;
+/// What `import` did with a record.
+enum Imported {
+    /// A new game, verified.
+    New { file: String, verified: Verified, header: Header },
+    /// A record that parts from the stored game at `seq`: kept as evidence
+    /// under `evidence`.
+    Fork { id: String, file: String, seq: u64, evidence: String },
+    /// Nothing: the stored game, at `head`, holds every event of the record.
+    Nothing { id: String, file: String, head: rollcall_core::log::Head },
+    /// The stored game, extended by `appended` events after `from`.
+    Extended { id: String, file: String, appended: u64, from: u64, head: Digest },
+}
+
+impl Report for Imported {
+    fn text(&self) -> Vec<String> {
+        vec![match self {
+            Imported::New { file, verified: v, header } => {
+                format!("imported {} from {file}: {} events, verified; head {}", header.game, v.events, v.head)
+            }
+            Imported::Fork { id, file, seq, .. } => format!(
+                "FORK: {file} parts from the stored game {id} at seq {seq}: kept as evidence (rollcall fork show {id}); nothing else was written"
+            ),
+            Imported::Nothing { id, file, head } => format!(
+                "nothing to import: the store's game {id} already holds every event of {file} (and is at seq {})",
+                head.seq
+            ),
+            Imported::Extended { id, file, appended, from, head } => format!(
+                "extended {id} from {file}: the record verified, and {appended} events after seq {from} were appended; head {head}"
+            ),
+        }]
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            Imported::New { verified, header, .. } => verified_json(&header.game, verified, header),
+            Imported::Fork { id, seq, evidence, .. } => {
+                json!({"ok": false, "game": id, "fork": seq, "evidence": evidence})
+            }
+            Imported::Nothing { id, head, .. } => {
+                json!({"ok": true, "game": id, "appended": 0, "head": head.hash.to_string()})
+            }
+            Imported::Extended { id, appended, head, .. } => {
+                json!({"ok": true, "game": id, "appended": appended, "head": head.to_string()})
+            }
+        }
+    }
+
+    fn code(&self) -> ExitCode {
+        ExitCode::from(u8::from(matches!(self, Imported::Fork { .. })))
+    }
+}
+
+fn import_new(log: &dyn EventLog, file: &Path, mode: Mode) -> Result<Imported, Fail> {
     let (header, events) = rollcall_store::file::read(file)?;
     let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
     let mut creation = store::Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
     let mut unit: Vec<Event> = Vec::new();
-    let bar = crate::progress::file("import", file, json);
+    let bar = crate::progress::file("import", file, mode == Mode::Json);
     for event in events {
         crate::progress::tick(&bar);
         let next = verifier.game().seq() + 1;
@@ -796,26 +851,14 @@ fn import_new(log: &dyn EventLog, file: &Path, mode: Mode) -> Result<ExitCode, F
     creation.push(unit)?;
     creation.commit()?;
     keep_snapshot(log, &header.game, &at_head);
-    if json {
-        print_json(&verified_json(&header.game, &verified, &header));
-    } else {
-        say!(
-            "imported {} from {}: {} events, verified; head {}",
-            header.game,
-            file.display(),
-            verified.events,
-            verified.head
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Imported::New { file: file.display().to_string(), verified, header })
 }
 
 /// Import of a record of a game the store has: the record must be the same
 /// game (the same header) and agree with every stored event; what it holds
 /// beyond the store's head is appended. A record that parts from the stored
 /// game is a fork: refused, and kept as evidence.
-fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, mode: Mode) -> Result<ExitCode, Fail> {
-    let json = mode == Mode::Json;
+fn import_extend(log: &dyn EventLog, file: &Path, header: &Header) -> Result<Imported, Fail> {
     let id = &header.game;
     let stored = log.header(id)?;
     if let Some(field) = exchange::header_difference(&stored, header) {
@@ -853,29 +896,11 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, mode: Mode) -
     drop(stored_events);
     let verified = result.map_err(|f| fail!("{}: does not verify, so it was not imported: {f}", file.display()))?;
     if let Some(fork) = fork {
-        let key = exchange::keep(log, &fork)?;
-        if json {
-            print_json(&json!({"ok": false, "game": id, "fork": fork.seq, "evidence": key}));
-        } else {
-            say!(
-                "FORK: {} parts from the stored game {id} at seq {}: kept as evidence (rollcall fork show {id}); nothing else was written",
-                file.display(),
-                fork.seq
-            );
-        }
-        return Ok(ExitCode::from(1));
+        let evidence = exchange::keep(log, &fork)?;
+        return Ok(Imported::Fork { id: id.clone(), file: file.display().to_string(), seq: fork.seq, evidence });
     }
     if verified.events <= ours.seq {
-        if !json {
-            say!(
-                "nothing to import: the store's game {id} already holds every event of {} (and is at seq {})",
-                file.display(),
-                ours.seq
-            );
-        } else {
-            print_json(&json!({"ok": true, "game": id, "appended": 0, "head": ours.hash.to_string()}));
-        }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Imported::Nothing { id: id.clone(), file: file.display().to_string(), head: ours });
     }
     // Pass 2: append what the store lacks, whole decisions at a time.
     let (_, events) = rollcall_store::file::read(file)?;
@@ -898,16 +923,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, mode: Mode) -
         head = log.append(id, &head, &batch)?.hash;
         appended += batch.len() as u64;
     }
-    if json {
-        print_json(&json!({"ok": true, "game": id, "appended": appended, "head": head.to_string()}));
-    } else {
-        say!(
-            "extended {id} from {}: the record verified, and {appended} events after seq {} were appended; head {head}",
-            file.display(),
-            ours.seq
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Imported::Extended { id: id.clone(), file: file.display().to_string(), appended, from: ours.seq, head })
 }
 
 /// `rollcall games`: the store's games, and those whose creation stopped.

@@ -82,6 +82,26 @@ pub fn print(report: &dyn Report, mode: Mode) -> ExitCode {
     report.code()
 }
 
+/// Prints `report` in `mode` on standard error (when standard output
+/// carries what the command wrote, as `export -o -`); returns its exit code.
+pub fn print_on_stderr(report: &dyn Report, mode: Mode) -> ExitCode {
+    match mode {
+        Mode::Json => {
+            let text = serde_json::to_string_pretty(&report.json()).expect("JSON values print");
+            eprintln!("{}", text::escape_json(&text));
+        }
+        Mode::Text => report.text().iter().for_each(|line| eprintln!("{}", text::escape_lines(line))),
+    }
+    report.code()
+}
+
+/// A line only a person reads: printed in text, not in JSON.
+pub fn note(mode: Mode, line: impl FnOnce() -> String) {
+    if mode == Mode::Text {
+        say!("{}", line());
+    }
+}
+
 /// Prints one JSON document; characters serde_json leaves raw that a
 /// terminal would act on are escaped (the same JSON value).
 pub fn print_json(value: &Value) {
@@ -171,9 +191,7 @@ impl Stream {
 
     /// A line only a person reads: printed in text, not in JSON.
     pub fn note(&self, line: impl FnOnce() -> String) {
-        if self.mode == Mode::Text {
-            say!("{}", line());
-        }
+        note(self.mode, line)
     }
 
     /// An aside: in text, the line `text` makes; in JSON, the value `json`
