@@ -74,43 +74,12 @@ pub enum Command {
     #[command(
         after_help = "Example:\n  rollcall new --rules leader-activation@1 --scenario scenario.json --game friday\n  rollcall new --rules house.json --scenario scenario.json --table"
     )]
-    New {
-        /// A rule version (`ruleset@version`) or a house-rules JSON file.
-        #[arg(long)]
-        rules: String,
-        /// The scenario JSON file, or a script (its `scenario` is taken).
-        /// `rollcall scenario template RULESET` writes one to start from.
-        #[arg(long)]
-        scenario: PathBuf,
-        /// The game id (default: a random one).
-        #[arg(long)]
-        game: Option<String>,
-        /// A party to the game (repeat; default: the scenario's sides).
-        #[arg(long = "party")]
-        parties: Vec<String>,
-        /// Dice are rolled by hand at a table and entered with each decision.
-        #[arg(long)]
-        table: bool,
-    },
+    New(NewArgs),
     /// Make one decision (or a JSON array of them) in a stored game.
     #[command(
         after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
     )]
-    Play {
-        game: String,
-        /// A decision JSON file, or - for standard input.
-        decision: String,
-        /// Read one decision per line and append each as it comes, printing
-        /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
-        #[arg(long)]
-        stream: bool,
-        /// Decide through a dice server (`rollcall serve`) instead of this store.
-        #[arg(long, value_name = "URL", requires = "token")]
-        server: Option<String>,
-        /// Your side's token for the server (given once, when the game was made).
-        #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
-        token: Option<String>,
-    },
+    Play(PlayArgs),
     /// List a game's events, narrated; from the start, or from a seq, a decision or a turn on.
     #[command(
         after_help = "Example:\n  rollcall log rally\n  rollcall log rally --decision 7\n  rollcall log rally --seq 20 --json\n  rollcall log rally.jsonl"
@@ -288,6 +257,45 @@ pub enum Command {
     /// Play, replay and verify a game, then catch a tampered die.
     #[command(after_help = "Example:\n  rollcall demo\n  rollcall demo --db /tmp/demo-db")]
     Demo,
+}
+
+/// `rollcall new`'s arguments.
+#[derive(Debug, ClapArgs)]
+pub struct NewArgs {
+    /// A rule version (`ruleset@version`) or a house-rules JSON file.
+    #[arg(long)]
+    pub rules: String,
+    /// The scenario JSON file, or a script (its `scenario` is taken).
+    /// `rollcall scenario template RULESET` writes one to start from.
+    #[arg(long)]
+    pub scenario: PathBuf,
+    /// The game id (default: a random one).
+    #[arg(long)]
+    pub game: Option<String>,
+    /// A party to the game (repeat; default: the scenario's sides).
+    #[arg(long = "party")]
+    pub parties: Vec<String>,
+    /// Dice are rolled by hand at a table and entered with each decision.
+    #[arg(long)]
+    pub table: bool,
+}
+
+/// `rollcall play`'s arguments.
+#[derive(Debug, ClapArgs)]
+pub struct PlayArgs {
+    pub game: String,
+    /// A decision JSON file, or - for standard input.
+    pub decision: String,
+    /// Read one decision per line and append each as it comes, printing
+    /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
+    #[arg(long)]
+    pub stream: bool,
+    /// Decide through a dice server (`rollcall serve`) instead of this store.
+    #[arg(long, value_name = "URL", requires = "token")]
+    pub server: Option<String>,
+    /// Your side's token for the server (given once, when the game was made).
+    #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

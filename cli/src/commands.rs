@@ -20,7 +20,9 @@ use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
-use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
+use crate::args::{
+    Args, Command, GamesCommand, GoldenCommand, NewArgs, PlayArgs, RulesCommand, ScenarioCommand, StoreCommand,
+};
 use crate::checked::Checked;
 use crate::colour::Verdict;
 use crate::output::{self, Item, Line, Mode, Report, Stream};
@@ -34,14 +36,10 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
     let (db, mode) = (&cx.db, cx.mode);
     match args.command {
         Command::Run { script, game } => run_script(cx, &script, game),
-        Command::New { rules, scenario, game, parties, table } => {
-            Ok(output::print(&new(db, &rules, &scenario, game, parties, table)?, mode))
-        }
-        Command::Play { game, decision, server: Some(url), token, .. } => {
-            crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, mode)
-        }
-        Command::Play { game, decision, stream: true, .. } => play_stream(cx, &game, &decision),
-        Command::Play { game, decision, stream: false, .. } => play(cx, &game, &decision),
+        Command::New(args) => Ok(output::print(&new(db, args)?, mode)),
+        Command::Play(args @ PlayArgs { server: Some(_), .. }) => crate::serve::client::play(&args, mode),
+        Command::Play(PlayArgs { game, decision, stream: true, .. }) => play_stream(cx, &game, &decision),
+        Command::Play(PlayArgs { game, decision, stream: false, .. }) => play(cx, &game, &decision),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, position } => log(cx, &game, position.position(from)),
         Command::State { game, at, position } => Ok(output::print(&state(db, &game, position.position(at))?, mode)),
@@ -202,15 +200,10 @@ fn random_share() -> Result<Share, Fail> {
     random_bytes().map(Share)
 }
 
-fn new(
-    db: &crate::store::StoreSpec,
-    rules: &str,
-    scenario_path: &Path,
-    game: Option<String>,
-    mut parties: Vec<String>,
-    table: bool,
-) -> Result<NewGame, Fail> {
-    let (rules, _) = rule_version(rules)?;
+fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
+    let NewArgs { rules, scenario: scenario_path, game, mut parties, table } = args;
+    let scenario_path = scenario_path.as_path();
+    let (rules, _) = rule_version(&rules)?;
     let bytes = read_bytes(scenario_path)?;
     let given: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario_path.display().to_string())))?;
     let (scenario, prefix) = crate::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
