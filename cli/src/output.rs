@@ -52,6 +52,38 @@ pub trait Report {
     }
 }
 
+/// A report whose lines and document are made together, when the command
+/// has done its work (`pbem`, `turn`, `fork show`, the store commands).
+pub struct Said {
+    /// The lines a person reads.
+    pub lines: Vec<String>,
+    /// The JSON document.
+    pub json: Value,
+    /// The exit code.
+    pub code: ExitCode,
+}
+
+impl Said {
+    /// A report of work done: exit 0.
+    pub fn done(lines: Vec<String>, json: Value) -> Said {
+        Said { lines, json, code: ExitCode::SUCCESS }
+    }
+}
+
+impl Report for Said {
+    fn text(&self) -> Vec<String> {
+        self.lines.clone()
+    }
+
+    fn json(&self) -> Value {
+        self.json.clone()
+    }
+
+    fn code(&self) -> ExitCode {
+        self.code
+    }
+}
+
 /// A line of a report's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Line {
