@@ -74,8 +74,8 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Scenario(ScenarioCommand::Template { ruleset, output, force }) => {
             crate::schemas::template(&ruleset, output.as_deref(), force)
         }
-        Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, mode),
-        Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, mode),
+        Command::Golden(GoldenCommand::Check(a)) => Ok(output::print(&crate::golden::check(&a.dir)?, mode)),
+        Command::Golden(GoldenCommand::Bless(a)) => Ok(output::print(&crate::golden::bless(&a.dir)?, mode)),
         Command::Demo => crate::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man { output } => crate::manual::man(&output),
@@ -83,7 +83,7 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Pbem(c) => crate::pbem::pbem(cx, c),
         Command::Turn(c) => crate::pbem::turn(cx, c),
         Command::Fork(c) => crate::pbem::fork(cx, c),
-        Command::Store(StoreCommand::Migrate) => store::migrate(cx),
+        Command::Store(StoreCommand::Migrate) => Ok(output::print(&store::migrate(db)?, mode)),
         Command::Store(StoreCommand::Copy { from, to, games }) => store::copy(&from, &to, &games, mode),
     }
 }

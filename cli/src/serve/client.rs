@@ -139,8 +139,7 @@ fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> 
 /// `rollcall turn fetch URL GAME`: the events this store lacks, as a turn
 /// file the server signs, verified and applied like an opponent's turn.
 pub fn fetch(cx: &crate::checked::Checked, url: &str, game: &str) -> Result<ExitCode, Fail> {
-    let (db, json_out) = (&cx.db, cx.mode == Mode::Json);
-    let log = store::open(db)?;
+    let log = store::open(&cx.db)?;
     let since = log.head(game).ok().map(|h| h.hash);
     let mut request = format!("{}/games/{game}/turn", base(url));
     if let Some(h) = since {
@@ -160,21 +159,13 @@ pub fn fetch(cx: &crate::checked::Checked, url: &str, game: &str) -> Result<Exit
         g.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
         lines.push(g.narrate(e));
     }
-    if json_out {
-        print_json(
-            &json!({"ok": true, "game": game, "events": applied.events.len(), "head": applied.head, "created": applied.created}),
-        );
-    } else {
-        for l in &lines {
-            say!("{l}");
-        }
-        say!(
-            "fetched {} events of {game} from {url}, verified (chain, legality; the dice of every revealed turn); head {}",
-            applied.events.len(),
-            applied.head.hash
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    lines.push(format!(
+        "fetched {} events of {game} from {url}, verified (chain, legality; the dice of every revealed turn); head {}",
+        applied.events.len(),
+        applied.head.hash
+    ));
+    let json = json!({"ok": true, "game": game, "events": applied.events.len(), "head": applied.head, "created": applied.created});
+    Ok(crate::output::print(&crate::output::Said::done(lines, json), cx.mode))
 }
 
 /// A record at a URL, downloaded to a temporary file for `verify`.
