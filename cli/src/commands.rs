@@ -67,7 +67,9 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Rules(RulesCommand::List) => Ok(output::print(&rules_list(), mode)),
         Command::Rules(RulesCommand::Show { version }) => Ok(output::print(&rules_show(&version)?, mode)),
         Command::Rules(RulesCommand::Refusals { ruleset }) => Ok(output::print(&rules_refusals(&ruleset)?, mode)),
-        Command::Rules(RulesCommand::Decisions { ruleset }) => crate::schemas::decisions(&ruleset, mode),
+        Command::Rules(RulesCommand::Decisions { ruleset }) => {
+            Ok(output::print(&crate::schemas::decisions(&ruleset)?, mode))
+        }
         Command::Rules(RulesCommand::Schema { name, output }) => {
             crate::schemas::schema(name.as_deref(), output.as_deref())
         }

@@ -152,7 +152,7 @@ pub fn check(dir: &Path) -> Result<Said, Fail> {
         )
     });
     let code = if differences.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    Ok(Said { lines, json, code })
+    Ok(Said { lines, json, code, verdict: None })
 }
 
 /// `rollcall golden bless DIR`: rewrites the expected files that differ.

@@ -24,6 +24,8 @@ use rollcall_core::script::Script;
 use rollcall_store::Store;
 use serde_json::{json, Value};
 
+use crate::colour::Verdict;
+use crate::output::{Line, Mode, Said};
 use crate::source::rule_version;
 use crate::store::{self, read_file, Context, Fail};
 
@@ -80,7 +82,7 @@ enum Done {
 }
 
 pub fn run(cx: &crate::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, Fail> {
-    let (db, json) = (&cx.db, cx.mode == crate::output::Mode::Json);
+    let (db, json) = (&cx.db, cx.mode == Mode::Json);
     let b = match args.b.strip_prefix('+') {
         Some(_) => {
             applies_somewhere(&args.b)?;
@@ -148,15 +150,11 @@ pub fn run(cx: &crate::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, 
     if let Some(path) = &args.output {
         write_report(path, args, &impact)?;
     }
-    if json {
-        print_json(args, &impact);
-    } else {
-        print_text(args, &impact);
-        if let Some(path) = &args.output {
-            say!("wrote the report to {}", path.display());
-        }
-    }
-    Ok(code)
+    let (mut lines, at) = text_of(args, &impact);
+    let verdict = if impact.agree() { Verdict::Good } else { Verdict::Bad };
+    lines.extend(args.output.as_ref().map(|path| format!("wrote the report to {}", path.display())));
+    let report = Said { lines, json: json_of(args, &impact), code, verdict: Some((Line::At(at), verdict)) };
+    Ok(crate::output::print(&report, cx.mode))
 }
 
 /// A `+option…` must be a setting of some version of some ruleset: a typo
@@ -310,49 +308,50 @@ pub(crate) fn end_text(g: &GameImpact) -> String {
     format!("the final states differ at {} place(s): {}", g.end.places, fields.join(", "))
 }
 
-fn print_text(args: &ImpactArgs, impact: &Impact) {
-    println!("impact of --b {} over {}", args.b, args.targets.join(" "));
+/// The report's lines, and the index of its verdict line.
+fn text_of(args: &ImpactArgs, impact: &Impact) -> (Vec<String>, usize) {
+    let mut lines = Vec::new();
+    lines.push(format!("impact of --b {} over {}", args.b, args.targets.join(" ")));
     match args.b.starts_with('+') {
-        true => println!("A = each game's own rules, B = the same with {}", args.b),
-        false => println!("A = each game's own rules, B = {}", args.b),
+        true => lines.push(format!("A = each game's own rules, B = the same with {}", args.b)),
+        false => lines.push(format!("A = each game's own rules, B = {}", args.b)),
     }
-    println!("{}", impact.summary());
+    lines.push(format!("{}", impact.summary()));
     let outcome: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Outcome).collect();
     if !outcome.is_empty() {
-        println!("\ngames that part on outcome:");
+        lines.push(format!("\ngames that part on outcome:"));
         for g in outcome {
-            println!("{} (A = {}, B = {})", g.game, g.a, g.b);
+            lines.push(format!("{} (A = {}, B = {})", g.game, g.a, g.b));
             match (&g.first, &g.setup) {
                 (_, Setup::Refused { a, b }) => {
                     for (label, reason) in [("A", a), ("B", b)] {
                         if let Some(reason) = reason {
-                            println!("  {label} refuses the scenario: {reason}");
+                            lines.push(format!("  {label} refuses the scenario: {reason}"));
                         }
                     }
                 }
                 (Some(first), setup) => {
                     if matches!(setup, Setup::Differs) {
-                        println!("  the versions set the game up differently");
+                        lines.push(format!("  the versions set the game up differently"));
                     }
                     for line in crate::diff::divergence_text(first).lines() {
-                        println!("  {line}");
+                        lines.push(format!("  {line}"));
                     }
                 }
-                (None, _) => {
-                    println!("  the versions set the game up differently; every decision has the same outcome")
-                }
+                (None, _) => lines
+                    .push(format!("  the versions set the game up differently; every decision has the same outcome")),
             }
-            println!("  {} of {} decisions differ in outcome; {}", g.divergent, g.decisions, end_text(g));
+            lines.push(format!("  {} of {} decisions differ in outcome; {}", g.divergent, g.decisions, end_text(g)));
         }
     }
     let reasoning: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Reasoning).collect();
     if !reasoning.is_empty() {
-        println!("\ngames that part only in the reasoning their facts record (the same outcomes):");
+        lines.push(format!("\ngames that part only in the reasoning their facts record (the same outcomes):"));
         for g in reasoning {
-            println!("{}: {} of {} decisions", g.game, g.reasoning_only, g.decisions);
+            lines.push(format!("{}: {} of {} decisions", g.game, g.reasoning_only, g.decisions));
         }
     }
-    print_tallies(impact);
+    tallies(impact, &mut lines);
     for (title, list) in [
         ("do not verify under their own rules (not compared)", &impact.unproven),
         ("skipped (B does not apply, or diff cannot run them)", &impact.skipped),
@@ -360,7 +359,7 @@ fn print_text(args: &ImpactArgs, impact: &Impact) {
         if list.is_empty() {
             continue;
         }
-        println!("\n{} {title}:", list.len());
+        lines.push(format!("\n{} {title}:", list.len()));
         let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
         for left in list {
             match reasons.iter_mut().find(|(r, _)| *r == left.reason) {
@@ -371,30 +370,35 @@ fn print_text(args: &ImpactArgs, impact: &Impact) {
         for (reason, games) in reasons {
             let more = if games.len() > 3 { format!(" and {} more", games.len() - 3) } else { String::new() };
             let shown: Vec<&str> = games.iter().take(3).copied().collect();
-            println!("  {reason}: {}{more}", shown.join(", "));
+            lines.push(format!("  {reason}: {}{more}", shown.join(", ")));
         }
     }
-    println!();
-    let verdict = if impact.agree() { crate::colour::Verdict::Good } else { crate::colour::Verdict::Bad };
-    crate::colour::say(&impact.summary(), verdict);
+    lines.push(String::new());
+    lines.push(impact.summary());
+    let verdict = lines.len() - 1;
+    (lines, verdict)
 }
 
 /// What changed, per decision type, per fact type and per field of the final states.
-fn print_tallies(impact: &Impact) {
+fn tallies(impact: &Impact, lines: &mut Vec<String>) {
     if impact.by_decision.is_empty() {
         return;
     }
-    println!("\nby decision type: compared, part on outcome, only in reasoning, refused under A only, under B only");
+    lines.push(format!(
+        "\nby decision type: compared, part on outcome, only in reasoning, refused under A only, under B only"
+    ));
     for (kind, c) in &impact.by_decision {
-        println!(
+        lines.push(format!(
             "  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}",
             c.decisions, c.outcome, c.reasoning, c.refused_under_a_only, c.refused_under_b_only
-        );
+        ));
     }
     if !impact.by_fact.is_empty() {
-        println!("\nby fact type: under A, under B, A's with another verdict under B, A's gone under B, new under B");
+        lines.push(format!(
+            "\nby fact type: under A, under B, A's with another verdict under B, A's gone under B, new under B"
+        ));
         for (kind, c) in &impact.by_fact {
-            println!("  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}", c.a, c.b, c.changed, c.gone, c.new);
+            lines.push(format!("  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}", c.a, c.b, c.changed, c.gone, c.new));
         }
         let changed: Vec<String> = impact
             .by_fact
@@ -412,21 +416,21 @@ fn print_tallies(impact: &Impact) {
             })
             .collect();
         if !changed.is_empty() {
-            println!("what changes:");
+            lines.push(format!("what changes:"));
             for line in changed {
-                println!("{line}");
+                lines.push(format!("{line}"));
             }
         }
     }
     if !impact.end_fields.is_empty() {
-        println!("\nfinal states, where A and B end differently (field: games, places):");
+        lines.push(format!("\nfinal states, where A and B end differently (field: games, places):"));
         for (field, c) in &impact.end_fields {
-            println!("  {field:<40} {:>5} game(s) {:>6} place(s)", c.games, c.places);
+            lines.push(format!("  {field:<40} {:>5} game(s) {:>6} place(s)", c.games, c.places));
         }
     }
 }
 
-fn print_json(args: &ImpactArgs, impact: &Impact) {
+fn json_of(args: &ImpactArgs, impact: &Impact) -> Value {
     let mut value = serde_json::to_value(impact).expect("serialises");
     if let Value::Object(map) = &mut value {
         map.insert("targets".into(), json!(args.targets));
@@ -434,5 +438,5 @@ fn print_json(args: &ImpactArgs, impact: &Impact) {
         map.insert("agree".into(), json!(impact.agree()));
         map.insert("summary".into(), json!(impact.summary()));
     }
-    println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+    value
 }

@@ -61,12 +61,14 @@ pub struct Said {
     pub json: Value,
     /// The exit code.
     pub code: ExitCode,
+    /// The line that is a verdict, and how it went.
+    pub verdict: Option<(Line, Verdict)>,
 }
 
 impl Said {
     /// A report of work done: exit 0.
     pub fn done(lines: Vec<String>, json: Value) -> Said {
-        Said { lines, json, code: ExitCode::SUCCESS }
+        Said { lines, json, code: ExitCode::SUCCESS, verdict: None }
     }
 }
 
@@ -81,6 +83,10 @@ impl Report for Said {
 
     fn code(&self) -> ExitCode {
         self.code
+    }
+
+    fn verdict(&self) -> Option<(Line, Verdict)> {
+        self.verdict
     }
 }
 

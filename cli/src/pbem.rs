@@ -131,7 +131,7 @@ fn rejected(e: ExchangeError) -> Result<Said, Fail> {
             (format!("FORK: {message}"), json!({"ok": false, "fork": message, "evidence": evidence}))
         }
     };
-    Ok(Said { lines: vec![line], json, code: ExitCode::from(1) })
+    Ok(Said { lines: vec![line], json, code: ExitCode::from(1), verdict: None })
 }
 
 /// An exchange's outcome: what it did, or the report of its refusal.

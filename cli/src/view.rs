@@ -417,26 +417,18 @@ pub fn run(cx: &crate::checked::Checked, args: ViewArgs) -> Result<ExitCode, Fai
         Some(e) => e.hash.to_string(),
         None => record::header_hash(&header).map(|h| h.to_string()).unwrap_or_default(),
     };
-    if cx.mode == crate::output::Mode::Json {
-        say!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"game": header.game, "file": output.display().to_string(),
-                "bytes": page.len(), "events": events.len(), "head": head, "verified": verified.is_ok()}))
-            .expect("JSON prints")
-        );
-    } else {
-        say!(
-            "wrote {} for {}: {} events, {} KiB; head {head}",
-            output.display(),
-            header.game,
-            events.len(),
-            page.len() / 1024
-        );
-        if let Err(f) = &verified {
-            say!("the record does NOT verify ({f}); the page says so");
-        }
-    }
-    Ok(if verified.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let json = json!({"game": header.game, "file": output.display().to_string(), "bytes": page.len(),
+        "events": events.len(), "head": head, "verified": verified.is_ok()});
+    let mut lines = vec![format!(
+        "wrote {} for {}: {} events, {} KiB; head {head}",
+        output.display(),
+        header.game,
+        events.len(),
+        page.len() / 1024
+    )];
+    lines.extend(verified.as_ref().err().map(|f| format!("the record does NOT verify ({f}); the page says so")));
+    let code = if verified.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    Ok(crate::output::print(&crate::output::Said { lines, json, code, verdict: None }, cx.mode))
 }
 
 /// Writes the page through a new, unpredictably named temporary file
