@@ -773,7 +773,7 @@ fn import(cx: &Checked, file: &Path, key: Option<&Path>) -> Result<ExitCode, Fai
 /// What `import` did with a record.
 enum Imported {
     /// A new game, verified.
-    New { file: String, verified: Verified, header: Header },
+    New { file: String, verified: Box<Verified>, header: Box<Header> },
     /// A record that parts from the stored game at `seq`: kept as evidence
     /// under `evidence`.
     Fork { id: String, file: String, seq: u64, evidence: String },
@@ -846,7 +846,7 @@ fn import_new(log: &dyn EventLog, file: &Path, mode: Mode) -> Result<Imported, F
     creation.push(unit)?;
     creation.commit()?;
     keep_snapshot(log, &header.game, &at_head);
-    Ok(Imported::New { file: file.display().to_string(), verified, header })
+    Ok(Imported::New { file: file.display().to_string(), verified: Box::new(verified), header: Box::new(header) })
 }
 
 /// Import of a record of a game the store has: the record must be the same

@@ -316,10 +316,10 @@ fn text_of(args: &ImpactArgs, impact: &Impact) -> (Vec<String>, usize) {
         true => lines.push(format!("A = each game's own rules, B = the same with {}", args.b)),
         false => lines.push(format!("A = each game's own rules, B = {}", args.b)),
     }
-    lines.push(format!("{}", impact.summary()));
+    lines.push(impact.summary());
     let outcome: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Outcome).collect();
     if !outcome.is_empty() {
-        lines.push(format!("\ngames that part on outcome:"));
+        lines.push("\ngames that part on outcome:".to_string());
         for g in outcome {
             lines.push(format!("{} (A = {}, B = {})", g.game, g.a, g.b));
             match (&g.first, &g.setup) {
@@ -332,21 +332,22 @@ fn text_of(args: &ImpactArgs, impact: &Impact) -> (Vec<String>, usize) {
                 }
                 (Some(first), setup) => {
                     if matches!(setup, Setup::Differs) {
-                        lines.push(format!("  the versions set the game up differently"));
+                        lines.push("  the versions set the game up differently".to_string());
                     }
                     for line in crate::diff::divergence_text(first).lines() {
                         lines.push(format!("  {line}"));
                     }
                 }
-                (None, _) => lines
-                    .push(format!("  the versions set the game up differently; every decision has the same outcome")),
+                (None, _) => lines.push(
+                    "  the versions set the game up differently; every decision has the same outcome".to_string(),
+                ),
             }
             lines.push(format!("  {} of {} decisions differ in outcome; {}", g.divergent, g.decisions, end_text(g)));
         }
     }
     let reasoning: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Reasoning).collect();
     if !reasoning.is_empty() {
-        lines.push(format!("\ngames that part only in the reasoning their facts record (the same outcomes):"));
+        lines.push("\ngames that part only in the reasoning their facts record (the same outcomes):".to_string());
         for g in reasoning {
             lines.push(format!("{}: {} of {} decisions", g.game, g.reasoning_only, g.decisions));
         }
@@ -384,9 +385,10 @@ fn tallies(impact: &Impact, lines: &mut Vec<String>) {
     if impact.by_decision.is_empty() {
         return;
     }
-    lines.push(format!(
+    lines.push(
         "\nby decision type: compared, part on outcome, only in reasoning, refused under A only, under B only"
-    ));
+            .to_string(),
+    );
     for (kind, c) in &impact.by_decision {
         lines.push(format!(
             "  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}",
@@ -394,9 +396,10 @@ fn tallies(impact: &Impact, lines: &mut Vec<String>) {
         ));
     }
     if !impact.by_fact.is_empty() {
-        lines.push(format!(
+        lines.push(
             "\nby fact type: under A, under B, A's with another verdict under B, A's gone under B, new under B"
-        ));
+                .to_string(),
+        );
         for (kind, c) in &impact.by_fact {
             lines.push(format!("  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}", c.a, c.b, c.changed, c.gone, c.new));
         }
@@ -416,14 +419,14 @@ fn tallies(impact: &Impact, lines: &mut Vec<String>) {
             })
             .collect();
         if !changed.is_empty() {
-            lines.push(format!("what changes:"));
+            lines.push("what changes:".to_string());
             for line in changed {
-                lines.push(format!("{line}"));
+                lines.push(line.to_string());
             }
         }
     }
     if !impact.end_fields.is_empty() {
-        lines.push(format!("\nfinal states, where A and B end differently (field: games, places):"));
+        lines.push("\nfinal states, where A and B end differently (field: games, places):".to_string());
         for (field, c) in &impact.end_fields {
             lines.push(format!("  {field:<40} {:>5} game(s) {:>6} place(s)", c.games, c.places));
         }

@@ -290,7 +290,7 @@ pub fn decisions(arg: &str) -> Result<Said, Fail> {
         lines.push(format!("  example: {}", example(ruleset, kind).unwrap_or("(none)")));
     }
     if !types.is_empty() {
-        lines.push(format!("\ntypes:"));
+        lines.push("\ntypes:".to_string());
     }
     for t in &types {
         let (name, about, shape) = (&t["name"], &t["description"], &t["shape"]);

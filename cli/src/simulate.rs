@@ -296,7 +296,7 @@ fn text_of(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Compar
         let ended: Vec<String> = endings.iter().map(|(how, n)| format!("{n} {}", ending_text(*how))).collect();
         lines.push(format!("  ended under {label}: {}", ended.join(", ")));
     }
-    lines.push(format!("\nmeans per game (rates pooled over games), 95% intervals; B − A paired by game:"));
+    lines.push("\nmeans per game (rates pooled over games), 95% intervals; B − A paired by game:".to_string());
     lines.push(format!("{:<26} {:<28} {:<28} {:<30} {:>7}", "measure", "A", "B", "B − A", "p"));
     for row in &c.rows {
         let a = row.a.as_ref().map(|e| value_text(row, e)).unwrap_or_else(|| "no trials".into());
@@ -305,7 +305,7 @@ fn text_of(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Compar
         let mark = if row.significant { " *" } else { "" };
         lines.push(format!("{:<26} {a:<28} {b:<28} {d:<30} {:>7}{mark}", row.name, p_text(row.p)));
     }
-    lines.push(format!("\nwhat each measure counts:"));
+    lines.push("\nwhat each measure counts:".to_string());
     for row in &c.rows {
         lines.push(format!("  {}: {}", row.name, row.what));
     }
@@ -318,7 +318,7 @@ fn text_of(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Compar
         lines.push(format!("{name}: not measured for {}: {why}", run.a.ruleset()));
     }
     match c.first_parting {
-        None => lines.push(format!("\nA and B play every game alike: the same decisions, dice and facts")),
+        None => lines.push("\nA and B play every game alike: the same decisions, dice and facts".to_string()),
         Some((game, decision)) => lines.push(format!(
             "\nA and B part in {} of {} games (first: game {game}, at decision {decision})",
             c.parted, c.games
