@@ -669,7 +669,7 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
     if let Some(h) = &expect_head {
         h.parse::<Digest>().map_err(|e| fail!("--expect-head: {e}"))?;
     }
-    let json = mode == Mode::Json;
+    let quiet = mode == Mode::Json;
     let downloaded;
     let mut target = target;
     if target.starts_with("http://") || target.starts_with("https://") {
@@ -692,7 +692,7 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
             }
         };
         let mut events = events;
-        let bar = crate::progress::file("verify", path, json);
+        let bar = crate::progress::file("verify", path, quiet);
         let result = verify_each(&header, &mut events, |_, _| crate::progress::tick(&bar));
         crate::progress::done(bar);
         let normalised = events.normalised().describe();
@@ -700,7 +700,7 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
     }
     let log = store::open_read(db)?;
     let header = log.header(target)?;
-    let bar = crate::progress::events("verify", log.head(target)?.seq, json);
+    let bar = crate::progress::events("verify", log.head(target)?.seq, quiet);
     let result = verify_each(&header, log.events(target, 1)?, |_, _| crate::progress::tick(&bar));
     crate::progress::done(bar);
     Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))

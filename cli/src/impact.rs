@@ -82,7 +82,7 @@ enum Done {
 }
 
 pub fn run(cx: &crate::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, Fail> {
-    let (db, json) = (&cx.db, cx.mode == Mode::Json);
+    let db = &cx.db;
     let b = match args.b.strip_prefix('+') {
         Some(_) => {
             applies_somewhere(&args.b)?;
@@ -125,7 +125,7 @@ pub fn run(cx: &crate::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, 
         return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to compare", args.targets.join(" ")));
     }
     let started = Instant::now();
-    let done = compare_all(&inputs, &b, log.as_ref(), json)?;
+    let done = compare_all(&inputs, &b, log.as_ref(), cx.mode)?;
     let mut impact = Impact::default();
     for d in done {
         match d {
@@ -196,8 +196,8 @@ fn walk(dir: &Path, out: &mut Vec<Input>) -> Result<(), Fail> {
 }
 
 /// Compares every game, in parallel, gathered in corpus order.
-fn compare_all(inputs: &[Input], b: &B, log: Option<&Store>, json: bool) -> Result<Vec<Done>, Fail> {
-    let progress = (std::io::stderr().is_terminal() && !json && inputs.len() > 1).then(|| {
+fn compare_all(inputs: &[Input], b: &B, log: Option<&Store>, mode: Mode) -> Result<Vec<Done>, Fail> {
+    let progress = (std::io::stderr().is_terminal() && mode == Mode::Text && inputs.len() > 1).then(|| {
         let bar = indicatif::ProgressBar::new(inputs.len() as u64);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games, {eta} left")
