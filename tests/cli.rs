@@ -26,6 +26,28 @@ fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
 }
 
+// ---- The output mode ----
+
+/// `--json` is the command line's, not each command's: given before the
+/// command or after it (as the README writes it), the same document; a
+/// failure says so in JSON either way, and `games rm` takes it too.
+#[test]
+fn json_is_one_flag_given_before_or_after_the_command() {
+    let s = Store::new();
+    s.rally();
+    for args in [vec!["log", "rally", "--seq", "30"], vec!["verify", "rally"], vec!["games"], vec!["rules", "list"]] {
+        let after = s.ok(&[args.as_slice(), &["--json"]].concat());
+        let before = s.ok(&[&["--json"], args.as_slice()].concat());
+        assert_eq!(before, after, "{args:?}");
+        serde_json::from_str::<Value>(&after).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {after}"));
+    }
+    let out = s.run(&["--json", "log", "nope"]);
+    failed_with(&out, 2, "no game");
+    assert_eq!(json_of(&out)["error"]["kind"], "input");
+    let out = s.run(&["games", "rm", "rally", "--yes", "--json"]);
+    assert_eq!(json_of(&out)["removed"], true, "{}", stdout(&out));
+}
+
 // ---- Exit codes a script can use ----
 
 /// Given a stored game awaiting allies' begin-turn, when a well-formed

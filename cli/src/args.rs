@@ -30,6 +30,10 @@ pub struct Args {
     #[arg(long, global = true, env = "ROLLCALL_STORE", value_name = "LOCATION")]
     pub store: Option<String>,
 
+    /// Print one JSON document instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -65,57 +69,17 @@ pub enum Command {
         /// is part of the seed: another id draws other dice.
         #[arg(long)]
         game: Option<String>,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Start a new game from a scenario, with fresh random seed shares.
     #[command(
         after_help = "Example:\n  rollcall new --rules leader-activation@1 --scenario scenario.json --game friday\n  rollcall new --rules house.json --scenario scenario.json --table"
     )]
-    New {
-        /// A rule version (`ruleset@version`) or a house-rules JSON file.
-        #[arg(long)]
-        rules: String,
-        /// The scenario JSON file, or a script (its `scenario` is taken).
-        /// `rollcall scenario template RULESET` writes one to start from.
-        #[arg(long)]
-        scenario: PathBuf,
-        /// The game id (default: a random one).
-        #[arg(long)]
-        game: Option<String>,
-        /// A party to the game (repeat; default: the scenario's sides).
-        #[arg(long = "party")]
-        parties: Vec<String>,
-        /// Dice are rolled by hand at a table and entered with each decision.
-        #[arg(long)]
-        table: bool,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    New(NewArgs),
     /// Make one decision (or a JSON array of them) in a stored game.
     #[command(
         after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
     )]
-    Play {
-        game: String,
-        /// A decision JSON file, or - for standard input.
-        decision: String,
-        /// Read one decision per line and append each as it comes, printing
-        /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
-        #[arg(long)]
-        stream: bool,
-        /// Decide through a dice server (`rollcall serve`) instead of this store.
-        #[arg(long, value_name = "URL", requires = "token")]
-        server: Option<String>,
-        /// Your side's token for the server (given once, when the game was made).
-        #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
-        token: Option<String>,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Play(PlayArgs),
     /// List a game's events, narrated; from the start, or from a seq, a decision or a turn on.
     #[command(
         after_help = "Example:\n  rollcall log rally\n  rollcall log rally --decision 7\n  rollcall log rally --seq 20 --json\n  rollcall log rally.jsonl"
@@ -128,9 +92,6 @@ pub enum Command {
         from: Option<u64>,
         #[command(flatten)]
         position: crate::position::PositionArgs,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Show a game's state, now or after a seq, a decision (with its rolls and facts) or a turn.
     #[command(
@@ -144,9 +105,6 @@ pub enum Command {
         at: Option<u64>,
         #[command(flatten)]
         position: crate::position::PositionArgs,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Replay a game from its facts, narrated; step by step, or up to the end of a seq, a decision or a turn.
     #[command(
@@ -168,9 +126,6 @@ pub enum Command {
         to: Option<u64>,
         #[command(flatten)]
         position: crate::position::PositionArgs,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Verify a stored game or a record file: seeds, legality, facts and chain.
     #[command(
@@ -182,9 +137,6 @@ pub enum Command {
         /// Also demand that the record ends at this head hash.
         #[arg(long, value_name = "HASH")]
         expect_head: Option<String>,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Run a record's decisions under two rule versions and show where they part, and why.
     #[command(
@@ -205,32 +157,7 @@ pub enum Command {
     #[command(
         after_help = "Example:\n  rollcall view rally -o rally.html --bookmark '14:the failed rally'\n  rollcall view showcase.jsonl --diff --b combat-hq@multi-bg\n\nThe page needs no network and embeds the record. Exit 1 (the page is still written) when the record does not verify."
     )]
-    View {
-        /// A game id in the store, or a record file (.jsonl).
-        target: String,
-        /// The page to write (default: GAME.html in the current directory,
-        /// replaced if there). An existing file -o names is replaced only with --force.
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-        /// Replace the file -o names if it exists.
-        #[arg(long)]
-        force: bool,
-        /// A named step: SEQ:label (repeat).
-        #[arg(long = "bookmark", value_name = "SEQ:LABEL")]
-        bookmarks: Vec<crate::view::Bookmark>,
-        /// Show the record's decisions under two rule versions, side by side.
-        #[arg(long, requires = "b")]
-        diff: bool,
-        /// With --diff, version A (default: the record's own).
-        #[arg(long, requires = "diff")]
-        a: Option<String>,
-        /// With --diff, version B: as for `diff --b`.
-        #[arg(long, requires = "diff")]
-        b: Option<String>,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    View(crate::view::ViewArgs),
     /// Write a stored game to a record file (JSON Lines).
     #[command(
         after_help = "Example:\n  rollcall export rally -o rally.jsonl\n  rollcall export rally -o - | gzip > rally.jsonl.gz"
@@ -244,9 +171,6 @@ pub enum Command {
         /// Replace the output file if it exists.
         #[arg(long)]
         force: bool,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Verify a record file and store it as a game (or extend the stored game).
     #[command(
@@ -258,9 +182,6 @@ pub enum Command {
         /// secret key (a new machine, a lost store).
         #[arg(long)]
         key: Option<PathBuf>,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// List the games in the store, or remove one.
     #[command(
@@ -270,9 +191,6 @@ pub enum Command {
     Games {
         #[command(subcommand)]
         command: Option<GamesCommand>,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// List rulesets, show a rule version's options and constants, a
     /// ruleset's decisions, or the JSON Schemas of rollcall's files.
@@ -307,9 +225,6 @@ pub enum Command {
         /// Where to write the secret key (refused if the file exists).
         #[arg(short, long)]
         output: PathBuf,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Start a play-by-email game: invite, accept, start.
     #[command(subcommand)]
@@ -344,6 +259,45 @@ pub enum Command {
     Demo,
 }
 
+/// `rollcall new`'s arguments.
+#[derive(Debug, ClapArgs)]
+pub struct NewArgs {
+    /// A rule version (`ruleset@version`) or a house-rules JSON file.
+    #[arg(long)]
+    pub rules: String,
+    /// The scenario JSON file, or a script (its `scenario` is taken).
+    /// `rollcall scenario template RULESET` writes one to start from.
+    #[arg(long)]
+    pub scenario: PathBuf,
+    /// The game id (default: a random one).
+    #[arg(long)]
+    pub game: Option<String>,
+    /// A party to the game (repeat; default: the scenario's sides).
+    #[arg(long = "party")]
+    pub parties: Vec<String>,
+    /// Dice are rolled by hand at a table and entered with each decision.
+    #[arg(long)]
+    pub table: bool,
+}
+
+/// `rollcall play`'s arguments.
+#[derive(Debug, ClapArgs)]
+pub struct PlayArgs {
+    pub game: String,
+    /// A decision JSON file, or - for standard input.
+    pub decision: String,
+    /// Read one decision per line and append each as it comes, printing
+    /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
+    #[arg(long)]
+    pub stream: bool,
+    /// Decide through a dice server (`rollcall serve`) instead of this store.
+    #[arg(long, value_name = "URL", requires = "token")]
+    pub server: Option<String>,
+    /// Your side's token for the server (given once, when the game was made).
+    #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
 #[derive(Debug, Subcommand)]
 #[command(
     after_help = "Example (two players, each with a store and a key):\n  tom$   rollcall pbem invite --rules leader-activation@1 --scenario s.json --side allies --key allies.key --game friday -o invite.txt\n  jerry$ rollcall pbem accept invite.txt --key axis.key -o accept.txt\n  tom$   rollcall pbem start accept.txt --key allies.key\n  tom$   rollcall play friday decisions.json && rollcall turn export friday --key allies.key -o turn-1.txt"
@@ -373,9 +327,6 @@ pub enum PbemCommand {
         /// Where to write the invitation (- for standard output).
         #[arg(short, long)]
         output: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Answer an invitation: take the other side, with your key and your seed share.
     #[command(after_help = "Example:\n  rollcall pbem accept invite.txt --key axis.key -o accept.txt")]
@@ -388,9 +339,6 @@ pub enum PbemCommand {
         /// Where to write the answer (- for standard output).
         #[arg(short, long)]
         output: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Start the game from the answer: your share is revealed in the game's
     /// header, which your first turn file carries to the opponent.
@@ -401,9 +349,6 @@ pub enum PbemCommand {
         /// Your secret key file.
         #[arg(long)]
         key: PathBuf,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
 }
 
@@ -420,9 +365,6 @@ pub enum GamesCommand {
         /// Remove without asking.
         #[arg(long, short = 'y')]
         yes: bool,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
 }
 
@@ -443,9 +385,6 @@ pub enum TurnCommand {
         /// Where to write the turn file (- for standard output).
         #[arg(short, long)]
         output: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Fetch what your store lacks of a game on a dice server, verified, as a turn file the server signs.
     #[command(after_help = "Example:\n  rollcall turn fetch http://club.example:7878 friday")]
@@ -453,9 +392,6 @@ pub enum TurnCommand {
         /// The server's address.
         url: String,
         game: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Verify the opponent's turn file and add it to your game, narrated.
     #[command(
@@ -464,9 +400,6 @@ pub enum TurnCommand {
     Apply {
         /// The turn file (a file, or - for standard input; pasted or quoted email text is fine).
         turn: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
 }
 
@@ -475,12 +408,7 @@ pub enum TurnCommand {
 pub enum ForkCommand {
     /// Both branches of every fork kept for a game, with hashes and signatures.
     #[command(after_help = "Example:\n  rollcall fork show friday")]
-    Show {
-        game: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Show { game: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -489,11 +417,7 @@ pub enum StoreCommand {
     /// (store/migrations/, each in one transaction). Run it once before the
     /// first `serve --store URL`, and after an upgrade of rollcall.
     #[command(after_help = "Example:\n  rollcall store migrate --store postgres://rollcall:secret@db.example/league")]
-    Migrate {
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Migrate,
     /// Copy games from one store to another (sled to PostgreSQL, or back),
     /// each verified before it is written and read back after: a game
     /// appears in the target whole or not at all. Games the target holds
@@ -511,9 +435,6 @@ pub enum StoreCommand {
         to: String,
         /// The games to copy (default: every game of the source).
         games: Vec<String>,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
 }
 
@@ -524,11 +445,7 @@ pub enum StoreCommand {
 pub enum RulesCommand {
     /// Every ruleset and its versions.
     #[command(after_help = "Example:\n  rollcall rules list")]
-    List {
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    List,
     /// Every option and constant of a version (or house-rules file): value,
     /// default, and the rules sentence it settles.
     #[command(
@@ -537,9 +454,6 @@ pub enum RulesCommand {
     Show {
         /// `ruleset`, `ruleset@version`, or a house-rules JSON file.
         version: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Every kind of refusal of a ruleset (its own, then the shared ones):
     /// the stable name `--json` output and serve carry in `"refusal"`, and
@@ -550,9 +464,6 @@ pub enum RulesCommand {
     Refusals {
         /// The ruleset id, e.g. `leader-activation`.
         ruleset: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// Each decision type of a ruleset: its fields (type, required or not,
     /// what it means) and an example.
@@ -562,9 +473,6 @@ pub enum RulesCommand {
     Decisions {
         /// The ruleset (`rollcall rules list` names them).
         ruleset: String,
-        /// Print one JSON document instead of text.
-        #[arg(long)]
-        json: bool,
     },
     /// JSON Schemas of rollcall's files: each ruleset's scripts, scenarios,
     /// decisions and facts, house rules, record lines and turn files.
@@ -619,9 +527,6 @@ pub enum GoldenCommand {
 #[derive(Debug, ClapArgs)]
 pub struct GoldenArgs {
     pub dir: PathBuf,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The commands. Each reads its inputs, calls the core and the store, and
 //! prints: human text by default, one JSON document with `--json`.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -20,80 +20,73 @@ use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
 
-use crate::args::{Args, Command, GamesCommand, GoldenCommand, RulesCommand, ScenarioCommand, StoreCommand};
+use crate::args::{
+    Args, Command, GamesCommand, GoldenCommand, NewArgs, PlayArgs, RulesCommand, ScenarioCommand, StoreCommand,
+};
+use crate::checked::Checked;
 use crate::colour::Verdict;
-use crate::output::{self, print_json, Line, Mode, Report};
+use crate::output::{self, Item, Line, Mode, Report, Stream};
 use crate::position::Position;
 use crate::source::{rule_version, Target};
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
 
-/// Runs the command `args` names, on the store `db` (checked once, in main).
-pub fn run(args: Args, db: &StoreSpec) -> Result<ExitCode, Fail> {
+/// Runs the command `args` names, in the context `cx` (checked once, in main).
+pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
     let named = args.named_store();
+    let (db, mode) = (&cx.db, cx.mode);
     match args.command {
-        Command::Run { script, game, json } => run_script(db, &script, game, json),
-        Command::New { rules, scenario, game, parties, table, json } => {
-            new(db, &rules, &scenario, game, parties, table, json)
-        }
-        Command::Play { game, decision, server: Some(url), token, json, .. } => {
-            crate::serve::client::play(&url, token.as_deref().unwrap_or_default(), &game, &decision, json)
-        }
-        Command::Play { game, decision, stream: true, json, .. } => play_stream(db, &game, &decision, json),
-        Command::Play { game, decision, stream: false, json, .. } => play(db, &game, &decision, json),
+        Command::Run { script, game } => run_script(cx, &script, game),
+        Command::New(args) => Ok(output::print(&new(db, args)?, mode)),
+        Command::Play(args @ PlayArgs { server: Some(_), .. }) => crate::serve::client::play(&args, mode),
+        Command::Play(PlayArgs { game, decision, stream: true, .. }) => play_stream(cx, &game, &decision),
+        Command::Play(PlayArgs { game, decision, stream: false, .. }) => play(cx, &game, &decision),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
-        Command::Log { game, from, position, json } => log(db, &game, position.position(from), json),
-        Command::State { game, at, position, json } => {
-            Ok(output::print(&state(db, &game, position.position(at))?, Mode::of(json)))
-        }
-        Command::Replay { game, step, plain, to, position, json } => {
-            let interactive =
-                step && !plain && !json && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        Command::Log { game, from, position } => log(cx, &game, position.position(from)),
+        Command::State { game, at, position } => Ok(output::print(&state(db, &game, position.position(at))?, mode)),
+        Command::Replay { game, step, plain, to, position } => {
+            let interactive = step
+                && !plain
+                && mode == Mode::Text
+                && std::io::stdin().is_terminal()
+                && std::io::stdout().is_terminal();
             if interactive {
                 interactive_replay(db, &game, position.position(to))
             } else {
-                replay(db, &game, step, position.position(to), json)
+                replay(cx, &game, step, position.position(to))
             }
         }
-        Command::Verify { target, expect_head, json } => {
-            Ok(output::print(&verify(db, &target, expect_head, Mode::of(json))?, Mode::of(json)))
+        Command::Verify { target, expect_head } => Ok(output::print(&verify(cx, &target, expect_head)?, mode)),
+        Command::Diff(args) => crate::diff::run(cx, &args),
+        Command::Simulate(args) => crate::simulate::run(&args, mode),
+        Command::Impact(args) => crate::impact::run(cx, &args),
+        Command::View(args) => crate::view::run(cx, args),
+        Command::Export { game, output, force } => export(cx, &game, &output, force),
+        Command::Import { file, key } => import(cx, &file, key.as_deref()),
+        Command::Games { command: None } => Ok(output::print(&games(db)?, mode)),
+        Command::Games { command: Some(GamesCommand::Rm { game, yes }) } => crate::housekeeping::remove(cx, &game, yes),
+        Command::Rules(RulesCommand::List) => Ok(output::print(&rules_list(), mode)),
+        Command::Rules(RulesCommand::Show { version }) => Ok(output::print(&rules_show(&version)?, mode)),
+        Command::Rules(RulesCommand::Refusals { ruleset }) => Ok(output::print(&rules_refusals(&ruleset)?, mode)),
+        Command::Rules(RulesCommand::Decisions { ruleset }) => {
+            Ok(output::print(&crate::schemas::decisions(&ruleset)?, mode))
         }
-        Command::Diff(args) => crate::diff::run(db, &args),
-        Command::Simulate(args) => crate::simulate::run(&args),
-        Command::Impact(args) => crate::impact::run(db, &args),
-        Command::View { target, output, force, bookmarks, diff, a, b, json } => {
-            crate::view::run(db, &target, output, force, bookmarks, b.filter(|_| diff).map(|b| (a, b)), json)
-        }
-        Command::Export { game, output, force, json } => export(db, &game, &output, force, json),
-        Command::Import { file, key, json } => import(db, &file, key.as_deref(), json),
-        Command::Games { command: None, json } => Ok(output::print(&games(db)?, Mode::of(json))),
-        Command::Games { command: Some(GamesCommand::Rm { game, yes, json }), .. } => {
-            crate::housekeeping::remove(db, &game, yes, json)
-        }
-        Command::Rules(RulesCommand::List { json }) => Ok(output::print(&rules_list(), Mode::of(json))),
-        Command::Rules(RulesCommand::Show { version, json }) => {
-            Ok(output::print(&rules_show(&version)?, Mode::of(json)))
-        }
-        Command::Rules(RulesCommand::Refusals { ruleset, json }) => {
-            Ok(output::print(&rules_refusals(&ruleset)?, Mode::of(json)))
-        }
-        Command::Rules(RulesCommand::Decisions { ruleset, json }) => crate::schemas::decisions(&ruleset, json),
         Command::Rules(RulesCommand::Schema { name, output }) => {
             crate::schemas::schema(name.as_deref(), output.as_deref())
         }
         Command::Scenario(ScenarioCommand::Template { ruleset, output, force }) => {
             crate::schemas::template(&ruleset, output.as_deref(), force)
         }
-        Command::Golden(GoldenCommand::Check(a)) => crate::golden::check(&a.dir, a.json),
-        Command::Golden(GoldenCommand::Bless(a)) => crate::golden::bless(&a.dir, a.json),
+        Command::Golden(GoldenCommand::Check(a)) => Ok(output::print(&crate::golden::check(&a.dir)?, mode)),
+        Command::Golden(GoldenCommand::Bless(a)) => Ok(output::print(&crate::golden::bless(&a.dir)?, mode)),
         Command::Demo => crate::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
         Command::Completions { shell } => crate::manual::completions(shell),
         Command::Man { output } => crate::manual::man(&output),
-        Command::Keygen { output: file, json } => Ok(output::print(&crate::pbem::keygen(&file)?, Mode::of(json))),
-        Command::Pbem(c) => crate::pbem::pbem(db, c),
-        Command::Turn(c) => crate::pbem::turn(db, c),
-        Command::Fork(c) => crate::pbem::fork(db, c),
-        Command::Store(StoreCommand::Migrate { json }) => store::migrate(db, json),
-        Command::Store(StoreCommand::Copy { from, to, games, json }) => store::copy(&from, &to, &games, json),
+        Command::Keygen { output: file } => Ok(output::print(&crate::pbem::keygen(&file)?, mode)),
+        Command::Pbem(c) => crate::pbem::pbem(cx, c),
+        Command::Turn(c) => crate::pbem::turn(cx, c),
+        Command::Fork(c) => crate::pbem::fork(cx, c),
+        Command::Store(StoreCommand::Migrate) => Ok(output::print(&store::migrate(db)?, mode)),
+        Command::Store(StoreCommand::Copy { from, to, games }) => store::copy(&from, &to, &games, mode),
     }
 }
 
@@ -101,16 +94,41 @@ fn event_json(game: &Game, e: &Event) -> Value {
     json!({"seq": e.seq, "kind": e.kind.name(), "body": e.body, "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()})
 }
 
+/// An event, narrated by the game it is in: as `log` lists it (seq, kind,
+/// hash, narrative) or, `replay`, `run` and `play`, the narrative alone.
+struct Narrated<'a> {
+    game: &'a Game,
+    event: &'a Event,
+    listed: bool,
+}
+
+impl Item for Narrated<'_> {
+    fn text(&self) -> String {
+        let (g, e) = (self.game, self.event);
+        if self.listed {
+            format!(
+                "{:>5}  {:<8} {}  {}",
+                e.seq,
+                e.kind.name(),
+                e.hash.short(),
+                text::escape(g.narrate(e).trim_start())
+            )
+        } else {
+            text::escape(&g.narrate(e)).to_string()
+        }
+    }
+
+    fn json(&self) -> Value {
+        event_json(self.game, self.event)
+    }
+}
+
 /// `rollcall run SCRIPT`: plays the script into a game being created,
 /// appending whole decisions in batches; the game appears, whole, only when
 /// the last batch is in (a refused decision, a kill or a full disk leave
 /// nothing a reader can see).
-fn run_script(
-    db: &crate::store::StoreSpec,
-    path: &Path,
-    game_id: Option<String>,
-    json: bool,
-) -> Result<ExitCode, Fail> {
+fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<ExitCode, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     let bytes = read_bytes(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
     let mut script = Script::parse_bytes(&bytes, &stem)
@@ -128,10 +146,8 @@ fn run_script(
     }
     let mut creation = store::Creation::begin(&log, &script.header)?;
     let mut game = Game::open(script.header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
-    let mut lines = Vec::new();
-    if !json {
-        say!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode));
-    }
+    let mut stream = Stream::kept(mode, "narrative");
+    stream.note(|| format!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode)));
     for (i, (decision, dice)) in script.decisions.iter().enumerate() {
         let events = match game.play(decision, dice.as_ref()) {
             Ok(events) => events,
@@ -140,29 +156,24 @@ fn run_script(
                     let e = script.refusal_error(i, refusal);
                     format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message)
                 };
-                return crate::exit::refusal(refusal, say, json);
+                return crate::exit::refusal(refusal, say, mode);
             }
         };
-        for e in &events {
-            if json {
-                lines.push(event_json(&game, e));
-            } else {
-                say!("{}", text::escape(&game.narrate(e)));
-            }
+        for event in &events {
+            stream.push(&Narrated { game: &game, event, listed: false })?;
         }
         creation.push(events)?;
     }
     creation.commit()?;
     keep_snapshot(&log, &id, &game);
-    if json {
-        print_json(&json!({
+    stream.finish(
+        &[format!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head())],
+        json!({
             "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
             "mode": script.header.mode, "events": game.seq(), "decisions": game.decisions(),
-            "turn": game.turn(), "head": game.head().to_string(), "narrative": lines,
-        }));
-    } else {
-        say!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head());
-    }
+            "turn": game.turn(), "head": game.head().to_string(),
+        }),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -191,16 +202,10 @@ fn random_share() -> Result<Share, Fail> {
     random_bytes().map(Share)
 }
 
-fn new(
-    db: &crate::store::StoreSpec,
-    rules: &str,
-    scenario_path: &Path,
-    game: Option<String>,
-    mut parties: Vec<String>,
-    table: bool,
-    json: bool,
-) -> Result<ExitCode, Fail> {
-    let (rules, _) = rule_version(rules)?;
+fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
+    let NewArgs { rules, scenario: scenario_path, game, mut parties, table } = args;
+    let scenario_path = scenario_path.as_path();
+    let (rules, _) = rule_version(&rules)?;
     let bytes = read_bytes(scenario_path)?;
     let given: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario_path.display().to_string())))?;
     let (scenario, prefix) = crate::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
@@ -256,28 +261,48 @@ fn new(
     if has_game(&log, &id)? {
         return Err(fail!("{} (nothing was written)", store::already_stored(&id, &store::dir(db))));
     }
-    let head = log.create(&header)?;
-    if json {
-        print_json(&json!({"game": id, "rules": header.rules.version, "mode": mode, "head": head.hash.to_string(),
-            "parties": header.parties.iter().map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())})).collect::<Vec<_>>()}));
-    } else {
-        say!("new game {id}: {}, {} dice", header.rules.label(), mode_name(mode));
+    let head = log.create(&header)?.hash;
+    Ok(NewGame { header, head })
+}
+
+/// `rollcall new`: the game made, its parties and their commitments.
+struct NewGame {
+    header: Header,
+    head: Digest,
+}
+
+impl Report for NewGame {
+    fn text(&self) -> Vec<String> {
+        let (header, mode) = (&self.header, self.header.mode);
+        let mut lines = vec![format!("new game {}: {}, {} dice", header.game, header.rules.label(), mode_name(mode))];
         for p in &header.parties {
-            match p.commitment {
-                Some(c) => say!("  party {}: commitment {c}", p.name),
-                None => say!("  party {}", p.name),
-            }
+            lines.push(match p.commitment {
+                Some(c) => format!("  party {}: commitment {c}", p.name),
+                None => format!("  party {}", p.name),
+            });
         }
         if mode == SeedMode::Open {
-            say!("  (an open game made on one machine, for solo play and fixtures: this machine made every share, so it could have chosen the dice; anyone can compute them. Two players start a game with `rollcall pbem invite`.)");
+            lines.push("  (an open game made on one machine, for solo play and fixtures: this machine made every share, so it could have chosen the dice; anyone can compute them. Two players start a game with `rollcall pbem invite`.)".into());
         }
-        say!("head {}", head.hash);
+        lines.push(format!("head {}", self.head));
+        lines
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let header = &self.header;
+        let parties: Vec<Value> = header
+            .parties
+            .iter()
+            .map(|p| json!({"name": p.name, "commitment": p.commitment.map(|c| c.to_string())}))
+            .collect();
+        json!({"game": header.game, "rules": header.rules.version, "mode": header.mode, "head": self.head.to_string(),
+            "parties": parties})
+    }
 }
 
 /// `rollcall play GAME DECISION`: decide on the current state, append atomically.
-fn play(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     let (name, bytes) = read_input(source)?;
     let name = name.as_str();
     let value: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(name)))?;
@@ -305,29 +330,41 @@ fn play(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Res
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
             Err(refusal) => {
-                return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at) + " (nothing was written)", json)
+                return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at) + " (nothing was written)", mode)
             }
         };
         events.extend(new);
     }
     log.append(id, &expected, &events)?;
     keep_snapshot(&log, id, &game);
-    if json {
-        print_json(
-            &json!({"game": id, "events": events.iter().map(|e| event_json(&game, e)).collect::<Vec<_>>(), "head": game.head().to_string()}),
-        );
-    } else {
-        for e in &events {
-            say!("{}", text::escape(&game.narrate(e)));
-        }
-        say!("head {}", game.head());
+    Ok(output::print(&Played { id, game, events }, mode))
+}
+
+/// `rollcall play`: the events a decision (or several) added, narrated.
+struct Played<'a> {
+    id: &'a str,
+    game: Game,
+    events: Vec<Event>,
+}
+
+impl Report for Played<'_> {
+    fn text(&self) -> Vec<String> {
+        let mut lines: Vec<String> =
+            self.events.iter().map(|event| Narrated { game: &self.game, event, listed: false }.text()).collect();
+        lines.push(format!("head {}", self.game.head()));
+        lines
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let events: Vec<Value> = self.events.iter().map(|e| event_json(&self.game, e)).collect();
+        json!({"game": self.id, "events": events, "head": self.game.head().to_string()})
+    }
 }
 
 /// `rollcall play GAME FILE --stream`: one decision per line, each appended
 /// and flushed before its acknowledgement is printed.
-fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool) -> Result<ExitCode, Fail> {
+fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
     let mut reader: Box<dyn BufRead> = if source == "-" {
@@ -338,7 +375,7 @@ fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool)
     let log = store::open_read(db)?;
     let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
-    let mut stdout = std::io::stdout();
+    let mut stream = Stream::lines(mode);
     let mut offset = 0u64;
     let mut bytes = Vec::new();
     for i in 0.. {
@@ -362,19 +399,29 @@ fn play_stream(db: &crate::store::StoreSpec, id: &str, source: &str, json: bool)
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(events) => events,
-            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), json),
+            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode),
         };
         let head = log.append(id, &expected, &events)?;
-        if json {
-            writeln!(stdout, "{}", json!({"ok": true, "line": i + 1, "seq": head.seq, "head": head.hash.to_string()}))
-        } else {
-            writeln!(stdout, "ok {} {}", head.seq, head.hash)
-        }
-        .and_then(|_| stdout.flush())
-        .context("stdout")?;
+        stream.push(&Acknowledged { line: i + 1, head })?;
     }
     keep_snapshot(&log, id, &game);
     Ok(ExitCode::SUCCESS)
+}
+
+/// A decision of `play --stream`, durable: its line, and the head it made.
+struct Acknowledged {
+    line: usize,
+    head: rollcall_core::log::Head,
+}
+
+impl Item for Acknowledged {
+    fn text(&self) -> String {
+        format!("ok {} {}", self.head.seq, self.head.hash)
+    }
+
+    fn json(&self) -> Value {
+        json!({"ok": true, "line": self.line, "seq": self.head.seq, "head": self.head.hash.to_string()})
+    }
 }
 
 /// How many events a stored game may grow past its kept snapshot before
@@ -394,30 +441,23 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
 }
 
-fn log(db: &crate::store::StoreSpec, target: &str, from: Option<Position>, json: bool) -> Result<ExitCode, Fail> {
-    let (log, id) = crate::source::game_reader(db, target)?;
+fn log(cx: &Checked, target: &str, from: Option<Position>) -> Result<ExitCode, Fail> {
+    let (log, id) = crate::source::game_reader(&cx.db, target)?;
     let (log, id) = (&*log, id.as_str());
     let from = match from {
         Some(p) => crate::position::resolve(log, id, p)?.first,
         None => 1,
     };
-    let mut out = Vec::new();
-    let game = open_game_with(log, id, None, |g, e| {
-        if e.seq < from {
-            return;
-        }
-        if json {
-            out.push(event_json(g, e));
-        } else {
-            say!("{:>5}  {:<8} {}  {}", e.seq, e.kind.name(), e.hash.short(), text::escape(g.narrate(e).trim_start()));
+    let mut stream = Stream::array(cx.mode, "events");
+    let mut printed = Ok(());
+    let game = open_game_with(log, id, None, |game, event| {
+        if event.seq >= from && printed.is_ok() {
+            printed = stream.push(&Narrated { game, event, listed: true });
         }
     })
     .map_err(|e| crate::source::open_failed(target, e))?;
-    if json {
-        print_json(&json!({"game": id, "events": out, "head": game.head().to_string()}));
-    } else {
-        say!("head {}", game.head());
-    }
+    printed?;
+    stream.finish(&[format!("head {}", game.head())], json!({"game": id, "head": game.head().to_string()}));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -456,54 +496,46 @@ impl Report for State {
     }
 }
 
-fn replay(
-    db: &crate::store::StoreSpec,
-    target: &str,
-    step: bool,
-    to: Option<Position>,
-    json: bool,
-) -> Result<ExitCode, Fail> {
-    let (log, id) = crate::source::game_reader(db, target)?;
+fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Result<ExitCode, Fail> {
+    let (mode, (log, id)) = (cx.mode, crate::source::game_reader(&cx.db, target)?);
     let (log, id) = (&*log, id.as_str());
     let to = to.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
-    let mut steps = Vec::new();
-    let mut lines = Vec::new();
+    let mut stream = Stream::array(mode, "events").with_asides("steps");
+    let mut printed = Ok(());
     // The narrative on a terminal is its own progress; to a file or a pipe, a bar.
     let total = match to {
         Some(to) => to,
         None => log.head(id)?.seq,
     };
-    let bar = crate::progress::events("replay", total, json || std::io::stdout().is_terminal());
-    let game = open_game_with(log, id, to, |g, e| {
+    let bar = crate::progress::events("replay", total, mode == Mode::Json || std::io::stdout().is_terminal());
+    let game = open_game_with(log, id, to, |game, event| {
         crate::progress::tick(&bar);
-        if step && e.kind == rollcall_core::Kind::Decision && g.decisions() > 1 {
+        if printed.is_err() {
+            return;
+        }
+        if step && event.kind == rollcall_core::Kind::Decision && game.decisions() > 1 {
             // The state after the previous decision, before this one.
-            if json {
-                steps.push(json!({"after_decision": g.decisions() - 1, "state": g.state()}));
-            } else {
-                say!("--- state after decision {} ---\n{}", g.decisions() - 1, g.render());
-            }
+            let after = game.decisions() - 1;
+            stream.aside(
+                || format!("--- state after decision {after} ---\n{}", game.render()),
+                || json!({"after_decision": after, "state": game.state()}),
+            );
         }
-        if json {
-            lines.push(event_json(g, e));
-        } else {
-            say!("{}", text::escape(&g.narrate(e)));
-        }
+        printed = stream.push(&Narrated { game, event, listed: false });
     })
     .map_err(|e| crate::source::open_failed(target, e))?;
-    if json {
-        print_json(
-            &json!({"game": id, "events": lines, "steps": steps, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
-        );
-    } else {
-        say!(
-            "--- state after seq {} (decision {}) ---\n{}head {}",
-            game.seq(),
-            game.decisions(),
-            game.render(),
-            game.head()
-        );
-    }
+    printed?;
+    let last = format!(
+        "--- state after seq {} (decision {}) ---\n{}head {}",
+        game.seq(),
+        game.decisions(),
+        game.render(),
+        game.head()
+    );
+    stream.finish(
+        &[last],
+        json!({"game": id, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -632,16 +664,12 @@ impl Report for VerifyReport {
     }
 }
 
-fn verify(
-    db: &crate::store::StoreSpec,
-    target: &str,
-    expect_head: Option<String>,
-    mode: Mode,
-) -> Result<VerifyReport, Fail> {
+fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<VerifyReport, Fail> {
+    let (db, mode) = (&cx.db, cx.mode);
     if let Some(h) = &expect_head {
         h.parse::<Digest>().map_err(|e| fail!("--expect-head: {e}"))?;
     }
-    let json = mode == Mode::Json;
+    let quiet = mode == Mode::Json;
     let downloaded;
     let mut target = target;
     if target.starts_with("http://") || target.starts_with("https://") {
@@ -664,7 +692,7 @@ fn verify(
             }
         };
         let mut events = events;
-        let bar = crate::progress::file("verify", path, json);
+        let bar = crate::progress::file("verify", path, quiet);
         let result = rollcall_store::file::verify(&header, &mut events, || crate::progress::tick(&bar));
         crate::progress::done(bar);
         let normalised = events.normalised().describe();
@@ -672,18 +700,18 @@ fn verify(
     }
     let log = store::open_read(db)?;
     let header = log.header(target)?;
-    let bar = crate::progress::events("verify", log.head(target)?.seq, json);
+    let bar = crate::progress::events("verify", log.head(target)?.seq, quiet);
     let result = verify_each(&header, log.events(target, 1)?, |_, _| crate::progress::tick(&bar));
     crate::progress::done(bar);
     Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))
 }
 
-fn export(db: &crate::store::StoreSpec, id: &str, output: &Path, force: bool, json: bool) -> Result<ExitCode, Fail> {
+fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode, Fail> {
     use rollcall_store::file::{self, Existing};
-    let log = store::open_read(db)?;
+    let log = store::open_read(&cx.db)?;
     let game = open_game(&log, id, None)?;
     let to_stdout = output == Path::new("-");
-    let bar = crate::progress::events("export", game.seq(), json);
+    let bar = crate::progress::events("export", game.seq(), cx.mode == Mode::Json);
     let events = log.events(id, 1)?.inspect(|_| crate::progress::tick(&bar));
     let count = if to_stdout {
         let stdout = std::io::stdout();
@@ -694,55 +722,113 @@ fn export(db: &crate::store::StoreSpec, id: &str, output: &Path, force: bool, js
         file::write(output, existing, game.header(), events)
     };
     crate::progress::done(bar);
-    let count = count?;
     let shown = if to_stdout { "standard output".to_string() } else { output.display().to_string() };
+    let report = Exported { id, file: shown, events: count?, head: game.head() };
     // With the record on standard output, the report goes to standard error.
-    let report = if json {
-        let value = json!({"game": id, "file": shown, "events": count, "head": game.head().to_string()});
-        text::escape_json(&serde_json::to_string_pretty(&value).expect("JSON values print")).into_owned()
-    } else {
-        text::escape_lines(&format!("wrote {id} to {shown}: {count} events; head {}", game.head())).into_owned()
-    };
-    if to_stdout {
-        eprintln!("{report}");
-    } else {
-        println!("{report}");
+    Ok(if to_stdout { output::print_on_stderr(&report, cx.mode) } else { output::print(&report, cx.mode) })
+}
+
+/// `rollcall export`: the record written, where.
+struct Exported<'a> {
+    id: &'a str,
+    file: String,
+    events: u64,
+    head: Digest,
+}
+
+impl Report for Exported<'_> {
+    fn text(&self) -> Vec<String> {
+        vec![format!("wrote {} to {}: {} events; head {}", self.id, self.file, self.events, self.head)]
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        json!({"game": self.id, "file": self.file, "events": self.events, "head": self.head.to_string()})
+    }
 }
 
 /// `rollcall import FILE`: verifies the record while it writes it into a
 /// game being created, which appears whole once the record has verified to
 /// its end (and not at all otherwise). A record that extends a game in the
 /// store appends what the store lacks, after verifying the whole record.
-fn import(db: &crate::store::StoreSpec, file: &Path, key: Option<&Path>, json: bool) -> Result<ExitCode, Fail> {
+fn import(cx: &Checked, file: &Path, key: Option<&Path>) -> Result<ExitCode, Fail> {
     let (header, _) = rollcall_store::file::read(file)?;
     let side = match key {
         Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
         None => None,
     };
-    let log = store::open(db)?;
-    let code = if has_game(&log, &header.game)? {
-        import_extend(&log, file, &header, json)?
+    let log = store::open(&cx.db)?;
+    let imported = if has_game(&log, &header.game)? {
+        import_extend(&log, file, &header)?
     } else {
-        import_new(&log, file, json)?
+        import_new(&log, file, cx.mode)?
     };
+    let code = output::print(&imported, cx.mode);
     if let (Some(side), true) = (&side, code == ExitCode::SUCCESS) {
         exchange::take_side(&log, &header.game, side)?;
-        if !json {
-            say!("this store plays {side} in {}", header.game);
-        }
+        output::note(cx.mode, || format!("this store plays {side} in {}", header.game));
     }
     Ok(code)
 }
 
-fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, Fail> {
+/// What `import` did with a record.
+enum Imported {
+    /// A new game, verified.
+    New { file: String, verified: Box<Verified>, header: Box<Header> },
+    /// A record that parts from the stored game at `seq`: kept as evidence
+    /// under `evidence`.
+    Fork { id: String, file: String, seq: u64, evidence: String },
+    /// Nothing: the stored game, at `head`, holds every event of the record.
+    Nothing { id: String, file: String, head: rollcall_core::log::Head },
+    /// The stored game, extended by `appended` events after `from`.
+    Extended { id: String, file: String, appended: u64, from: u64, head: Digest },
+}
+
+impl Report for Imported {
+    fn text(&self) -> Vec<String> {
+        vec![match self {
+            Imported::New { file, verified: v, header } => {
+                format!("imported {} from {file}: {} events, verified; head {}", header.game, v.events, v.head)
+            }
+            Imported::Fork { id, file, seq, .. } => format!(
+                "FORK: {file} parts from the stored game {id} at seq {seq}: kept as evidence (rollcall fork show {id}); nothing else was written"
+            ),
+            Imported::Nothing { id, file, head } => format!(
+                "nothing to import: the store's game {id} already holds every event of {file} (and is at seq {})",
+                head.seq
+            ),
+            Imported::Extended { id, file, appended, from, head } => format!(
+                "extended {id} from {file}: the record verified, and {appended} events after seq {from} were appended; head {head}"
+            ),
+        }]
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            Imported::New { verified, header, .. } => verified_json(&header.game, verified, header),
+            Imported::Fork { id, seq, evidence, .. } => {
+                json!({"ok": false, "game": id, "fork": seq, "evidence": evidence})
+            }
+            Imported::Nothing { id, head, .. } => {
+                json!({"ok": true, "game": id, "appended": 0, "head": head.hash.to_string()})
+            }
+            Imported::Extended { id, appended, head, .. } => {
+                json!({"ok": true, "game": id, "appended": appended, "head": head.to_string()})
+            }
+        }
+    }
+
+    fn code(&self) -> ExitCode {
+        ExitCode::from(u8::from(matches!(self, Imported::Fork { .. })))
+    }
+}
+
+fn import_new(log: &dyn EventLog, file: &Path, mode: Mode) -> Result<Imported, Fail> {
     let (header, events) = rollcall_store::file::read(file)?;
     let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
     let mut creation = store::Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
     let mut unit: Vec<Event> = Vec::new();
-    let bar = crate::progress::file("import", file, json);
+    let bar = crate::progress::file("import", file, mode == Mode::Json);
     for event in events {
         crate::progress::tick(&bar);
         let next = verifier.game().seq() + 1;
@@ -760,25 +846,14 @@ fn import_new(log: &dyn EventLog, file: &Path, json: bool) -> Result<ExitCode, F
     creation.push(unit)?;
     creation.commit()?;
     keep_snapshot(log, &header.game, &at_head);
-    if json {
-        print_json(&verified_json(&header.game, &verified, &header));
-    } else {
-        say!(
-            "imported {} from {}: {} events, verified; head {}",
-            header.game,
-            file.display(),
-            verified.events,
-            verified.head
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Imported::New { file: file.display().to_string(), verified: Box::new(verified), header: Box::new(header) })
 }
 
 /// Import of a record of a game the store has: the record must be the same
 /// game (the same header) and agree with every stored event; what it holds
 /// beyond the store's head is appended. A record that parts from the stored
 /// game is a fork: refused, and kept as evidence.
-fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -> Result<ExitCode, Fail> {
+fn import_extend(log: &dyn EventLog, file: &Path, header: &Header) -> Result<Imported, Fail> {
     let id = &header.game;
     let stored = log.header(id)?;
     if let Some(field) = exchange::header_difference(&stored, header) {
@@ -816,29 +891,11 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
     drop(stored_events);
     let verified = result.map_err(|f| fail!("{}: does not verify, so it was not imported: {f}", file.display()))?;
     if let Some(fork) = fork {
-        let key = exchange::keep(log, &fork)?;
-        if json {
-            print_json(&json!({"ok": false, "game": id, "fork": fork.seq, "evidence": key}));
-        } else {
-            say!(
-                "FORK: {} parts from the stored game {id} at seq {}: kept as evidence (rollcall fork show {id}); nothing else was written",
-                file.display(),
-                fork.seq
-            );
-        }
-        return Ok(ExitCode::from(1));
+        let evidence = exchange::keep(log, &fork)?;
+        return Ok(Imported::Fork { id: id.clone(), file: file.display().to_string(), seq: fork.seq, evidence });
     }
     if verified.events <= ours.seq {
-        if !json {
-            say!(
-                "nothing to import: the store's game {id} already holds every event of {} (and is at seq {})",
-                file.display(),
-                ours.seq
-            );
-        } else {
-            print_json(&json!({"ok": true, "game": id, "appended": 0, "head": ours.hash.to_string()}));
-        }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Imported::Nothing { id: id.clone(), file: file.display().to_string(), head: ours });
     }
     // Pass 2: append what the store lacks, whole decisions at a time.
     let (_, events) = rollcall_store::file::read(file)?;
@@ -861,16 +918,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header, json: bool) -
         head = log.append(id, &head, &batch)?.hash;
         appended += batch.len() as u64;
     }
-    if json {
-        print_json(&json!({"ok": true, "game": id, "appended": appended, "head": head.to_string()}));
-    } else {
-        say!(
-            "extended {id} from {}: the record verified, and {appended} events after seq {} were appended; head {head}",
-            file.display(),
-            ours.seq
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Imported::Extended { id: id.clone(), file: file.display().to_string(), appended, from: ours.seq, head })
 }
 
 /// `rollcall games`: the store's games, and those whose creation stopped.

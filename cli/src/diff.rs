@@ -45,20 +45,17 @@ pub struct DiffArgs {
     /// Report every divergent decision, grouped by turn (default: the first).
     #[arg(long)]
     pub all: bool,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Reads the target's header and runs the diff over its events, streaming.
 /// A record that does not verify is reported as verify reports it, with
 /// exit 1.
-fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs) -> Result<Diffed, Fail> {
+fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs, mode: Mode) -> Result<Diffed, Fail> {
     let target = args.target.as_str();
     let mut record = source::open(db, target)?;
     let header = record.header().clone();
     let (a, b) = versions(&header, args.a.as_deref(), &args.b)?;
-    let bar = record.progress("diff", target, args.json)?;
+    let bar = record.progress("diff", target, mode == Mode::Json)?;
     let events = record.events()?.inspect(|_| crate::progress::tick(&bar));
     let result = diff(&header, events, &a, &b, args.all);
     crate::progress::done(bar);
@@ -108,8 +105,8 @@ fn state_diff(title: &str, (a, b): &(String, String)) -> String {
     format!("{title}:\n{diff}")
 }
 
-pub fn run(db: &crate::store::StoreSpec, args: &DiffArgs) -> Result<ExitCode, Fail> {
-    Ok(crate::output::print(&load_and_diff(db, args)?, Mode::of(args.json)))
+pub fn run(cx: &crate::checked::Checked, args: &DiffArgs) -> Result<ExitCode, Fail> {
+    Ok(crate::output::print(&load_and_diff(&cx.db, args, cx.mode)?, cx.mode))
 }
 
 /// What diff found: where the versions part, or that the record is not

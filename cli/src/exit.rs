@@ -21,6 +21,7 @@ use rollcall_core::ruleset::Refusal;
 use serde_json::json;
 use serde_json::Value;
 
+use crate::output::Mode;
 use crate::store::Fail;
 
 /// Bad input or usage.
@@ -28,15 +29,9 @@ pub const INPUT: u8 = 2;
 /// A decision the rules refuse.
 pub const REFUSED: u8 = 3;
 
-/// Whether the command line asks for `--json` (before any `--`): main
-/// needs to know it for a failure whatever the command.
-pub fn json_requested() -> bool {
-    std::env::args_os().skip(1).take_while(|a| a != "--").any(|a| a == "--json")
-}
-
-fn fail(kind: &str, code: u8, message: &str, refusal: Option<RefusalKind>, json: bool) -> ExitCode {
+fn fail(kind: &str, code: u8, message: &str, refusal: Option<RefusalKind>, mode: Mode) -> ExitCode {
     eprintln!("error: {message}");
-    if json {
+    if mode == Mode::Json {
         let mut error = json!({"kind": kind, "exit": code, "message": message});
         if let Some(refusal) = refusal {
             error["refusal"] = refusal_json(refusal);
@@ -52,29 +47,29 @@ pub fn refusal_json(kind: RefusalKind) -> Value {
 }
 
 /// Bad input: says so (and, with `--json`, prints the error document); exit 2.
-pub fn input(message: &str, json: bool) -> ExitCode {
-    fail("input", INPUT, message, None, json)
+pub fn input(message: &str, mode: Mode) -> ExitCode {
+    fail("input", INPUT, message, None, mode)
 }
 
 /// A decision the rules refuse, of a kind where it is known: says so (and,
 /// with `--json`, prints the error document); exit 3. The caller has
 /// written nothing.
-pub fn refused(message: &str, refusal: Option<RefusalKind>, json: bool) -> ExitCode {
-    fail("refused", REFUSED, message, refusal, json)
+pub fn refused(message: &str, refusal: Option<RefusalKind>, mode: Mode) -> ExitCode {
+    fail("refused", REFUSED, message, refusal, mode)
 }
 
 /// The one mapping of a refused decision to an outcome: a malformed decision
 /// is bad input (an error naming the field, exit 2), any other refusal is the
 /// rules' (exit 3). `message` says the refusal where it was made (file, line,
 /// field; [`placed`] for most inputs). The caller has written nothing.
-pub fn refusal(refusal: Refusal, message: impl FnOnce(Refusal) -> String, json: bool) -> Result<ExitCode, Fail> {
+pub fn refusal(refusal: Refusal, message: impl FnOnce(Refusal) -> String, mode: Mode) -> Result<ExitCode, Fail> {
     let kind = refusal.kind();
     let malformed = matches!(refusal, Refusal::Malformed { .. });
     let message = message(refusal);
     if malformed {
         Err(Fail::msg(message))
     } else {
-        Ok(refused(&message, Some(kind), json))
+        Ok(refused(&message, Some(kind), mode))
     }
 }
 

@@ -16,6 +16,7 @@ use rollcall_core::script::Script;
 use serde_json::json;
 use similar::TextDiff;
 
+use crate::output::Said;
 use crate::store::{read_file, Context, Fail};
 
 fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
@@ -109,7 +110,8 @@ fn differences_of(input: &Path) -> Result<Vec<(PathBuf, String)>, Fail> {
     Ok(differences)
 }
 
-pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall golden check DIR`: exit 1 when an expected file differs.
+pub fn check(dir: &Path) -> Result<Said, Fail> {
     let all = inputs(dir)?;
     if all.is_empty() {
         return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to check", dir.display()));
@@ -132,30 +134,29 @@ pub fn check(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
     for found in checked {
         differences.extend(found?);
     }
-    if json {
-        crate::output::print_json(&json!({
-            "checked": all.len(), "ok": differences.is_empty(),
-            "differences": differences.iter().map(|(p, d)| json!({"file": p.display().to_string(), "diff": d})).collect::<Vec<_>>(),
-        }));
+    let json = json!({
+        "checked": all.len(), "ok": differences.is_empty(),
+        "differences": differences.iter().map(|(p, d)| json!({"file": p.display().to_string(), "diff": d})).collect::<Vec<_>>(),
+    });
+    // Each diff ends with its newline, which the line's printing gives.
+    let mut lines: Vec<String> =
+        differences.iter().map(|(_, diff)| diff.strip_suffix('\n').unwrap_or(diff).to_string()).collect();
+    lines.push(if differences.is_empty() {
+        format!("golden: {} fixtures match their expected outputs", all.len())
     } else {
-        for (_, diff) in &differences {
-            show!("{diff}");
-        }
-        if differences.is_empty() {
-            say!("golden: {} fixtures match their expected outputs", all.len());
-        } else {
-            say!(
-                "golden: {} of the expected files differ ({} fixtures checked); if the change is intended, run `rollcall golden bless {}` and review the diff",
-                differences.len(),
-                all.len(),
-                dir.display()
-            );
-        }
-    }
-    Ok(if differences.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        format!(
+            "golden: {} of the expected files differ ({} fixtures checked); if the change is intended, run `rollcall golden bless {}` and review the diff",
+            differences.len(),
+            all.len(),
+            dir.display()
+        )
+    });
+    let code = if differences.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    Ok(Said { lines, json, code, verdict: None })
 }
 
-pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
+/// `rollcall golden bless DIR`: rewrites the expected files that differ.
+pub fn bless(dir: &Path) -> Result<Said, Fail> {
     if std::env::var_os("CI").is_some() {
         return Err(Fail::msg(
             "golden bless refuses to run when CI is set: expected outputs change only in a reviewed commit",
@@ -177,13 +178,7 @@ pub fn bless(dir: &Path, json: bool) -> Result<ExitCode, Fail> {
         steps.done_one();
     }
     steps.finish();
-    if json {
-        crate::output::print_json(&json!({"blessed": all.len(), "changed": changed}));
-    } else {
-        for c in &changed {
-            say!("rewrote {c}");
-        }
-        say!("golden: {} fixtures blessed, {} files changed", all.len(), changed.len());
-    }
-    Ok(ExitCode::SUCCESS)
+    let mut lines: Vec<String> = changed.iter().map(|c| format!("rewrote {c}")).collect();
+    lines.push(format!("golden: {} fixtures blessed, {} files changed", all.len(), changed.len()));
+    Ok(Said::done(lines, json!({"blessed": all.len(), "changed": changed})))
 }

@@ -3,10 +3,11 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
-use rollcall_core::log::EventLog;
-use serde_json::json;
+use rollcall_core::log::{EventLog, Head};
+use serde_json::{json, Value};
 
-use crate::output::print_json;
+use crate::checked::Checked;
+use crate::output::Report;
 use crate::store::{self, Context, Fail};
 
 /// The notes a store keeps on `game` (see `rollcall_core::pbem::exchange`
@@ -35,7 +36,12 @@ fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
 
 /// `rollcall games rm GAME [--yes]`: removes a game for good, after asking
 /// on a terminal; off a terminal it needs `--yes`.
-pub fn remove(db: &crate::store::StoreSpec, id: &str, yes: bool, json: bool) -> Result<ExitCode, Fail> {
+pub fn remove(cx: &Checked, id: &str, yes: bool) -> Result<ExitCode, Fail> {
+    Ok(crate::output::print(&removed(cx, id, yes)?, cx.mode))
+}
+
+fn removed(cx: &Checked, id: &str, yes: bool) -> Result<Removed, Fail> {
+    let db = &cx.db;
     let dir = store::dir(db);
     let log = store::open_read(db)?;
     let head = log.head(id)?;
@@ -58,12 +64,7 @@ pub fn remove(db: &crate::store::StoreSpec, id: &str, yes: bool, json: bool) -> 
         let mut answer = String::new();
         std::io::stdin().lock().read_line(&mut answer).context("<stdin>")?;
         if !matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES") {
-            if json {
-                print_json(&json!({"ok": false, "game": id, "removed": false, "store": dir.display().to_string()}));
-            } else {
-                println!("kept game {id}: nothing was removed");
-            }
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Removed { id: id.to_string(), store: dir.display().to_string(), gone: None });
         }
     }
     // The server's chain for the game, if a dice server made it: it goes
@@ -76,16 +77,41 @@ pub fn remove(db: &crate::store::StoreSpec, id: &str, yes: bool, json: bool) -> 
         ),
         other => other.into(),
     })?;
-    if json {
-        print_json(&json!({"ok": true, "game": id, "removed": true, "events": head.seq, "head": head.hash.to_string(),
-            "notes": notes, "store": dir.display().to_string()}));
-    } else {
-        println!(
-            "removed game {id} ({rules}, {} events, head {}) from the store {}",
-            head.seq,
-            head.hash,
-            dir.display()
-        );
+    Ok(Removed { id: id.to_string(), store: dir.display().to_string(), gone: Some(Gone { rules, head, notes }) })
+}
+
+/// `rollcall games rm`: the game removed, or kept when the answer was no.
+struct Removed {
+    id: String,
+    /// The store's directory (or location), as shown.
+    store: String,
+    gone: Option<Gone>,
+}
+
+/// A game removed: its rules, its head, and the notes removed with it.
+struct Gone {
+    rules: String,
+    head: Head,
+    notes: Vec<String>,
+}
+
+impl Report for Removed {
+    fn text(&self) -> Vec<String> {
+        let (id, store) = (&self.id, &self.store);
+        vec![match &self.gone {
+            None => format!("kept game {id}: nothing was removed"),
+            Some(Gone { rules, head, .. }) => {
+                format!("removed game {id} ({rules}, {} events, head {}) from the store {store}", head.seq, head.hash)
+            }
+        }]
     }
-    Ok(ExitCode::SUCCESS)
+
+    fn json(&self) -> Value {
+        let (id, store) = (&self.id, &self.store);
+        match &self.gone {
+            None => json!({"ok": false, "game": id, "removed": false, "store": store}),
+            Some(Gone { head, notes, .. }) => json!({"ok": true, "game": id, "removed": true, "events": head.seq,
+                "head": head.hash.to_string(), "notes": notes, "store": store}),
+        }
+    }
 }

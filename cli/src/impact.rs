@@ -24,6 +24,8 @@ use rollcall_core::script::Script;
 use rollcall_store::Store;
 use serde_json::{json, Value};
 
+use crate::colour::Verdict;
+use crate::output::{Line, Mode, Said};
 use crate::source::rule_version;
 use crate::store::{self, read_file, Context, Fail};
 
@@ -47,9 +49,6 @@ pub struct ImpactArgs {
     /// Replace the -o file if it exists.
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// One game of the corpus, before it is read.
@@ -82,7 +81,8 @@ enum Done {
     Skipped(Left),
 }
 
-pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+pub fn run(cx: &crate::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+    let db = &cx.db;
     let b = match args.b.strip_prefix('+') {
         Some(_) => {
             applies_somewhere(&args.b)?;
@@ -125,7 +125,7 @@ pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, 
         return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to compare", args.targets.join(" ")));
     }
     let started = Instant::now();
-    let done = compare_all(&inputs, &b, log.as_ref(), args.json)?;
+    let done = compare_all(&inputs, &b, log.as_ref(), cx.mode)?;
     let mut impact = Impact::default();
     for d in done {
         match d {
@@ -150,15 +150,11 @@ pub fn run(db: &crate::store::StoreSpec, args: &ImpactArgs) -> Result<ExitCode, 
     if let Some(path) = &args.output {
         write_report(path, args, &impact)?;
     }
-    if args.json {
-        print_json(args, &impact);
-    } else {
-        print_text(args, &impact);
-        if let Some(path) = &args.output {
-            say!("wrote the report to {}", path.display());
-        }
-    }
-    Ok(code)
+    let (mut lines, at) = text_of(args, &impact);
+    let verdict = if impact.agree() { Verdict::Good } else { Verdict::Bad };
+    lines.extend(args.output.as_ref().map(|path| format!("wrote the report to {}", path.display())));
+    let report = Said { lines, json: json_of(args, &impact), code, verdict: Some((Line::At(at), verdict)) };
+    Ok(crate::output::print(&report, cx.mode))
 }
 
 /// A `+option…` must be a setting of some version of some ruleset: a typo
@@ -200,8 +196,8 @@ fn walk(dir: &Path, out: &mut Vec<Input>) -> Result<(), Fail> {
 }
 
 /// Compares every game, in parallel, gathered in corpus order.
-fn compare_all(inputs: &[Input], b: &B, log: Option<&Store>, json: bool) -> Result<Vec<Done>, Fail> {
-    let progress = (std::io::stderr().is_terminal() && !json && inputs.len() > 1).then(|| {
+fn compare_all(inputs: &[Input], b: &B, log: Option<&Store>, mode: Mode) -> Result<Vec<Done>, Fail> {
+    let progress = (std::io::stderr().is_terminal() && mode == Mode::Text && inputs.len() > 1).then(|| {
         let bar = indicatif::ProgressBar::new(inputs.len() as u64);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games, {eta} left")
@@ -312,49 +308,51 @@ pub(crate) fn end_text(g: &GameImpact) -> String {
     format!("the final states differ at {} place(s): {}", g.end.places, fields.join(", "))
 }
 
-fn print_text(args: &ImpactArgs, impact: &Impact) {
-    println!("impact of --b {} over {}", args.b, args.targets.join(" "));
+/// The report's lines, and the index of its verdict line.
+fn text_of(args: &ImpactArgs, impact: &Impact) -> (Vec<String>, usize) {
+    let mut lines = Vec::new();
+    lines.push(format!("impact of --b {} over {}", args.b, args.targets.join(" ")));
     match args.b.starts_with('+') {
-        true => println!("A = each game's own rules, B = the same with {}", args.b),
-        false => println!("A = each game's own rules, B = {}", args.b),
+        true => lines.push(format!("A = each game's own rules, B = the same with {}", args.b)),
+        false => lines.push(format!("A = each game's own rules, B = {}", args.b)),
     }
-    println!("{}", impact.summary());
+    lines.push(impact.summary());
     let outcome: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Outcome).collect();
     if !outcome.is_empty() {
-        println!("\ngames that part on outcome:");
+        lines.push("\ngames that part on outcome:".to_string());
         for g in outcome {
-            println!("{} (A = {}, B = {})", g.game, g.a, g.b);
+            lines.push(format!("{} (A = {}, B = {})", g.game, g.a, g.b));
             match (&g.first, &g.setup) {
                 (_, Setup::Refused { a, b }) => {
                     for (label, reason) in [("A", a), ("B", b)] {
                         if let Some(reason) = reason {
-                            println!("  {label} refuses the scenario: {reason}");
+                            lines.push(format!("  {label} refuses the scenario: {reason}"));
                         }
                     }
                 }
                 (Some(first), setup) => {
                     if matches!(setup, Setup::Differs) {
-                        println!("  the versions set the game up differently");
+                        lines.push("  the versions set the game up differently".to_string());
                     }
                     for line in crate::diff::divergence_text(first).lines() {
-                        println!("  {line}");
+                        lines.push(format!("  {line}"));
                     }
                 }
-                (None, _) => {
-                    println!("  the versions set the game up differently; every decision has the same outcome")
-                }
+                (None, _) => lines.push(
+                    "  the versions set the game up differently; every decision has the same outcome".to_string(),
+                ),
             }
-            println!("  {} of {} decisions differ in outcome; {}", g.divergent, g.decisions, end_text(g));
+            lines.push(format!("  {} of {} decisions differ in outcome; {}", g.divergent, g.decisions, end_text(g)));
         }
     }
     let reasoning: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Reasoning).collect();
     if !reasoning.is_empty() {
-        println!("\ngames that part only in the reasoning their facts record (the same outcomes):");
+        lines.push("\ngames that part only in the reasoning their facts record (the same outcomes):".to_string());
         for g in reasoning {
-            println!("{}: {} of {} decisions", g.game, g.reasoning_only, g.decisions);
+            lines.push(format!("{}: {} of {} decisions", g.game, g.reasoning_only, g.decisions));
         }
     }
-    print_tallies(impact);
+    tallies(impact, &mut lines);
     for (title, list) in [
         ("do not verify under their own rules (not compared)", &impact.unproven),
         ("skipped (B does not apply, or diff cannot run them)", &impact.skipped),
@@ -362,7 +360,7 @@ fn print_text(args: &ImpactArgs, impact: &Impact) {
         if list.is_empty() {
             continue;
         }
-        println!("\n{} {title}:", list.len());
+        lines.push(format!("\n{} {title}:", list.len()));
         let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
         for left in list {
             match reasons.iter_mut().find(|(r, _)| *r == left.reason) {
@@ -373,30 +371,37 @@ fn print_text(args: &ImpactArgs, impact: &Impact) {
         for (reason, games) in reasons {
             let more = if games.len() > 3 { format!(" and {} more", games.len() - 3) } else { String::new() };
             let shown: Vec<&str> = games.iter().take(3).copied().collect();
-            println!("  {reason}: {}{more}", shown.join(", "));
+            lines.push(format!("  {reason}: {}{more}", shown.join(", ")));
         }
     }
-    println!();
-    let verdict = if impact.agree() { crate::colour::Verdict::Good } else { crate::colour::Verdict::Bad };
-    crate::colour::say(&impact.summary(), verdict);
+    lines.push(String::new());
+    lines.push(impact.summary());
+    let verdict = lines.len() - 1;
+    (lines, verdict)
 }
 
 /// What changed, per decision type, per fact type and per field of the final states.
-fn print_tallies(impact: &Impact) {
+fn tallies(impact: &Impact, lines: &mut Vec<String>) {
     if impact.by_decision.is_empty() {
         return;
     }
-    println!("\nby decision type: compared, part on outcome, only in reasoning, refused under A only, under B only");
+    lines.push(
+        "\nby decision type: compared, part on outcome, only in reasoning, refused under A only, under B only"
+            .to_string(),
+    );
     for (kind, c) in &impact.by_decision {
-        println!(
+        lines.push(format!(
             "  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}",
             c.decisions, c.outcome, c.reasoning, c.refused_under_a_only, c.refused_under_b_only
-        );
+        ));
     }
     if !impact.by_fact.is_empty() {
-        println!("\nby fact type: under A, under B, A's with another verdict under B, A's gone under B, new under B");
+        lines.push(
+            "\nby fact type: under A, under B, A's with another verdict under B, A's gone under B, new under B"
+                .to_string(),
+        );
         for (kind, c) in &impact.by_fact {
-            println!("  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}", c.a, c.b, c.changed, c.gone, c.new);
+            lines.push(format!("  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}", c.a, c.b, c.changed, c.gone, c.new));
         }
         let changed: Vec<String> = impact
             .by_fact
@@ -414,21 +419,21 @@ fn print_tallies(impact: &Impact) {
             })
             .collect();
         if !changed.is_empty() {
-            println!("what changes:");
+            lines.push("what changes:".to_string());
             for line in changed {
-                println!("{line}");
+                lines.push(line.to_string());
             }
         }
     }
     if !impact.end_fields.is_empty() {
-        println!("\nfinal states, where A and B end differently (field: games, places):");
+        lines.push("\nfinal states, where A and B end differently (field: games, places):".to_string());
         for (field, c) in &impact.end_fields {
-            println!("  {field:<40} {:>5} game(s) {:>6} place(s)", c.games, c.places);
+            lines.push(format!("  {field:<40} {:>5} game(s) {:>6} place(s)", c.games, c.places));
         }
     }
 }
 
-fn print_json(args: &ImpactArgs, impact: &Impact) {
+fn json_of(args: &ImpactArgs, impact: &Impact) -> Value {
     let mut value = serde_json::to_value(impact).expect("serialises");
     if let Value::Object(map) = &mut value {
         map.insert("targets".into(), json!(args.targets));
@@ -436,5 +441,5 @@ fn print_json(args: &ImpactArgs, impact: &Impact) {
         map.insert("agree".into(), json!(impact.agree()));
         map.insert("summary".into(), json!(impact.summary()));
     }
-    println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+    value
 }

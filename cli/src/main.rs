@@ -30,6 +30,7 @@ macro_rules! show {
 }
 
 mod args;
+mod checked;
 mod colour;
 mod commands;
 mod demo;
@@ -66,12 +67,12 @@ fn main() -> ExitCode {
     let mut args = <args::Args as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.prefer_command_line(&matches);
     store::set_wait(std::time::Duration::from_secs(args.wait));
-    let db = store::StoreSpec::new(args.named_store());
-    let code = match commands::run(args, &db) {
+    let cx = checked::Checked::new(&args);
+    let code = match commands::run(args, &cx) {
         Ok(code) => code,
         Err(fail) => {
             let message = suggest::annotate(&fail.message(), store::game_ids);
-            exit::input(&rollcall_core::text::escape_lines(&message), exit::json_requested())
+            exit::input(&rollcall_core::text::escape_lines(&message), cx.mode)
         }
     };
     report_peak_memory();

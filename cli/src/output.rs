@@ -1,12 +1,16 @@
 //! What the commands print: a command returns a [`Report`], and [`print`]
-//! renders it once, as human text or as one JSON document (`--json`).
+//! renders it once, as human text or as one JSON document (`--json`). A
+//! command that prints as it goes (`log`, `replay`, `run`, `play --stream`)
+//! hands each [`Item`] to a [`Stream`], which holds no more than a line.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use rollcall_core::text;
 use serde_json::Value;
 
 use crate::colour::Verdict;
+use crate::store::{Context, Fail};
 
 /// How a command prints what it found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +52,44 @@ pub trait Report {
     }
 }
 
+/// A report whose lines and document are made together, when the command
+/// has done its work (`pbem`, `turn`, `fork show`, the store commands).
+pub struct Said {
+    /// The lines a person reads.
+    pub lines: Vec<String>,
+    /// The JSON document.
+    pub json: Value,
+    /// The exit code.
+    pub code: ExitCode,
+    /// The line that is a verdict, and how it went.
+    pub verdict: Option<(Line, Verdict)>,
+}
+
+impl Said {
+    /// A report of work done: exit 0.
+    pub fn done(lines: Vec<String>, json: Value) -> Said {
+        Said { lines, json, code: ExitCode::SUCCESS, verdict: None }
+    }
+}
+
+impl Report for Said {
+    fn text(&self) -> Vec<String> {
+        self.lines.clone()
+    }
+
+    fn json(&self) -> Value {
+        self.json.clone()
+    }
+
+    fn code(&self) -> ExitCode {
+        self.code
+    }
+
+    fn verdict(&self) -> Option<(Line, Verdict)> {
+        self.verdict
+    }
+}
+
 /// A line of a report's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Line {
@@ -78,11 +120,170 @@ pub fn print(report: &dyn Report, mode: Mode) -> ExitCode {
     report.code()
 }
 
+/// Prints `report` in `mode` on standard error (when standard output
+/// carries what the command wrote, as `export -o -`); returns its exit code.
+pub fn print_on_stderr(report: &dyn Report, mode: Mode) -> ExitCode {
+    match mode {
+        Mode::Json => {
+            let text = serde_json::to_string_pretty(&report.json()).expect("JSON values print");
+            eprintln!("{}", text::escape_json(&text));
+        }
+        Mode::Text => report.text().iter().for_each(|line| eprintln!("{}", text::escape_lines(line))),
+    }
+    report.code()
+}
+
+/// A line only a person reads: printed in text, not in JSON.
+pub fn note(mode: Mode, line: impl FnOnce() -> String) {
+    if mode == Mode::Text {
+        say!("{}", line());
+    }
+}
+
 /// Prints one JSON document; characters serde_json leaves raw that a
 /// terminal would act on are escaped (the same JSON value).
 pub fn print_json(value: &Value) {
     let text = serde_json::to_string_pretty(value).expect("JSON values print");
     println!("{}", text::escape_json(&text));
+}
+
+/// One item of a stream: a line for a person, or a JSON value.
+pub trait Item {
+    /// The line a person reads (escaped as `say!` escapes when printed).
+    fn text(&self) -> String;
+
+    /// The item as JSON.
+    fn json(&self) -> Value;
+}
+
+/// Where a [`Stream`] puts its items in JSON.
+enum Json {
+    /// One compact JSON document a line, flushed as it is printed.
+    Lines,
+    /// The elements of an array field of one document, printed as they
+    /// come; `count` so far.
+    Array { key: &'static str, count: usize },
+    /// The elements of an array field of one document, kept until the
+    /// document is printed.
+    Kept { key: &'static str, items: Vec<Value> },
+}
+
+/// Prints items as a command makes them: in text, a line each; in JSON, as
+/// [`Json`] says. Beside its items, a stream may hold `asides`: a line in
+/// text, an element of another array of the document (kept) in JSON.
+pub struct Stream {
+    mode: Mode,
+    json: Json,
+    asides: Option<(&'static str, Vec<Value>)>,
+}
+
+impl Stream {
+    /// Each item a line: a text line, or one compact JSON document, each
+    /// flushed as soon as it is printed.
+    pub fn lines(mode: Mode) -> Stream {
+        Stream { mode, json: Json::Lines, asides: None }
+    }
+
+    /// In JSON, one document whose array field `key` holds the items,
+    /// printed as they come; [`Stream::finish`] adds the document's other
+    /// fields, which must all sort after `key` (serde_json sorts a
+    /// document's keys).
+    pub fn array(mode: Mode, key: &'static str) -> Stream {
+        Stream { mode, json: Json::Array { key, count: 0 }, asides: None }
+    }
+
+    /// As [`Stream::array`], with the items kept until
+    /// [`Stream::finish`] prints the document: for a document whose other
+    /// fields, known at the end, come before `key`.
+    pub fn kept(mode: Mode, key: &'static str) -> Stream {
+        Stream { mode, json: Json::Kept { key, items: Vec::new() }, asides: None }
+    }
+
+    /// Asides go, in JSON, to the array field `key` of the document.
+    pub fn with_asides(mut self, key: &'static str) -> Stream {
+        self.asides = Some((key, Vec::new()));
+        self
+    }
+
+    /// Prints (or, for a kept array, keeps) one item.
+    pub fn push(&mut self, item: &dyn Item) -> Result<(), Fail> {
+        match (self.mode, &mut self.json) {
+            (Mode::Text, Json::Lines) => {
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{}", text::escape_lines(&item.text())).and_then(|_| out.flush()).context("stdout")?;
+            }
+            (Mode::Text, _) => say!("{}", item.text()),
+            (Mode::Json, Json::Lines) => {
+                let mut out = std::io::stdout().lock();
+                let line = item.json().to_string();
+                writeln!(out, "{}", text::escape_json(&line)).and_then(|_| out.flush()).context("stdout")?;
+            }
+            (Mode::Json, Json::Array { key, count }) => {
+                print!("{}", text::escape_json(&element(key, *count, &item.json())));
+                *count += 1;
+            }
+            (Mode::Json, Json::Kept { items, .. }) => items.push(item.json()),
+        }
+        Ok(())
+    }
+
+    /// A line only a person reads: printed in text, not in JSON.
+    pub fn note(&self, line: impl FnOnce() -> String) {
+        note(self.mode, line)
+    }
+
+    /// An aside: in text, the line `text` makes; in JSON, the value `json`
+    /// makes, kept for the asides' array.
+    pub fn aside(&mut self, text: impl FnOnce() -> String, json: impl FnOnce() -> Value) {
+        match (self.mode, &mut self.asides) {
+            (Mode::Text, _) => say!("{}", text()),
+            (Mode::Json, Some((_, asides))) => asides.push(json()),
+            (Mode::Json, None) => {}
+        }
+    }
+
+    /// Ends the stream: in text, prints `last` (the closing lines); in
+    /// JSON, the rest of the document, whose other fields are `rest`'s.
+    pub fn finish(self, last: &[String], rest: Value) {
+        let Value::Object(mut rest) = rest else { panic!("a stream's document is a JSON object") };
+        if let Some((key, asides)) = self.asides {
+            rest.insert(key.to_string(), Value::Array(asides));
+        }
+        match (self.mode, self.json) {
+            (Mode::Text, _) => last.iter().for_each(|line| say!("{line}")),
+            (Mode::Json, Json::Lines) => {}
+            (Mode::Json, Json::Kept { key, items }) => {
+                rest.insert(key.to_string(), Value::Array(items));
+                print_json(&Value::Object(rest));
+            }
+            (Mode::Json, Json::Array { key, count: 0 }) => {
+                rest.insert(key.to_string(), Value::Array(Vec::new()));
+                print_json(&Value::Object(rest));
+            }
+            (Mode::Json, Json::Array { key, .. }) => println!("{}", text::escape_json(&end(key, rest))),
+        }
+    }
+}
+
+/// The element at `index` of the array `key` that begins a document, as
+/// `serde_json::to_string_pretty` prints it there, with what comes before
+/// it (the document's start, or the comma after the element before).
+fn element(key: &str, index: usize, value: &Value) -> String {
+    let element = serde_json::to_string_pretty(value).expect("JSON values print");
+    let indented = element.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n");
+    let before = if index == 0 { format!("{{\n  \"{key}\": [\n") } else { ",\n".to_string() };
+    before + &indented
+}
+
+/// The end of a document whose first field, the array `key`, has at least
+/// one element printed: the array's end, then the fields `rest`.
+fn end(key: &str, rest: serde_json::Map<String, Value>) -> String {
+    debug_assert!(rest.keys().all(|k| k.as_str() > key), "{key} is the first field of the document");
+    let tail = serde_json::to_string_pretty(&Value::Object(rest)).expect("JSON values print");
+    match tail.strip_prefix("{\n") {
+        Some(fields) => format!("\n  ],\n{fields}"),
+        None => "\n  ]\n}".to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -100,6 +301,28 @@ mod tests {
         }
         fn code(&self) -> ExitCode {
             ExitCode::from(if self.0 == 0 { 1 } else { 0 })
+        }
+    }
+
+    /// Given documents whose first field is an array of none, one or three
+    /// elements (nested, with newlines and control characters in strings),
+    /// when the array is printed element by element, then the bytes are the
+    /// document's as printed whole.
+    #[test]
+    fn a_streamed_array_prints_the_document_printed_whole() {
+        let elements: Vec<Value> = (0..3)
+            .map(|i| serde_json::json!({"seq": i, "narrative": "a\nb\u{7}", "body": {"list": [1, {"x": []}], "o": {}}}))
+            .collect();
+        for n in [1, 3] {
+            for rest in [serde_json::json!({"game": "g", "head": "h", "state": {"a": [1]}}), serde_json::json!({})] {
+                let mut whole = rest.clone();
+                whole["events"] = Value::Array(elements[..n].to_vec());
+                let mut streamed: String =
+                    elements[..n].iter().enumerate().map(|(i, v)| element("events", i, v)).collect();
+                let Value::Object(rest) = rest else { unreachable!() };
+                streamed += &end("events", rest);
+                assert_eq!(streamed, serde_json::to_string_pretty(&whole).unwrap(), "{n} elements");
+            }
         }
     }
 

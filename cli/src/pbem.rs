@@ -18,10 +18,11 @@ use rollcall_core::words::possessive;
 use serde_json::{json, Value};
 
 use crate::args::{ForkCommand, PbemCommand, TurnCommand};
+use crate::checked::Checked;
 use crate::commands::random_bytes;
-use crate::output::{print_json, Mode, Report};
+use crate::output::{Mode, Report, Said};
 use crate::source::rule_version;
-use crate::store::{self, read_file, read_text, Context, Fail};
+use crate::store::{self, read_file, read_text, Context, Fail, StoreSpec};
 
 /// `rollcall keygen -o FILE`: a new secret key, written readable by its
 /// owner only; the report shows its public key.
@@ -109,137 +110,148 @@ fn fresh_share() -> Result<Share, Fail> {
 
 /// Maps an exchange failure: exit 2 for input that does not fit, exit 1
 /// (after saying why) for what fails verification or forks the game.
-pub fn outcome(e: ExchangeError, json: bool) -> Result<ExitCode, Fail> {
-    let rejected = match e {
+pub fn outcome(e: ExchangeError, mode: Mode) -> Result<ExitCode, Fail> {
+    Ok(crate::output::print(&rejected(e)?, mode))
+}
+
+/// The report of an exchange failure that is not an error (exit 2): a turn
+/// or an answer refused, or one that forks the game; exit 1.
+fn rejected(e: ExchangeError) -> Result<Said, Fail> {
+    let (line, json) = match e {
         ExchangeError::Input(m) => return Err(fail!("{m} (nothing was written)")),
         ExchangeError::Log(l) => return Err(l.into()),
-        ExchangeError::Refused(reason) => Rejected {
-            line: format!("REFUSED: {reason} (nothing was written)"),
-            json: json!({"ok": false, "refused": reason}),
-        },
-        ExchangeError::Unverified { kind, message } => Rejected {
-            line: format!("REFUSED: {message} (nothing was written)"),
-            json: json!({"ok": false, "refused": message, "fault": kind}),
-        },
-        ExchangeError::Fork { message, evidence } => Rejected {
-            line: format!("FORK: {message}"),
-            json: json!({"ok": false, "fork": message, "evidence": evidence}),
-        },
+        ExchangeError::Refused(reason) => {
+            (format!("REFUSED: {reason} (nothing was written)"), json!({"ok": false, "refused": reason}))
+        }
+        ExchangeError::Unverified { kind, message } => (
+            format!("REFUSED: {message} (nothing was written)"),
+            json!({"ok": false, "refused": message, "fault": kind}),
+        ),
+        ExchangeError::Fork { message, evidence } => {
+            (format!("FORK: {message}"), json!({"ok": false, "fork": message, "evidence": evidence}))
+        }
     };
-    Ok(crate::output::print(&rejected, Mode::of(json)))
+    Ok(Said { lines: vec![line], json, code: ExitCode::from(1), verdict: None })
 }
 
-/// A turn or an answer refused, or one that forks the game: exit 1.
-struct Rejected {
-    line: String,
-    json: Value,
-}
-
-impl Report for Rejected {
-    fn text(&self) -> Vec<String> {
-        vec![self.line.clone()]
-    }
-
-    fn json(&self) -> Value {
-        self.json.clone()
-    }
-
-    fn code(&self) -> ExitCode {
-        ExitCode::from(1)
+/// An exchange's outcome: what it did, or the report of its refusal.
+fn exchanged<T>(result: Result<T, ExchangeError>) -> Result<Result<T, Said>, Fail> {
+    match result {
+        Ok(done) => Ok(Ok(done)),
+        Err(e) => rejected(e).map(Err),
     }
 }
 
-pub fn pbem(db: &crate::store::StoreSpec, command: PbemCommand) -> Result<ExitCode, Fail> {
-    match command {
-        PbemCommand::Invite { rules, scenario, side, key, game, output, json } => {
-            let (rules, _) = rule_version(&rules)?;
-            let bytes = store::read_bytes(&scenario)?;
-            let scenario_value: Value =
-                strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario.display().to_string())))?;
-            let key = read_key(&key)?;
-            let game = match game {
-                Some(id) => crate::commands::checked_game_id("--game", id)?,
-                None => format!("game-{}", &fresh_share()?.to_hex()[..8]),
-            };
-            let log = store::open(db)?;
-            let invite = match exchange::invite(&log, &game, &rules, scenario_value, &side, &key, fresh_share()?) {
-                Ok(invite) => invite,
-                Err(e) => return outcome(e, json),
-            };
-            write_message(&output, &invite.armour())?;
-            if json {
-                print_json(
-                    &json!({"game": game, "side": side, "commitment": invite.terms.commitment.to_string(), "file": output}),
-                );
-            } else if output != "-" {
-                say!("invited to game {game} as {side}: send {output} to your opponent.");
-                say!("  your seed share stays secret in this store; its commitment is {}", invite.terms.commitment);
-                say!("  next: when the answer comes, `rollcall pbem start ANSWER --key KEY`");
-            }
-            Ok(ExitCode::SUCCESS)
+/// Runs `rollcall pbem …`.
+pub fn pbem(cx: &Checked, command: PbemCommand) -> Result<ExitCode, Fail> {
+    let said = match command {
+        PbemCommand::Invite { rules, scenario, side, key, game, output } => {
+            invite(&cx.db, Invite { rules, scenario, side, key, game, output })?
         }
-        PbemCommand::Accept { invite, key, output, json } => {
-            let text = read_text(&invite)?;
-            let key = read_key(&key)?;
-            let log = store::open(db)?;
-            let (invite, accept) = match exchange::accept(&log, &text, &key, fresh_share()?) {
-                Ok(pair) => pair,
-                Err(e) => return outcome(e, json),
-            };
-            write_message(&output, &accept.armour())?;
-            let t = &invite.terms;
-            if json {
-                print_json(&json!({"game": t.game, "side": accept.terms.accepter.name, "rules": t.rules.version,
-                    "opponent": t.inviter.name, "opponent_key": t.inviter.key.to_hex(), "file": output}));
-            } else if output != "-" {
-                say!(
-                    "accepted game {} ({}) as {}, against {} (key {}).",
-                    t.game,
-                    t.rules.version,
-                    accept.terms.accepter.name,
-                    t.inviter.name,
-                    t.inviter.key.short()
-                );
-                say!(
-                    "  send {output} back; the game begins with {} first turn file (rollcall turn apply).",
-                    possessive(&t.inviter.name)
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        PbemCommand::Start { accept, key, json } => {
-            let text = read_text(&accept)?;
-            let key = read_key(&key)?;
-            let log = store::open(db)?;
-            let header = match exchange::start(&log, &text, &key) {
-                Ok(h) => h,
-                Err(e) => return outcome(e, json),
-            };
-            let game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
-            if json {
-                print_json(
-                    &json!({"game": header.game, "head": game.head().to_string(), "awaited": actor_json(&game.awaited())}),
-                );
-            } else {
-                say!(
-                    "started game {}: {}, both seed shares revealed in the header.",
-                    header.game,
-                    header.rules.label()
-                );
-                for s in &header.sides {
-                    say!("  {} key {}", s.name, s.key.short());
-                }
-                say!("head {}", game.head());
-                say!(
-                    "the game awaits {}. Play with `rollcall play {} …`, then send `rollcall turn export {} --key KEY -o turn-1.txt` (it carries the header).",
-                    game.awaited(),
-                    header.game,
-                    header.game
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-    }
+        PbemCommand::Accept { invite, key, output } => accept(&cx.db, &invite, &key, &output)?,
+        PbemCommand::Start { accept, key } => start(&cx.db, &accept, &key)?,
+    };
+    Ok(crate::output::print(&said, cx.mode))
+}
+
+/// `rollcall pbem invite`'s arguments.
+struct Invite {
+    rules: String,
+    scenario: std::path::PathBuf,
+    side: String,
+    key: std::path::PathBuf,
+    game: Option<String>,
+    output: String,
+}
+
+fn invite(db: &StoreSpec, args: Invite) -> Result<Said, Fail> {
+    let Invite { rules, scenario, side, key, game, output } = args;
+    let (rules, _) = rule_version(&rules)?;
+    let bytes = store::read_bytes(&scenario)?;
+    let scenario_value: Value =
+        strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario.display().to_string())))?;
+    let key = read_key(&key)?;
+    let game = match game {
+        Some(id) => crate::commands::checked_game_id("--game", id)?,
+        None => format!("game-{}", &fresh_share()?.to_hex()[..8]),
+    };
+    let log = store::open(db)?;
+    let invite = match exchanged(exchange::invite(&log, &game, &rules, scenario_value, &side, &key, fresh_share()?))? {
+        Ok(invite) => invite,
+        Err(rejected) => return Ok(rejected),
+    };
+    write_message(&output, &invite.armour())?;
+    let commitment = invite.terms.commitment;
+    let lines = if output == "-" {
+        Vec::new()
+    } else {
+        vec![
+            format!("invited to game {game} as {side}: send {output} to your opponent."),
+            format!("  your seed share stays secret in this store; its commitment is {commitment}"),
+            "  next: when the answer comes, `rollcall pbem start ANSWER --key KEY`".to_string(),
+        ]
+    };
+    let json = json!({"game": game, "side": side, "commitment": commitment.to_string(), "file": output});
+    Ok(Said::done(lines, json))
+}
+
+fn accept(db: &StoreSpec, invite: &str, key: &Path, output: &str) -> Result<Said, Fail> {
+    let text = read_text(invite)?;
+    let key = read_key(key)?;
+    let log = store::open(db)?;
+    let (invite, accept) = match exchanged(exchange::accept(&log, &text, &key, fresh_share()?))? {
+        Ok(pair) => pair,
+        Err(rejected) => return Ok(rejected),
+    };
+    write_message(output, &accept.armour())?;
+    let t = &invite.terms;
+    let lines = if output == "-" {
+        Vec::new()
+    } else {
+        vec![
+            format!(
+                "accepted game {} ({}) as {}, against {} (key {}).",
+                t.game,
+                t.rules.version,
+                accept.terms.accepter.name,
+                t.inviter.name,
+                t.inviter.key.short()
+            ),
+            format!(
+                "  send {output} back; the game begins with {} first turn file (rollcall turn apply).",
+                possessive(&t.inviter.name)
+            ),
+        ]
+    };
+    let json = json!({"game": t.game, "side": accept.terms.accepter.name, "rules": t.rules.version,
+        "opponent": t.inviter.name, "opponent_key": t.inviter.key.to_hex(), "file": output});
+    Ok(Said::done(lines, json))
+}
+
+fn start(db: &StoreSpec, accept: &str, key: &Path) -> Result<Said, Fail> {
+    let text = read_text(accept)?;
+    let key = read_key(key)?;
+    let log = store::open(db)?;
+    let header = match exchanged(exchange::start(&log, &text, &key))? {
+        Ok(h) => h,
+        Err(rejected) => return Ok(rejected),
+    };
+    let game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
+    let mut lines = vec![format!(
+        "started game {}: {}, both seed shares revealed in the header.",
+        header.game,
+        header.rules.label()
+    )];
+    lines.extend(header.sides.iter().map(|s| format!("  {} key {}", s.name, s.key.short())));
+    lines.push(format!("head {}", game.head()));
+    lines.push(format!(
+        "the game awaits {}. Play with `rollcall play {} …`, then send `rollcall turn export {} --key KEY -o turn-1.txt` (it carries the header).",
+        game.awaited(),
+        header.game,
+        header.game
+    ));
+    let json = json!({"game": header.game, "head": game.head().to_string(), "awaited": actor_json(&game.awaited())});
+    Ok(Said::done(lines, json))
 }
 
 fn actor_json(actor: &Actor) -> Value {
@@ -249,111 +261,112 @@ fn actor_json(actor: &Actor) -> Value {
     }
 }
 
-pub fn turn(db: &crate::store::StoreSpec, command: TurnCommand) -> Result<ExitCode, Fail> {
-    match command {
-        TurnCommand::Fetch { url, game, json } => crate::serve::client::fetch(db, &url, &game, json),
-        TurnCommand::Export { game, key, output, json } => {
-            let key = read_key(&key)?;
-            let log = store::open_read(db)?;
-            let exported = match exchange::export(&log, &game, &key) {
-                Ok(x) => x,
-                Err(e) => return outcome(e, json),
-            };
-            let t = &exported.turn;
-            write_message(&output, &t.armour())?;
-            let yours = exported.awaited == Actor::Side(t.side.clone());
-            if json {
-                print_json(&json!({"game": t.game, "side": t.side, "from": t.previous, "to": t.head,
-                    "events": t.events.len(), "decisions": exported.decisions, "header": t.header.is_some(),
-                    "signed_now": exported.checkpoint.is_some(), "awaited": actor_json(&exported.awaited), "file": output}));
-            } else if output != "-" {
-                let signed = if exported.checkpoint.is_some() { "signed" } else { "already signed (sent again)" };
-                say!(
-                    "{} turn of game {}: {} decisions, {} events from seq {} to {}, {signed}{}.",
-                    t.side,
-                    t.game,
-                    exported.decisions,
-                    t.events.len(),
-                    t.previous.seq + 1,
-                    t.head.seq,
-                    if t.header.is_some() { ", with the game's header" } else { "" }
-                );
-                say!("head {}", t.head.hash);
-                say!("wrote {output}: send it to your opponent (attached, or pasted into the email).");
-                if yours {
-                    say!("note: the game still awaits {} decision: this turn is sent mid-turn.", possessive(&t.side));
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        TurnCommand::Apply { turn, json } => {
-            let text = read_text(&turn)?;
-            // A store not made yet is made only for a turn that applies:
-            // tried first on an empty log in memory, which a new store is.
-            if !store::exists(db) {
-                if let Err(e) = exchange::apply(&rollcall_core::log::MemLog::default(), &text) {
-                    return outcome(e, json);
-                }
-            }
-            let log = store::open(db)?;
-            let applied = match exchange::apply(&log, &text) {
-                Ok(a) => a,
-                Err(e) => return outcome(e, json),
-            };
-            let mut game = applied.before.clone();
-            let mut lines = Vec::new();
-            for e in &applied.events {
-                game.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
-                if json {
-                    lines.push(json!({"seq": e.seq, "kind": e.kind.name(), "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()}));
-                } else {
-                    say!("{}", rollcall_core::text::escape(&game.narrate(e)));
-                }
-            }
-            let id = &game.header().game;
-            let mine = exchange::local_side(&log, id)?;
-            if json {
-                print_json(&json!({"ok": true, "game": id, "side": applied.side, "created": applied.created,
-                    "events": lines, "known": applied.known, "head": applied.head, "awaited": actor_json(&game.awaited()), "you": mine}));
-            } else {
-                if applied.created {
-                    say!(
-                        "game {id} created from {} first turn file ({}).",
-                        possessive(&applied.side),
-                        game.header().rules.label()
-                    );
-                }
-                if applied.events.is_empty() {
-                    say!("nothing new: this store had every event of {} turn already.", possessive(&applied.side));
-                } else {
-                    say!(
-                        "applied {} turn: {} events verified (chain, signatures, legality, dice); head {}",
-                        possessive(&applied.side),
-                        applied.events.len(),
-                        applied.head.hash
-                    );
-                }
-                match &mine {
-                    Some(me) => say!("the game awaits {}; you play {me}.", game.awaited()),
-                    None => say!(
-                        "the game awaits {}; this store plays no side of it (it follows the game).",
-                        game.awaited()
-                    ),
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-    }
+/// Runs `rollcall turn …`.
+pub fn turn(cx: &Checked, command: TurnCommand) -> Result<ExitCode, Fail> {
+    let said = match command {
+        TurnCommand::Fetch { url, game } => return crate::serve::client::fetch(cx, &url, &game),
+        TurnCommand::Export { game, key, output } => turn_export(&cx.db, &game, &key, &output)?,
+        TurnCommand::Apply { turn } => turn_apply(&cx.db, &turn)?,
+    };
+    Ok(crate::output::print(&said, cx.mode))
 }
 
-pub fn fork(db: &crate::store::StoreSpec, command: ForkCommand) -> Result<ExitCode, Fail> {
-    let ForkCommand::Show { game: id, json } = command;
+fn turn_export(db: &StoreSpec, game: &str, key: &Path, output: &str) -> Result<Said, Fail> {
+    let key = read_key(key)?;
     let log = store::open_read(db)?;
+    let exported = match exchanged(exchange::export(&log, game, &key))? {
+        Ok(x) => x,
+        Err(rejected) => return Ok(rejected),
+    };
+    let t = &exported.turn;
+    write_message(output, &t.armour())?;
+    let yours = exported.awaited == Actor::Side(t.side.clone());
+    let json = json!({"game": t.game, "side": t.side, "from": t.previous, "to": t.head,
+        "events": t.events.len(), "decisions": exported.decisions, "header": t.header.is_some(),
+        "signed_now": exported.checkpoint.is_some(), "awaited": actor_json(&exported.awaited), "file": output});
+    if output == "-" {
+        return Ok(Said::done(Vec::new(), json));
+    }
+    let signed = if exported.checkpoint.is_some() { "signed" } else { "already signed (sent again)" };
+    let mut lines = vec![
+        format!(
+            "{} turn of game {}: {} decisions, {} events from seq {} to {}, {signed}{}.",
+            t.side,
+            t.game,
+            exported.decisions,
+            t.events.len(),
+            t.previous.seq + 1,
+            t.head.seq,
+            if t.header.is_some() { ", with the game's header" } else { "" }
+        ),
+        format!("head {}", t.head.hash),
+        format!("wrote {output}: send it to your opponent (attached, or pasted into the email)."),
+    ];
+    if yours {
+        lines
+            .push(format!("note: the game still awaits {} decision: this turn is sent mid-turn.", possessive(&t.side)));
+    }
+    Ok(Said::done(lines, json))
+}
+
+fn turn_apply(db: &StoreSpec, turn: &str) -> Result<Said, Fail> {
+    let text = read_text(turn)?;
+    // A store not made yet is made only for a turn that applies:
+    // tried first on an empty log in memory, which a new store is.
+    if !store::exists(db) {
+        if let Err(rejected) = exchanged(exchange::apply(&rollcall_core::log::MemLog::default(), &text))? {
+            return Ok(rejected);
+        }
+    }
+    let log = store::open(db)?;
+    let applied = match exchanged(exchange::apply(&log, &text))? {
+        Ok(a) => a,
+        Err(rejected) => return Ok(rejected),
+    };
+    let mut game = applied.before.clone();
+    let (mut lines, mut events) = (Vec::new(), Vec::new());
+    for e in &applied.events {
+        game.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
+        lines.push(rollcall_core::text::escape(&game.narrate(e)).to_string());
+        events.push(json!({"seq": e.seq, "kind": e.kind.name(), "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()}));
+    }
+    let id = &game.header().game;
+    let mine = exchange::local_side(&log, id)?;
+    let json = json!({"ok": true, "game": id, "side": applied.side, "created": applied.created,
+        "events": events, "known": applied.known, "head": applied.head, "awaited": actor_json(&game.awaited()), "you": mine});
+    if applied.created {
+        lines.push(format!(
+            "game {id} created from {} first turn file ({}).",
+            possessive(&applied.side),
+            game.header().rules.label()
+        ));
+    }
+    lines.push(if applied.events.is_empty() {
+        format!("nothing new: this store had every event of {} turn already.", possessive(&applied.side))
+    } else {
+        format!(
+            "applied {} turn: {} events verified (chain, signatures, legality, dice); head {}",
+            possessive(&applied.side),
+            applied.events.len(),
+            applied.head.hash
+        )
+    });
+    lines.push(match &mine {
+        Some(me) => format!("the game awaits {}; you play {me}.", game.awaited()),
+        None => format!("the game awaits {}; this store plays no side of it (it follows the game).", game.awaited()),
+    });
+    Ok(Said::done(lines, json))
+}
+
+/// Runs `rollcall fork show GAME`: both branches of every fork kept.
+pub fn fork(cx: &Checked, command: ForkCommand) -> Result<ExitCode, Fail> {
+    let ForkCommand::Show { game: id } = command;
+    let log = store::open_read(&cx.db)?;
     let forks = exchange::forks(&log, &id)?;
     let game = open_game(&log, &id, None)?;
-    let mut out = Vec::new();
-    if !json && forks.is_empty() {
-        say!("no forks kept for game {id}");
+    let (mut lines, mut shown) = (Vec::new(), Vec::new());
+    if forks.is_empty() {
+        lines.push(format!("no forks kept for game {id}"));
     }
     for fork in &forks {
         let at = fork.seq.saturating_sub(1);
@@ -369,33 +382,26 @@ pub fn fork(db: &crate::store::StoreSpec, command: ForkCommand) -> Result<ExitCo
             .map_err(|e| fail!("fork evidence of {id}: {e}"))?;
         let branch_a = narrate_branch(&base, &ours);
         let branch_b = narrate_branch(&base, &theirs);
-        if json {
-            out.push(
-                json!({"seq": fork.seq, "source": fork.source, "side": fork.side, "after": base.head().to_string(),
-                "ours": branch_a, "theirs": branch_b}),
-            );
-            continue;
-        }
         let from = fork.side.as_deref().map(|s| format!(" from {s}")).unwrap_or_default();
-        say!("fork of {id} at seq {} (after head {}), by a {}{from}:", fork.seq, base.head(), fork.source);
-        say!("  this store's branch:");
-        for line in &branch_a {
-            say!("    {}", line["line"].as_str().unwrap_or_default());
-        }
-        say!("  the other branch (kept as evidence):");
-        for line in &branch_b {
-            say!("    {}", line["line"].as_str().unwrap_or_default());
-        }
-        say!();
+        lines.push(format!(
+            "fork of {id} at seq {} (after head {}), by a {}{from}:",
+            fork.seq,
+            base.head(),
+            fork.source
+        ));
+        lines.push("  this store's branch:".to_string());
+        lines.extend(branch_a.iter().map(|line| format!("    {}", line["line"].as_str().unwrap_or_default())));
+        lines.push("  the other branch (kept as evidence):".to_string());
+        lines.extend(branch_b.iter().map(|line| format!("    {}", line["line"].as_str().unwrap_or_default())));
+        lines.push(String::new());
+        shown.push(json!({"seq": fork.seq, "source": fork.source, "side": fork.side, "after": base.head().to_string(),
+            "ours": branch_a, "theirs": branch_b}));
     }
-    if json {
-        print_json(&json!({"game": id, "head": game.head().to_string(), "forks": out}));
-    } else if !forks.is_empty() {
-        say!(
-            "Each branch is signed by the side that sent it (its checkpoint): two signed turns on one head prove that side played the same point twice."
-        );
+    if !forks.is_empty() {
+        lines.push("Each branch is signed by the side that sent it (its checkpoint): two signed turns on one head prove that side played the same point twice.".to_string());
     }
-    Ok(ExitCode::SUCCESS)
+    let json = json!({"game": id, "head": game.head().to_string(), "forks": shown});
+    Ok(crate::output::print(&Said::done(lines, json), cx.mode))
 }
 
 fn until_checkpoint(events: Vec<record::Event>) -> Vec<record::Event> {

@@ -9,11 +9,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// Records shorter than this go by in a blink: no bar.
 pub const LONG: u64 = 5_000;
 
-/// Whether a bar is wanted: a terminal on standard error, no `--json`, and
-/// long work (`events`, when known; a record file's size in bytes / 200
-/// when not: a few hundred bytes an event).
-pub fn wanted(terminal: bool, json: bool, events: u64) -> bool {
-    terminal && !json && events >= LONG
+/// Whether a bar is wanted: a terminal on standard error, not `quiet` (no
+/// `--json`), and long work (`events`, when known; a record file's size in
+/// bytes / 200 when not: a few hundred bytes an event).
+pub fn wanted(terminal: bool, quiet: bool, events: u64) -> bool {
+    terminal && !quiet && events >= LONG
 }
 
 /// A bar over `events` events, with events/s and an estimate, or none;
@@ -32,10 +32,10 @@ pub fn events(what: &str, events: u64, quiet: bool) -> Option<ProgressBar> {
 }
 
 /// A bar for a record file: its events are not counted before it is read,
-/// so its size stands for them.
-pub fn file(what: &str, path: &std::path::Path, json: bool) -> Option<ProgressBar> {
+/// so its size stands for them; none when `quiet` (with `--json`).
+pub fn file(what: &str, path: &std::path::Path, quiet: bool) -> Option<ProgressBar> {
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    if !wanted(std::io::stderr().is_terminal(), json, bytes / 200) {
+    if !wanted(std::io::stderr().is_terminal(), quiet, bytes / 200) {
         return None;
     }
     let bar = ProgressBar::new_spinner();

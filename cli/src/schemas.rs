@@ -12,7 +12,7 @@ use rollcall_core::schema::{self, Published};
 use rollcall_store::file::Existing;
 use serde_json::{json, Map, Value};
 
-use crate::output::print_json;
+use crate::output::Said;
 use crate::store::{Context, Fail};
 
 /// The text of a schema file: pretty JSON, two spaces, a final newline.
@@ -258,21 +258,19 @@ fn type_name(schema: &Value, defs: &Map<String, Value>) -> String {
 }
 
 /// `rollcall rules decisions RULESET [--json]`.
-pub fn decisions(arg: &str, json: bool) -> Result<ExitCode, Fail> {
+pub fn decisions(arg: &str) -> Result<Said, Fail> {
     let ruleset = known_ruleset(arg)?;
     let rows = decision_rows(ruleset);
     let types = named_types(ruleset);
-    if json {
-        print_json(
-            &json!({"ruleset": ruleset, "schema": format!("{ruleset}.decision"), "decisions": rows, "types": types}),
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    say!("{ruleset}: {} decision types (`rollcall rules schema {ruleset}.decision` has the JSON Schema)", rows.len());
+    let mut lines = Vec::new();
+    lines.push(format!(
+        "{ruleset}: {} decision types (`rollcall rules schema {ruleset}.decision` has the JSON Schema)",
+        rows.len()
+    ));
     for row in &rows {
-        say!("\n{}", row["type"].as_str().unwrap_or_default());
+        lines.push(format!("\n{}", row["type"].as_str().unwrap_or_default()));
         if let Some(text) = row["description"].as_str() {
-            say!("  {}", text.replace('\n', " "));
+            lines.push(format!("  {}", text.replace('\n', " ")));
         }
         for field in row["fields"].as_array().into_iter().flatten() {
             let need = match (&field["required"], &field["default"]) {
@@ -282,28 +280,29 @@ pub fn decisions(arg: &str, json: bool) -> Result<ExitCode, Fail> {
             };
             let about =
                 field["description"].as_str().map(|d| format!(": {}", d.replace('\n', " "))).unwrap_or_default();
-            say!(
+            lines.push(format!(
                 "  {:<16} {} ({need}){about}",
                 field["name"].as_str().unwrap_or_default(),
                 field["type"].as_str().unwrap_or_default()
-            );
+            ));
         }
         let kind = row["type"].as_str().unwrap_or_default();
-        say!("  example: {}", example(ruleset, kind).unwrap_or("(none)"));
+        lines.push(format!("  example: {}", example(ruleset, kind).unwrap_or("(none)")));
     }
     if !types.is_empty() {
-        say!("\ntypes:");
+        lines.push("\ntypes:".to_string());
     }
     for t in &types {
         let (name, about, shape) = (&t["name"], &t["description"], &t["shape"]);
-        say!(
+        lines.push(format!(
             "  {}: {}\n      {}",
             name.as_str().unwrap_or_default(),
             about.as_str().unwrap_or_default(),
             shape.as_str().unwrap_or_default()
-        );
+        ));
     }
-    Ok(ExitCode::SUCCESS)
+    let json = json!({"ruleset": ruleset, "schema": format!("{ruleset}.decision"), "decisions": rows, "types": types});
+    Ok(Said::done(lines, json))
 }
 
 /// The named types the decisions' fields use: what each is, and its shape.

@@ -23,6 +23,7 @@ use rollcall_core::sim::stats::{self, Comparison, Estimate, GameSummary, Row};
 use rollcall_core::sim::{self, Limits, Pair, Run, Simulator};
 use serde_json::{json, Value};
 
+use crate::output::Said;
 use crate::source::rule_version;
 use crate::store::{read_file, Context, Fail};
 
@@ -62,9 +63,6 @@ pub struct SimulateArgs {
     /// into different stores).
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// What the input gives: the scenario, the parties' names, and A unless --a says.
@@ -75,7 +73,7 @@ struct Input {
     text: String,
 }
 
-pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
+pub fn run(args: &SimulateArgs, mode: crate::output::Mode) -> Result<ExitCode, Fail> {
     let input = read_input(&args.input)?;
     let a = match (&args.a, &input.rules) {
         (Some(a), _) => rule_version(a)?.0,
@@ -114,7 +112,7 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
     };
     check_scenario(&run, &args.input, &input.text)?;
     let started = Instant::now();
-    let pairs = play_all(&*simulator, &run, args)?;
+    let pairs = play_all(&*simulator, &run, args, mode)?;
     let seconds = started.elapsed().as_secs_f64();
     let decisions: u64 = pairs.iter().map(|(a, b, _)| a.decisions + b.decisions).sum();
     eprintln!(
@@ -126,12 +124,13 @@ pub fn run(args: &SimulateArgs) -> Result<ExitCode, Fail> {
     );
     let comparison = stats::compare(&simulator.measures(), simulator.winning(), &pairs);
     let differ = comparison.significant().next().is_some();
-    if args.json {
-        print_json(args, &run, &*simulator, &comparison);
-    } else {
-        print_text(args, &run, &*simulator, &comparison);
-    }
-    Ok(if differ { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let report = Said {
+        lines: text_of(args, &run, &*simulator, &comparison),
+        json: json_of(args, &run, &*simulator, &comparison),
+        code: if differ { ExitCode::from(1) } else { ExitCode::SUCCESS },
+        verdict: None,
+    };
+    Ok(crate::output::print(&report, mode))
 }
 
 /// Reads a script (its scenario, parties and rules) or a bare scenario.
@@ -181,13 +180,14 @@ fn play_all(
     simulator: &dyn Simulator,
     run: &Run,
     args: &SimulateArgs,
+    mode: crate::output::Mode,
 ) -> Result<Vec<(GameSummary, GameSummary, Option<u64>)>, Fail> {
     if let Some(dir) = &args.keep {
         for side in ["a", "b"] {
             std::fs::create_dir_all(dir.join(side)).with_context(|| dir.join(side).display().to_string())?;
         }
     }
-    let progress = (std::io::stderr().is_terminal() && !args.json).then(|| {
+    let progress = (std::io::stderr().is_terminal() && mode == crate::output::Mode::Text).then(|| {
         let bar = indicatif::ProgressBar::new(args.games);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games, {eta} left")
@@ -279,67 +279,70 @@ fn p_text(p: Option<f64>) -> String {
     }
 }
 
-fn print_text(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Comparison) {
+fn text_of(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Comparison) -> Vec<String> {
+    let mut lines = Vec::new();
     let about = simulator.policies().into_iter().find(|(n, _)| *n == run.policy).map(|(_, a)| a).unwrap_or_default();
-    println!("simulate {}: {} games under each version, seed {}", args.input.display(), c.games, run.seed);
-    println!("policy {}: {about}", run.policy);
-    println!("A = {}", run.a.label());
-    println!("B = {}", run.b.label());
+    lines.push(format!("simulate {}: {} games under each version, seed {}", args.input.display(), c.games, run.seed));
+    lines.push(format!("policy {}: {about}", run.policy));
+    lines.push(format!("A = {}", run.a.label()));
+    lines.push(format!("B = {}", run.b.label()));
     let changed = changes(&run.a, &run.b);
-    println!(
+    lines.push(format!(
         "B changes: {}",
         if changed.is_empty() { "nothing (the same settings)".into() } else { changed.join(", ") }
-    );
-    println!("each game: {}", limits_text(&run.limits));
+    ));
+    lines.push(format!("each game: {}", limits_text(&run.limits)));
     for (label, endings) in ["A", "B"].iter().zip(&c.endings) {
         let ended: Vec<String> = endings.iter().map(|(how, n)| format!("{n} {}", ending_text(*how))).collect();
-        println!("  ended under {label}: {}", ended.join(", "));
+        lines.push(format!("  ended under {label}: {}", ended.join(", ")));
     }
-    println!("\nmeans per game (rates pooled over games), 95% intervals; B − A paired by game:");
-    println!("{:<26} {:<28} {:<28} {:<30} {:>7}", "measure", "A", "B", "B − A", "p");
+    lines.push("\nmeans per game (rates pooled over games), 95% intervals; B − A paired by game:".to_string());
+    lines.push(format!("{:<26} {:<28} {:<28} {:<30} {:>7}", "measure", "A", "B", "B − A", "p"));
     for row in &c.rows {
         let a = row.a.as_ref().map(|e| value_text(row, e)).unwrap_or_else(|| "no trials".into());
         let b = row.b.as_ref().map(|e| value_text(row, e)).unwrap_or_else(|| "no trials".into());
         let d = row.difference.as_ref().map(|e| difference_text(row, e)).unwrap_or_else(|| "—".into());
         let mark = if row.significant { " *" } else { "" };
-        println!("{:<26} {a:<28} {b:<28} {d:<30} {:>7}{mark}", row.name, p_text(row.p));
+        lines.push(format!("{:<26} {a:<28} {b:<28} {d:<30} {:>7}{mark}", row.name, p_text(row.p)));
     }
-    println!("\nwhat each measure counts:");
+    lines.push("\nwhat each measure counts:".to_string());
     for row in &c.rows {
-        println!("  {}: {}", row.name, row.what);
+        lines.push(format!("  {}: {}", row.name, row.what));
     }
     match (&c.winner_by, &c.no_winner) {
-        (Some(how), _) => println!("  wins:SIDE: {how}"),
-        (None, Some(why)) => println!("who wins: not measured: {why}"),
+        (Some(how), _) => lines.push(format!("  wins:SIDE: {how}")),
+        (None, Some(why)) => lines.push(format!("who wins: not measured: {why}")),
         _ => {}
     }
     for (name, why) in &c.absent {
-        println!("{name}: not measured for {}: {why}", run.a.ruleset());
+        lines.push(format!("{name}: not measured for {}: {why}", run.a.ruleset()));
     }
     match c.first_parting {
-        None => println!("\nA and B play every game alike: the same decisions, dice and facts"),
-        Some((game, decision)) => {
-            println!("\nA and B part in {} of {} games (first: game {game}, at decision {decision})", c.parted, c.games)
-        }
+        None => lines.push("\nA and B play every game alike: the same decisions, dice and facts".to_string()),
+        Some((game, decision)) => lines.push(format!(
+            "\nA and B part in {} of {} games (first: game {game}, at decision {decision})",
+            c.parted, c.games
+        )),
     }
     let significant: Vec<&Row> = c.significant().collect();
     if significant.is_empty() {
-        println!(
+        lines.push(format!(
             "no significant difference between A and B (Holm-corrected over {} measures, family-wise α = {})",
             c.rows.len(),
             c.alpha
-        );
+        ));
     } else {
-        println!(
+        lines.push(format!(
             "significant differences (*; Holm-corrected over {} measures, family-wise α = {}):",
             c.rows.len(),
             c.alpha
-        );
+        ));
         for row in significant {
             let d = row.difference.as_ref().map(|e| difference_text(row, e)).unwrap_or_default();
-            println!("  {}: B − A = {d}, p {} ({})", row.name, p_text(row.p), row.test);
+            lines.push(format!("  {}: B − A = {d}, p {} ({})", row.name, p_text(row.p), row.test));
         }
     }
+    lines
 }
 
 fn ending_text(how: sim::Ending) -> &'static str {
@@ -350,8 +353,8 @@ fn ending_text(how: sim::Ending) -> &'static str {
     }
 }
 
-fn print_json(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Comparison) {
-    let value = json!({
+fn json_of(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Comparison) -> Value {
+    json!({
         "input": args.input.display().to_string(),
         "games": c.games,
         "seed": run.seed,
@@ -365,6 +368,5 @@ fn print_json(args: &SimulateArgs, run: &Run, simulator: &dyn Simulator, c: &Com
         "limits": {"turns": run.limits.turns, "decisions": run.limits.decisions},
         "differ": c.significant().next().is_some(),
         "comparison": c,
-    });
-    println!("{}", serde_json::to_string_pretty(&value).expect("JSON prints"));
+    })
 }

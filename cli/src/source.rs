@@ -156,10 +156,10 @@ impl Record {
 
     /// A progress bar for reading this record (on a terminal, not with
     /// `--json`): sized by the file's bytes or the stored game's events.
-    pub fn progress(&self, what: &str, target: &str, json: bool) -> Result<Option<indicatif::ProgressBar>, Fail> {
+    pub fn progress(&self, what: &str, target: &str, quiet: bool) -> Result<Option<indicatif::ProgressBar>, Fail> {
         Ok(match self {
-            Record::File(..) => crate::progress::file(what, Path::new(target), json),
-            Record::Stored(_, log, game) => crate::progress::events(what, log.head(game)?.seq, json),
+            Record::File(..) => crate::progress::file(what, Path::new(target), quiet),
+            Record::Stored(_, log, game) => crate::progress::events(what, log.head(game)?.seq, quiet),
         })
     }
 

@@ -284,7 +284,7 @@ pub fn has_game(log: &dyn EventLog, id: &str) -> Result<bool, Fail> {
 
 /// `rollcall store migrate`: creates or upgrades rollcall's tables in the
 /// PostgreSQL database `--store` names.
-pub fn migrate(db: &StoreSpec, json: bool) -> Result<std::process::ExitCode, Fail> {
+pub fn migrate(db: &StoreSpec) -> Result<crate::output::Said, Fail> {
     let StoreSpec::Postgres(url) = db else {
         return Err(Fail::msg(
             "store migrate: give the database with --store postgres://… (a sled store needs no migration)",
@@ -292,18 +292,14 @@ pub fn migrate(db: &StoreSpec, json: bool) -> Result<std::process::ExitCode, Fai
     };
     let applied = rollcall_store::pg_log::migrate(url)?;
     let version = rollcall_store::pg_log::schema_version();
-    if json {
-        let applied: Vec<_> = applied.iter().map(|(v, n)| serde_json::json!({"version": v, "name": n})).collect();
-        crate::output::print_json(&serde_json::json!({"ok": true, "applied": applied, "version": version}));
-    } else if applied.is_empty() {
-        println!("the database is at rollcall's schema version {version} already: nothing to do");
+    let mut lines: Vec<String> = applied.iter().map(|(v, name)| format!("applied migration {v:03} ({name})")).collect();
+    lines.push(if applied.is_empty() {
+        format!("the database is at rollcall's schema version {version} already: nothing to do")
     } else {
-        for (v, name) in &applied {
-            println!("applied migration {v:03} ({name})");
-        }
-        println!("the database is at rollcall's schema version {version}");
-    }
-    Ok(std::process::ExitCode::SUCCESS)
+        format!("the database is at rollcall's schema version {version}")
+    });
+    let applied: Vec<_> = applied.iter().map(|(v, n)| serde_json::json!({"version": v, "name": n})).collect();
+    Ok(crate::output::Said::done(lines, serde_json::json!({"ok": true, "applied": applied, "version": version})))
 }
 
 /// What became of one game in `store copy`.
@@ -315,41 +311,44 @@ enum Copied {
 /// `rollcall store copy`: every game named (or every game of the source)
 /// verified as it is read, written to the target as one creation (whole or
 /// not at all), and opened again there, its chain checked to the same head.
-pub fn copy(from: &str, to: &str, games: &[String], json: bool) -> Result<std::process::ExitCode, Fail> {
+pub fn copy(from: &str, to: &str, games: &[String], mode: crate::output::Mode) -> Result<std::process::ExitCode, Fail> {
     if !rollcall_store::pg_log::is_url(from) && !Path::new(from).is_dir() {
         return Err(fail!("--from {from}: no store there (a sled directory or a postgres:// URL)"));
     }
     let source = Store::open(Path::new(from))?;
     let target = open(&StoreSpec::new(Some(PathBuf::from(to))))?;
     let ids = if games.is_empty() { source.games()? } else { games.to_vec() };
-    let mut out = Vec::new();
+    // Each game is said as it is copied; the JSON document comes at the end.
+    let mut stream = crate::output::Stream::kept(mode, "games");
+    let mut copied = 0;
     for id in &ids {
-        let copied = copy_game(&source, &target, id).with_context(|| format!("game {id:?}"))?;
-        match &copied {
-            Copied::Copied(v) if !json => println!("copied {id}: {} events, verified, head {}", v.events, v.head),
-            Copied::Present(seq) if !json => {
-                println!("skipped {id}: the target holds it already, at the same head (seq {seq})")
+        let game = copy_game(&source, &target, id).with_context(|| format!("game {id:?}"))?;
+        copied += usize::from(matches!(game, Copied::Copied(_)));
+        stream.push(&(id.as_str(), game))?;
+    }
+    let summary = format!("{} games: {copied} copied, {} there already", ids.len(), ids.len() - copied);
+    stream.finish(&[summary], serde_json::json!({"ok": true}));
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+impl crate::output::Item for (&str, Copied) {
+    fn text(&self) -> String {
+        match self {
+            (id, Copied::Copied(v)) => format!("copied {id}: {} events, verified, head {}", v.events, v.head),
+            (id, Copied::Present(seq)) => {
+                format!("skipped {id}: the target holds it already, at the same head (seq {seq})")
             }
-            _ => {}
         }
-        out.push(match copied {
-            Copied::Copied(v) => {
+    }
+
+    fn json(&self) -> serde_json::Value {
+        match self {
+            (id, Copied::Copied(v)) => {
                 serde_json::json!({"game": id, "copied": true, "events": v.events, "head": v.head.to_string()})
             }
-            Copied::Present(seq) => serde_json::json!({"game": id, "copied": false, "events": seq}),
-        });
+            (id, Copied::Present(seq)) => serde_json::json!({"game": id, "copied": false, "events": seq}),
+        }
     }
-    if json {
-        crate::output::print_json(&serde_json::json!({"ok": true, "games": out}));
-    } else {
-        println!(
-            "{} games: {} copied, {} there already",
-            ids.len(),
-            out.iter().filter(|g| g["copied"] == true).count(),
-            out.iter().filter(|g| g["copied"] == false).count()
-        );
-    }
-    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// A sealed game's server chain, token hashes and key, into the target.

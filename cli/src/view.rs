@@ -358,18 +358,39 @@ fn escape_html(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// `rollcall view`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ViewArgs {
+    /// A game id in the store, or a record file (.jsonl).
+    pub target: String,
+    /// The page to write (default: GAME.html in the current directory,
+    /// replaced if there). An existing file -o names is replaced only with --force.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Replace the file -o names if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// A named step: SEQ:label (repeat).
+    #[arg(long = "bookmark", value_name = "SEQ:LABEL")]
+    pub bookmarks: Vec<crate::view::Bookmark>,
+    /// Show the record's decisions under two rule versions, side by side.
+    #[arg(long, requires = "b")]
+    pub diff: bool,
+    /// With --diff, version A (default: the record's own).
+    #[arg(long, requires = "diff")]
+    pub a: Option<String>,
+    /// With --diff, version B: as for `diff --b`.
+    #[arg(long, requires = "diff")]
+    pub b: Option<String>,
+}
+
 /// `rollcall view GAME|RECORD`: writes the page; exit 1 (after writing it)
 /// when the record does not verify, since the page then shows a failure.
-pub fn run(
-    db: &crate::store::StoreSpec,
-    target: &str,
-    output: Option<PathBuf>,
-    force: bool,
-    bookmarks: Vec<Bookmark>,
-    versions: Option<(Option<String>, String)>,
-    json_out: bool,
-) -> Result<ExitCode, Fail> {
-    let mut record = crate::source::open(db, target)?;
+pub fn run(cx: &crate::checked::Checked, args: ViewArgs) -> Result<ExitCode, Fail> {
+    let ViewArgs { target, output, force, bookmarks, diff, a, b } = args;
+    let versions = b.filter(|_| diff).map(|b| (a, b));
+    let target = target.as_str();
+    let mut record = crate::source::open(&cx.db, target)?;
     let events = match &mut record {
         crate::source::Record::File(..) => {
             record.events()?.collect::<Result<Vec<_>, _>>().map_err(|e| fail!("{target}: {e}"))?
@@ -396,26 +417,18 @@ pub fn run(
         Some(e) => e.hash.to_string(),
         None => record::header_hash(&header).map(|h| h.to_string()).unwrap_or_default(),
     };
-    if json_out {
-        say!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"game": header.game, "file": output.display().to_string(),
-                "bytes": page.len(), "events": events.len(), "head": head, "verified": verified.is_ok()}))
-            .expect("JSON prints")
-        );
-    } else {
-        say!(
-            "wrote {} for {}: {} events, {} KiB; head {head}",
-            output.display(),
-            header.game,
-            events.len(),
-            page.len() / 1024
-        );
-        if let Err(f) = &verified {
-            say!("the record does NOT verify ({f}); the page says so");
-        }
-    }
-    Ok(if verified.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let json = json!({"game": header.game, "file": output.display().to_string(), "bytes": page.len(),
+        "events": events.len(), "head": head, "verified": verified.is_ok()});
+    let mut lines = vec![format!(
+        "wrote {} for {}: {} events, {} KiB; head {head}",
+        output.display(),
+        header.game,
+        events.len(),
+        page.len() / 1024
+    )];
+    lines.extend(verified.as_ref().err().map(|f| format!("the record does NOT verify ({f}); the page says so")));
+    let code = if verified.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    Ok(crate::output::print(&crate::output::Said { lines, json, code, verdict: None }, cx.mode))
 }
 
 /// Writes the page through a new, unpredictably named temporary file

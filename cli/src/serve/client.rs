@@ -9,7 +9,7 @@ use rollcall_core::pbem::exchange;
 use rollcall_core::sealed::head_message;
 use serde_json::{json, Value};
 
-use crate::output::print_json;
+use crate::output::{print_json, Mode};
 use crate::store::{self, read_text, Fail};
 
 fn agent() -> ureq::Agent {
@@ -68,7 +68,10 @@ fn base(url: &str) -> &str {
 
 /// `rollcall play --server URL --token T GAME FILE|-`: the decisions (one, or
 /// a JSON array played all or nothing) on the game's head, through the server.
-pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) -> Result<ExitCode, Fail> {
+pub fn play(args: &crate::args::PlayArgs, mode: Mode) -> Result<ExitCode, Fail> {
+    let json_out = mode == Mode::Json;
+    let (url, token) = (args.server.as_deref().unwrap_or_default(), args.token.as_deref().unwrap_or_default());
+    let (game, source) = (args.game.as_str(), args.decision.as_str());
     let name = if source == "-" { "<stdin>" } else { source };
     let text = read_text(source)?;
     let value: Value = serde_json::from_str(&text).map_err(|e| fail!("{name}:{}: not JSON: {e}", e.line()))?;
@@ -94,7 +97,7 @@ pub fn play(url: &str, token: &str, game: &str, source: &str, json_out: bool) ->
             return Ok(ExitCode::from(code));
         }
         let message = format!("{name}: {} (nothing was written)", answer.message());
-        return if refused { Ok(crate::exit::refused(&message, None, false)) } else { Err(Fail::msg(message)) };
+        return if refused { Ok(crate::exit::refused(&message, None, Mode::Text)) } else { Err(Fail::msg(message)) };
     }
     let v = answer.json();
     let server_key = status["header"]["seed"]["server"]["key"].as_str().and_then(|k| PublicKey::from_hex(k).ok());
@@ -135,8 +138,8 @@ fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> 
 
 /// `rollcall turn fetch URL GAME`: the events this store lacks, as a turn
 /// file the server signs, verified and applied like an opponent's turn.
-pub fn fetch(db: &crate::store::StoreSpec, url: &str, game: &str, json_out: bool) -> Result<ExitCode, Fail> {
-    let log = store::open(db)?;
+pub fn fetch(cx: &crate::checked::Checked, url: &str, game: &str) -> Result<ExitCode, Fail> {
+    let log = store::open(&cx.db)?;
     let since = log.head(game).ok().map(|h| h.hash);
     let mut request = format!("{}/games/{game}/turn", base(url));
     if let Some(h) = since {
@@ -148,7 +151,7 @@ pub fn fetch(db: &crate::store::StoreSpec, url: &str, game: &str, json_out: bool
     }
     let applied = match exchange::apply(&log, &answer.body) {
         Ok(a) => a,
-        Err(e) => return crate::pbem::outcome(e, json_out),
+        Err(e) => return crate::pbem::outcome(e, cx.mode),
     };
     let mut g = applied.before.clone();
     let mut lines = Vec::new();
@@ -156,21 +159,13 @@ pub fn fetch(db: &crate::store::StoreSpec, url: &str, game: &str, json_out: bool
         g.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
         lines.push(g.narrate(e));
     }
-    if json_out {
-        print_json(
-            &json!({"ok": true, "game": game, "events": applied.events.len(), "head": applied.head, "created": applied.created}),
-        );
-    } else {
-        for l in &lines {
-            say!("{l}");
-        }
-        say!(
-            "fetched {} events of {game} from {url}, verified (chain, legality; the dice of every revealed turn); head {}",
-            applied.events.len(),
-            applied.head.hash
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    lines.push(format!(
+        "fetched {} events of {game} from {url}, verified (chain, legality; the dice of every revealed turn); head {}",
+        applied.events.len(),
+        applied.head.hash
+    ));
+    let json = json!({"ok": true, "game": game, "events": applied.events.len(), "head": applied.head, "created": applied.created});
+    Ok(crate::output::print(&crate::output::Said::done(lines, json), cx.mode))
 }
 
 /// A record at a URL, downloaded to a temporary file for `verify`.
