@@ -45,6 +45,17 @@ impl Store {
     }
 }
 
+/// A record's lines with the value of its first roll changed (its chain
+/// then breaks there), and that line's index (its event's seq).
+fn a_roll_changed(lines: &[String]) -> (Vec<String>, usize) {
+    let mut forged = lines.to_vec();
+    let at = line_with(&forged, "\"kind\":\"roll\"");
+    let value = forged[at].split("\"value\":").nth(1).unwrap().split('}').next().unwrap().to_string();
+    let other_value = if value == "6" { "5" } else { "6" };
+    forged[at] = forged[at].replacen(&format!("\"value\":{value}}}"), &format!("\"value\":{other_value}}}"), 1);
+    (forged, at)
+}
+
 /// The index (0 = header) of the first line holding `needle`.
 fn line_with(lines: &[String], needle: &str) -> usize {
     lines.iter().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line holds {needle:?}"))
@@ -122,16 +133,43 @@ fn log_state_and_replay_read_a_record_file_where_it_is() {
     std::fs::write(&path, broken.join("\n") + "\n").unwrap();
     failed_with(&other.run(&["state", path.to_str().unwrap()]), 2, "broken.jsonl:5: ");
     // A record whose chain is broken is not shown as a game.
-    let mut forged = lines.clone();
-    let at = line_with(&forged, "\"kind\":\"roll\"");
-    let value = forged[at].split("\"value\":").nth(1).unwrap().split('}').next().unwrap().to_string();
-    let other_value = if value == "6" { "5" } else { "6" };
-    forged[at] = forged[at].replacen(&format!("\"value\":{value}}}"), &format!("\"value\":{other_value}}}"), 1);
+    let (forged, at) = a_roll_changed(&lines);
     let path = other.path("forged.jsonl");
     std::fs::write(&path, forged.join("\n") + "\n").unwrap();
     let out = other.run(&["replay", path.to_str().unwrap()]);
     failed_with(&out, 2, &format!("forged.jsonl:{}: seq {}: the hash does not chain", at + 1, at));
     assert!(!other.db().exists());
+}
+
+/// Given a record whose chain breaks at event N (a roll's value changed),
+/// when `log` and `replay` stream it with `--json`, then standard output is
+/// one JSON document: the events before N, and the error (exit 2, as before).
+#[test]
+fn a_record_that_breaks_part_way_still_prints_one_json_document() {
+    let s = Store::new();
+    let lines = s.exported_rally();
+    let (forged, at) = a_roll_changed(&lines);
+    let cases = [("forged.jsonl", forged, at, format!("forged.jsonl:{}: seq {at}: the hash does not chain", at + 1))];
+    for (name, lines, at, said) in cases {
+        assert!(at > 1, "events are streamed before the bad one");
+        let path = s.path_text(name);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        for command in ["log", "replay"] {
+            let out = s.run(&[command, &path, "--json"]);
+            assert_eq!(out.status.code(), Some(2), "{command} {name}: {}", stderr(&out));
+            let document: serde_json::Value = serde_json::from_str(&stdout(&out))
+                .unwrap_or_else(|e| panic!("{command} {name}: not one JSON document ({e}):\n{}", stdout(&out)));
+            let seqs: Vec<u64> =
+                document["events"].as_array().unwrap().iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+            assert_eq!(seqs, (1..at as u64).collect::<Vec<_>>(), "{command} {name}: the events before seq {at}");
+            assert_eq!(document["ok"], false, "{command} {name}");
+            assert_eq!(document["error"]["kind"], "input", "{command} {name}");
+            assert_eq!(document["error"]["exit"], 2, "{command} {name}");
+            let message = document["error"]["message"].as_str().unwrap();
+            assert!(message.contains(&said), "{command} {name}: {message}");
+            assert!(stderr(&out).contains(&said), "{command} {name}: the error is said on stderr as before");
+        }
+    }
 }
 
 #[test]
