@@ -27,6 +27,8 @@ use serde_json::Value;
 use crate::output::Mode;
 use crate::store::Fail;
 
+/// A verification failed (a record, a server's signature), or versions part.
+pub const FAILED: u8 = 1;
 /// Bad input or usage.
 pub const INPUT: u8 = 2;
 /// A decision the rules refuse.
