@@ -141,15 +141,52 @@ fn log_state_and_replay_read_a_record_file_where_it_is() {
     assert!(!other.db().exists());
 }
 
+/// Given a record that can be read only once (a named pipe that gives a
+/// second reader nothing), when `state`, `log` and `replay` read it, then
+/// they print what they print for the record file: they read it once.
+#[cfg(unix)]
+#[test]
+fn log_state_and_replay_read_a_record_file_once() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let s = Store::new();
+    s.exported_rally();
+    let record = s.path_text("rally.jsonl");
+    let bytes = std::fs::read(&record).unwrap();
+    for command in ["state", "log", "replay"] {
+        let fifo = s.path(&format!("{command}.jsonl"));
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let writer = {
+            let (fifo, bytes) = (fifo.clone(), bytes.clone());
+            std::thread::spawn(move || {
+                std::fs::write(&fifo, &bytes).unwrap();
+                // A second reader finds the pipe empty.
+                drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+            })
+        };
+        let once = s.run(&[command, fifo.to_str().unwrap(), "--json"]);
+        // Lets the writer go, if no second reader did.
+        drop(std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo).unwrap());
+        writer.join().unwrap();
+        assert!(once.status.success(), "{command} read the pipe twice: {}", stderr(&once));
+        assert_eq!(stdout(&once), s.ok(&[command, &record, "--json"]), "{command}");
+    }
+}
+
 /// Given a record whose chain breaks at event N (a roll's value changed),
-/// when `log` and `replay` stream it with `--json`, then standard output is
-/// one JSON document: the events before N, and the error (exit 2, as before).
+/// or whose line N + 1 is not an event, when `log` and `replay` stream it
+/// with `--json`, then standard output is one JSON document: the events
+/// before N, and the error (exit 2, as before).
 #[test]
 fn a_record_that_breaks_part_way_still_prints_one_json_document() {
     let s = Store::new();
     let lines = s.exported_rally();
     let (forged, at) = a_roll_changed(&lines);
-    let cases = [("forged.jsonl", forged, at, format!("forged.jsonl:{}: seq {at}: the hash does not chain", at + 1))];
+    let mut bad = lines.clone();
+    bad[4] = bad[4].replacen("\"seq\":", "\"seq\":\"x\",\"was\":", 1);
+    let cases = [
+        ("forged.jsonl", forged, at, format!("forged.jsonl:{}: seq {at}: the hash does not chain", at + 1)),
+        ("bad.jsonl", bad, 4, "bad.jsonl:5: ".to_string()),
+    ];
     for (name, lines, at, said) in cases {
         assert!(at > 1, "events are streamed before the bad one");
         let path = s.path_text(name);
