@@ -110,7 +110,7 @@ pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dy
 pub enum Reader {
     /// A record file, its header read and its events to stream: the file
     /// is read once, as the game is folded, and its head is its last event.
-    File { path: PathBuf, header: Header, events: rollcall_store::file::Events },
+    File { path: PathBuf, header: Box<Header>, events: rollcall_store::file::Events },
     /// A store holding the game: a stored game, or a record file read
     /// through first, to find a position in it ([`game_reader`]).
     Log(Box<dyn EventLog>),
@@ -129,7 +129,7 @@ pub fn reader(
         (Target::File(path), None) => {
             let (header, events) = rollcall_store::file::read(path).map_err(|e| unreadable(path, e))?;
             let id = header.game.clone();
-            Ok((Reader::File { path: path.to_path_buf(), header, events }, id, None))
+            Ok((Reader::File { path: path.to_path_buf(), header: Box::new(header), events }, id, None))
         }
         (_, at) => {
             let (log, id) = game_reader(db, target)?;
@@ -154,7 +154,7 @@ impl Reader {
         match self {
             Reader::Log(log) => open_game_with(&*log, id, until, seen).map_err(|e| open_failed(target, e)),
             Reader::File { path, header, events } => {
-                let opened = Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e));
+                let opened = Game::open(*header).map_err(|e| OpenGameError::Header(id.to_string(), e));
                 let mut game = opened.map_err(|e| open_failed(target, e))?;
                 for event in events {
                     let event = event.map_err(|e| unreadable(&path, e))?;
