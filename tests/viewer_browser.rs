@@ -19,6 +19,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use headless_chrome::browser::tab::point::Point;
 use headless_chrome::protocol::cdp::types::Event as Cdp;
 use headless_chrome::protocol::cdp::Page::{CaptureScreenshotFormatOption, Viewport};
 use headless_chrome::{Browser, LaunchOptions, Tab};
@@ -223,8 +224,16 @@ impl Viewer {
         self.tab.press_key(key).unwrap();
     }
 
+    /// A real mouse click on the element's middle, once it is scrolled
+    /// into view. Found and placed by one script rather than by
+    /// `Element::click`, whose half-dozen protocol calls each wait ~100 ms
+    /// in headless_chrome (rust-headless-chrome issue 446).
     fn click(&self, selector: &str) {
-        self.tab.find_element(selector).unwrap().click().unwrap();
+        let at = self.eval(&format!(
+            "(() => {{ const e = document.querySelector('{selector}'); e.scrollIntoView({{block: 'center', inline: 'center', behavior: 'instant'}}); const r = e.getBoundingClientRect(); return {{x: r.x + r.width / 2, y: r.y + r.height / 2}}; }})()"
+        ));
+        let point = Point { x: at["x"].as_f64().unwrap(), y: at["y"].as_f64().unwrap() };
+        self.tab.click_point(point).unwrap();
     }
 
     /// Drags the slider to a stop (the page's `input` event, as a user's drag fires it).
