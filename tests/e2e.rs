@@ -141,13 +141,15 @@ fn log_state_and_replay_read_a_record_file_where_it_is() {
     assert!(!other.db().exists());
 }
 
-/// Given a record that can be read only once (a named pipe that gives a
-/// second reader nothing), when `state`, `log` and `replay` read it, then
+/// Given a record that can be read only once (a named pipe that gives any
+/// later reader nothing), when `state`, `log` and `replay` read it, then
 /// they print what they print for the record file: they read it once.
 #[cfg(unix)]
 #[test]
 fn log_state_and_replay_read_a_record_file_once() {
     use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
     let s = Store::new();
     s.exported_rally();
     let record = s.path_text("rally.jsonl");
@@ -155,17 +157,21 @@ fn log_state_and_replay_read_a_record_file_once() {
     for command in ["state", "log", "replay"] {
         let fifo = s.path(&format!("{command}.jsonl"));
         assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let done = Arc::new(AtomicBool::new(false));
         let writer = {
-            let (fifo, bytes) = (fifo.clone(), bytes.clone());
+            let (fifo, bytes, done) = (fifo.clone(), bytes.clone(), done.clone());
             std::thread::spawn(move || {
                 std::fs::write(&fifo, &bytes).unwrap();
-                // A second reader finds the pipe empty.
-                drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+                // Any later reader of the pipe finds it empty: each time one
+                // has it open, a writer opens it and closes it at once.
+                while !done.load(Ordering::SeqCst) {
+                    let _ = std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(&fifo);
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
             })
         };
         let once = s.run(&[command, fifo.to_str().unwrap(), "--json"]);
-        // Lets the writer go, if no second reader did.
-        drop(std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo).unwrap());
+        done.store(true, Ordering::SeqCst);
         writer.join().unwrap();
         assert!(once.status.success(), "{command} read the pipe twice: {}", stderr(&once));
         assert_eq!(stdout(&once), s.ok(&[command, &record, "--json"]), "{command}");
