@@ -116,7 +116,12 @@ fn other(state: &State, side: &str) -> String {
 /// leaders. You do not get a skip activation for a leader locked in close
 /// combat although you are not allowed to activate him."
 fn to_activate<'a>(state: &'a State, side: &str) -> Vec<&'a Piece> {
-    state.pieces.values().filter(|p| p.role == Role::Leader && p.side == side && !p.activated && !p.locked).collect()
+    state
+        .pieces
+        .values()
+        .map(|p| &**p)
+        .filter(|p| p.role == Role::Leader && p.side == side && !p.activated && !p.locked)
+        .collect()
 }
 
 /// Who has the next slot after `side` has activated or skipped.

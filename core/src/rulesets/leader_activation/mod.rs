@@ -19,6 +19,7 @@ mod tests;
 
 pub use refusals::Refused;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -197,8 +198,10 @@ pub struct Removed {
 pub struct State {
     pub config: Config,
     pub sides: [String; 2],
-    /// The leaders and units in play.
-    pub pieces: BTreeMap<String, Piece>,
+    /// The leaders and units in play. Each is shared until it changes
+    /// (`Arc::make_mut`), so that copying the state — which `decide` does
+    /// when a later fact depends on earlier ones — copies no piece.
+    pub pieces: BTreeMap<String, Arc<Piece>>,
     /// The leaders and units removed from play, and why (LN3). Left out of
     /// the serialised state while empty, as it was before removal existed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -487,7 +490,7 @@ impl Ruleset for LeaderActivation {
                 activated: false,
                 locked: false,
             };
-            if pieces.insert(p.id.clone(), piece).is_some() {
+            if pieces.insert(p.id.clone(), Arc::new(piece)).is_some() {
                 return Err(ScenarioError::new(format!("{field}.id"), format!("{:?} is used twice", p.id)));
             }
         }
@@ -534,7 +537,7 @@ impl Ruleset for LeaderActivation {
 /// Records what a fact says. No rule logic: every consequence is in the fact.
 pub fn evolve(state: &mut State, fact: &Fact) {
     fn piece<'a>(state: &'a mut State, id: &str) -> &'a mut Piece {
-        state.pieces.get_mut(id).expect("facts name pieces of the scenario")
+        Arc::make_mut(state.pieces.get_mut(id).expect("facts name pieces of the scenario"))
     }
     fn activation(state: &mut State) -> &mut Activation {
         state.turn.as_mut().and_then(|t| t.activation.as_mut()).expect("an activation is in progress")
@@ -542,7 +545,9 @@ pub fn evolve(state: &mut State, fact: &Fact) {
     match fact {
         Fact::TurnBegan { turn, first, leaders, skips, next } => {
             for p in state.pieces.values_mut() {
-                p.activated = false;
+                if p.activated {
+                    Arc::make_mut(p).activated = false;
+                }
             }
             state.turn = Some(Turn {
                 number: *turn,
@@ -589,7 +594,7 @@ pub fn evolve(state: &mut State, fact: &Fact) {
         Fact::ActivationEnded { leader, stays_activated, next, .. } => {
             // A leader removed during his activation is no longer in play.
             if let Some(p) = state.pieces.get_mut(leader) {
-                p.activated = *stays_activated;
+                Arc::make_mut(p).activated = *stays_activated;
             }
             let turn = state.turn.as_mut().expect("a turn is in progress");
             turn.activation = None;
