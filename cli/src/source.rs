@@ -149,7 +149,7 @@ impl Reader {
         target: &str,
         id: &str,
         until: Option<u64>,
-        mut seen: impl FnMut(&Game, &rollcall_core::record::Event),
+        mut seen: impl FnMut(&Game, &Event),
     ) -> Result<Game, Fail> {
         match self {
             Reader::Log(log) => open_game_with(&*log, id, until, seen).map_err(|e| open_failed(target, e)),
