@@ -45,6 +45,17 @@ impl Store {
     }
 }
 
+/// A record's lines with the value of its first roll changed (its chain
+/// then breaks there), and that line's index (its event's seq).
+fn a_roll_changed(lines: &[String]) -> (Vec<String>, usize) {
+    let mut forged = lines.to_vec();
+    let at = line_with(&forged, "\"kind\":\"roll\"");
+    let value = forged[at].split("\"value\":").nth(1).unwrap().split('}').next().unwrap().to_string();
+    let other_value = if value == "6" { "5" } else { "6" };
+    forged[at] = forged[at].replacen(&format!("\"value\":{value}}}"), &format!("\"value\":{other_value}}}"), 1);
+    (forged, at)
+}
+
 /// The index (0 = header) of the first line holding `needle`.
 fn line_with(lines: &[String], needle: &str) -> usize {
     lines.iter().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line holds {needle:?}"))
@@ -122,16 +133,88 @@ fn log_state_and_replay_read_a_record_file_where_it_is() {
     std::fs::write(&path, broken.join("\n") + "\n").unwrap();
     failed_with(&other.run(&["state", path.to_str().unwrap()]), 2, "broken.jsonl:5: ");
     // A record whose chain is broken is not shown as a game.
-    let mut forged = lines.clone();
-    let at = line_with(&forged, "\"kind\":\"roll\"");
-    let value = forged[at].split("\"value\":").nth(1).unwrap().split('}').next().unwrap().to_string();
-    let other_value = if value == "6" { "5" } else { "6" };
-    forged[at] = forged[at].replacen(&format!("\"value\":{value}}}"), &format!("\"value\":{other_value}}}"), 1);
+    let (forged, at) = a_roll_changed(&lines);
     let path = other.path("forged.jsonl");
     std::fs::write(&path, forged.join("\n") + "\n").unwrap();
     let out = other.run(&["replay", path.to_str().unwrap()]);
     failed_with(&out, 2, &format!("forged.jsonl:{}: seq {}: the hash does not chain", at + 1, at));
     assert!(!other.db().exists());
+}
+
+/// Given a record that can be read only once (a named pipe that gives any
+/// later reader nothing), when `state`, `log` and `replay` read it, then
+/// they print what they print for the record file: they read it once.
+#[cfg(unix)]
+#[test]
+fn log_state_and_replay_read_a_record_file_once() {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let s = Store::new();
+    s.exported_rally();
+    let record = s.path_text("rally.jsonl");
+    let bytes = std::fs::read(&record).unwrap();
+    for command in ["state", "log", "replay"] {
+        let fifo = s.path(&format!("{command}.jsonl"));
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let done = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (fifo, bytes, done) = (fifo.clone(), bytes.clone(), done.clone());
+            std::thread::spawn(move || {
+                std::fs::write(&fifo, &bytes).unwrap();
+                // Any later reader of the pipe finds it empty: each time one
+                // has it open, a writer opens it and closes it at once.
+                while !done.load(Ordering::SeqCst) {
+                    let _ = std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(&fifo);
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            })
+        };
+        let once = s.run(&[command, fifo.to_str().unwrap(), "--json"]);
+        // Held until the writer ends: lets it go if the command never opened the pipe.
+        let _reader = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo).unwrap();
+        done.store(true, Ordering::SeqCst);
+        writer.join().unwrap();
+        assert!(once.status.success(), "{command} on a record it can read once: {}", stderr(&once));
+        assert_eq!(stdout(&once), s.ok(&[command, &record, "--json"]), "{command}");
+    }
+}
+
+/// Given a record whose chain breaks at event N (a roll's value changed),
+/// or whose line N + 1 is not an event, when `log` and `replay` stream it
+/// with `--json`, then standard output is one JSON document: the events
+/// before N, and the error (exit 2, as before).
+#[test]
+fn a_record_that_breaks_part_way_still_prints_one_json_document() {
+    let s = Store::new();
+    let lines = s.exported_rally();
+    let (forged, at) = a_roll_changed(&lines);
+    let mut bad = lines.clone();
+    bad[4] = bad[4].replacen("\"seq\":", "\"seq\":\"x\",\"was\":", 1);
+    let cases = [
+        ("forged.jsonl", forged, at, format!("forged.jsonl:{}: seq {at}: the hash does not chain", at + 1)),
+        ("bad.jsonl", bad, 4, "bad.jsonl:5: ".to_string()),
+    ];
+    for (name, lines, at, said) in cases {
+        assert!(at > 1, "events are streamed before the bad one");
+        let path = s.path_text(name);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        for command in ["log", "replay"] {
+            let out = s.run(&[command, &path, "--json"]);
+            assert_eq!(out.status.code(), Some(2), "{command} {name}: {}", stderr(&out));
+            let document: serde_json::Value = serde_json::from_str(&stdout(&out))
+                .unwrap_or_else(|e| panic!("{command} {name}: not one JSON document ({e}):\n{}", stdout(&out)));
+            let seqs: Vec<u64> =
+                document["events"].as_array().unwrap().iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+            assert_eq!(seqs, (1..at as u64).collect::<Vec<_>>(), "{command} {name}: the events before seq {at}");
+            assert_eq!(document["ok"], false, "{command} {name}");
+            assert_eq!(document["error"]["kind"], "input", "{command} {name}");
+            assert_eq!(document["error"]["exit"], 2, "{command} {name}");
+            let message = document["error"]["message"].as_str().unwrap();
+            assert!(message.contains(&said), "{command} {name}: {message}");
+            assert!(stderr(&out).contains(&said), "{command} {name}: the error is said on stderr as before");
+        }
+    }
 }
 
 #[test]

@@ -888,3 +888,82 @@ fn a_sealed_game_copied_between_sled_and_postgres_is_served_on_and_its_reveals_v
         assert!(!printed.contains(&value) && log.iter().all(|l| !l.contains(&value)), "x_{k} leaked");
     }
 }
+
+/// A stand-in dice server on loopback for `play --server`: it says the
+/// game's head and server key, and answers a decision with `answer`; one
+/// request a connection, for `requests` requests.
+fn stand_in_server(key: &rollcall_core::keys::PublicKey, answer: Value, requests: usize) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let status =
+        json!({"head": {"seq": 0, "hash": "0".repeat(64)}, "header": {"seed": {"server": {"key": key.to_hex()}}}});
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(requests) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut request, mut length) = (String::new(), 0);
+            reader.read_line(&mut request).unwrap();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = n.trim().parse().unwrap();
+                }
+                if line.trim().is_empty() {
+                    break;
+                }
+            }
+            reader.read_exact(&mut vec![0; length]).unwrap();
+            let body = if request.starts_with("POST") { answer.to_string() } else { status.to_string() };
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(reply.as_bytes()).unwrap();
+        }
+    });
+    url
+}
+
+/// Given a server whose answer's head is signed by its key, or by another
+/// (forged), when `play --server` plays on it in text and in JSON, then a
+/// good signature exits 0 and a forged one 1 (a failed verification) in
+/// either mode, and says so.
+#[test]
+fn play_on_a_server_whose_head_signature_is_forged_fails_in_text_and_json() {
+    use rollcall_core::log::Head;
+    let dir = tempfile::tempdir().unwrap();
+    let decision = dir.path().join("decision.json");
+    std::fs::write(&decision, r#"{"type": "begin-turn", "first": "allies"}"#).unwrap();
+    let server = SecretKey::from_bytes([9; 32]);
+    let head = json!({"seq": 1, "hash": "ab".repeat(32)});
+    let message = rollcall_core::sealed::head_message("g", &serde_json::from_value::<Head>(head.clone()).unwrap());
+    for (signer, code, said) in [(&server, 0, "checked"), (&SecretKey::from_bytes([8; 32]), 1, "NOT VALID")] {
+        let answer = json!({"game": "g", "head": head, "head_signature": signer.sign(&message).to_hex(),
+            "events": [{"kind": "decision", "narrative": "Turn 1 begins."}]});
+        let url = stand_in_server(&server.public(), answer, 4);
+        for json in [false, true] {
+            let db = dir.path().join("db");
+            let mut args = vec!["--db", db.to_str().unwrap(), "play", "--server", &url, "--token", "t", "g"];
+            args.extend([decision.to_str().unwrap()].into_iter().chain(json.then_some("--json")));
+            let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).args(&args).output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(code), "{args:?}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+            if json {
+                let v: Value = serde_json::from_str(&stdout).unwrap();
+                assert_eq!(
+                    (v["ok"].as_bool(), v["head_signature_valid"].as_bool()),
+                    (Some(code == 0), Some(code == 0))
+                );
+                assert_eq!(v["answer"]["head"], head);
+            } else {
+                assert!(
+                    stdout.contains(&format!("head {} (signed by the server: {said})", "ab".repeat(32))),
+                    "{stdout}"
+                );
+                assert!(stdout.starts_with("Turn 1 begins.\n"), "{stdout}");
+            }
+        }
+    }
+}

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use rollcall_core::fault::Fault;
 use rollcall_core::game::{verify_each, Game, Verified, Verifier, VerifyFailure};
 use rollcall_core::locate::line_of;
-use rollcall_core::log::{open_at_head, open_game, open_game_with, EventLog};
+use rollcall_core::log::{open_at_head, open_game, EventLog};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::refusal::{RefusalKind, Shared};
@@ -442,20 +442,15 @@ fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
 }
 
 fn log(cx: &Checked, target: &str, from: Option<Position>) -> Result<ExitCode, Fail> {
-    let (log, id) = crate::source::game_reader(&cx.db, target)?;
-    let (log, id) = (&*log, id.as_str());
-    let from = match from {
-        Some(p) => crate::position::resolve(log, id, p)?.first,
-        None => 1,
-    };
+    let (reader, id, span) = crate::source::reader(&cx.db, target, from)?;
+    let from = span.map_or(1, |span| span.first);
     let mut stream = Stream::array(cx.mode, "events");
     let mut printed = Ok(());
-    let game = open_game_with(log, id, None, |game, event| {
+    let game = reader.fold(target, &id, None, |game, event| {
         if event.seq >= from && printed.is_ok() {
             printed = stream.push(&Narrated { game, event, listed: true });
         }
-    })
-    .map_err(|e| crate::source::open_failed(target, e))?;
+    })?;
     printed?;
     stream.finish(&[format!("head {}", game.head())], json!({"game": id, "head": game.head().to_string()}));
     Ok(ExitCode::SUCCESS)
@@ -468,15 +463,12 @@ struct State {
 }
 
 fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<State, Fail> {
-    let (log, id) = crate::source::game_reader(db, target)?;
-    let (log, id) = (&*log, id.as_str());
-    let at = at.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
-    let game = match at {
-        Some(at) => open_game(log, id, Some(at)),
-        None => open_at_head(log, id),
-    }
-    .map_err(|e| crate::source::open_failed(target, e))?;
-    Ok(State { id: id.to_string(), game })
+    let (reader, id, span) = crate::source::reader(db, target, at)?;
+    let game = match span {
+        Some(span) => reader.fold(target, &id, Some(span.last), |_, _| {})?,
+        None => reader.at_head(target, &id)?,
+    };
+    Ok(State { id, game })
 }
 
 impl Report for State {
@@ -497,18 +489,14 @@ impl Report for State {
 }
 
 fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Result<ExitCode, Fail> {
-    let (mode, (log, id)) = (cx.mode, crate::source::game_reader(&cx.db, target)?);
-    let (log, id) = (&*log, id.as_str());
-    let to = to.map(|p| crate::position::resolve(log, id, p)).transpose()?.map(|span| span.last);
+    let mode = cx.mode;
+    let (reader, id, span) = crate::source::reader(&cx.db, target, to)?;
+    let to = span.map(|span| span.last);
     let mut stream = Stream::array(mode, "events").with_asides("steps");
     let mut printed = Ok(());
     // The narrative on a terminal is its own progress; to a file or a pipe, a bar.
-    let total = match to {
-        Some(to) => to,
-        None => log.head(id)?.seq,
-    };
-    let bar = crate::progress::events("replay", total, mode == Mode::Json || std::io::stdout().is_terminal());
-    let game = open_game_with(log, id, to, |game, event| {
+    let bar = reader.progress("replay", &id, to, mode == Mode::Json || std::io::stdout().is_terminal())?;
+    let game = reader.fold(target, &id, to, |game, event| {
         crate::progress::tick(&bar);
         if printed.is_err() {
             return;
@@ -522,8 +510,7 @@ fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Resul
             );
         }
         printed = stream.push(&Narrated { game, event, listed: false });
-    })
-    .map_err(|e| crate::source::open_failed(target, e))?;
+    })?;
     printed?;
     let last = format!(
         "--- state after seq {} (decision {}) ---\n{}head {}",

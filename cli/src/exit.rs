@@ -12,7 +12,10 @@
 //! whose `kind` is `"input"` (exit 2) or `"refused"` (exit 3). A decision
 //! the rules refuse also carries `"refusal": {"kind", "about"}`: the kind's
 //! stable kebab-case name (`rules refusals RULESET` lists them) and what it
-//! means.
+//! means. When the failure comes part way through a streamed document
+//! (`log --json` or `replay --json` on a record bad at event N), that
+//! document is ended instead, its array closed and these two fields after
+//! it: standard output is still one JSON document.
 
 use std::process::ExitCode;
 
@@ -24,6 +27,8 @@ use serde_json::Value;
 use crate::output::Mode;
 use crate::store::Fail;
 
+/// A verification failed (a record, a server's signature), or versions part.
+pub const FAILED: u8 = 1;
 /// Bad input or usage.
 pub const INPUT: u8 = 2;
 /// A decision the rules refuse.
@@ -36,7 +41,7 @@ fn fail(kind: &str, code: u8, message: &str, refusal: Option<RefusalKind>, mode:
         if let Some(refusal) = refusal {
             error["refusal"] = refusal_json(refusal);
         }
-        crate::output::print_json(&json!({"ok": false, "error": error}));
+        crate::output::print_error_json(&json!({"ok": false, "error": error}));
     }
     ExitCode::from(code)
 }

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rollcall_core::text;
 use serde_json::Value;
@@ -147,6 +148,25 @@ pub fn print_json(value: &Value) {
     println!("{}", text::escape_json(&text));
 }
 
+/// Whether standard output holds a document whose streamed array
+/// ([`Stream::array`]) is begun and not yet closed: a record that turned
+/// out bad part way. Standard output is one per process, and so is this.
+static ARRAY_OPEN: AtomicBool = AtomicBool::new(false);
+
+/// Prints the error document `error` (`{"ok": false, "error": …}`, an
+/// object). When a stream's array is open on standard output, the failure
+/// ends that document instead of starting another: the array is closed and
+/// `error`'s fields follow it, so standard output is still one JSON
+/// document, holding the items printed before the failure and the error.
+pub fn print_error_json(error: &Value) {
+    let Value::Object(fields) = error else { panic!("an error document is a JSON object") };
+    if ARRAY_OPEN.swap(false, Ordering::SeqCst) {
+        println!("{}", text::escape_json(&close(fields.clone())));
+    } else {
+        print_json(error);
+    }
+}
+
 /// One item of a stream: a line for a person, or a JSON value.
 pub trait Item {
     /// The line a person reads (escaped as `say!` escapes when printed).
@@ -219,6 +239,7 @@ impl Stream {
                 writeln!(out, "{}", text::escape_json(&line)).and_then(|_| out.flush()).context("stdout")?;
             }
             (Mode::Json, Json::Array { key, count }) => {
+                ARRAY_OPEN.store(true, Ordering::SeqCst);
                 print!("{}", text::escape_json(&element(key, *count, &item.json())));
                 *count += 1;
             }
@@ -260,7 +281,10 @@ impl Stream {
                 rest.insert(key.to_string(), Value::Array(Vec::new()));
                 print_json(&Value::Object(rest));
             }
-            (Mode::Json, Json::Array { key, .. }) => println!("{}", text::escape_json(&end(key, rest))),
+            (Mode::Json, Json::Array { key, .. }) => {
+                ARRAY_OPEN.store(false, Ordering::SeqCst);
+                println!("{}", text::escape_json(&end(key, rest)))
+            }
         }
     }
 }
@@ -279,6 +303,12 @@ fn element(key: &str, index: usize, value: &Value) -> String {
 /// one element printed: the array's end, then the fields `rest`.
 fn end(key: &str, rest: serde_json::Map<String, Value>) -> String {
     debug_assert!(rest.keys().all(|k| k.as_str() > key), "{key} is the first field of the document");
+    close(rest)
+}
+
+/// The end of a document whose first field, an array, has at least one
+/// element printed: the array's end, then the fields `rest`.
+fn close(rest: serde_json::Map<String, Value>) -> String {
     let tail = serde_json::to_string_pretty(&Value::Object(rest)).expect("JSON values print");
     match tail.strip_prefix("{\n") {
         Some(fields) => format!("\n  ],\n{fields}"),
@@ -323,6 +353,25 @@ mod tests {
                 streamed += &end("events", rest);
                 assert_eq!(streamed, serde_json::to_string_pretty(&whole).unwrap(), "{n} elements");
             }
+        }
+    }
+
+    /// Given an array streamed part way, when a failure ends the document,
+    /// then the bytes are one JSON document: the elements printed, and the
+    /// error's fields after them.
+    #[test]
+    fn a_failure_part_way_ends_the_streamed_document() {
+        let error =
+            serde_json::json!({"ok": false, "error": {"kind": "input", "exit": 2, "message": "f:5: seq 4: bad"}});
+        let Value::Object(fields) = error.clone() else { unreachable!() };
+        for n in [1, 2] {
+            let mut streamed: String =
+                (0..n).map(|i| element("events", i, &serde_json::json!({"seq": i + 1}))).collect();
+            streamed += &close(fields.clone());
+            let document: Value = serde_json::from_str(&streamed).expect("one JSON document");
+            assert_eq!(document["events"].as_array().map(Vec::len), Some(n), "{streamed}");
+            assert_eq!(document["error"], error["error"]);
+            assert_eq!(document["ok"], false);
         }
     }
 

@@ -3,10 +3,11 @@
 //! share them (`commands.rs`, `diff.rs`, `view.rs`, `pbem.rs`, `simulate.rs`).
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use rollcall_core::game::Game;
 use rollcall_core::locate::line_of;
-use rollcall_core::log::{EventLog, LogError};
+use rollcall_core::log::{open_at_head, open_game_with, EventLog, LogError, OpenGameError};
 use rollcall_core::record::{Event, Header};
 use rollcall_core::registry;
 use rollcall_core::rules::{HouseRules, RuleVersion, VersionSpec};
@@ -15,6 +16,7 @@ use rollcall_core::strict;
 use rollcall_store::file::FileError;
 use rollcall_store::Store;
 
+use crate::position::{Position, Span};
 use crate::store::{self, read_bytes, Fail};
 
 /// Whether a command's target names a record file (one that exists, or any
@@ -89,9 +91,10 @@ pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> 
     }
 }
 
-/// What `log`, `state` and `replay` read, and the game's id: a record file
-/// ([`is_record_file`]), read where it is and imported nowhere, or a game
-/// in the store.
+/// A store holding the game `target` names, and the game's id: a record
+/// file ([`is_record_file`]), read where it is and imported nowhere (read
+/// through once to find its head), or the store. For a position in a
+/// record, and the interactive replay; [`reader`] reads a record once.
 pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
     match Target::of(target) {
         Target::File(path) => {
@@ -103,11 +106,106 @@ pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dy
     }
 }
 
+/// What `log`, `state` and `replay` fold a game from, opened.
+pub enum Reader {
+    /// A record file, its header read and its events to stream: the file
+    /// is read once, as the game is folded, and its head is its last event.
+    File { path: PathBuf, header: Box<Header>, events: rollcall_store::file::Events },
+    /// A store holding the game: a stored game, or a record file read
+    /// through first, to find a position in it ([`game_reader`]).
+    Log(Box<dyn EventLog>),
+}
+
+/// Opens what `target` names for `log`, `state` or `replay`: the reader,
+/// the game's id, and the span of the position `at`, if one is given. A
+/// record file without a position is read once, by [`Reader::fold`]; to
+/// find a position, it is read first.
+pub fn reader(
+    db: &crate::store::StoreSpec,
+    target: &str,
+    at: Option<Position>,
+) -> Result<(Reader, String, Option<Span>), Fail> {
+    match (Target::of(target), at) {
+        (Target::File(path), None) => {
+            let (header, events) = rollcall_store::file::read(path).map_err(|e| unreadable(path, e))?;
+            let id = header.game.clone();
+            Ok((Reader::File { path: path.to_path_buf(), header: Box::new(header), events }, id, None))
+        }
+        (_, at) => {
+            let (log, id) = game_reader(db, target)?;
+            let span = at.map(|p| crate::position::resolve(&*log, &id, p)).transpose()?;
+            Ok((Reader::Log(log), id, span))
+        }
+    }
+}
+
+impl Reader {
+    /// The game `id`, folded from its first event to the seq `until` (its
+    /// end without one), checking every link; `seen` is called with the
+    /// game after each event. Errors name `target`: for a record file, the
+    /// line and field of a bad line, or the line of a broken link.
+    pub fn fold(
+        self,
+        target: &str,
+        id: &str,
+        until: Option<u64>,
+        mut seen: impl FnMut(&Game, &Event),
+    ) -> Result<Game, Fail> {
+        match self {
+            Reader::Log(log) => open_game_with(&*log, id, until, seen).map_err(|e| open_failed(target, e)),
+            Reader::File { path, header, events } => {
+                let opened = Game::open(*header).map_err(|e| OpenGameError::Header(id.to_string(), e));
+                let mut game = opened.map_err(|e| open_failed(target, e))?;
+                for event in events {
+                    let event = event.map_err(|e| unreadable(&path, e))?;
+                    let applied = game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e));
+                    applied.map_err(|e| open_failed(target, e))?;
+                    seen(&game, &event);
+                    if until.is_some_and(|until| event.seq >= until) {
+                        break;
+                    }
+                }
+                Ok(game)
+            }
+        }
+    }
+
+    /// The game `id` at its head: a stored game from the snapshot its
+    /// store keeps, where it keeps one; a record file as [`Reader::fold`]
+    /// reads it.
+    pub fn at_head(self, target: &str, id: &str) -> Result<Game, Fail> {
+        match self {
+            Reader::Log(log) => open_at_head(&*log, id).map_err(|e| open_failed(target, e)),
+            file => file.fold(target, id, None, |_, _| {}),
+        }
+    }
+
+    /// A progress bar for folding the game `id` to `until` (its end
+    /// without): sized by the file's bytes, or by the stored events.
+    pub fn progress(
+        &self,
+        what: &str,
+        id: &str,
+        until: Option<u64>,
+        quiet: bool,
+    ) -> Result<Option<indicatif::ProgressBar>, Fail> {
+        Ok(match self {
+            Reader::File { path, .. } => crate::progress::file(what, path, quiet),
+            Reader::Log(log) => {
+                let total = match until {
+                    Some(until) => until,
+                    None => log.head(id)?.seq,
+                };
+                crate::progress::events(what, total, quiet)
+            }
+        })
+    }
+}
+
 /// A game that could not be opened from `target`: for a record file, the
 /// error names the file and the line (event seq N is line N + 1) and says
 /// how to see the whole report.
-pub fn open_failed(target: &str, e: rollcall_core::log::OpenGameError) -> Fail {
-    use rollcall_core::log::OpenGameError;
+fn open_failed(target: &str, e: OpenGameError) -> Fail {
     if !is_record_file(target) {
         return e.into();
     }

@@ -329,12 +329,14 @@ pub fn write_file<T>(
     }
 }
 
-/// A record file read as a store that holds its one game, for the commands
-/// that read a game (`log`, `state`, `replay`): nothing is imported. Opening
-/// reads every line once (so a malformed record is refused there, naming
-/// its line and field) to find the head; the events then stream from the
-/// file again, so memory stays bounded by a line, not by the record. It
-/// cannot be written.
+/// A record file read as a store that holds its one game, for a reader
+/// that needs the head before the events (to find a position in the game,
+/// or to page through it): nothing is imported. Opening reads every line
+/// once (so a malformed record is refused there, naming its line and field)
+/// to find the head; the events then stream from the file again, so memory
+/// stays bounded by a line, not by the record. A reader that can take the
+/// head as the last event streams [`read`] instead, and reads the file
+/// once. It cannot be written.
 pub struct RecordFile {
     path: PathBuf,
     header: Header,

@@ -9,7 +9,8 @@ use rollcall_core::pbem::exchange;
 use rollcall_core::sealed::head_message;
 use serde_json::{json, Value};
 
-use crate::output::{print_json, Mode};
+use crate::colour::Verdict;
+use crate::output::{print_json, Line, Mode, Report};
 use crate::store::{self, read_text, Fail};
 
 fn agent() -> ureq::Agent {
@@ -102,27 +103,53 @@ pub fn play(args: &crate::args::PlayArgs, mode: Mode) -> Result<ExitCode, Fail> 
     let v = answer.json();
     let server_key = status["header"]["seed"]["server"]["key"].as_str().and_then(|k| PublicKey::from_hex(k).ok());
     let signed = check_head_signature(server_key.as_ref(), game, &v);
-    if json_out {
-        print_json(&json!({"ok": true, "answer": v, "head_signature_valid": signed}));
-        return Ok(ExitCode::SUCCESS);
+    Ok(crate::output::print(&Played { answer: v, signed }, mode))
+}
+
+/// `play --server`: the server's answer, and whether its head signature
+/// is the server's. A signature that is not is a failed verification
+/// (exit 1) in either mode.
+struct Played {
+    answer: Value,
+    signed: bool,
+}
+
+impl Report for Played {
+    fn text(&self) -> Vec<String> {
+        let events = self.answer["events"].as_array().into_iter().flatten();
+        let mut lines: Vec<String> = events
+            .map(|e| {
+                let line = e["narrative"].as_str().unwrap_or_default();
+                if e["kind"] == "decision" {
+                    line.to_string()
+                } else {
+                    format!("    {line}")
+                }
+            })
+            .collect();
+        lines.push(format!(
+            "head {} (signed by the server: {})",
+            self.answer["head"]["hash"].as_str().unwrap_or_default(),
+            if self.signed { "checked" } else { "NOT VALID" }
+        ));
+        lines
     }
-    for e in v["events"].as_array().into_iter().flatten() {
-        let line = e["narrative"].as_str().unwrap_or_default();
-        if e["kind"] == "decision" {
-            say!("{line}");
+
+    fn verdict(&self) -> Option<(Line, Verdict)> {
+        Some((Line::Last, if self.signed { Verdict::Good } else { Verdict::Bad }))
+    }
+
+    fn json(&self) -> Value {
+        json!({"ok": self.signed, "answer": self.answer, "head_signature_valid": self.signed})
+    }
+
+    fn code(&self) -> ExitCode {
+        if self.signed {
+            ExitCode::SUCCESS
         } else {
-            say!("    {line}");
+            ExitCode::from(crate::exit::FAILED)
         }
     }
-    say!(
-        "head {} (signed by the server: {})",
-        v["head"]["hash"].as_str().unwrap_or_default(),
-        if signed { "checked" } else { "NOT VALID" }
-    );
-    if !signed {
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> bool {
