@@ -110,6 +110,20 @@ fn a_refusal_in_a_script_or_a_stream_exits_3_and_writes_nothing() {
     failed_with(&s.run(&["play", "skips", &lines, "--stream"]), 3, "lines.jsonl:1: $: refused:");
     let out = s.run(&["play", "skips", &lines, "--stream", "--json"]);
     assert_eq!(json_of(&out)["error"]["refusal"]["kind"], "turn-over");
+
+    // A stream of JSON lines that fails part way ends with its error as one
+    // more line: every line of standard output is a JSON document.
+    std::fs::write(&lines, "{\"type\": \"begin-turn\", \"first\": \"allies\"}\nnot json\n").unwrap();
+    let out = s.run(&["play", "skips", &lines, "--stream", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    let documents: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}\n{}", stdout(&out))))
+        .collect();
+    assert_eq!(documents.len(), 2, "the decision played, then the error: {documents:?}");
+    assert_eq!(documents[1]["ok"], false);
+    assert_eq!(documents[1]["error"]["kind"], "input");
+    assert!(documents[1]["error"]["message"].as_str().unwrap().contains("lines.jsonl:2"), "{}", documents[1]);
 }
 
 /// `rules refusals RULESET` lists the ruleset's kinds of refusal, then the

@@ -153,15 +153,22 @@ pub fn print_json(value: &Value) {
 /// out bad part way. Standard output is one per process, and so is this.
 static ARRAY_OPEN: AtomicBool = AtomicBool::new(false);
 
+/// Whether standard output holds JSON lines ([`Stream::lines`]): an error
+/// then follows as one more line.
+static LINES_BEGUN: AtomicBool = AtomicBool::new(false);
+
 /// Prints the error document `error` (`{"ok": false, "error": …}`, an
 /// object). When a stream's array is open on standard output, the failure
 /// ends that document instead of starting another: the array is closed and
 /// `error`'s fields follow it, so standard output is still one JSON
 /// document, holding the items printed before the failure and the error.
+/// After JSON lines ([`Stream::lines`]) it is one more compact line.
 pub fn print_error_json(error: &Value) {
     let Value::Object(fields) = error else { panic!("an error document is a JSON object") };
     if ARRAY_OPEN.swap(false, Ordering::SeqCst) {
         println!("{}", text::escape_json(&close(fields.clone())));
+    } else if LINES_BEGUN.load(Ordering::SeqCst) {
+        println!("{}", text::escape_json(&error.to_string()));
     } else {
         print_json(error);
     }
@@ -234,6 +241,7 @@ impl Stream {
             }
             (Mode::Text, _) => say!("{}", item.text()),
             (Mode::Json, Json::Lines) => {
+                LINES_BEGUN.store(true, Ordering::SeqCst);
                 let mut out = std::io::stdout().lock();
                 let line = item.json().to_string();
                 writeln!(out, "{}", text::escape_json(&line)).and_then(|_| out.flush()).context("stdout")?;
