@@ -284,11 +284,11 @@ impl<'a> Gen<'a> {
     }
 
     fn members(&self, unit: &str) -> Vec<&'a Figure> {
-        self.s.figures.values().filter(|f| f.in_play() && f.unit == unit).collect()
+        self.s.figures_in_order().filter(|f| f.in_play() && f.unit == unit).collect()
     }
 
     fn enemies(&self, side: &str) -> Vec<&'a Figure> {
-        self.s.figures.values().filter(|f| f.in_play() && f.side != side).collect()
+        self.s.figures_in_order().filter(|f| f.in_play() && f.side != side).collect()
     }
 
     fn side_units(&self, side: &str) -> Vec<&'a Unit> {
@@ -628,7 +628,7 @@ impl<'a> Gen<'a> {
             vec![squads[self.rng.below(squads.len())].clone()]
         };
         let pool: Vec<&Figure> =
-            s.figures.values().filter(|f| f.in_play() && replaces.iter().any(|r| within(&f.team, r))).collect();
+            s.figures_in_order().filter(|f| f.in_play() && replaces.iter().any(|r| within(&f.team, r))).collect();
         let leaders: Vec<&&Figure> = pool.iter().filter(|f| f.command_rating.is_some()).collect();
         if leaders.is_empty() {
             return;
@@ -726,7 +726,7 @@ impl<'a> Gen<'a> {
         if let Some(u) = self.rng.try_pick(&units) {
             self.referee(2, json!({"type": "command-check", "unit": u.id, "reason": "the referee calls for one"}));
         }
-        let alive: Vec<&Figure> = s.figures.values().filter(|f| f.in_play()).collect();
+        let alive: Vec<&Figure> = s.figures_in_order().filter(|f| f.in_play()).collect();
         if let Some(f) = self.rng.try_pick(&alive) {
             let effect = ["killed", "incapacitated"][self.rng.below(2)];
             self.referee(

@@ -193,7 +193,7 @@ pub(super) fn organisation<'a>(state: &'a State, id: &str) -> Result<&'a Organis
 
 /// The figures in play acting with `unit`.
 pub(super) fn members<'a>(state: &'a State, unit: &str) -> Vec<&'a Figure> {
-    state.figures.values().filter(|f| f.in_play() && f.unit == unit).collect()
+    state.figures_in_order().filter(|f| f.in_play() && f.unit == unit).collect()
 }
 
 /// Whether organisation `inner` is `outer` or below it.
@@ -210,7 +210,7 @@ pub(super) fn is_within(state: &State, inner: &str, outer: &str) -> bool {
 
 /// The figures in play of an organisation and everything below it.
 pub(super) fn members_of_organisation<'a>(state: &'a State, org: &str) -> Vec<&'a Figure> {
-    state.figures.values().filter(|f| f.in_play() && is_within(state, &f.team, org)).collect()
+    state.figures_in_order().filter(|f| f.in_play() && is_within(state, &f.team, org)).collect()
 }
 
 /// The direct sub-units of an organisation.
@@ -220,7 +220,7 @@ pub(super) fn children<'a>(state: &'a State, org: &str) -> Vec<&'a Organisation>
 
 /// A unit's leader figure, when it has one in play.
 pub(super) fn leader<'a>(state: &'a State, unit: &Unit) -> Option<&'a Figure> {
-    unit.leader.as_ref().and_then(|l| state.figures.get(l)).filter(|f| f.in_play())
+    unit.leader.as_ref().and_then(|l| state.figures.get(l)).map(|f| &**f).filter(|f| f.in_play())
 }
 
 /// The active unit, checked to be able to give orders now: no CP open.

@@ -2,10 +2,11 @@
 //! next, what a check gave, which CP were lost — is in the fact.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::{
-    Action, Activation, Ambush, BrevetDue, Fact, Organisation, PendingInjury, PendingMelee, Phase, Posture, Spend,
-    State, Step, Succession, Turn, Unit, UnitMorale,
+    Action, Activation, Ambush, BrevetDue, Fact, Figure, Organisation, PendingInjury, PendingMelee, Phase, Posture,
+    Spend, State, Step, Succession, Turn, Unit, UnitMorale,
 };
 
 fn turn(state: &mut State) -> &mut Turn {
@@ -20,12 +21,17 @@ fn ambush<'a>(state: &'a mut State, by: &str) -> &'a mut Ambush {
     turn(state).ambushes.iter_mut().find(|a| a.by == by).expect("facts name ambushes lying in wait")
 }
 
+/// A figure to change: copied first if a copy of the state shares it.
+fn figure_mut<'a>(state: &'a mut State, id: &str) -> &'a mut Figure {
+    Arc::make_mut(state.figures.get_mut(id).expect("facts name figures of the scenario"))
+}
+
 fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
     state.units.get_mut(id).expect("facts name units in play")
 }
 
 fn remove_figure(state: &mut State, figure: &str, reason: String, organisations: &[String]) {
-    state.figures.get_mut(figure).expect("facts name figures of the scenario").removed = Some(reason);
+    figure_mut(state, figure).removed = Some(reason);
     for o in organisations {
         if let Some(o) = state.organisations.get_mut(o) {
             o.leader = None;
@@ -82,8 +88,8 @@ fn begin_turn(state: &mut State, number: u32) {
             u.morale = UnitMorale::Steady;
         }
     }
-    for f in state.figures.values_mut() {
-        f.double_timed = false;
+    for f in state.figures.values_mut().filter(|f| f.double_timed) {
+        Arc::make_mut(f).double_timed = false;
     }
     state.turn = Some(Turn {
         number,
@@ -141,7 +147,7 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
             u.held_interrupt_cp = 0;
         }
         Fact::FigureMoved { figure, to, .. } => {
-            state.figures.get_mut(figure).expect("a figure").at = *to;
+            figure_mut(state, figure).at = *to;
         }
         Fact::StragglerRemoved { figure, distance_tenths, command_distance_tenths, organisations, .. } => {
             let reason = format!(
@@ -175,8 +181,8 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                 interrupted_by: None,
             });
             // A new activation: no figure lags behind from an earlier one.
-            for f in state.figures.values_mut().filter(|f| &f.unit == id) {
-                f.lagging = false;
+            for f in state.figures.values_mut().filter(|f| &f.unit == id && f.lagging) {
+                Arc::make_mut(f).lagging = false;
             }
         }
         Fact::ActivationEnded { .. } => turn(state).activation = None,
@@ -216,7 +222,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             state.units.insert(organisation.clone(), merged);
             for f in state.figures.values_mut() {
                 if units.contains(&f.unit) {
-                    f.unit = organisation.clone();
+                    Arc::make_mut(f).unit = organisation.clone();
                 }
             }
             rename_contacts(state, units, organisation);
@@ -232,7 +238,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
                 new.ragged_interrupt_used = d.ragged_interrupt_used;
                 state.units.insert(d.unit.clone(), new);
                 for f in &d.figures {
-                    state.figures.get_mut(f).expect("a figure").unit = d.unit.clone();
+                    figure_mut(state, f).unit = d.unit.clone();
                 }
                 for e in &d.contact {
                     unit(state, e).contact.insert(d.unit.clone());
@@ -294,7 +300,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
             new.ragged_interrupt_used = team.ragged_interrupt_used;
             state.units.insert(team.id.clone(), new);
             for f in &team.figures {
-                let f = state.figures.get_mut(f).expect("a figure");
+                let f = figure_mut(state, f);
                 f.team = team.id.clone();
                 f.unit = team.id.clone();
             }
@@ -363,7 +369,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
         Fact::CpCompleted { caught_up, .. } => {
             activation(state).step = None;
             for f in caught_up {
-                state.figures.get_mut(f).expect("a figure").lagging = false;
+                figure_mut(state, f).lagging = false;
             }
         }
         Fact::CpLost { unit: id, .. } => {
@@ -390,7 +396,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             u.leader = Some(leader.clone());
             u.brevet_due = None;
             u.taking_command = true;
-            state.figures.get_mut(leader).expect("a figure").command_rating = Some(*rating);
+            figure_mut(state, leader).command_rating = Some(*rating);
             for o in organisations {
                 if let Some(o) = state.organisations.get_mut(o) {
                     o.leader = Some(leader.clone());
@@ -419,7 +425,7 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
     match fact {
         Fact::FigureActed { action, .. } => {
             let figure = action.figure().to_string();
-            let f = state.figures.get_mut(&figure).expect("a figure");
+            let f = figure_mut(state, &figure);
             match action {
                 Action::Move { to, .. } | Action::Flee { to, .. } => {
                     f.at = *to;
@@ -442,7 +448,7 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
         }
         Fact::Fired { figure, weapon, one_use, .. } => {
             if *one_use {
-                state.figures.get_mut(figure).expect("a figure").used_weapons.insert(weapon.clone());
+                figure_mut(state, figure).used_weapons.insert(weapon.clone());
             }
         }
         Fact::InjuryRolled { target, shooter, total, effect, melee, .. } => {
@@ -471,12 +477,12 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
         }
         Fact::MeleeRolled { .. } => turn(state).melee = None,
         Fact::Escaped { figure, to, .. } => {
-            let f = state.figures.get_mut(figure).expect("a figure");
+            let f = figure_mut(state, figure);
             f.at = *to;
             f.posture = Posture::Standing;
         }
         Fact::MoraleChanged { figure, to, .. } => {
-            let f = state.figures.get_mut(figure).expect("a figure");
+            let f = figure_mut(state, figure);
             f.morale = *to;
             // A figure rallied since his unit was restored: what the
             // restoring answered is his morale now.
@@ -540,10 +546,10 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
         Fact::AmbushLapsed { by, .. } => turn(state).ambushes.retain(|a| &a.by != by),
         Fact::TookCover { in_cover, prone, .. } => {
             for f in in_cover {
-                state.figures.get_mut(f).expect("a figure").posture = Posture::InCover;
+                figure_mut(state, f).posture = Posture::InCover;
             }
             for f in prone {
-                state.figures.get_mut(f).expect("a figure").posture = Posture::Prone;
+                figure_mut(state, f).posture = Posture::Prone;
             }
         }
         _ => return false,
@@ -575,7 +581,7 @@ fn record_morale(state: &mut State, fact: &Fact) -> bool {
         Fact::Abandoned { lagging, .. } => {
             activation(state).abandoned = true;
             for f in lagging {
-                state.figures.get_mut(f).expect("a figure").lagging = true;
+                figure_mut(state, f).lagging = true;
             }
         }
         Fact::ForcedRallyChecked { .. } => {}

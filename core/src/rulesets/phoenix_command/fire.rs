@@ -174,7 +174,7 @@ pub(super) fn able_to_fire(state: &State, figure: &str, at: &str) -> bool {
     if state.units.get(&f.unit).is_some_and(|u| u.strategic) {
         return false;
     }
-    let targets: Vec<Point> = state.figures.values().filter(|t| t.in_play() && t.unit == at).map(|t| t.at).collect();
+    let targets: Vec<Point> = state.figures_in_order().filter(|t| t.in_play() && t.unit == at).map(|t| t.at).collect();
     f.weapons.iter().filter(|w| !f.used_weapons.contains(*w)).filter_map(|w| state.weapons.get(w)).any(|w| {
         match w.range_tenths {
             None => !targets.is_empty(),

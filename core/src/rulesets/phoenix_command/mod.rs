@@ -57,6 +57,7 @@ mod versions;
 
 pub use refusals::Refused;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -383,13 +384,24 @@ pub struct State {
     pub initiative: String,
     pub organisations: BTreeMap<String, Organisation>,
     pub units: BTreeMap<String, Unit>,
-    pub figures: BTreeMap<String, Figure>,
+    /// Each figure is shared until a fact changes it (`Arc::make_mut`), and
+    /// the scenario's tables are never changed: copying the state — which
+    /// `decide` does when a later fact depends on earlier ones — copies
+    /// neither.
+    pub figures: BTreeMap<String, Arc<Figure>>,
     /// The scenario's weapons, by id.
-    pub weapons: BTreeMap<String, Weapon>,
+    pub weapons: Arc<BTreeMap<String, Weapon>>,
     /// The scenario's Hit Location and Injury Table, if it has one (P9).
-    pub injury_table: Option<Vec<InjuryColumn>>,
-    pub melee_injury_table: Option<MeleeInjuryTable>,
+    pub injury_table: Option<Arc<Vec<InjuryColumn>>>,
+    pub melee_injury_table: Option<Arc<MeleeInjuryTable>>,
     pub turn: Option<Turn>,
+}
+
+impl State {
+    /// The figures, in the order of their ids.
+    pub fn figures_in_order(&self) -> impl Iterator<Item = &Figure> {
+        self.figures.values().map(|f| &**f)
+    }
 }
 
 /// How a figure leaves play when the referee rules a casualty.

@@ -565,14 +565,14 @@ pub(super) fn render(state: &State) -> String {
         out.push_str(&format!("{side}:\n"));
         for u in state.units.values().filter(|u| &u.side == side) {
             out.push_str(&unit_line(state, u));
-            for f in state.figures.values().filter(|f| f.in_play() && f.unit == u.id) {
+            for f in state.figures_in_order().filter(|f| f.in_play() && f.unit == u.id) {
                 out.push_str(&figure_line(f));
             }
         }
     }
     out.push_str("organisation:\n");
     tree(state, None, 0, &mut out);
-    let gone: Vec<_> = state.figures.values().filter(|f| !f.in_play()).collect();
+    let gone: Vec<_> = state.figures_in_order().filter(|f| !f.in_play()).collect();
     if !gone.is_empty() {
         out.push_str("out of play:\n");
         for f in gone {

@@ -5,6 +5,7 @@
 //! Positions are `[x, y]` in tenths of an inch.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -224,14 +225,14 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
     check_knockout_chances(&s)?;
     Ok(State {
         config,
-        weapons: s.weapons,
-        injury_table: s.injury_table,
-        melee_injury_table: s.melee_injury_table,
+        weapons: Arc::new(s.weapons),
+        injury_table: s.injury_table.map(Arc::new),
+        melee_injury_table: s.melee_injury_table.map(Arc::new),
         sides,
         initiative: s.initiative,
         organisations,
         units,
-        figures,
+        figures: figures.into_iter().map(|(id, f)| (id, Arc::new(f))).collect(),
         turn: None,
     })
 }

@@ -187,7 +187,7 @@ pub(super) fn contact(
 /// figures are out of play.
 pub(super) fn active_combatants(state: &State) -> BTreeMap<String, u32> {
     let mut counts: BTreeMap<String, u32> = state.sides.iter().map(|s| (s.clone(), 0)).collect();
-    for f in state.figures.values() {
+    for f in state.figures_in_order() {
         let moved = state.units.get(&f.unit).is_some_and(|u| u.strategic);
         if f.in_play() && f.morale != Morale::Panicked && !moved {
             *counts.entry(f.side.clone()).or_default() += 1;
