@@ -409,8 +409,7 @@ impl Game {
             // The decision is at seq + 1.
             let seq = self.seq + 2 + i as u64;
             let mut bytes = Vec::with_capacity(256);
-            decided_bytes(seq, kind, &body, &mut bytes)?;
-            let body_end = bytes.len() - linked_tail(kind, seq).len();
+            let body_end = decided_bytes(seq, kind, &body, &mut bytes)?;
             expected.push_back(Expected { kind, body, bytes, body_end, fact });
         }
         Ok(expected)
@@ -522,14 +521,15 @@ impl Game {
                 self.turns.start = event.hash;
             }
             Kind::Roll => {}
-            Kind::Fact if decided.is_some() => self.machine.evolve_decided(decided.expect("a decided fact")),
-            Kind::Fact => {
-                FactSeen::deserialize(&event.body).map_err(bad_body)?;
-                let fact = &event.body["fact"];
-                self.machine
-                    .evolve(fact)
-                    .map_err(|e| fail(Fault::MalformedEvent.because(format!("unreadable fact: {e}"))))?;
-            }
+            Kind::Fact => match decided {
+                Some(fact) => self.machine.evolve_decided(fact),
+                None => {
+                    FactSeen::deserialize(&event.body).map_err(bad_body)?;
+                    self.machine
+                        .evolve(&event.body["fact"])
+                        .map_err(|e| fail(Fault::MalformedEvent.because(format!("unreadable fact: {e}"))))?;
+                }
+            },
             Kind::Reveal => {
                 let body: RevealBody = serde_json::from_value(event.body.clone()).map_err(bad_body)?;
                 let sealed = self
@@ -650,16 +650,11 @@ static EMPTY_DICE: TableDice = TableDice::new();
 /// The canonical bytes a decided event's link hashes. A value with no
 /// canonical form (a fraction in a decision) makes the decision malformed,
 /// named by its field.
-fn decided_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<(), Refusal> {
+fn decided_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<usize, Refusal> {
     record::linked_bytes(seq, kind, body, out).map_err(|e| Refusal::Malformed {
         field: e.path.replacen("$.body.decision", "decision", 1),
         message: e.message,
     })
-}
-
-/// `,"kind":"fact","seq":12}`: what [`record::linked_bytes`] writes after the body.
-fn linked_tail(kind: Kind, seq: u64) -> String {
-    format!(",\"kind\":\"{}\",\"seq\":{seq}}}", kind.name())
 }
 
 /// An event a decision leads to, not yet placed in the chain: its kind and
@@ -950,8 +945,7 @@ pub fn verify_game<E: Display>(
 ) -> Result<(Verified, Game), VerifyFailure> {
     let mut verifier = Verifier::new(header)?;
     for event in events {
-        let next = verifier.game().seq() + 1;
-        let event = event.map_err(|e| VerifyFailure::at(Some(next), Fault::Unreadable.because(e.to_string())))?;
+        let event = event.map_err(|e| verifier.unreadable(e))?;
         verifier.push(&event)?;
         seen(verifier.game(), &event);
     }
@@ -1005,6 +999,11 @@ impl Verifier {
             sealed_rolls: Vec::new(),
             proven: Vec::new(),
         }
+    }
+
+    /// The failure for an event that could not be read where the next is due.
+    pub fn unreadable(&self, e: impl Display) -> VerifyFailure {
+        VerifyFailure::at(Some(self.game.seq() + 1), Fault::Unreadable.because(e.to_string()))
     }
 
     /// The game so far (a held sealed decision is not in it yet).

@@ -370,16 +370,18 @@ pub fn link_bytes(previous: &Digest, canonical: &[u8]) -> Digest {
 }
 
 /// Appends `canonical({"body","kind","seq"})` to `out`, written member by
-/// member in key order (the body is not copied into a new object).
-pub fn linked_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<(), canon::CanonError> {
+/// member in key order (the body is not copied into a new object); returns
+/// where in `out` the body ends.
+pub fn linked_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<usize, canon::CanonError> {
     out.extend_from_slice(b"{\"body\":");
     canon::append(body, out).map_err(|e| canon::CanonError { path: e.path.replacen('$', "$.body", 1), ..e })?;
+    let body_end = out.len();
     out.extend_from_slice(b",\"kind\":\"");
     out.extend_from_slice(kind.name().as_bytes());
     out.extend_from_slice(b"\",\"seq\":");
     out.extend_from_slice(seq.to_string().as_bytes());
     out.push(b'}');
-    Ok(())
+    Ok(body_end)
 }
 
 /// An event's canonical line (without the newline).

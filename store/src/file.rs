@@ -24,7 +24,6 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use rollcall_core::digest::Digest;
-use rollcall_core::fault::Fault;
 use rollcall_core::game::{Verified, Verifier, VerifyFailure};
 use rollcall_core::log::{EventLog, Head, LogError};
 use rollcall_core::record::{self, Event, Header};
@@ -168,10 +167,7 @@ pub fn verify(header: &Header, events: &mut Events, mut tick: impl FnMut()) -> R
         match read {
             Ok(None) => {}
             Ok(Some(event)) => verifier.push(&event)?,
-            Err(e) => {
-                let next = verifier.game().seq() + 1;
-                return Err(VerifyFailure::at(Some(next), Fault::Unreadable.because(e.to_string())));
-            }
+            Err(e) => return Err(verifier.unreadable(e)),
         }
         tick();
     }

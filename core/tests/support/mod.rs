@@ -9,8 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use rollcall_core::fault::Fault;
-use rollcall_core::game::{verify, Game, Verifier, VerifyFailure};
+use rollcall_core::game::{verify, Game, Verifier};
 use rollcall_core::record::{self, Event, Header};
 use rollcall_core::sim::{self, Generator, Simulation};
 use rollcall_core::{Kind, Ruleset};
@@ -117,8 +116,7 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
             if verifier.take_line(l.as_bytes()) {
                 continue;
             }
-            let next = Some(verifier.game().seq() + 1);
-            let event = parse(i, l).map_err(|e| VerifyFailure::at(next, Fault::Unreadable.because(e)))?;
+            let event = parse(i, l).map_err(|e| verifier.unreadable(e))?;
             verifier.push(&event)?;
         }
         verifier.finish().map(|_| ())
