@@ -9,6 +9,8 @@
 
 use serde_json::Value;
 
+mod typed;
+
 /// A value that has no canonical form, with the path to the culprit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {message}")]
@@ -92,6 +94,21 @@ fn fast(value: &Value, out: &mut Vec<u8>) -> Result<(), ()> {
         }
     }
     Ok(())
+}
+
+/// Appends the canonical bytes of a typed value's JSON form to `out`,
+/// written straight from it rather than through a [`Value`] (on an error,
+/// `out` is as it was).
+pub fn append_typed<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<(), CanonError> {
+    let start = out.len();
+    if typed::append(value, out).is_ok() {
+        return Ok(());
+    }
+    // What the direct writer refuses goes through the value, which names
+    // the culprit (or writes what the writer would not vouch for).
+    out.truncate(start);
+    let value = serde_json::to_value(value).map_err(|e| CanonError { path: "$".into(), message: e.to_string() })?;
+    append(&value, out)
 }
 
 /// The canonical text of `value` (canonical bytes are always UTF-8).
@@ -307,6 +324,105 @@ fn write(value: &Value, out: &mut Vec<u8>, path: &mut String) -> Result<(), Cano
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every shape serde gives a typed value, written straight and through
+    /// its JSON value: the same bytes.
+    #[test]
+    fn a_typed_value_is_written_as_its_json_value_is() {
+        use serde::Serialize;
+        use std::collections::BTreeMap;
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename_all = "kebab-case")]
+        enum Tagged {
+            UnitMoved { unit: String, to: (i32, i32), why: Option<String> },
+            Nothing,
+        }
+        #[derive(Serialize)]
+        enum External {
+            Plain,
+            New(u8),
+            Pair(u8, i64),
+            Fields { z: bool, a: Vec<u32> },
+        }
+        #[derive(Serialize)]
+        struct Unsorted {
+            zulu: u64,
+            alpha: Vec<Tagged>,
+            mike: External,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            skipped: Option<u8>,
+            map: BTreeMap<String, i64>,
+            #[serde(flatten)]
+            flat: BTreeMap<String, bool>,
+            text: &'static str,
+            ch: char,
+            wrapped: Wrapped,
+            unit: (),
+        }
+        #[derive(Serialize)]
+        struct Wrapped(i8);
+        let value = Unsorted {
+            zulu: u64::MAX,
+            alpha: vec![
+                Tagged::UnitMoved { unit: "u1".into(), to: (-3, 4), why: None },
+                Tagged::UnitMoved { unit: "é\"\n".into(), to: (0, 0), why: Some("tab\t ☃".into()) },
+                Tagged::Nothing,
+            ],
+            mike: External::Fields { z: true, a: vec![1, 2] },
+            skipped: None,
+            map: [("b".to_string(), -1), ("a".to_string(), i64::MIN), ("".to_string(), 0)].into_iter().collect(),
+            flat: [("beta".to_string(), true), ("aardvark".to_string(), false)].into_iter().collect(),
+            text: "nul\u{0} \u{1f}",
+            ch: '"',
+            wrapped: Wrapped(-7),
+            unit: (),
+        };
+        let through_value = |v: &dyn erased::Ser| to_bytes(&v.value()).unwrap();
+        mod erased {
+            pub trait Ser {
+                fn value(&self) -> serde_json::Value;
+                fn typed(&self, out: &mut Vec<u8>) -> Result<(), super::CanonError>;
+                fn direct(&self, out: &mut Vec<u8>) -> bool;
+            }
+            impl<T: serde::Serialize> Ser for T {
+                fn value(&self) -> serde_json::Value {
+                    serde_json::to_value(self).unwrap()
+                }
+                fn typed(&self, out: &mut Vec<u8>) -> Result<(), super::CanonError> {
+                    super::append_typed(self, out)
+                }
+                fn direct(&self, out: &mut Vec<u8>) -> bool {
+                    super::typed::append(self, out).is_ok()
+                }
+            }
+        }
+        let cases: Vec<Box<dyn erased::Ser>> = vec![
+            Box::new(value),
+            Box::new(External::Plain),
+            Box::new(External::New(3)),
+            Box::new(External::Pair(1, -1)),
+            Box::new(Vec::<u8>::new()),
+            Box::new(BTreeMap::<String, u8>::new()),
+            Box::new(serde_json::json!({"z": {"y": [1, {"b": 2, "a": 1}]}, "a": null})),
+        ];
+        for case in &cases {
+            let mut out = b"kept".to_vec();
+            case.typed(&mut out).unwrap();
+            assert_eq!(String::from_utf8_lossy(&out[4..]), String::from_utf8_lossy(&through_value(case.as_ref())));
+            // The direct writer took it, without the slow way.
+            let mut direct = Vec::new();
+            assert!(case.direct(&mut direct));
+            assert_eq!(direct, out[4..]);
+        }
+        // What the direct writer refuses, the slow way writes or names.
+        let mut out = b"kept".to_vec();
+        assert!(append_typed(&[1.5f64], &mut out).is_err());
+        assert_eq!(out, b"kept");
+        let keyed: BTreeMap<u32, bool> = [(2, true), (10, false)].into_iter().collect();
+        let mut out = Vec::new();
+        append_typed(&keyed, &mut out).unwrap();
+        assert_eq!(out, br#"{"10":false,"2":true}"#);
+    }
 
     #[test]
     fn keys_are_sorted_and_there_is_no_whitespace() {

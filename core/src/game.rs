@@ -381,7 +381,7 @@ impl Game {
         let mut head = self.head;
         let mut events = Vec::with_capacity(1 + after.len());
         let mut bytes = Vec::with_capacity(256);
-        let after = after.into_iter().map(|b| (b.kind, b.body));
+        let after = after.into_iter().map(|b| (b.kind(), b.value(number)));
         for (i, (kind, body)) in std::iter::once((Kind::Decision, Value::Object(body))).chain(after).enumerate() {
             let seq = self.seq + 1 + i as u64;
             bytes.clear();
@@ -404,13 +404,21 @@ impl Game {
         recorded: Option<&TableDice>,
     ) -> Result<VecDeque<Expected>, Refusal> {
         let (after, _) = self.decide_bodies(decision, dice, by, recorded, None)?;
+        let number = self.decisions + 1;
         let mut expected = VecDeque::with_capacity(after.len());
-        for (i, Body { kind, body, fact }) in after.into_iter().enumerate() {
+        for (i, body) in after.into_iter().enumerate() {
             // The decision is at seq + 1.
             let seq = self.seq + 2 + i as u64;
+            let kind = body.kind();
             let mut bytes = Vec::with_capacity(256);
-            let body_end = decided_bytes(seq, kind, &body, &mut bytes)?;
-            expected.push_back(Expected { kind, body, bytes, body_end, fact });
+            // Written straight from the typed roll or fact: no JSON value is built.
+            let body_end = record::linked_bytes_with(seq, kind, &mut bytes, |out| body.append_canonical(number, out))
+                .map_err(|e| Refusal::Malformed { field: e.path, message: e.message })?;
+            let fact = match body {
+                Body::Fact(fact) => Some(fact),
+                Body::Roll(_) => None,
+            };
+            expected.push_back(Expected { kind, bytes, body_end, fact });
         }
         Ok(expected)
     }
@@ -465,17 +473,8 @@ impl Game {
             rolled.finish().map_err(|e| Refusal::Violation(e.into()))?
         };
         let mut bodies = Vec::with_capacity(rolls.len() + facts.len());
-        for roll in &rolls {
-            let body = serde_json::to_value(RollBodyV1::from(roll)).expect("serialises");
-            bodies.push(Body { kind: Kind::Roll, body, fact: None });
-        }
-        for fact in facts {
-            // `FactBody`'s value, built around the fact rather than copying it.
-            let mut body = serde_json::Map::new();
-            body.insert("decision".into(), number.into());
-            body.insert("fact".into(), fact.value);
-            bodies.push(Body { kind: Kind::Fact, body: Value::Object(body), fact: Some(fact.typed) });
-        }
+        bodies.extend(rolls.iter().map(|roll| Body::Roll(RollBodyV1::from(roll))));
+        bodies.extend(facts.into_iter().map(Body::Fact));
         Ok((bodies, drawn))
     }
 
@@ -657,19 +656,57 @@ fn decided_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Resul
     })
 }
 
-/// An event a decision leads to, not yet placed in the chain: its kind and
-/// body, and for a fact, the fact as the ruleset decided it.
-struct Body {
-    kind: Kind,
-    body: Value,
-    fact: Option<TypedFact>,
+/// An event a decision leads to, not yet placed in the chain: a roll, or a
+/// fact as the ruleset decided it, written out as JSON (for an event) or as
+/// canonical bytes (for what verify expects) only once it is placed.
+enum Body {
+    Roll(RollBodyV1),
+    Fact(TypedFact),
 }
 
-/// An event verify expects, and the canonical bytes its link hashes
+impl Body {
+    fn kind(&self) -> Kind {
+        match self {
+            Body::Roll(_) => Kind::Roll,
+            Body::Fact(_) => Kind::Fact,
+        }
+    }
+
+    /// The event's body, in decision `number`.
+    fn value(&self, number: u64) -> Value {
+        match self {
+            Body::Roll(roll) => serde_json::to_value(roll).expect("serialises"),
+            Body::Fact(fact) => {
+                // `FactBody`'s value, built around the fact rather than copying it.
+                let mut body = serde_json::Map::new();
+                body.insert("decision".into(), number.into());
+                body.insert("fact".into(), fact.value());
+                Value::Object(body)
+            }
+        }
+    }
+
+    /// Appends the canonical bytes of [`Body::value`], written straight.
+    fn append_canonical(&self, number: u64, out: &mut Vec<u8>) -> Result<(), canon::CanonError> {
+        match self {
+            Body::Roll(roll) => canon::append_typed(roll, out),
+            Body::Fact(fact) => {
+                // `{"decision":…,"fact":…}`: its keys in order.
+                out.extend_from_slice(b"{\"decision\":");
+                out.extend_from_slice(number.to_string().as_bytes());
+                out.extend_from_slice(b",\"fact\":");
+                fact.append_canonical(out)?;
+                out.push(b'}');
+                Ok(())
+            }
+        }
+    }
+}
+
+/// An event verify expects, as the canonical bytes its link hashes
 /// (`{"body","kind","seq"}`).
 struct Expected {
     kind: Kind,
-    body: Value,
     bytes: Vec<u8>,
     /// Where the body ends in `bytes`.
     body_end: usize,
@@ -678,6 +715,16 @@ struct Expected {
 }
 
 impl Expected {
+    /// The body's canonical bytes.
+    fn body_bytes(&self) -> &[u8] {
+        &self.bytes[b"{\"body\":".len()..self.body_end]
+    }
+
+    /// The body as a JSON value: read back only to name what differs.
+    fn body(&self) -> Value {
+        serde_json::from_slice(self.body_bytes()).expect("canonical bytes are JSON")
+    }
+
     /// Whether `line` is this event's line in a record, with link `hash`:
     /// `{"body":…,"hash":"…","kind":"…","seq":…}`, the bytes its link
     /// hashes with the hash put in, in key order.
@@ -1067,8 +1114,12 @@ impl Verifier {
                 // hold integers only, so equal bodies have equal canonical
                 // bytes, and the decided event's are the bytes its link
                 // hashes: the recorded body is not encoded again.
-                if event.kind != want.kind || event.body != want.body {
-                    return Err(fail(mismatch(&self.game, want.kind, &want.body, event)));
+                self.scratch.clear();
+                let same = event.kind == want.kind
+                    && canon::append(&event.body, &mut self.scratch).is_ok()
+                    && self.scratch == want.body_bytes();
+                if !same {
+                    return Err(fail(mismatch(&self.game, want.kind, &want.body(), event)));
                 }
                 return self.game.apply_linked(event, Some(&want.bytes), want.fact).map_err(VerifyFailure::from);
             }
@@ -1141,9 +1192,9 @@ impl Verifier {
         for r in &held.rolls {
             match expected.pop_front() {
                 Some(want)
-                    if want.kind == Kind::Roll && canon::to_bytes(&want.body).ok() == canon::to_bytes(&r.body).ok() => {
-                }
-                Some(want) => return Err(at(r.seq, mismatch(&self.game, want.kind, &want.body, r))),
+                    if want.kind == Kind::Roll
+                        && canon::to_bytes(&r.body).ok().as_deref() == Some(want.body_bytes()) => {}
+                Some(want) => return Err(at(r.seq, mismatch(&self.game, want.kind, &want.body(), r))),
                 None => {
                     return Err(at(r.seq, Fault::ExtraEvent.because("a roll the rules did not ask for: a re-roll")))
                 }
@@ -1294,7 +1345,7 @@ impl Verifier {
         });
         let game = self.game;
         if let Some(want) = self.expected.front() {
-            let (kind, body) = (want.kind, &want.body);
+            let (kind, body) = (want.kind, &want.body());
             return Err(VerifyFailure {
                 seq: Some(game.seq() + 1),
                 kind: Fault::Truncated,

@@ -373,8 +373,18 @@ pub fn link_bytes(previous: &Digest, canonical: &[u8]) -> Digest {
 /// member in key order (the body is not copied into a new object); returns
 /// where in `out` the body ends.
 pub fn linked_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<usize, canon::CanonError> {
+    linked_bytes_with(seq, kind, out, |out| canon::append(body, out))
+}
+
+/// [`linked_bytes`], the body's canonical bytes written by `body`.
+pub fn linked_bytes_with(
+    seq: u64,
+    kind: Kind,
+    out: &mut Vec<u8>,
+    body: impl FnOnce(&mut Vec<u8>) -> Result<(), canon::CanonError>,
+) -> Result<usize, canon::CanonError> {
     out.extend_from_slice(b"{\"body\":");
-    canon::append(body, out).map_err(|e| canon::CanonError { path: e.path.replacen('$', "$.body", 1), ..e })?;
+    body(out).map_err(|e| canon::CanonError { path: e.path.replacen('$', "$.body", 1), ..e })?;
     let body_end = out.len();
     out.extend_from_slice(b",\"kind\":\"");
     out.extend_from_slice(kind.name().as_bytes());

@@ -173,20 +173,49 @@ fn owner_decision(owner: &str) -> String {
     format!("{} to make", crate::words::possessive(owner))
 }
 
-/// A fact as a machine decided it: its JSON value, and the typed fact
-/// itself, so that the game that decided it folds it in without reading the
-/// value back ([`Machine::evolve_decided`]).
-pub struct Decided {
-    pub value: Value,
-    pub typed: TypedFact,
+/// A ruleset's own fact as a machine decided it, behind the
+/// ruleset-erasing boundary: the game that decided it writes it out (as a
+/// JSON value, or straight as canonical bytes) and folds it in
+/// ([`Machine::evolve_decided`]) without reading it back.
+pub struct TypedFact(Box<dyn AnyFact>);
+
+impl TypedFact {
+    /// The fact's JSON value.
+    pub fn value(&self) -> Value {
+        self.0.value()
+    }
+
+    /// Appends the fact's canonical bytes: those of [`TypedFact::value`],
+    /// written without building it.
+    pub fn append_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError> {
+        self.0.append_canonical(out)
+    }
 }
 
-/// A ruleset's own fact, behind the ruleset-erasing boundary.
-pub struct TypedFact(Box<dyn std::any::Any + Send>);
+/// What the engine does with a fact it holds typed.
+trait AnyFact: Send {
+    fn value(&self) -> Value;
+    fn append_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError>;
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+impl<F: Serialize + Send + 'static> AnyFact for F {
+    fn value(&self) -> Value {
+        serde_json::to_value(self).expect("facts serialise")
+    }
+
+    fn append_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError> {
+        crate::canon::append_typed(self, out)
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
 
 /// A ruleset's decider behind JSON values: what the engine drives.
 pub trait Machine: Send {
-    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Decided>, Refusal>;
+    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal>;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
     /// Applies a fact this ruleset decided ([`Machine::decide`]), as typed.
@@ -247,22 +276,16 @@ fn check_decision<R: Ruleset>(given: &Value, decision: &R::Decision) -> Result<(
 }
 
 impl<R: Ruleset> Machine for Typed<R> {
-    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<Decided>, Refusal> {
+    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
         let given = decision;
         let decision: R::Decision = parse(given)?;
         check_decision::<R>(given, &decision)?;
         let facts = R::decide(&self.state, &decision, dice)?;
-        Ok(facts
-            .into_iter()
-            .map(|f| Decided {
-                value: serde_json::to_value(&f).expect("facts serialise"),
-                typed: TypedFact(Box::new(f)),
-            })
-            .collect())
+        Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
     }
 
     fn evolve_decided(&mut self, fact: TypedFact) {
-        let fact = fact.0.downcast::<R::Fact>().expect("a fact is folded into the ruleset that decided it");
+        let fact = fact.0.into_any().downcast::<R::Fact>().expect("a fact is folded into the ruleset that decided it");
         R::evolve(&mut self.state, &fact);
     }
 
