@@ -1050,7 +1050,9 @@ impl Verifier {
 
     /// The failure for an event that could not be read where the next is due.
     pub fn unreadable(&self, e: impl Display) -> VerifyFailure {
-        VerifyFailure::at(Some(self.game.seq() + 1), Fault::Unreadable.because(e.to_string()))
+        // After the events read so far: a held sealed decision and its rolls
+        // are read, though not yet in the game.
+        VerifyFailure::at(Some(self.head().0 + 1), Fault::Unreadable.because(e.to_string()))
     }
 
     /// The game so far (a held sealed decision is not in it yet).

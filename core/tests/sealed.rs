@@ -90,6 +90,22 @@ fn a_sealed_game_verifies_turn_by_turn() {
     assert_eq!(sealed.open, None);
 }
 
+/// An event that cannot be read is named by its seq, also while a sealed
+/// decision and its rolls wait for their facts.
+#[test]
+fn an_unreadable_event_in_a_sealed_turn_is_named_by_its_seq() {
+    let chain = Chain::new([9; 32], 50);
+    let (header, events) = sealed_game(&chain, false);
+    // The event after a sealed decision and its first roll (turn 2 is sealed).
+    let roll = events.iter().position(|e| e.kind == Kind::Roll && e.seq > 20).expect("a roll in a sealed turn");
+    assert_eq!(events[roll - 1].kind, Kind::Decision);
+    let mut read: Vec<Result<Event, String>> = events[..=roll].iter().cloned().map(Ok).collect();
+    read.push(Err("line 99: not JSON".into()));
+    let failure = verify(&header, read).unwrap_err();
+    assert_eq!(failure.seq, Some(events[roll].seq + 1), "{failure}");
+    assert!(failure.reason.contains("not JSON"), "{failure}");
+}
+
 #[test]
 fn a_die_changed_in_a_revealed_turn_is_caught_at_its_reveal() {
     let chain = Chain::new([9; 32], 50);
