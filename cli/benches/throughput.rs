@@ -174,6 +174,11 @@ fn main() {
         let text = s.to_string();
         let path = dir.path().join(format!("bench-{n}.json"));
         std::fs::write(&path, &text).unwrap();
+        // Kept at once: a profile of `run` can start on it while the bench goes on.
+        if let Some(keep) = &keep {
+            std::fs::create_dir_all(keep).unwrap();
+            std::fs::copy(&path, std::path::Path::new(keep).join(format!("bench-{n}.json"))).unwrap();
+        }
         let parsed = Script::parse(&text, "bench").unwrap();
         let start = Instant::now();
         let mut events = 0u64;
@@ -191,9 +196,7 @@ fn main() {
         let (t, rss, _) = child(&["--db", db, "export", &game, "-o", record.to_str().unwrap()], None);
         let bytes = std::fs::metadata(&record).unwrap().len();
         if let Some(keep) = &keep {
-            std::fs::create_dir_all(keep).unwrap();
             std::fs::copy(&record, std::path::Path::new(keep).join(format!("{game}.jsonl"))).unwrap();
-            std::fs::copy(&path, std::path::Path::new(keep).join(format!("{game}.json"))).unwrap();
         }
         println!(
             "  export                      {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  ({:.1} MiB record)",
