@@ -119,3 +119,32 @@ fn a_killed_import_leaves_the_whole_game_or_nothing_and_the_retry_works() {
     }
     println!("{partial} of 6 imports were killed before the end");
 }
+
+/// Issue 12: `run` appends in batches as it reads; a script refused at its
+/// last decision, after more than one batch is in the store, leaves no game
+/// behind, and the fixed script then runs.
+#[test]
+fn a_run_refused_at_its_last_decision_after_several_batches_leaves_no_game() {
+    // Given a script of 3,000 moves (6,000 events: more than one batch of 4,096) whose last decision is refused
+    let dir = tempfile::tempdir().unwrap();
+    let moves = 3_000;
+    let script = long_script(dir.path(), moves);
+    let mut text: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&script).unwrap()).unwrap();
+    let refused = serde_json::json!({"type": "begin-turn", "first": "nobody"});
+    text["decisions"].as_array_mut().unwrap().push(refused);
+    let bad = dir.path().join("refused-last.json");
+    std::fs::write(&bad, serde_json::to_string_pretty(&text).unwrap()).unwrap();
+    let db = dir.path().join("db");
+    // When it is run
+    let out = rollcall(&db).arg("run").arg(&bad).output().unwrap();
+    // Then it fails naming the last decision, and no game, not even a stopped creation, is left
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("decisions[{moves}]")) && stderr.contains("(nothing was written)"), "{stderr}");
+    assert!(!whole_or_nothing(&db, 2 * moves as u64));
+    let games = ok(rollcall(&db).arg("games").output().unwrap());
+    assert!(games.contains("no games") && !games.contains("creation was stopped"), "{games}");
+    // And the script without its refused decision runs whole
+    ok(rollcall(&db).arg("run").arg(&script).output().unwrap());
+    assert!(whole_or_nothing(&db, 2 * moves as u64));
+}

@@ -15,7 +15,7 @@ use rollcall_core::refusal::{RefusalKind, Shared};
 use rollcall_core::registry;
 use rollcall_core::rules::{RuleVersion, SettingKind, VersionSpec};
 use rollcall_core::ruleset::RulesetInfo;
-use rollcall_core::script::{check_game_id, split_dice, Script};
+use rollcall_core::script::{check_game_id, refusal_field, split_dice};
 use rollcall_core::seed::Share;
 use rollcall_core::{strict, text, Digest};
 use serde_json::{json, Value};
@@ -27,6 +27,7 @@ use crate::checked::Checked;
 use crate::colour::Verdict;
 use crate::output::{self, Item, Line, Mode, Report, Stream};
 use crate::position::Position;
+use crate::script_file;
 use crate::source::{rule_version, Target};
 use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
 
@@ -129,32 +130,33 @@ impl Item for Narrated<'_> {
 /// nothing a reader can see).
 fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<ExitCode, Fail> {
     let (db, mode) = (&cx.db, cx.mode);
-    let bytes = read_bytes(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
-    let mut script = Script::parse_bytes(&bytes, &stem)
-        .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
+    let Some(mut header) = script_file::checked_header(path, &stem) else {
+        return Err(script_file::refusal(path, &stem));
+    };
     if let Some(id) = game_id {
-        script.header.game = checked_game_id("--game", id)?;
+        header.game = checked_game_id("--game", id)?;
     }
     let log = store::open(db)?;
-    let id = script.header.game.clone();
+    let id = header.game.clone();
     if has_game(&log, &id)? {
         return Err(fail!(
             "{}: run with --game NEW-ID, or export it and use another store (nothing was written)",
             store::already_stored(&id, &store::dir(db))
         ));
     }
-    let mut creation = store::Creation::begin(&log, &script.header)?;
-    let mut game = Game::open(script.header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
+    let mut decisions = script_file::Decisions::open(path)?;
+    let mut creation = store::Creation::begin(&log, &header)?;
+    let mut game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut stream = Stream::kept(mode, "narrative");
-    stream.note(|| format!("game {id}: {}, {} dice", script.header.rules.label(), mode_name(script.header.mode)));
-    for (i, (decision, dice)) in script.decisions.iter().enumerate() {
-        let events = match game.play(decision, dice.as_ref()) {
+    stream.note(|| format!("game {id}: {}, {} dice", header.rules.label(), mode_name(header.mode)));
+    while let Some(d) = decisions.next()? {
+        let events = match game.play(&d.decision, d.dice.as_ref()) {
             Ok(events) => events,
             Err(refusal) => {
                 let say = |refusal| {
-                    let e = script.refusal_error(i, refusal);
-                    format!("{}:{}: {}: {} (nothing was written)", path.display(), e.line, e.field, e.message)
+                    let (field, message) = refusal_field(d.index, refusal);
+                    format!("{}:{}: {field}: {message} (nothing was written)", path.display(), d.line_of(&field))
                 };
                 return crate::exit::refusal(refusal, say, mode);
             }
@@ -169,8 +171,8 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
     stream.finish(
         &[format!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head())],
         json!({
-            "game": id, "rules": script.header.rules.version, "rules_hash": script.header.rules_hash.to_string(),
-            "mode": script.header.mode, "events": game.seq(), "decisions": game.decisions(),
+            "game": id, "rules": header.rules.version, "rules_hash": header.rules_hash.to_string(),
+            "mode": header.mode, "events": game.seq(), "decisions": game.decisions(),
             "turn": game.turn(), "head": game.head().to_string(),
         }),
     );

@@ -46,6 +46,7 @@ mod pbem;
 mod position;
 mod progress;
 mod schemas;
+mod script_file;
 mod serve;
 mod simulate;
 mod source;

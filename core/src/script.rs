@@ -235,51 +235,34 @@ impl Script {
     /// are an error naming their line and byte offset.
     pub fn parse_bytes(bytes: &[u8], default_game: &str) -> Result<Script, ScriptError> {
         let text = strict::utf8(bytes).map_err(ScriptError::from)?;
-        let err = |field: String, message: String| ScriptError { line: line_of(text, &field), field, message };
         let value = strict::parse(bytes)?;
-        let wire: ScriptV1 = strict::typed(bytes, &value, "")?;
+        let (header, wire) = Script::header(bytes, &value, default_game)?;
+        let mut decisions = Vec::with_capacity(wire.len());
+        for (i, d) in wire.into_iter().enumerate() {
+            decisions.push(split_dice(d).map_err(|(f, m)| {
+                let field = format!("decisions[{i}].{f}");
+                ScriptError { line: line_of(text, &field), field, message: m }
+            })?);
+        }
+        Ok(Script { header, decisions, text: text.to_string() })
+    }
+
+    /// The header of the script `value` (parsed from `bytes`, which errors
+    /// name lines in) and its decisions, not yet split from their dice.
+    /// A reader that takes the decisions one at a time hands it the script
+    /// with an empty `decisions` array.
+    pub fn header(bytes: &[u8], value: &Value, default_game: &str) -> Result<(Header, Vec<Value>), ScriptError> {
+        let err = |field: String, message: String| ScriptError {
+            line: line_of(&String::from_utf8_lossy(bytes), &field),
+            field,
+            message,
+        };
+        let wire: ScriptV1 = strict::typed(bytes, value, "")?;
         let game = wire.game.unwrap_or_else(|| default_game.to_string());
         check_game_id(&game).map_err(|m| err("game".into(), m))?;
         let rules =
             RulesRef::from_value(bytes, &wire.rules, "rules.")?.resolve("rules.").map_err(|(f, m)| err(f, m))?;
-        if wire.seed.mode == SeedMode::Sealed {
-            return Err(err(
-                "seed.mode".into(),
-                "a script draws its own dice (open) or takes them from the table: sealed dice come from a server (rollcall serve)".into(),
-            ));
-        }
-        let mut parties = Vec::new();
-        for (i, p) in wire.seed.parties.iter().enumerate() {
-            if p.name.is_empty() || crate::bounds::control_character(&p.name).is_some() {
-                return Err(err(
-                    format!("seed.parties[{i}].name"),
-                    "a party's name is not empty and holds no control character".into(),
-                ));
-            }
-            let share = match (&p.share, wire.seed.mode) {
-                (Some(hex), SeedMode::Open) => {
-                    Some(Share::from_hex(hex).map_err(|e| err(format!("seed.parties[{i}].share"), e.to_string()))?)
-                }
-                (None, SeedMode::Open) => {
-                    return Err(err(
-                        format!("seed.parties[{i}]"),
-                        "an open game needs each party's 32-byte share, as 64 hex digits".into(),
-                    ))
-                }
-                (Some(_), SeedMode::Table) => {
-                    return Err(err(
-                        format!("seed.parties[{i}].share"),
-                        "a table game rolls real dice: its parties have no shares".into(),
-                    ))
-                }
-                (None, SeedMode::Table) => None,
-                (_, SeedMode::Sealed) => unreachable!("refused above"),
-            };
-            parties.push(Party { name: p.name.clone(), commitment: share.map(|s| s.commitment()), share });
-        }
-        if parties.is_empty() {
-            return Err(err("seed.parties".into(), "a game needs at least one party".into()));
-        }
+        let parties = parties(&wire.seed).map_err(|(f, m)| err(f, m))?;
         let rules_hash = rules.hash();
         let header = Header {
             game,
@@ -295,20 +278,12 @@ impl Script {
             crate::game::OpenError::Scenario(s) => err(format!("scenario.{}", s.field), s.message),
             other => err("seed".into(), other.to_string()),
         })?;
-        let mut decisions = Vec::with_capacity(wire.decisions.len());
-        for (i, d) in wire.decisions.into_iter().enumerate() {
-            decisions.push(split_dice(d).map_err(|(f, m)| err(format!("decisions[{i}].{f}"), m))?);
-        }
-        Ok(Script { header, decisions, text: text.to_string() })
+        Ok((header, wire.decisions))
     }
 
     /// The error for decision `i` refused: its field and line in the script.
     pub fn refusal_error(&self, i: usize, refusal: ruleset::Refusal) -> ScriptError {
-        let (field, message) = match refusal {
-            ruleset::Refusal::Malformed { field, message } if field.is_empty() => (format!("decisions[{i}]"), message),
-            ruleset::Refusal::Malformed { field, message } => (format!("decisions[{i}].{field}"), message),
-            other => (format!("decisions[{i}]"), format!("refused: {}", refused_text(other))),
-        };
+        let (field, message) = refusal_field(i, refusal);
         ScriptError { line: line_of(&self.text, &field), field, message }
     }
 
@@ -324,6 +299,60 @@ impl Script {
         }
         Ok(game)
     }
+}
+
+/// The field (`decisions[3].leader`, or `decisions[3]` for the decision as
+/// a whole) and the message of decision `i` refused.
+pub fn refusal_field(i: usize, refusal: ruleset::Refusal) -> (String, String) {
+    match refusal {
+        ruleset::Refusal::Malformed { field, message } if field.is_empty() => (format!("decisions[{i}]"), message),
+        ruleset::Refusal::Malformed { field, message } => (format!("decisions[{i}].{field}"), message),
+        other => (format!("decisions[{i}]"), format!("refused: {}", refused_text(other))),
+    }
+}
+
+/// The parties of a script's seed, each with its commitment; the error is a
+/// field and a message.
+fn parties(seed: &SeedRef) -> Result<Vec<Party>, (String, String)> {
+    if seed.mode == SeedMode::Sealed {
+        return Err((
+            "seed.mode".into(),
+            "a script draws its own dice (open) or takes them from the table: sealed dice come from a server (rollcall serve)".into(),
+        ));
+    }
+    let mut parties = Vec::new();
+    for (i, p) in seed.parties.iter().enumerate() {
+        if p.name.is_empty() || crate::bounds::control_character(&p.name).is_some() {
+            return Err((
+                format!("seed.parties[{i}].name"),
+                "a party's name is not empty and holds no control character".into(),
+            ));
+        }
+        let share = match (&p.share, seed.mode) {
+            (Some(hex), SeedMode::Open) => {
+                Some(Share::from_hex(hex).map_err(|e| (format!("seed.parties[{i}].share"), e.to_string()))?)
+            }
+            (None, SeedMode::Open) => {
+                return Err((
+                    format!("seed.parties[{i}]"),
+                    "an open game needs each party's 32-byte share, as 64 hex digits".into(),
+                ))
+            }
+            (Some(_), SeedMode::Table) => {
+                return Err((
+                    format!("seed.parties[{i}].share"),
+                    "a table game rolls real dice: its parties have no shares".into(),
+                ))
+            }
+            (None, SeedMode::Table) => None,
+            (_, SeedMode::Sealed) => unreachable!("refused above"),
+        };
+        parties.push(Party { name: p.name.clone(), commitment: share.map(|s| s.commitment()), share });
+    }
+    if parties.is_empty() {
+        return Err(("seed.parties".into(), "a game needs at least one party".into()));
+    }
+    Ok(parties)
 }
 
 fn refused_text(refusal: ruleset::Refusal) -> String {

@@ -25,6 +25,7 @@
 //!   refused where the type says `deny_unknown_fields`);
 //! - [`typed`] turns an already parsed value into a typed structure, naming
 //!   the field and its line in the text it came from;
+//! - [`Piece`] reads one value of a text read piece by piece, as strictly;
 //! - [`utf8`] checks that bytes are UTF-8 text, naming the line and byte
 //!   offset of the first that is not.
 //!
@@ -164,6 +165,21 @@ pub fn ignored_field(input: &Value, reread: &Value) -> Option<String> {
         }
     }
     walk(input, reread, &Step::Root)
+}
+
+/// One value of a longer JSON text that a reader takes piece by piece (a
+/// script's decisions, one at a time): read as [`parse`] reads it, refusing
+/// a key given twice. The error does not name the field: a reader that
+/// needs it parses the whole text with [`parse`].
+pub struct Piece;
+
+impl<'de> DeserializeSeed<'de> for Piece {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        let duplicate = RefCell::new(None);
+        ValueSeed { at: &Step::Root, duplicate: &duplicate }.deserialize(deserializer)
+    }
 }
 
 /// Where a value is, for naming a duplicate key's field.
