@@ -105,6 +105,33 @@ fn state_and_replay_reach_any_point() {
     assert!(s.ok(&["replay", "rally", "--to", "5"]).contains("after seq 5"));
 }
 
+/// `replay --step --json` is one document: the events, then a step for
+/// every decision after the first, each the state `state --decision`
+/// gives (the steps wait in a temporary file, not in memory, until the
+/// events are printed).
+#[test]
+fn replay_step_json_gives_each_state_between_decisions() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/rally.json").to_str().unwrap()]);
+    let replay: serde_json::Value = serde_json::from_str(&s.ok(&["replay", "rally", "--step", "--json"])).unwrap();
+    let keys: Vec<&String> = replay.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["events", "game", "head", "seq", "state", "steps"]);
+    let decisions = replay["events"].as_array().unwrap().iter().filter(|e| e["kind"] == "decision").count();
+    let steps = replay["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), decisions - 1);
+    for (i, step) in steps.iter().enumerate() {
+        let after = i + 1;
+        assert_eq!(step["after_decision"], after);
+        let state: serde_json::Value =
+            serde_json::from_str(&s.ok(&["state", "rally", "--decision", &after.to_string(), "--json"])).unwrap();
+        assert_eq!(step["state"], state["state"], "after decision {after}");
+    }
+    // With one decision, no step: an empty list.
+    let one: serde_json::Value =
+        serde_json::from_str(&s.ok(&["replay", "rally", "--step", "--json", "--decision", "1"])).unwrap();
+    assert_eq!(one["steps"], serde_json::json!([]));
+}
+
 #[test]
 fn log_state_and_replay_read_a_record_file_where_it_is() {
     let s = Store::new();

@@ -175,7 +175,7 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
             "mode": header.mode, "events": game.seq(), "decisions": game.decisions(),
             "turn": game.turn(), "head": game.head().to_string(),
         }),
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -454,7 +454,7 @@ fn log(cx: &Checked, target: &str, from: Option<Position>) -> Result<ExitCode, F
         }
     })?;
     printed?;
-    stream.finish(&[format!("head {}", game.head())], json!({"game": id, "head": game.head().to_string()}));
+    stream.finish(&[format!("head {}", game.head())], json!({"game": id, "head": game.head().to_string()}))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -506,10 +506,13 @@ fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Resul
         if step && event.kind == rollcall_core::Kind::Decision && game.decisions() > 1 {
             // The state after the previous decision, before this one.
             let after = game.decisions() - 1;
-            stream.aside(
+            printed = stream.aside(
                 || format!("--- state after decision {after} ---\n{}", game.render()),
                 || json!({"after_decision": after, "state": game.state()}),
             );
+            if printed.is_err() {
+                return;
+            }
         }
         printed = stream.push(&Narrated { game, event, listed: false });
     })?;
@@ -524,7 +527,7 @@ fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Resul
     stream.finish(
         &[last],
         json!({"game": id, "seq": game.seq(), "head": game.head().to_string(), "state": game.state()}),
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

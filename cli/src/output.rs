@@ -197,11 +197,52 @@ enum Json {
 
 /// Prints items as a command makes them: in text, a line each; in JSON, as
 /// [`Json`] says. Beside its items, a stream may hold `asides`: a line in
-/// text, an element of another array of the document (kept) in JSON.
+/// text, an element of another array of the document in JSON.
 pub struct Stream {
     mode: Mode,
     json: Json,
-    asides: Option<(&'static str, Vec<Value>)>,
+    asides: Option<Asides>,
+}
+
+/// A document's second array, after its streamed one: its elements, as
+/// they will be printed, wait in a temporary file rather than in memory
+/// (`replay --step --json` writes a whole state for every decision).
+struct Asides {
+    key: &'static str,
+    /// Opened at the first element.
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    count: usize,
+}
+
+impl Asides {
+    fn push(&mut self, value: &Value) -> Result<(), Fail> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(std::io::BufWriter::new(
+                tempfile::tempfile().context("a temporary file for the JSON document's asides")?,
+            )),
+        };
+        let separator = if self.count == 0 { "" } else { ",\n" };
+        write!(file, "{separator}{}", text::escape_json(&indented(value))).context("the asides' temporary file")?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Prints the field: `,` and the array, its elements copied from the file.
+    fn print(self) -> Result<(), Fail> {
+        let mut out = std::io::stdout().lock();
+        match self.file {
+            None => write!(out, ",\n  \"{}\": []", self.key).context("stdout"),
+            Some(file) => {
+                let mut file = file.into_inner().map_err(|e| e.into_error()).context("the asides' temporary file")?;
+                use std::io::Seek;
+                file.rewind().context("the asides' temporary file")?;
+                write!(out, ",\n  \"{}\": [\n", self.key).context("stdout")?;
+                std::io::copy(&mut file, &mut out).context("stdout")?;
+                write!(out, "\n  ]").context("stdout")
+            }
+        }
+    }
 }
 
 impl Stream {
@@ -227,8 +268,11 @@ impl Stream {
     }
 
     /// Asides go, in JSON, to the array field `key` of the document.
+    /// The field must sort after every other field of the document, and
+    /// the stream must be a [`Stream::array`].
     pub fn with_asides(mut self, key: &'static str) -> Stream {
-        self.asides = Some((key, Vec::new()));
+        debug_assert!(matches!(self.json, Json::Array { .. }), "asides follow a streamed array");
+        self.asides = Some(Asides { key, file: None, count: 0 });
         self
     }
 
@@ -262,21 +306,35 @@ impl Stream {
     }
 
     /// An aside: in text, the line `text` makes; in JSON, the value `json`
-    /// makes, kept for the asides' array.
-    pub fn aside(&mut self, text: impl FnOnce() -> String, json: impl FnOnce() -> Value) {
+    /// makes, an element of the asides' array (printed at the end).
+    pub fn aside(&mut self, text: impl FnOnce() -> String, json: impl FnOnce() -> Value) -> Result<(), Fail> {
         match (self.mode, &mut self.asides) {
             (Mode::Text, _) => say!("{}", text()),
-            (Mode::Json, Some((_, asides))) => asides.push(json()),
+            (Mode::Json, Some(asides)) => asides.push(&json())?,
             (Mode::Json, None) => {}
         }
+        Ok(())
     }
 
     /// Ends the stream: in text, prints `last` (the closing lines); in
     /// JSON, the rest of the document, whose other fields are `rest`'s.
-    pub fn finish(self, last: &[String], rest: Value) {
+    pub fn finish(mut self, last: &[String], rest: Value) -> Result<(), Fail> {
         let Value::Object(mut rest) = rest else { panic!("a stream's document is a JSON object") };
-        if let Some((key, asides)) = self.asides {
-            rest.insert(key.to_string(), Value::Array(asides));
+        match (self.mode, &self.json, self.asides.take()) {
+            (Mode::Json, Json::Array { key, count: 1.. }, Some(asides)) => {
+                debug_assert!(rest.keys().all(|k| k.as_str() < asides.key), "{} is the last field", asides.key);
+                let end = end(key, rest);
+                print!("{}", text::escape_json(end.strip_suffix("\n}").expect("a document ends with its brace")));
+                asides.print()?;
+                ARRAY_OPEN.store(false, Ordering::SeqCst);
+                println!("\n}}");
+                return Ok(());
+            }
+            // No item, so no aside either.
+            (_, _, Some(asides)) => {
+                rest.insert(asides.key.to_string(), Value::Array(Vec::new()));
+            }
+            (_, _, None) => {}
         }
         match (self.mode, self.json) {
             (Mode::Text, _) => last.iter().for_each(|line| say!("{line}")),
@@ -294,6 +352,7 @@ impl Stream {
                 println!("{}", text::escape_json(&end(key, rest)))
             }
         }
+        Ok(())
     }
 }
 
@@ -301,10 +360,15 @@ impl Stream {
 /// `serde_json::to_string_pretty` prints it there, with what comes before
 /// it (the document's start, or the comma after the element before).
 fn element(key: &str, index: usize, value: &Value) -> String {
-    let element = serde_json::to_string_pretty(value).expect("JSON values print");
-    let indented = element.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n");
     let before = if index == 0 { format!("{{\n  \"{key}\": [\n") } else { ",\n".to_string() };
-    before + &indented
+    before + &indented(value)
+}
+
+/// `value` as `serde_json::to_string_pretty` prints it as an element of an
+/// array field of a document.
+fn indented(value: &Value) -> String {
+    let element = serde_json::to_string_pretty(value).expect("JSON values print");
+    element.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
 }
 
 /// The end of a document whose first field, the array `key`, has at least

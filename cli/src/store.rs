@@ -327,7 +327,7 @@ pub fn copy(from: &str, to: &str, games: &[String], mode: crate::output::Mode) -
         stream.push(&(id.as_str(), game))?;
     }
     let summary = format!("{} games: {copied} copied, {} there already", ids.len(), ids.len() - copied);
-    stream.finish(&[summary], serde_json::json!({"ok": true}));
+    stream.finish(&[summary], serde_json::json!({"ok": true}))?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 
