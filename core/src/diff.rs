@@ -324,14 +324,20 @@ fn decided_text(game: &Game) -> Vec<u8> {
 }
 
 /// Where the member `key` (quoted) of the JSON object `text` (compact, as
-/// serde_json writes it) is, from its key to the end of its value.
+/// serde_json writes it) is, from its key to the end of its value, with
+/// the comma that parts it from the next member (or the one before).
 fn member(text: &[u8], key: &[u8]) -> Option<std::ops::Range<usize>> {
     let mut at = 1; // past '{'
     while text.get(at) == Some(&b'"') {
         let value = skip_value(text, at) + 1; // past the key and ':'
         let end = skip_value(text, value);
         if &text[at..value - 1] == key {
-            return Some(at..end);
+            // With the comma after it, or else the one before it.
+            return Some(match text[end] {
+                b',' => at..end + 1,
+                _ if at > 1 => at - 1..end,
+                _ => at..end,
+            });
         }
         at = end + 1; // past ','
     }
@@ -711,6 +717,20 @@ impl<'o> Diff<'o> {
         all: bool,
         observer: &'o mut dyn Observer,
     ) -> Result<Diff<'o>, DiffError> {
+        Diff::start(header, a, b, all, observer, true)
+    }
+
+    /// [`Diff::new`]; with `a_may_be_proven` false, A is decided on its own
+    /// game even when it is the record's rules (the tests hold the two ways
+    /// to the same report).
+    fn start(
+        header: &Header,
+        a: &RuleVersion,
+        b: &RuleVersion,
+        all: bool,
+        observer: &'o mut dyn Observer,
+        a_may_be_proven: bool,
+    ) -> Result<Diff<'o>, DiffError> {
         // A header that does not open fails as verify fails, before anything else.
         let proof = Verifier::new(header).map_err(DiffError::Unproven)?;
         let game_a = under(header, a)?;
@@ -745,7 +765,8 @@ impl<'o> Diff<'o> {
         // In an open game, A with the record's own rules (the same hash, and
         // the same table set up) draws every die as the record did and
         // decides every decision as the proof does.
-        let a_is_proven = header.mode == SeedMode::Open
+        let a_is_proven = a_may_be_proven
+            && header.mode == SeedMode::Open
             && a.hash() == header.rules_hash
             && game_a.as_ref().is_ok_and(|game| game.state() == proof.game().state());
         let mut run = Run {
@@ -881,6 +902,97 @@ mod tests {
             }
         }
         assert!(checked >= 40, "only {checked} settings were checked");
+    }
+
+    /// Every fixture script played into a record: its header and events.
+    fn fixture_records() -> Vec<(String, Header, Vec<Event>)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let mut records = Vec::new();
+        for dir in std::fs::read_dir(root).unwrap() {
+            for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+                let path = file.unwrap().path();
+                let Ok(text) = std::fs::read_to_string(&path) else { continue };
+                if path.extension().is_none_or(|e| e != "json") {
+                    continue;
+                }
+                let Ok(script) = crate::script::Script::parse(&text, "fixture") else { continue };
+                let Ok(mut game) = Game::open(script.header.clone()) else { continue };
+                let played: Result<Vec<Vec<Event>>, _> =
+                    script.decisions.iter().map(|(decision, dice)| game.play(decision, dice.as_ref())).collect();
+                if let Ok(played) = played {
+                    records.push((path.display().to_string(), script.header, played.concat()));
+                }
+            }
+        }
+        records
+    }
+
+    /// A diff run to its end, A decided on its own game or not.
+    fn run(
+        header: &Header,
+        events: &[Event],
+        b: &RuleVersion,
+        all: bool,
+        a_may_be_proven: bool,
+    ) -> Result<Value, DiffError> {
+        let unobserved = &mut ();
+        let mut diff = Diff::start(header, &header.rules, b, all, unobserved, a_may_be_proven)?;
+        for event in events {
+            diff.push(event)?;
+        }
+        Ok(serde_json::to_value(diff.finish()?).unwrap())
+    }
+
+    /// A that is the record's own rules is the proven game, and B is
+    /// compared with what the proof expects: the report is the one diff
+    /// gives deciding A on its own game, for every fixture and every
+    /// setting of its version changed in B.
+    #[test]
+    fn a_as_the_proven_game_reports_as_a_decided_on_its_own() {
+        let mut compared = 0;
+        let mut parted = 0;
+        for (name, header, events) in fixture_records() {
+            let spec = crate::registry::version(&header.rules.version).unwrap();
+            for setting in &spec.settings {
+                let mut b = header.rules.clone();
+                match (setting.kind, setting.default) {
+                    (SettingKind::Option, SettingValue::Flag(_)) => {
+                        let on = b.options.get(setting.name).copied().unwrap_or_default();
+                        b.options.insert(setting.name.to_string(), !on);
+                    }
+                    (SettingKind::Constant, SettingValue::Integer(_)) => {
+                        let n = b.constants.get(setting.name).copied().unwrap_or_default();
+                        b.constants.insert(setting.name.to_string(), n + 1);
+                    }
+                    _ => unreachable!(),
+                }
+                for all in [false, true] {
+                    let proven = run(&header, &events, &b, all, true);
+                    let own = run(&header, &events, &b, all, false);
+                    assert_eq!(proven, own, "{name}, B changes {}", setting.name);
+                    if let Ok(report) = proven {
+                        compared += 1;
+                        parted += u64::from(report["divergent"] != 0 || report["reasoning_only"] != 0);
+                    }
+                }
+            }
+        }
+        assert!(compared >= 100 && parted >= 10, "only {compared} diffs compared, {parted} parting");
+    }
+
+    /// The state's text without its config reads back as the decided state.
+    #[test]
+    fn the_decided_text_is_the_decided_state() {
+        for (name, header, events) in fixture_records() {
+            let mut game = Game::open(header).unwrap();
+            for event in &events {
+                game.apply(event).unwrap();
+                if event.kind == Kind::Decision {
+                    let text: Value = serde_json::from_slice(&decided_text(&game)).unwrap();
+                    assert_eq!(text, decided_state(&game), "{name}, seq {}", event.seq);
+                }
+            }
+        }
     }
 
     #[test]
