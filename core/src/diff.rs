@@ -905,24 +905,134 @@ mod tests {
     }
 
     /// Every fixture script played into a record: its header and events.
-    fn fixture_records() -> Vec<(String, Header, Vec<Event>)> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    fn fixture_records() -> Vec<(&'static str, Header, Vec<Event>)> {
+        let scripts = [
+            ("fixtures/combat-hq/artillery-alone.json", include_str!("../../fixtures/combat-hq/artillery-alone.json")),
+            (
+                "fixtures/combat-hq/command-failure-base.json",
+                include_str!("../../fixtures/combat-hq/command-failure-base.json"),
+            ),
+            (
+                "fixtures/combat-hq/command-failure-multi-bg.json",
+                include_str!("../../fixtures/combat-hq/command-failure-multi-bg.json"),
+            ),
+            (
+                "fixtures/combat-hq/example-all-in-reserve.json",
+                include_str!("../../fixtures/combat-hq/example-all-in-reserve.json"),
+            ),
+            (
+                "fixtures/combat-hq/example-four-companies-deployed.json",
+                include_str!("../../fixtures/combat-hq/example-four-companies-deployed.json"),
+            ),
+            ("fixtures/combat-hq/showcase.json", include_str!("../../fixtures/combat-hq/showcase.json")),
+            (
+                "fixtures/combat-hq/showcase.multi-bg.json",
+                include_str!("../../fixtures/combat-hq/showcase.multi-bg.json"),
+            ),
+            (
+                "fixtures/formation-activation/62nd-regiment.json",
+                include_str!("../../fixtures/formation-activation/62nd-regiment.json"),
+            ),
+            (
+                "fixtures/formation-activation/hq-destroyed.json",
+                include_str!("../../fixtures/formation-activation/hq-destroyed.json"),
+            ),
+            (
+                "fixtures/formation-activation/out-of-command.json",
+                include_str!("../../fixtures/formation-activation/out-of-command.json"),
+            ),
+            (
+                "fixtures/formation-activation/rally-leadership-adds-to-rating.json",
+                include_str!("../../fixtures/formation-activation/rally-leadership-adds-to-rating.json"),
+            ),
+            (
+                "fixtures/formation-activation/rally-per-hex.json",
+                include_str!("../../fixtures/formation-activation/rally-per-hex.json"),
+            ),
+            (
+                "fixtures/formation-activation/rally.json",
+                include_str!("../../fixtures/formation-activation/rally.json"),
+            ),
+            (
+                "fixtures/formation-activation/three-turns.json",
+                include_str!("../../fixtures/formation-activation/three-turns.json"),
+            ),
+            (
+                "fixtures/formation-activation/two-chits.json",
+                include_str!("../../fixtures/formation-activation/two-chits.json"),
+            ),
+            (
+                "fixtures/formation-activation/two-operations.json",
+                include_str!("../../fixtures/formation-activation/two-operations.json"),
+            ),
+            (
+                "fixtures/leader-activation/casualties.json",
+                include_str!("../../fixtures/leader-activation/casualties.json"),
+            ),
+            ("fixtures/leader-activation/rally.json", include_str!("../../fixtures/leader-activation/rally.json")),
+            (
+                "fixtures/leader-activation/self-rally.json",
+                include_str!("../../fixtures/leader-activation/self-rally.json"),
+            ),
+            ("fixtures/leader-activation/skips.json", include_str!("../../fixtures/leader-activation/skips.json")),
+            (
+                "fixtures/phoenix-command/abandonment.json",
+                include_str!("../../fixtures/phoenix-command/abandonment.json"),
+            ),
+            (
+                "fixtures/phoenix-command/accumulate-at-cap.json",
+                include_str!("../../fixtures/phoenix-command/accumulate-at-cap.json"),
+            ),
+            (
+                "fixtures/phoenix-command/activation-order.json",
+                include_str!("../../fixtures/phoenix-command/activation-order.json"),
+            ),
+            ("fixtures/phoenix-command/ambush.json", include_str!("../../fixtures/phoenix-command/ambush.json")),
+            ("fixtures/phoenix-command/breveting.json", include_str!("../../fixtures/phoenix-command/breveting.json")),
+            (
+                "fixtures/phoenix-command/command-check.json",
+                include_str!("../../fixtures/phoenix-command/command-check.json"),
+            ),
+            (
+                "fixtures/phoenix-command/consolidation.json",
+                include_str!("../../fixtures/phoenix-command/consolidation.json"),
+            ),
+            (
+                "fixtures/phoenix-command/farmhouse-assault.json",
+                include_str!("../../fixtures/phoenix-command/farmhouse-assault.json"),
+            ),
+            (
+                "fixtures/phoenix-command/five-turns.json",
+                include_str!("../../fixtures/phoenix-command/five-turns.json"),
+            ),
+            (
+                "fixtures/phoenix-command/reorganisation.json",
+                include_str!("../../fixtures/phoenix-command/reorganisation.json"),
+            ),
+            (
+                "fixtures/phoenix-command/stragglers.json",
+                include_str!("../../fixtures/phoenix-command/stragglers.json"),
+            ),
+            (
+                "fixtures/phoenix-command/stray-fire.json",
+                include_str!("../../fixtures/phoenix-command/stray-fire.json"),
+            ),
+            (
+                "fixtures/phoenix-command/three-turns.json",
+                include_str!("../../fixtures/phoenix-command/three-turns.json"),
+            ),
+            (
+                "fixtures/phoenix-command/unused-cp-lost.json",
+                include_str!("../../fixtures/phoenix-command/unused-cp-lost.json"),
+            ),
+        ];
         let mut records = Vec::new();
-        for dir in std::fs::read_dir(root).unwrap() {
-            for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
-                let path = file.unwrap().path();
-                let Ok(text) = std::fs::read_to_string(&path) else { continue };
-                if path.extension().is_none_or(|e| e != "json") {
-                    continue;
-                }
-                let Ok(script) = crate::script::Script::parse(&text, "fixture") else { continue };
-                let Ok(mut game) = Game::open(script.header.clone()) else { continue };
-                let played: Result<Vec<Vec<Event>>, _> =
-                    script.decisions.iter().map(|(decision, dice)| game.play(decision, dice.as_ref())).collect();
-                if let Ok(played) = played {
-                    records.push((path.display().to_string(), script.header, played.concat()));
-                }
-            }
+        for (name, text) in scripts {
+            let script = crate::script::Script::parse(text, "fixture").unwrap();
+            let mut game = Game::open(script.header.clone()).unwrap();
+            let played: Result<Vec<Vec<Event>>, _> =
+                script.decisions.iter().map(|(decision, dice)| game.play(decision, dice.as_ref())).collect();
+            records.push((name, script.header, played.unwrap().concat()));
         }
         records
     }
