@@ -3,17 +3,18 @@
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use rollcall_core::diff::{diff, DiffError, Divergence, Outcome, Report as DiffReport, Setup};
+use rollcall_core::diff::{diff, Diff, DiffError, Divergence, Outcome, Report as DiffReport, Setup};
 use rollcall_core::game::VerifyFailure;
 use rollcall_core::record::Header;
 use rollcall_core::rules::RuleVersion;
+use rollcall_store::file::Events;
 use serde_json::json;
 use similar::TextDiff;
 
 use crate::colour::Verdict;
 use crate::output::{Line, Mode, Report};
 use crate::source;
-use crate::source::rule_version;
+use crate::source::{rule_version, Record};
 use crate::store::Fail;
 
 /// Versions A and B of a record: A by default the record's own; a B written
@@ -56,14 +57,43 @@ fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs, mode: Mode) -> R
     let header = record.header().clone();
     let (a, b) = versions(&header, args.a.as_deref(), &args.b)?;
     let bar = record.progress("diff", target, mode == Mode::Json)?;
-    let events = record.events()?.inspect(|_| crate::progress::tick(&bar));
-    let result = diff(&header, events, &a, &b, args.all);
+    let result = match &mut record {
+        // A record file is proven as `verify FILE` proves it: a roll or fact
+        // line that is byte for byte the one the proof expects is not parsed.
+        Record::File(_, events) => diff_file(&header, events, &a, &b, args.all, || crate::progress::tick(&bar)),
+        Record::Stored(..) => {
+            diff(&header, record.events()?.inspect(|_| crate::progress::tick(&bar)), &a, &b, args.all)
+        }
+    };
     crate::progress::done(bar);
     match result {
         Ok(report) => Ok(Diffed::Compared(Box::new(Compared { game: header.game, report, all: args.all }))),
         Err(DiffError::Unproven(failure)) => Ok(Diffed::Unproven { target: target.to_string(), failure }),
         Err(e) => Err(fail!("{target}: {e}")),
     }
+}
+
+/// [`diff`] of a record file, each line offered to the proof as it was read
+/// ([`Diff::take_line`]), calling `tick` after each.
+fn diff_file(
+    header: &Header,
+    events: &mut Events,
+    a: &RuleVersion,
+    b: &RuleVersion,
+    all: bool,
+    mut tick: impl FnMut(),
+) -> Result<DiffReport, DiffError> {
+    let unobserved = &mut ();
+    let mut diff = Diff::new(header, a, b, all, unobserved)?;
+    while let Some(read) = events.next_taking(|line| diff.take_line(line)) {
+        match read {
+            Ok(None) => {}
+            Ok(Some(event)) => diff.push(&event)?,
+            Err(e) => return Err(diff.unreadable(e)),
+        }
+        tick();
+    }
+    diff.finish()
 }
 
 fn outcome_lines(label: &str, outcome: &Outcome) -> String {

@@ -35,9 +35,11 @@ use std::fmt::Display;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::dice::Drawn;
-use crate::game::{describe_decision, verify_each, Game, OpenError, VerifyFailure};
-use crate::record::{DecisionBody, Event, Header, Kind, RollBodyV1, SeedMode};
+use serde::Deserialize;
+
+use crate::dice::{Drawn, TableDice};
+use crate::game::{describe_decision, DecidedEvents, Game, OpenError, Verifier, VerifyFailure};
+use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
 use crate::ruleset::{Refusal, Violation};
 
@@ -215,22 +217,28 @@ fn under(header: &Header, rules: &RuleVersion) -> Result<Result<Game, String>, D
 
 /// What one version made of a decision, before it is folded in.
 enum Ran {
-    Decided(Vec<Event>),
+    Decided(DecidedEvents),
     Refused(String),
 }
 
-fn decide(game: &Game, body: &DecisionBody, recorded: Option<&[Drawn]>) -> Ran {
-    match game.decide_drawn(&body.decision, body.dice.as_ref(), body.by.as_deref(), recorded) {
-        Ok((events, _)) => Ran::Decided(events),
+fn decide(
+    game: &Game,
+    body: &DecisionSeen,
+    decision: &Value,
+    dice: Option<&TableDice>,
+    recorded: Option<&[Drawn]>,
+) -> Ran {
+    match game.decide_diffed(decision, dice, body.by.as_deref(), recorded) {
+        Ok(decided) => Ran::Decided(decided),
         Err(Refusal::Violation(Violation::Dice(e))) => Ran::Refused(e.to_string()),
         Err(other) => Ran::Refused(other.to_string()),
     }
 }
 
 /// Folds what a version decided into its game (or skips the decision).
-fn fold(game: &mut Game, ran: &Ran) {
+fn fold(game: &mut Game, ran: &mut Ran) {
     match ran {
-        Ran::Decided(events) => game.adopt(events),
+        Ran::Decided(decided) => game.adopt_decided(decided),
         Ran::Refused(_) => game.pass_decision(),
     }
 }
@@ -239,10 +247,10 @@ fn fold(game: &mut Game, ran: &Ran) {
 fn outcome(game: &Game, ran: &Ran) -> Outcome {
     match ran {
         Ran::Refused(reason) => Outcome::Refused { reason: reason.clone() },
-        Ran::Decided(events) => {
+        Ran::Decided(decided) => {
             let mut rolls = Vec::new();
             let mut facts = Vec::new();
-            for e in &events[1..] {
+            for e in &decided.events[1..] {
                 match e.kind {
                     Kind::Roll => {
                         let r: RollBodyV1 = serde_json::from_value(e.body.clone()).expect("our own roll");
@@ -256,12 +264,6 @@ fn outcome(game: &Game, ran: &Ran) -> Outcome {
         }
     }
 }
-
-/// The same rolls and facts, byte for byte (the chain's hashes aside).
-fn same_events(a: &[Event], b: &[Event]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).skip(1).all(|(x, y)| x.kind == y.kind && x.body == y.body)
-}
-
 /// What the facts of a decision say happened, beyond the state: the kind
 /// of each fact, in order, and every yes or no they record (a check passed,
 /// a shot hit, units rallied), each at its place.
@@ -306,6 +308,71 @@ pub fn decided_state(game: &Game) -> Value {
         map.remove("config");
     }
     state
+}
+
+/// [`decided_state`] as JSON text: the state's text without its top-level
+/// `"config"` member. Two states of a ruleset whose texts are equal have
+/// equal decided states (their text is written member by member in a fixed
+/// order, maps in key order, from the same serialisation as the value).
+fn decided_text(game: &Game) -> Vec<u8> {
+    let mut text = Vec::with_capacity(4096);
+    game.state_text(&mut text);
+    if let Some(config) = member(&text, b"\"config\"") {
+        text.drain(config);
+    }
+    text
+}
+
+/// Where the member `key` (quoted) of the JSON object `text` (compact, as
+/// serde_json writes it) is, from its key to the end of its value, with
+/// the comma that parts it from the next member (or the one before).
+fn member(text: &[u8], key: &[u8]) -> Option<std::ops::Range<usize>> {
+    let mut at = 1; // past '{'
+    while text.get(at) == Some(&b'"') {
+        let value = skip_value(text, at) + 1; // past the key and ':'
+        let end = skip_value(text, value);
+        if &text[at..value - 1] == key {
+            // With the comma after it, or else the one before it.
+            return Some(match text[end] {
+                b',' => at..end + 1,
+                _ if at > 1 => at - 1..end,
+                _ => at..end,
+            });
+        }
+        at = end + 1; // past ','
+    }
+    None
+}
+
+/// The end of the JSON value that starts at `at` in `text` (compact).
+fn skip_value(text: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth == 0 => return i,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b',' if depth == 0 => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The change from `before` to `after`: each place whose value changed,
@@ -372,44 +439,76 @@ pub struct Compared<'a> {
 /// Sees what a diff compares: each decision both versions could run, and
 /// the two games at the end (none for a version that refused the scenario).
 pub trait Observer {
+    /// Whether it is shown each decision: the versions' rolls and facts are
+    /// then built as events for every decision, not only where they part.
+    fn sees_decisions(&self) -> bool {
+        true
+    }
     fn decision(&mut self, _compared: &Compared) {}
     fn end(&mut self, _a: Option<&Game>, _b: Option<&Game>) {}
 }
 
-impl Observer for () {}
+impl Observer for () {
+    fn sees_decisions(&self) -> bool {
+        false
+    }
+}
 
 /// The diff in progress: the versions' games, and what was found so far.
 struct Run<'o> {
+    /// Version A's game, when it is played apart from the proof (none
+    /// while A is the proven game, and when A refuses the scenario).
     a: Option<Game>,
+    /// A is the record's own rules in an open game: each decision's rolls
+    /// and facts under A are the ones the proof just re-decided and checked
+    /// against the record, and A's game is the proven game. A is then not
+    /// decided again: B is compared with what the proof expects.
+    a_is_proven: bool,
     b: Option<Game>,
     /// In a table game, the record's own rules, run alongside to know each
     /// die as they drew it (for a pick, its cup).
     record: Option<Game>,
     all: bool,
     report: Report,
-    /// The divergences kept for the decision being folded in (`true`: in
-    /// `report.reasoning`), whose turn is known once its facts are.
+    /// The divergences kept for the last decision, whose turn is known once
+    /// its facts are folded in (at the next decision, or the end).
     pending: Vec<(bool, usize)>,
     observer: &'o mut dyn Observer,
 }
 
 /// Folds what each version decided into its game, and says how the two
-/// compare: the states are read (and compared by their changes) only when
-/// the rolls and facts differ.
-fn compare(a: &mut Game, b: &mut Game, ran_a: &Ran, ran_b: &Ran) -> Verdict {
-    let facts_differ = matches!((ran_a, ran_b), (Ran::Decided(x), Ran::Decided(y)) if !same_events(x, y));
+/// compare (`facts_differ`: both decided, with other rolls or facts): the
+/// states are read (and compared by their changes) only when the rolls and
+/// facts differ.
+fn compare(a: &mut Game, b: &mut Game, ran_a: &mut Ran, ran_b: &mut Ran, facts_differ: bool) -> Verdict {
     // Facts that differ with the same verdicts part only in reasoning if
     // they change the state alike: only then are the states needed (each is
     // the whole state written as a value, the costliest step of a diff).
-    let same_verdicts =
-        facts_differ && matches!((ran_a, ran_b), (Ran::Decided(x), Ran::Decided(y)) if verdicts(x) == verdicts(y));
-    let before = same_verdicts.then(|| (decided_state(a), decided_state(b)));
+    let same_verdicts = facts_differ
+        && matches!((&*ran_a, &*ran_b), (Ran::Decided(x), Ran::Decided(y)) if verdicts(&x.events) == verdicts(&y.events));
+    // Most often both versions stand on the same table before the decision
+    // (the same text): the changes are then the same exactly when the
+    // tables after it are (a change names each place that differs from the
+    // same table, and its new value), and the values are built only if the
+    // texts after differ.
+    let before = match same_verdicts {
+        false => Before::Unread,
+        true if decided_text(a) == decided_text(b) => Before::Same,
+        true => Before::States(decided_state(a), decided_state(b)),
+    };
     fold(a, ran_a);
     fold(b, ran_b);
-    match (ran_a, ran_b, before) {
-        (Ran::Decided(_), Ran::Decided(_), None) if !facts_differ => Verdict::Agree,
-        (Ran::Decided(_), Ran::Decided(_), None) => Verdict::Outcome,
-        (Ran::Decided(_), Ran::Decided(_), Some((state_a, state_b))) => {
+    match (&*ran_a, &*ran_b, before) {
+        (Ran::Decided(_), Ran::Decided(_), Before::Unread) if !facts_differ => Verdict::Agree,
+        (Ran::Decided(_), Ran::Decided(_), Before::Unread) => Verdict::Outcome,
+        (Ran::Decided(_), Ran::Decided(_), Before::Same) => {
+            if decided_text(a) == decided_text(b) || decided_state(a) == decided_state(b) {
+                Verdict::Reasoning
+            } else {
+                Verdict::Outcome
+            }
+        }
+        (Ran::Decided(_), Ran::Decided(_), Before::States(state_a, state_b)) => {
             let same = changes(&state_a, &decided_state(a)) == changes(&state_b, &decided_state(b));
             if same {
                 Verdict::Reasoning
@@ -423,12 +522,28 @@ fn compare(a: &mut Game, b: &mut Game, ran_a: &Ran, ran_b: &Ran) -> Verdict {
     }
 }
 
+/// The versions' tables before a decision, as far as they are read.
+enum Before {
+    /// Not needed: the rolls and facts settle the verdict.
+    Unread,
+    /// The same under both (the rule configuration aside).
+    Same,
+    /// Different: each, to compare the changes the decision makes.
+    States(Value, Value),
+}
+
+/// Whether both versions decided, with other rolls or facts (in kind and
+/// body, byte for byte).
+fn facts_differ(ran_a: &Ran, ran_b: &Ran) -> bool {
+    matches!((ran_a, ran_b), (Ran::Decided(x), Ran::Decided(y)) if !x.rolls_and_facts().eq(y.rolls_and_facts()))
+}
+
 impl Run<'_> {
     /// In a table game, the dice of a decision as the record's own rules
     /// drew them (each pick with its cup); none in an open game.
-    fn recorded_dice(&mut self, body: &DecisionBody) -> Option<Vec<Drawn>> {
+    fn recorded_dice(&mut self, decision: &Value, dice: Option<&TableDice>, by: Option<&str>) -> Option<Vec<Drawn>> {
         let record = self.record.as_mut()?;
-        Some(match record.decide_drawn(&body.decision, body.dice.as_ref(), body.by.as_deref(), None) {
+        Some(match record.decide_drawn(decision, dice, by, None) {
             Ok((events, drawn)) => {
                 record.adopt(&events);
                 drawn
@@ -441,38 +556,86 @@ impl Run<'_> {
         })
     }
 
-    /// One event of the record, just proven and folded into the record's game.
-    fn see(&mut self, proven: &Game, event: &Event) {
+    /// The turn of the divergences kept for the last decision: the record's
+    /// turn once that decision's rolls and facts are folded in.
+    fn settle_pending(&mut self, turn: u32) {
         for &(reasoning, i) in &self.pending {
             let list = if reasoning { &mut self.report.reasoning } else { &mut self.report.divergences };
-            list[i].turn = proven.turn();
-        }
-        if event.kind != Kind::Decision {
-            return;
+            list[i].turn = turn;
         }
         self.pending.clear();
-        let Ok(body) = serde_json::from_value::<DecisionBody>(event.body.clone()) else {
+    }
+
+    /// A decision of the record, just proven and folded into the proof's
+    /// game (its rolls and facts are what the proof now expects).
+    fn decision(&mut self, proof: &Verifier, event: &Event) {
+        let proven = proof.game();
+        self.settle_pending(proven.turn());
+        let Ok(body) = DecisionSeen::deserialize(&event.body) else {
             return; // verify has read it; it cannot be unreadable here
         };
-        self.report.decisions += 1;
-        let recorded = self.recorded_dice(&body);
-        let (Some(a), Some(b)) = (self.a.as_mut(), self.b.as_mut()) else {
-            return; // a version refused the scenario: nothing to compare
+        let table_dice = match &body.dice {
+            Some(_) => match DecisionBody::deserialize(&event.body) {
+                Ok(read) => read.dice,
+                Err(_) => return, // as above
+            },
+            None => None,
         };
-        let ran_a = decide(a, &body, recorded.as_deref());
-        let ran_b = decide(b, &body, recorded.as_deref());
+        let (decision, dice) = (&event.body["decision"], table_dice.as_ref());
+        self.report.decisions += 1;
+        let recorded = self.recorded_dice(decision, dice, body.by.as_deref());
+        let Some(b) = self.b.as_mut() else {
+            return; // B refused the scenario: nothing to compare
+        };
+        let mut ran_b = decide(b, &body, decision, dice, recorded.as_deref());
+        let sees = self.observer.sees_decisions();
+        let mut proven_a;
+        let (a, ran_a, verdict) = if self.a_is_proven {
+            // A decides as the proof did: B is compared with what the proof
+            // expects, and when they are the same (nearly every decision of
+            // a rule change) only B's game moves; A's is the proof's.
+            if let Ran::Decided(decided) = &mut ran_b {
+                if decided.rolls_and_facts().eq(proof.expected()) && !sees {
+                    b.adopt_decided(decided);
+                    return;
+                }
+            }
+            // A's rolls and facts as events, and (unless they agree) A's
+            // game apart from the proof's, to fold them into and read.
+            let mut ran_a = Ran::Decided(proof.expected_events(event));
+            let differ = facts_differ(&ran_a, &ran_b);
+            if matches!(ran_b, Ran::Decided(_)) && !differ {
+                fold(b, &mut ran_b);
+                (None, ran_a, Verdict::Agree)
+            } else {
+                proven_a = proven.clone();
+                let verdict = compare(&mut proven_a, b, &mut ran_a, &mut ran_b, differ);
+                (Some(&proven_a), ran_a, verdict)
+            }
+        } else {
+            let Some(a) = self.a.as_mut() else {
+                return; // A refused the scenario: nothing to compare
+            };
+            let mut ran_a = decide(a, &body, decision, dice, recorded.as_deref());
+            let differ = facts_differ(&ran_a, &ran_b);
+            let verdict = compare(a, b, &mut ran_a, &mut ran_b, differ);
+            (Some(&*a), ran_a, verdict)
+        };
         let report = &mut self.report;
         report.refused_under_a += u64::from(matches!(ran_a, Ran::Refused(_)));
         report.refused_under_b += u64::from(matches!(ran_b, Ran::Refused(_)));
-        let verdict = compare(a, b, &ran_a, &ran_b);
         fn events(ran: &Ran) -> Option<&[Event]> {
             match ran {
-                Ran::Decided(events) => Some(&events[1..]),
+                Ran::Decided(decided) => Some(&decided.events[1..]),
                 Ran::Refused(_) => None,
             }
         }
-        let (events_a, events_b) = (events(&ran_a), events(&ran_b));
-        self.observer.decision(&Compared { decision: &body.decision, verdict, a: events_a, b: events_b });
+        if sees {
+            let (events_a, events_b) = (events(&ran_a), events(&ran_b));
+            self.observer.decision(&Compared { decision, verdict, a: events_a, b: events_b });
+        }
+        // A's game is at hand whenever the versions part.
+        let Some(a) = a else { return };
         let keep = match verdict {
             Verdict::Agree => false,
             Verdict::Reasoning => {
@@ -492,7 +655,7 @@ impl Run<'_> {
                 seq: event.seq,
                 number: body.number,
                 turn: proven.turn(),
-                decision: describe_decision(&body.decision),
+                decision: describe_decision(decision),
                 a: outcome(a, &ran_a),
                 b: outcome(b, &ran_b),
             };
@@ -530,66 +693,145 @@ pub fn diff_observed<E: Display>(
     all: bool,
     observer: &mut dyn Observer,
 ) -> Result<Report, DiffError> {
-    // A header that does not open fails as verify fails, before anything else.
-    if let Err(e) = Game::open(header.clone()) {
-        return Err(DiffError::Unproven(VerifyFailure::at(None, e.kind().because(e.to_string()))));
+    let mut diff = Diff::new(header, a, b, all, observer)?;
+    for event in events {
+        let event = event.map_err(|e| diff.unreadable(e))?;
+        diff.push(&event)?;
     }
-    let game_a = under(header, a)?;
-    let game_b = under(header, b)?;
-    let setup = match (&game_a, &game_b) {
-        (Ok(x), Ok(y)) if decided_state(x) == decided_state(y) => Setup::Same,
-        (Ok(_), Ok(_)) => Setup::Differs,
-        (x, y) => Setup::Refused { a: x.as_ref().err().cloned(), b: y.as_ref().err().cloned() },
-    };
-    let mut settings = Vec::new();
-    for (name, value) in &b.options {
-        let before = a.options.get(name).map(|v| v.to_string()).unwrap_or_else(|| "-".into());
-        if before != value.to_string() {
-            settings.push((name.clone(), before, value.to_string()));
+    diff.finish()
+}
+
+/// A diff fed one event (or one line of a record file) at a time, as the
+/// record streams: what [`diff`] runs.
+pub struct Diff<'o> {
+    proof: Verifier,
+    run: Run<'o>,
+}
+
+impl<'o> Diff<'o> {
+    /// A diff of the record `header` begins, under `a` and `b`.
+    pub fn new(
+        header: &Header,
+        a: &RuleVersion,
+        b: &RuleVersion,
+        all: bool,
+        observer: &'o mut dyn Observer,
+    ) -> Result<Diff<'o>, DiffError> {
+        Diff::start(header, a, b, all, observer, true)
+    }
+
+    /// [`Diff::new`]; with `a_may_be_proven` false, A is decided on its own
+    /// game even when it is the record's rules (the tests hold the two ways
+    /// to the same report).
+    fn start(
+        header: &Header,
+        a: &RuleVersion,
+        b: &RuleVersion,
+        all: bool,
+        observer: &'o mut dyn Observer,
+        a_may_be_proven: bool,
+    ) -> Result<Diff<'o>, DiffError> {
+        // A header that does not open fails as verify fails, before anything else.
+        let proof = Verifier::new(header).map_err(DiffError::Unproven)?;
+        let game_a = under(header, a)?;
+        let game_b = under(header, b)?;
+        let setup = match (&game_a, &game_b) {
+            (Ok(x), Ok(y)) if decided_state(x) == decided_state(y) => Setup::Same,
+            (Ok(_), Ok(_)) => Setup::Differs,
+            (x, y) => Setup::Refused { a: x.as_ref().err().cloned(), b: y.as_ref().err().cloned() },
+        };
+        let mut settings = Vec::new();
+        for (name, value) in &b.options {
+            let before = a.options.get(name).map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            if before != value.to_string() {
+                settings.push((name.clone(), before, value.to_string()));
+            }
         }
-    }
-    for (name, value) in &b.constants {
-        let before = a.constants.get(name).map(|v| v.to_string()).unwrap_or_else(|| "-".into());
-        if before != value.to_string() {
-            settings.push((name.clone(), before, value.to_string()));
+        for (name, value) in &b.constants {
+            let before = a.constants.get(name).map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            if before != value.to_string() {
+                settings.push((name.clone(), before, value.to_string()));
+            }
         }
+        let record = match header.mode {
+            SeedMode::Table => Some(Game::open(header.clone()).expect("opened above")),
+            SeedMode::Open => None,
+            // A sealed turn's dice are known only once the server reveals it, after
+            // the turn's decisions: diff would have to hold each turn back, as
+            // verify does. Until it does, it says so rather than compare
+            // decisions neither version could roll for.
+            SeedMode::Sealed => return Err(DiffError::Sealed),
+        };
+        // In an open game, A with the record's own rules (the same hash, and
+        // the same table set up) draws every die as the record did and
+        // decides every decision as the proof does.
+        let a_is_proven = a_may_be_proven
+            && header.mode == SeedMode::Open
+            && a.hash() == header.rules_hash
+            && game_a.as_ref().is_ok_and(|game| game.state() == proof.game().state());
+        let mut run = Run {
+            a: game_a.ok(),
+            a_is_proven,
+            b: game_b.ok(),
+            record,
+            all,
+            pending: Vec::new(),
+            observer,
+            report: Report {
+                a: a.label(),
+                b: b.label(),
+                settings,
+                setup,
+                decisions: 0,
+                divergent: 0,
+                refused_under_a: 0,
+                refused_under_b: 0,
+                divergences: Vec::new(),
+                reasoning_only: 0,
+                reasoning: Vec::new(),
+                at_first: None,
+                at_end: (String::new(), String::new()),
+            },
+        };
+        if a_is_proven {
+            run.a = None;
+        }
+        Ok(Diff { proof, run })
     }
-    let record = match header.mode {
-        SeedMode::Table => Some(Game::open(header.clone()).expect("opened above")),
-        SeedMode::Open => None,
-        // A sealed turn's dice are known only once the server reveals it, after
-        // the turn's decisions: diff would have to hold each turn back, as
-        // verify does. Until it does, it says so rather than compare
-        // decisions neither version could roll for.
-        SeedMode::Sealed => return Err(DiffError::Sealed),
-    };
-    let mut run = Run {
-        a: game_a.ok(),
-        b: game_b.ok(),
-        record,
-        all,
-        pending: Vec::new(),
-        observer,
-        report: Report {
-            a: a.label(),
-            b: b.label(),
-            settings,
-            setup,
-            decisions: 0,
-            divergent: 0,
-            refused_under_a: 0,
-            refused_under_b: 0,
-            divergences: Vec::new(),
-            reasoning_only: 0,
-            reasoning: Vec::new(),
-            at_first: None,
-            at_end: (String::new(), String::new()),
-        },
-    };
-    verify_each(header, events, |proven, event| run.see(proven, event)).map_err(DiffError::Unproven)?;
-    run.report.at_end = (render_or(&run.a, "A"), render_or(&run.b, "B"));
-    run.observer.end(run.a.as_ref(), run.b.as_ref());
-    Ok(run.report)
+
+    /// Folds in the next event from its line as read, when it is byte for
+    /// byte the roll or fact the proof expects next ([`Verifier::take_line`]):
+    /// a roll or fact is compared when its decision is, not line by line.
+    pub fn take_line(&mut self, line: &[u8]) -> bool {
+        self.proof.take_line(line)
+    }
+
+    /// Proves the next event and, for a decision, compares the versions on it.
+    pub fn push(&mut self, event: &Event) -> Result<(), DiffError> {
+        self.proof.push(event).map_err(DiffError::Unproven)?;
+        if event.kind == Kind::Decision {
+            self.run.decision(&self.proof, event);
+        }
+        Ok(())
+    }
+
+    /// The failure for an event that could not be read where the next is due.
+    pub fn unreadable(&self, e: impl Display) -> DiffError {
+        DiffError::Unproven(self.proof.unreadable(e))
+    }
+
+    /// The end of the record: the report, once the whole record is proven.
+    pub fn finish(self) -> Result<Report, DiffError> {
+        let Diff { proof, mut run } = self;
+        let (_, proven) = proof.finish().map_err(DiffError::Unproven)?;
+        run.settle_pending(proven.turn());
+        if run.a_is_proven {
+            run.a = Some(proven);
+        }
+        run.report.at_end = (render_or(&run.a, "A"), render_or(&run.b, "B"));
+        run.observer.end(run.a.as_ref(), run.b.as_ref());
+        Ok(run.report)
+    }
 }
 
 #[cfg(test)]
@@ -660,6 +902,207 @@ mod tests {
             }
         }
         assert!(checked >= 40, "only {checked} settings were checked");
+    }
+
+    /// Every fixture script played into a record: its header and events.
+    fn fixture_records() -> Vec<(&'static str, Header, Vec<Event>)> {
+        let scripts = [
+            ("fixtures/combat-hq/artillery-alone.json", include_str!("../../fixtures/combat-hq/artillery-alone.json")),
+            (
+                "fixtures/combat-hq/command-failure-base.json",
+                include_str!("../../fixtures/combat-hq/command-failure-base.json"),
+            ),
+            (
+                "fixtures/combat-hq/command-failure-multi-bg.json",
+                include_str!("../../fixtures/combat-hq/command-failure-multi-bg.json"),
+            ),
+            (
+                "fixtures/combat-hq/example-all-in-reserve.json",
+                include_str!("../../fixtures/combat-hq/example-all-in-reserve.json"),
+            ),
+            (
+                "fixtures/combat-hq/example-four-companies-deployed.json",
+                include_str!("../../fixtures/combat-hq/example-four-companies-deployed.json"),
+            ),
+            ("fixtures/combat-hq/showcase.json", include_str!("../../fixtures/combat-hq/showcase.json")),
+            (
+                "fixtures/combat-hq/showcase.multi-bg.json",
+                include_str!("../../fixtures/combat-hq/showcase.multi-bg.json"),
+            ),
+            (
+                "fixtures/formation-activation/62nd-regiment.json",
+                include_str!("../../fixtures/formation-activation/62nd-regiment.json"),
+            ),
+            (
+                "fixtures/formation-activation/hq-destroyed.json",
+                include_str!("../../fixtures/formation-activation/hq-destroyed.json"),
+            ),
+            (
+                "fixtures/formation-activation/out-of-command.json",
+                include_str!("../../fixtures/formation-activation/out-of-command.json"),
+            ),
+            (
+                "fixtures/formation-activation/rally-leadership-adds-to-rating.json",
+                include_str!("../../fixtures/formation-activation/rally-leadership-adds-to-rating.json"),
+            ),
+            (
+                "fixtures/formation-activation/rally-per-hex.json",
+                include_str!("../../fixtures/formation-activation/rally-per-hex.json"),
+            ),
+            (
+                "fixtures/formation-activation/rally.json",
+                include_str!("../../fixtures/formation-activation/rally.json"),
+            ),
+            (
+                "fixtures/formation-activation/three-turns.json",
+                include_str!("../../fixtures/formation-activation/three-turns.json"),
+            ),
+            (
+                "fixtures/formation-activation/two-chits.json",
+                include_str!("../../fixtures/formation-activation/two-chits.json"),
+            ),
+            (
+                "fixtures/formation-activation/two-operations.json",
+                include_str!("../../fixtures/formation-activation/two-operations.json"),
+            ),
+            (
+                "fixtures/leader-activation/casualties.json",
+                include_str!("../../fixtures/leader-activation/casualties.json"),
+            ),
+            ("fixtures/leader-activation/rally.json", include_str!("../../fixtures/leader-activation/rally.json")),
+            (
+                "fixtures/leader-activation/self-rally.json",
+                include_str!("../../fixtures/leader-activation/self-rally.json"),
+            ),
+            ("fixtures/leader-activation/skips.json", include_str!("../../fixtures/leader-activation/skips.json")),
+            (
+                "fixtures/phoenix-command/abandonment.json",
+                include_str!("../../fixtures/phoenix-command/abandonment.json"),
+            ),
+            (
+                "fixtures/phoenix-command/accumulate-at-cap.json",
+                include_str!("../../fixtures/phoenix-command/accumulate-at-cap.json"),
+            ),
+            (
+                "fixtures/phoenix-command/activation-order.json",
+                include_str!("../../fixtures/phoenix-command/activation-order.json"),
+            ),
+            ("fixtures/phoenix-command/ambush.json", include_str!("../../fixtures/phoenix-command/ambush.json")),
+            ("fixtures/phoenix-command/breveting.json", include_str!("../../fixtures/phoenix-command/breveting.json")),
+            (
+                "fixtures/phoenix-command/command-check.json",
+                include_str!("../../fixtures/phoenix-command/command-check.json"),
+            ),
+            (
+                "fixtures/phoenix-command/consolidation.json",
+                include_str!("../../fixtures/phoenix-command/consolidation.json"),
+            ),
+            (
+                "fixtures/phoenix-command/farmhouse-assault.json",
+                include_str!("../../fixtures/phoenix-command/farmhouse-assault.json"),
+            ),
+            (
+                "fixtures/phoenix-command/five-turns.json",
+                include_str!("../../fixtures/phoenix-command/five-turns.json"),
+            ),
+            (
+                "fixtures/phoenix-command/reorganisation.json",
+                include_str!("../../fixtures/phoenix-command/reorganisation.json"),
+            ),
+            (
+                "fixtures/phoenix-command/stragglers.json",
+                include_str!("../../fixtures/phoenix-command/stragglers.json"),
+            ),
+            (
+                "fixtures/phoenix-command/stray-fire.json",
+                include_str!("../../fixtures/phoenix-command/stray-fire.json"),
+            ),
+            (
+                "fixtures/phoenix-command/three-turns.json",
+                include_str!("../../fixtures/phoenix-command/three-turns.json"),
+            ),
+            (
+                "fixtures/phoenix-command/unused-cp-lost.json",
+                include_str!("../../fixtures/phoenix-command/unused-cp-lost.json"),
+            ),
+        ];
+        let mut records = Vec::new();
+        for (name, text) in scripts {
+            let script = crate::script::Script::parse(text, "fixture").unwrap();
+            let mut game = Game::open(script.header.clone()).unwrap();
+            let played: Result<Vec<Vec<Event>>, _> =
+                script.decisions.iter().map(|(decision, dice)| game.play(decision, dice.as_ref())).collect();
+            records.push((name, script.header, played.unwrap().concat()));
+        }
+        records
+    }
+
+    /// A diff run to its end, A decided on its own game or not.
+    fn run(
+        header: &Header,
+        events: &[Event],
+        b: &RuleVersion,
+        all: bool,
+        a_may_be_proven: bool,
+    ) -> Result<Value, DiffError> {
+        let unobserved = &mut ();
+        let mut diff = Diff::start(header, &header.rules, b, all, unobserved, a_may_be_proven)?;
+        for event in events {
+            diff.push(event)?;
+        }
+        Ok(serde_json::to_value(diff.finish()?).unwrap())
+    }
+
+    /// A that is the record's own rules is the proven game, and B is
+    /// compared with what the proof expects: the report is the one diff
+    /// gives deciding A on its own game, for every fixture and every
+    /// setting of its version changed in B.
+    #[test]
+    fn a_as_the_proven_game_reports_as_a_decided_on_its_own() {
+        let mut compared = 0;
+        let mut parted = 0;
+        for (name, header, events) in fixture_records() {
+            let spec = crate::registry::version(&header.rules.version).unwrap();
+            for setting in &spec.settings {
+                let mut b = header.rules.clone();
+                match (setting.kind, setting.default) {
+                    (SettingKind::Option, SettingValue::Flag(_)) => {
+                        let on = b.options.get(setting.name).copied().unwrap_or_default();
+                        b.options.insert(setting.name.to_string(), !on);
+                    }
+                    (SettingKind::Constant, SettingValue::Integer(_)) => {
+                        let n = b.constants.get(setting.name).copied().unwrap_or_default();
+                        b.constants.insert(setting.name.to_string(), n + 1);
+                    }
+                    _ => unreachable!(),
+                }
+                for all in [false, true] {
+                    let proven = run(&header, &events, &b, all, true);
+                    let own = run(&header, &events, &b, all, false);
+                    assert_eq!(proven, own, "{name}, B changes {}", setting.name);
+                    if let Ok(report) = proven {
+                        compared += 1;
+                        parted += u64::from(report["divergent"] != 0 || report["reasoning_only"] != 0);
+                    }
+                }
+            }
+        }
+        assert!(compared >= 100 && parted >= 10, "only {compared} diffs compared, {parted} parting");
+    }
+
+    /// The state's text without its config reads back as the decided state.
+    #[test]
+    fn the_decided_text_is_the_decided_state() {
+        for (name, header, events) in fixture_records() {
+            let mut game = Game::open(header).unwrap();
+            for event in &events {
+                game.apply(event).unwrap();
+                if event.kind == Kind::Decision {
+                    let text: Value = serde_json::from_slice(&decided_text(&game)).unwrap();
+                    assert_eq!(text, decided_state(&game), "{name}, seq {}", event.seq);
+                }
+            }
+        }
     }
 
     #[test]

@@ -304,6 +304,11 @@ impl Game {
         self.machine.state()
     }
 
+    /// The state as JSON text, appended to `out` ([`Machine::state_text`]).
+    pub(crate) fn state_text(&self, out: &mut Vec<u8>) {
+        self.machine.state_text(out)
+    }
+
     /// The ruleset's sides, in the scenario's order.
     pub fn sides(&self) -> Vec<String> {
         self.machine.sides()
@@ -367,6 +372,31 @@ impl Game {
         recorded: Option<&TableDice>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
+        self.decide_linked(decision, dice, by, recorded, as_drawn).map(|d| (d.events, d.drawn))
+    }
+
+    /// For diff: [`Game::decide_drawn`], keeping for each event the canonical
+    /// bytes its link hashed and, for a fact, the fact as typed, so that the
+    /// events are compared as bytes and folded in without being read back
+    /// ([`Game::adopt_decided`]).
+    pub(crate) fn decide_diffed(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        as_drawn: Option<&[Drawn]>,
+    ) -> Result<DecidedEvents, Refusal> {
+        self.decide_linked(decision, dice, by, None, as_drawn)
+    }
+
+    fn decide_linked(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        recorded: Option<&TableDice>,
+        as_drawn: Option<&[Drawn]>,
+    ) -> Result<DecidedEvents, Refusal> {
         let (after, drawn) = self.decide_bodies(decision, dice, by, recorded, as_drawn)?;
         let number = self.decisions + 1;
         let mut body = serde_json::Map::new();
@@ -380,16 +410,25 @@ impl Game {
         }
         let mut head = self.head;
         let mut events = Vec::with_capacity(1 + after.len());
-        let mut bytes = Vec::with_capacity(256);
-        let after = after.into_iter().map(|b| (b.kind(), b.value(number)));
-        for (i, (kind, body)) in std::iter::once((Kind::Decision, Value::Object(body))).chain(after).enumerate() {
+        let mut links = Vec::with_capacity(1 + after.len());
+        let after = after.into_iter().map(|b| {
+            let (kind, body) = (b.kind(), b.value(number));
+            let fact = match b {
+                Body::Fact(fact) => Some(fact),
+                Body::Roll(_) => None,
+            };
+            (kind, body, fact)
+        });
+        let decided = std::iter::once((Kind::Decision, Value::Object(body), None)).chain(after);
+        for (i, (kind, body, fact)) in decided.enumerate() {
             let seq = self.seq + 1 + i as u64;
-            bytes.clear();
-            decided_bytes(seq, kind, &body, &mut bytes)?;
+            let mut bytes = Vec::with_capacity(256);
+            let body_end = decided_bytes(seq, kind, &body, &mut bytes)?;
             head = record::link_bytes(&head, &bytes);
             events.push(Event { seq, kind, body, hash: head });
+            links.push(Link { bytes, body_end, fact });
         }
-        Ok((events, drawn))
+        Ok(DecidedEvents { events, links, drawn })
     }
 
     /// What verify expects after a recorded decision: the bodies of its rolls
@@ -481,24 +520,23 @@ impl Game {
     /// Folds one event in: checks its place and link, counts decisions,
     /// evolves facts. Replay is this, over the log.
     pub fn apply(&mut self, event: &Event) -> Result<(), ApplyError> {
-        self.apply_linked(event, None, None)
+        self.apply_linked(event, LinkCheck::Encode, None)
     }
 
     /// [`Game::apply`], given the canonical bytes the event's link hashes
     /// when the caller has them (they are not encoded again), and for a fact
     /// this game decided, the fact as typed (its body is not read again).
-    fn apply_linked(
-        &mut self,
-        event: &Event,
-        bytes: Option<&[u8]>,
-        decided: Option<TypedFact>,
-    ) -> Result<(), ApplyError> {
+    fn apply_linked(&mut self, event: &Event, link: LinkCheck, decided: Option<TypedFact>) -> Result<(), ApplyError> {
         let fail = |f: Faulted| ApplyError { seq: event.seq, kind: f.kind, reason: f.message };
         let bad_body = |e: serde_json::Error| fail(malformed(e));
         if event.seq != self.seq + 1 {
             return Err(fail(sequence_gap(self.seq + 1, event.seq)));
         }
-        check_link(&self.head, event, bytes).map_err(fail)?;
+        match link {
+            LinkCheck::Encode => check_link(&self.head, event, None).map_err(fail)?,
+            LinkCheck::Bytes(bytes) => check_link(&self.head, event, Some(bytes)).map_err(fail)?,
+            LinkCheck::Decided => {}
+        }
         match event.kind {
             Kind::Decision => {
                 let body = DecisionSeen::deserialize(&event.body).map_err(bad_body)?;
@@ -638,6 +676,22 @@ impl Game {
         }
     }
 
+    /// For diff: folds in the events decided on this game's state and
+    /// chained from its head ([`Game::decide_diffed`],
+    /// [`Verifier::expected_events`]), each fact as typed when it is at hand,
+    /// the links not hashed again. Events the game already holds are skipped: a
+    /// version that is the record's own rules plays on the proven game,
+    /// which folded the record's decision in before its rolls and facts.
+    pub(crate) fn adopt_decided(&mut self, decided: &mut DecidedEvents) {
+        for (event, link) in decided.events.iter().zip(&mut decided.links) {
+            if event.seq <= self.seq {
+                continue;
+            }
+            self.apply_linked(event, LinkCheck::Decided, link.fact.take())
+                .expect("events just decided chain from the head");
+        }
+    }
+
     /// One line of narrative for an event.
     pub fn narrate(&self, event: &Event) -> String {
         narrate_with(&*self.machine, event)
@@ -645,6 +699,16 @@ impl Game {
 }
 
 static EMPTY_DICE: TableDice = TableDice::new();
+
+/// How [`Game::apply_linked`] checks an event's link from the head.
+enum LinkCheck<'b> {
+    /// Over the event's canonical bytes, encoded for it.
+    Encode,
+    /// Over these bytes, the event's canonical bytes as the caller has them.
+    Bytes(&'b [u8]),
+    /// Not again: this game decided the event and chained it from its head.
+    Decided,
+}
 
 /// The canonical bytes a decided event's link hashes. A value with no
 /// canonical form (a fraction in a decision) makes the decision malformed,
@@ -700,6 +764,32 @@ impl Body {
                 Ok(())
             }
         }
+    }
+}
+
+/// The events a decision leads to (the decision, its rolls, its facts),
+/// chained from the head that decided them, and the dice drawn.
+pub(crate) struct DecidedEvents {
+    pub events: Vec<Event>,
+    /// Beside each event: the bytes its link hashed, and a fact as typed.
+    links: Vec<Link>,
+    pub drawn: Vec<Drawn>,
+}
+
+struct Link {
+    bytes: Vec<u8>,
+    /// Where the body ends in `bytes`.
+    body_end: usize,
+    /// A fact as decided, until it is folded in.
+    fact: Option<TypedFact>,
+}
+
+impl DecidedEvents {
+    /// The kind of each roll and fact (the events after the decision), with
+    /// the canonical bytes of its link up to the end of its body
+    /// (`{"body":…`): what two versions' rolls and facts are compared by.
+    pub fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
+        self.events[1..].iter().zip(&self.links[1..]).map(|(event, link)| (event.kind, &link.bytes[..link.body_end]))
     }
 }
 
@@ -1094,6 +1184,35 @@ impl Verifier {
         true
     }
 
+    /// The rolls and facts the decision being checked leads to, as
+    /// [`DecidedEvents::rolls_and_facts`] gives them: each is the recorded
+    /// one, once the record shows it (or the proof fails).
+    pub(crate) fn expected(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
+        self.expected.iter().map(|want| (want.kind, &want.bytes[..want.body_end]))
+    }
+
+    /// `decision`, the decision just pushed, and the rolls and facts the
+    /// proof expects after it, as the events they will be in the record
+    /// (each fact to be read from its body: the typed ones stay with the
+    /// proof, which folds them in).
+    pub(crate) fn expected_events(&self, decision: &Event) -> DecidedEvents {
+        let mut events = Vec::with_capacity(1 + self.expected.len());
+        let mut links = Vec::with_capacity(1 + self.expected.len());
+        let mut bytes = Vec::new();
+        let body_end = record::linked_bytes(decision.seq, decision.kind, &decision.body, &mut bytes)
+            .expect("the proof encoded this decision");
+        events.push(decision.clone());
+        links.push(Link { bytes, body_end, fact: None });
+        let mut head = decision.hash;
+        for (i, want) in self.expected.iter().enumerate() {
+            head = record::link_bytes(&head, &want.bytes);
+            let seq = decision.seq + 1 + i as u64;
+            events.push(Event { seq, kind: want.kind, body: want.body(), hash: head });
+            links.push(Link { bytes: want.bytes.clone(), body_end: want.body_end, fact: None });
+        }
+        DecidedEvents { events, links, drawn: Vec::new() }
+    }
+
     /// Checks the next event and folds it in.
     pub fn push(&mut self, event: &Event) -> Result<(), VerifyFailure> {
         let fail = |fault: Faulted| VerifyFailure::at(Some(event.seq), fault);
@@ -1123,14 +1242,14 @@ impl Verifier {
                 if !same {
                     return Err(fail(mismatch(&self.game, want.kind, &want.body(), event)));
                 }
-                return self.game.apply_linked(event, Some(&want.bytes), want.fact).map_err(VerifyFailure::from);
+                return self.game.apply_linked(event, LinkCheck::Bytes(&want.bytes), want.fact).map_err(VerifyFailure::from);
             }
             None => match event.kind {
                 Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
                 Kind::Decision => {
                     self.redecide(event).map_err(fail)?;
                     // `redecide` checked its link, and kept the bytes.
-                    return self.game.apply_linked(event, Some(&self.scratch), None).map_err(VerifyFailure::from);
+                    return self.game.apply_linked(event, LinkCheck::Bytes(&self.scratch), None).map_err(VerifyFailure::from);
                 }
                 Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
                 Kind::Reveal => self.check_reveal(event).map_err(fail)?,

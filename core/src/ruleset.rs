@@ -223,6 +223,9 @@ pub trait Machine: Send {
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
+    /// [`Machine::state`] written as JSON text into `out`, without building
+    /// the value: the members of a struct in their order, maps in key order.
+    fn state_text(&self, out: &mut Vec<u8>);
     fn turn(&self) -> u32;
     fn sides(&self) -> Vec<String>;
     fn awaited(&self) -> Actor;
@@ -308,6 +311,10 @@ impl<R: Ruleset> Machine for Typed<R> {
 
     fn state(&self) -> Value {
         serde_json::to_value(&self.state).expect("state serialises")
+    }
+
+    fn state_text(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(out, &self.state).expect("state serialises");
     }
 
     fn turn(&self) -> u32 {
