@@ -850,32 +850,30 @@ fn broken_link(seq: u64) -> String {
 /// One line of narrative for an event, by a ruleset's machine.
 pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
     match event.kind {
-        Kind::Decision => {
-            let body: Result<DecisionBody, _> = serde_json::from_value(event.body.clone());
-            match body {
-                Ok(b) => {
-                    let mut line = format!("#{} {}", b.number, describe_decision(&b.decision));
-                    if let Some(by) = &b.by {
-                        match machine.author(&b.decision).ok() {
-                            Some(Actor::Referee) => line.push_str(&format!("  [referee decision, made by {by}]")),
-                            _ => line.push_str(&format!("  [{by}]")),
-                        }
+        Kind::Decision => match DecisionBody::deserialize(&event.body) {
+            Ok(b) => {
+                let mut line = format!("#{} {}", b.number, describe_decision(&b.decision));
+                if let Some(by) = &b.by {
+                    match machine.author(&b.decision).ok() {
+                        Some(Actor::Referee) => line.push_str(&format!("  [referee decision, made by {by}]")),
+                        _ => line.push_str(&format!("  [{by}]")),
                     }
-                    if let Some(dice) = &b.dice {
-                        let rolled: Vec<String> = dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
-                        line.push_str(&format!("  (table dice: {})", rolled.join(" ")));
-                    }
-                    line
                 }
-                Err(_) => format!("# unreadable decision {}", event.body),
+                if let Some(dice) = &b.dice {
+                    let rolled: Vec<String> = dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
+                    line.push_str(&format!("  (table dice: {})", rolled.join(" ")));
+                }
+                line
             }
-        }
-        Kind::Roll => match serde_json::from_value::<RollBodyV1>(event.body.clone()) {
+            Err(_) => format!("# unreadable decision {}", event.body),
+        },
+        Kind::Roll => match RollBodyV1::deserialize(&event.body) {
             Ok(r) => format!("    roll {} {}#{} = {}", r.die, r.label, r.index, r.value),
             Err(_) => format!("    unreadable roll {}", event.body),
         },
-        Kind::Fact => match serde_json::from_value::<FactBody>(event.body.clone()) {
-            Ok(f) => format!("    {}", machine.narrate(&f.fact)),
+        // Read where they are, not copied out of the event.
+        Kind::Fact => match FactSeen::deserialize(&event.body) {
+            Ok(_) => format!("    {}", machine.narrate(&event.body["fact"])),
             Err(_) => format!("    unreadable fact {}", event.body),
         },
         Kind::Checkpoint => match serde_json::from_value::<CheckpointBody>(event.body.clone()) {

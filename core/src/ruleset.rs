@@ -14,6 +14,7 @@
 //! ruleset a game uses.
 
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -299,7 +300,7 @@ impl<R: Ruleset> Machine for Typed<R> {
     }
 
     fn narrate(&self, fact: &Value) -> String {
-        match serde_json::from_value::<R::Fact>(fact.clone()) {
+        match R::Fact::deserialize(fact) {
             Ok(f) => R::narrate(&f),
             Err(_) => format!("(unreadable fact {fact})"),
         }
