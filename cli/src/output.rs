@@ -190,9 +190,9 @@ enum Json {
     /// The elements of an array field of one document, printed as they
     /// come; `count` so far.
     Array { key: &'static str, count: usize },
-    /// The elements of an array field of one document, kept until the
-    /// document is printed.
-    Kept { key: &'static str, items: Vec<Value> },
+    /// The elements of an array field of one document, kept (in a
+    /// temporary file) until the document is printed.
+    Kept(Spilled),
 }
 
 /// Prints items as a command makes them: in text, a line each; in JSON, as
@@ -201,48 +201,89 @@ enum Json {
 pub struct Stream {
     mode: Mode,
     json: Json,
-    asides: Option<Asides>,
+    asides: Option<Spilled>,
 }
 
-/// A document's second array, after its streamed one: its elements, as
-/// they will be printed, wait in a temporary file rather than in memory
-/// (`replay --step --json` writes a whole state for every decision).
-struct Asides {
+/// An array field of a document printed at its end: its elements, as they
+/// will be printed, wait in a temporary file rather than in memory (`run
+/// --json` holds a narrative item for every event, `replay --step --json`
+/// a whole state for every decision).
+struct Spilled {
     key: &'static str,
     /// Opened at the first element.
     file: Option<std::io::BufWriter<std::fs::File>>,
     count: usize,
 }
 
-impl Asides {
+impl Spilled {
+    fn new(key: &'static str) -> Spilled {
+        Spilled { key, file: None, count: 0 }
+    }
+
     fn push(&mut self, value: &Value) -> Result<(), Fail> {
         let file = match &mut self.file {
             Some(file) => file,
             None => self.file.insert(std::io::BufWriter::new(
-                tempfile::tempfile().context("a temporary file for the JSON document's asides")?,
+                tempfile::tempfile().context("a temporary file for the JSON document")?,
             )),
         };
         let separator = if self.count == 0 { "" } else { ",\n" };
-        write!(file, "{separator}{}", text::escape_json(&indented(value))).context("the asides' temporary file")?;
+        write!(file, "{separator}{}", text::escape_json(&indented(value)))
+            .context("the JSON document's temporary file")?;
         self.count += 1;
         Ok(())
     }
 
-    /// Prints the field: `,` and the array, its elements copied from the file.
-    fn print(self) -> Result<(), Fail> {
-        let mut out = std::io::stdout().lock();
+    /// Prints the field, `"key": […]`, its elements copied from the file.
+    fn print(self, out: &mut impl Write) -> Result<(), Fail> {
         match self.file {
-            None => write!(out, ",\n  \"{}\": []", self.key).context("stdout"),
+            None => write!(out, "  \"{}\": []", self.key).context("stdout"),
             Some(file) => {
-                let mut file = file.into_inner().map_err(|e| e.into_error()).context("the asides' temporary file")?;
+                let mut file =
+                    file.into_inner().map_err(|e| e.into_error()).context("the JSON document's temporary file")?;
                 use std::io::Seek;
-                file.rewind().context("the asides' temporary file")?;
-                write!(out, ",\n  \"{}\": [\n", self.key).context("stdout")?;
-                std::io::copy(&mut file, &mut out).context("stdout")?;
+                file.rewind().context("the JSON document's temporary file")?;
+                write!(out, "  \"{}\": [\n", self.key).context("stdout")?;
+                std::io::copy(&mut file, out).context("stdout")?;
                 write!(out, "\n  ]").context("stdout")
             }
         }
     }
+}
+
+/// Each field of `fields` as `serde_json::to_string_pretty` prints it in a
+/// document (`  "key": value`), escaped.
+fn pretty_fields(fields: serde_json::Map<String, Value>) -> Vec<String> {
+    fields
+        .into_iter()
+        .map(|(key, value)| {
+            let one = serde_json::to_string_pretty(&Value::Object([(key, value)].into_iter().collect()))
+                .expect("JSON values print");
+            let field = one.strip_prefix("{\n").and_then(|f| f.strip_suffix("\n}")).expect("an object of one field");
+            text::escape_json(field).into_owned()
+        })
+        .collect()
+}
+
+/// The text of a document of `rest`'s fields and the array field `key`
+/// around that field, as `serde_json::to_string_pretty` prints the whole
+/// document (escaped): what comes before the field, and after it.
+fn around(rest: serde_json::Map<String, Value>, key: &str) -> (String, String) {
+    let (before, after): (serde_json::Map<String, Value>, serde_json::Map<String, Value>) =
+        rest.into_iter().partition(|(k, _)| k.as_str() < key);
+    let head = pretty_fields(before).into_iter().fold("{\n".to_string(), |head, field| head + &field + ",\n");
+    let tail = pretty_fields(after).into_iter().fold(String::new(), |tail, field| tail + ",\n" + &field) + "\n}";
+    (head, tail)
+}
+
+/// Prints the document of `rest`'s fields and the array field `spilled`
+/// in its place among them.
+fn print_with_spilled(rest: serde_json::Map<String, Value>, spilled: Spilled) -> Result<(), Fail> {
+    let (head, tail) = around(rest, spilled.key);
+    let mut out = std::io::stdout().lock();
+    write!(out, "{head}").context("stdout")?;
+    spilled.print(&mut out)?;
+    writeln!(out, "{tail}").context("stdout")
 }
 
 impl Stream {
@@ -264,7 +305,7 @@ impl Stream {
     /// [`Stream::finish`] prints the document: for a document whose other
     /// fields, known at the end, come before `key`.
     pub fn kept(mode: Mode, key: &'static str) -> Stream {
-        Stream { mode, json: Json::Kept { key, items: Vec::new() }, asides: None }
+        Stream { mode, json: Json::Kept(Spilled::new(key)), asides: None }
     }
 
     /// Asides go, in JSON, to the array field `key` of the document.
@@ -272,7 +313,7 @@ impl Stream {
     /// the stream must be a [`Stream::array`].
     pub fn with_asides(mut self, key: &'static str) -> Stream {
         debug_assert!(matches!(self.json, Json::Array { .. }), "asides follow a streamed array");
-        self.asides = Some(Asides { key, file: None, count: 0 });
+        self.asides = Some(Spilled::new(key));
         self
     }
 
@@ -295,7 +336,7 @@ impl Stream {
                 print!("{}", text::escape_json(&element(key, *count, &item.json())));
                 *count += 1;
             }
-            (Mode::Json, Json::Kept { items, .. }) => items.push(item.json()),
+            (Mode::Json, Json::Kept(kept)) => kept.push(&item.json())?,
         }
         Ok(())
     }
@@ -324,10 +365,16 @@ impl Stream {
             (Mode::Json, Json::Array { key, count: 1.. }, Some(asides)) => {
                 debug_assert!(rest.keys().all(|k| k.as_str() < asides.key), "{} is the last field", asides.key);
                 let end = end(key, rest);
-                print!("{}", text::escape_json(end.strip_suffix("\n}").expect("a document ends with its brace")));
-                asides.print()?;
+                let mut out = std::io::stdout().lock();
+                write!(
+                    out,
+                    "{},\n",
+                    text::escape_json(end.strip_suffix("\n}").expect("a document ends with its brace"))
+                )
+                .context("stdout")?;
+                asides.print(&mut out)?;
                 ARRAY_OPEN.store(false, Ordering::SeqCst);
-                println!("\n}}");
+                writeln!(out, "\n}}").context("stdout")?;
                 return Ok(());
             }
             // No item, so no aside either.
@@ -339,10 +386,7 @@ impl Stream {
         match (self.mode, self.json) {
             (Mode::Text, _) => last.iter().for_each(|line| say!("{line}")),
             (Mode::Json, Json::Lines) => {}
-            (Mode::Json, Json::Kept { key, items }) => {
-                rest.insert(key.to_string(), Value::Array(items));
-                print_json(&Value::Object(rest));
-            }
+            (Mode::Json, Json::Kept(kept)) => print_with_spilled(rest, kept)?,
             (Mode::Json, Json::Array { key, count: 0 }) => {
                 rest.insert(key.to_string(), Value::Array(Vec::new()));
                 print_json(&Value::Object(rest));
@@ -391,6 +435,25 @@ fn close(rest: serde_json::Map<String, Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A document printed around an array field whose elements come from
+    /// elsewhere is the document `to_string_pretty` prints, byte for byte.
+    #[test]
+    fn a_spilled_field_sits_in_the_pretty_document_where_it_sorts() {
+        let items = vec![serde_json::json!({"b": [1, {"c": null}], "a": "x"}), serde_json::json!(2)];
+        for key in ["a", "m", "z"] {
+            let rest = serde_json::json!({"events": 3, "game": "g", "nested": {"k": [true]}, "y": []});
+            let Value::Object(rest) = rest else { unreachable!() };
+            let mut whole = rest.clone();
+            whole.insert(key.to_string(), Value::Array(items.clone()));
+            let (head, tail) = around(rest, key);
+            let elements = items.iter().map(indented).collect::<Vec<_>>().join(",\n");
+            let printed = format!("{head}  \"{key}\": [\n{elements}\n  ]{tail}");
+            assert_eq!(printed, serde_json::to_string_pretty(&Value::Object(whole)).unwrap(), "{key}");
+        }
+        let (head, tail) = around(serde_json::Map::new(), "only");
+        assert_eq!(format!("{head}  \"only\": []{tail}"), "{\n  \"only\": []\n}");
+    }
 
     struct Found(u32);
 
