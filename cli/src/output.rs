@@ -243,7 +243,7 @@ impl Spilled {
                     file.into_inner().map_err(|e| e.into_error()).context("the JSON document's temporary file")?;
                 use std::io::Seek;
                 file.rewind().context("the JSON document's temporary file")?;
-                write!(out, "  \"{}\": [\n", self.key).context("stdout")?;
+                writeln!(out, "  \"{}\": [", self.key).context("stdout")?;
                 std::io::copy(&mut file, out).context("stdout")?;
                 write!(out, "\n  ]").context("stdout")
             }
@@ -366,9 +366,9 @@ impl Stream {
                 debug_assert!(rest.keys().all(|k| k.as_str() < asides.key), "{} is the last field", asides.key);
                 let end = end(key, rest);
                 let mut out = std::io::stdout().lock();
-                write!(
+                writeln!(
                     out,
-                    "{},\n",
+                    "{},",
                     text::escape_json(end.strip_suffix("\n}").expect("a document ends with its brace"))
                 )
                 .context("stdout")?;
