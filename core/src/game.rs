@@ -344,7 +344,7 @@ impl Game {
         dice: Option<&TableDice>,
         by: Option<&str>,
     ) -> Result<Vec<Event>, Refusal> {
-        self.decide_with(decision, dice, by, None, None).map(|(events, _)| events)
+        self.decide_diffed(decision, dice, by, None).map(|d| d.events)
     }
 
     /// [`Game::decide_as`], handing back the dice as drawn as well (for a
@@ -358,27 +358,13 @@ impl Game {
         by: Option<&str>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
-        self.decide_with(decision, dice, by, None, as_drawn)
+        self.decide_diffed(decision, dice, by, as_drawn).map(|d| (d.events, d.drawn))
     }
 
-    /// [`Game::decide_as`], in a sealed game whose turn value this game does
-    /// not hold, with the dice the record shows (verify checks them once the
-    /// turn is revealed).
-    fn decide_with(
-        &self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
-        recorded: Option<&TableDice>,
-        as_drawn: Option<&[Drawn]>,
-    ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
-        self.decide_linked(decision, dice, by, recorded, as_drawn).map(|d| (d.events, d.drawn))
-    }
-
-    /// For diff: [`Game::decide_drawn`], keeping for each event the canonical
-    /// bytes its link hashed and, for a fact, the fact as typed, so that the
-    /// events are compared as bytes and folded in without being read back
-    /// ([`Game::adopt_decided`]).
+    /// [`Game::decide_drawn`], keeping for each event the canonical bytes its
+    /// link hashed and, for a fact, the fact as typed: what the others hand
+    /// back part of, and what diff compares as bytes and folds in without
+    /// reading back ([`Game::adopt_decided`]).
     pub(crate) fn decide_diffed(
         &self,
         decision: &Value,
@@ -386,18 +372,7 @@ impl Game {
         by: Option<&str>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<DecidedEvents, Refusal> {
-        self.decide_linked(decision, dice, by, None, as_drawn)
-    }
-
-    fn decide_linked(
-        &self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
-        recorded: Option<&TableDice>,
-        as_drawn: Option<&[Drawn]>,
-    ) -> Result<DecidedEvents, Refusal> {
-        let (after, drawn) = self.decide_bodies(decision, dice, by, recorded, as_drawn)?;
+        let (after, drawn) = self.decide_bodies(decision, dice, by, None, as_drawn)?;
         let number = self.decisions + 1;
         let mut body = serde_json::Map::new();
         body.insert("number".into(), number.into());
