@@ -769,8 +769,9 @@ impl<'o> Diff<'o> {
             && header.mode == SeedMode::Open
             && a.hash() == header.rules_hash
             && game_a.as_ref().is_ok_and(|game| game.state() == proof.game().state());
-        let mut run = Run {
-            a: game_a.ok(),
+        let run = Run {
+            // While A is the proven game, the proof holds it (until the end).
+            a: if a_is_proven { None } else { game_a.ok() },
             a_is_proven,
             b: game_b.ok(),
             record,
@@ -793,9 +794,6 @@ impl<'o> Diff<'o> {
                 at_end: (String::new(), String::new()),
             },
         };
-        if a_is_proven {
-            run.a = None;
-        }
         Ok(Diff { proof, run })
     }
 

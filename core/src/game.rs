@@ -398,7 +398,7 @@ impl Game {
         for (i, (kind, body, fact)) in decided.enumerate() {
             let seq = self.seq + 1 + i as u64;
             let mut bytes = Vec::with_capacity(256);
-            let body_end = decided_bytes(seq, kind, &body, &mut bytes)?;
+            let body_end = decided_bytes(seq, kind, &mut bytes, |out| canon::append(&body, out))?;
             head = record::link_bytes(&head, &bytes);
             events.push(Event { seq, kind, body, hash: head });
             links.push(Link { bytes, body_end, fact });
@@ -426,8 +426,7 @@ impl Game {
             let kind = body.kind();
             let mut bytes = Vec::with_capacity(256);
             // Written straight from the typed roll or fact: no JSON value is built.
-            let body_end = record::linked_bytes_with(seq, kind, &mut bytes, |out| body.append_canonical(number, out))
-                .map_err(|e| Refusal::Malformed { field: e.path, message: e.message })?;
+            let body_end = decided_bytes(seq, kind, &mut bytes, |out| body.append_canonical(number, out))?;
             let fact = match body {
                 Body::Fact(fact) => Some(fact),
                 Body::Roll(_) => None,
@@ -688,8 +687,14 @@ enum LinkCheck<'b> {
 /// The canonical bytes a decided event's link hashes. A value with no
 /// canonical form (a fraction in a decision) makes the decision malformed,
 /// named by its field.
-fn decided_bytes(seq: u64, kind: Kind, body: &Value, out: &mut Vec<u8>) -> Result<usize, Refusal> {
-    record::linked_bytes(seq, kind, body, out).map_err(|e| Refusal::Malformed {
+/// The body's bytes are written by `body`.
+fn decided_bytes(
+    seq: u64,
+    kind: Kind,
+    out: &mut Vec<u8>,
+    body: impl FnOnce(&mut Vec<u8>) -> Result<(), canon::CanonError>,
+) -> Result<usize, Refusal> {
+    record::linked_bytes_with(seq, kind, out, body).map_err(|e| Refusal::Malformed {
         field: e.path.replacen("$.body.decision", "decision", 1),
         message: e.message,
     })
