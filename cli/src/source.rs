@@ -171,12 +171,23 @@ impl Reader {
     }
 
     /// The game `id` at its head: a stored game from the snapshot its
-    /// store keeps, where it keeps one; a record file as [`Reader::fold`]
-    /// reads it.
+    /// store keeps, where it keeps one; a record file folded as
+    /// [`Reader::fold`] folds it, each line taken as it was read where it
+    /// can be ([`Game::apply_line`]), and parsed only where it cannot.
     pub fn at_head(self, target: &str, id: &str) -> Result<Game, Fail> {
         match self {
             Reader::Log(log) => open_at_head(&*log, id).map_err(|e| open_failed(target, e)),
-            file => file.fold(target, id, None, |_, _| {}),
+            Reader::File { path, header, mut events } => {
+                let opened = Game::open(*header).map_err(|e| OpenGameError::Header(id.to_string(), e));
+                let mut game = opened.map_err(|e| open_failed(target, e))?;
+                while let Some(read) = events.next_taking(|line| game.apply_line(line)) {
+                    if let Some(event) = read.map_err(|e| unreadable(&path, e))? {
+                        let applied = game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e));
+                        applied.map_err(|e| open_failed(target, e))?;
+                    }
+                }
+                Ok(game)
+            }
         }
     }
 

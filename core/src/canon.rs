@@ -129,7 +129,12 @@ pub fn of<T: serde::Serialize>(value: &T) -> Result<String, CanonError> {
 /// than serde_json reads), and the caller then takes the slow way — parse,
 /// write the canonical bytes, compare — which names the fault, if any.
 pub fn is_canonical(text: &str) -> bool {
-    let bytes = text.as_bytes();
+    is_canonical_bytes(text.as_bytes())
+}
+
+/// [`is_canonical`] over bytes known to be UTF-8 text (a record line, or a
+/// slice of one cut at an ASCII byte).
+pub(crate) fn is_canonical_bytes(bytes: &[u8]) -> bool {
     let mut at = 0;
     scan_value(bytes, &mut at, 0) && at == bytes.len()
 }

@@ -497,6 +497,57 @@ impl Game {
         self.apply_linked(event, LinkCheck::Encode, None)
     }
 
+    /// Folds in the next event from its line as read, when the line is
+    /// canonical, next in the chain, and a decision, roll or fact whose body
+    /// reads as [`Game::apply`] would read it: the link is hashed over the
+    /// line's own bytes and the fact read typed from its text, with no
+    /// [`Event`] built. Otherwise nothing changes and `false` says so: parse
+    /// the line and [`Game::apply`] it (which names the fault, if any).
+    pub fn apply_line(&mut self, line: &[u8]) -> bool {
+        let Some(line) = record::split_line(line) else { return false };
+        if line.seq != self.seq + 1 || record::link_pieces(&self.head, line.hashed) != line.hash {
+            return false;
+        }
+        match line.kind {
+            Kind::Decision => {
+                let Ok(body) = serde_json::from_slice::<DecisionSeen>(line.body) else { return false };
+                if check_decision_number(body.number, self.decisions).is_err() {
+                    return false;
+                }
+                self.count_decision(body.number, body.by);
+            }
+            Kind::Roll => {
+                // As a roll line is read: its body's shape, and a die it names.
+                let roll = serde_json::from_slice::<RollBodyV1>(line.body);
+                if !roll.is_ok_and(|roll| roll.to_roll().is_ok()) {
+                    return false;
+                }
+            }
+            Kind::Fact => {
+                let Some(fact) = record::fact_of(line.body) else { return false };
+                if !self.machine.evolve_text(fact) {
+                    return false;
+                }
+            }
+            Kind::Checkpoint | Kind::Reveal => return false,
+        }
+        self.seq = line.seq;
+        self.head = line.hash;
+        true
+    }
+
+    /// A decision folded in: its number, and its side among those deciding
+    /// since the last checkpoint.
+    fn count_decision(&mut self, number: u64, by: Option<String>) {
+        self.decisions = number;
+        self.turns.unsigned += 1;
+        if let Some(by) = by {
+            if !self.turns.deciders.contains(&by) {
+                self.turns.deciders.push(by);
+            }
+        }
+    }
+
     /// [`Game::apply`], given the canonical bytes the event's link hashes
     /// when the caller has them (they are not encoded again), and for a fact
     /// this game decided, the fact as typed (its body is not read again).
@@ -515,13 +566,7 @@ impl Game {
             Kind::Decision => {
                 let body = DecisionSeen::deserialize(&event.body).map_err(bad_body)?;
                 check_decision_number(body.number, self.decisions).map_err(fail)?;
-                self.decisions = body.number;
-                self.turns.unsigned += 1;
-                if let Some(by) = body.by {
-                    if !self.turns.deciders.contains(&by) {
-                        self.turns.deciders.push(by);
-                    }
-                }
+                self.count_decision(body.number, body.by);
             }
             Kind::Checkpoint => {
                 let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(bad_body)?;
@@ -1549,6 +1594,43 @@ mod tests {
             events.extend(game.play(decision, dice.as_ref()).unwrap());
         }
         (script.header, events)
+    }
+
+    #[test]
+    fn a_line_taken_unparsed_folds_in_as_its_parsed_event_does() {
+        let (header, events) = played();
+        let (mut parsed, mut taken) = (Game::open(header.clone()).unwrap(), Game::open(header).unwrap());
+        for event in &events {
+            let line = record::encode_event(event).unwrap();
+            parsed.apply(event).unwrap();
+            // Every event of this game is a decision, a roll or a fact: each is taken.
+            assert!(taken.apply_line(line.as_bytes()), "seq {} is taken", event.seq);
+            assert_eq!(
+                (taken.head(), taken.decisions(), taken.turns()),
+                (parsed.head(), parsed.decisions(), parsed.turns())
+            );
+            assert_eq!(taken.state(), parsed.state(), "seq {}", event.seq);
+            // Taken twice, it is out of its place: refused, and nothing changes.
+            assert!(!taken.apply_line(line.as_bytes()));
+            assert_eq!(taken.seq(), event.seq);
+        }
+    }
+
+    #[test]
+    fn a_line_not_canonical_or_not_next_is_left_to_the_parse() {
+        let (header, events) = played();
+        let line = record::encode_event(&events[0]).unwrap();
+        let game = || Game::open(header.clone()).unwrap();
+        assert!(game().apply_line(line.as_bytes()));
+        let spaced = line.replacen("\"body\":", "\"body\": ", 1);
+        let upper = line.replacen(&events[0].hash.to_string(), &events[0].hash.to_string().to_uppercase(), 1);
+        let later = record::encode_event(&events[1]).unwrap();
+        let relinked = record::encode_event(&Event { hash: Digest::of(b"elsewhere"), ..events[0].clone() }).unwrap();
+        for other in [spaced, upper, later, relinked, format!("{line} "), line.replace("\"seq\":1}", "\"seq\":01}")] {
+            let mut g = game();
+            assert!(!g.apply_line(other.as_bytes()), "{other}");
+            assert_eq!((g.seq(), g.head()), (0, g.root()), "{other}");
+        }
     }
 
     /// Why replay (`Game::apply`) and verify stop at the first bad event.

@@ -369,6 +369,80 @@ pub fn link_bytes(previous: &Digest, canonical: &[u8]) -> Digest {
     Digest(*hasher.finalize().as_bytes())
 }
 
+/// `blake3(previous || hashed[0] || hashed[1])`: [`link_bytes`] over the
+/// canonical bytes given in two pieces, as a record line holds them either
+/// side of its `"hash"` member ([`LineParts::hashed`]).
+pub(crate) fn link_pieces(previous: &Digest, hashed: [&[u8]; 2]) -> Digest {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(previous.as_bytes());
+    hasher.update(hashed[0]);
+    hasher.update(hashed[1]);
+    Digest(*hasher.finalize().as_bytes())
+}
+
+/// A canonical event line, split where its members are, its body proved
+/// canonical but not read.
+pub(crate) struct LineParts<'l> {
+    pub seq: u64,
+    pub kind: Kind,
+    pub body: &'l [u8],
+    pub hash: Digest,
+    /// The bytes its link hashes, `canonical({"body","kind","seq"})`: the
+    /// line without its `,"hash":"…"` member, which sorts between the body
+    /// and the kind.
+    pub hashed: [&'l [u8]; 2],
+}
+
+/// Splits a line that is, byte for byte, the canonical line of an event:
+/// `{"body":…,"hash":"<64 lowercase hex>","kind":"…","seq":N}` with a
+/// canonical body. `None` for any other line (it may still be a good one, or
+/// a bad one: [`parse_event`] reads it and names its fault). The inner
+/// loop's read: a line so split need not be parsed for its link.
+pub(crate) fn split_line(line: &[u8]) -> Option<LineParts<'_>> {
+    const BODY: &[u8] = b"{\"body\":";
+    const HASH: &[u8] = b",\"hash\":\"";
+    // After the hash come only the kind and the seq, so the last `,"hash":"`
+    // is the line's own (a body's key `hash` would come before it).
+    let at = line.windows(HASH.len()).rposition(|w| w == HASH)?;
+    let body = line.get(BODY.len()..at).filter(|_| line.starts_with(BODY))?;
+    let hex = line.get(at + HASH.len()..at + HASH.len() + 64)?;
+    let tail = &line[at + HASH.len() + 64..];
+    let tail = tail.strip_prefix(b"\",\"kind\":\"")?;
+    let quote = tail.iter().position(|&c| c == b'"')?;
+    let kind = match &tail[..quote] {
+        b"decision" => Kind::Decision,
+        b"roll" => Kind::Roll,
+        b"fact" => Kind::Fact,
+        b"checkpoint" => Kind::Checkpoint,
+        b"reveal" => Kind::Reveal,
+        _ => return None,
+    };
+    let digits = tail[quote..].strip_prefix(b"\",\"seq\":")?.strip_suffix(b"}")?;
+    let seq = canonical_u64(digits)?;
+    let hash = Digest(crate::digest::parse_hex32(std::str::from_utf8(hex).ok()?).ok()?);
+    if !canon::is_canonical_bytes(body) {
+        return None;
+    }
+    Some(LineParts { seq, kind, body, hash, hashed: [&line[..at], &line[at + HASH.len() + 65..]] })
+}
+
+/// A `u64` written as its shortest digits.
+fn canonical_u64(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || (digits[0] == b'0' && digits.len() > 1) || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+/// A fact event's canonical body, `{"decision":N,"fact":…}`, split: the
+/// fact's own text. `None` for any other body.
+pub(crate) fn fact_of(body: &[u8]) -> Option<&[u8]> {
+    let rest = body.strip_prefix(b"{\"decision\":")?.strip_suffix(b"}")?;
+    let comma = rest.iter().position(|&c| c == b',')?;
+    canonical_u64(&rest[..comma])?;
+    rest[comma..].strip_prefix(b",\"fact\":")
+}
+
 /// Appends `canonical({"body","kind","seq"})` to `out`, written member by
 /// member in key order (the body is not copied into a new object); returns
 /// where in `out` the body ends.
@@ -608,6 +682,33 @@ pub fn parse_event(line: &str) -> Result<Event, LineError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_canonical_line_splits_into_its_members_and_the_bytes_its_link_hashes() {
+        let previous = Digest::of(b"previous");
+        // A body with a member named `hash` of its own.
+        let body = json!({"decision": 3, "fact": {"hash": "x", "z": [1, -2]}});
+        let hash = link(&previous, 41, Kind::Fact, &body).unwrap();
+        let line = encode_event(&Event { seq: 41, kind: Kind::Fact, body: body.clone(), hash }).unwrap();
+        let parts = split_line(line.as_bytes()).expect("a canonical line splits");
+        assert_eq!((parts.seq, parts.kind, parts.hash), (41, Kind::Fact, hash));
+        assert_eq!(parts.body, canon::to_bytes(&body).unwrap());
+        assert_eq!(link_pieces(&previous, parts.hashed), hash);
+        assert_eq!(fact_of(parts.body), Some(&br#"{"hash":"x","z":[1,-2]}"#[..]));
+        for other in [
+            line.replacen(":3,", ": 3,", 1),
+            line.replacen("\"kind\":\"fact\"", "\"kind\":\"facts\"", 1),
+            line.replacen("\"seq\":41", "\"seq\":041", 1),
+            line.replacen("\"seq\":41", "\"seq\":99999999999999999999", 1),
+            line.replacen(&hash.to_string()[..8], "ABCDEF01", 1),
+            line.replacen("{\"body\"", "{\"bodz\"", 1),
+            format!("{line}\n"),
+        ] {
+            assert!(split_line(other.as_bytes()).is_none(), "{other}");
+        }
+        assert_eq!(fact_of(br#"{"decision":3,"extra":1,"fact":2}"#), None);
+        assert_eq!(fact_of(br#"{"decision":03,"fact":2}"#), None);
+    }
 
     #[test]
     fn a_link_hashes_the_canonical_object_of_seq_kind_and_body() {

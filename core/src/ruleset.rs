@@ -221,6 +221,9 @@ pub trait Machine: Send {
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
     /// Applies a fact this ruleset decided ([`Machine::decide`]), as typed.
     fn evolve_decided(&mut self, fact: TypedFact);
+    /// Applies a fact read typed from its JSON text; `false`, and nothing
+    /// changed, when the text is not a fact of this ruleset.
+    fn evolve_text(&mut self, fact: &[u8]) -> bool;
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
@@ -291,6 +294,16 @@ impl<R: Ruleset> Machine for Typed<R> {
     fn evolve_decided(&mut self, fact: TypedFact) {
         let fact = fact.0.into_any().downcast::<R::Fact>().expect("a fact is folded into the ruleset that decided it");
         R::evolve(&mut self.state, &fact);
+    }
+
+    fn evolve_text(&mut self, fact: &[u8]) -> bool {
+        match serde_json::from_slice::<R::Fact>(fact) {
+            Ok(fact) => {
+                R::evolve(&mut self.state, &fact);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal> {

@@ -123,7 +123,30 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
     })()
     .map_err(|f| f.to_string());
     assert_eq!(parsed, taken, "verify, and verify taking lines unparsed, differ");
+    let lines = body.split('\n').skip(1);
+    let replayed = replay(&header, lines.clone(), false);
+    assert_eq!(replayed, replay(&header, lines, true), "replay, and replay taking lines unparsed, differ");
     parsed
+}
+
+/// What replaying a record's lines leads to (its head, decisions, sides'
+/// turns and state), or where and why it stops: parsing every line and
+/// applying its event, or (`take`) as `rollcall state FILE` does, folding
+/// each line that [`Game::apply_line`] takes unparsed.
+fn replay<'l>(
+    header: &Header,
+    lines: impl Iterator<Item = &'l str>,
+    take: bool,
+) -> Result<(String, u64, String, Value), String> {
+    let mut game = Game::open(header.clone()).map_err(|e| e.to_string())?;
+    for (i, l) in lines.enumerate() {
+        if take && game.apply_line(l.as_bytes()) {
+            continue;
+        }
+        let event = record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2))?;
+        game.apply(&event).map_err(|e| format!("line {}: {e}", i + 2))?;
+    }
+    Ok((game.head().to_string(), game.decisions(), format!("{:?}", game.turns()), game.state()))
 }
 
 /// Changes the byte at `at` to another — sometimes a neighbour (a digit for
