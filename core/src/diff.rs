@@ -798,10 +798,10 @@ impl<'o> Diff<'o> {
     }
 
     /// Folds in the next event from its line as read, when it is byte for
-    /// byte the roll or fact the proof expects next ([`Verifier::take_line`]):
+    /// byte the roll or fact the proof expects next ([`Verifier::take_decided_line`]):
     /// a roll or fact is compared when its decision is, not line by line.
     pub fn take_line(&mut self, line: &[u8]) -> bool {
-        self.proof.take_line(line)
+        self.proof.take_decided_line(line)
     }
 
     /// Proves the next event and, for a decision, compares the versions on it.

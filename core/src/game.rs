@@ -1183,13 +1183,21 @@ impl Verifier {
         }
     }
 
-    /// Folds in the next event from its line as read, when the line is,
-    /// byte for byte, the line of the roll or fact this verifier expects
-    /// next: its body, kind and seq as decided, and its link from the head.
-    /// That proves all [`Verifier::push`] would, without parsing the line.
+    /// Folds in the next event from its line as read, proving all
+    /// [`Verifier::push`] would without building the event: a roll or fact
+    /// line that is, byte for byte, the one this verifier expects next (its
+    /// body, kind and seq as decided, and its link from the head); or the
+    /// canonical line of the decision due next, which the rules accept.
     /// Otherwise nothing changes and `false` says so: parse the line and
     /// [`Verifier::push`] it (which names what differs).
     pub fn take_line(&mut self, line: &[u8]) -> bool {
+        self.take_decided_line(line) || self.take_decision_line(line)
+    }
+
+    /// [`Verifier::take_line`] for a roll or fact line only: the one the
+    /// decision being checked leads to next. (`diff` compares the versions
+    /// at each decision, so it has every decision parsed.)
+    pub fn take_decided_line(&mut self, line: &[u8]) -> bool {
         if self.held.is_some() {
             return false;
         }
@@ -1204,6 +1212,37 @@ impl Verifier {
         }
         self.game.seq += 1;
         self.game.head = hash;
+        true
+    }
+
+    /// [`Verifier::take_line`] for the line of a decision due now, in a game
+    /// whose dice are not sealed: canonical, next in the chain, its link
+    /// hashed over the line's own bytes and its body read straight from
+    /// them. It is re-decided as [`Verifier::push`] would re-decide it, and
+    /// its rolls and facts are then expected; a decision the rules refuse,
+    /// or any other line, is left to the parse.
+    fn take_decision_line(&mut self, line: &[u8]) -> bool {
+        if self.held.is_some() || !self.expected.is_empty() || self.dice_sealed() {
+            return false;
+        }
+        let game = &mut self.game;
+        let Some(line) = record::split_line(line).filter(|l| l.kind == Kind::Decision && l.seq == game.seq + 1) else {
+            return false;
+        };
+        if record::link_pieces(&game.head, line.hashed) != line.hash {
+            return false;
+        }
+        let Ok(body) = serde_json::from_slice::<DecisionBody>(line.body) else { return false };
+        if check_decision_number(body.number, game.decisions).is_err() {
+            return false;
+        }
+        let Ok(expected) = game.decide_expected(&body.decision, body.dice.as_ref(), body.by.as_deref(), None) else {
+            return false;
+        };
+        game.count_decision(body.number, body.by);
+        game.seq = line.seq;
+        game.head = line.hash;
+        self.expected = expected;
         true
     }
 
@@ -1614,6 +1653,28 @@ mod tests {
             assert!(!taken.apply_line(line.as_bytes()));
             assert_eq!(taken.seq(), event.seq);
         }
+    }
+
+    #[test]
+    fn verify_takes_every_line_of_a_good_record_unparsed_and_leaves_a_refused_decision_to_the_parse() {
+        let (header, events) = played();
+        let mut verifier = Verifier::new(&header).unwrap();
+        for event in &events {
+            assert!(verifier.take_line(record::encode_event(event).unwrap().as_bytes()), "seq {}", event.seq);
+        }
+        let (verified, game) = verifier.finish().unwrap();
+        assert_eq!((verified.head, game.seq()), (events.last().unwrap().hash, events.len() as u64));
+
+        // The first decision, giving the first move to a side the scenario does not have.
+        let mut body = events[0].body.clone();
+        body["decision"]["first"] = "nobody".into();
+        let hash = record::link(&Game::open(header.clone()).unwrap().root(), 1, Kind::Decision, &body).unwrap();
+        let refused = Event { body, hash, ..events[0].clone() };
+        let mut verifier = Verifier::new(&header).unwrap();
+        assert!(!verifier.take_line(record::encode_event(&refused).unwrap().as_bytes()));
+        assert_eq!(verifier.game().seq(), 0);
+        let failure = verifier.push(&refused).unwrap_err();
+        assert_eq!(failure.kind, Fault::DecisionRefused, "{failure}");
     }
 
     #[test]
