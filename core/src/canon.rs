@@ -116,10 +116,12 @@ pub fn to_string(value: &Value) -> Result<String, CanonError> {
     to_bytes(value).map(|bytes| String::from_utf8(bytes).expect("canonical JSON is UTF-8"))
 }
 
-/// The canonical text of any serialisable value.
+/// The canonical text of any serialisable value, written straight from it
+/// ([`append_typed`]): a header or an event line builds no JSON value.
 pub fn of<T: serde::Serialize>(value: &T) -> Result<String, CanonError> {
-    let value = serde_json::to_value(value).map_err(|e| CanonError { path: "$".into(), message: e.to_string() })?;
-    to_string(&value)
+    let mut out = Vec::with_capacity(256);
+    append_typed(value, &mut out)?;
+    Ok(String::from_utf8(out).expect("canonical JSON is UTF-8"))
 }
 
 /// Whether `text` is the canonical text of the JSON value it spells, read

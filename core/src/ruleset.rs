@@ -376,8 +376,13 @@ pub struct RulesetInfo {
 
 fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError> {
     bounds::check(scenario, &R::scenario_bounds()).map_err(|e| ScenarioError::new(e.field, e.message))?;
-    let scenario: R::Scenario = serde_path_to_error::deserialize(scenario)
-        .map_err(|e| ScenarioError::new(e.path().to_string(), e.inner().to_string()))?;
+    // Read as `parse` reads a decision: plainly (a game's scenario is read
+    // each time it opens), and again keeping the path only to name a field.
+    let scenario = match R::Scenario::deserialize(scenario) {
+        Ok(scenario) => scenario,
+        Err(_) => serde_path_to_error::deserialize(scenario)
+            .map_err(|e| ScenarioError::new(e.path().to_string(), e.inner().to_string()))?,
+    };
     let state = R::initial(scenario, rules)?;
     Ok(Box::new(Typed::<R> { state }))
 }
