@@ -797,11 +797,23 @@ impl<'o> Diff<'o> {
         Ok(Diff { proof, run })
     }
 
-    /// Folds in the next event from its line as read, when it is byte for
-    /// byte the roll or fact the proof expects next ([`Verifier::take_decided_line`]):
-    /// a roll or fact is compared when its decision is, not line by line.
+    /// Folds in the next event from its line as read, as the proof takes it
+    /// ([`Verifier::take_line`]): a roll or fact byte for byte the one the
+    /// proof expects next (compared when its decision is, not line by
+    /// line), or the decision due next, read once from its line and then
+    /// compared under both versions as [`Diff::push`] compares it.
     pub fn take_line(&mut self, line: &[u8]) -> bool {
-        self.proof.take_decided_line(line)
+        if self.proof.take_decided_line(line) {
+            return true;
+        }
+        // A decision the proof takes from its line is compared as a pushed one is.
+        match self.proof.take_decision(line) {
+            Some(event) => {
+                self.run.decision(&self.proof, &event);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Proves the next event and, for a decision, compares the versions on it.

@@ -1195,8 +1195,7 @@ impl Verifier {
     }
 
     /// [`Verifier::take_line`] for a roll or fact line only: the one the
-    /// decision being checked leads to next. (`diff` compares the versions
-    /// at each decision, so it has every decision parsed.)
+    /// decision being checked leads to next.
     pub fn take_decided_line(&mut self, line: &[u8]) -> bool {
         if self.held.is_some() {
             return false;
@@ -1215,35 +1214,41 @@ impl Verifier {
         true
     }
 
-    /// [`Verifier::take_line`] for the line of a decision due now, in a game
-    /// whose dice are not sealed: canonical, next in the chain, its link
-    /// hashed over the line's own bytes and its body read straight from
-    /// them. It is re-decided as [`Verifier::push`] would re-decide it, and
-    /// its rolls and facts are then expected; a decision the rules refuse,
-    /// or any other line, is left to the parse.
+    /// [`Verifier::take_line`] for the line of a decision due now.
     fn take_decision_line(&mut self, line: &[u8]) -> bool {
+        self.take_decision(line).is_some()
+    }
+
+    /// Takes the line of the decision due now, in a game whose dice are not
+    /// sealed, when it is canonical, next in the chain (its link hashed
+    /// over the line's own bytes) and the rules accept it: it is re-decided
+    /// as [`Verifier::push`] would re-decide it, its rolls and facts are
+    /// then expected, and its event, read once from the line, is handed
+    /// back. A refused decision, or any other line, is left to the parse
+    /// (`None`, and nothing changes), which names the fault.
+    pub(crate) fn take_decision(&mut self, line: &[u8]) -> Option<Event> {
         if self.held.is_some() || !self.expected.is_empty() || self.dice_sealed() {
-            return false;
+            return None;
         }
         let game = &mut self.game;
-        let Some(line) = record::split_line(line).filter(|l| l.kind == Kind::Decision && l.seq == game.seq + 1) else {
-            return false;
-        };
+        let line = record::split_line(line).filter(|l| l.kind == Kind::Decision && l.seq == game.seq + 1)?;
         if record::link_pieces(&game.head, line.hashed) != line.hash {
-            return false;
+            return None;
         }
-        let Ok(body) = serde_json::from_slice::<DecisionBody>(line.body) else { return false };
-        if check_decision_number(body.number, game.decisions).is_err() {
-            return false;
-        }
-        let Ok(expected) = game.decide_expected(&body.decision, body.dice.as_ref(), body.by.as_deref(), None) else {
-            return false;
+        let body: Value = serde_json::from_slice(line.body).ok()?;
+        // As `redecide` reads it: the shape, then the dice only if it has them.
+        let seen = DecisionSeen::deserialize(&body).ok()?;
+        check_decision_number(seen.number, game.decisions).ok()?;
+        let dice = match seen.dice {
+            Some(_) => DecisionBody::deserialize(&body).ok()?.dice,
+            None => None,
         };
-        game.count_decision(body.number, body.by);
+        let expected = game.decide_expected(&body["decision"], dice.as_ref(), seen.by.as_deref(), None).ok()?;
+        game.count_decision(seen.number, seen.by);
         game.seq = line.seq;
         game.head = line.hash;
         self.expected = expected;
-        true
+        Some(Event { seq: line.seq, kind: Kind::Decision, body, hash: line.hash })
     }
 
     /// The rolls and facts the decision being checked leads to, as
