@@ -4,7 +4,7 @@
     seed.py ROLLCALL-BINARY CORPUS-DIR
 
 - script: every fixture script;
-- record_line, header: the lines of every fixture's exported record;
+- record, record_line, header: every fixture's exported record, whole and line by line;
 - turn_file: the three turn files of the README's play-by-email game, and
   their bare payloads;
 - house_rules: a house-rules file per rule version, with every setting at its
@@ -41,6 +41,7 @@ with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, f"db-{n}")
         run = json.loads(subprocess.run([rollcall, "--db", db, "run", path, "--json"], check=True, capture_output=True).stdout)
         record = subprocess.run([rollcall, "--db", db, "export", run["game"], "-o", "-"], check=True, capture_output=True).stdout
+        put("record", record)
         lines = record.split(b"\n")[:-1]
         put("header", lines[0])
         for line in lines[1:]:

@@ -10,7 +10,7 @@
 
 use std::sync::Mutex;
 
-use rollcall_core::game::{verify, Game};
+use rollcall_core::game::{verify, Game, Verifier};
 use rollcall_core::pbem::{armour, TurnFile};
 use rollcall_core::record::{self, Event};
 use rollcall_core::rules::HouseRules;
@@ -26,6 +26,43 @@ pub fn record_line(data: &[u8]) {
         let again = record::encode_event(&event).expect("a parsed event encodes");
         assert_eq!(again, line, "a parsed event line writes back otherwise");
     }
+}
+
+/// A whole record file: verified and replayed each two ways, parsing every
+/// line, and taking each line as read where the fast path can
+/// (`Verifier::take_line`, `Game::apply_line`, as `verify FILE` and `state
+/// FILE` do). The two ways must agree, down to the reason a record fails:
+/// a fast path that took a line the parse refuses would let a forged
+/// record through.
+pub fn record(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let mut lines = text.lines();
+    let Some(Ok(header)) = lines.next().map(record::parse_header) else { return };
+    let parse = |i: usize, l: &str| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2));
+    let parsed = verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l)))
+        .map(|v| v.head)
+        .map_err(|f| f.to_string());
+    let taken = (|| {
+        let mut verifier = Verifier::new(&header)?;
+        for (i, l) in lines.clone().enumerate() {
+            if !verifier.take_line(l.as_bytes()) {
+                verifier.push(&parse(i, l).map_err(|e| verifier.unreadable(e))?)?;
+            }
+        }
+        verifier.finish().map(|(v, _)| v.head)
+    })()
+    .map_err(|f| f.to_string());
+    assert_eq!(parsed, taken, "verify, and verify taking lines as read, differ");
+    let replay = |take: bool| -> Result<_, String> {
+        let mut game = Game::open(header.clone()).map_err(|e| e.to_string())?;
+        for (i, l) in lines.clone().enumerate() {
+            if !(take && game.apply_line(l.as_bytes())) {
+                game.apply(&parse(i, l)?).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok((game.head(), game.decisions(), game.turns().clone(), game.state()))
+    };
+    assert_eq!(replay(false), replay(true), "replay, and replay taking lines as read, differ");
 }
 
 /// A record's header line: parsed strictly, opened as a game, and the
