@@ -265,7 +265,7 @@ pub trait Machine: Send {
     fn read<'a>(&'a self, decision: &'a Value) -> Result<TypedDecision<'a>, Refusal>;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
-    /// Applies a fact this ruleset decided ([`Machine::decide`]), as typed.
+    /// Applies a fact this ruleset decided ([`TypedDecision::decide`]), as typed.
     fn evolve_decided(&mut self, fact: TypedFact);
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
