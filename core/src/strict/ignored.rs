@@ -50,7 +50,7 @@ pub(super) fn first<T: Serialize + ?Sized>(input: &Value, typed: &T) -> Result<O
 /// Where an ignored field is, from the place being written down to it:
 /// the innermost step last pushed, so each enclosing object or array adds
 /// its own step at the end as the answer goes up.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Found(Vec<Part>);
 
 #[derive(Debug)]
