@@ -41,13 +41,15 @@ pub struct OutOfBounds {
     pub message: String,
 }
 
+/// A step of the path to a value: a key of the checked value's own (not
+/// copied: the walk runs for every decision decided), or an index.
 #[derive(Debug, Clone)]
-enum Part {
-    Key(String),
+enum Part<'a> {
+    Key(&'a str),
     Index(usize),
 }
 
-fn render(path: &[Part]) -> String {
+fn render(path: &[Part<'_>]) -> String {
     let mut out = String::new();
     for part in path {
         match part {
@@ -63,7 +65,7 @@ fn render(path: &[Part]) -> String {
 }
 
 /// Whether a concrete path matches a pattern (`a.*.b[]`).
-fn matches(pattern: &str, path: &[Part]) -> bool {
+fn matches(pattern: &str, path: &[Part<'_>]) -> bool {
     let mut want: Vec<&str> = Vec::new();
     for key in pattern.split('.') {
         let mut rest = key;
@@ -95,7 +97,7 @@ pub fn check(value: &Value, bounds: &[Bound]) -> Result<(), OutOfBounds> {
     walk(value, bounds, &mut path)
 }
 
-fn walk(value: &Value, bounds: &[Bound], path: &mut Vec<Part>) -> Result<(), OutOfBounds> {
+fn walk<'a>(value: &'a Value, bounds: &[Bound], path: &mut Vec<Part<'a>>) -> Result<(), OutOfBounds> {
     match value {
         Value::Number(n) if n.is_i64() || n.is_u64() => {
             let (min, max, declared) = bounds
@@ -123,7 +125,7 @@ fn walk(value: &Value, bounds: &[Bound], path: &mut Vec<Part>) -> Result<(), Out
         }
         Value::Object(map) => {
             for (key, item) in map {
-                path.push(Part::Key(key.clone()));
+                path.push(Part::Key(key));
                 text(key, path)?;
                 walk(item, bounds, path)?;
                 path.pop();
@@ -135,7 +137,7 @@ fn walk(value: &Value, bounds: &[Bound], path: &mut Vec<Part>) -> Result<(), Out
     }
 }
 
-fn text(s: &str, path: &[Part]) -> Result<(), OutOfBounds> {
+fn text(s: &str, path: &[Part<'_>]) -> Result<(), OutOfBounds> {
     match control_character(s) {
         None => Ok(()),
         Some(c) => Err(OutOfBounds {

@@ -27,7 +27,7 @@ use crate::record::{
     self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, RollBodyV1, SeedMode,
 };
 use crate::registry;
-use crate::ruleset::{Actor, Machine, Refusal, ScenarioError, TypedFact};
+use crate::ruleset::{Actor, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
@@ -446,7 +446,9 @@ impl Game {
         recorded: Option<&TableDice>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<(Vec<Body>, Vec<Drawn>), Refusal> {
-        self.check_decider(decision, by)?;
+        // Read once: in a game with sides' keys its author is asked first,
+        // and it is decided as read.
+        let read = self.check_decider(decision, by)?;
         let number = self.decisions + 1;
         if dice.is_some() && self.header.mode != SeedMode::Table {
             return Err(Refusal::Malformed {
@@ -478,7 +480,11 @@ impl Game {
             },
             (_, None, _) | (SeedMode::Sealed, _, None) => unreachable!("an open or sealed game has a seed and a chain"),
         };
-        let facts = self.machine.decide(decision, &mut rolled)?;
+        let read = match read {
+            Some(read) => read,
+            None => self.machine.read(decision)?,
+        };
+        let facts = read.decide(&mut rolled)?;
         let drawn = rolled.drawn();
         let rolls = if self.tolerate_unused_dice {
             rolled.rolls().to_vec()
@@ -623,11 +629,16 @@ impl Game {
     }
 
     /// Checks who decides: no side in a game without sides' keys; in one
-    /// with them, a side of the header that may make this decision.
-    fn check_decider(&self, decision: &Value, by: Option<&str>) -> Result<(), Refusal> {
+    /// with them, a side of the header that may make this decision — read
+    /// to ask its author, and handed back as read.
+    fn check_decider<'a>(
+        &'a self,
+        decision: &'a Value,
+        by: Option<&str>,
+    ) -> Result<Option<TypedDecision<'a>>, Refusal> {
         let malformed = |message: String| Refusal::Malformed { field: "by".into(), message };
         match (self.header.sides.is_empty(), by) {
-            (true, None) => Ok(()),
+            (true, None) => Ok(None),
             (true, Some(side)) => {
                 Err(malformed(format!("this game lists no sides' keys, so a decision names no side ({side:?} given)")))
             }
@@ -639,8 +650,9 @@ impl Game {
                 if self.header.key_of(side).is_none() {
                     return Err(malformed(format!("{side:?} is not a side of this game")));
                 }
-                match self.machine.author(decision)? {
-                    owner if owner.allows(side) => Ok(()),
+                let read = self.machine.read(decision)?;
+                match read.author() {
+                    owner if owner.allows(side) => Ok(Some(read)),
                     owner => Err(Refusal::NotTheSides { owner: owner.to_string(), by: side.to_string() }),
                 }
             }

@@ -214,12 +214,58 @@ impl<F: Serialize + Send + 'static> AnyFact for F {
     }
 }
 
+/// A decision read once as its ruleset's own type, on the state of the
+/// machine that read it ([`Machine::read`]): asked who may make it, then
+/// decided, without being read again.
+pub struct TypedDecision<'a>(Box<dyn AnyDecision + 'a>);
+
+impl TypedDecision<'_> {
+    /// Who may make the decision in the state it was read on.
+    pub fn author(&self) -> Actor {
+        self.0.author()
+    }
+
+    /// What the decision leads to in the state it was read on, or why it is
+    /// refused: its numbers in range, its text free of control characters,
+    /// no field the typed read ignored, and then the rules.
+    pub fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
+        self.0.decide(dice)
+    }
+}
+
+/// What the engine asks of a decision it holds typed.
+trait AnyDecision {
+    fn author(&self) -> Actor;
+    fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal>;
+}
+
+/// A ruleset's decision as read from `given`, on `state`.
+struct Read<'a, R: Ruleset> {
+    state: &'a R::State,
+    given: &'a Value,
+    decision: R::Decision,
+}
+
+impl<R: Ruleset> AnyDecision for Read<'_, R> {
+    fn author(&self) -> Actor {
+        R::author(self.state, &self.decision)
+    }
+
+    fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
+        check_decision::<R>(self.given, &self.decision)?;
+        let facts = R::decide(self.state, &self.decision, dice)?;
+        Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
+    }
+}
+
 /// A ruleset's decider behind JSON values: what the engine drives.
 pub trait Machine: Send {
-    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal>;
+    /// Reads a decision as this ruleset's own type, on the current state;
+    /// an error means it does not parse.
+    fn read<'a>(&'a self, decision: &'a Value) -> Result<TypedDecision<'a>, Refusal>;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
-    /// Applies a fact this ruleset decided ([`Machine::decide`]), as typed.
+    /// Applies a fact this ruleset decided ([`TypedDecision::decide`]), as typed.
     fn evolve_decided(&mut self, fact: TypedFact);
     /// Applies a fact read typed from its JSON text; `false`, and nothing
     /// changed, when the text is not a fact of this ruleset.
@@ -234,7 +280,9 @@ pub trait Machine: Send {
     fn sides(&self) -> Vec<String>;
     fn awaited(&self) -> Actor;
     /// Who may make `decision`; an error means it does not parse.
-    fn author(&self, decision: &Value) -> Result<Actor, Refusal>;
+    fn author(&self, decision: &Value) -> Result<Actor, Refusal> {
+        self.read(decision).map(|read| read.author())
+    }
     fn boxed_clone(&self) -> Box<dyn Machine>;
     /// Puts back a state [`Machine::state`] gave (a kept snapshot); an error
     /// means the value is not a state of this ruleset.
@@ -269,8 +317,7 @@ fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, Refusal> {
 /// no field the typed read ignored.
 fn check_decision<R: Ruleset>(given: &Value, decision: &R::Decision) -> Result<(), Refusal> {
     bounds::check(given, &[]).map_err(|e| Refusal::Malformed { field: e.field, message: e.message })?;
-    let reread = serde_json::to_value(decision).expect("decisions serialise");
-    match crate::strict::ignored_field(given, &reread) {
+    match crate::strict::ignored_field_of(given, decision) {
         None => Ok(()),
         Some(field) => {
             let name = field.rsplit(['.', ']']).next().unwrap_or(&field).to_string();
@@ -283,12 +330,9 @@ fn check_decision<R: Ruleset>(given: &Value, decision: &R::Decision) -> Result<(
 }
 
 impl<R: Ruleset> Machine for Typed<R> {
-    fn decide(&self, decision: &Value, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
-        let given = decision;
-        let decision: R::Decision = parse(given)?;
-        check_decision::<R>(given, &decision)?;
-        let facts = R::decide(&self.state, &decision, dice)?;
-        Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
+    fn read<'a>(&'a self, decision: &'a Value) -> Result<TypedDecision<'a>, Refusal> {
+        let read = Read::<R> { state: &self.state, given: decision, decision: parse(decision)? };
+        Ok(TypedDecision(Box::new(read)))
     }
 
     fn evolve_decided(&mut self, fact: TypedFact) {
@@ -341,11 +385,6 @@ impl<R: Ruleset> Machine for Typed<R> {
 
     fn awaited(&self) -> Actor {
         R::awaited(&self.state)
-    }
-
-    fn author(&self, decision: &Value) -> Result<Actor, Refusal> {
-        let decision: R::Decision = parse(decision)?;
-        Ok(R::author(&self.state, &decision))
     }
 
     fn boxed_clone(&self) -> Box<dyn Machine> {

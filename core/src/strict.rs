@@ -36,9 +36,12 @@ use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
 use crate::locate::line_of;
+
+mod ignored;
 
 /// Input that is not strict JSON, with where the trouble is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -165,6 +168,20 @@ pub fn ignored_field(input: &Value, reread: &Value) -> Option<String> {
         }
     }
     walk(input, reread, &Step::Root)
+}
+
+/// [`ignored_field`] of `input` and `typed`, the same value read as a typed
+/// structure, without writing it back as a value: what the typed value
+/// writes is compared with the input as it is written. (Anything that
+/// comparison cannot tell — a map key that is not a string — is written
+/// back as a value and compared as [`ignored_field`] compares it.)
+pub fn ignored_field_of<T: Serialize + ?Sized>(input: &Value, typed: &T) -> Option<String> {
+    match ignored::first(input, typed) {
+        Ok(found) => found,
+        Err(ignored::Refused) => {
+            ignored_field(input, &serde_json::to_value(typed).expect("a value read from JSON writes back as JSON"))
+        }
+    }
 }
 
 /// One value of a longer JSON text that a reader takes piece by piece (a
@@ -348,6 +365,174 @@ mod tests {
             read(r#"{"type":"orders","orders":[{"type":"pass"},{"type":"pass","by":1}]}"#).as_deref(),
             Some("orders[1].by")
         );
+    }
+
+    /// Every serde form a decision may take, and the ways a typed read
+    /// keeps a field it does not write back.
+    mod zoo {
+        use std::collections::BTreeMap;
+
+        #[derive(serde::Serialize, serde::Deserialize)]
+        #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+        pub enum Decision {
+            Pass,
+            Orders {
+                orders: Vec<Decision>,
+            },
+            Move(Move),
+            Note {
+                #[serde(default, skip_serializing_if = "Option::is_none")]
+                text: Option<String>,
+                #[serde(default, skip_serializing_if = "Vec::is_empty")]
+                tags: Vec<String>,
+                #[serde(alias = "squads")]
+                teams: Vec<u32>,
+                plain: Option<u32>,
+            },
+            Routes {
+                how: How,
+                routes: BTreeMap<String, How>,
+            },
+        }
+
+        #[derive(serde::Serialize, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Move {
+            pub unit: String,
+            pub moves: BTreeMap<String, [i64; 2]>,
+            pub how: How,
+        }
+
+        #[derive(serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum How {
+            March,
+            By(String),
+            Along(u32, u32),
+            Via {
+                road: String,
+                #[serde(default, skip_serializing_if = "is_false")]
+                night: bool,
+            },
+        }
+
+        fn is_false(b: &bool) -> bool {
+            !b
+        }
+    }
+
+    /// Both answers for `text`, when it reads as a decision of the zoo.
+    fn both(text: &str) -> Option<(Option<String>, Option<String>)> {
+        let input: Value = serde_json::from_str(text).unwrap();
+        let decision: zoo::Decision = serde_json::from_value(input.clone()).ok()?;
+        let written_back = serde_json::to_value(&decision).unwrap();
+        Some((ignored_field_of(&input, &decision), ignored_field(&input, &written_back)))
+    }
+
+    /// Every value of `value` with one change of its shape: a key added to an
+    /// object (sorting first, and last), a member set to null or removed, an
+    /// item added to or removed from an array.
+    fn changes(value: &Value) -> Vec<Value> {
+        let mut out = Vec::new();
+        match value {
+            Value::Object(map) => {
+                for extra in ["aa", "zz"] {
+                    let mut changed = map.clone();
+                    changed.insert(extra.into(), Value::from(1));
+                    out.push(Value::Object(changed));
+                }
+                for (key, item) in map {
+                    for v in [Value::Null, Value::Object(Map::new())] {
+                        let mut changed = map.clone();
+                        changed.insert(key.clone(), v);
+                        out.push(Value::Object(changed));
+                    }
+                    let mut changed = map.clone();
+                    changed.remove(key);
+                    out.push(Value::Object(changed));
+                    for inner in changes(item) {
+                        let mut changed = map.clone();
+                        changed.insert(key.clone(), inner);
+                        out.push(Value::Object(changed));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let mut changed = items.clone();
+                    changed.remove(i);
+                    out.push(Value::Array(changed));
+                    let mut changed = items.clone();
+                    changed.push(item.clone());
+                    out.push(Value::Array(changed));
+                    for inner in changes(item) {
+                        let mut changed = items.clone();
+                        changed[i] = inner;
+                        out.push(Value::Array(changed));
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    #[test]
+    fn the_field_found_as_written_is_the_one_found_written_back() {
+        // More keys than fit the bits of a word.
+        let many: Map<String, Value> = (0..70).map(|i| (format!("f{i:02}"), serde_json::json!([i, -i]))).collect();
+        let many_routes: Map<String, Value> =
+            (0..70).map(|i| (format!("r{i:02}"), serde_json::json!({"via": {"road": "r"}}))).collect();
+        let bases = [
+            serde_json::json!({"type": "pass"}),
+            serde_json::json!({"type": "orders", "orders": [{"type": "pass"}, {"type": "orders", "orders": []}]}),
+            serde_json::json!({"type": "move", "unit": "a", "moves": {"f1": [1, 2], "f2": [3, 4]}, "how": "march"}),
+            serde_json::json!({"type": "move", "unit": "a", "moves": many, "how": {"by": "rail"}}),
+            serde_json::json!({"type": "move", "unit": "a", "moves": {}, "how": {"along": [1, 2]}}),
+            serde_json::json!({"type": "move", "unit": "a", "moves": {}, "how": {"via": {"road": "r", "night": true}}}),
+            serde_json::json!({"type": "move", "unit": "a", "moves": {}, "how": {"via": {"road": "r", "night": false}}}),
+            serde_json::json!({"type": "note", "text": "t", "tags": ["x"], "teams": [1], "plain": 2}),
+            serde_json::json!({"type": "note", "text": null, "tags": [], "squads": [1], "plain": null}),
+            serde_json::json!({"type": "routes", "how": {"via": {"road": "r"}}, "routes": {"a": "march", "b": {"by": "x"}}}),
+            serde_json::json!({"type": "routes", "how": "march", "routes": many_routes}),
+        ];
+        let mut compared = 0;
+        let mut found = 0;
+        for base in &bases {
+            let mut inputs = vec![base.clone()];
+            inputs.extend(changes(base));
+            for input in inputs {
+                let text = input.to_string();
+                if let Some((as_written, written_back)) = both(&text) {
+                    assert_eq!(as_written, written_back, "{text}");
+                    compared += 1;
+                    found += usize::from(as_written.is_some());
+                }
+            }
+        }
+        // Enough of each to mean something.
+        assert!(compared > 300 && found > 150, "{compared} read, {found} with an ignored field");
+    }
+
+    #[test]
+    fn a_field_taken_but_not_written_back_is_ignored_too() {
+        let read = |text: &str| both(text).map(|(as_written, _)| as_written);
+        assert_eq!(read(r#"{"type":"note","teams":[],"plain":null}"#), Some(None));
+        assert_eq!(read(r#"{"type":"note","text":null,"teams":[],"plain":null}"#), Some(Some("text".into())));
+        assert_eq!(read(r#"{"type":"note","tags":[],"teams":[],"plain":1}"#), Some(Some("tags".into())));
+        assert_eq!(read(r#"{"type":"note","squads":[],"plain":1}"#), Some(Some("squads".into())));
+        assert_eq!(
+            read(r#"{"type":"move","unit":"a","moves":{},"how":{"via":{"road":"r","night":false}}}"#),
+            Some(Some("how.via.night".into()))
+        );
+        assert_eq!(
+            read(r#"{"type":"orders","orders":[{"type":"pass"},{"type":"pass","by":1}]}"#),
+            Some(Some("orders[1].by".into()))
+        );
+        // A map keyed by numbers is written back as a value, and compared so.
+        let input = serde_json::json!({"1": {"type": "pass", "by": 1}, "2": {"type": "pass"}});
+        let keyed: std::collections::BTreeMap<u32, zoo::Decision> = serde_json::from_value(input.clone()).unwrap();
+        assert_eq!(ignored_field_of(&input, &keyed).as_deref(), Some("1.by"));
     }
 
     #[test]
