@@ -304,6 +304,12 @@ impl Game {
         self.machine.state()
     }
 
+    /// The canonical bytes of [`Game::state`], appended to `out`
+    /// ([`Machine::append_state_canonical`]).
+    pub(crate) fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), canon::CanonError> {
+        self.machine.append_state_canonical(out)
+    }
+
     /// The state as JSON text, appended to `out` ([`Machine::state_text`]).
     pub(crate) fn state_text(&self, out: &mut Vec<u8>) {
         self.machine.state_text(out)
@@ -570,11 +576,10 @@ impl Game {
         dice: Option<&TableDice>,
         by: Option<&str>,
     ) -> Result<Vec<Event>, Refusal> {
-        let events = self.decide_as(decision, dice, by)?;
-        for e in &events {
-            self.apply(e).expect("events just decided chain from the head");
-        }
-        Ok(events)
+        let mut decided = self.decide_diffed(decision, dice, by, None)?;
+        // Folded in as decided: each fact typed, the links not hashed again.
+        self.adopt_decided(&mut decided);
+        Ok(decided.events)
     }
 
     /// Checks who decides: no side in a game without sides' keys; in one
@@ -680,7 +685,8 @@ enum LinkCheck<'b> {
     Encode,
     /// Over these bytes, the event's canonical bytes as the caller has them.
     Bytes(&'b [u8]),
-    /// Not again: this game decided the event and chained it from its head.
+    /// Not again: this game decided the event and chained it from its head,
+    /// or the caller checked its link from the head already.
     Decided,
 }
 
@@ -1145,12 +1151,30 @@ impl Verifier {
     /// Otherwise nothing changes and `false` says so: parse the line and
     /// [`Verifier::push`] it (which names what differs).
     pub fn take_line(&mut self, line: &[u8]) -> bool {
+        self.take_expected(|want, hash| want.is_line(line, hash))
+    }
+
+    /// Folds in the next event from the canonical bytes its link hashes and
+    /// its link, as the game that played it decided them
+    /// ([`DecidedEvents`]), when they are, byte for byte, those of the roll
+    /// or fact this verifier expects next, and the link chains from the
+    /// head: what [`Verifier::take_line`] proves of a line. Otherwise
+    /// nothing changes and `false` says so: [`Verifier::push`] the event
+    /// (which names what differs).
+    pub(crate) fn take_decided(&mut self, bytes: &[u8], hash: &Digest) -> bool {
+        self.take_expected(|want, link| want.bytes == bytes && link == hash)
+    }
+
+    /// Folds in the roll or fact expected next when `is_it` says the event
+    /// at hand is it, given the link the expected event's bytes make from
+    /// the head.
+    fn take_expected(&mut self, is_it: impl FnOnce(&Expected, &Digest) -> bool) -> bool {
         if self.held.is_some() {
             return false;
         }
         let Some(want) = self.expected.front() else { return false };
         let hash = record::link_bytes(&self.game.head, &want.bytes);
-        if !want.is_line(line, &hash) {
+        if !is_it(want, &hash) {
             return false;
         }
         let want = self.expected.pop_front().expect("looked at above");
@@ -1191,6 +1215,27 @@ impl Verifier {
         DecidedEvents { events, links, drawn: Vec::new() }
     }
 
+    /// Verifies the events another game decided and folded in (a script
+    /// played a decision ahead of its verification), calling `seen` with
+    /// this verifier's game and each event once it is folded in. The
+    /// decision is re-decided as any recorded one is; each roll and fact is
+    /// taken by the bytes its link hashed when it is the one expected
+    /// ([`Verifier::take_decided`]), and otherwise pushed, which names what
+    /// differs.
+    pub(crate) fn push_decided(
+        &mut self,
+        decided: &DecidedEvents,
+        mut seen: impl FnMut(&Game, &Event),
+    ) -> Result<(), VerifyFailure> {
+        for (i, (event, link)) in decided.events.iter().zip(&decided.links).enumerate() {
+            if i == 0 || !self.take_decided(&link.bytes, &event.hash) {
+                self.push(event)?;
+            }
+            seen(&self.game, event);
+        }
+        Ok(())
+    }
+
     /// Checks the next event and folds it in.
     pub fn push(&mut self, event: &Event) -> Result<(), VerifyFailure> {
         let fail = |fault: Faulted| VerifyFailure::at(Some(event.seq), fault);
@@ -1226,8 +1271,8 @@ impl Verifier {
                 Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
                 Kind::Decision => {
                     self.redecide(event).map_err(fail)?;
-                    // `redecide` checked its link, and kept the bytes.
-                    return self.game.apply_linked(event, LinkCheck::Bytes(&self.scratch), None).map_err(VerifyFailure::from);
+                    // `redecide` checked its link from the head: it is not hashed again.
+                    return self.game.apply_linked(event, LinkCheck::Decided, None).map_err(VerifyFailure::from);
                 }
                 Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
                 Kind::Reveal => self.check_reveal(event).map_err(fail)?,
