@@ -389,25 +389,25 @@ impl Game {
         if let Some(by) = by {
             body.insert("by".into(), by.into());
         }
-        let mut head = self.head;
         let mut events = Vec::with_capacity(1 + after.len());
         let mut links = Vec::with_capacity(1 + after.len());
-        let after = after.into_iter().map(|b| {
-            let (kind, body) = (b.kind(), b.value(number));
-            let fact = match b {
-                Body::Fact(fact) => Some(fact),
-                Body::Roll(_) => None,
-            };
-            (kind, body, fact)
-        });
-        let decided = std::iter::once((Kind::Decision, Value::Object(body), None)).chain(after);
-        for (i, (kind, body, fact)) in decided.enumerate() {
-            let seq = self.seq + 1 + i as u64;
+        let seq = self.seq + 1;
+        let body = Value::Object(body);
+        let mut bytes = Vec::with_capacity(256);
+        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, |out| canon::append(&body, out))?;
+        let mut head = record::link_bytes(&self.head, &bytes);
+        events.push(Event { seq, kind: Kind::Decision, body, hash: head });
+        links.push(Link { bytes, body_end, fact: None });
+        for (i, b) in after.into_iter().enumerate() {
+            let (seq, kind) = (self.seq + 2 + i as u64, b.kind());
             let mut bytes = Vec::with_capacity(256);
-            let body_end = decided_bytes(seq, kind, &mut bytes, |out| canon::append(&body, out))?;
+            // Written straight from the typed roll or fact, as verify writes
+            // what it expects: the same bytes as the body's value.
+            let body_end = decided_bytes(seq, kind, &mut bytes, |out| b.append_canonical(number, out))?;
+            let body = b.value(number);
             head = record::link_bytes(&head, &bytes);
             events.push(Event { seq, kind, body, hash: head });
-            links.push(Link { bytes, body_end, fact });
+            links.push(Link { bytes, body_end, fact: b.into_fact() });
         }
         Ok(DecidedEvents { events, links, drawn })
     }
@@ -433,11 +433,7 @@ impl Game {
             let mut bytes = Vec::with_capacity(256);
             // Written straight from the typed roll or fact: no JSON value is built.
             let body_end = decided_bytes(seq, kind, &mut bytes, |out| body.append_canonical(number, out))?;
-            let fact = match body {
-                Body::Fact(fact) => Some(fact),
-                Body::Roll(_) => None,
-            };
-            expected.push_back(Expected { kind, bytes, body_end, fact });
+            expected.push_back(Expected { kind, bytes, body_end, fact: body.into_fact() });
         }
         Ok(expected)
     }
@@ -675,6 +671,11 @@ impl Game {
     pub fn narrate(&self, event: &Event) -> String {
         narrate_with(&*self.machine, event)
     }
+
+    /// [`Game::narrate`], the line appended to `out`.
+    pub(crate) fn narrate_into(&self, event: &Event, out: &mut String) {
+        narrate_into(&*self.machine, event, out)
+    }
 }
 
 static EMPTY_DICE: TableDice = TableDice::new();
@@ -733,6 +734,14 @@ impl Body {
                 body.insert("fact".into(), fact.value());
                 Value::Object(body)
             }
+        }
+    }
+
+    /// The fact as decided, to fold in (none for a roll).
+    fn into_fact(self) -> Option<TypedFact> {
+        match self {
+            Body::Fact(fact) => Some(fact),
+            Body::Roll(_) => None,
         }
     }
 
@@ -835,73 +844,111 @@ fn broken_link(seq: u64) -> String {
 
 /// One line of narrative for an event, by a ruleset's machine.
 pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
+    let mut line = String::new();
+    narrate_into(machine, event, &mut line);
+    line
+}
+
+/// [`narrate_with`], the line appended to `out` (a narrative of many
+/// events is written into one string, not a string per event).
+pub(crate) fn narrate_into(machine: &dyn Machine, event: &Event, out: &mut String) {
+    use std::fmt::Write;
     match event.kind {
-        Kind::Decision => match DecisionBody::deserialize(&event.body) {
-            Ok(b) => {
-                let mut line = format!("#{} {}", b.number, describe_decision(&b.decision));
+        // Read where it is, not copied out of the event: a decision's shape
+        // as `DecisionBody` reads it, its table dice read only when it has them.
+        Kind::Decision => match (DecisionSeen::deserialize(&event.body), &event.body["dice"]) {
+            (Ok(b), dice) if b.dice.is_none() || TableDice::deserialize(dice).is_ok() => {
+                let decision = &event.body["decision"];
+                write!(out, "#{} ", b.number).expect("a write to a String succeeds");
+                describe_decision_into(decision, out);
                 if let Some(by) = &b.by {
-                    match machine.author(&b.decision).ok() {
-                        Some(Actor::Referee) => line.push_str(&format!("  [referee decision, made by {by}]")),
-                        _ => line.push_str(&format!("  [{by}]")),
+                    match machine.author(decision).ok() {
+                        Some(Actor::Referee) => write!(out, "  [referee decision, made by {by}]"),
+                        _ => write!(out, "  [{by}]"),
                     }
+                    .expect("a write to a String succeeds");
                 }
-                if let Some(dice) = &b.dice {
+                if b.dice.is_some() {
+                    let dice = TableDice::deserialize(dice).expect("read above");
                     let rolled: Vec<String> = dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
-                    line.push_str(&format!("  (table dice: {})", rolled.join(" ")));
+                    write!(out, "  (table dice: {})", rolled.join(" ")).expect("a write to a String succeeds");
                 }
-                line
             }
-            Err(_) => format!("# unreadable decision {}", event.body),
+            _ => write!(out, "# unreadable decision {}", event.body).expect("a write to a String succeeds"),
         },
         Kind::Roll => match RollBodyV1::deserialize(&event.body) {
-            Ok(r) => format!("    roll {} {}#{} = {}", r.die, r.label, r.index, r.value),
-            Err(_) => format!("    unreadable roll {}", event.body),
-        },
+            Ok(r) => write!(out, "    roll {} {}#{} = {}", r.die, r.label, r.index, r.value),
+            Err(_) => write!(out, "    unreadable roll {}", event.body),
+        }
+        .expect("a write to a String succeeds"),
         // Read where they are, not copied out of the event.
         Kind::Fact => match FactSeen::deserialize(&event.body) {
-            Ok(_) => format!("    {}", machine.narrate(&event.body["fact"])),
-            Err(_) => format!("    unreadable fact {}", event.body),
+            Ok(_) => {
+                out.push_str("    ");
+                out.push_str(&machine.narrate(&event.body["fact"]));
+            }
+            Err(_) => write!(out, "    unreadable fact {}", event.body).expect("a write to a String succeeds"),
         },
         Kind::Checkpoint => match serde_json::from_value::<CheckpointBody>(event.body.clone()) {
-            Ok(c) => format!("== {} signs the turn (signature {})", c.side, c.signature.short()),
-            Err(_) => format!("== unreadable checkpoint {}", event.body),
-        },
+            Ok(c) => write!(out, "== {} signs the turn (signature {})", c.side, c.signature.short()),
+            Err(_) => write!(out, "== unreadable checkpoint {}", event.body),
+        }
+        .expect("a write to a String succeeds"),
         Kind::Reveal => match serde_json::from_value::<RevealBody>(event.body.clone()) {
-            Ok(r) => format!(
+            Ok(r) => write!(
+                out,
                 "== sealed turn {} revealed ({}): the dice of decisions {}–{} can be checked",
                 r.turn,
                 r.value.short(),
                 r.first,
                 r.last
             ),
-            Err(_) => format!("== unreadable reveal {}", event.body),
-        },
+            Err(_) => write!(out, "== unreadable reveal {}", event.body),
+        }
+        .expect("a write to a String succeeds"),
     }
 }
 
 /// `{"type":"command","unit":"U2"}` as `command unit=U2`.
 pub fn describe_decision(decision: &Value) -> String {
+    let mut out = String::new();
+    describe_decision_into(decision, &mut out);
+    out
+}
+
+/// [`describe_decision`], appended to `out`.
+fn describe_decision_into(decision: &Value, out: &mut String) {
+    use std::fmt::Write;
     let Some(map) = decision.as_object() else {
-        return decision.to_string();
+        write!(out, "{decision}").expect("a write to a String succeeds");
+        return;
     };
-    let mut parts = Vec::new();
+    let mut separator = "";
     if let Some(t) = map.get("type").and_then(Value::as_str) {
-        parts.push(t.to_string());
+        out.push_str(t);
+        separator = " ";
     }
     for (k, v) in map {
         if k == "type" {
             continue;
         }
-        let v = match v {
-            Value::String(s) => s.clone(),
+        out.push_str(separator);
+        separator = " ";
+        out.push_str(k);
+        out.push('=');
+        match v {
+            Value::String(s) => out.push_str(s),
             Value::Array(items) if items.iter().all(Value::is_string) => {
-                items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")
+                for (i, item) in items.iter().filter_map(Value::as_str).enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(item);
+                }
             }
-            other => other.to_string(),
-        };
-        parts.push(format!("{k}={v}"));
+            other => write!(out, "{other}").expect("a write to a String succeeds"),
+        }
     }
-    parts.join(" ")
 }
 
 /// What a verified record proved.

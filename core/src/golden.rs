@@ -75,7 +75,7 @@ impl Collector {
     }
 
     fn narrate(&mut self, game: &Game, event: &Event) {
-        self.narrative.push_str(&game.narrate(event));
+        game.narrate_into(event, &mut self.narrative);
         self.narrative.push('\n');
     }
 
