@@ -53,13 +53,13 @@ impl Collector {
         self.narrate(game, event);
     }
 
-    /// [`Collector::see`] for a decision, given the turn the game is in
-    /// once its facts are folded in before they are (a script is played a
-    /// decision ahead of its verification): `game` is then the game as the
-    /// last decision closed, the copy [`Collector::see`] keeps, so the
-    /// state at the end of a turn is digested at once and no copy is kept.
-    /// The lines are those [`Collector::see`] writes when it is handed each
-    /// decision's events after all of them are folded in ([`Script::play`]),
+    /// [`Collector::see`] for a decision, told before its facts are folded
+    /// in which turn they lead to (`turn_after`: a script is played a
+    /// decision ahead of its verification). `game` is then the game as the
+    /// last decision closed, the copy [`Collector::see`] keeps, so the state
+    /// at the end of a turn is digested at once and no copy is kept. The
+    /// lines are those [`Collector::see`] writes when it is handed each
+    /// decision's events once all of them are folded in ([`Script::play`]),
     /// as the golden files of scripts keep them.
     fn see_decision_ahead(&mut self, game: &Game, event: &Event, turn_after: u32) {
         debug_assert_eq!(event.kind, Kind::Decision);
