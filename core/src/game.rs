@@ -304,6 +304,12 @@ impl Game {
         self.machine.state()
     }
 
+    /// The canonical bytes of [`Game::state`], appended to `out`
+    /// ([`Machine::append_state_canonical`]).
+    pub(crate) fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), canon::CanonError> {
+        self.machine.append_state_canonical(out)
+    }
+
     /// The state as JSON text, appended to `out` ([`Machine::state_text`]).
     pub(crate) fn state_text(&self, out: &mut Vec<u8>) {
         self.machine.state_text(out)
@@ -383,25 +389,25 @@ impl Game {
         if let Some(by) = by {
             body.insert("by".into(), by.into());
         }
-        let mut head = self.head;
         let mut events = Vec::with_capacity(1 + after.len());
         let mut links = Vec::with_capacity(1 + after.len());
-        let after = after.into_iter().map(|b| {
-            let (kind, body) = (b.kind(), b.value(number));
-            let fact = match b {
-                Body::Fact(fact) => Some(fact),
-                Body::Roll(_) => None,
-            };
-            (kind, body, fact)
-        });
-        let decided = std::iter::once((Kind::Decision, Value::Object(body), None)).chain(after);
-        for (i, (kind, body, fact)) in decided.enumerate() {
-            let seq = self.seq + 1 + i as u64;
+        let seq = self.seq + 1;
+        let body = Value::Object(body);
+        let mut bytes = Vec::with_capacity(256);
+        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, |out| canon::append(&body, out))?;
+        let mut head = record::link_bytes(&self.head, &bytes);
+        events.push(Event { seq, kind: Kind::Decision, body, hash: head });
+        links.push(Link { bytes, body_end, fact: None });
+        for (i, b) in after.into_iter().enumerate() {
+            let (seq, kind) = (self.seq + 2 + i as u64, b.kind());
             let mut bytes = Vec::with_capacity(256);
-            let body_end = decided_bytes(seq, kind, &mut bytes, |out| canon::append(&body, out))?;
+            // Written straight from the typed roll or fact, as verify writes
+            // what it expects: the same bytes as the body's value.
+            let body_end = decided_bytes(seq, kind, &mut bytes, |out| b.append_canonical(number, out))?;
+            let body = b.value(number);
             head = record::link_bytes(&head, &bytes);
             events.push(Event { seq, kind, body, hash: head });
-            links.push(Link { bytes, body_end, fact });
+            links.push(Link { bytes, body_end, fact: b.into_fact() });
         }
         Ok(DecidedEvents { events, links, drawn })
     }
@@ -427,11 +433,7 @@ impl Game {
             let mut bytes = Vec::with_capacity(256);
             // Written straight from the typed roll or fact: no JSON value is built.
             let body_end = decided_bytes(seq, kind, &mut bytes, |out| body.append_canonical(number, out))?;
-            let fact = match body {
-                Body::Fact(fact) => Some(fact),
-                Body::Roll(_) => None,
-            };
-            expected.push_back(Expected { kind, bytes, body_end, fact });
+            expected.push_back(Expected { kind, bytes, body_end, fact: body.into_fact() });
         }
         Ok(expected)
     }
@@ -621,11 +623,10 @@ impl Game {
         dice: Option<&TableDice>,
         by: Option<&str>,
     ) -> Result<Vec<Event>, Refusal> {
-        let events = self.decide_as(decision, dice, by)?;
-        for e in &events {
-            self.apply(e).expect("events just decided chain from the head");
-        }
-        Ok(events)
+        let mut decided = self.decide_diffed(decision, dice, by, None)?;
+        // Folded in as decided: each fact typed, the links not hashed again.
+        self.adopt_decided(&mut decided);
+        Ok(decided.events)
     }
 
     /// Checks who decides: no side in a game without sides' keys; in one
@@ -727,6 +728,11 @@ impl Game {
     pub fn narrate(&self, event: &Event) -> String {
         narrate_with(&*self.machine, event)
     }
+
+    /// [`Game::narrate`], the line appended to `out`.
+    pub(crate) fn narrate_into(&self, event: &Event, out: &mut String) {
+        narrate_into(&*self.machine, event, out)
+    }
 }
 
 static EMPTY_DICE: TableDice = TableDice::new();
@@ -737,7 +743,8 @@ enum LinkCheck<'b> {
     Encode,
     /// Over these bytes, the event's canonical bytes as the caller has them.
     Bytes(&'b [u8]),
-    /// Not again: this game decided the event and chained it from its head.
+    /// Not again: this game decided the event and chained it from its head,
+    /// or the caller checked its link from the head already.
     Decided,
 }
 
@@ -784,6 +791,14 @@ impl Body {
                 body.insert("fact".into(), fact.value());
                 Value::Object(body)
             }
+        }
+    }
+
+    /// The fact as decided, to fold in (none for a roll).
+    fn into_fact(self) -> Option<TypedFact> {
+        match self {
+            Body::Fact(fact) => Some(fact),
+            Body::Roll(_) => None,
         }
     }
 
@@ -886,73 +901,111 @@ fn broken_link(seq: u64) -> String {
 
 /// One line of narrative for an event, by a ruleset's machine.
 pub fn narrate_with(machine: &dyn Machine, event: &Event) -> String {
+    let mut line = String::new();
+    narrate_into(machine, event, &mut line);
+    line
+}
+
+/// [`narrate_with`], the line appended to `out` (a narrative of many
+/// events is written into one string, not a string per event).
+pub(crate) fn narrate_into(machine: &dyn Machine, event: &Event, out: &mut String) {
+    use std::fmt::Write;
     match event.kind {
-        Kind::Decision => match DecisionBody::deserialize(&event.body) {
-            Ok(b) => {
-                let mut line = format!("#{} {}", b.number, describe_decision(&b.decision));
+        // Read where it is, not copied out of the event: a decision's shape
+        // as `DecisionBody` reads it, its table dice read only when it has them.
+        Kind::Decision => match (DecisionSeen::deserialize(&event.body), &event.body["dice"]) {
+            (Ok(b), dice) if b.dice.is_none() || TableDice::deserialize(dice).is_ok() => {
+                let decision = &event.body["decision"];
+                write!(out, "#{} ", b.number).expect("a write to a String succeeds");
+                describe_decision_into(decision, out);
                 if let Some(by) = &b.by {
-                    match machine.author(&b.decision).ok() {
-                        Some(Actor::Referee) => line.push_str(&format!("  [referee decision, made by {by}]")),
-                        _ => line.push_str(&format!("  [{by}]")),
+                    match machine.author(decision).ok() {
+                        Some(Actor::Referee) => write!(out, "  [referee decision, made by {by}]"),
+                        _ => write!(out, "  [{by}]"),
                     }
+                    .expect("a write to a String succeeds");
                 }
-                if let Some(dice) = &b.dice {
+                if b.dice.is_some() {
+                    let dice = TableDice::deserialize(dice).expect("read above");
                     let rolled: Vec<String> = dice.iter().map(|(l, v)| format!("{l}={v:?}")).collect();
-                    line.push_str(&format!("  (table dice: {})", rolled.join(" ")));
+                    write!(out, "  (table dice: {})", rolled.join(" ")).expect("a write to a String succeeds");
                 }
-                line
             }
-            Err(_) => format!("# unreadable decision {}", event.body),
+            _ => write!(out, "# unreadable decision {}", event.body).expect("a write to a String succeeds"),
         },
         Kind::Roll => match RollBodyV1::deserialize(&event.body) {
-            Ok(r) => format!("    roll {} {}#{} = {}", r.die, r.label, r.index, r.value),
-            Err(_) => format!("    unreadable roll {}", event.body),
-        },
+            Ok(r) => write!(out, "    roll {} {}#{} = {}", r.die, r.label, r.index, r.value),
+            Err(_) => write!(out, "    unreadable roll {}", event.body),
+        }
+        .expect("a write to a String succeeds"),
         // Read where they are, not copied out of the event.
         Kind::Fact => match FactSeen::deserialize(&event.body) {
-            Ok(_) => format!("    {}", machine.narrate(&event.body["fact"])),
-            Err(_) => format!("    unreadable fact {}", event.body),
+            Ok(_) => {
+                out.push_str("    ");
+                out.push_str(&machine.narrate(&event.body["fact"]));
+            }
+            Err(_) => write!(out, "    unreadable fact {}", event.body).expect("a write to a String succeeds"),
         },
         Kind::Checkpoint => match serde_json::from_value::<CheckpointBody>(event.body.clone()) {
-            Ok(c) => format!("== {} signs the turn (signature {})", c.side, c.signature.short()),
-            Err(_) => format!("== unreadable checkpoint {}", event.body),
-        },
+            Ok(c) => write!(out, "== {} signs the turn (signature {})", c.side, c.signature.short()),
+            Err(_) => write!(out, "== unreadable checkpoint {}", event.body),
+        }
+        .expect("a write to a String succeeds"),
         Kind::Reveal => match serde_json::from_value::<RevealBody>(event.body.clone()) {
-            Ok(r) => format!(
+            Ok(r) => write!(
+                out,
                 "== sealed turn {} revealed ({}): the dice of decisions {}–{} can be checked",
                 r.turn,
                 r.value.short(),
                 r.first,
                 r.last
             ),
-            Err(_) => format!("== unreadable reveal {}", event.body),
-        },
+            Err(_) => write!(out, "== unreadable reveal {}", event.body),
+        }
+        .expect("a write to a String succeeds"),
     }
 }
 
 /// `{"type":"command","unit":"U2"}` as `command unit=U2`.
 pub fn describe_decision(decision: &Value) -> String {
+    let mut out = String::new();
+    describe_decision_into(decision, &mut out);
+    out
+}
+
+/// [`describe_decision`], appended to `out`.
+fn describe_decision_into(decision: &Value, out: &mut String) {
+    use std::fmt::Write;
     let Some(map) = decision.as_object() else {
-        return decision.to_string();
+        write!(out, "{decision}").expect("a write to a String succeeds");
+        return;
     };
-    let mut parts = Vec::new();
+    let mut separator = "";
     if let Some(t) = map.get("type").and_then(Value::as_str) {
-        parts.push(t.to_string());
+        out.push_str(t);
+        separator = " ";
     }
     for (k, v) in map {
         if k == "type" {
             continue;
         }
-        let v = match v {
-            Value::String(s) => s.clone(),
+        out.push_str(separator);
+        separator = " ";
+        out.push_str(k);
+        out.push('=');
+        match v {
+            Value::String(s) => out.push_str(s),
             Value::Array(items) if items.iter().all(Value::is_string) => {
-                items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")
+                for (i, item) in items.iter().filter_map(Value::as_str).enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(item);
+                }
             }
-            other => other.to_string(),
-        };
-        parts.push(format!("{k}={v}"));
+            other => write!(out, "{other}").expect("a write to a String succeeds"),
+        }
     }
-    parts.join(" ")
 }
 
 /// What a verified record proved.
@@ -1209,12 +1262,30 @@ impl Verifier {
     /// [`Verifier::take_line`] for a roll or fact line only: the one the
     /// decision being checked leads to next.
     pub fn take_decided_line(&mut self, line: &[u8]) -> bool {
+        self.take_expected(|want, hash| want.is_line(line, hash))
+    }
+
+    /// Folds in the next event from the canonical bytes its link hashes and
+    /// its link, as the game that played it decided them
+    /// ([`DecidedEvents`]), when they are, byte for byte, those of the roll
+    /// or fact this verifier expects next, and the link chains from the
+    /// head: what [`Verifier::take_line`] proves of a line. Otherwise
+    /// nothing changes and `false` says so: [`Verifier::push`] the event
+    /// (which names what differs).
+    pub(crate) fn take_decided(&mut self, bytes: &[u8], hash: &Digest) -> bool {
+        self.take_expected(|want, link| want.bytes == bytes && link == hash)
+    }
+
+    /// Folds in the roll or fact expected next when `is_it` says the event
+    /// at hand is it, given the link the expected event's bytes make from
+    /// the head.
+    fn take_expected(&mut self, is_it: impl FnOnce(&Expected, &Digest) -> bool) -> bool {
         if self.held.is_some() {
             return false;
         }
         let Some(want) = self.expected.front() else { return false };
         let hash = record::link_bytes(&self.game.head, &want.bytes);
-        if !want.is_line(line, &hash) {
+        if !is_it(want, &hash) {
             return false;
         }
         let want = self.expected.pop_front().expect("looked at above");
@@ -1292,6 +1363,27 @@ impl Verifier {
         DecidedEvents { events, links, drawn: Vec::new() }
     }
 
+    /// Verifies the events another game decided and folded in (a script
+    /// played a decision ahead of its verification), calling `seen` with
+    /// this verifier's game and each event once it is folded in. The
+    /// decision is re-decided as any recorded one is; each roll and fact is
+    /// taken by the bytes its link hashed when it is the one expected
+    /// ([`Verifier::take_decided`]), and otherwise pushed, which names what
+    /// differs.
+    pub(crate) fn push_decided(
+        &mut self,
+        decided: &DecidedEvents,
+        mut seen: impl FnMut(&Game, &Event),
+    ) -> Result<(), VerifyFailure> {
+        for (i, (event, link)) in decided.events.iter().zip(&decided.links).enumerate() {
+            if i == 0 || !self.take_decided(&link.bytes, &event.hash) {
+                self.push(event)?;
+            }
+            seen(&self.game, event);
+        }
+        Ok(())
+    }
+
     /// Checks the next event and folds it in.
     pub fn push(&mut self, event: &Event) -> Result<(), VerifyFailure> {
         let fail = |fault: Faulted| VerifyFailure::at(Some(event.seq), fault);
@@ -1327,8 +1419,8 @@ impl Verifier {
                 Kind::Decision if self.dice_sealed() => return self.hold(event).map_err(fail),
                 Kind::Decision => {
                     self.redecide(event).map_err(fail)?;
-                    // `redecide` checked its link, and kept the bytes.
-                    return self.game.apply_linked(event, LinkCheck::Bytes(&self.scratch), None).map_err(VerifyFailure::from);
+                    // `redecide` checked its link from the head: it is not hashed again.
+                    return self.game.apply_linked(event, LinkCheck::Decided, None).map_err(VerifyFailure::from);
                 }
                 Kind::Checkpoint => self.check_checkpoint(event).map_err(fail)?,
                 Kind::Reveal => self.check_reveal(event).map_err(fail)?,

@@ -276,6 +276,9 @@ pub trait Machine: Send {
     /// [`Machine::state`] written as JSON text into `out`, without building
     /// the value: the members of a struct in their order, maps in key order.
     fn state_text(&self, out: &mut Vec<u8>);
+    /// The canonical bytes of [`Machine::state`], written straight from the
+    /// typed state rather than through its value.
+    fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError>;
     fn turn(&self) -> u32;
     fn sides(&self) -> Vec<String>;
     fn awaited(&self) -> Actor;
@@ -373,6 +376,10 @@ impl<R: Ruleset> Machine for Typed<R> {
 
     fn state_text(&self, out: &mut Vec<u8>) {
         serde_json::to_writer(out, &self.state).expect("state serialises");
+    }
+
+    fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError> {
+        crate::canon::append_typed(&self.state, out)
     }
 
     fn turn(&self) -> u32 {

@@ -235,8 +235,16 @@ impl Script {
     /// are an error naming their line and byte offset.
     pub fn parse_bytes(bytes: &[u8], default_game: &str) -> Result<Script, ScriptError> {
         let text = strict::utf8(bytes).map_err(ScriptError::from)?;
-        let value = strict::parse(bytes)?;
+        let mut value = strict::parse(bytes)?;
+        // An array of decisions is taken out rather than copied by the
+        // header's typed read (any array of values reads as one); anything
+        // else is left for that read to refuse.
+        let taken = match value.get_mut("decisions") {
+            Some(Value::Array(decisions)) => Some(std::mem::take(decisions)),
+            _ => None,
+        };
         let (header, wire) = Script::header(bytes, &value, default_game)?;
+        let wire = taken.unwrap_or(wire);
         let mut decisions = Vec::with_capacity(wire.len());
         for (i, d) in wire.into_iter().enumerate() {
             decisions.push(split_dice(d).map_err(|(f, m)| {

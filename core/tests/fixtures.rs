@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rollcall_core::golden::script_outputs;
+use rollcall_core::golden::{script_outputs, Collector};
 use rollcall_core::script::Script;
 
 fn scripts(dir: &Path) -> Vec<PathBuf> {
@@ -61,4 +61,22 @@ fn fixtures_match_their_golden_outputs() {
         "{}\n\nIf the change is intended: cargo run -p rollcall-cli -- golden bless fixtures",
         failures.join("\n\n")
     );
+}
+
+/// A script's outputs are collected a decision ahead of its verification,
+/// digesting the state at the end of a turn as the decision ending it
+/// begins; they are those of the collector handed each decision's events
+/// once all of them are folded in, which keeps a copy of the state until
+/// it knows.
+#[test]
+fn a_script_collected_ahead_gives_the_outputs_of_one_collected_as_played() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    for path in scripts(&root) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let script = Script::parse(&text, &stem).unwrap();
+        let mut collector = Collector::default();
+        let game = script.play(|g, e| collector.see(g, e)).unwrap();
+        assert_eq!(script_outputs(&script).unwrap(), collector.finish(&game), "{}", path.display());
+    }
 }

@@ -100,13 +100,21 @@ impl<'a> Object<'a> {
             if self.members.windows(2).any(|w| w[0].0.as_str() == w[1].0.as_str()) {
                 return Err(Refused); // a key twice: the slow way keeps the last, as a map does
             }
-            let written = self.out.split_off(self.start);
+            // The members are put in order from a copy of them written at
+            // the buffer's end, in its spare room: no buffer of their own.
+            let end = self.out.len();
+            self.out.extend_from_within(self.start..end);
+            let mut at = self.start;
             for (i, (_, from, to)) in self.members.iter().enumerate() {
                 if i > 0 {
-                    self.out.push(b',');
+                    self.out[at] = b',';
+                    at += 1;
                 }
-                self.out.extend_from_slice(&written[from - self.start..to - self.start]);
+                let copied = end + (from - self.start);
+                self.out.copy_within(copied..copied + (to - from), at);
+                at += to - from;
             }
+            self.out.truncate(at);
         }
         self.out.push(b'}');
         if self.variant {
