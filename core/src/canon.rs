@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-mod typed;
+pub(crate) mod typed;
 
 /// A value that has no canonical form, with the path to the culprit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

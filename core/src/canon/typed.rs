@@ -12,13 +12,14 @@
 
 use serde::ser::{self, Serialize};
 
-/// Why the writer stopped: the caller takes the slow way to learn more.
+/// Why a writer stopped (this one, or `strict`'s ignored-field walk): the
+/// caller takes the slow way, through a JSON value, to learn more.
 #[derive(Debug)]
-pub(super) struct Refused;
+pub(crate) struct Refused;
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("no canonical form")
+        f.write_str("not written as serde_json writes it")
     }
 }
 
@@ -304,49 +305,48 @@ impl<'a> ser::Serializer for Writer<'a> {
     }
 }
 
-impl ser::SerializeSeq for Array<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close()
-    }
+/// The impls serde asks of a writer's compound values, which only forward:
+/// a sequence's item under four names (`$seq::item`), a struct's field under
+/// two (`$object::member`, its key made by `$key`), and each one's end
+/// (`close`). Shared by this writer and `strict`'s ignored-field walk.
+macro_rules! forwarding_impls {
+    ($seq:ident, $object:ident, $ok:ty, |$name:ident| $key:expr) => {
+        $crate::canon::typed::forwarding_impls!(@seq $seq, $ok, SerializeSeq::serialize_element, SerializeTuple::serialize_element,
+            SerializeTupleStruct::serialize_field, SerializeTupleVariant::serialize_field);
+        $crate::canon::typed::forwarding_impls!(@fields $object, $ok, |$name| $key, SerializeStruct, SerializeStructVariant);
+    };
+    (@seq $seq:ident, $ok:ty, $($trait:ident::$method:ident),+) => {$(
+        impl serde::ser::$trait for $seq<'_> {
+            type Ok = $ok;
+            type Error = $crate::canon::typed::Refused;
+            fn $method<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Self::Error> {
+                self.item(value)
+            }
+            fn end(self) -> Result<$ok, Self::Error> {
+                self.close()
+            }
+        }
+    )+};
+    (@fields $object:ident, $ok:ty, |$name:ident| $key:expr, $($trait:ident),+) => {$(
+        impl serde::ser::$trait for $object<'_> {
+            type Ok = $ok;
+            type Error = $crate::canon::typed::Refused;
+            fn serialize_field<T: serde::Serialize + ?Sized>(
+                &mut self,
+                $name: &'static str,
+                value: &T,
+            ) -> Result<(), Self::Error> {
+                self.member($key, value)
+            }
+            fn end(self) -> Result<$ok, Self::Error> {
+                self.close()
+            }
+        }
+    )+};
 }
+pub(crate) use forwarding_impls;
 
-impl ser::SerializeTuple for Array<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Array<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Array<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close()
-    }
-}
+forwarding_impls!(Array, Object, (), |key| Key::Static(key));
 
 impl ser::SerializeMap for Object<'_> {
     type Ok = ();
@@ -366,28 +366,6 @@ impl ser::SerializeMap for Object<'_> {
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
         let key = self.key.take().ok_or(Refused)?;
         self.member(key, value)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStruct for Object<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
-        self.member(Key::Static(key), value)
-    }
-    fn end(self) -> Result<(), Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Object<'_> {
-    type Ok = ();
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
-        self.member(Key::Static(key), value)
     }
     fn end(self) -> Result<(), Refused> {
         self.close()

@@ -23,23 +23,7 @@
 use serde::ser::{self, Serialize};
 use serde_json::{Map, Value};
 
-/// Why the writer stopped: the caller builds the JSON value to learn more.
-#[derive(Debug)]
-pub(super) struct Refused;
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("not written as serde_json writes it")
-    }
-}
-
-impl std::error::Error for Refused {}
-
-impl ser::Error for Refused {
-    fn custom<T: std::fmt::Display>(_: T) -> Self {
-        Refused
-    }
-}
+pub(super) use crate::canon::typed::Refused;
 
 /// The first field of `input` that `typed` does not write back, as
 /// [`super::ignored_field`] names it; `Err` when this writer cannot tell.
@@ -393,49 +377,7 @@ impl<'a> ser::Serializer for Against<'a> {
     }
 }
 
-impl ser::SerializeSeq for Items<'_> {
-    type Ok = Option<Found>;
-    type Error = Refused;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<Option<Found>, Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTuple for Items<'_> {
-    type Ok = Option<Found>;
-    type Error = Refused;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<Option<Found>, Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Items<'_> {
-    type Ok = Option<Found>;
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<Option<Found>, Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Items<'_> {
-    type Ok = Option<Found>;
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
-        self.item(value)
-    }
-    fn end(self) -> Result<Option<Found>, Refused> {
-        self.close()
-    }
-}
+crate::canon::typed::forwarding_impls!(Items, Members, Option<Found>, |key| key);
 
 impl ser::SerializeMap for Members<'_> {
     type Ok = Option<Found>;
@@ -447,28 +389,6 @@ impl ser::SerializeMap for Members<'_> {
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Refused> {
         let key = self.key.take().ok_or(Refused)?;
         self.member(&key, value)
-    }
-    fn end(self) -> Result<Option<Found>, Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStruct for Members<'_> {
-    type Ok = Option<Found>;
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
-        self.member(key, value)
-    }
-    fn end(self) -> Result<Option<Found>, Refused> {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Members<'_> {
-    type Ok = Option<Found>;
-    type Error = Refused;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Refused> {
-        self.member(key, value)
     }
     fn end(self) -> Result<Option<Found>, Refused> {
         self.close()
