@@ -512,10 +512,7 @@ impl Game {
     /// [`Event`] built. Otherwise nothing changes and `false` says so: parse
     /// the line and [`Game::apply`] it (which names the fault, if any).
     pub fn apply_line(&mut self, line: &[u8]) -> bool {
-        let Some(line) = record::split_line(line) else { return false };
-        if line.seq != self.seq + 1 || record::link_pieces(&self.head, line.hashed) != line.hash {
-            return false;
-        }
+        let Some(line) = self.next_line(line) else { return false };
         match line.kind {
             Kind::Decision => {
                 let Ok(body) = serde_json::from_slice::<DecisionSeen>(line.body) else { return false };
@@ -542,6 +539,13 @@ impl Game {
         self.seq = line.seq;
         self.head = line.hash;
         true
+    }
+
+    /// A canonical line ([`record::split_line`]) next in this game's chain:
+    /// its seq the next, its link from the head hashed over its own bytes.
+    fn next_line<'l>(&self, line: &'l [u8]) -> Option<record::LineParts<'l>> {
+        let line = record::split_line(line)?;
+        (line.seq == self.seq + 1 && record::link_pieces(&self.head, line.hashed) == line.hash).then_some(line)
     }
 
     /// A decision folded in: its number, and its side among those deciding
@@ -1256,7 +1260,7 @@ impl Verifier {
     /// Otherwise nothing changes and `false` says so: parse the line and
     /// [`Verifier::push`] it (which names what differs).
     pub fn take_line(&mut self, line: &[u8]) -> bool {
-        self.take_decided_line(line) || self.take_decision_line(line)
+        self.take_decided_line(line) || self.take_decision(line).is_some()
     }
 
     /// [`Verifier::take_line`] for a roll or fact line only: the one the
@@ -1297,11 +1301,6 @@ impl Verifier {
         true
     }
 
-    /// [`Verifier::take_line`] for the line of a decision due now.
-    fn take_decision_line(&mut self, line: &[u8]) -> bool {
-        self.take_decision(line).is_some()
-    }
-
     /// Takes the line of the decision due now, in a game whose dice are not
     /// sealed, when it is canonical, next in the chain (its link hashed
     /// over the line's own bytes) and the rules accept it: it is re-decided
@@ -1314,10 +1313,7 @@ impl Verifier {
             return None;
         }
         let game = &mut self.game;
-        let line = record::split_line(line).filter(|l| l.kind == Kind::Decision && l.seq == game.seq + 1)?;
-        if record::link_pieces(&game.head, line.hashed) != line.hash {
-            return None;
-        }
+        let line = game.next_line(line).filter(|l| l.kind == Kind::Decision)?;
         let body: Value = serde_json::from_slice(line.body).ok()?;
         // As `redecide` reads it: the shape, then the dice only if it has them.
         let seen = DecisionSeen::deserialize(&body).ok()?;
