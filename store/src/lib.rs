@@ -13,6 +13,7 @@
 //! acknowledged, and the chain is checked again when a game is opened.
 
 pub mod file;
+mod journal;
 pub mod pg_log;
 mod sled_log;
 

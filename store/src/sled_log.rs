@@ -9,8 +9,12 @@
 //! order. The head says which events are the game's:
 //! a reader reads a game's events up to its head only.
 //!
-//! An append writes the events, then the new head, under one lock, and
-//! returns only after `flush`. It is not a sled transaction: sled 0.34
+//! An append writes the events, then the new head, under one lock. It is
+//! first written to the store's journal ([`crate::journal`]), and returns
+//! once the journal is synced: sled is not flushed for it (a checkpoint
+//! flushes sled now and then, and empties the journal), and opening the
+//! store applies to sled whatever journaled append it lacks. It is not a
+//! sled transaction: sled 0.34
 //! rolls its I/O buffer twice for every transaction or batch (a write and a
 //! `sync_file_range` each, `pagecache::PageCache::pin_log`), which was most
 //! of a dice server's time per decision. Plain inserts need none: sled
@@ -41,6 +45,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::journal::{self, Journal};
 use rollcall_core::canon;
 use rollcall_core::digest::Digest;
 use rollcall_core::log::{check_append, EventLog, Head, LogError};
@@ -53,8 +58,11 @@ use std::fmt::Write as _;
 /// A sled database holding games.
 pub struct SledLog {
     db: sled::Db,
-    /// Held while an append checks the head and writes (see the module docs).
-    appending: std::sync::Mutex<()>,
+    /// The journal, held while an append checks the head and writes (see
+    /// the module docs) and while a checkpoint empties it.
+    journal: std::sync::Mutex<Journal>,
+    /// The journal's file again, to sync it without holding the journal.
+    journal_file: std::fs::File,
     headers: sled::Tree,
     heads: sled::Tree,
     pending: sled::Tree,
@@ -232,7 +240,8 @@ impl SledLog {
             let failure = match config(dir).open() {
                 Ok(db) => {
                     let log_file = std::fs::File::open(dir.join("db")).ok();
-                    return SledLog::with_trees(db, None, log_file).map_err(|detail| OpenError::Other { path, detail });
+                    return SledLog::with_trees(db, dir, None, log_file)
+                        .map_err(|detail| OpenError::Other { path, detail });
                 }
                 Err(e) => classify(&e),
             };
@@ -268,22 +277,28 @@ impl SledLog {
         let copy = tmp.path().join("db");
         copy_tree(dir, &copy).map_err(|e| no_copy(format!("copying it to {}: {e}", copy.display())))?;
         let db = config(&copy).open().map_err(|e| no_copy(format!("opening the copy: {e}")))?;
-        SledLog::with_trees(db, Some((tmp, dir.to_path_buf())), None).map_err(no_copy)
+        SledLog::with_trees(db, &copy, Some((tmp, dir.to_path_buf())), None).map_err(no_copy)
     }
 
+    /// The store opened on `db` (in `dir`), its journal applied.
     fn with_trees(
         db: sled::Db,
+        dir: &Path,
         copy: Option<(tempfile::TempDir, PathBuf)>,
         log_file: Option<std::fs::File>,
     ) -> Result<SledLog, String> {
+        let (journal, entries) = Journal::open(dir)
+            .map_err(|e| format!("cannot read its journal {}: {e}", dir.join(journal::FILE_NAME).display()))?;
+        let journal_file = journal.sync_handle().map_err(|e| e.to_string())?;
         let headers = db.open_tree("headers").map_err(|e| e.to_string())?;
         let heads = db.open_tree("heads").map_err(|e| e.to_string())?;
         let pending = db.open_tree("pending").map_err(|e| e.to_string())?;
         let notes = db.open_tree("notes").map_err(|e| e.to_string())?;
         let secrets = db.open_tree("secrets").map_err(|e| e.to_string())?;
-        Ok(SledLog {
+        SledLog {
             db,
-            appending: std::sync::Mutex::new(()),
+            journal: std::sync::Mutex::new(journal),
+            journal_file,
             headers,
             heads,
             pending,
@@ -291,7 +306,80 @@ impl SledLog {
             secrets,
             copy,
             log_file,
-        })
+        }
+        .replayed(entries)
+    }
+
+    /// The store with every journaled append it lacks applied, in the
+    /// journal's order (see [`crate::journal`]). An entry whose game is no
+    /// longer stored was removed after it; one at or below the game's head
+    /// is in sled already; one that follows the head is applied. Any other
+    /// means the journal and sled tell different histories: the store is
+    /// not opened, and nothing is changed.
+    fn replayed(self, entries: Vec<journal::Entry>) -> Result<SledLog, String> {
+        let mut heads: std::collections::HashMap<String, Option<Head>> = std::collections::HashMap::new();
+        let mut missing = Vec::new();
+        for entry in entries {
+            if !heads.contains_key(&entry.game) {
+                let stored = self.heads.get(entry.game.as_bytes()).map_err(|e| e.to_string())?;
+                let head = stored.map(|s| decode_head(&entry.game, &s)).transpose().map_err(|e| e.to_string())?;
+                heads.insert(entry.game.clone(), head);
+            }
+            let Some(Some(head)) = heads.get_mut(&entry.game) else { continue };
+            if head.seq >= entry.head.seq {
+                continue;
+            }
+            let follows = head.hash == entry.expected
+                && entry.events.iter().enumerate().all(|(i, (seq, _))| *seq == head.seq + 1 + i as u64)
+                && head.seq + entry.events.len() as u64 == entry.head.seq;
+            if !follows {
+                return Err(format!(
+                    "its journal {} holds an append to game {:?} (seq {} to {}) that does not follow the game's stored head (seq {}, {}): the journal and the database disagree. Nothing was changed; keep a copy of the directory",
+                    self.journal_path().display(),
+                    entry.game,
+                    entry.head.seq + 1 - entry.events.len() as u64,
+                    entry.head.seq,
+                    head.seq,
+                    head.hash.short()
+                ));
+            }
+            *head = entry.head;
+            missing.push(entry);
+        }
+        for entry in missing {
+            let tree = self.db.open_tree(format!("events/{}", entry.game)).map_err(|e| e.to_string())?;
+            for (seq, bytes) in &entry.events {
+                tree.insert(seq.to_be_bytes(), &bytes[..]).map_err(|e| e.to_string())?;
+            }
+            self.heads.insert(entry.game.as_bytes(), &encode_head(&entry.head)[..]).map_err(|e| e.to_string())?;
+        }
+        Ok(self)
+    }
+
+    fn journal_path(&self) -> PathBuf {
+        self.lock_journal().path().to_path_buf()
+    }
+
+    /// The journal, locked. A poisoned lock guards nothing half-done: an
+    /// append writes its head last, and cuts back a journal entry it could
+    /// not finish.
+    fn lock_journal(&self) -> std::sync::MutexGuard<'_, Journal> {
+        self.journal.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Makes sled hold durably every append in the journal, then empties
+    /// the journal; `journal` is the journal, locked.
+    fn checkpoint(&self, journal: &mut Journal) -> Result<(), LogError> {
+        self.flush()?;
+        if !journal.is_empty() {
+            journal.clear().map_err(backend)?;
+        }
+        Ok(())
+    }
+
+    /// Syncs the journal: every append written to it so far is durable.
+    fn sync_journal(&self) -> Result<(), LogError> {
+        self.journal_file.sync_data().map_err(backend)
     }
 
     /// For a store that could only be read: where the copy being read is
@@ -327,7 +415,10 @@ impl SledLog {
         // Invisible from here; a kill before the drop leaves an events tree
         // no reader looks at, which the next `begin` of the id clears.
         self.db.drop_tree(format!("events/{game}")).map_err(backend)?;
-        self.flush()
+        // The journal is emptied too: a game of the same id created later
+        // could share the removed game's first heads, and must never be
+        // given its journaled appends.
+        self.checkpoint(&mut self.lock_journal())
     }
 
     fn events_tree(&self, game: &str) -> Result<sled::Tree, LogError> {
@@ -356,41 +447,69 @@ impl SledLog {
     }
 }
 
-/// Appends `events` to `tree` after the head stored at `game` in `heads`
-/// (the `heads` or the `pending` tree, whose values start with a head):
-/// the events first, then the head (see the module docs), under `lock`.
-fn append_to(
-    lock: &std::sync::Mutex<()>,
-    heads: &sled::Tree,
-    tree: &sled::Tree,
-    game: &str,
-    expected: &Digest,
-    events: &[Event],
-) -> Result<Head, LogError> {
-    let mut lines = Vec::with_capacity(events.len());
-    for e in events {
-        lines.push((e.seq.to_be_bytes(), stored_form(e)?));
+impl SledLog {
+    /// Appends `events` to `tree` after the head stored at `game` in `heads`
+    /// (the `heads` or the `pending` tree, whose values start with a head):
+    /// the events first, then the head (see the module docs), with the
+    /// journal locked. An append to a stored game (`journaled`) is written
+    /// to the journal first, not synced; the caller syncs it.
+    fn append_to(
+        &self,
+        heads: &sled::Tree,
+        tree: &sled::Tree,
+        game: &str,
+        expected: &Digest,
+        events: &[Event],
+        journaled: bool,
+    ) -> Result<Head, LogError> {
+        let mut lines = Vec::with_capacity(events.len());
+        for e in events {
+            lines.push((e.seq, stored_form(e)?));
+        }
+        let mut journal = self.lock_journal();
+        let stored = heads.get(game.as_bytes()).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.into()))?;
+        let head = decode_head(game, &stored[..40.min(stored.len())])?;
+        if head.hash != *expected {
+            return Err(LogError::StaleHead {
+                game: game.to_string(),
+                expected: expected.short(),
+                seq: head.seq,
+                actual: head.hash.short(),
+            });
+        }
+        let new_head = check_append(game, &head, events)?;
+        let entry = journal::Entry { game: game.to_string(), expected: *expected, head: new_head, events: lines };
+        let written = if journaled {
+            let bytes = entry.encode();
+            journal.write(&bytes).map_err(backend)?;
+            Some(bytes.len())
+        } else {
+            None
+        };
+        let mut value = encode_head(&new_head).to_vec();
+        value.extend_from_slice(&stored[40..]);
+        let inserted = entry
+            .events
+            .iter()
+            .try_for_each(|(seq, line)| tree.insert(seq.to_be_bytes(), &line[..]).map(drop))
+            .and_then(|()| heads.insert(game.as_bytes(), value).map(drop));
+        if let Err(e) = inserted {
+            // The entry is taken back: an append that failed is not
+            // applied at the next opening.
+            let e = backend(e);
+            return match written.map(|len| journal.unwrite(len)) {
+                Some(Err(cut)) => Err(LogError::Backend(format!(
+                    "{e}; and its entry could not be taken back from the journal {} ({cut}): the append may be applied when the store is next opened",
+                    journal.path().display()
+                ))),
+                _ => Err(e),
+            };
+        }
+        if journal.len() > journal::CHECKPOINT_BYTES {
+            self.checkpoint(&mut journal)?;
+        }
+        Ok(new_head)
     }
-    // A poisoned lock guards nothing half-done: the head is written last.
-    let _appending = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let stored = heads.get(game.as_bytes()).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.into()))?;
-    let head = decode_head(game, &stored[..40.min(stored.len())])?;
-    if head.hash != *expected {
-        return Err(LogError::StaleHead {
-            game: game.to_string(),
-            expected: expected.short(),
-            seq: head.seq,
-            actual: head.hash.short(),
-        });
-    }
-    let new_head = check_append(game, &head, events)?;
-    for (key, line) in &lines {
-        tree.insert(&key[..], &line[..]).map_err(backend)?;
-    }
-    let mut value = encode_head(&new_head).to_vec();
-    value.extend_from_slice(&stored[40..]);
-    heads.insert(game.as_bytes(), value).map_err(backend)?;
-    Ok(new_head)
 }
 
 /// The first byte of an event stored in its compact form (below); an event
@@ -472,7 +591,7 @@ impl EventLog for SledLog {
 
     fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         let tree = self.events_tree(game)?;
-        append_to(&self.appending, &self.pending, &tree, game, expected, events)
+        self.append_to(&self.pending, &tree, game, expected, events, false)
     }
 
     fn commit(&self, game: &str) -> Result<Head, LogError> {
@@ -520,18 +639,20 @@ impl EventLog for SledLog {
 
     fn append(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         let head = self.append_deferred(game, expected, events)?;
-        self.flush()?;
+        self.sync_journal()?;
         Ok(head)
     }
 
     fn append_deferred(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         self.require(game)?;
         let tree = self.events_tree(game)?;
-        append_to(&self.appending, &self.heads, &tree, game, expected, events)
+        self.append_to(&self.heads, &tree, game, expected, events, true)
     }
 
+    /// Every append so far is in the journal; every other write flushed
+    /// sled before it returned.
     fn sync(&self) -> Result<(), LogError> {
-        self.flush()
+        self.sync_journal()
     }
 
     /// One process holds a sled store (its directory is locked).
@@ -648,7 +769,7 @@ mod tests {
     }
 
     /// The file a flush syncs is sled's log itself, the one that grows with
-    /// each append.
+    /// each append once sled writes it (at a checkpoint, at the latest).
     #[test]
     fn a_flush_syncs_the_file_sled_writes_its_log_to() {
         let dir = tempfile::tempdir().unwrap();
@@ -656,6 +777,7 @@ mod tests {
         let file = log.log_file.as_ref().expect("the log file is open");
         let before = file.metadata().unwrap().len();
         log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        log.checkpoint(&mut log.lock_journal()).unwrap();
         assert!(file.metadata().unwrap().len() > before, "sled wrote the appended events to the synced file");
     }
 
@@ -774,5 +896,108 @@ mod tests {
         tree.remove(3u64.to_be_bytes()).unwrap();
         let error = log.events("rally", 1).unwrap().find_map(Result::err).unwrap();
         assert!(matches!(&error, LogError::Corrupt { seq: 3, reason, .. } if reason.contains("missing")), "{error}");
+    }
+
+    /// The events split into appends, one per decision (and its rolls and
+    /// facts).
+    fn appends(events: &[Event]) -> Vec<&[Event]> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for i in 1..=events.len() {
+            if i == events.len() || events[i].kind == rollcall_core::Kind::Decision {
+                out.push(&events[start..i]);
+                start = i;
+            }
+        }
+        out
+    }
+
+    /// A power cut takes sled's writes since its last flush, but not the
+    /// synced journal: the store, reopened, has every acknowledged append.
+    /// (The store is copied as sled last flushed it, and the journal is
+    /// copied after the appends.)
+    #[test]
+    fn acknowledged_appends_sled_lost_are_applied_from_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        let store = dir.path();
+        let copy = tempfile::tempdir().unwrap();
+        copy_tree(store, copy.path()).unwrap();
+        let mut head = log.head("rally").unwrap();
+        for append in appends(&events) {
+            head = log.append("rally", &head.hash, append).unwrap();
+        }
+        assert!(!log.lock_journal().is_empty(), "the appends are journaled");
+        std::fs::copy(store.join(journal::FILE_NAME), copy.path().join(journal::FILE_NAME)).unwrap();
+        let reopened = SledLog::open(copy.path()).unwrap();
+        assert_eq!(reopened.head("rally").unwrap(), head);
+        let read: Vec<Event> = reopened.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, events);
+        // Applied once: opening again finds them in sled, and appends after them.
+        drop(reopened);
+        let again = SledLog::open(copy.path()).unwrap();
+        assert_eq!(again.head("rally").unwrap(), head);
+        assert_eq!(again.events("rally", 1).unwrap().count(), events.len());
+    }
+
+    /// The journal grows only so far: an append past the bound flushes sled
+    /// and empties it; removing a game empties it too.
+    #[test]
+    fn the_journal_is_checkpointed_and_emptied_by_a_removal() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        let mut head = log.head("rally").unwrap();
+        for append in appends(&events) {
+            head = log.append("rally", &head.hash, append).unwrap();
+        }
+        let per_game = log.lock_journal().len();
+        assert!(per_game > 0, "the appends are journaled");
+        let mut most = 0;
+        for i in 0..(2 * journal::CHECKPOINT_BYTES / per_game + 2) {
+            let game = format!("rally-{i}");
+            let mut script = rally_script();
+            script.header.game = game.clone();
+            let mut head = log.create(&script.header).unwrap();
+            let mut played = Vec::new();
+            script.play(|_, e| played.push(e.clone())).unwrap();
+            for append in appends(&played) {
+                head = log.append(&game, &head.hash, append).unwrap();
+            }
+            most = most.max(log.lock_journal().len());
+        }
+        assert!(most <= journal::CHECKPOINT_BYTES + per_game, "the journal grew to {most} bytes");
+        log.remove_game("rally", &[], &[]).unwrap();
+        assert_eq!(log.lock_journal().len(), 0);
+        assert_eq!(std::fs::metadata(dir.path().join(journal::FILE_NAME)).unwrap().len(), 0);
+    }
+
+    /// A journal that tells another history than sled's (an entry after a
+    /// head the game never had) stops the opening with the journal named,
+    /// and changes nothing.
+    #[test]
+    fn a_journal_that_disagrees_with_the_store_is_named_and_nothing_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        let appends = appends(&events);
+        let head = log.append("rally", &log.head("rally").unwrap().hash, appends[0]).unwrap();
+        drop(log);
+        let foreign = journal::Entry {
+            game: "rally".into(),
+            expected: Digest::of(b"another history"),
+            head: Head { seq: head.seq + 1, hash: Digest::of(b"its head") },
+            events: vec![(head.seq + 1, b"anything".to_vec())],
+        };
+        let path = dir.path().join(journal::FILE_NAME);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&foreign.encode());
+        std::fs::write(&path, &bytes).unwrap();
+        let error = SledLog::open(dir.path()).err().expect("refused").to_string();
+        assert!(
+            error.contains("journal") && error.contains("does not follow") && error.contains("\"rally\""),
+            "{error}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "the journal is kept");
+        std::fs::write(&path, b"").unwrap();
+        assert_eq!(SledLog::open(dir.path()).unwrap().head("rally").unwrap(), head);
     }
 }
