@@ -199,7 +199,7 @@ fn open_as(db: &StoreSpec, access: Access) -> Result<Store, Fail> {
             copy.display()
         );
     }
-    Ok(Store::Sled(log))
+    Ok(Store::Sled(Box::new(log)))
 }
 
 /// A database URL as errors may show it: without the password.

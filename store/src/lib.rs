@@ -28,7 +28,7 @@ pub use pg_log::PgLog;
 
 /// A store: a sled directory, or a PostgreSQL database.
 pub enum Store {
-    Sled(SledLog),
+    Sled(Box<SledLog>),
     Postgres(Box<PgLog>),
 }
 
@@ -38,7 +38,7 @@ impl Store {
     pub fn open(location: &Path) -> Result<Store, LogError> {
         match location.to_str().filter(|l| pg_log::is_url(l)) {
             Some(url) => Ok(Store::Postgres(Box::new(PgLog::open(url)?))),
-            None => Ok(Store::Sled(SledLog::open(location)?)),
+            None => Ok(Store::Sled(Box::new(SledLog::open(location)?))),
         }
     }
 
@@ -54,7 +54,7 @@ impl Store {
 
     fn log(&self) -> &(dyn EventLog + Send + Sync) {
         match self {
-            Store::Sled(log) => log,
+            Store::Sled(log) => &**log,
             Store::Postgres(log) => &**log,
         }
     }

@@ -163,14 +163,24 @@ fn classify(e: &sled::Error) -> Failure {
         // sled 0.34.7 reports a held lock as an `Other` I/O error whose
         // message carries fs2's WouldBlock (`config.rs`, `try_lock`).
         sled::Error::Io(io) if io.to_string().starts_with("could not acquire lock") => Failure::Locked,
-        sled::Error::Io(io) => match io.kind() {
-            std::io::ErrorKind::ReadOnlyFilesystem => Failure::ReadOnly,
-            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => Failure::Full(io.to_string()),
-            std::io::ErrorKind::PermissionDenied => Failure::Denied(io.to_string()),
-            _ => Failure::Other(e.to_string()),
-        },
+        sled::Error::Io(io) => classify_io(io, || e.to_string()),
         other => Failure::Other(other.to_string()),
     }
+}
+
+/// An I/O error opening a store, classified; `other` words any other.
+fn classify_io(io: &std::io::Error, other: impl FnOnce() -> String) -> Failure {
+    match io.kind() {
+        std::io::ErrorKind::ReadOnlyFilesystem => Failure::ReadOnly,
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => Failure::Full(io.to_string()),
+        std::io::ErrorKind::PermissionDenied => Failure::Denied(io.to_string()),
+        _ => Failure::Other(other()),
+    }
+}
+
+/// Why the journal of the store in `dir` could not be opened, in words.
+fn journal_trouble(dir: &Path, e: &std::io::Error) -> String {
+    format!("cannot open its journal {}: {e}", dir.join(journal::FILE_NAME).display())
 }
 
 /// Copies a store's files (a directory tree of plain files) into `to`.
@@ -238,11 +248,14 @@ impl SledLog {
         let mut pause = Duration::from_millis(20);
         loop {
             let failure = match config(dir).open() {
-                Ok(db) => {
-                    let log_file = std::fs::File::open(dir.join("db")).ok();
-                    return SledLog::with_trees(db, dir, None, log_file)
-                        .map_err(|detail| OpenError::Other { path, detail });
-                }
+                Ok(db) => match Journal::open(dir) {
+                    Ok(journal) => {
+                        let log_file = std::fs::File::open(dir.join("db")).ok();
+                        return SledLog::with_trees(db, journal, None, log_file)
+                            .map_err(|detail| OpenError::Other { path, detail });
+                    }
+                    Err(e) => classify_io(&e, || journal_trouble(dir, &e)),
+                },
                 Err(e) => classify(&e),
             };
             match (failure, options.access) {
@@ -277,18 +290,17 @@ impl SledLog {
         let copy = tmp.path().join("db");
         copy_tree(dir, &copy).map_err(|e| no_copy(format!("copying it to {}: {e}", copy.display())))?;
         let db = config(&copy).open().map_err(|e| no_copy(format!("opening the copy: {e}")))?;
-        SledLog::with_trees(db, &copy, Some((tmp, dir.to_path_buf())), None).map_err(no_copy)
+        let journal = Journal::open(&copy).map_err(|e| no_copy(journal_trouble(&copy, &e)))?;
+        SledLog::with_trees(db, journal, Some((tmp, dir.to_path_buf())), None).map_err(no_copy)
     }
 
-    /// The store opened on `db` (in `dir`), its journal applied.
+    /// The store opened on `db`, its journal (and the entries in it) applied.
     fn with_trees(
         db: sled::Db,
-        dir: &Path,
+        (journal, entries): (Journal, Vec<journal::Entry>),
         copy: Option<(tempfile::TempDir, PathBuf)>,
         log_file: Option<std::fs::File>,
     ) -> Result<SledLog, String> {
-        let (journal, entries) = Journal::open(dir)
-            .map_err(|e| format!("cannot read its journal {}: {e}", dir.join(journal::FILE_NAME).display()))?;
         let journal_file = journal.sync_handle().map_err(|e| e.to_string())?;
         let headers = db.open_tree("headers").map_err(|e| e.to_string())?;
         let heads = db.open_tree("heads").map_err(|e| e.to_string())?;
@@ -479,13 +491,8 @@ impl SledLog {
         }
         let new_head = check_append(game, &head, events)?;
         let entry = journal::Entry { game: game.to_string(), expected: *expected, head: new_head, events: lines };
-        let written = if journaled {
-            let bytes = entry.encode();
-            journal.write(&bytes).map_err(backend)?;
-            Some(bytes.len())
-        } else {
-            None
-        };
+        let chain = journal.chain();
+        let written = if journaled { Some(journal.write(&entry).map_err(backend)?) } else { None };
         let mut value = encode_head(&new_head).to_vec();
         value.extend_from_slice(&stored[40..]);
         let inserted = entry
@@ -497,7 +504,7 @@ impl SledLog {
             // The entry is taken back: an append that failed is not
             // applied at the next opening.
             let e = backend(e);
-            return match written.map(|len| journal.unwrite(len)) {
+            return match written.map(|at| journal.unwrite(at, chain)) {
                 Some(Err(cut)) => Err(LogError::Backend(format!(
                     "{e}; and its entry could not be taken back from the journal {} ({cut}): the append may be applied when the store is next opened",
                     journal.path().display()
@@ -967,8 +974,9 @@ mod tests {
         }
         assert!(most <= journal::CHECKPOINT_BYTES + per_game, "the journal grew to {most} bytes");
         log.remove_game("rally", &[], &[]).unwrap();
-        assert_eq!(log.lock_journal().len(), 0);
-        assert_eq!(std::fs::metadata(dir.path().join(journal::FILE_NAME)).unwrap().len(), 0);
+        assert!(log.lock_journal().is_empty());
+        drop(log);
+        assert!(Journal::open(dir.path()).unwrap().1.is_empty(), "emptied durably");
     }
 
     /// A journal that tells another history than sled's (an entry after a
@@ -988,16 +996,17 @@ mod tests {
             events: vec![(head.seq + 1, b"anything".to_vec())],
         };
         let path = dir.path().join(journal::FILE_NAME);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes.extend_from_slice(&foreign.encode());
-        std::fs::write(&path, &bytes).unwrap();
+        let (mut written, _) = Journal::open(dir.path()).unwrap();
+        written.write(&foreign).unwrap();
+        drop(written);
+        let bytes = std::fs::read(&path).unwrap();
         let error = SledLog::open(dir.path()).err().expect("refused").to_string();
         assert!(
             error.contains("journal") && error.contains("does not follow") && error.contains("\"rally\""),
             "{error}"
         );
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "the journal is kept");
-        std::fs::write(&path, b"").unwrap();
+        Journal::open(dir.path()).unwrap().0.clear().unwrap();
         assert_eq!(SledLog::open(dir.path()).unwrap().head("rally").unwrap(), head);
     }
 }

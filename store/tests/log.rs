@@ -476,7 +476,7 @@ fn removes_a_game_with_its_notes_and_secrets(open: &dyn Fn() -> Store) {
 #[test]
 fn sled_log_removes_a_game_with_its_notes_and_secrets() {
     let dir = tempfile::tempdir().unwrap();
-    removes_a_game_with_its_notes_and_secrets(&|| Store::Sled(SledLog::open(dir.path()).unwrap()));
+    removes_a_game_with_its_notes_and_secrets(&|| Store::Sled(Box::new(SledLog::open(dir.path()).unwrap())));
 }
 
 #[test]
