@@ -11,7 +11,7 @@
 //! decide-and-apply in this process. Figures, not assertions: the machines
 //! are shared and noisy. See docs/benchmarks.md.
 
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -309,8 +309,17 @@ fn main() {
         "\nplay --stream: {k} decisions, each flushed before its ack: {:.2} ms per decision, peak {rss:.1} MiB",
         t * 1000.0 / k as f64
     );
-    let fsync = fsync_per_record(dir.path(), k);
-    goal("play --stream (durable appends)", k as f64 / t, k as f64 / fsync, 0.8, "decisions/s");
+    // Two references: records appended to a growing file, and written into
+    // room laid out ahead (zeroed), where a sync need not write the file's
+    // length — the least work; the goal is held to that one.
+    let growing = fsync_per_record(dir.path(), k, false);
+    let laid_out = fsync_per_record(dir.path(), k, true);
+    println!(
+        "  fsync per record: {:.3} ms appended to a growing file, {:.3} ms into room laid out ahead",
+        growing * 1000.0 / k as f64,
+        laid_out * 1000.0 / k as f64
+    );
+    goal("play --stream (durable appends)", k as f64 / t, k as f64 / laid_out.min(growing), 0.8, "decisions/s");
 
     postgres_beside_sled(dir.path(), n / 10);
 }
@@ -387,11 +396,17 @@ fn decode_and_chain(record: &std::path::Path) -> f64 {
 }
 
 /// The reference for durable appends: `k` record-sized lines written to a
-/// file, each followed by an fsync. Seconds.
-fn fsync_per_record(dir: &std::path::Path, k: usize) -> f64 {
+/// file, each followed by an fsync (`fdatasync`); into zeros written and
+/// synced ahead if `laid_out`. Seconds.
+fn fsync_per_record(dir: &std::path::Path, k: usize, laid_out: bool) -> f64 {
     let path = dir.join("fsync-reference");
     let mut f = std::fs::File::create(&path).unwrap();
     let line = [b'x'; 230];
+    if laid_out {
+        f.write_all(&vec![0u8; line.len() * k]).unwrap();
+        f.sync_all().unwrap();
+        f.rewind().unwrap();
+    }
     let start = Instant::now();
     for _ in 0..k {
         f.write_all(&line).unwrap();

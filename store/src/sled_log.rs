@@ -479,6 +479,10 @@ impl SledLog {
             lines.push((e.seq, stored_form(e)?));
         }
         let mut journal = self.lock_journal();
+        if journaled && journal.len() > journal::CHECKPOINT_BYTES {
+            // Before this append, so that a failure leaves it unwritten.
+            self.checkpoint(&mut journal)?;
+        }
         let stored = heads.get(game.as_bytes()).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.into()))?;
         let head = decode_head(game, &stored[..40.min(stored.len())])?;
         if head.hash != *expected {
@@ -511,9 +515,6 @@ impl SledLog {
                 ))),
                 _ => Err(e),
             };
-        }
-        if journal.len() > journal::CHECKPOINT_BYTES {
-            self.checkpoint(&mut journal)?;
         }
         Ok(new_head)
     }
