@@ -281,12 +281,13 @@ impl Journal {
     }
 
     /// Takes back the last entry, written at `at` (its append failed after
-    /// it): its tag is zeroed, so reading stops before it, and the next
-    /// entry is written in its place.
+    /// it): its tag is zeroed, durably, so reading stops before it, and the
+    /// next entry is written in its place.
     pub fn unwrite(&mut self, at: u64, chain: Chain) -> std::io::Result<()> {
         self.end = at;
         self.chain = chain;
-        self.file.write_all_at(&[0], at)
+        self.file.write_all_at(&[0], at)?;
+        self.file.sync_data()
     }
 
     /// Where the next entry sits in the chain (to take it back).
