@@ -1073,28 +1073,28 @@ mod tests {
                 .collect();
             // Per game: how many of its appends are acknowledged, if created.
             let mut model: Vec<Option<usize>> = vec![None; 3];
-            let snapshot = |log: &SledLog| {
+            let snapshot = || {
                 // What sled holds once flushed: its files as they are now.
                 let _ = std::fs::remove_dir_all(&flushed);
                 copy_tree(&store, &flushed).unwrap();
             };
-            snapshot(&log);
+            snapshot();
             for (g, op) in ops {
                 let (header, appends) = &games[g];
                 match (op, model[g]) {
                     (0, None) => {
                         log.create(header).unwrap();
                         model[g] = Some(0);
-                        snapshot(&log);
+                        snapshot();
                     }
                     (1, Some(_)) => {
                         log.remove_game(&header.game, &[], &[]).unwrap();
                         model[g] = None;
-                        snapshot(&log);
+                        snapshot();
                     }
                     (2, _) => {
                         log.checkpoint(&mut log.lock_journal()).unwrap();
-                        snapshot(&log);
+                        snapshot();
                     }
                     (_, Some(n)) if n < appends.len() => {
                         let head = log.head(&header.game).unwrap();
