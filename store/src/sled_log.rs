@@ -1046,7 +1046,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
 
         /// A power cut after any operation, taking every write sled made
         /// since its last flush (the worst it can do: sled recovers a prefix
@@ -1055,7 +1055,7 @@ mod tests {
         /// games: create, append a decision, remove, checkpoint.
         #[test]
         fn a_power_cut_after_any_operation_loses_nothing_acknowledged(
-            ops in proptest::collection::vec((0..3usize, 0..8u8), 1..60),
+            ops in proptest::collection::vec((0..3usize, 0..8u8), 1..40),
         ) {
             let dir = tempfile::tempdir().unwrap();
             let store = dir.path().join("store");
