@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use rollcall_core::fault::Fault;
 use rollcall_core::game::{verify_each, Game, Verified, Verifier, VerifyFailure};
 use rollcall_core::locate::line_of;
-use rollcall_core::log::{open_at_head, open_game, EventLog};
+use rollcall_core::log::{open_at_head, open_game_lines, EventLog};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::{Event, Header, Kind, Party, SeedMode};
 use rollcall_core::refusal::{RefusalKind, Shared};
@@ -693,25 +693,56 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
     let log = store::open_read(db)?;
     let header = log.header(target)?;
     let bar = crate::progress::events("verify", log.head(target)?.seq, quiet);
-    let result = verify_each(&header, log.events(target, 1)?, |_, _| crate::progress::tick(&bar));
+    let result = verify_lines(&header, target, log.lines(target, 1)?, || crate::progress::tick(&bar));
     crate::progress::done(bar);
     Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))
+}
+
+/// Verifies the stored game `id` from its record lines, as verify of a
+/// record file does: each line taken as read where it can be
+/// ([`Verifier::take_line`]), parsed and pushed where it cannot (which names
+/// its fault). A line that cannot be read or parsed is the store's fault,
+/// named by its seq.
+fn verify_lines(
+    header: &Header,
+    id: &str,
+    lines: impl Iterator<Item = Result<String, rollcall_core::log::LogError>>,
+    mut tick: impl FnMut(),
+) -> Result<Verified, VerifyFailure> {
+    let mut verifier = Verifier::new(header)?;
+    for (seq, line) in (1u64..).zip(lines) {
+        let line = line.map_err(|e| verifier.unreadable(e))?;
+        if !verifier.take_line(line.as_bytes()) {
+            let corrupt = |reason: String| rollcall_core::log::LogError::Corrupt { game: id.to_string(), seq, reason };
+            let event =
+                rollcall_core::record::parse_event(&line).map_err(|e| verifier.unreadable(corrupt(e.to_string())))?;
+            if event.seq != seq {
+                return Err(verifier.unreadable(corrupt(format!("stored under seq {seq} but says seq {}", event.seq))));
+            }
+            verifier.push(&event)?;
+        }
+        tick();
+    }
+    verifier.finish().map(|(verified, _)| verified)
 }
 
 fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode, Fail> {
     use rollcall_store::file::{self, Existing};
     let log = store::open_read(&cx.db)?;
-    let game = open_game(&log, id, None)?;
+    // The chain is checked before a byte is written; then the lines the
+    // check read (up to its head: a shared store may grow meanwhile) are
+    // copied as they are stored.
+    let game = open_game_lines(&log, id)?;
     let to_stdout = output == Path::new("-");
     let bar = crate::progress::events("export", game.seq(), cx.mode == Mode::Json);
-    let events = log.events(id, 1)?.inspect(|_| crate::progress::tick(&bar));
+    let lines = log.lines(id, 1)?.take(game.seq() as usize).inspect(|_| crate::progress::tick(&bar));
     let count = if to_stdout {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
-        file::write_to(&mut out, Path::new("<stdout>"), game.header(), events)
+        file::write_lines_to(&mut out, Path::new("<stdout>"), game.header(), lines)
     } else {
         let existing = if force { Existing::Replace } else { Existing::Refuse };
-        file::write(output, existing, game.header(), events)
+        file::write_lines(output, existing, game.header(), lines)
     };
     crate::progress::done(bar);
     let shown = if to_stdout { "standard output".to_string() } else { output.display().to_string() };
@@ -1093,5 +1124,57 @@ impl Report for RulesShow {
         json!({"version": rules.version, "name": rules.name, "hash": rules.hash().to_string(),
             "summary": spec.summary, "settings": rows,
             "numbers": {"scenario": scenario, "every_other": [min, max]}})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rollcall_core::log::LogError;
+    use rollcall_core::script::Script;
+
+    /// A fixture's record: its header and its lines.
+    fn record(fixture: &str) -> (Header, Vec<String>) {
+        let path = format!("{}/../fixtures/leader-activation/{fixture}.json", env!("CARGO_MANIFEST_DIR"));
+        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), fixture).unwrap();
+        let mut lines = Vec::new();
+        script.play(|_, e| lines.push(rollcall_core::record::encode_event(e).unwrap())).unwrap();
+        (script.header, lines)
+    }
+
+    /// Verify of a stored game's lines gives what verify of its events, as
+    /// the store reads them, gives: for the whole record, and with each line
+    /// changed in turn (a number in it, or its JSON broken).
+    #[test]
+    fn verify_of_lines_is_verify_of_events() {
+        let (header, lines) = record("rally");
+        let of_events = |lines: &[String]| {
+            let events: Vec<Result<Event, LogError>> = (1u64..)
+                .zip(lines)
+                .map(|(seq, l)| {
+                    // As the store reads an event (`read_event`).
+                    let corrupt = |reason: String| LogError::Corrupt { game: "rally".into(), seq, reason };
+                    let event = rollcall_core::record::parse_event(l).map_err(|e| corrupt(e.to_string()))?;
+                    if event.seq != seq {
+                        return Err(corrupt(format!("stored under seq {seq} but says seq {}", event.seq)));
+                    }
+                    Ok(event)
+                })
+                .collect();
+            rollcall_core::game::verify(&header, events).map(|v| v.head)
+        };
+        let of_lines =
+            |lines: &[String]| verify_lines(&header, "rally", lines.iter().cloned().map(Ok), || {}).map(|v| v.head);
+        assert!(of_lines(&lines).is_ok());
+        assert_eq!(of_lines(&lines), of_events(&lines));
+        for i in 0..lines.len() {
+            for changed in [lines[i].replacen('1', "2", 1), lines[i].replacen('{', "[", 1)] {
+                let mut damaged = lines.clone();
+                damaged[i] = changed;
+                let (a, b) = (of_lines(&damaged), of_events(&damaged));
+                assert!(a.is_err(), "line {i} changed was taken");
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "line {i}");
+            }
+        }
     }
 }

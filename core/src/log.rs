@@ -79,6 +79,26 @@ pub trait EventLog {
         game: &str,
         from_seq: u64,
     ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError>;
+    /// The game's events from `from_seq` on, in order, as their record
+    /// lines: the canonical bytes a link hashes, with the `"hash"` member
+    /// (a store that keeps each event's line gives it back as kept, for
+    /// readers that take a line as read — verify, export). By default each
+    /// event is written out again.
+    fn lines<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<String, LogError>> + 'a>, LogError> {
+        let id = game.to_string();
+        Ok(Box::new(self.events(game, from_seq)?.map(move |event| {
+            let event = event?;
+            record::encode_event(&event).map_err(|e| LogError::Corrupt {
+                game: id.clone(),
+                seq: event.seq,
+                reason: e.to_string(),
+            })
+        })))
+    }
     /// Every game id, in order.
     fn games(&self) -> Result<Vec<String>, LogError>;
     fn header(&self, game: &str) -> Result<Header, LogError>;
@@ -321,6 +341,43 @@ pub enum OpenGameError {
 /// and is not mistaken for damage.
 pub fn open_game(log: &dyn EventLog, id: &str, until_seq: Option<u64>) -> Result<crate::game::Game, OpenGameError> {
     open_game_with(log, id, until_seq, |_, _| {})
+}
+
+/// [`open_game`] to the head, from the game's record lines: each taken as
+/// read where it can be ([`Game::apply_line`](crate::game::Game::apply_line)),
+/// parsed and applied where it cannot, with the same checks and the same
+/// errors (a line that does not parse, or says another seq than its own,
+/// is the store's damage at that seq).
+pub fn open_game_lines(log: &dyn EventLog, id: &str) -> Result<crate::game::Game, OpenGameError> {
+    let header = log.header(id)?;
+    let head = log.head(id)?;
+    let mut game = crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
+    for (seq, line) in (1u64..).zip(log.lines(id, 1)?) {
+        let line = line?;
+        if game.apply_line(line.as_bytes()) {
+            continue;
+        }
+        let corrupt = |reason: String| LogError::Corrupt { game: id.to_string(), seq, reason };
+        let event = record::parse_event(&line).map_err(|e| corrupt(e.to_string()))?;
+        if event.seq != seq {
+            return Err(corrupt(format!("stored under seq {seq} but says seq {}", event.seq)).into());
+        }
+        game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e))?;
+    }
+    if head.hash != game.head() || head.seq != game.seq() {
+        return Err(OpenGameError::Log(LogError::Corrupt {
+            game: id.to_string(),
+            seq: game.seq(),
+            reason: format!(
+                "the stored head (seq {} {}) is not the chain's end (seq {} {})",
+                head.seq,
+                head.hash.short(),
+                game.seq(),
+                game.head().short()
+            ),
+        }));
+    }
+    Ok(game)
 }
 
 /// The note a game's [`Snapshot`](crate::game::Snapshot) is kept under.

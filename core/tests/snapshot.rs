@@ -8,7 +8,7 @@
 mod support;
 
 use rollcall_core::game::{Game, Snapshot};
-use rollcall_core::log::{keep_snapshot, open_at_head, open_game, snapshot_note, EventLog, MemLog};
+use rollcall_core::log::{keep_snapshot, open_at_head, open_game, open_game_lines, snapshot_note, EventLog, MemLog};
 use rollcall_core::record::Event;
 use rollcall_core::script::Script;
 
@@ -72,6 +72,21 @@ fn stored(script: &Script, events: &[Event]) -> MemLog {
     let head = log.head(&script.header.game).unwrap();
     log.append(&script.header.game, &head.hash, &unit).unwrap();
     log
+}
+
+/// Opening a stored game from its lines (`export`'s check) is opening it
+/// from its events: the same game, for every fixture game.
+#[test]
+fn a_game_opened_from_its_lines_is_the_game_opened_from_its_events() {
+    for (name, script, events) in games() {
+        let log = stored(&script, &events);
+        let id = &script.header.game;
+        let (by_events, by_lines) = (open_game(&log, id, None).unwrap(), open_game_lines(&log, id).unwrap());
+        assert_eq!(by_lines.head(), by_events.head(), "{name}");
+        assert_eq!(by_lines.seq(), by_events.seq(), "{name}");
+        assert_eq!(by_lines.decisions(), by_events.decisions(), "{name}");
+        assert_eq!(by_lines.state(), by_events.state(), "{name}");
+    }
 }
 
 #[test]

@@ -272,6 +272,37 @@ pub fn write_to<E: std::fmt::Display>(
     Ok(count)
 }
 
+/// Writes a record from its header and its event lines as they are (a
+/// store's lines, each the canonical bytes its link hashed): the record
+/// copied, not written again. Returns the number of events.
+pub fn write_lines_to<E: std::fmt::Display>(
+    out: &mut impl Write,
+    name: &Path,
+    header: &Header,
+    lines: impl IntoIterator<Item = Result<String, E>>,
+) -> Result<u64, FileError> {
+    let line = record::encode_header(header).map_err(|e| io(name, e))?;
+    writeln!(out, "{line}").map_err(|e| io(name, e))?;
+    let mut count = 0;
+    for line in lines {
+        let line = line.map_err(|e| io(name, e))?;
+        writeln!(out, "{line}").map_err(|e| io(name, e))?;
+        count += 1;
+    }
+    out.flush().map_err(|e| io(name, e))?;
+    Ok(count)
+}
+
+/// [`write_lines_to`] the file `path`, as [`write_file`] writes.
+pub fn write_lines<E: std::fmt::Display>(
+    path: &Path,
+    existing: Existing,
+    header: &Header,
+    lines: impl IntoIterator<Item = Result<String, E>>,
+) -> Result<u64, FileError> {
+    write_file(path, existing, |mut out, tmp_path| write_lines_to(&mut out, tmp_path, header, lines))
+}
+
 /// Writes a record to the file `path` as [`write_file`] writes.
 pub fn write<E: std::fmt::Display>(
     path: &Path,

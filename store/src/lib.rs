@@ -89,6 +89,13 @@ impl EventLog for Store {
     ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
         self.log().events(game, from_seq)
     }
+    fn lines<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<String, LogError>> + 'a>, LogError> {
+        self.log().lines(game, from_seq)
+    }
     fn games(&self) -> Result<Vec<String>, LogError> {
         self.log().games()
     }

@@ -573,13 +573,20 @@ fn record_line(seq: u64, value: &[u8]) -> Result<Cow<'_, str>, String> {
 /// often.
 fn read_event(tree: &sled::Tree, game: &str, seq: u64) -> Result<Event, LogError> {
     let corrupt = |reason: String| LogError::Corrupt { game: game.to_string(), seq, reason };
-    let value = tree.get(seq.to_be_bytes()).map_err(backend)?.ok_or_else(|| corrupt("the event is missing".into()))?;
-    let line = record_line(seq, &value).map_err(corrupt)?;
+    let line = read_line(tree, game, seq)?;
     let event = record::parse_event(&line).map_err(|e| corrupt(e.to_string()))?;
     if event.seq != seq {
         return Err(corrupt(format!("stored under seq {seq} but says seq {}", event.seq)));
     }
     Ok(event)
+}
+
+/// The record line of the event at `seq` of a game's events tree, as
+/// [`read_event`] reads it (one `get`), not parsed.
+fn read_line(tree: &sled::Tree, game: &str, seq: u64) -> Result<String, LogError> {
+    let corrupt = |reason: String| LogError::Corrupt { game: game.to_string(), seq, reason };
+    let value = tree.get(seq.to_be_bytes()).map_err(backend)?.ok_or_else(|| corrupt("the event is missing".into()))?;
+    record_line(seq, &value).map(Cow::into_owned).map_err(corrupt)
 }
 
 impl EventLog for SledLog {
@@ -704,6 +711,23 @@ impl EventLog for SledLog {
         let id = game.to_string();
         // One `get` per event, not a range iterator: see [`read_event`].
         Ok(Box::new((from_seq.max(1)..=head.seq).map(move |seq| read_event(&tree, &id, seq))))
+    }
+
+    /// The lines put back together from the stored form, byte for byte as
+    /// they were hashed (`compact_form_gives_back_every_record_line`).
+    fn lines<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<String, LogError>> + 'a>, LogError> {
+        self.require(game)?;
+        let head = self.head(game)?;
+        if from_seq > head.seq {
+            return Ok(Box::new(std::iter::empty()));
+        }
+        let tree = self.events_tree(game)?;
+        let id = game.to_string();
+        Ok(Box::new((from_seq.max(1)..=head.seq).map(move |seq| read_line(&tree, &id, seq))))
     }
 
     fn games(&self) -> Result<Vec<String>, LogError> {
@@ -1009,6 +1033,20 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "the journal is kept");
         Journal::open(dir.path()).unwrap().0.clear().unwrap();
         assert_eq!(SledLog::open(dir.path()).unwrap().head("rally").unwrap(), head);
+    }
+
+    /// A stored game's lines are its events' record lines, from any seq.
+    #[test]
+    fn lines_are_the_events_record_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        for from in [0, 1, 5, events.len() as u64, events.len() as u64 + 1] {
+            let lines: Vec<String> = log.lines("rally", from).unwrap().map(Result::unwrap).collect();
+            let expected: Vec<String> =
+                events.iter().filter(|e| e.seq >= from).map(|e| record::encode_event(e).unwrap()).collect();
+            assert_eq!(lines, expected, "from seq {from}");
+        }
     }
 
     /// A game removed and created again under its id begins again from the
