@@ -699,30 +699,15 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
 }
 
 /// Verifies the stored game `id` from its record lines, as verify of a
-/// record file does: each line taken as read where it can be
-/// ([`Verifier::take_line`]), parsed and pushed where it cannot (which names
-/// its fault). A line that cannot be read or parsed is the store's fault,
-/// named by its seq.
+/// record file does ([`crate::source::take_stored_lines`]).
 fn verify_lines(
     header: &Header,
     id: &str,
     lines: impl Iterator<Item = Result<String, rollcall_core::log::LogError>>,
-    mut tick: impl FnMut(),
+    tick: impl FnMut(),
 ) -> Result<Verified, VerifyFailure> {
     let mut verifier = Verifier::new(header)?;
-    for (seq, line) in (1u64..).zip(lines) {
-        let line = line.map_err(|e| verifier.unreadable(e))?;
-        if !verifier.take_line(line.as_bytes()) {
-            let corrupt = |reason: String| rollcall_core::log::LogError::Corrupt { game: id.to_string(), seq, reason };
-            let event =
-                rollcall_core::record::parse_event(&line).map_err(|e| verifier.unreadable(corrupt(e.to_string())))?;
-            if event.seq != seq {
-                return Err(verifier.unreadable(corrupt(format!("stored under seq {seq} but says seq {}", event.seq))));
-            }
-            verifier.push(&event)?;
-        }
-        tick();
-    }
+    crate::source::take_stored_lines(&mut verifier, id, lines, tick)?;
     verifier.finish().map(|(verified, _)| verified)
 }
 

@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use rollcall_core::diff::{diff, Diff, DiffError, Divergence, Outcome, Report as DiffReport, Setup};
+use rollcall_core::diff::{Diff, DiffError, Divergence, Outcome, Report as DiffReport, Setup};
 use rollcall_core::game::VerifyFailure;
+use rollcall_core::log::EventLog;
 use rollcall_core::record::Header;
 use rollcall_core::rules::RuleVersion;
 use rollcall_store::file::Events;
@@ -61,8 +62,9 @@ fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs, mode: Mode) -> R
         // A record file is proven as `verify FILE` proves it: a roll or fact
         // line that is byte for byte the one the proof expects is not parsed.
         Record::File(_, events) => diff_file(&header, events, &a, &b, args.all, || crate::progress::tick(&bar)),
-        Record::Stored(..) => {
-            diff(&header, record.events()?.inspect(|_| crate::progress::tick(&bar)), &a, &b, args.all)
+        // A stored game's lines too (`EventLog::lines`).
+        Record::Stored(_, log, id) => {
+            diff_stored(&header, id, log.lines(id, 1)?, &a, &b, args.all, || crate::progress::tick(&bar))
         }
     };
     crate::progress::done(bar);
@@ -73,7 +75,7 @@ fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs, mode: Mode) -> R
     }
 }
 
-/// [`diff`] of a record file, each line offered to the proof as it was read
+/// [`rollcall_core::diff::diff`] of a record file, each line offered to the proof as it was read
 /// ([`Diff::take_line`]), calling `tick` after each.
 fn diff_file(
     header: &Header,
@@ -93,6 +95,22 @@ fn diff_file(
         }
         tick();
     }
+    diff.finish()
+}
+
+/// [`rollcall_core::diff::diff`] of a stored game from its lines ([`source::take_stored_lines`]).
+fn diff_stored(
+    header: &Header,
+    id: &str,
+    lines: impl Iterator<Item = Result<String, rollcall_core::log::LogError>>,
+    a: &RuleVersion,
+    b: &RuleVersion,
+    all: bool,
+    tick: impl FnMut(),
+) -> Result<DiffReport, DiffError> {
+    let unobserved = &mut ();
+    let mut diff = Diff::new(header, a, b, all, unobserved)?;
+    source::take_stored_lines(&mut diff, id, lines, tick)?;
     diff.finish()
 }
 

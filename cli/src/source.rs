@@ -281,6 +281,72 @@ impl Record {
     }
 }
 
+/// What a stored game's lines are fed to, each taken as read where it can
+/// be: verify's [`Verifier`](rollcall_core::game::Verifier) and diff's
+/// [`Diff`](rollcall_core::diff::Diff).
+pub trait TakesLines {
+    type Error;
+    /// Takes a line as read, or says `false` and changes nothing.
+    fn take_line(&mut self, line: &[u8]) -> bool;
+    /// Takes a parsed event.
+    fn push(&mut self, event: &Event) -> Result<(), Self::Error>;
+    /// The failure of a line that could not be read.
+    fn unreadable(&self, e: LogError) -> Self::Error;
+}
+
+impl TakesLines for rollcall_core::game::Verifier {
+    type Error = rollcall_core::game::VerifyFailure;
+    fn take_line(&mut self, line: &[u8]) -> bool {
+        self.take_line(line)
+    }
+    fn push(&mut self, event: &Event) -> Result<(), Self::Error> {
+        self.push(event)
+    }
+    fn unreadable(&self, e: LogError) -> Self::Error {
+        self.unreadable(e)
+    }
+}
+
+impl TakesLines for rollcall_core::diff::Diff<'_> {
+    type Error = rollcall_core::diff::DiffError;
+    fn take_line(&mut self, line: &[u8]) -> bool {
+        self.take_line(line)
+    }
+    fn push(&mut self, event: &Event) -> Result<(), Self::Error> {
+        self.push(event)
+    }
+    fn unreadable(&self, e: LogError) -> Self::Error {
+        self.unreadable(e)
+    }
+}
+
+/// Feeds the stored game `id`'s record lines to `taker`, as a record file's
+/// lines are fed: each taken as read where it can be, parsed and pushed
+/// where it cannot (which names its fault). A line that cannot be read or
+/// parsed, or says another seq than its own, is the store's damage at that
+/// seq, as [`EventLog::events`] would say. `tick` is called after each line.
+pub fn take_stored_lines<T: TakesLines>(
+    taker: &mut T,
+    id: &str,
+    lines: impl Iterator<Item = Result<String, LogError>>,
+    mut tick: impl FnMut(),
+) -> Result<(), T::Error> {
+    for (seq, line) in (1u64..).zip(lines) {
+        let line = line.map_err(|e| taker.unreadable(e))?;
+        if !taker.take_line(line.as_bytes()) {
+            let corrupt = |reason: String| LogError::Corrupt { game: id.to_string(), seq, reason };
+            let event =
+                rollcall_core::record::parse_event(&line).map_err(|e| taker.unreadable(corrupt(e.to_string())))?;
+            if event.seq != seq {
+                return Err(taker.unreadable(corrupt(format!("stored under seq {seq} but says seq {}", event.seq))));
+            }
+            taker.push(&event)?;
+        }
+        tick();
+    }
+    Ok(())
+}
+
 /// A rule version from `ruleset@version[+option][+name=value]…` or a house-rules file.
 pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
     if arg.ends_with(".json") || Path::new(arg).is_file() {
