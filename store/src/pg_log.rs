@@ -563,7 +563,25 @@ impl PgLog {
         Ok(c.query_opt(NOTE, &[&key])?.map(|r| r.get(0)))
     }
 
-    fn read_page(&self, game: &str, from: u64) -> Result<Vec<Event>, LogError> {
+    /// The lines of a page of a game's events from `from` on, each under
+    /// its seq, as stored. A reader of lines counts them, so a seq missing
+    /// between them is named here.
+    fn read_lines(&self, game: &str, from: u64) -> Page<String> {
+        let rows = self.run(|c, _| Ok(c.query(PAGE, &[&game, &seq_param(from), &PAGE_SIZE])?))?;
+        let mut lines = Vec::with_capacity(rows.len());
+        for (expected, row) in (from..).zip(rows) {
+            let seq = row.get::<_, i64>(0) as u64;
+            if seq != expected {
+                return Err(corrupt(game, expected, "the event is missing"));
+            }
+            let line = std::str::from_utf8(row.get::<_, &[u8]>(1)).map_err(|e| corrupt(game, seq, e.to_string()))?;
+            lines.push((seq, line.to_string()));
+        }
+        Ok(lines)
+    }
+
+    /// A page of a game's events from `from` on, parsed.
+    fn read_page(&self, game: &str, from: u64) -> Page<Event> {
         let rows = self.run(|c, _| Ok(c.query(PAGE, &[&game, &seq_param(from), &PAGE_SIZE])?))?;
         let mut events = Vec::with_capacity(rows.len());
         for row in rows {
@@ -573,32 +591,38 @@ impl PgLog {
             if event.seq != seq {
                 return Err(corrupt(game, seq, format!("stored under seq {seq} but says seq {}", event.seq)));
             }
-            events.push(event);
+            events.push((seq, event));
         }
         Ok(events)
     }
 }
 
-/// A game's events, read a page at a time (no connection is held between
-/// pages: the log only grows, so pages read at different moments agree).
-struct Pages<'a> {
+/// A page of a game's events (or their lines), each under its seq.
+type Page<T> = Result<Vec<(u64, T)>, LogError>;
+
+/// A game's events (or their lines), read a page at a time (no connection
+/// is held between pages: the log only grows, so pages read at different
+/// moments agree).
+struct Pages<'a, T> {
     log: &'a PgLog,
     game: String,
     next: u64,
-    buffer: VecDeque<Event>,
+    buffer: VecDeque<(u64, T)>,
     done: bool,
+    /// Reads the page from a seq on.
+    read: fn(&PgLog, &str, u64) -> Page<T>,
 }
 
-impl Iterator for Pages<'_> {
-    type Item = Result<Event, LogError>;
+impl<T> Iterator for Pages<'_, T> {
+    type Item = Result<T, LogError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.buffer.is_empty() && !self.done {
-            match self.log.read_page(&self.game, self.next) {
+            match (self.read)(self.log, &self.game, self.next) {
                 Ok(page) => {
                     self.done = (page.len() as i64) < PAGE_SIZE;
-                    if let Some(last) = page.last() {
-                        self.next = last.seq + 1;
+                    if let Some((last, _)) = page.last() {
+                        self.next = last + 1;
                     }
                     self.buffer.extend(page);
                 }
@@ -608,7 +632,7 @@ impl Iterator for Pages<'_> {
                 }
             }
         }
-        self.buffer.pop_front().map(Ok)
+        self.buffer.pop_front().map(|(_, item)| Ok(item))
     }
 }
 
@@ -690,6 +714,24 @@ impl EventLog for PgLog {
             next: from_seq.max(1),
             buffer: VecDeque::new(),
             done: false,
+            read: PgLog::read_page,
+        }))
+    }
+
+    /// The lines as stored (the canonical bytes, kept byte for byte).
+    fn lines<'a>(
+        &'a self,
+        game: &str,
+        from_seq: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<String, LogError>> + 'a>, LogError> {
+        self.head(game)?;
+        Ok(Box::new(Pages {
+            log: self,
+            game: game.to_string(),
+            next: from_seq.max(1),
+            buffer: VecDeque::new(),
+            done: false,
+            read: PgLog::read_lines,
         }))
     }
 

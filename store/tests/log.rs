@@ -63,6 +63,18 @@ fn behaves_like_a_vec(log: &dyn EventLog) {
     assert_eq!(log.games().unwrap(), vec!["rally".to_string(), "skips".to_string()]);
     let tail: Vec<Event> = log.events("rally", 10).unwrap().map(Result::unwrap).collect();
     assert_eq!(tail, model[0][9..].to_vec());
+    // The lines are the events' record lines, from the first seq or any.
+    for (g, s) in scripts.iter().enumerate() {
+        for from in [1, 10] {
+            let lines: Vec<String> = log.lines(&s.header.game, from).unwrap().map(Result::unwrap).collect();
+            let expected: Vec<String> = model[g]
+                .iter()
+                .filter(|e| e.seq >= from)
+                .map(|e| rollcall_core::record::encode_event(e).unwrap())
+                .collect();
+            assert_eq!(lines, expected, "{} from seq {from}", s.header.game);
+        }
+    }
 }
 
 /// A stale head, a group that does not chain, or one that does not start
