@@ -365,19 +365,24 @@ pub fn open_game_lines(log: &dyn EventLog, id: &str) -> Result<crate::game::Game
         game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e))?;
     }
     if head.hash != game.head() || head.seq != game.seq() {
-        return Err(OpenGameError::Log(LogError::Corrupt {
-            game: id.to_string(),
-            seq: game.seq(),
-            reason: format!(
-                "the stored head (seq {} {}) is not the chain's end (seq {} {})",
-                head.seq,
-                head.hash.short(),
-                game.seq(),
-                game.head().short()
-            ),
-        }));
+        return Err(head_not_at_end(id, &head, &game));
     }
     Ok(game)
+}
+
+/// A stored head that is not where the chain read from the store ends.
+fn head_not_at_end(id: &str, head: &Head, game: &crate::game::Game) -> OpenGameError {
+    OpenGameError::Log(LogError::Corrupt {
+        game: id.to_string(),
+        seq: game.seq(),
+        reason: format!(
+            "the stored head (seq {} {}) is not the chain's end (seq {} {})",
+            head.seq,
+            head.hash.short(),
+            game.seq(),
+            game.head().short()
+        ),
+    })
 }
 
 /// The note a game's [`Snapshot`](crate::game::Snapshot) is kept under.
@@ -457,17 +462,7 @@ pub fn open_game_with(
     }
     let damaged = if stop < head.seq { game.seq() != stop } else { head.hash != game.head() || head.seq != game.seq() };
     if damaged {
-        return Err(OpenGameError::Log(LogError::Corrupt {
-            game: id.to_string(),
-            seq: game.seq(),
-            reason: format!(
-                "the stored head (seq {} {}) is not the chain's end (seq {} {})",
-                head.seq,
-                head.hash.short(),
-                game.seq(),
-                game.head().short()
-            ),
-        }));
+        return Err(head_not_at_end(id, &head, &game));
     }
     Ok(game)
 }

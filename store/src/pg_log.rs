@@ -613,6 +613,20 @@ struct Pages<'a, T> {
     read: fn(&PgLog, &str, u64) -> Page<T>,
 }
 
+impl<'a, T> Pages<'a, T> {
+    /// The pages of the stored game `game` from `from_seq` on, each read by
+    /// `read`; refused for a game the store does not have.
+    fn new(
+        log: &'a PgLog,
+        game: &str,
+        from_seq: u64,
+        read: fn(&PgLog, &str, u64) -> Page<T>,
+    ) -> Result<Self, LogError> {
+        log.head(game)?;
+        Ok(Pages { log, game: game.to_string(), next: from_seq.max(1), buffer: VecDeque::new(), done: false, read })
+    }
+}
+
 impl<T> Iterator for Pages<'_, T> {
     type Item = Result<T, LogError>;
 
@@ -707,15 +721,7 @@ impl EventLog for PgLog {
         game: &str,
         from_seq: u64,
     ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
-        self.head(game)?;
-        Ok(Box::new(Pages {
-            log: self,
-            game: game.to_string(),
-            next: from_seq.max(1),
-            buffer: VecDeque::new(),
-            done: false,
-            read: PgLog::read_page,
-        }))
+        Ok(Box::new(Pages::new(self, game, from_seq, PgLog::read_page)?))
     }
 
     /// The lines as stored (the canonical bytes, kept byte for byte).
@@ -724,15 +730,7 @@ impl EventLog for PgLog {
         game: &str,
         from_seq: u64,
     ) -> Result<Box<dyn Iterator<Item = Result<String, LogError>> + 'a>, LogError> {
-        self.head(game)?;
-        Ok(Box::new(Pages {
-            log: self,
-            game: game.to_string(),
-            next: from_seq.max(1),
-            buffer: VecDeque::new(),
-            done: false,
-            read: PgLog::read_lines,
-        }))
+        Ok(Box::new(Pages::new(self, game, from_seq, PgLog::read_lines)?))
     }
 
     fn games(&self) -> Result<Vec<String>, LogError> {

@@ -450,6 +450,23 @@ impl SledLog {
         Ok(())
     }
 
+    /// A game's events from `from_seq` to its head, each read by `read`:
+    /// up to the head only, for events past it are a crash's unfinished
+    /// append; one `get` per event, not a range iterator (see
+    /// [`read_event`]).
+    fn read_each<T: 'static>(
+        &self,
+        game: &str,
+        from_seq: u64,
+        read: fn(&sled::Tree, &str, u64) -> Result<T, LogError>,
+    ) -> Result<Box<dyn Iterator<Item = Result<T, LogError>>>, LogError> {
+        self.require(game)?;
+        let head = self.head(game)?;
+        let tree = self.events_tree(game)?;
+        let id = game.to_string();
+        Ok(Box::new((from_seq.max(1)..=head.seq).map(move |seq| read(&tree, &id, seq))))
+    }
+
     fn require(&self, game: &str) -> Result<(), LogError> {
         if self.headers.contains_key(game).map_err(backend)? {
             Ok(())
@@ -701,16 +718,7 @@ impl EventLog for SledLog {
         game: &str,
         from_seq: u64,
     ) -> Result<Box<dyn Iterator<Item = Result<Event, LogError>> + 'a>, LogError> {
-        self.require(game)?;
-        // Up to the head only: events past it are a crash's unfinished append.
-        let head = self.head(game)?;
-        if from_seq > head.seq {
-            return Ok(Box::new(std::iter::empty()));
-        }
-        let tree = self.events_tree(game)?;
-        let id = game.to_string();
-        // One `get` per event, not a range iterator: see [`read_event`].
-        Ok(Box::new((from_seq.max(1)..=head.seq).map(move |seq| read_event(&tree, &id, seq))))
+        self.read_each(game, from_seq, read_event)
     }
 
     /// The lines put back together from the stored form, byte for byte as
@@ -720,14 +728,7 @@ impl EventLog for SledLog {
         game: &str,
         from_seq: u64,
     ) -> Result<Box<dyn Iterator<Item = Result<String, LogError>> + 'a>, LogError> {
-        self.require(game)?;
-        let head = self.head(game)?;
-        if from_seq > head.seq {
-            return Ok(Box::new(std::iter::empty()));
-        }
-        let tree = self.events_tree(game)?;
-        let id = game.to_string();
-        Ok(Box::new((from_seq.max(1)..=head.seq).map(move |seq| read_line(&tree, &id, seq))))
+        self.read_each(game, from_seq, read_line)
     }
 
     fn games(&self) -> Result<Vec<String>, LogError> {
