@@ -20,9 +20,20 @@ impl Digest {
         &self.0
     }
 
+    /// The 64 lowercase hex digits, as bytes: every record line written or
+    /// put back together from a store spells a digest (a `{:02x}` per byte
+    /// was a seventh of verifying a stored game).
+    pub fn hex(&self) -> [u8; 64] {
+        let mut out = [0u8; 64];
+        for (b, pair) in self.0.iter().zip(out.chunks_exact_mut(2)) {
+            pair[0] = DIGITS[usize::from(b >> 4)];
+            pair[1] = DIGITS[usize::from(b & 0x0f)];
+        }
+        out
+    }
+
     /// Whether `hex` is this digest's 64 lowercase hex digits.
     pub fn is_hex(&self, hex: &[u8]) -> bool {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
         hex.len() == 64
             && self
                 .0
@@ -37,12 +48,12 @@ impl Digest {
     }
 }
 
+/// The hex digits, in order.
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
+        f.write_str(std::str::from_utf8(&self.hex()).expect("hex digits are ASCII"))
     }
 }
 
@@ -141,6 +152,16 @@ mod tests {
             let mut edited = s.clone().into_bytes();
             edited[i] = if edited[i] == b'0' { b'1' } else { b'0' };
             assert!(!d.is_hex(&edited), "digit {i}");
+        }
+    }
+
+    /// The digits are every byte's `{:02x}`, for every byte value.
+    #[test]
+    fn writes_each_byte_as_two_lowercase_hex_digits() {
+        for first in (0..=255u8).step_by(32) {
+            let d = Digest(std::array::from_fn(|i| first.wrapping_add(i as u8)));
+            let expected: String = d.0.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(d.to_string(), expected);
         }
     }
 

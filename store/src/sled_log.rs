@@ -572,8 +572,13 @@ fn record_line(seq: u64, value: &[u8]) -> Result<Cow<'_, str>, String> {
     let hash: [u8; 32] = rest.get(..32).and_then(|h| h.try_into().ok()).ok_or("the stored event is cut short")?;
     let body = std::str::from_utf8(&rest[32..]).map_err(|e| e.to_string())?;
     let mut line = String::with_capacity(body.len() + 128);
-    write!(line, r#"{{"body":{body},"hash":"{}","kind":"{}","seq":{seq}}}"#, Digest(hash), kind.name())
-        .expect("writing to a String");
+    line.push_str(r#"{"body":"#);
+    line.push_str(body);
+    line.push_str(r#","hash":""#);
+    line.push_str(std::str::from_utf8(&Digest(hash).hex()).expect("hex digits are ASCII"));
+    line.push_str(r#"","kind":""#);
+    line.push_str(kind.name());
+    write!(line, r#"","seq":{seq}}}"#).expect("writing to a String");
     Ok(Cow::Owned(line))
 }
 
