@@ -13,16 +13,16 @@
 //! (and syncs its file) and only then empties the journal.
 //!
 //! At open, every entry is read back and applied to sled where sled does
-//! not have it yet (see `SledLog::replay`). sled recovers a prefix of what
+//! not have it yet (see `SledLog::replayed`). sled recovers a prefix of what
 //! it was given (its log is written in order) and the journal is written in
 //! the same order, under the same lock, so sled's state after a crash is
 //! the state after some entry, and the entries after it follow its head.
 //!
 //! The file is laid out ahead of its entries, zeroed: an `fdatasync` that
-//! must also write a file's new length waits for the filesystem's own
-//! journal, which a busy disk makes several times slower (0.07 ms against
-//! 0.10 ms on an idle one, docs/benchmarks.md). So the file keeps its
-//! length, and entries say where they end themselves:
+//! must also write the file's new length writes its inode as well (and, on
+//! a journalled filesystem, waits for the journal's commit): 0.097 ms
+//! against 0.072 ms a record here, median of 300 (docs/benchmarks.md). So
+//! the file keeps its length, and entries say where they end themselves:
 //!
 //! - a header, `MAGIC ‖ generation (u64 LE)`; emptying the journal is one
 //!   new generation written over it (old entries no longer check);
