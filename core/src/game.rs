@@ -310,9 +310,11 @@ impl Game {
         self.machine.append_state_canonical(out)
     }
 
-    /// The state as JSON text, appended to `out` ([`Machine::state_text`]).
-    pub(crate) fn state_text(&self, out: &mut Vec<u8>) {
-        self.machine.state_text(out)
+    /// Whether `other` holds this game's state but for the rule
+    /// configuration, compared typed ([`Machine::same_decided`]): what diff
+    /// asks of two versions' games.
+    pub(crate) fn same_decided_state(&self, other: &Game) -> bool {
+        self.machine.same_decided(&*other.machine)
     }
 
     /// The ruleset's sides, in the scenario's order.

@@ -145,6 +145,12 @@ pub trait Ruleset: 'static {
     }
     /// The ruleset's own kinds of refusal (besides the [`Shared`] ones).
     fn refusals() -> Vec<RefusalKind>;
+    /// Whether two states are the same but for their rule configuration
+    /// (`config`, where every ruleset keeps its settings): what diff compares
+    /// when two rule versions decide alike ([`crate::diff::decided_state`]),
+    /// compared typed rather than written out. Each ruleset names every
+    /// member of its state, so that a member added is compared.
+    fn same_decided(a: &Self::State, b: &Self::State) -> bool;
 }
 
 /// Why a decision was not decided: it does not parse, it is not the
@@ -273,9 +279,6 @@ pub trait Machine: Send {
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
-    /// [`Machine::state`] written as JSON text into `out`, without building
-    /// the value: the members of a struct in their order, maps in key order.
-    fn state_text(&self, out: &mut Vec<u8>);
     /// The canonical bytes of [`Machine::state`], written straight from the
     /// typed state rather than through its value.
     fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError>;
@@ -287,6 +290,11 @@ pub trait Machine: Send {
         self.read(decision).map(|read| read.author())
     }
     fn boxed_clone(&self) -> Box<dyn Machine>;
+    /// Whether `other` holds this state but for the rule configuration
+    /// ([`Ruleset::same_decided`]); `false` for a machine of another ruleset.
+    fn same_decided(&self, other: &dyn Machine) -> bool;
+    /// The machine as [`std::any::Any`], to find a machine of the same ruleset.
+    fn as_any(&self) -> &dyn std::any::Any;
     /// Puts back a state [`Machine::state`] gave (a kept snapshot); an error
     /// means the value is not a state of this ruleset.
     fn restore(&mut self, state: &Value) -> Result<(), String>;
@@ -374,10 +382,6 @@ impl<R: Ruleset> Machine for Typed<R> {
         serde_json::to_value(&self.state).expect("state serialises")
     }
 
-    fn state_text(&self, out: &mut Vec<u8>) {
-        serde_json::to_writer(out, &self.state).expect("state serialises");
-    }
-
     fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError> {
         crate::canon::append_typed(&self.state, out)
     }
@@ -396,6 +400,14 @@ impl<R: Ruleset> Machine for Typed<R> {
 
     fn boxed_clone(&self) -> Box<dyn Machine> {
         Box::new(Typed::<R> { state: self.state.clone() })
+    }
+
+    fn same_decided(&self, other: &dyn Machine) -> bool {
+        other.as_any().downcast_ref::<Typed<R>>().is_some_and(|other| R::same_decided(&self.state, &other.state))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn restore(&mut self, state: &Value) -> Result<(), String> {
