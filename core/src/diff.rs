@@ -38,7 +38,7 @@ use serde_json::Value;
 use serde::Deserialize;
 
 use crate::dice::{Drawn, TableDice};
-use crate::game::{describe_decision, DecidedEvents, Game, OpenError, Verifier, VerifyFailure};
+use crate::game::{describe_decision, DecidedEvents, Game, Linked, OpenError, Verifier, VerifyFailure};
 use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
 use crate::ruleset::{Refusal, Violation};
@@ -228,8 +228,13 @@ fn decide(
     dice: Option<&TableDice>,
     recorded: Option<&[Drawn]>,
 ) -> Ran {
-    match game.decide_diffed(decision, dice, body.by.as_deref(), recorded) {
-        Ok(decided) => Ran::Decided(decided),
+    ran(game.decide_linked(decision, dice, body.by.as_deref(), recorded), decision, dice)
+}
+
+/// What a version made of a decision, as events (none when refused).
+fn ran(linked: Result<Linked, Refusal>, decision: &Value, dice: Option<&TableDice>) -> Ran {
+    match linked {
+        Ok(linked) => Ran::Decided(linked.into_events(decision, dice)),
         Err(Refusal::Violation(Violation::Dice(e))) => Ran::Refused(e.to_string()),
         Err(other) => Ran::Refused(other.to_string()),
     }
@@ -517,19 +522,22 @@ impl Run<'_> {
         let Some(b) = self.b.as_mut() else {
             return; // B refused the scenario: nothing to compare
         };
-        let mut ran_b = decide(b, &body, decision, dice, recorded.as_deref());
+        let linked_b = b.decide_linked(decision, dice, body.by.as_deref(), recorded.as_deref());
         let sees = self.observer.sees_decisions();
+        // A decides as the proof did: B is compared with what the proof
+        // expects, and when they are the same (nearly every decision of a
+        // rule change) only B's game moves, its events never built; A's is
+        // the proof's.
+        let linked_b = match linked_b {
+            Ok(linked) if self.a_is_proven && !sees && linked.rolls_and_facts().eq(proof.expected()) => {
+                b.adopt_linked(linked);
+                return;
+            }
+            other => other,
+        };
+        let mut ran_b = ran(linked_b, decision, dice);
         let mut proven_a;
         let (a, ran_a, verdict) = if self.a_is_proven {
-            // A decides as the proof did: B is compared with what the proof
-            // expects, and when they are the same (nearly every decision of
-            // a rule change) only B's game moves; A's is the proof's.
-            if let Ran::Decided(decided) = &mut ran_b {
-                if decided.rolls_and_facts().eq(proof.expected()) && !sees {
-                    b.adopt_decided(decided);
-                    return;
-                }
-            }
             // A's rolls and facts as events, and (unless they agree) A's
             // game apart from the proof's, to fold them into and read.
             let mut ran_a = Ran::Decided(proof.expected_events(event));

@@ -380,38 +380,44 @@ impl Game {
         by: Option<&str>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<DecidedEvents, Refusal> {
+        Ok(self.decide_linked(decision, dice, by, as_drawn)?.into_events(decision, dice))
+    }
+
+    /// [`Game::decide_diffed`] short of its events: the decision, its rolls
+    /// and its facts as the canonical bytes their links hash, chained from
+    /// the head, each fact as typed. No JSON value is built: diff compares
+    /// a version's decision by these bytes, and folds it in as it is
+    /// ([`Game::adopt_linked`]) unless it shows it.
+    pub(crate) fn decide_linked(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        as_drawn: Option<&[Drawn]>,
+    ) -> Result<Linked, Refusal> {
         let (after, drawn) = self.decide_bodies(decision, dice, by, None, as_drawn)?;
         let number = self.decisions + 1;
-        let mut body = serde_json::Map::new();
-        body.insert("number".into(), number.into());
-        body.insert("decision".into(), decision.clone());
-        if let Some(dice) = dice {
-            body.insert("dice".into(), serde_json::to_value(dice).expect("dice serialise"));
-        }
-        if let Some(by) = by {
-            body.insert("by".into(), by.into());
-        }
-        let mut events = Vec::with_capacity(1 + after.len());
-        let mut links = Vec::with_capacity(1 + after.len());
         let seq = self.seq + 1;
-        let body = Value::Object(body);
+        let mut links = Vec::with_capacity(1 + after.len());
+        let mut heads = Vec::with_capacity(1 + after.len());
         let mut bytes = Vec::with_capacity(256);
-        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, |out| canon::append(&body, out))?;
+        // `DecisionBody`'s canonical bytes, written around the decision rather than copying it.
+        let body = DecisionBodyOf { by, decision, dice, number };
+        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, |out| canon::append_typed(&body, out))?;
         let mut head = record::link_bytes(&self.head, &bytes);
-        events.push(Event { seq, kind: Kind::Decision, body, hash: head });
         links.push(Link { bytes, body_end, fact: None });
-        for (i, b) in after.into_iter().enumerate() {
-            let (seq, kind) = (self.seq + 2 + i as u64, b.kind());
+        heads.push(head);
+        for (i, b) in after.iter().enumerate() {
             let mut bytes = Vec::with_capacity(256);
             // Written straight from the typed roll or fact, as verify writes
             // what it expects: the same bytes as the body's value.
-            let body_end = decided_bytes(seq, kind, &mut bytes, |out| b.append_canonical(number, out))?;
-            let body = b.value(number);
+            let body_end =
+                decided_bytes(seq + 1 + i as u64, b.kind(), &mut bytes, |out| b.append_canonical(number, out))?;
             head = record::link_bytes(&head, &bytes);
-            events.push(Event { seq, kind, body, hash: head });
-            links.push(Link { bytes, body_end, fact: b.into_fact() });
+            links.push(Link { bytes, body_end, fact: None });
+            heads.push(head);
         }
-        Ok(DecidedEvents { events, links, drawn })
+        Ok(Linked { seq, number, by: by.map(str::to_string), links, heads, after, drawn })
     }
 
     /// What verify expects after a recorded decision: the bodies of its rolls
@@ -730,6 +736,22 @@ impl Game {
         }
     }
 
+    /// For diff: folds in a decision decided on this game's state
+    /// ([`Game::decide_linked`]) as [`Game::adopt_decided`] folds in its
+    /// events: the decision counted, each fact as typed, the head moved to
+    /// its last link.
+    pub(crate) fn adopt_linked(&mut self, linked: Linked) {
+        debug_assert_eq!(linked.seq, self.seq + 1, "a decision is folded into the game that decided it");
+        self.count_decision(linked.number, linked.by);
+        for body in linked.after {
+            if let Some(fact) = body.into_fact() {
+                self.machine.evolve_decided(fact);
+            }
+        }
+        self.seq += linked.links.len() as u64;
+        self.head = *linked.heads.last().expect("a decision has its own link");
+    }
+
     /// One line of narrative for an event.
     pub fn narrate(&self, event: &Event) -> String {
         narrate_with(&*self.machine, event)
@@ -849,6 +871,66 @@ impl DecidedEvents {
     pub fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
         self.events[1..].iter().zip(&self.links[1..]).map(|(event, link)| (event.kind, &link.bytes[..link.body_end]))
     }
+}
+
+/// A decision decided on a game's state, with its rolls and facts, as the
+/// canonical bytes their links hash and the links chained from the game's
+/// head ([`Game::decide_linked`]); its events are built only when asked
+/// ([`Linked::into_events`]).
+pub(crate) struct Linked {
+    /// The decision's seq.
+    seq: u64,
+    number: u64,
+    by: Option<String>,
+    /// The decision's link, then each roll's and fact's.
+    links: Vec<Link>,
+    /// The head after each link.
+    heads: Vec<Digest>,
+    /// The rolls and facts, as decided.
+    after: Vec<Body>,
+    drawn: Vec<Drawn>,
+}
+
+impl Linked {
+    /// The kind of each roll and fact, with the canonical bytes of its link
+    /// up to the end of its body: as [`DecidedEvents::rolls_and_facts`].
+    pub fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
+        self.after.iter().zip(&self.links[1..]).map(|(body, link)| (body.kind(), &link.bytes[..link.body_end]))
+    }
+
+    /// The events: `decision` (with `dice`), as this was decided from, and
+    /// its rolls and facts, each with its body's value.
+    pub fn into_events(self, decision: &Value, dice: Option<&TableDice>) -> DecidedEvents {
+        let Linked { seq, number, by, mut links, heads, after, drawn } = self;
+        let mut body = serde_json::Map::new();
+        body.insert("number".into(), number.into());
+        body.insert("decision".into(), decision.clone());
+        if let Some(dice) = dice {
+            body.insert("dice".into(), serde_json::to_value(dice).expect("dice serialise"));
+        }
+        if let Some(by) = by {
+            body.insert("by".into(), by.into());
+        }
+        let mut events = Vec::with_capacity(links.len());
+        events.push(Event { seq, kind: Kind::Decision, body: Value::Object(body), hash: heads[0] });
+        for (i, b) in after.into_iter().enumerate() {
+            events.push(Event { seq: seq + 1 + i as u64, kind: b.kind(), body: b.value(number), hash: heads[i + 1] });
+            links[i + 1].fact = b.into_fact();
+        }
+        DecidedEvents { events, links, drawn }
+    }
+}
+
+/// [`DecisionBody`] over a decision held elsewhere, its members in key
+/// order: written as canonical bytes without copying the decision.
+#[derive(serde::Serialize)]
+struct DecisionBodyOf<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by: Option<&'a str>,
+    decision: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dice: Option<&'a TableDice>,
+    number: u64,
 }
 
 /// An event verify expects, as the canonical bytes its link hashes
