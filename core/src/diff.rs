@@ -746,7 +746,10 @@ impl<'o> Diff<'o> {
         }
         // A decision the proof takes from its line is compared as a pushed one is.
         match self.proof.take_decision(line) {
-            Some(event) => {
+            Some(body) => {
+                let game = self.proof.game();
+                let body = serde_json::from_slice(body).expect("the proof read this body");
+                let event = Event { seq: game.seq(), kind: Kind::Decision, body, hash: game.head() };
                 self.run.decision(&self.proof, &event);
                 true
             }

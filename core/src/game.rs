@@ -395,7 +395,7 @@ impl Game {
         by: Option<&str>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<Linked, Refusal> {
-        let (after, drawn) = self.decide_bodies(decision, dice, by, None, as_drawn)?;
+        let (after, drawn) = self.decide_bodies(Asked::Value(decision), dice, by, None, as_drawn)?;
         let number = self.decisions + 1;
         let seq = self.seq + 1;
         let mut links = Vec::with_capacity(1 + after.len());
@@ -424,9 +424,9 @@ impl Game {
     /// and facts, each with the canonical bytes its link hashes (a recorded
     /// event must have the same body, and its link is checked over these
     /// bytes against the chain, so they are not hashed here).
-    fn decide_expected(
-        &self,
-        decision: &Value,
+    fn decide_expected<'a>(
+        &'a self,
+        decision: Asked<'a>,
         dice: Option<&TableDice>,
         by: Option<&str>,
         recorded: Option<&TableDice>,
@@ -448,9 +448,9 @@ impl Game {
 
     /// A decision decided on this game's state with its dice: the bodies of
     /// the rolls and facts it leads to (in order), and the dice drawn.
-    fn decide_bodies(
-        &self,
-        decision: &Value,
+    fn decide_bodies<'a>(
+        &'a self,
+        decision: Asked<'a>,
         dice: Option<&TableDice>,
         by: Option<&str>,
         recorded: Option<&TableDice>,
@@ -491,8 +491,8 @@ impl Game {
             (_, None, _) | (SeedMode::Sealed, _, None) => unreachable!("an open or sealed game has a seed and a chain"),
         };
         let read = match read {
-            Some(read) => read,
-            None => self.machine.read(decision)?,
+            Asked::Read(read) => read,
+            Asked::Value(decision) => self.machine.read(decision)?,
         };
         let facts = read.decide(&mut rolled)?;
         let drawn = rolled.drawn();
@@ -644,14 +644,10 @@ impl Game {
     /// Checks who decides: no side in a game without sides' keys; in one
     /// with them, a side of the header that may make this decision — read
     /// to ask its author, and handed back as read.
-    fn check_decider<'a>(
-        &'a self,
-        decision: &'a Value,
-        by: Option<&str>,
-    ) -> Result<Option<TypedDecision<'a>>, Refusal> {
+    fn check_decider<'a>(&'a self, decision: Asked<'a>, by: Option<&str>) -> Result<Asked<'a>, Refusal> {
         let malformed = |message: String| Refusal::Malformed { field: "by".into(), message };
         match (self.header.sides.is_empty(), by) {
-            (true, None) => Ok(None),
+            (true, None) => Ok(decision),
             (true, Some(side)) => {
                 Err(malformed(format!("this game lists no sides' keys, so a decision names no side ({side:?} given)")))
             }
@@ -663,9 +659,12 @@ impl Game {
                 if self.header.key_of(side).is_none() {
                     return Err(malformed(format!("{side:?} is not a side of this game")));
                 }
-                let read = self.machine.read(decision)?;
+                let read = match decision {
+                    Asked::Read(read) => read,
+                    Asked::Value(decision) => self.machine.read(decision)?,
+                };
                 match read.author() {
-                    owner if owner.allows(side) => Ok(Some(read)),
+                    owner if owner.allows(side) => Ok(Asked::Read(read)),
                     owner => Err(Refusal::NotTheSides { owner: owner.to_string(), by: side.to_string() }),
                 }
             }
@@ -790,6 +789,14 @@ fn decided_bytes(
         field: e.path.replacen("$.body.decision", "decision", 1),
         message: e.message,
     })
+}
+
+/// A decision as the game is asked to decide it: its JSON value, read
+/// typed when it is decided; or read already, from its line's text, and
+/// checked there ([`Machine::read_text`]).
+enum Asked<'a> {
+    Value(&'a Value),
+    Read(TypedDecision<'a>),
 }
 
 /// An event a decision leads to, not yet placed in the chain: a roll, or a
@@ -1389,29 +1396,39 @@ impl Verifier {
     /// sealed, when it is canonical, next in the chain (its link hashed
     /// over the line's own bytes) and the rules accept it: it is re-decided
     /// as [`Verifier::push`] would re-decide it, its rolls and facts are
-    /// then expected, and its event, read once from the line, is handed
-    /// back. A refused decision, or any other line, is left to the parse
-    /// (`None`, and nothing changes), which names the fault.
-    pub(crate) fn take_decision(&mut self, line: &[u8]) -> Option<Event> {
+    /// then expected, and the line's body is handed back. The decision is
+    /// read typed from its text, and checked there, when that plainly
+    /// stands for the checks of its value ([`Machine::read_text`]); else
+    /// from its value. A refused decision, or any other line, is left to
+    /// the parse (`None`, and nothing changes), which names the fault.
+    pub(crate) fn take_decision<'l>(&mut self, line: &'l [u8]) -> Option<&'l [u8]> {
         if self.held.is_some() || !self.expected.is_empty() || self.dice_sealed() {
             return None;
         }
         let game = &mut self.game;
         let line = game.next_line(line).filter(|l| l.kind == Kind::Decision)?;
-        let body: Value = serde_json::from_slice(line.body).ok()?;
         // As `redecide` reads it: the shape, then the dice only if it has them.
-        let seen = DecisionSeen::deserialize(&body).ok()?;
+        let seen = serde_json::from_slice::<DecisionSeen>(line.body).ok()?;
         check_decision_number(seen.number, game.decisions).ok()?;
         let dice = match seen.dice {
-            Some(_) => DecisionBody::deserialize(&body).ok()?.dice,
+            Some(_) => Some(serde_json::from_slice::<TableDice>(canon::member(line.body, b"dice")?).ok()?),
             None => None,
         };
-        let expected = game.decide_expected(&body["decision"], dice.as_ref(), seen.by.as_deref(), None).ok()?;
+        let text = canon::member(line.body, b"decision")?;
+        let value;
+        let decision = match game.machine.read_text(text) {
+            Some(read) => Asked::Read(read),
+            None => {
+                value = serde_json::from_slice::<Value>(text).ok()?;
+                Asked::Value(&value)
+            }
+        };
+        let expected = game.decide_expected(decision, dice.as_ref(), seen.by.as_deref(), None).ok()?;
         game.count_decision(seen.number, seen.by);
         game.seq = line.seq;
         game.head = line.hash;
         self.expected = expected;
-        Some(Event { seq: line.seq, kind: Kind::Decision, body, hash: line.hash })
+        Some(line.body)
     }
 
     /// The rolls and facts the decision being checked leads to, as
@@ -1549,7 +1566,7 @@ impl Verifier {
         }
         let mut expected = self
             .game
-            .decide_expected(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded))
+            .decide_expected(Asked::Value(&held.body.decision), None, held.body.by.as_deref(), Some(&recorded))
             .map_err(|refusal| {
                 at(
                     held.decision.seq,
@@ -1596,7 +1613,7 @@ impl Verifier {
         };
         let expected = self
             .game
-            .decide_expected(&event.body["decision"], dice.as_ref(), body.by.as_deref(), None)
+            .decide_expected(Asked::Value(&event.body["decision"]), dice.as_ref(), body.by.as_deref(), None)
             .map_err(|refusal| {
                 Fault::DecisionRefused.because(format!(
                     "decision {} is refused by {}: {refusal}",
@@ -1864,6 +1881,32 @@ mod tests {
         assert_eq!(verifier.game().seq(), 0);
         let failure = verifier.push(&refused).unwrap_err();
         assert_eq!(failure.kind, Fault::DecisionRefused, "{failure}");
+    }
+
+    /// A decision whose text the typed read does not vouch for (a member
+    /// the rules ignore, a control character, a number out of range) is
+    /// left to the parse, which refuses it as a pushed event is refused.
+    #[test]
+    fn a_decision_the_text_read_does_not_vouch_for_is_left_to_the_parse() {
+        let (header, events) = played();
+        let root = Game::open(header.clone()).unwrap().root();
+        let changes: [fn(&mut Value); 3] = [
+            |d| d["extra"] = 1.into(),
+            |d| d["first"] = "red\u{1b}[31m".into(),
+            |d| d["first"] = 10_000_000_000u64.into(),
+        ];
+        for change in changes {
+            let mut body = events[0].body.clone();
+            change(&mut body["decision"]);
+            let hash = record::link(&root, 1, Kind::Decision, &body).unwrap();
+            let refused = Event { body, hash, ..events[0].clone() };
+            let mut verifier = Verifier::new(&header).unwrap();
+            assert!(!verifier.take_line(record::encode_event(&refused).unwrap().as_bytes()), "{:?}", refused.body);
+            assert_eq!(verifier.game().seq(), 0);
+            let failure = verifier.push(&refused).unwrap_err();
+            assert_eq!(failure.kind, Fault::DecisionRefused, "{failure}");
+            assert!(failure.to_string().contains("decision"), "{failure}");
+        }
     }
 
     #[test]

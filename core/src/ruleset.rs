@@ -264,11 +264,37 @@ impl<R: Ruleset> AnyDecision for Read<'_, R> {
     }
 }
 
+/// A ruleset's decision read from canonical text on `state`, and found
+/// there to pass [`check_decision`] ([`Machine::read_text`]).
+struct Checked<'a, R: Ruleset> {
+    state: &'a R::State,
+    decision: R::Decision,
+}
+
+impl<R: Ruleset> AnyDecision for Checked<'_, R> {
+    fn author(&self) -> Actor {
+        R::author(self.state, &self.decision)
+    }
+
+    fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
+        let facts = R::decide(self.state, &self.decision, dice)?;
+        Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
+    }
+}
+
 /// A ruleset's decider behind JSON values: what the engine drives.
 pub trait Machine: Send {
     /// Reads a decision as this ruleset's own type, on the current state;
     /// an error means it does not parse.
     fn read<'a>(&'a self, decision: &'a Value) -> Result<TypedDecision<'a>, Refusal>;
+    /// Reads a decision from its canonical JSON text (as a record line
+    /// holds it) as [`Machine::read`] reads its value, when what
+    /// [`TypedDecision::decide`] checks before the rules plainly holds: the
+    /// text holds no control character and no number out of range
+    /// ([`bounds::plainly_within`]), and the typed decision, written back as
+    /// canonical bytes, is the text itself (so no field was ignored). `None`
+    /// otherwise: read the value, which names what is wrong, if anything.
+    fn read_text<'a>(&'a self, text: &[u8]) -> Option<TypedDecision<'a>>;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
     /// Applies a fact this ruleset decided ([`TypedDecision::decide`]), as typed.
@@ -344,6 +370,16 @@ impl<R: Ruleset> Machine for Typed<R> {
     fn read<'a>(&'a self, decision: &'a Value) -> Result<TypedDecision<'a>, Refusal> {
         let read = Read::<R> { state: &self.state, given: decision, decision: parse(decision)? };
         Ok(TypedDecision(Box::new(read)))
+    }
+
+    fn read_text<'a>(&'a self, text: &[u8]) -> Option<TypedDecision<'a>> {
+        if !bounds::plainly_within(text) {
+            return None;
+        }
+        let decision: R::Decision = serde_json::from_slice(text).ok()?;
+        let mut written = Vec::with_capacity(text.len());
+        crate::canon::append_typed(&decision, &mut written).ok()?;
+        (written == text).then(|| TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
     }
 
     fn evolve_decided(&mut self, fact: TypedFact) {
