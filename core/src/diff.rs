@@ -501,6 +501,33 @@ impl Run<'_> {
         self.pending.clear();
     }
 
+    /// A decision of the record taken from its line's canonical `body`,
+    /// when B decides it as the proof expects and nothing else is asked of
+    /// it (A is the proven game, nothing observes each decision): B folds
+    /// in its rolls and facts, decided from the decision as the proof read
+    /// and checked it, and no value is built. `false`, and nothing changed,
+    /// otherwise: the decision is compared from its event
+    /// ([`Run::decision`]).
+    fn decision_as_proven(&mut self, proof: &Verifier, body: &[u8]) -> bool {
+        if !self.a_is_proven || self.observer.sees_decisions() {
+            return false;
+        }
+        let (Some(b), Some(kept)) = (self.b.as_ref(), proof.kept_decision()) else { return false };
+        // An open game's decision brings no dice (the proof refuses any).
+        let Ok(seen) = serde_json::from_slice::<DecisionSeen>(body) else { return false };
+        if seen.dice.is_some() {
+            return false;
+        }
+        let linked = match b.decide_linked_kept(kept, body, seen.number, seen.by.as_deref()) {
+            Some(Ok(linked)) if linked.rolls_and_facts().eq(proof.expected()) => linked,
+            _ => return false,
+        };
+        self.settle_pending(proof.game().turn());
+        self.report.decisions += 1;
+        self.b.as_mut().expect("decided above").adopt_linked(linked);
+        true
+    }
+
     /// A decision of the record, just proven and folded into the proof's
     /// game (its rolls and facts are what the proof now expects).
     fn decision(&mut self, proof: &Verifier, event: &Event) {
@@ -670,7 +697,7 @@ impl<'o> Diff<'o> {
         a_may_be_proven: bool,
     ) -> Result<Diff<'o>, DiffError> {
         // A header that does not open fails as verify fails, before anything else.
-        let proof = Verifier::new(header).map_err(DiffError::Unproven)?;
+        let mut proof = Verifier::new(header).map_err(DiffError::Unproven)?;
         let game_a = under(header, a)?;
         let game_b = under(header, b)?;
         let setup = match (&game_a, &game_b) {
@@ -732,6 +759,10 @@ impl<'o> Diff<'o> {
                 at_end: (String::new(), String::new()),
             },
         };
+        if run.a_is_proven {
+            // B decides each decision as the proof read it (`Run::decision_as_proven`).
+            proof.keep_decisions();
+        }
         Ok(Diff { proof, run })
     }
 
@@ -746,6 +777,7 @@ impl<'o> Diff<'o> {
         }
         // A decision the proof takes from its line is compared as a pushed one is.
         match self.proof.take_decision(line) {
+            Some(body) if self.run.decision_as_proven(&self.proof, body) => true,
             Some(body) => {
                 let game = self.proof.game();
                 let body = serde_json::from_slice(body).expect("the proof read this body");
@@ -1006,10 +1038,24 @@ mod tests {
         Ok(serde_json::to_value(diff.finish()?).unwrap())
     }
 
+    /// [`run`] as `diff FILE` runs: each event's line taken as read when it
+    /// can be ([`Diff::take_line`]), else pushed.
+    fn run_lines(header: &Header, events: &[Event], b: &RuleVersion, all: bool) -> Result<Value, DiffError> {
+        let unobserved = &mut ();
+        let mut diff = Diff::new(header, &header.rules, b, all, unobserved)?;
+        for event in events {
+            if !diff.take_line(crate::record::encode_event(event).unwrap().as_bytes()) {
+                diff.push(event)?;
+            }
+        }
+        Ok(serde_json::to_value(diff.finish()?).unwrap())
+    }
+
     /// A that is the record's own rules is the proven game, and B is
     /// compared with what the proof expects: the report is the one diff
     /// gives deciding A on its own game, for every fixture and every
-    /// setting of its version changed in B.
+    /// setting of its version changed in B; and so it is with the lines
+    /// taken as read (B deciding each decision as the proof read it).
     #[test]
     fn a_as_the_proven_game_reports_as_a_decided_on_its_own() {
         let mut compared = 0;
@@ -1033,6 +1079,8 @@ mod tests {
                     let proven = run(&header, &events, &b, all, true);
                     let own = run(&header, &events, &b, all, false);
                     assert_eq!(proven, own, "{name}, B changes {}", setting.name);
+                    let taken = run_lines(&header, &events, &b, all);
+                    assert_eq!(taken, own, "{name}, B changes {}, lines taken as read", setting.name);
                     if let Ok(report) = proven {
                         compared += 1;
                         parted += u64::from(report["divergent"] != 0 || report["reasoning_only"] != 0);

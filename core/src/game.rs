@@ -27,7 +27,7 @@ use crate::record::{
     self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, RollBodyV1, SeedMode,
 };
 use crate::registry;
-use crate::ruleset::{Actor, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
+use crate::ruleset::{Actor, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
@@ -397,13 +397,57 @@ impl Game {
     ) -> Result<Linked, Refusal> {
         let (after, drawn) = self.decide_bodies(Asked::Value(decision), dice, by, None, as_drawn)?;
         let number = self.decisions + 1;
+        // `DecisionBody`'s canonical bytes, written around the decision rather than copying it.
+        let body = DecisionBodyOf { by, decision, dice, number };
+        self.linked(|out| canon::append_typed(&body, out), by, after, drawn)
+    }
+
+    /// [`Game::decide_linked`] for a record's decision the proof read and
+    /// checked ([`Verifier::kept_decision`]), given its line's canonical
+    /// `body`, which must be the body this game writes for it: its `number`
+    /// this game's next, and no `null` member (a member this game would
+    /// leave out). `None` when it is not, or the decision is another
+    /// ruleset's: decide it from its value.
+    pub(crate) fn decide_linked_kept(
+        &self,
+        kept: &KeptDecision,
+        body: &[u8],
+        number: u64,
+        by: Option<&str>,
+    ) -> Option<Result<Linked, Refusal>> {
+        let null = |key: &[u8]| canon::member(body, key) == Some(b"null".as_slice());
+        if number != self.decisions + 1 || null(b"dice") || null(b"by") {
+            return None;
+        }
+        let read = self.machine.read_kept(kept)?;
+        Some(self.decide_bodies(Asked::Read(read), None, by, None, None).and_then(|(after, drawn)| {
+            self.linked(
+                |out| {
+                    out.extend_from_slice(body);
+                    Ok(())
+                },
+                by,
+                after,
+                drawn,
+            )
+        }))
+    }
+
+    /// The links of a decision decided on this game's state: its body
+    /// written by `decision_body`, then its rolls and facts.
+    fn linked(
+        &self,
+        decision_body: impl FnOnce(&mut Vec<u8>) -> Result<(), canon::CanonError>,
+        by: Option<&str>,
+        after: Vec<Body>,
+        drawn: Vec<Drawn>,
+    ) -> Result<Linked, Refusal> {
+        let number = self.decisions + 1;
         let seq = self.seq + 1;
         let mut links = Vec::with_capacity(1 + after.len());
         let mut heads = Vec::with_capacity(1 + after.len());
         let mut bytes = Vec::with_capacity(256);
-        // `DecisionBody`'s canonical bytes, written around the decision rather than copying it.
-        let body = DecisionBodyOf { by, decision, dice, number };
-        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, |out| canon::append_typed(&body, out))?;
+        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, decision_body)?;
         let mut head = record::link_bytes(&self.head, &bytes);
         links.push(Link { bytes, body_end, fact: None });
         heads.push(head);
@@ -1292,6 +1336,10 @@ pub struct Verifier {
     sealed_rolls: Vec<Roll>,
     /// Sealed turns proven so far: (turn, first decision, last decision).
     proven: Vec<(u64, u64, u64)>,
+    /// Whether a decision taken from its line and checked as read is kept
+    /// ([`Verifier::keep_decisions`]), and the last one so kept.
+    keeps_decisions: bool,
+    kept: Option<KeptDecision>,
 }
 
 /// A sealed decision and the rolls after it, not yet folded in.
@@ -1318,6 +1366,8 @@ impl Verifier {
             held: None,
             sealed_rolls: Vec::new(),
             proven: Vec::new(),
+            keeps_decisions: false,
+            kept: None,
         }
     }
 
@@ -1402,6 +1452,7 @@ impl Verifier {
     /// from its value. A refused decision, or any other line, is left to
     /// the parse (`None`, and nothing changes), which names the fault.
     pub(crate) fn take_decision<'l>(&mut self, line: &'l [u8]) -> Option<&'l [u8]> {
+        self.kept = None;
         if self.held.is_some() || !self.expected.is_empty() || self.dice_sealed() {
             return None;
         }
@@ -1416,8 +1467,14 @@ impl Verifier {
         };
         let text = canon::member(line.body, b"decision")?;
         let value;
+        let mut kept = None;
         let decision = match game.machine.read_text(text) {
-            Some(read) => Asked::Read(read),
+            Some(read) => {
+                if self.keeps_decisions {
+                    kept = read.kept();
+                }
+                Asked::Read(read)
+            }
             None => {
                 value = serde_json::from_slice::<Value>(text).ok()?;
                 Asked::Value(&value)
@@ -1428,7 +1485,21 @@ impl Verifier {
         game.seq = line.seq;
         game.head = line.hash;
         self.expected = expected;
+        self.kept = kept;
         Some(line.body)
+    }
+
+    /// For diff: each decision taken from its line and checked as read is
+    /// kept, for another version of the ruleset to decide as it was read
+    /// ([`Verifier::kept_decision`]).
+    pub(crate) fn keep_decisions(&mut self) {
+        self.keeps_decisions = true;
+    }
+
+    /// The decision [`Verifier::take_decision`] last took, as read and
+    /// checked, when it was read from its text and decisions are kept.
+    pub(crate) fn kept_decision(&self) -> Option<&KeptDecision> {
+        self.kept.as_ref()
     }
 
     /// The rolls and facts the decision being checked leads to, as

@@ -113,7 +113,7 @@ pub trait Ruleset: 'static {
     const TITLE: &'static str;
     type Scenario: DeserializeOwned;
     type State: Clone + Serialize + DeserializeOwned + Send + 'static;
-    type Decision: DeserializeOwned + Serialize;
+    type Decision: DeserializeOwned + Serialize + Clone + Send + 'static;
     type Fact: DeserializeOwned + Serialize + Send + 'static;
 
     /// Every version, the first being the default.
@@ -237,12 +237,26 @@ impl TypedDecision<'_> {
     pub fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
         self.0.decide(dice)
     }
+
+    /// A copy of the decision as read, apart from the state it was read on,
+    /// for another version of its ruleset to decide ([`Machine::read_kept`]):
+    /// only a decision checked as it was read ([`Machine::read_text`]).
+    pub fn kept(&self) -> Option<KeptDecision> {
+        self.0.kept()
+    }
 }
+
+/// A decision read and checked ([`Machine::read_text`]) by one version of a
+/// ruleset, kept for another version of it to decide without reading or
+/// checking it again: what is read and checked of a decision is the same
+/// under every version (its type, its text).
+pub struct KeptDecision(Box<dyn std::any::Any + Send>);
 
 /// What the engine asks of a decision it holds typed.
 trait AnyDecision {
     fn author(&self) -> Actor;
     fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal>;
+    fn kept(&self) -> Option<KeptDecision>;
 }
 
 /// A ruleset's decision as read from `given`, on `state`.
@@ -262,6 +276,10 @@ impl<R: Ruleset> AnyDecision for Read<'_, R> {
         let facts = R::decide(self.state, &self.decision, dice)?;
         Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
     }
+
+    fn kept(&self) -> Option<KeptDecision> {
+        None // checked only as it is decided
+    }
 }
 
 /// A ruleset's decision read from canonical text on `state`, and found
@@ -280,6 +298,10 @@ impl<R: Ruleset> AnyDecision for Checked<'_, R> {
         let facts = R::decide(self.state, &self.decision, dice)?;
         Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
     }
+
+    fn kept(&self) -> Option<KeptDecision> {
+        Some(KeptDecision(Box::new(self.decision.clone())))
+    }
 }
 
 /// A ruleset's decider behind JSON values: what the engine drives.
@@ -295,6 +317,9 @@ pub trait Machine: Send {
     /// canonical bytes, is the text itself (so no field was ignored). `None`
     /// otherwise: read the value, which names what is wrong, if anything.
     fn read_text<'a>(&'a self, text: &[u8]) -> Option<TypedDecision<'a>>;
+    /// A decision another version of this ruleset read and checked, on this
+    /// machine's state, as checked; `None` for another ruleset's.
+    fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>>;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
     /// Applies a fact this ruleset decided ([`TypedDecision::decide`]), as typed.
@@ -380,6 +405,11 @@ impl<R: Ruleset> Machine for Typed<R> {
         let mut written = Vec::with_capacity(text.len());
         crate::canon::append_typed(&decision, &mut written).ok()?;
         (written == text).then(|| TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
+    }
+
+    fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>> {
+        let decision = kept.0.downcast_ref::<R::Decision>()?.clone();
+        Some(TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
     }
 
     fn evolve_decided(&mut self, fact: TypedFact) {
