@@ -89,6 +89,27 @@ pub fn control_character(text: &str) -> Option<String> {
     text.chars().find(|c| c.is_control()).map(|c| format!("U+{:04X}", u32::from(c)))
 }
 
+/// Whether the canonical JSON text of a value passes [`check`] with no
+/// bounds of its own, told plainly from its bytes (`false` says only that
+/// the value must be checked): no escape at all (canonical text escapes
+/// every control character below U+0020), no U+007F and no C1 control
+/// (U+0080–U+009F, `C2 80`–`C2 9F` in UTF-8), and no run of more than
+/// nine digits (every integer of nine digits or fewer is inside
+/// [`NUMBER_RANGE`]).
+pub(crate) fn plainly_within(text: &[u8]) -> bool {
+    let mut digits = 0;
+    for (i, &byte) in text.iter().enumerate() {
+        match byte {
+            b'\\' | 0x7f => return false,
+            0xc2 if text.get(i + 1).is_some_and(|next| (0x80..=0x9f).contains(next)) => return false,
+            b'0'..=b'9' if digits == 9 => return false,
+            b'0'..=b'9' => digits += 1,
+            _ => digits = 0,
+        }
+    }
+    true
+}
+
 /// Checks every integer of `value` against the first bound whose path
 /// matches (else [`NUMBER_RANGE`]) and every string and key for control
 /// characters. `what` names the value in messages ("a scenario").
@@ -178,6 +199,34 @@ mod tests {
         assert_eq!(e.field, "at[1]");
         assert!(e.message.contains("out of the range of every number in a game"), "{}", e.message);
         assert_eq!(check(&json!({"n": u64::MAX}), BOUNDS).unwrap_err().field, "n");
+    }
+
+    /// What the plain read of a text vouches for, `check` accepts: every
+    /// control character (escaped, DEL, C1) and every integer of ten digits
+    /// or more is left to it.
+    #[test]
+    fn a_plainly_checked_text_is_one_check_accepts() {
+        assert!(999_999_999 <= NUMBER_RANGE.1 && -999_999_999 >= NUMBER_RANGE.0);
+        // Ten digits are left to `check` even where it accepts them.
+        assert!(!plainly_within(b"[1000000000]") && check(&serde_json::json!([1_000_000_000]), &[]).is_ok());
+        let plain = [r#"{"a":[-999999999,999999999],"b":"Müller — 1er Zug"}"#, r#"{"type":"end-activation"}"#];
+        for text in plain {
+            assert!(plainly_within(text.as_bytes()), "{text}");
+            assert_eq!(check(&serde_json::from_str(text).unwrap(), &[]), Ok(()), "{text}");
+        }
+        let left = [
+            r#"{"a":1000000001}"#,
+            r#"{"a":-1000000001}"#,
+            r#"{"a":"x\u001b"}"#,
+            r#"{"a":"x\n"}"#,
+            "{\"a\":\"x\u{7f}\"}",
+            "{\"a\":\"x\u{85}\"}",
+            "{\"x\u{9f}\":1}",
+        ];
+        for text in left {
+            assert!(!plainly_within(text.as_bytes()), "{text}");
+            assert!(check(&serde_json::from_str(text).unwrap(), &[]).is_err(), "{text}");
+        }
     }
 
     #[test]

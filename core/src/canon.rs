@@ -141,6 +141,33 @@ pub(crate) fn is_canonical_bytes(bytes: &[u8]) -> bool {
     scan_value(bytes, &mut at, 0) && at == bytes.len()
 }
 
+/// The text of member `key`'s value in `object`, the canonical text of an
+/// object ([`is_canonical_bytes`]); `None` when it has no such member.
+pub(crate) fn member<'b>(object: &'b [u8], key: &[u8]) -> Option<&'b [u8]> {
+    if object.first() != Some(&b'{') {
+        return None;
+    }
+    let mut at = 1;
+    loop {
+        let found = scan_string(object, &mut at)?;
+        if object.get(at) != Some(&b':') {
+            return None;
+        }
+        at += 1;
+        let start = at;
+        if !scan_value(object, &mut at, 1) {
+            return None;
+        }
+        if found == key {
+            return Some(&object[start..at]);
+        }
+        if object.get(at) != Some(&b',') {
+            return None;
+        }
+        at += 1;
+    }
+}
+
 /// serde_json's own recursion limit is 128.
 const MAX_DEPTH: usize = 100;
 

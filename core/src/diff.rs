@@ -38,7 +38,7 @@ use serde_json::Value;
 use serde::Deserialize;
 
 use crate::dice::{Drawn, TableDice};
-use crate::game::{describe_decision, DecidedEvents, Game, OpenError, Verifier, VerifyFailure};
+use crate::game::{describe_decision, DecidedEvents, Game, Linked, OpenError, Verifier, VerifyFailure};
 use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
 use crate::ruleset::{Refusal, Violation};
@@ -228,8 +228,13 @@ fn decide(
     dice: Option<&TableDice>,
     recorded: Option<&[Drawn]>,
 ) -> Ran {
-    match game.decide_diffed(decision, dice, body.by.as_deref(), recorded) {
-        Ok(decided) => Ran::Decided(decided),
+    ran(game.decide_linked(decision, dice, body.by.as_deref(), recorded), decision, dice)
+}
+
+/// What a version made of a decision, as events (none when refused).
+fn ran(linked: Result<Linked, Refusal>, decision: &Value, dice: Option<&TableDice>) -> Ran {
+    match linked {
+        Ok(linked) => Ran::Decided(linked.into_events(decision, dice)),
         Err(Refusal::Violation(Violation::Dice(e))) => Ran::Refused(e.to_string()),
         Err(other) => Ran::Refused(other.to_string()),
     }
@@ -308,71 +313,6 @@ pub fn decided_state(game: &Game) -> Value {
         map.remove("config");
     }
     state
-}
-
-/// [`decided_state`] as JSON text: the state's text without its top-level
-/// `"config"` member. Two states of a ruleset whose texts are equal have
-/// equal decided states (their text is written member by member in a fixed
-/// order, maps in key order, from the same serialisation as the value).
-fn decided_text(game: &Game) -> Vec<u8> {
-    let mut text = Vec::with_capacity(4096);
-    game.state_text(&mut text);
-    if let Some(config) = member(&text, b"\"config\"") {
-        text.drain(config);
-    }
-    text
-}
-
-/// Where the member `key` (quoted) of the JSON object `text` (compact, as
-/// serde_json writes it) is, from its key to the end of its value, with
-/// the comma that parts it from the next member (or the one before).
-fn member(text: &[u8], key: &[u8]) -> Option<std::ops::Range<usize>> {
-    let mut at = 1; // past '{'
-    while text.get(at) == Some(&b'"') {
-        let value = skip_value(text, at) + 1; // past the key and ':'
-        let end = skip_value(text, value);
-        if &text[at..value - 1] == key {
-            // With the comma after it, or else the one before it.
-            return Some(match text[end] {
-                b',' => at..end + 1,
-                _ if at > 1 => at - 1..end,
-                _ => at..end,
-            });
-        }
-        at = end + 1; // past ','
-    }
-    None
-}
-
-/// The end of the JSON value that starts at `at` in `text` (compact).
-fn skip_value(text: &[u8], at: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = at;
-    while i < text.len() {
-        match text[i] {
-            b'"' => {
-                i += 1;
-                while text[i] != b'"' {
-                    i += if text[i] == b'\\' { 2 } else { 1 };
-                }
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' if depth == 0 => return i,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            b',' if depth == 0 => return i,
-            _ => {}
-        }
-        i += 1;
-    }
-    i
 }
 
 /// The change from `before` to `after`: each place whose value changed,
@@ -482,18 +422,18 @@ struct Run<'o> {
 /// facts differ.
 fn compare(a: &mut Game, b: &mut Game, ran_a: &mut Ran, ran_b: &mut Ran, facts_differ: bool) -> Verdict {
     // Facts that differ with the same verdicts part only in reasoning if
-    // they change the state alike: only then are the states needed (each is
-    // the whole state written as a value, the costliest step of a diff).
+    // they change the state alike: only then are the states needed.
     let same_verdicts = facts_differ
         && matches!((&*ran_a, &*ran_b), (Ran::Decided(x), Ran::Decided(y)) if verdicts(&x.events) == verdicts(&y.events));
     // Most often both versions stand on the same table before the decision
-    // (the same text): the changes are then the same exactly when the
-    // tables after it are (a change names each place that differs from the
-    // same table, and its new value), and the values are built only if the
-    // texts after differ.
+    // (compared typed, no value built): the changes are then the same
+    // exactly when the tables after it are (a change names each place that
+    // differs from the same table, and its new value). Only tables that
+    // differ are written as values (the costliest step of a diff), to
+    // compare their changes.
     let before = match same_verdicts {
         false => Before::Unread,
-        true if decided_text(a) == decided_text(b) => Before::Same,
+        true if a.same_decided_state(b) => Before::Same,
         true => Before::States(decided_state(a), decided_state(b)),
     };
     fold(a, ran_a);
@@ -501,13 +441,8 @@ fn compare(a: &mut Game, b: &mut Game, ran_a: &mut Ran, ran_b: &mut Ran, facts_d
     match (&*ran_a, &*ran_b, before) {
         (Ran::Decided(_), Ran::Decided(_), Before::Unread) if !facts_differ => Verdict::Agree,
         (Ran::Decided(_), Ran::Decided(_), Before::Unread) => Verdict::Outcome,
-        (Ran::Decided(_), Ran::Decided(_), Before::Same) => {
-            if decided_text(a) == decided_text(b) || decided_state(a) == decided_state(b) {
-                Verdict::Reasoning
-            } else {
-                Verdict::Outcome
-            }
-        }
+        (Ran::Decided(_), Ran::Decided(_), Before::Same) if a.same_decided_state(b) => Verdict::Reasoning,
+        (Ran::Decided(_), Ran::Decided(_), Before::Same) => Verdict::Outcome,
         (Ran::Decided(_), Ran::Decided(_), Before::States(state_a, state_b)) => {
             let same = changes(&state_a, &decided_state(a)) == changes(&state_b, &decided_state(b));
             if same {
@@ -566,6 +501,33 @@ impl Run<'_> {
         self.pending.clear();
     }
 
+    /// A decision of the record taken from its line's canonical `body`,
+    /// when B decides it as the proof expects and nothing else is asked of
+    /// it (A is the proven game, nothing observes each decision): B folds
+    /// in its rolls and facts, decided from the decision as the proof read
+    /// and checked it, and no value is built. `false`, and nothing changed,
+    /// otherwise: the decision is compared from its event
+    /// ([`Run::decision`]).
+    fn decision_as_proven(&mut self, proof: &Verifier, body: &[u8]) -> bool {
+        if !self.a_is_proven || self.observer.sees_decisions() {
+            return false;
+        }
+        let (Some(b), Some(kept)) = (self.b.as_ref(), proof.kept_decision()) else { return false };
+        // An open game's decision brings no dice (the proof refuses any).
+        let Ok(seen) = serde_json::from_slice::<DecisionSeen>(body) else { return false };
+        if seen.dice.is_some() {
+            return false;
+        }
+        let linked = match b.decide_linked_kept(kept, body, seen.number, seen.by.as_deref()) {
+            Some(Ok(linked)) if linked.rolls_and_facts().eq(proof.expected()) => linked,
+            _ => return false,
+        };
+        self.settle_pending(proof.game().turn());
+        self.report.decisions += 1;
+        self.b.as_mut().expect("decided above").adopt_linked(linked);
+        true
+    }
+
     /// A decision of the record, just proven and folded into the proof's
     /// game (its rolls and facts are what the proof now expects).
     fn decision(&mut self, proof: &Verifier, event: &Event) {
@@ -587,19 +549,22 @@ impl Run<'_> {
         let Some(b) = self.b.as_mut() else {
             return; // B refused the scenario: nothing to compare
         };
-        let mut ran_b = decide(b, &body, decision, dice, recorded.as_deref());
+        let linked_b = b.decide_linked(decision, dice, body.by.as_deref(), recorded.as_deref());
         let sees = self.observer.sees_decisions();
+        // A decides as the proof did: B is compared with what the proof
+        // expects, and when they are the same (nearly every decision of a
+        // rule change) only B's game moves, its events never built; A's is
+        // the proof's.
+        let linked_b = match linked_b {
+            Ok(linked) if self.a_is_proven && !sees && linked.rolls_and_facts().eq(proof.expected()) => {
+                b.adopt_linked(linked);
+                return;
+            }
+            other => other,
+        };
+        let mut ran_b = ran(linked_b, decision, dice);
         let mut proven_a;
         let (a, ran_a, verdict) = if self.a_is_proven {
-            // A decides as the proof did: B is compared with what the proof
-            // expects, and when they are the same (nearly every decision of
-            // a rule change) only B's game moves; A's is the proof's.
-            if let Ran::Decided(decided) = &mut ran_b {
-                if decided.rolls_and_facts().eq(proof.expected()) && !sees {
-                    b.adopt_decided(decided);
-                    return;
-                }
-            }
             // A's rolls and facts as events, and (unless they agree) A's
             // game apart from the proof's, to fold them into and read.
             let mut ran_a = Ran::Decided(proof.expected_events(event));
@@ -732,7 +697,7 @@ impl<'o> Diff<'o> {
         a_may_be_proven: bool,
     ) -> Result<Diff<'o>, DiffError> {
         // A header that does not open fails as verify fails, before anything else.
-        let proof = Verifier::new(header).map_err(DiffError::Unproven)?;
+        let mut proof = Verifier::new(header).map_err(DiffError::Unproven)?;
         let game_a = under(header, a)?;
         let game_b = under(header, b)?;
         let setup = match (&game_a, &game_b) {
@@ -794,6 +759,10 @@ impl<'o> Diff<'o> {
                 at_end: (String::new(), String::new()),
             },
         };
+        if run.a_is_proven {
+            // B decides each decision as the proof read it (`Run::decision_as_proven`).
+            proof.keep_decisions();
+        }
         Ok(Diff { proof, run })
     }
 
@@ -808,7 +777,11 @@ impl<'o> Diff<'o> {
         }
         // A decision the proof takes from its line is compared as a pushed one is.
         match self.proof.take_decision(line) {
-            Some(event) => {
+            Some(body) if self.run.decision_as_proven(&self.proof, body) => true,
+            Some(body) => {
+                let game = self.proof.game();
+                let body = serde_json::from_slice(body).expect("the proof read this body");
+                let event = Event { seq: game.seq(), kind: Kind::Decision, body, hash: game.head() };
                 self.run.decision(&self.proof, &event);
                 true
             }
@@ -907,6 +880,8 @@ mod tests {
                         spec.id(),
                         setting.name
                     );
+                    // The typed comparison leaves out the config, and only it.
+                    assert!(plain.same_decided(&*other), "{}: {} is compared typed", spec.id(), setting.name);
                     checked += 1;
                 }
             }
@@ -1063,10 +1038,24 @@ mod tests {
         Ok(serde_json::to_value(diff.finish()?).unwrap())
     }
 
+    /// [`run`] as `diff FILE` runs: each event's line taken as read when it
+    /// can be ([`Diff::take_line`]), else pushed.
+    fn run_lines(header: &Header, events: &[Event], b: &RuleVersion, all: bool) -> Result<Value, DiffError> {
+        let unobserved = &mut ();
+        let mut diff = Diff::new(header, &header.rules, b, all, unobserved)?;
+        for event in events {
+            if !diff.take_line(crate::record::encode_event(event).unwrap().as_bytes()) {
+                diff.push(event)?;
+            }
+        }
+        Ok(serde_json::to_value(diff.finish()?).unwrap())
+    }
+
     /// A that is the record's own rules is the proven game, and B is
     /// compared with what the proof expects: the report is the one diff
     /// gives deciding A on its own game, for every fixture and every
-    /// setting of its version changed in B.
+    /// setting of its version changed in B; and so it is with the lines
+    /// taken as read (B deciding each decision as the proof read it).
     #[test]
     fn a_as_the_proven_game_reports_as_a_decided_on_its_own() {
         let mut compared = 0;
@@ -1090,6 +1079,8 @@ mod tests {
                     let proven = run(&header, &events, &b, all, true);
                     let own = run(&header, &events, &b, all, false);
                     assert_eq!(proven, own, "{name}, B changes {}", setting.name);
+                    let taken = run_lines(&header, &events, &b, all);
+                    assert_eq!(taken, own, "{name}, B changes {}, lines taken as read", setting.name);
                     if let Ok(report) = proven {
                         compared += 1;
                         parted += u64::from(report["divergent"] != 0 || report["reasoning_only"] != 0);
@@ -1100,16 +1091,22 @@ mod tests {
         assert!(compared >= 100 && parted >= 10, "only {compared} diffs compared, {parted} parting");
     }
 
-    /// The state's text without its config reads back as the decided state.
+    /// The typed comparison of two games' states says what comparing their
+    /// decided states (as values, the config aside) says: each state of
+    /// every fixture against itself, a copy, and the state one decision
+    /// before.
     #[test]
-    fn the_decided_text_is_the_decided_state() {
+    fn the_typed_comparison_is_that_of_the_decided_states() {
         for (name, header, events) in fixture_records() {
             let mut game = Game::open(header).unwrap();
+            let mut before = game.clone();
             for event in &events {
                 game.apply(event).unwrap();
                 if event.kind == Kind::Decision {
-                    let text: Value = serde_json::from_slice(&decided_text(&game)).unwrap();
-                    assert_eq!(text, decided_state(&game), "{name}, seq {}", event.seq);
+                    let same = decided_state(&game) == decided_state(&before);
+                    assert_eq!(game.same_decided_state(&before), same, "{name}, seq {}", event.seq);
+                    assert!(game.same_decided_state(&game.clone()), "{name}, seq {}", event.seq);
+                    before = game.clone();
                 }
             }
         }

@@ -27,7 +27,7 @@ use crate::record::{
     self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, RollBodyV1, SeedMode,
 };
 use crate::registry;
-use crate::ruleset::{Actor, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
+use crate::ruleset::{Actor, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
@@ -310,9 +310,11 @@ impl Game {
         self.machine.append_state_canonical(out)
     }
 
-    /// The state as JSON text, appended to `out` ([`Machine::state_text`]).
-    pub(crate) fn state_text(&self, out: &mut Vec<u8>) {
-        self.machine.state_text(out)
+    /// Whether `other` holds this game's state but for the rule
+    /// configuration, compared typed ([`Machine::same_decided`]): what diff
+    /// asks of two versions' games.
+    pub(crate) fn same_decided_state(&self, other: &Game) -> bool {
+        self.machine.same_decided(&*other.machine)
     }
 
     /// The ruleset's sides, in the scenario's order.
@@ -378,47 +380,97 @@ impl Game {
         by: Option<&str>,
         as_drawn: Option<&[Drawn]>,
     ) -> Result<DecidedEvents, Refusal> {
-        let (after, drawn) = self.decide_bodies(decision, dice, by, None, as_drawn)?;
+        Ok(self.decide_linked(decision, dice, by, as_drawn)?.into_events(decision, dice))
+    }
+
+    /// [`Game::decide_diffed`] short of its events: the decision, its rolls
+    /// and its facts as the canonical bytes their links hash, chained from
+    /// the head, each fact as typed. No JSON value is built: diff compares
+    /// a version's decision by these bytes, and folds it in as it is
+    /// ([`Game::adopt_linked`]) unless it shows it.
+    pub(crate) fn decide_linked(
+        &self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+        by: Option<&str>,
+        as_drawn: Option<&[Drawn]>,
+    ) -> Result<Linked, Refusal> {
+        let (after, drawn) = self.decide_bodies(Asked::Value(decision), dice, by, None, as_drawn)?;
         let number = self.decisions + 1;
-        let mut body = serde_json::Map::new();
-        body.insert("number".into(), number.into());
-        body.insert("decision".into(), decision.clone());
-        if let Some(dice) = dice {
-            body.insert("dice".into(), serde_json::to_value(dice).expect("dice serialise"));
+        // `DecisionBody`'s canonical bytes, written around the decision rather than copying it.
+        let body = DecisionBodyOf { by, decision, dice, number };
+        self.linked(|out| canon::append_typed(&body, out), by, after, drawn)
+    }
+
+    /// [`Game::decide_linked`] for a record's decision the proof read and
+    /// checked ([`Verifier::kept_decision`]), given its line's canonical
+    /// `body`, which must be the body this game writes for it: its `number`
+    /// this game's next, and no `null` member (a member this game would
+    /// leave out). `None` when it is not, or the decision is another
+    /// ruleset's: decide it from its value.
+    pub(crate) fn decide_linked_kept(
+        &self,
+        kept: &KeptDecision,
+        body: &[u8],
+        number: u64,
+        by: Option<&str>,
+    ) -> Option<Result<Linked, Refusal>> {
+        let null = |key: &[u8]| canon::member(body, key) == Some(b"null".as_slice());
+        if number != self.decisions + 1 || null(b"dice") || null(b"by") {
+            return None;
         }
-        if let Some(by) = by {
-            body.insert("by".into(), by.into());
-        }
-        let mut events = Vec::with_capacity(1 + after.len());
-        let mut links = Vec::with_capacity(1 + after.len());
+        let read = self.machine.read_kept(kept)?;
+        Some(self.decide_bodies(Asked::Read(read), None, by, None, None).and_then(|(after, drawn)| {
+            self.linked(
+                |out| {
+                    out.extend_from_slice(body);
+                    Ok(())
+                },
+                by,
+                after,
+                drawn,
+            )
+        }))
+    }
+
+    /// The links of a decision decided on this game's state: its body
+    /// written by `decision_body`, then its rolls and facts.
+    fn linked(
+        &self,
+        decision_body: impl FnOnce(&mut Vec<u8>) -> Result<(), canon::CanonError>,
+        by: Option<&str>,
+        after: Vec<Body>,
+        drawn: Vec<Drawn>,
+    ) -> Result<Linked, Refusal> {
+        let number = self.decisions + 1;
         let seq = self.seq + 1;
-        let body = Value::Object(body);
+        let mut links = Vec::with_capacity(1 + after.len());
+        let mut heads = Vec::with_capacity(1 + after.len());
         let mut bytes = Vec::with_capacity(256);
-        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, |out| canon::append(&body, out))?;
+        let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, decision_body)?;
         let mut head = record::link_bytes(&self.head, &bytes);
-        events.push(Event { seq, kind: Kind::Decision, body, hash: head });
         links.push(Link { bytes, body_end, fact: None });
-        for (i, b) in after.into_iter().enumerate() {
-            let (seq, kind) = (self.seq + 2 + i as u64, b.kind());
+        heads.push(head);
+        for (i, b) in after.iter().enumerate() {
             let mut bytes = Vec::with_capacity(256);
             // Written straight from the typed roll or fact, as verify writes
             // what it expects: the same bytes as the body's value.
-            let body_end = decided_bytes(seq, kind, &mut bytes, |out| b.append_canonical(number, out))?;
-            let body = b.value(number);
+            let body_end =
+                decided_bytes(seq + 1 + i as u64, b.kind(), &mut bytes, |out| b.append_canonical(number, out))?;
             head = record::link_bytes(&head, &bytes);
-            events.push(Event { seq, kind, body, hash: head });
-            links.push(Link { bytes, body_end, fact: b.into_fact() });
+            links.push(Link { bytes, body_end, fact: None });
+            heads.push(head);
         }
-        Ok(DecidedEvents { events, links, drawn })
+        Ok(Linked { seq, number, by: by.map(str::to_string), links, heads, after, drawn })
     }
 
     /// What verify expects after a recorded decision: the bodies of its rolls
     /// and facts, each with the canonical bytes its link hashes (a recorded
     /// event must have the same body, and its link is checked over these
     /// bytes against the chain, so they are not hashed here).
-    fn decide_expected(
-        &self,
-        decision: &Value,
+    fn decide_expected<'a>(
+        &'a self,
+        decision: Asked<'a>,
         dice: Option<&TableDice>,
         by: Option<&str>,
         recorded: Option<&TableDice>,
@@ -440,9 +492,9 @@ impl Game {
 
     /// A decision decided on this game's state with its dice: the bodies of
     /// the rolls and facts it leads to (in order), and the dice drawn.
-    fn decide_bodies(
-        &self,
-        decision: &Value,
+    fn decide_bodies<'a>(
+        &'a self,
+        decision: Asked<'a>,
         dice: Option<&TableDice>,
         by: Option<&str>,
         recorded: Option<&TableDice>,
@@ -483,8 +535,8 @@ impl Game {
             (_, None, _) | (SeedMode::Sealed, _, None) => unreachable!("an open or sealed game has a seed and a chain"),
         };
         let read = match read {
-            Some(read) => read,
-            None => self.machine.read(decision)?,
+            Asked::Read(read) => read,
+            Asked::Value(decision) => self.machine.read(decision)?,
         };
         let facts = read.decide(&mut rolled)?;
         let drawn = rolled.drawn();
@@ -636,14 +688,10 @@ impl Game {
     /// Checks who decides: no side in a game without sides' keys; in one
     /// with them, a side of the header that may make this decision — read
     /// to ask its author, and handed back as read.
-    fn check_decider<'a>(
-        &'a self,
-        decision: &'a Value,
-        by: Option<&str>,
-    ) -> Result<Option<TypedDecision<'a>>, Refusal> {
+    fn check_decider<'a>(&'a self, decision: Asked<'a>, by: Option<&str>) -> Result<Asked<'a>, Refusal> {
         let malformed = |message: String| Refusal::Malformed { field: "by".into(), message };
         match (self.header.sides.is_empty(), by) {
-            (true, None) => Ok(None),
+            (true, None) => Ok(decision),
             (true, Some(side)) => {
                 Err(malformed(format!("this game lists no sides' keys, so a decision names no side ({side:?} given)")))
             }
@@ -655,9 +703,12 @@ impl Game {
                 if self.header.key_of(side).is_none() {
                     return Err(malformed(format!("{side:?} is not a side of this game")));
                 }
-                let read = self.machine.read(decision)?;
+                let read = match decision {
+                    Asked::Read(read) => read,
+                    Asked::Value(decision) => self.machine.read(decision)?,
+                };
                 match read.author() {
-                    owner if owner.allows(side) => Ok(Some(read)),
+                    owner if owner.allows(side) => Ok(Asked::Read(read)),
                     owner => Err(Refusal::NotTheSides { owner: owner.to_string(), by: side.to_string() }),
                 }
             }
@@ -728,6 +779,22 @@ impl Game {
         }
     }
 
+    /// For diff: folds in a decision decided on this game's state
+    /// ([`Game::decide_linked`]) as [`Game::adopt_decided`] folds in its
+    /// events: the decision counted, each fact as typed, the head moved to
+    /// its last link.
+    pub(crate) fn adopt_linked(&mut self, linked: Linked) {
+        debug_assert_eq!(linked.seq, self.seq + 1, "a decision is folded into the game that decided it");
+        self.count_decision(linked.number, linked.by);
+        for body in linked.after {
+            if let Some(fact) = body.into_fact() {
+                self.machine.evolve_decided(fact);
+            }
+        }
+        self.seq += linked.links.len() as u64;
+        self.head = *linked.heads.last().expect("a decision has its own link");
+    }
+
     /// One line of narrative for an event.
     pub fn narrate(&self, event: &Event) -> String {
         narrate_with(&*self.machine, event)
@@ -766,6 +833,14 @@ fn decided_bytes(
         field: e.path.replacen("$.body.decision", "decision", 1),
         message: e.message,
     })
+}
+
+/// A decision as the game is asked to decide it: its JSON value, read
+/// typed when it is decided; or read already, from its line's text, and
+/// checked there ([`Machine::read_text`]).
+enum Asked<'a> {
+    Value(&'a Value),
+    Read(TypedDecision<'a>),
 }
 
 /// An event a decision leads to, not yet placed in the chain: a roll, or a
@@ -847,6 +922,66 @@ impl DecidedEvents {
     pub fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
         self.events[1..].iter().zip(&self.links[1..]).map(|(event, link)| (event.kind, &link.bytes[..link.body_end]))
     }
+}
+
+/// A decision decided on a game's state, with its rolls and facts, as the
+/// canonical bytes their links hash and the links chained from the game's
+/// head ([`Game::decide_linked`]); its events are built only when asked
+/// ([`Linked::into_events`]).
+pub(crate) struct Linked {
+    /// The decision's seq.
+    seq: u64,
+    number: u64,
+    by: Option<String>,
+    /// The decision's link, then each roll's and fact's.
+    links: Vec<Link>,
+    /// The head after each link.
+    heads: Vec<Digest>,
+    /// The rolls and facts, as decided.
+    after: Vec<Body>,
+    drawn: Vec<Drawn>,
+}
+
+impl Linked {
+    /// The kind of each roll and fact, with the canonical bytes of its link
+    /// up to the end of its body: as [`DecidedEvents::rolls_and_facts`].
+    pub fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
+        self.after.iter().zip(&self.links[1..]).map(|(body, link)| (body.kind(), &link.bytes[..link.body_end]))
+    }
+
+    /// The events: `decision` (with `dice`), as this was decided from, and
+    /// its rolls and facts, each with its body's value.
+    pub fn into_events(self, decision: &Value, dice: Option<&TableDice>) -> DecidedEvents {
+        let Linked { seq, number, by, mut links, heads, after, drawn } = self;
+        let mut body = serde_json::Map::new();
+        body.insert("number".into(), number.into());
+        body.insert("decision".into(), decision.clone());
+        if let Some(dice) = dice {
+            body.insert("dice".into(), serde_json::to_value(dice).expect("dice serialise"));
+        }
+        if let Some(by) = by {
+            body.insert("by".into(), by.into());
+        }
+        let mut events = Vec::with_capacity(links.len());
+        events.push(Event { seq, kind: Kind::Decision, body: Value::Object(body), hash: heads[0] });
+        for (i, b) in after.into_iter().enumerate() {
+            events.push(Event { seq: seq + 1 + i as u64, kind: b.kind(), body: b.value(number), hash: heads[i + 1] });
+            links[i + 1].fact = b.into_fact();
+        }
+        DecidedEvents { events, links, drawn }
+    }
+}
+
+/// [`DecisionBody`] over a decision held elsewhere, its members in key
+/// order: written as canonical bytes without copying the decision.
+#[derive(serde::Serialize)]
+struct DecisionBodyOf<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by: Option<&'a str>,
+    decision: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dice: Option<&'a TableDice>,
+    number: u64,
 }
 
 /// An event verify expects, as the canonical bytes its link hashes
@@ -1201,6 +1336,10 @@ pub struct Verifier {
     sealed_rolls: Vec<Roll>,
     /// Sealed turns proven so far: (turn, first decision, last decision).
     proven: Vec<(u64, u64, u64)>,
+    /// Whether a decision taken from its line and checked as read is kept
+    /// ([`Verifier::keep_decisions`]), and the last one so kept.
+    keeps_decisions: bool,
+    kept: Option<KeptDecision>,
 }
 
 /// A sealed decision and the rolls after it, not yet folded in.
@@ -1227,6 +1366,8 @@ impl Verifier {
             held: None,
             sealed_rolls: Vec::new(),
             proven: Vec::new(),
+            keeps_decisions: false,
+            kept: None,
         }
     }
 
@@ -1305,29 +1446,60 @@ impl Verifier {
     /// sealed, when it is canonical, next in the chain (its link hashed
     /// over the line's own bytes) and the rules accept it: it is re-decided
     /// as [`Verifier::push`] would re-decide it, its rolls and facts are
-    /// then expected, and its event, read once from the line, is handed
-    /// back. A refused decision, or any other line, is left to the parse
-    /// (`None`, and nothing changes), which names the fault.
-    pub(crate) fn take_decision(&mut self, line: &[u8]) -> Option<Event> {
+    /// then expected, and the line's body is handed back. The decision is
+    /// read typed from its text, and checked there, when that plainly
+    /// stands for the checks of its value ([`Machine::read_text`]); else
+    /// from its value. A refused decision, or any other line, is left to
+    /// the parse (`None`, and nothing changes), which names the fault.
+    pub(crate) fn take_decision<'l>(&mut self, line: &'l [u8]) -> Option<&'l [u8]> {
+        self.kept = None;
         if self.held.is_some() || !self.expected.is_empty() || self.dice_sealed() {
             return None;
         }
         let game = &mut self.game;
         let line = game.next_line(line).filter(|l| l.kind == Kind::Decision)?;
-        let body: Value = serde_json::from_slice(line.body).ok()?;
         // As `redecide` reads it: the shape, then the dice only if it has them.
-        let seen = DecisionSeen::deserialize(&body).ok()?;
+        let seen = serde_json::from_slice::<DecisionSeen>(line.body).ok()?;
         check_decision_number(seen.number, game.decisions).ok()?;
         let dice = match seen.dice {
-            Some(_) => DecisionBody::deserialize(&body).ok()?.dice,
+            Some(_) => Some(serde_json::from_slice::<TableDice>(canon::member(line.body, b"dice")?).ok()?),
             None => None,
         };
-        let expected = game.decide_expected(&body["decision"], dice.as_ref(), seen.by.as_deref(), None).ok()?;
+        let text = canon::member(line.body, b"decision")?;
+        let value;
+        let mut kept = None;
+        let decision = match game.machine.read_text(text) {
+            Some(read) => {
+                if self.keeps_decisions {
+                    kept = read.kept();
+                }
+                Asked::Read(read)
+            }
+            None => {
+                value = serde_json::from_slice::<Value>(text).ok()?;
+                Asked::Value(&value)
+            }
+        };
+        let expected = game.decide_expected(decision, dice.as_ref(), seen.by.as_deref(), None).ok()?;
         game.count_decision(seen.number, seen.by);
         game.seq = line.seq;
         game.head = line.hash;
         self.expected = expected;
-        Some(Event { seq: line.seq, kind: Kind::Decision, body, hash: line.hash })
+        self.kept = kept;
+        Some(line.body)
+    }
+
+    /// For diff: each decision taken from its line and checked as read is
+    /// kept, for another version of the ruleset to decide as it was read
+    /// ([`Verifier::kept_decision`]).
+    pub(crate) fn keep_decisions(&mut self) {
+        self.keeps_decisions = true;
+    }
+
+    /// The decision [`Verifier::take_decision`] last took, as read and
+    /// checked, when it was read from its text and decisions are kept.
+    pub(crate) fn kept_decision(&self) -> Option<&KeptDecision> {
+        self.kept.as_ref()
     }
 
     /// The rolls and facts the decision being checked leads to, as
@@ -1465,7 +1637,7 @@ impl Verifier {
         }
         let mut expected = self
             .game
-            .decide_expected(&held.body.decision, None, held.body.by.as_deref(), Some(&recorded))
+            .decide_expected(Asked::Value(&held.body.decision), None, held.body.by.as_deref(), Some(&recorded))
             .map_err(|refusal| {
                 at(
                     held.decision.seq,
@@ -1512,7 +1684,7 @@ impl Verifier {
         };
         let expected = self
             .game
-            .decide_expected(&event.body["decision"], dice.as_ref(), body.by.as_deref(), None)
+            .decide_expected(Asked::Value(&event.body["decision"]), dice.as_ref(), body.by.as_deref(), None)
             .map_err(|refusal| {
                 Fault::DecisionRefused.because(format!(
                     "decision {} is refused by {}: {refusal}",
@@ -1780,6 +1952,32 @@ mod tests {
         assert_eq!(verifier.game().seq(), 0);
         let failure = verifier.push(&refused).unwrap_err();
         assert_eq!(failure.kind, Fault::DecisionRefused, "{failure}");
+    }
+
+    /// A decision whose text the typed read does not vouch for (a member
+    /// the rules ignore, a control character, a number out of range) is
+    /// left to the parse, which refuses it as a pushed event is refused.
+    #[test]
+    fn a_decision_the_text_read_does_not_vouch_for_is_left_to_the_parse() {
+        let (header, events) = played();
+        let root = Game::open(header.clone()).unwrap().root();
+        let changes: [fn(&mut Value); 3] = [
+            |d| d["extra"] = 1.into(),
+            |d| d["first"] = "red\u{1b}[31m".into(),
+            |d| d["first"] = 10_000_000_000u64.into(),
+        ];
+        for change in changes {
+            let mut body = events[0].body.clone();
+            change(&mut body["decision"]);
+            let hash = record::link(&root, 1, Kind::Decision, &body).unwrap();
+            let refused = Event { body, hash, ..events[0].clone() };
+            let mut verifier = Verifier::new(&header).unwrap();
+            assert!(!verifier.take_line(record::encode_event(&refused).unwrap().as_bytes()), "{:?}", refused.body);
+            assert_eq!(verifier.game().seq(), 0);
+            let failure = verifier.push(&refused).unwrap_err();
+            assert_eq!(failure.kind, Fault::DecisionRefused, "{failure}");
+            assert!(failure.to_string().contains("decision"), "{failure}");
+        }
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub trait Ruleset: 'static {
     const TITLE: &'static str;
     type Scenario: DeserializeOwned;
     type State: Clone + Serialize + DeserializeOwned + Send + 'static;
-    type Decision: DeserializeOwned + Serialize;
+    type Decision: DeserializeOwned + Serialize + Clone + Send + 'static;
     type Fact: DeserializeOwned + Serialize + Send + 'static;
 
     /// Every version, the first being the default.
@@ -145,6 +145,12 @@ pub trait Ruleset: 'static {
     }
     /// The ruleset's own kinds of refusal (besides the [`Shared`] ones).
     fn refusals() -> Vec<RefusalKind>;
+    /// Whether two states are the same but for their rule configuration
+    /// (`config`, where every ruleset keeps its settings): what diff compares
+    /// when two rule versions decide alike ([`crate::diff::decided_state`]),
+    /// compared typed rather than written out. Each ruleset names every
+    /// member of its state, so that a member added is compared.
+    fn same_decided(a: &Self::State, b: &Self::State) -> bool;
 }
 
 /// Why a decision was not decided: it does not parse, it is not the
@@ -231,12 +237,26 @@ impl TypedDecision<'_> {
     pub fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
         self.0.decide(dice)
     }
+
+    /// A copy of the decision as read, apart from the state it was read on,
+    /// for another version of its ruleset to decide ([`Machine::read_kept`]):
+    /// only a decision checked as it was read ([`Machine::read_text`]).
+    pub fn kept(&self) -> Option<KeptDecision> {
+        self.0.kept()
+    }
 }
+
+/// A decision read and checked ([`Machine::read_text`]) by one version of a
+/// ruleset, kept for another version of it to decide without reading or
+/// checking it again: what is read and checked of a decision is the same
+/// under every version (its type, its text).
+pub struct KeptDecision(Box<dyn std::any::Any + Send>);
 
 /// What the engine asks of a decision it holds typed.
 trait AnyDecision {
     fn author(&self) -> Actor;
     fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal>;
+    fn kept(&self) -> Option<KeptDecision>;
 }
 
 /// A ruleset's decision as read from `given`, on `state`.
@@ -256,6 +276,32 @@ impl<R: Ruleset> AnyDecision for Read<'_, R> {
         let facts = R::decide(self.state, &self.decision, dice)?;
         Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
     }
+
+    fn kept(&self) -> Option<KeptDecision> {
+        None // checked only as it is decided
+    }
+}
+
+/// A ruleset's decision read from canonical text on `state`, and found
+/// there to pass [`check_decision`] ([`Machine::read_text`]).
+struct Checked<'a, R: Ruleset> {
+    state: &'a R::State,
+    decision: R::Decision,
+}
+
+impl<R: Ruleset> AnyDecision for Checked<'_, R> {
+    fn author(&self) -> Actor {
+        R::author(self.state, &self.decision)
+    }
+
+    fn decide(&self, dice: &mut Dice) -> Result<Vec<TypedFact>, Refusal> {
+        let facts = R::decide(self.state, &self.decision, dice)?;
+        Ok(facts.into_iter().map(|f| TypedFact(Box::new(f))).collect())
+    }
+
+    fn kept(&self) -> Option<KeptDecision> {
+        Some(KeptDecision(Box::new(self.decision.clone())))
+    }
 }
 
 /// A ruleset's decider behind JSON values: what the engine drives.
@@ -263,6 +309,17 @@ pub trait Machine: Send {
     /// Reads a decision as this ruleset's own type, on the current state;
     /// an error means it does not parse.
     fn read<'a>(&'a self, decision: &'a Value) -> Result<TypedDecision<'a>, Refusal>;
+    /// Reads a decision from its canonical JSON text (as a record line
+    /// holds it) as [`Machine::read`] reads its value, when what
+    /// [`TypedDecision::decide`] checks before the rules plainly holds: the
+    /// text holds no control character and no number out of range
+    /// ([`bounds::plainly_within`]), and the typed decision, written back as
+    /// canonical bytes, is the text itself (so no field was ignored). `None`
+    /// otherwise: read the value, which names what is wrong, if anything.
+    fn read_text<'a>(&'a self, text: &[u8]) -> Option<TypedDecision<'a>>;
+    /// A decision another version of this ruleset read and checked, on this
+    /// machine's state, as checked; `None` for another ruleset's.
+    fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>>;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
     /// Applies a fact this ruleset decided ([`TypedDecision::decide`]), as typed.
@@ -273,9 +330,6 @@ pub trait Machine: Send {
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
-    /// [`Machine::state`] written as JSON text into `out`, without building
-    /// the value: the members of a struct in their order, maps in key order.
-    fn state_text(&self, out: &mut Vec<u8>);
     /// The canonical bytes of [`Machine::state`], written straight from the
     /// typed state rather than through its value.
     fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError>;
@@ -287,6 +341,11 @@ pub trait Machine: Send {
         self.read(decision).map(|read| read.author())
     }
     fn boxed_clone(&self) -> Box<dyn Machine>;
+    /// Whether `other` holds this state but for the rule configuration
+    /// ([`Ruleset::same_decided`]); `false` for a machine of another ruleset.
+    fn same_decided(&self, other: &dyn Machine) -> bool;
+    /// The machine as [`std::any::Any`], to find a machine of the same ruleset.
+    fn as_any(&self) -> &dyn std::any::Any;
     /// Puts back a state [`Machine::state`] gave (a kept snapshot); an error
     /// means the value is not a state of this ruleset.
     fn restore(&mut self, state: &Value) -> Result<(), String>;
@@ -338,6 +397,21 @@ impl<R: Ruleset> Machine for Typed<R> {
         Ok(TypedDecision(Box::new(read)))
     }
 
+    fn read_text<'a>(&'a self, text: &[u8]) -> Option<TypedDecision<'a>> {
+        if !bounds::plainly_within(text) {
+            return None;
+        }
+        let decision: R::Decision = serde_json::from_slice(text).ok()?;
+        let mut written = Vec::with_capacity(text.len());
+        crate::canon::append_typed(&decision, &mut written).ok()?;
+        (written == text).then(|| TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
+    }
+
+    fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>> {
+        let decision = kept.0.downcast_ref::<R::Decision>()?.clone();
+        Some(TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
+    }
+
     fn evolve_decided(&mut self, fact: TypedFact) {
         let fact = fact.0.into_any().downcast::<R::Fact>().expect("a fact is folded into the ruleset that decided it");
         R::evolve(&mut self.state, &fact);
@@ -374,10 +448,6 @@ impl<R: Ruleset> Machine for Typed<R> {
         serde_json::to_value(&self.state).expect("state serialises")
     }
 
-    fn state_text(&self, out: &mut Vec<u8>) {
-        serde_json::to_writer(out, &self.state).expect("state serialises");
-    }
-
     fn append_state_canonical(&self, out: &mut Vec<u8>) -> Result<(), crate::canon::CanonError> {
         crate::canon::append_typed(&self.state, out)
     }
@@ -396,6 +466,14 @@ impl<R: Ruleset> Machine for Typed<R> {
 
     fn boxed_clone(&self) -> Box<dyn Machine> {
         Box::new(Typed::<R> { state: self.state.clone() })
+    }
+
+    fn same_decided(&self, other: &dyn Machine) -> bool {
+        other.as_any().downcast_ref::<Typed<R>>().is_some_and(|other| R::same_decided(&self.state, &other.state))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn restore(&mut self, state: &Value) -> Result<(), String> {

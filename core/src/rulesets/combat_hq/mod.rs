@@ -693,6 +693,12 @@ impl Ruleset for CombatHq {
         Refused::kinds()
     }
 
+    fn same_decided(a: &State, b: &State) -> bool {
+        let State { config: _, sides, battle_groups, command_groups, units, turn } = a;
+        (sides, battle_groups, command_groups, units, turn)
+            == (&b.sides, &b.battle_groups, &b.command_groups, &b.units, &b.turn)
+    }
+
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
     }

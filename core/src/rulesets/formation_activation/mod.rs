@@ -531,6 +531,12 @@ impl Ruleset for FormationActivation {
         Refused::kinds()
     }
 
+    fn same_decided(a: &State, b: &State) -> bool {
+        let State { config: _, sides, formations, units, chits, end_turn_after, turn } = a;
+        (sides, formations, units, chits, end_turn_after, turn)
+            == (&b.sides, &b.formations, &b.units, &b.chits, &b.end_turn_after, &b.turn)
+    }
+
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
     }

@@ -529,6 +529,11 @@ impl Ruleset for LeaderActivation {
         Refused::kinds()
     }
 
+    fn same_decided(a: &State, b: &State) -> bool {
+        let State { config: _, sides, pieces, removed, turn } = a;
+        (sides, pieces, removed, turn) == (&b.sides, &b.pieces, &b.removed, &b.turn)
+    }
+
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
     }

@@ -1223,6 +1223,25 @@ impl Ruleset for PhoenixCommand {
         Refused::kinds()
     }
 
+    fn same_decided(a: &State, b: &State) -> bool {
+        let State {
+            config: _,
+            sides,
+            initiative,
+            organisations,
+            units,
+            figures,
+            weapons,
+            injury_table,
+            melee_injury_table,
+            turn,
+        } = a;
+        (sides, initiative, organisations, units, figures)
+            == (&b.sides, &b.initiative, &b.organisations, &b.units, &b.figures)
+            && (weapons, injury_table, melee_injury_table, turn)
+                == (&b.weapons, &b.injury_table, &b.melee_injury_table, &b.turn)
+    }
+
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
     }
