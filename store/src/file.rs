@@ -259,17 +259,11 @@ pub fn write_to<E: std::fmt::Display>(
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
 ) -> Result<u64, FileError> {
-    let line = record::encode_header(header).map_err(|e| io(name, e))?;
-    writeln!(out, "{line}").map_err(|e| io(name, e))?;
-    let mut count = 0;
-    for event in events {
-        let event = event.map_err(|e| io(name, e))?;
-        let line = record::encode_event(&event).map_err(|e| io(name, e))?;
-        writeln!(out, "{line}").map_err(|e| io(name, e))?;
-        count += 1;
-    }
-    out.flush().map_err(|e| io(name, e))?;
-    Ok(count)
+    let lines = events.into_iter().map(|event| {
+        let event = event.map_err(|e| e.to_string())?;
+        record::encode_event(&event).map_err(|e| e.to_string())
+    });
+    write_lines_to(out, name, header, lines)
 }
 
 /// Writes a record from its header and its event lines as they are (a
