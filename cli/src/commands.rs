@@ -364,7 +364,8 @@ impl Report for Played<'_> {
 }
 
 /// `rollcall play GAME FILE --stream`: one decision per line, each appended
-/// and flushed before its acknowledgement is printed.
+/// and made durable (the store's journal synced) before its
+/// acknowledgement is printed.
 fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     let (db, mode) = (&cx.db, cx.mode);
     use std::io::BufRead;
