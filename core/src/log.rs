@@ -145,6 +145,19 @@ pub trait EventLog {
     fn set_secret(&self, key: &str, value: &[u8]) -> Result<Vec<u8>, LogError>;
 }
 
+impl LogError {
+    /// An append that expected the head `expected` of `game`, which is at
+    /// `head`: every store refuses it the same way.
+    pub fn stale_head(game: &str, expected: &Digest, head: &Head) -> LogError {
+        LogError::StaleHead {
+            game: game.to_string(),
+            expected: expected.short(),
+            seq: head.seq,
+            actual: head.hash.short(),
+        }
+    }
+}
+
 /// Checks that `events` are whole decisions chaining from `head`.
 pub fn check_append(game: &str, head: &Head, events: &[Event]) -> Result<Head, LogError> {
     let bad = |reason: String| LogError::BadAppend { game: game.to_string(), reason };
@@ -190,12 +203,7 @@ fn mem_head(g: &MemGame) -> Head {
 fn mem_append(game: &str, g: &mut MemGame, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
     let head = mem_head(g);
     if head.hash != *expected {
-        return Err(LogError::StaleHead {
-            game: game.to_string(),
-            expected: expected.short(),
-            seq: head.seq,
-            actual: head.hash.short(),
-        });
+        return Err(LogError::stale_head(game, expected, &head));
     }
     let new_head = check_append(game, &head, events)?;
     g.events.extend_from_slice(events);

@@ -217,10 +217,6 @@ fn digest(game: &str, seq: u64, bytes: &[u8]) -> Result<Digest, LogError> {
     bytes.try_into().map(Digest).map_err(|_| corrupt(game, seq, "a stored hash is not 32 bytes"))
 }
 
-fn stale(game: &str, expected: &Digest, head: &Head) -> LogError {
-    LogError::StaleHead { game: game.to_string(), expected: expected.short(), seq: head.seq, actual: head.hash.short() }
-}
-
 /// Runs `body` between `BEGIN` and `COMMIT`; rolls back when it fails.
 fn transaction<T>(c: &mut Conn, body: impl FnOnce(&mut Conn) -> Result<T, Failure>) -> Result<T, Failure> {
     c.client.batch_execute("BEGIN")?;
@@ -497,7 +493,7 @@ impl PgLog {
                             return Ok(last);
                         }
                     }
-                    return Err(stale(game, expected, &head).into());
+                    return Err(LogError::stale_head(game, expected, &head).into());
                 }
                 let new = check_append(game, &head, events)?;
                 let moved = c.execute(
@@ -540,7 +536,7 @@ impl PgLog {
                 let hidden = c.execute(HIDE_AT, &[&game, &seq_param(seen.seq), &&seen.hash.as_bytes()[..]])?;
                 if hidden != 1 {
                     return match PgLog::read_head(c, game, true) {
-                        Ok(head) => Err(stale(game, &seen.hash, &head).into()),
+                        Ok(head) => Err(LogError::stale_head(game, &seen.hash, &head).into()),
                         // The attempt before broke off during its commit, and landed.
                         Err(Failure::Log(LogError::UnknownGame(_))) if broke => Ok(()),
                         Err(other) => Err(other),

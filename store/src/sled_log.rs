@@ -503,12 +503,7 @@ impl SledLog {
         let stored = heads.get(game.as_bytes()).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.into()))?;
         let head = decode_head(game, &stored[..40.min(stored.len())])?;
         if head.hash != *expected {
-            return Err(LogError::StaleHead {
-                game: game.to_string(),
-                expected: expected.short(),
-                seq: head.seq,
-                actual: head.hash.short(),
-            });
+            return Err(LogError::stale_head(game, expected, &head));
         }
         let new_head = check_append(game, &head, events)?;
         let entry = journal::Entry { game: game.to_string(), expected: *expected, head: new_head, events: lines };
@@ -686,8 +681,9 @@ impl EventLog for SledLog {
         self.append_to(&self.heads, &tree, game, expected, events, true)
     }
 
-    /// Every append so far is in the journal; every other write flushed
-    /// sled before it returned.
+    /// Every append to a stored game so far is in the journal; every other
+    /// write flushed sled before it returned (a game being created is
+    /// durable once committed, which flushes).
     fn sync(&self) -> Result<(), LogError> {
         self.sync_journal()
     }
