@@ -263,6 +263,8 @@ fn main() {
         }
     }
 
+    phoenix_command(dir.path(), db, keep.as_deref());
+
     // play of one decision on a stored game: a short game beside the long one.
     let short = script(100).to_string();
     let short_path = dir.path().join("bench-short.json");
@@ -328,6 +330,51 @@ fn main() {
     goal("play --stream (durable appends)", k as f64 / t, k as f64 / laid_out.min(growing), 0.8, "decisions/s");
 
     postgres_beside_sled(dir.path(), n / 10);
+}
+
+/// verify of phoenix-command records (issue 12: ≥ 0.4 M events/s):
+/// `simulate` plays seeded games of the `three-turns` fixture's scenario
+/// with its random policy and keeps each as a record (a game ends when a
+/// side has no unit left: about 10 k events each). Each record is verified
+/// as its own process, and the events/s is over them all, each process's
+/// start included; the reference is the decode + chain of the same files.
+fn phoenix_command(dir: &std::path::Path, db: &str, keep: Option<&str>) {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/phoenix-command/three-turns.json");
+    let sims = dir.join("phoenix");
+    // B is A itself: no difference, so `simulate` exits 0.
+    let args = ["--db", db, "simulate", fixture, "--b", "phoenix-command@1", "--games", "8", "--seed", "7"];
+    child(
+        &[&args[..], &["--turns", "100000", "--decisions", "100000", "--keep", sims.to_str().unwrap()]].concat(),
+        None,
+    );
+    let mut records: Vec<_> = std::fs::read_dir(sims.join("a")).unwrap().map(|e| e.unwrap().path()).collect();
+    records.sort();
+    let events: usize = records.iter().map(|r| std::fs::read_to_string(r).unwrap().lines().count() - 1).sum();
+    if let Some(keep) = keep {
+        for r in &records {
+            std::fs::copy(
+                r,
+                std::path::Path::new(keep).join(format!("phoenix-{}", r.file_name().unwrap().to_str().unwrap())),
+            )
+            .unwrap();
+        }
+    }
+    let (mut took, mut peak) = (0.0, 0.0f64);
+    for r in &records {
+        let (t, rss, _) = child(&["verify", r.to_str().unwrap()], None);
+        took += t;
+        peak = peak.max(rss);
+    }
+    let reference: f64 = records.iter().map(|r| decode_and_chain(r)).sum();
+    println!(
+        "
+phoenix-command: {} simulated games, {events} events
+  verify file, one process each {took:>6.2} s  {:>10.0} events/s  peak {peak:>6.1} MiB",
+        records.len(),
+        events as f64 / took
+    );
+    goal("verify phoenix-command files", events as f64 / took, events as f64 / reference, 0.5, "events/s");
+    goal_abs("verify phoenix-command files", events as f64 / took, 400_000.0, true, "events/s");
 }
 
 /// Prints a figure beside a reference measured in this run, their ratio, and

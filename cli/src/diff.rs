@@ -87,7 +87,7 @@ fn diff_file(
 ) -> Result<DiffReport, DiffError> {
     let unobserved = &mut ();
     let mut diff = Diff::new(header, a, b, all, unobserved)?;
-    while let Some(read) = events.next_taking(|line| diff.take_line(line)) {
+    while let Some(read) = events.next_taking(|line, proof| diff.take_line_proven(line, proof)) {
         match read {
             Ok(None) => {}
             Ok(Some(event)) => diff.push(&event)?,

@@ -180,7 +180,7 @@ impl Reader {
             Reader::File { path, header, mut events } => {
                 let opened = Game::open(*header).map_err(|e| OpenGameError::Header(id.to_string(), e));
                 let mut game = opened.map_err(|e| open_failed(target, e))?;
-                while let Some(read) = events.next_taking(|line| game.apply_line(line)) {
+                while let Some(read) = events.next_taking(|line, proof| game.apply_line_proven(line, proof)) {
                     if let Some(event) = read.map_err(|e| unreadable(&path, e))? {
                         let applied = game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e));
                         applied.map_err(|e| open_failed(target, e))?;

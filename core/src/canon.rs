@@ -134,8 +134,9 @@ pub fn is_canonical(text: &str) -> bool {
     is_canonical_bytes(text.as_bytes())
 }
 
-/// [`is_canonical`] over bytes known to be UTF-8 text (a record line, or a
-/// slice of one cut at an ASCII byte).
+/// [`is_canonical`] over bytes, which it proves UTF-8 text too: outside
+/// its strings canonical text is ASCII, and a string with a byte past ASCII
+/// is checked to be UTF-8.
 pub(crate) fn is_canonical_bytes(bytes: &[u8]) -> bool {
     let mut at = 0;
     scan_value(bytes, &mut at, 0) && at == bytes.len()
@@ -166,6 +167,13 @@ pub(crate) fn member<'b>(object: &'b [u8], key: &[u8]) -> Option<&'b [u8]> {
         }
         at += 1;
     }
+}
+
+/// [`member`] of an object's text, as text.
+pub(crate) fn member_str<'b>(object: &'b str, key: &[u8]) -> Option<&'b str> {
+    let found = member(object.as_bytes(), key)?;
+    let start = found.as_ptr() as usize - object.as_ptr() as usize;
+    object.get(start..start + found.len())
 }
 
 /// serde_json's own recursion limit is 128.
@@ -242,11 +250,13 @@ fn scan_string<'b>(b: &'b [u8], at: &mut usize) -> Option<&'b [u8]> {
     }
     *at += 1;
     let start = *at;
+    let mut ascii = true;
     loop {
         match *b.get(*at)? {
             b'"' => {
                 *at += 1;
-                return Some(&b[start..*at - 1]);
+                let text = &b[start..*at - 1];
+                return (ascii || std::str::from_utf8(text).is_ok()).then_some(text);
             }
             b'\\' => match *b.get(*at + 1)? {
                 b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => *at += 2,
@@ -269,7 +279,10 @@ fn scan_string<'b>(b: &'b [u8], at: &mut usize) -> Option<&'b [u8]> {
                 _ => return None,
             },
             c if c < 0x20 => return None,
-            _ => *at += 1,
+            c => {
+                ascii &= c.is_ascii();
+                *at += 1;
+            }
         }
     }
 }

@@ -39,7 +39,7 @@ use serde::Deserialize;
 
 use crate::dice::{Drawn, TableDice};
 use crate::game::{describe_decision, DecidedEvents, Game, Linked, OpenError, Verifier, VerifyFailure};
-use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, RollBodyV1, SeedMode};
+use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, LinkProof, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
 use crate::ruleset::{Refusal, Violation};
 
@@ -772,11 +772,17 @@ impl<'o> Diff<'o> {
     /// line), or the decision due next, read once from its line and then
     /// compared under both versions as [`Diff::push`] compares it.
     pub fn take_line(&mut self, line: &[u8]) -> bool {
-        if self.proof.take_decided_line(line) {
+        self.take_line_proven(line, None)
+    }
+
+    /// [`Diff::take_line`], given what a reader ahead proved of the line
+    /// ([`LinkProof`]): a line proven from the head is not hashed again.
+    pub fn take_line_proven(&mut self, line: &[u8], link: Option<&LinkProof>) -> bool {
+        if self.proof.take_decided_line(line, link) {
             return true;
         }
         // A decision the proof takes from its line is compared as a pushed one is.
-        match self.proof.take_decision(line) {
+        match self.proof.take_decision(line, link) {
             Some(body) if self.run.decision_as_proven(&self.proof, body) => true,
             Some(body) => {
                 let game = self.proof.game();

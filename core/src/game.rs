@@ -24,7 +24,8 @@ use crate::digest::Digest;
 use crate::fault::{Fault, Faulted};
 use crate::keys::{self, SecretKey};
 use crate::record::{
-    self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, RollBodyV1, SeedMode,
+    self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, LinkProof, RollBodyV1,
+    SeedMode,
 };
 use crate::registry;
 use crate::ruleset::{Actor, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
@@ -564,10 +565,19 @@ impl Game {
     /// [`Event`] built. Otherwise nothing changes and `false` says so: parse
     /// the line and [`Game::apply`] it (which names the fault, if any).
     pub fn apply_line(&mut self, line: &[u8]) -> bool {
-        let Some(line) = self.next_line(line) else { return false };
+        self.apply_line_proven(line, None)
+    }
+
+    /// [`Game::apply_line`], given what a reader ahead proved of the line
+    /// ([`LinkProof`]): a line proven from this game's head is neither
+    /// hashed nor scanned again.
+    pub fn apply_line_proven(&mut self, line: &[u8], proof: Option<&LinkProof>) -> bool {
+        let Some(line) = self.next_line(line, proof) else { return false };
+        // Read as text: serde then checks no string of it for UTF-8 again.
+        let Ok(body) = std::str::from_utf8(line.body) else { return false };
         match line.kind {
             Kind::Decision => {
-                let Ok(body) = serde_json::from_slice::<DecisionSeen>(line.body) else { return false };
+                let Ok(body) = serde_json::from_str::<DecisionSeen>(body) else { return false };
                 if check_decision_number(body.number, self.decisions).is_err() {
                     return false;
                 }
@@ -575,13 +585,13 @@ impl Game {
             }
             Kind::Roll => {
                 // As a roll line is read: its body's shape, and a die it names.
-                let roll = serde_json::from_slice::<RollBodyV1>(line.body);
+                let roll = serde_json::from_str::<RollBodyV1>(body);
                 if !roll.is_ok_and(|roll| roll.to_roll().is_ok()) {
                     return false;
                 }
             }
             Kind::Fact => {
-                let Some(fact) = record::fact_of(line.body) else { return false };
+                let Some(fact) = record::fact_of(body) else { return false };
                 if !self.machine.evolve_text(fact) {
                     return false;
                 }
@@ -594,8 +604,12 @@ impl Game {
     }
 
     /// A canonical line ([`record::split_line`]) next in this game's chain:
-    /// its seq the next, its link from the head hashed over its own bytes.
-    fn next_line<'l>(&self, line: &'l [u8]) -> Option<record::LineParts<'l>> {
+    /// its seq the next, its link from the head hashed over its own bytes
+    /// (or proven so by a reader ahead, from this head).
+    fn next_line<'l>(&self, line: &'l [u8], proof: Option<&LinkProof>) -> Option<record::LineParts<'l>> {
+        if let Some(parts) = proof.and_then(|p| p.parts(&self.head, line)) {
+            return (parts.seq == self.seq + 1).then_some(parts);
+        }
         let line = record::split_line(line)?;
         (line.seq == self.seq + 1 && record::link_pieces(&self.head, line.hashed) == line.hash).then_some(line)
     }
@@ -1401,13 +1415,22 @@ impl Verifier {
     /// Otherwise nothing changes and `false` says so: parse the line and
     /// [`Verifier::push`] it (which names what differs).
     pub fn take_line(&mut self, line: &[u8]) -> bool {
-        self.take_decided_line(line) || self.take_decision(line).is_some()
+        self.take_line_proven(line, None)
     }
 
-    /// [`Verifier::take_line`] for a roll or fact line only: the one the
-    /// decision being checked leads to next.
-    pub fn take_decided_line(&mut self, line: &[u8]) -> bool {
-        self.take_expected(|want, hash| want.is_line(line, hash))
+    /// [`Verifier::take_line`], given what a reader ahead proved of the
+    /// line ([`LinkProof`]): a line proven from the head is not hashed again.
+    pub fn take_line_proven(&mut self, line: &[u8], proof: Option<&LinkProof>) -> bool {
+        self.take_decided_line(line, proof) || self.take_decision(line, proof).is_some()
+    }
+
+    /// [`Verifier::take_line_proven`] for a roll or fact line only: the one
+    /// the decision being checked leads to next.
+    pub fn take_decided_line(&mut self, line: &[u8], proof: Option<&LinkProof>) -> bool {
+        // A line proven from the head links to the hash it states, so if it
+        // is the expected event's line, that hash is the expected link.
+        let proven = record::proven_link(proof, &self.game.head);
+        self.take_expected(proven, |want, hash| want.is_line(line, hash))
     }
 
     /// Folds in the next event from the canonical bytes its link hashes and
@@ -1418,18 +1441,20 @@ impl Verifier {
     /// nothing changes and `false` says so: [`Verifier::push`] the event
     /// (which names what differs).
     pub(crate) fn take_decided(&mut self, bytes: &[u8], hash: &Digest) -> bool {
-        self.take_expected(|want, link| want.bytes == bytes && link == hash)
+        self.take_expected(None, |want, link| want.bytes == bytes && link == hash)
     }
 
     /// Folds in the roll or fact expected next when `is_it` says the event
     /// at hand is it, given the link the expected event's bytes make from
-    /// the head.
-    fn take_expected(&mut self, is_it: impl FnOnce(&Expected, &Digest) -> bool) -> bool {
+    /// the head: `proven`, the link of the event at hand when a reader
+    /// ahead proved it (the same link, if it is the expected event), or
+    /// hashed here.
+    fn take_expected(&mut self, proven: Option<Digest>, is_it: impl FnOnce(&Expected, &Digest) -> bool) -> bool {
         if self.held.is_some() {
             return false;
         }
         let Some(want) = self.expected.front() else { return false };
-        let hash = record::link_bytes(&self.game.head, &want.bytes);
+        let hash = proven.unwrap_or_else(|| record::link_bytes(&self.game.head, &want.bytes));
         if !is_it(want, &hash) {
             return false;
         }
@@ -1451,21 +1476,22 @@ impl Verifier {
     /// stands for the checks of its value ([`Machine::read_text`]); else
     /// from its value. A refused decision, or any other line, is left to
     /// the parse (`None`, and nothing changes), which names the fault.
-    pub(crate) fn take_decision<'l>(&mut self, line: &'l [u8]) -> Option<&'l [u8]> {
+    pub(crate) fn take_decision<'l>(&mut self, line: &'l [u8], proof: Option<&LinkProof>) -> Option<&'l [u8]> {
         self.kept = None;
         if self.held.is_some() || !self.expected.is_empty() || self.dice_sealed() {
             return None;
         }
         let game = &mut self.game;
-        let line = game.next_line(line).filter(|l| l.kind == Kind::Decision)?;
+        let line = game.next_line(line, proof).filter(|l| l.kind == Kind::Decision)?;
+        let body = std::str::from_utf8(line.body).ok()?;
         // As `redecide` reads it: the shape, then the dice only if it has them.
-        let seen = serde_json::from_slice::<DecisionSeen>(line.body).ok()?;
+        let seen = serde_json::from_str::<DecisionSeen>(body).ok()?;
         check_decision_number(seen.number, game.decisions).ok()?;
         let dice = match seen.dice {
-            Some(_) => Some(serde_json::from_slice::<TableDice>(canon::member(line.body, b"dice")?).ok()?),
+            Some(_) => Some(serde_json::from_str::<TableDice>(canon::member_str(body, b"dice")?).ok()?),
             None => None,
         };
-        let text = canon::member(line.body, b"decision")?;
+        let text = canon::member_str(body, b"decision")?;
         let value;
         let mut kept = None;
         let decision = match game.machine.read_text(text) {
@@ -1476,7 +1502,7 @@ impl Verifier {
                 Asked::Read(read)
             }
             None => {
-                value = serde_json::from_slice::<Value>(text).ok()?;
+                value = serde_json::from_str::<Value>(text).ok()?;
                 Asked::Value(&value)
             }
         };

@@ -397,16 +397,39 @@ pub(crate) struct LineParts<'l> {
 /// `{"body":…,"hash":"<64 lowercase hex>","kind":"…","seq":N}` with a
 /// canonical body. `None` for any other line (it may still be a good one, or
 /// a bad one: [`parse_event`] reads it and names its fault). The inner
-/// loop's read: a line so split need not be parsed for its link.
+/// loop's read: a line so split need not be parsed for its link. A line it
+/// splits is UTF-8 text ([`canon::is_canonical_bytes`]; the rest is ASCII).
 pub(crate) fn split_line(line: &[u8]) -> Option<LineParts<'_>> {
+    split_shape(line).filter(|parts| canon::is_canonical_bytes(parts.body))
+}
+
+/// [`split_line`] but for the body, which is not scanned: a line of the
+/// shape of an event's, its body not yet proved canonical (nor UTF-8).
+fn split_shape(line: &[u8]) -> Option<LineParts<'_>> {
+    // After the hash come only the kind and the seq, `","kind":"…","seq":N}`
+    // with two commas, so the third comma from the end starts the line's own
+    // hash member (a body's key `hash` would come before it).
+    let mut at = line.len();
+    for _ in 0..3 {
+        at = line[..at].iter().rposition(|&c| c == b',')?;
+    }
+    if !line[at..].starts_with(HASH_MEMBER) {
+        return None;
+    }
+    let hex = line.get(at + HASH_MEMBER.len()..at + HASH_MEMBER.len() + 64)?;
+    let hash = Digest(crate::digest::parse_hex32(std::str::from_utf8(hex).ok()?).ok()?);
+    split_at(line, at, hash)
+}
+
+/// `,"hash":"`, the start of a line's hash member.
+const HASH_MEMBER: &[u8] = b",\"hash\":\"";
+
+/// [`split_line`] with the hash member found at `at` and its digits read
+/// as `hash`, the body not scanned: the members either side of the hash.
+fn split_at(line: &[u8], at: usize, hash: Digest) -> Option<LineParts<'_>> {
     const BODY: &[u8] = b"{\"body\":";
-    const HASH: &[u8] = b",\"hash\":\"";
-    // After the hash come only the kind and the seq, so the last `,"hash":"`
-    // is the line's own (a body's key `hash` would come before it).
-    let at = line.windows(HASH.len()).rposition(|w| w == HASH)?;
     let body = line.get(BODY.len()..at).filter(|_| line.starts_with(BODY))?;
-    let hex = line.get(at + HASH.len()..at + HASH.len() + 64)?;
-    let tail = &line[at + HASH.len() + 64..];
+    let tail = line.get(at + HASH_MEMBER.len() + 64..)?;
     let tail = tail.strip_prefix(b"\",\"kind\":\"")?;
     let quote = tail.iter().position(|&c| c == b'"')?;
     let kind = match &tail[..quote] {
@@ -419,28 +442,98 @@ pub(crate) fn split_line(line: &[u8]) -> Option<LineParts<'_>> {
     };
     let digits = tail[quote..].strip_prefix(b"\",\"seq\":")?.strip_suffix(b"}")?;
     let seq = canonical_u64(digits)?;
-    let hash = Digest(crate::digest::parse_hex32(std::str::from_utf8(hex).ok()?).ok()?);
-    if !canon::is_canonical_bytes(body) {
-        return None;
+    Some(LineParts { seq, kind, body, hash, hashed: [&line[..at], &line[at + HASH_MEMBER.len() + 65..]] })
+}
+
+/// What a reader ahead of the fold proved of one event line, so that the
+/// fold need not hash it or find its members again: the line has the shape
+/// of an event's ([`split_line`]; its body is left for the fold to scan),
+/// and its link from `from`, hashed over its own bytes, is the hash it
+/// states. A record file's reader proves each line on a thread of its own
+/// while the fold takes the lines before it; the fold trusts the proof only
+/// when `from` is its head.
+///
+/// A proof holds for the bytes it was made from, and only for them: it is
+/// handed back with the very bytes [`LinkProof::of`] was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkProof {
+    from: Digest,
+    hash: Digest,
+    /// Where the line's hash member starts.
+    at: usize,
+}
+
+impl LinkProof {
+    /// The proof of `line`'s link from `previous`, when `line` has the
+    /// shape of an event line whose stated hash is that link; else `None`
+    /// (the fold reads the line itself, and names its fault).
+    pub fn of(previous: &Digest, line: &[u8]) -> Option<LinkProof> {
+        let parts = split_shape(line)?;
+        let at = parts.hashed[0].len();
+        (link_pieces(previous, parts.hashed) == parts.hash).then_some(LinkProof {
+            from: *previous,
+            hash: parts.hash,
+            at,
+        })
     }
-    Some(LineParts { seq, kind, body, hash, hashed: [&line[..at], &line[at + HASH.len() + 65..]] })
+
+    /// `line` split as [`split_line`] splits it, but not hashed, when this
+    /// is its proof and `head` the link it was proven from.
+    pub(crate) fn parts<'l>(&self, head: &Digest, line: &'l [u8]) -> Option<LineParts<'l>> {
+        if self.from != *head {
+            return None;
+        }
+        split_at(line, self.at, self.hash).filter(|parts| canon::is_canonical_bytes(parts.body))
+    }
+}
+
+/// A reader's walk down a record's chain, proving each line's link from
+/// the one before it ([`LinkProof`]) while the chain holds: from the hash
+/// of the header line, then from each proven line's hash. Once a line is
+/// not proven (a line of another shape, or a broken link), no later line
+/// is: the fold reads the rest itself, and names the fault.
+#[derive(Debug, Clone)]
+pub struct LinkChain {
+    head: Option<Digest>,
+}
+
+impl LinkChain {
+    /// A chain starting from the header line as read.
+    pub fn new(header_line: &[u8]) -> LinkChain {
+        LinkChain { head: Some(Digest::of(header_line)) }
+    }
+
+    /// The proof of the next line, if the chain still holds and it is proven.
+    pub fn prove(&mut self, line: &[u8]) -> Option<LinkProof> {
+        let proof = self.head.and_then(|head| LinkProof::of(&head, line));
+        self.head = proof.map(|p| p.hash);
+        proof
+    }
+}
+
+/// The link of a line whose proof chains from `head`, else `None`.
+pub(crate) fn proven_link(proof: Option<&LinkProof>, head: &Digest) -> Option<Digest> {
+    proof.filter(|p| p.from == *head).map(|p| p.hash)
 }
 
 /// A `u64` written as its shortest digits.
 fn canonical_u64(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || (digits[0] == b'0' && digits.len() > 1) || !digits.iter().all(u8::is_ascii_digit) {
+    if digits.is_empty() || (digits[0] == b'0' && digits.len() > 1) {
         return None;
     }
-    std::str::from_utf8(digits).ok()?.parse().ok()
+    digits.iter().try_fold(0u64, |n, &d| match d {
+        b'0'..=b'9' => n.checked_mul(10)?.checked_add(u64::from(d - b'0')),
+        _ => None,
+    })
 }
 
 /// A fact event's canonical body, `{"decision":N,"fact":…}`, split: the
 /// fact's own text. `None` for any other body.
-pub(crate) fn fact_of(body: &[u8]) -> Option<&[u8]> {
-    let rest = body.strip_prefix(b"{\"decision\":")?.strip_suffix(b"}")?;
-    let comma = rest.iter().position(|&c| c == b',')?;
-    canonical_u64(&rest[..comma])?;
-    rest[comma..].strip_prefix(b",\"fact\":")
+pub(crate) fn fact_of(body: &str) -> Option<&str> {
+    let rest = body.strip_prefix("{\"decision\":")?.strip_suffix('}')?;
+    let comma = rest.find(',')?;
+    canonical_u64(&rest.as_bytes()[..comma])?;
+    rest[comma..].strip_prefix(",\"fact\":")
 }
 
 /// Appends `canonical({"body","kind","seq"})` to `out`, written member by
@@ -694,7 +787,7 @@ mod tests {
         assert_eq!((parts.seq, parts.kind, parts.hash), (41, Kind::Fact, hash));
         assert_eq!(parts.body, canon::to_bytes(&body).unwrap());
         assert_eq!(link_pieces(&previous, parts.hashed), hash);
-        assert_eq!(fact_of(parts.body), Some(&br#"{"hash":"x","z":[1,-2]}"#[..]));
+        assert_eq!(fact_of(std::str::from_utf8(parts.body).unwrap()), Some(r#"{"hash":"x","z":[1,-2]}"#));
         for other in [
             line.replacen(":3,", ": 3,", 1),
             line.replacen("\"kind\":\"fact\"", "\"kind\":\"facts\"", 1),
@@ -706,8 +799,15 @@ mod tests {
         ] {
             assert!(split_line(other.as_bytes()).is_none(), "{other}");
         }
-        assert_eq!(fact_of(br#"{"decision":3,"extra":1,"fact":2}"#), None);
-        assert_eq!(fact_of(br#"{"decision":03,"fact":2}"#), None);
+        assert_eq!(fact_of(r#"{"decision":3,"extra":1,"fact":2}"#), None);
+        assert_eq!(fact_of(r#"{"decision":03,"fact":2}"#), None);
+        for (digits, read) in [("0", Some(0)), ("18446744073709551615", Some(u64::MAX)), ("18446744073709551616", None)]
+        {
+            assert_eq!(canonical_u64(digits.as_bytes()), read, "{digits}");
+        }
+        for digits in ["", "00", "01", "-1", "1a", "+1", " 1"] {
+            assert_eq!(canonical_u64(digits.as_bytes()), None, "{digits:?}");
+        }
     }
 
     #[test]

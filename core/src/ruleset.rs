@@ -316,7 +316,7 @@ pub trait Machine: Send {
     /// ([`bounds::plainly_within`]), and the typed decision, written back as
     /// canonical bytes, is the text itself (so no field was ignored). `None`
     /// otherwise: read the value, which names what is wrong, if anything.
-    fn read_text<'a>(&'a self, text: &[u8]) -> Option<TypedDecision<'a>>;
+    fn read_text<'a>(&'a self, text: &str) -> Option<TypedDecision<'a>>;
     /// A decision another version of this ruleset read and checked, on this
     /// machine's state, as checked; `None` for another ruleset's.
     fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>>;
@@ -326,7 +326,7 @@ pub trait Machine: Send {
     fn evolve_decided(&mut self, fact: TypedFact);
     /// Applies a fact read typed from its JSON text; `false`, and nothing
     /// changed, when the text is not a fact of this ruleset.
-    fn evolve_text(&mut self, fact: &[u8]) -> bool;
+    fn evolve_text(&mut self, fact: &str) -> bool;
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
@@ -397,14 +397,14 @@ impl<R: Ruleset> Machine for Typed<R> {
         Ok(TypedDecision(Box::new(read)))
     }
 
-    fn read_text<'a>(&'a self, text: &[u8]) -> Option<TypedDecision<'a>> {
-        if !bounds::plainly_within(text) {
+    fn read_text<'a>(&'a self, text: &str) -> Option<TypedDecision<'a>> {
+        if !bounds::plainly_within(text.as_bytes()) {
             return None;
         }
-        let decision: R::Decision = serde_json::from_slice(text).ok()?;
+        let decision: R::Decision = serde_json::from_str(text).ok()?;
         let mut written = Vec::with_capacity(text.len());
         crate::canon::append_typed(&decision, &mut written).ok()?;
-        (written == text).then(|| TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
+        (written == text.as_bytes()).then(|| TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
     }
 
     fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>> {
@@ -417,8 +417,8 @@ impl<R: Ruleset> Machine for Typed<R> {
         R::evolve(&mut self.state, &fact);
     }
 
-    fn evolve_text(&mut self, fact: &[u8]) -> bool {
-        match serde_json::from_slice::<R::Fact>(fact) {
+    fn evolve_text(&mut self, fact: &str) -> bool {
+        match serde_json::from_str::<R::Fact>(fact) {
             Ok(fact) => {
                 R::evolve(&mut self.state, &fact);
                 true

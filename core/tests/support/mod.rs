@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use rollcall_core::game::{verify, Game, Verifier};
-use rollcall_core::record::{self, Event, Header};
+use rollcall_core::record::{self, Event, Header, LinkChain};
 use rollcall_core::sim::{self, Generator, Simulation};
 use rollcall_core::{Kind, Ruleset};
 use serde_json::Value;
@@ -110,38 +110,51 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
     let parse = |i: usize, l: &str| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2));
     let parsed =
         verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l))).map(|_| ()).map_err(|f| f.to_string());
-    let taken = (|| {
-        let mut verifier = Verifier::new(&header)?;
-        for (i, l) in lines.enumerate() {
-            if verifier.take_line(l.as_bytes()) {
+    let first = body.split('\n').next().unwrap().as_bytes();
+    let taken = |proven: bool| {
+        let mut chain = proven.then(|| LinkChain::new(first));
+        let mut verifier = Verifier::new(&header).map_err(|f| f.to_string())?;
+        for (i, l) in lines.clone().enumerate() {
+            let proof = chain.as_mut().and_then(|chain| chain.prove(l.as_bytes()));
+            if verifier.take_line_proven(l.as_bytes(), proof.as_ref()) {
                 continue;
             }
-            let event = parse(i, l).map_err(|e| verifier.unreadable(e))?;
-            verifier.push(&event)?;
+            let event = parse(i, l).map_err(|e| verifier.unreadable(e).to_string())?;
+            verifier.push(&event).map_err(|f| f.to_string())?;
         }
-        verifier.finish().map(|_| ())
-    })()
-    .map_err(|f| f.to_string());
-    assert_eq!(parsed, taken, "verify, and verify taking lines unparsed, differ");
+        verifier.finish().map(|_| ()).map_err(|f| f.to_string())
+    };
+    assert_eq!(parsed, taken(false), "verify, and verify taking lines unparsed, differ");
+    assert_eq!(parsed, taken(true), "verify, and verify taking lines with their links proven ahead, differ");
     let lines = body.split('\n').skip(1);
-    let replayed = replay(&header, lines.clone(), false);
-    assert_eq!(replayed, replay(&header, lines, true), "replay, and replay taking lines unparsed, differ");
+    let replayed = replay(&header, lines.clone(), None);
+    assert_eq!(
+        replayed,
+        replay(&header, lines.clone(), Some(None)),
+        "replay, and replay taking lines unparsed, differ"
+    );
+    let proven = replay(&header, lines, Some(Some(LinkChain::new(first))));
+    assert_eq!(replayed, proven, "replay, and replay taking lines with their links proven ahead, differ");
     parsed
 }
 
 /// What replaying a record's lines leads to (its head, decisions, sides'
 /// turns and state), or where and why it stops: parsing every line and
 /// applying its event, or (`take`) as `rollcall state FILE` does, folding
-/// each line that [`Game::apply_line`] takes unparsed.
+/// each line that [`Game::apply_line_proven`] takes unparsed — given each
+/// line's proof down `chain`, as the file's reader ahead proves them, or none.
 fn replay<'l>(
     header: &Header,
     lines: impl Iterator<Item = &'l str>,
-    take: bool,
+    mut take: Option<Option<LinkChain>>,
 ) -> Result<(String, u64, String, Value), String> {
     let mut game = Game::open(header.clone()).map_err(|e| e.to_string())?;
     for (i, l) in lines.enumerate() {
-        if take && game.apply_line(l.as_bytes()) {
-            continue;
+        if let Some(chain) = &mut take {
+            let proof = chain.as_mut().and_then(|chain| chain.prove(l.as_bytes()));
+            if game.apply_line_proven(l.as_bytes(), proof.as_ref()) {
+                continue;
+            }
         }
         let event = record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2))?;
         game.apply(&event).map_err(|e| format!("line {}: {e}", i + 2))?;
