@@ -292,7 +292,7 @@ impl<'a> Gen<'a> {
     }
 
     fn side_units(&self, side: &str) -> Vec<&'a Unit> {
-        self.s.units.values().filter(|u| u.side == side).collect()
+        self.s.units.values().map(|u| &**u).filter(|u| u.side == side).collect()
     }
 
     fn odds(&mut self) -> i64 {
@@ -710,7 +710,7 @@ impl<'a> Gen<'a> {
     /// Optional referee inputs: sightings, contact, casualties, command checks.
     fn referee_inputs(&mut self) {
         let s = self.s;
-        let units: Vec<&Unit> = s.units.values().collect();
+        let units: Vec<&Unit> = s.units.values().map(|u| &**u).collect();
         let active = s.turn.as_ref().and_then(|t| t.activation.as_ref()).map(|a| a.unit.clone());
         for by in &units {
             for target in units.iter().filter(|t| t.side != by.side) {

@@ -27,13 +27,13 @@ fn figure_mut<'a>(state: &'a mut State, id: &str) -> &'a mut Figure {
 }
 
 fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
-    state.units.get_mut(id).expect("facts name units in play")
+    Arc::make_mut(state.units.get_mut(id).expect("facts name units in play"))
 }
 
 fn remove_figure(state: &mut State, figure: &str, reason: String, organisations: &[String]) {
     figure_mut(state, figure).removed = Some(reason);
     for o in organisations {
-        if let Some(o) = state.organisations.get_mut(o) {
+        if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(o) {
             o.leader = None;
         }
     }
@@ -42,7 +42,7 @@ fn remove_figure(state: &mut State, figure: &str, reason: String, organisations:
 /// Replaces unit ids in every contact set: `old` ids go, `new` comes in
 /// where any of them was.
 fn rename_contacts(state: &mut State, old: &[String], new: &str) {
-    for u in state.units.values_mut() {
+    for u in state.units.values_mut().map(Arc::make_mut) {
         let before = u.contact.len();
         u.contact.retain(|c| !old.contains(c));
         if u.contact.len() != before {
@@ -76,7 +76,7 @@ fn new_unit(state: &State, id: &str, side: &str, leader: &str, contact: BTreeSet
 /// A new turn: every unit may be activated again, and a unit is Shaken
 /// only for the turn it became so.
 fn begin_turn(state: &mut State, number: u32) {
-    for u in state.units.values_mut() {
+    for u in state.units.values_mut().map(Arc::make_mut) {
         u.activated = false;
         u.strategic = false;
         u.restored = false;
@@ -121,12 +121,12 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                 remove_figure(state, f, "withdrew from the battlefield".into(), &[]);
             }
             for o in organisations {
-                if let Some(o) = state.organisations.get_mut(o) {
+                if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(o) {
                     o.leader = None;
                 }
             }
             state.units.remove(id);
-            for u in state.units.values_mut() {
+            for u in state.units.values_mut().map(Arc::make_mut) {
                 u.contact.remove(id);
             }
         }
@@ -219,7 +219,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             merged.cp = *cp_after;
             merged.held_interrupt_cp = held;
             merged.ragged_interrupt_used = *ragged_interrupt_used;
-            state.units.insert(organisation.clone(), merged);
+            state.units.insert(organisation.clone(), Arc::new(merged));
             for f in state.figures.values_mut() {
                 if units.contains(&f.unit) {
                     Arc::make_mut(f).unit = organisation.clone();
@@ -236,7 +236,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             for d in detached {
                 let mut new = new_unit(state, &d.unit, &side, &d.leader, d.contact.clone());
                 new.ragged_interrupt_used = d.ragged_interrupt_used;
-                state.units.insert(d.unit.clone(), new);
+                state.units.insert(d.unit.clone(), Arc::new(new));
                 for f in &d.figures {
                     figure_mut(state, f).unit = d.unit.clone();
                 }
@@ -262,17 +262,17 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
     let side = unit(state, by).side.clone();
     unit(state, by).cp = *cp_after;
     for r in replaced {
-        state.organisations.remove(r);
+        Arc::make_mut(&mut state.organisations).remove(r);
     }
     let gone: Vec<String> = dissolved.keys().cloned().collect();
     for x in &gone {
         state.units.remove(x);
     }
-    for u in state.units.values_mut() {
+    for u in state.units.values_mut().map(Arc::make_mut) {
         u.contact.retain(|c| !gone.contains(c));
     }
     for squad in squads {
-        state.organisations.insert(
+        Arc::make_mut(&mut state.organisations).insert(
             squad.id.clone(),
             Organisation {
                 id: squad.id.clone(),
@@ -284,7 +284,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
             },
         );
         for team in &squad.teams {
-            state.organisations.insert(
+            Arc::make_mut(&mut state.organisations).insert(
                 team.id.clone(),
                 Organisation {
                     id: team.id.clone(),
@@ -298,7 +298,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
             let mut new = new_unit(state, &team.id, &side, &team.leader, team.contact.clone());
             new.strategic = team.moved_strategically;
             new.ragged_interrupt_used = team.ragged_interrupt_used;
-            state.units.insert(team.id.clone(), new);
+            state.units.insert(team.id.clone(), Arc::new(new));
             for f in &team.figures {
                 let f = figure_mut(state, f);
                 f.team = team.id.clone();
@@ -322,10 +322,10 @@ fn record_squads_reorganised(state: &mut State, fact: &Fact) {
     let side = unit(state, by).side.clone();
     unit(state, by).cp = *cp_after;
     for r in replaced {
-        state.organisations.remove(r);
+        Arc::make_mut(&mut state.organisations).remove(r);
     }
     for p in platoons {
-        state.organisations.insert(
+        Arc::make_mut(&mut state.organisations).insert(
             p.id.clone(),
             Organisation {
                 id: p.id.clone(),
@@ -337,7 +337,7 @@ fn record_squads_reorganised(state: &mut State, fact: &Fact) {
             },
         );
         for s in &p.squads {
-            if let Some(o) = state.organisations.get_mut(s) {
+            if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(s) {
                 o.parent = Some(p.id.clone());
             }
         }
@@ -373,7 +373,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             }
         }
         Fact::CpLost { unit: id, .. } => {
-            if let Some(u) = state.units.get_mut(id) {
+            if let Some(u) = state.units.get_mut(id).map(Arc::make_mut) {
                 u.cp = 0;
             }
         }
@@ -398,7 +398,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             u.taking_command = true;
             figure_mut(state, leader).command_rating = Some(*rating);
             for o in organisations {
-                if let Some(o) = state.organisations.get_mut(o) {
+                if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(o) {
                     o.leader = Some(leader.clone());
                 }
             }
@@ -411,7 +411,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
         }
         Fact::UnitEliminated { unit: id, .. } => {
             state.units.remove(id);
-            for u in state.units.values_mut() {
+            for u in state.units.values_mut().map(Arc::make_mut) {
                 u.contact.remove(id);
             }
         }
@@ -487,7 +487,9 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
             // A figure rallied since his unit was restored: what the
             // restoring answered is his morale now.
             let unit = f.unit.clone();
-            if let Some(was) = state.units.get_mut(&unit).and_then(|u| u.restored_against.get_mut(figure)) {
+            if let Some(was) =
+                state.units.get_mut(&unit).map(Arc::make_mut).and_then(|u| u.restored_against.get_mut(figure))
+            {
                 if to.severity() < was.severity() {
                     *was = *to;
                 }
@@ -531,7 +533,7 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
         Fact::InterruptResolved { by, target, success, target_active, .. } => {
             turn(state).ambushes.retain(|a| &a.by != by);
             if *success {
-                if let Some(u) = state.units.get_mut(target) {
+                if let Some(u) = state.units.get_mut(target).map(Arc::make_mut) {
                     u.cp = 0;
                     u.held_interrupt_cp = 0;
                     u.activated = true;

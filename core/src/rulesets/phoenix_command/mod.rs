@@ -382,8 +382,12 @@ pub struct State {
     pub sides: [String; 2],
     /// The side with initiative (the scenario names it for a tie in turn 1, P4).
     pub initiative: String,
-    pub organisations: BTreeMap<String, Organisation>,
-    pub units: BTreeMap<String, Unit>,
+    /// The organisations, shared until a fact changes one (rarely: a
+    /// brevet, a consolidation, a reorganisation), so that copying the
+    /// state copies none of them.
+    pub organisations: Arc<BTreeMap<String, Organisation>>,
+    /// Each unit is shared until a fact changes it (`Arc::make_mut`).
+    pub units: BTreeMap<String, Arc<Unit>>,
     /// Each figure is shared until a fact changes it (`Arc::make_mut`), and
     /// the scenario's tables are never changed: copying the state — which
     /// `decide` does when a later fact depends on earlier ones — copies

@@ -67,7 +67,7 @@ pub(super) fn settle_unit_morale(facts: &mut Facts) {
     let state = facts.state();
     let mut changes = Vec::new();
     // A hero's morale is his unit's under `hero-without-unit-morale` (N48).
-    let hero_alone = |u: &&Unit| u.hero && state.config.hero_without_unit_morale;
+    let hero_alone = |u: &Unit| u.hero && state.config.hero_without_unit_morale;
     for u in state.units.values().filter(|u| !hero_alone(u)) {
         let figures = members(state, &u.id);
         let of = figures.len();

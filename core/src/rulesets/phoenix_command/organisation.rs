@@ -552,7 +552,7 @@ fn form_team(
     }
     // "A unit formed by consolidation or reorganisation inherits every
     // restriction its members carried this turn" (N41).
-    let old_units: Vec<&Unit> = figures.iter().map(|f| &state.units[&state.figures[f].unit]).collect();
+    let old_units: Vec<&Unit> = figures.iter().map(|f| &*state.units[&state.figures[f].unit]).collect();
     Ok(FormedTeam {
         id: team.id.clone(),
         kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),

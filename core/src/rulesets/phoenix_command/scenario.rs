@@ -230,8 +230,8 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         melee_injury_table: s.melee_injury_table.map(Arc::new),
         sides,
         initiative: s.initiative,
-        organisations,
-        units,
+        organisations: Arc::new(organisations),
+        units: units.into_iter().map(|(id, u)| (id, Arc::new(u))).collect(),
         figures: figures.into_iter().map(|(id, f)| (id, Arc::new(f))).collect(),
         turn: None,
     })
