@@ -4,10 +4,11 @@
 //! that parses one line at a time, so a record of any length verifies in
 //! constant memory. The lines are read on a thread of their own, a few
 //! batches ahead, which proves each line's link as it reads it
-//! ([`LinkProof`]): hashing the chain and folding the game run on two cores. Every line must end with a newline: a last line without
-//! one was cut short. A record whose game id breaks the rule `run` and `new`
-//! apply is not read at all: it could not have been made by rollcall, and
-//! its id would reach file names and terminals.
+//! ([`LinkProof`]): hashing the chain and folding the game run on two
+//! cores. Every line must end with a newline: a last line without one was
+//! cut short. A record whose game id breaks the rule `run` and `new` apply
+//! is not read at all: it could not have been made by rollcall, and its id
+//! would reach file names and terminals.
 //!
 //! Transport is not content: a record that went through email may come back
 //! with CRLF line ends and blank lines at its end. Those are taken off and
@@ -278,10 +279,10 @@ fn read_ahead(
                     let proof = chain.as_mut().and_then(|chain| chain.prove(text));
                     // A proven line is proved UTF-8 by the fold that takes
                     // it, or its parse (`next_taking`): only the others here.
-                    let checked = if proof.is_some() { Ok(()) } else { check_utf8(path, line, start, text) };
-                    match checked {
-                        Ok(()) => Read::Line { end: batch.text.len(), crlf, proof, offset: start },
-                        Err(e) => Read::Failed(e),
+                    let unreadable = if proof.is_some() { None } else { check_utf8(path, line, start, text).err() };
+                    match unreadable {
+                        None => Read::Line { end: batch.text.len(), crlf, proof, offset: start },
+                        Some(e) => Read::Failed(e),
                     }
                 }
                 Ok(None) => Read::End,
@@ -314,26 +315,9 @@ pub fn verify(header: &Header, events: &mut Events, mut tick: impl FnMut()) -> R
 }
 
 /// Reads one newline-terminated line onto the end of `bytes` (without the
-/// newline, or a CR before it: `Some(true)` says there was one), proved
-/// UTF-8 text; `None` at the end of the file. `offset` is the line's byte
-/// offset in the file, and moves past it.
-fn read_line(
-    path: &Path,
-    reader: &mut impl BufRead,
-    line: u64,
-    offset: &mut u64,
-    bytes: &mut Vec<u8>,
-) -> Result<Option<bool>, FileError> {
-    let begin = bytes.len();
-    let start = *offset;
-    let read = read_bytes(path, reader, line, offset, bytes)?;
-    if read.is_some() {
-        check_utf8(path, line, start, &bytes[begin..])?;
-    }
-    Ok(read)
-}
-
-/// [`read_line`] without the proof that the line is UTF-8 text.
+/// newline, or a CR before it: `Some(true)` says there was one); `None` at
+/// the end of the file. `offset` is the line's byte offset in the file, and
+/// moves past it. The line is not yet proved UTF-8 text ([`check_utf8`]).
 fn read_bytes(
     path: &Path,
     reader: &mut impl BufRead,
@@ -359,10 +343,10 @@ fn read_bytes(
     Ok(Some(crlf))
 }
 
-/// That line `line`, at byte offset `start`, is UTF-8 text.
-fn check_utf8(path: &Path, line: u64, start: u64, text: &[u8]) -> Result<(), FileError> {
+/// Line `line`, at byte offset `start`, as UTF-8 text, or where it is not.
+fn check_utf8<'t>(path: &Path, line: u64, start: u64, text: &'t [u8]) -> Result<&'t str, FileError> {
     let first_line = usize::try_from(line).unwrap_or(usize::MAX);
-    strict::utf8_from(text, first_line, start).map(|_| ()).map_err(|e| FileError::Line {
+    strict::utf8_from(text, first_line, start).map_err(|e| FileError::Line {
         path: path.display().to_string(),
         line,
         field: "$".into(),
@@ -383,7 +367,7 @@ fn read_proving(path: &Path, prove: bool) -> Result<(Header, Events), FileError>
     let mut bytes = Vec::new();
     let mut offset = 0;
     let mut normalised = Normalised::default();
-    let Some(crlf) = read_line(path, &mut reader, 1, &mut offset, &mut bytes)? else {
+    let Some(crlf) = read_bytes(path, &mut reader, 1, &mut offset, &mut bytes)? else {
         return Err(FileError::Line {
             path: path.display().to_string(),
             line: 1,
@@ -392,7 +376,7 @@ fn read_proving(path: &Path, prove: bool) -> Result<(Header, Events), FileError>
         });
     };
     normalised.crlf += u64::from(crlf);
-    let text = std::str::from_utf8(&bytes).expect("read_line read UTF-8");
+    let text = check_utf8(path, 1, 0, &bytes)?;
     let header = record::parse_header(text).map_err(|e| FileError::Line {
         path: path.display().to_string(),
         line: 1,
