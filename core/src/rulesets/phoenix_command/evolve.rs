@@ -1,7 +1,7 @@
 //! Records what a fact says. No rule logic: every consequence — who acts
 //! next, what a check gave, which CP were lost — is in the fact.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::{
@@ -26,6 +26,11 @@ fn figure_mut<'a>(state: &'a mut State, id: &str) -> &'a mut Figure {
     Arc::make_mut(state.figures.get_mut(id).expect("facts name figures of the scenario"))
 }
 
+/// The organisations to change: copied first if a copy of the state shares them.
+fn organisations_mut(state: &mut State) -> &mut BTreeMap<String, Organisation> {
+    Arc::make_mut(&mut state.organisations)
+}
+
 fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
     Arc::make_mut(state.units.get_mut(id).expect("facts name units in play"))
 }
@@ -33,7 +38,7 @@ fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
 fn remove_figure(state: &mut State, figure: &str, reason: String, organisations: &[String]) {
     figure_mut(state, figure).removed = Some(reason);
     for o in organisations {
-        if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(o) {
+        if let Some(o) = organisations_mut(state).get_mut(o) {
             o.leader = None;
         }
     }
@@ -121,7 +126,7 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                 remove_figure(state, f, "withdrew from the battlefield".into(), &[]);
             }
             for o in organisations {
-                if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(o) {
+                if let Some(o) = organisations_mut(state).get_mut(o) {
                     o.leader = None;
                 }
             }
@@ -262,7 +267,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
     let side = unit(state, by).side.clone();
     unit(state, by).cp = *cp_after;
     for r in replaced {
-        Arc::make_mut(&mut state.organisations).remove(r);
+        organisations_mut(state).remove(r);
     }
     let gone: Vec<String> = dissolved.keys().cloned().collect();
     for x in &gone {
@@ -272,7 +277,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
         u.contact.retain(|c| !gone.contains(c));
     }
     for squad in squads {
-        Arc::make_mut(&mut state.organisations).insert(
+        organisations_mut(state).insert(
             squad.id.clone(),
             Organisation {
                 id: squad.id.clone(),
@@ -284,7 +289,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
             },
         );
         for team in &squad.teams {
-            Arc::make_mut(&mut state.organisations).insert(
+            organisations_mut(state).insert(
                 team.id.clone(),
                 Organisation {
                     id: team.id.clone(),
@@ -322,10 +327,10 @@ fn record_squads_reorganised(state: &mut State, fact: &Fact) {
     let side = unit(state, by).side.clone();
     unit(state, by).cp = *cp_after;
     for r in replaced {
-        Arc::make_mut(&mut state.organisations).remove(r);
+        organisations_mut(state).remove(r);
     }
     for p in platoons {
-        Arc::make_mut(&mut state.organisations).insert(
+        organisations_mut(state).insert(
             p.id.clone(),
             Organisation {
                 id: p.id.clone(),
@@ -337,7 +342,7 @@ fn record_squads_reorganised(state: &mut State, fact: &Fact) {
             },
         );
         for s in &p.squads {
-            if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(s) {
+            if let Some(o) = organisations_mut(state).get_mut(s) {
                 o.parent = Some(p.id.clone());
             }
         }
@@ -398,7 +403,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             u.taking_command = true;
             figure_mut(state, leader).command_rating = Some(*rating);
             for o in organisations {
-                if let Some(o) = Arc::make_mut(&mut state.organisations).get_mut(o) {
+                if let Some(o) = organisations_mut(state).get_mut(o) {
                     o.leader = Some(leader.clone());
                 }
             }
