@@ -8,7 +8,7 @@ use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::command::remove_figure;
-use super::decide::{self, list, waiting_to_act, Facts};
+use super::decide::{self, anyone_waiting_to_act, list, waiting_to_act, Facts};
 use super::fire::{check_fire, fire, FireOrder};
 use super::turn::end_activation;
 use super::{Action, Fact, Figure, FireMode, Morale, Refused, State};
@@ -275,7 +275,7 @@ pub(super) fn complete_step_if_done(facts: &mut Facts) {
         return;
     };
     let Some(step) = &a.step else { return };
-    if !waiting_to_act(state, a).is_empty() || state.turn.as_ref().is_some_and(|t| t.melee.is_some()) {
+    if anyone_waiting_to_act(state, a) || state.turn.as_ref().is_some_and(|t| t.melee.is_some()) {
         return;
     }
     let cp_left = state.units.get(&a.unit).map_or(0, |u| u.cp);

@@ -7,6 +7,8 @@
 //! `decide` builds its facts on a scratch copy of the state, evolving it as
 //! it goes, so a later fact (who acts next) sees the earlier ones.
 
+use std::collections::BTreeMap;
+
 use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
@@ -196,6 +198,22 @@ pub(super) fn members<'a>(state: &'a State, unit: &str) -> Vec<&'a Figure> {
     state.figures_in_order().filter(|f| f.in_play() && f.unit == unit).collect()
 }
 
+/// Whether any figure in play acts with `unit` ([`members`] is not empty).
+pub(super) fn has_members(state: &State, unit: &str) -> bool {
+    state.figures_in_order().any(|f| f.in_play() && f.unit == unit)
+}
+
+/// The figures in play of every unit that has any, each unit's in the order
+/// of their ids (as [`members`] gives them): one pass over the figures for
+/// the steps that settle every unit after each decision.
+pub(super) fn members_by_unit(state: &State) -> BTreeMap<&str, Vec<&Figure>> {
+    let mut by_unit: BTreeMap<&str, Vec<&Figure>> = BTreeMap::new();
+    for f in state.figures_in_order().filter(|f| f.in_play()) {
+        by_unit.entry(f.unit.as_str()).or_default().push(f);
+    }
+    by_unit
+}
+
 /// Whether organisation `inner` is `outer` or below it.
 pub(super) fn is_within(state: &State, inner: &str, outer: &str) -> bool {
     let mut at = Some(inner);
@@ -242,6 +260,14 @@ pub(super) fn active_unit_between_steps<'a>(
     }
     let u = unit(state, &a.unit)?;
     Ok((a, u))
+}
+
+/// Whether a figure of the active unit has not yet acted on the CP being
+/// spent ([`waiting_to_act`] is not empty).
+pub(super) fn anyone_waiting_to_act(state: &State, a: &Activation) -> bool {
+    a.step.as_ref().is_some_and(|step| {
+        state.figures_in_order().any(|f| f.in_play() && f.unit == a.unit && !step.acted.contains(&f.id))
+    })
 }
 
 /// Figures of the active unit that have not acted on the CP being spent.

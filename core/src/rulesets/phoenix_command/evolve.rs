@@ -21,9 +21,21 @@ fn ambush<'a>(state: &'a mut State, by: &str) -> &'a mut Ambush {
     turn(state).ambushes.iter_mut().find(|a| a.by == by).expect("facts name ambushes lying in wait")
 }
 
+/// The figures to change: the map is copied first if a copy of the state
+/// shares it (each figure stays shared until it is changed itself).
+fn figures_mut(state: &mut State) -> &mut BTreeMap<String, Arc<Figure>> {
+    Arc::make_mut(&mut state.figures)
+}
+
 /// A figure to change: copied first if a copy of the state shares it.
 fn figure_mut<'a>(state: &'a mut State, id: &str) -> &'a mut Figure {
-    Arc::make_mut(state.figures.get_mut(id).expect("facts name figures of the scenario"))
+    Arc::make_mut(figures_mut(state).get_mut(id).expect("facts name figures of the scenario"))
+}
+
+/// The units to change: the map is copied first if a copy of the state
+/// shares it (each unit stays shared until it is changed itself).
+fn units_mut(state: &mut State) -> &mut BTreeMap<String, Arc<Unit>> {
+    Arc::make_mut(&mut state.units)
 }
 
 /// The organisations to change: copied first if a copy of the state shares them.
@@ -32,7 +44,7 @@ fn organisations_mut(state: &mut State) -> &mut BTreeMap<String, Organisation> {
 }
 
 fn unit<'a>(state: &'a mut State, id: &str) -> &'a mut Unit {
-    Arc::make_mut(state.units.get_mut(id).expect("facts name units in play"))
+    Arc::make_mut(units_mut(state).get_mut(id).expect("facts name units in play"))
 }
 
 fn remove_figure(state: &mut State, figure: &str, reason: String, organisations: &[String]) {
@@ -47,7 +59,7 @@ fn remove_figure(state: &mut State, figure: &str, reason: String, organisations:
 /// Replaces unit ids in every contact set: `old` ids go, `new` comes in
 /// where any of them was.
 fn rename_contacts(state: &mut State, old: &[String], new: &str) {
-    for u in state.units.values_mut().map(Arc::make_mut) {
+    for u in units_mut(state).values_mut().map(Arc::make_mut) {
         let before = u.contact.len();
         u.contact.retain(|c| !old.contains(c));
         if u.contact.len() != before {
@@ -81,7 +93,7 @@ fn new_unit(state: &State, id: &str, side: &str, leader: &str, contact: BTreeSet
 /// A new turn: every unit may be activated again, and a unit is Shaken
 /// only for the turn it became so.
 fn begin_turn(state: &mut State, number: u32) {
-    for u in state.units.values_mut().map(Arc::make_mut) {
+    for u in units_mut(state).values_mut().map(Arc::make_mut) {
         u.activated = false;
         u.strategic = false;
         u.restored = false;
@@ -93,7 +105,7 @@ fn begin_turn(state: &mut State, number: u32) {
             u.morale = UnitMorale::Steady;
         }
     }
-    for f in state.figures.values_mut().filter(|f| f.double_timed) {
+    for f in figures_mut(state).values_mut().filter(|f| f.double_timed) {
         Arc::make_mut(f).double_timed = false;
     }
     state.turn = Some(Turn {
@@ -130,8 +142,8 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                     o.leader = None;
                 }
             }
-            state.units.remove(id);
-            for u in state.units.values_mut().map(Arc::make_mut) {
+            units_mut(state).remove(id);
+            for u in units_mut(state).values_mut().map(Arc::make_mut) {
                 u.contact.remove(id);
             }
         }
@@ -186,7 +198,7 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                 interrupted_by: None,
             });
             // A new activation: no figure lags behind from an earlier one.
-            for f in state.figures.values_mut().filter(|f| &f.unit == id && f.lagging) {
+            for f in figures_mut(state).values_mut().filter(|f| &f.unit == id && f.lagging) {
                 Arc::make_mut(f).lagging = false;
             }
         }
@@ -218,14 +230,14 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
         } => {
             let held = state.units.get(by).map_or(0, |u| u.held_interrupt_cp);
             for x in units {
-                state.units.remove(x);
+                units_mut(state).remove(x);
             }
             let mut merged = new_unit(state, organisation, side, leader, contact.clone());
             merged.cp = *cp_after;
             merged.held_interrupt_cp = held;
             merged.ragged_interrupt_used = *ragged_interrupt_used;
-            state.units.insert(organisation.clone(), Arc::new(merged));
-            for f in state.figures.values_mut() {
+            units_mut(state).insert(organisation.clone(), Arc::new(merged));
+            for f in figures_mut(state).values_mut() {
                 if units.contains(&f.unit) {
                     Arc::make_mut(f).unit = organisation.clone();
                 }
@@ -241,7 +253,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             for d in detached {
                 let mut new = new_unit(state, &d.unit, &side, &d.leader, d.contact.clone());
                 new.ragged_interrupt_used = d.ragged_interrupt_used;
-                state.units.insert(d.unit.clone(), Arc::new(new));
+                units_mut(state).insert(d.unit.clone(), Arc::new(new));
                 for f in &d.figures {
                     figure_mut(state, f).unit = d.unit.clone();
                 }
@@ -271,9 +283,9 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
     }
     let gone: Vec<String> = dissolved.keys().cloned().collect();
     for x in &gone {
-        state.units.remove(x);
+        units_mut(state).remove(x);
     }
-    for u in state.units.values_mut().map(Arc::make_mut) {
+    for u in units_mut(state).values_mut().map(Arc::make_mut) {
         u.contact.retain(|c| !gone.contains(c));
     }
     for squad in squads {
@@ -303,7 +315,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
             let mut new = new_unit(state, &team.id, &side, &team.leader, team.contact.clone());
             new.strategic = team.moved_strategically;
             new.ragged_interrupt_used = team.ragged_interrupt_used;
-            state.units.insert(team.id.clone(), Arc::new(new));
+            units_mut(state).insert(team.id.clone(), Arc::new(new));
             for f in &team.figures {
                 let f = figure_mut(state, f);
                 f.team = team.id.clone();
@@ -378,7 +390,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             }
         }
         Fact::CpLost { unit: id, .. } => {
-            if let Some(u) = state.units.get_mut(id).map(Arc::make_mut) {
+            if let Some(u) = units_mut(state).get_mut(id).map(Arc::make_mut) {
                 u.cp = 0;
             }
         }
@@ -415,8 +427,8 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             u.rout_due = *rout;
         }
         Fact::UnitEliminated { unit: id, .. } => {
-            state.units.remove(id);
-            for u in state.units.values_mut().map(Arc::make_mut) {
+            units_mut(state).remove(id);
+            for u in units_mut(state).values_mut().map(Arc::make_mut) {
                 u.contact.remove(id);
             }
         }
@@ -493,7 +505,7 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
             // restoring answered is his morale now.
             let unit = f.unit.clone();
             if let Some(was) =
-                state.units.get_mut(&unit).map(Arc::make_mut).and_then(|u| u.restored_against.get_mut(figure))
+                units_mut(state).get_mut(&unit).map(Arc::make_mut).and_then(|u| u.restored_against.get_mut(figure))
             {
                 if to.severity() < was.severity() {
                     *was = *to;
@@ -538,7 +550,7 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
         Fact::InterruptResolved { by, target, success, target_active, .. } => {
             turn(state).ambushes.retain(|a| &a.by != by);
             if *success {
-                if let Some(u) = state.units.get_mut(target).map(Arc::make_mut) {
+                if let Some(u) = units_mut(state).get_mut(target).map(Arc::make_mut) {
                     u.cp = 0;
                     u.held_interrupt_cp = 0;
                     u.activated = true;

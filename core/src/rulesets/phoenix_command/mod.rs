@@ -386,13 +386,14 @@ pub struct State {
     /// brevet, a consolidation, a reorganisation), so that copying the
     /// state copies none of them.
     pub organisations: Arc<BTreeMap<String, Organisation>>,
-    /// Each unit is shared until a fact changes it (`Arc::make_mut`).
-    pub units: BTreeMap<String, Arc<Unit>>,
-    /// Each figure is shared until a fact changes it (`Arc::make_mut`), and
+    /// The units, shared until a fact changes one (`Arc::make_mut`: the
+    /// map, then the unit), so that copying the state copies neither.
+    pub units: Arc<BTreeMap<String, Arc<Unit>>>,
+    /// The figures, shared as the units are (`Arc::make_mut`), and
     /// the scenario's tables are never changed: copying the state — which
     /// `decide` does when a later fact depends on earlier ones — copies
     /// neither.
-    pub figures: BTreeMap<String, Arc<Figure>>,
+    pub figures: Arc<BTreeMap<String, Arc<Figure>>>,
     /// The scenario's weapons, by id.
     pub weapons: Arc<BTreeMap<String, Weapon>>,
     /// The scenario's Hit Location and Injury Table, if it has one (P9).

@@ -278,7 +278,7 @@ fn next_in_order(state: &State) -> Option<NextUp> {
         .units
         .values()
         .filter(|u| {
-            !u.activated && !u.strategic && !u.rout_due && u.leader.is_some() && !members(state, &u.id).is_empty()
+            !u.activated && !u.strategic && !u.rout_due && u.leader.is_some() && decide::has_members(state, &u.id)
         })
         .collect();
     let cp = eligible.iter().map(|u| u.cp).max()?;

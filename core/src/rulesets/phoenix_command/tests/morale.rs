@@ -266,7 +266,8 @@ fn fanatics_do_not_surrender_when_their_unit_cannot_reach_cover() {
     let s = team(4, &[("a-1", "panicked"), ("a-2", "panicked"), ("a-3", "fanatical"), ("a-4", "fanatical")]);
     let mut g = given_with(s, &[]);
     // a-3, a fanatic, has panicked (a Light Wound's second roll).
-    std::sync::Arc::make_mut(g.state_mut().figures.get_mut("a-3").unwrap()).morale = Morale::Panicked;
+    std::sync::Arc::make_mut(std::sync::Arc::make_mut(&mut g.state_mut().figures).get_mut("a-3").unwrap()).morale =
+        Morale::Panicked;
     let g = g.decided(json!({"type": "begin-turn"}));
     assert!(g.state().units["a"].rout_due);
     let facts = g.when_rolling(json!({"type": "rout", "unit": "a", "reached_cover": false}), &[]).facts();
@@ -386,7 +387,8 @@ fn a_restored_unit_breaks_when_most_of_its_figures_panic_after() {
         // Shaken again, each panics: a majority (3 of 5) newly Panicked.
         let mut g = g;
         for f in ["a-1", "a-2"] {
-            std::sync::Arc::make_mut(g.state_mut().figures.get_mut(f).unwrap()).morale = Morale::Panicked;
+            std::sync::Arc::make_mut(std::sync::Arc::make_mut(&mut g.state_mut().figures).get_mut(f).unwrap()).morale =
+                Morale::Panicked;
         }
         let facts = g
             .when_rolling(json!({"type": "casualty", "figure": "a-4", "effect": "killed", "reason": "mortar"}), &[])
