@@ -7,8 +7,6 @@
 //! `decide` builds its facts on a scratch copy of the state, evolving it as
 //! it goes, so a later fact (who acts next) sees the earlier ones.
 
-use std::collections::BTreeMap;
-
 use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
@@ -201,17 +199,6 @@ pub(super) fn members<'a>(state: &'a State, unit: &str) -> Vec<&'a Figure> {
 /// Whether any figure in play acts with `unit` ([`members`] is not empty).
 pub(super) fn has_members(state: &State, unit: &str) -> bool {
     state.figures_in_order().any(|f| f.in_play() && f.unit == unit)
-}
-
-/// The figures in play of every unit that has any, each unit's in the order
-/// of their ids (as [`members`] gives them): one pass over the figures for
-/// the steps that settle every unit after each decision.
-pub(super) fn members_by_unit(state: &State) -> BTreeMap<&str, Vec<&Figure>> {
-    let mut by_unit: BTreeMap<&str, Vec<&Figure>> = BTreeMap::new();
-    for f in state.figures_in_order().filter(|f| f.in_play()) {
-        by_unit.entry(f.unit.as_str()).or_default().push(f);
-    }
-    by_unit
 }
 
 /// Whether organisation `inner` is `outer` or below it.

@@ -442,22 +442,19 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
     match fact {
         Fact::FigureActed { action, .. } => {
             let figure = action.figure().to_string();
-            let f = figure_mut(state, &figure);
-            match action {
-                Action::Move { to, .. } | Action::Flee { to, .. } => {
-                    f.at = *to;
-                    f.posture = Posture::Standing;
-                }
-                Action::DoubleTime { to, .. } => {
-                    f.at = *to;
-                    f.posture = Posture::Standing;
-                    f.double_timed = true;
-                }
-                Action::Fire { move_to: Some(to), .. } | Action::Melee { move_to: Some(to), .. } => {
-                    f.at = *to;
-                    f.posture = Posture::Standing;
-                }
-                Action::Fire { .. } | Action::Melee { .. } | Action::Hold { .. } | Action::Other { .. } => {}
+            // Where the figure moved to, and whether he double-timed: only
+            // then is the figure changed (and copied, if shared).
+            let moved = match action {
+                Action::Move { to, .. } | Action::Flee { to, .. } => Some((*to, false)),
+                Action::DoubleTime { to, .. } => Some((*to, true)),
+                Action::Fire { move_to: Some(to), .. } | Action::Melee { move_to: Some(to), .. } => Some((*to, false)),
+                Action::Fire { .. } | Action::Melee { .. } | Action::Hold { .. } | Action::Other { .. } => None,
+            };
+            if let Some((to, double_timed)) = moved {
+                let f = figure_mut(state, &figure);
+                f.at = to;
+                f.posture = Posture::Standing;
+                f.double_timed |= double_timed;
             }
             if let Some(step) = activation(state).step.as_mut() {
                 step.acted.insert(figure);

@@ -67,19 +67,25 @@ pub(super) fn settle_unit_morale(facts: &mut Facts) {
     let state = facts.state();
     // Only a unit with a Shaken or Panicked figure in play can break or be
     // shaken: a majority of none is no majority (`majority`).
-    if !state.figures_in_order().any(|f| f.in_play() && matches!(f.morale, Morale::Shaken | Morale::Panicked)) {
+    let mut worse_off: Vec<&str> = Vec::new();
+    for f in state.figures_in_order() {
+        if f.in_play() && matches!(f.morale, Morale::Shaken | Morale::Panicked) && !worse_off.contains(&f.unit.as_str())
+        {
+            worse_off.push(&f.unit);
+        }
+    }
+    if worse_off.is_empty() {
         return;
     }
     let mut changes = Vec::new();
     // A hero's morale is his unit's under `hero-without-unit-morale` (N48).
     let hero_alone = |u: &Unit| u.hero && state.config.hero_without_unit_morale;
-    let by_unit = decide::members_by_unit(state);
-    for u in state.units.values().filter(|u| !hero_alone(u)) {
-        let figures = by_unit.get(u.id.as_str()).map_or(&[][..], Vec::as_slice);
+    for u in state.units.values().filter(|u| !hero_alone(u) && worse_off.contains(&u.id.as_str())) {
+        let figures = members(state, &u.id);
         let of = figures.len();
         let panicked = figures.iter().filter(|f| f.morale == Morale::Panicked).count();
         let shaken = figures.iter().filter(|f| matches!(f.morale, Morale::Shaken | Morale::Panicked)).count();
-        let (newly_worse, newly_panicked) = morale_events_since_restored(u, figures);
+        let (newly_worse, newly_panicked) = morale_events_since_restored(u, &figures);
         let shaken_again = newly_worse && !(u.restored && state.config.restored_unit_stays_bold_for_the_turn);
         if u.morale != UnitMorale::Broken && majority(state, panicked, of) && newly_panicked {
             changes.push(Fact::UnitBroke {

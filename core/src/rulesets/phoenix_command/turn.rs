@@ -186,11 +186,20 @@ pub(super) fn contact(
 /// interrupts), and 2. is not panicked or incapacitated." Incapacitated
 /// figures are out of play.
 pub(super) fn active_combatants(state: &State) -> BTreeMap<String, u32> {
-    let mut counts: BTreeMap<String, u32> = state.sides.iter().map(|s| (s.clone(), 0)).collect();
+    state.sides.iter().cloned().zip(active_combatants_of_each_side(state)).collect()
+}
+
+/// [`active_combatants`] of `state.sides[0]` and `state.sides[1]`, counted
+/// without building the map: every figure is on one of the two sides (its
+/// organisation's, which the scenario checks).
+fn active_combatants_of_each_side(state: &State) -> [u32; 2] {
+    let moved: Vec<&str> = state.units.values().filter(|u| u.strategic).map(|u| u.id.as_str()).collect();
+    let mut counts = [0; 2];
     for f in state.figures_in_order() {
-        let moved = state.units.get(&f.unit).is_some_and(|u| u.strategic);
-        if f.in_play() && f.morale != Morale::Panicked && !moved {
-            *counts.entry(f.side.clone()).or_default() += 1;
+        if f.in_play() && f.morale != Morale::Panicked && !moved.contains(&f.unit.as_str()) {
+            if let Some(i) = state.sides.iter().position(|s| *s == f.side) {
+                counts[i] += 1;
+            }
         }
     }
     counts
@@ -445,10 +454,12 @@ pub(super) fn recount_initiative(facts: &mut Facts) {
     if t.phase != Phase::Operations {
         return;
     }
-    let counts = active_combatants(state);
-    if counts == t.counts {
+    let each = active_combatants_of_each_side(state);
+    let unchanged = t.counts.len() == 2 && state.sides.iter().zip(each).all(|(s, n)| t.counts.get(s) == Some(&n));
+    if unchanged {
         return;
     }
+    let counts: BTreeMap<String, u32> = state.sides.iter().cloned().zip(each).collect();
     let previous = state.initiative.clone();
     let challenger = other(state, &previous).to_string();
     let holder = if counts[&challenger] > counts[&previous] { challenger } else { previous.clone() };
