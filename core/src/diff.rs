@@ -512,13 +512,10 @@ impl Run<'_> {
         if !self.a_is_proven || self.observer.sees_decisions() {
             return false;
         }
-        let (Some(b), Some(kept)) = (self.b.as_ref(), proof.kept_decision()) else { return false };
-        // An open game's decision brings no dice (the proof refuses any).
-        let Ok(seen) = serde_json::from_slice::<DecisionSeen>(body) else { return false };
-        if seen.dice.is_some() {
-            return false;
-        }
-        let linked = match b.decide_linked_kept(kept, body, seen.number, seen.by.as_deref()) {
+        // Kept only when it brought no dice (an open game's decision brings
+        // none: the proof refuses any).
+        let (Some(b), Some((kept, by))) = (self.b.as_ref(), proof.kept_decision()) else { return false };
+        let linked = match b.decide_linked_kept(kept, body, proof.game().decisions(), by) {
             Some(Ok(linked)) if linked.rolls_and_facts().eq(proof.expected()) => linked,
             _ => return false,
         };

@@ -1351,9 +1351,10 @@ pub struct Verifier {
     /// Sealed turns proven so far: (turn, first decision, last decision).
     proven: Vec<(u64, u64, u64)>,
     /// Whether a decision taken from its line and checked as read is kept
-    /// ([`Verifier::keep_decisions`]), and the last one so kept.
+    /// ([`Verifier::keep_decisions`]), and the last one so kept, with who
+    /// made it (its `by`), when it brought no dice.
     keeps_decisions: bool,
-    kept: Option<KeptDecision>,
+    kept: Option<(KeptDecision, Option<String>)>,
 }
 
 /// A sealed decision and the rolls after it, not yet folded in.
@@ -1487,6 +1488,7 @@ impl Verifier {
         // As `redecide` reads it: the shape, then the dice only if it has them.
         let seen = serde_json::from_str::<DecisionSeen>(body).ok()?;
         check_decision_number(seen.number, game.decisions).ok()?;
+        let keeps = self.keeps_decisions && seen.dice.is_none();
         let dice = match seen.dice {
             Some(_) => Some(serde_json::from_str::<TableDice>(canon::member_str(body, b"dice")?).ok()?),
             None => None,
@@ -1496,8 +1498,8 @@ impl Verifier {
         let mut kept = None;
         let decision = match game.machine.read_text(text) {
             Some(read) => {
-                if self.keeps_decisions {
-                    kept = read.kept();
+                if keeps {
+                    kept = read.kept().map(|k| (k, seen.by.clone()));
                 }
                 Asked::Read(read)
             }
@@ -1523,9 +1525,11 @@ impl Verifier {
     }
 
     /// The decision [`Verifier::take_decision`] last took, as read and
-    /// checked, when it was read from its text and decisions are kept.
-    pub(crate) fn kept_decision(&self) -> Option<&KeptDecision> {
-        self.kept.as_ref()
+    /// checked, with who made it (its `by`), when it was read from its text,
+    /// brought no dice, and decisions are kept. Its number is the proven
+    /// game's count of decisions.
+    pub(crate) fn kept_decision(&self) -> Option<(&KeptDecision, Option<&str>)> {
+        self.kept.as_ref().map(|(kept, by)| (kept, by.as_deref()))
     }
 
     /// The rolls and facts the decision being checked leads to, as
