@@ -19,7 +19,9 @@ pub const SIDES: [&str; 2] = ["axis", "allies"];
 /// A small random Combat HQ scenario with up to `max_battle_groups` per side.
 /// Artillery starts on the table only with another group of its battle
 /// group, so a scenario with one battle group per side plays under both
-/// versions.
+/// versions. A group that is not artillery starts on the table on some
+/// side: with every group in reserve on both sides, and no Staff Orders to
+/// bring one on, a game could be nothing but turns begun and ended.
 pub fn scenario(rng: &mut Rng, max_battle_groups: usize) -> Value {
     let kinds = ["company", "company", "support", "artillery"];
     let mut sides = Vec::new();
@@ -59,6 +61,17 @@ pub fn scenario(rng: &mut Rng, max_battle_groups: usize) -> Value {
             }));
         }
         sides.push(json!({"id": side, "co": {"id": format!("{side}-co")}, "battle_groups": battle_groups}));
+    }
+    let mut groups: Vec<&mut Value> = sides
+        .iter_mut()
+        .flat_map(|s| s["battle_groups"].as_array_mut().unwrap())
+        .flat_map(|bg| bg["command_groups"].as_array_mut().unwrap())
+        .collect();
+    if !groups.iter().any(|g| g["kind"] != "artillery" && g["start"] == "table") {
+        // The first group not artillery, else the first group as a company.
+        let first = groups.iter().position(|g| g["kind"] != "artillery").unwrap_or(0);
+        groups[first]["kind"] = json!("company");
+        groups[first]["start"] = json!("table");
     }
     json!({"sides": sides})
 }
