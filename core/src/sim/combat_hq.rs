@@ -349,3 +349,36 @@ fn chain_length(state: &State, pulse: &Value) -> usize {
     let of_number = left.map_or(0, |d| d.iter().filter(|&&n| n == number).count());
     of_number + pulse["sixes"].as_u64().unwrap_or(0) as usize + pulse["wild_dice"].as_u64().unwrap_or(0) as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every random scenario has a group that is not artillery on the
+    /// table on some side (with none, and no Staff Orders to bring a
+    /// reserve on, a game is only turns begun and ended), and artillery
+    /// starts on the table only beside another group of its battle group.
+    #[test]
+    fn a_random_scenario_has_a_group_on_the_table() {
+        let on_table = |g: &Value| g["kind"] != "artillery" && g["start"] == "table";
+        for seed in 1..3000 {
+            let scenario = scenario(&mut Rng(seed), 3);
+            let battle_groups: Vec<&Value> = scenario["sides"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|s| s["battle_groups"].as_array().unwrap())
+                .collect();
+            let groups = || battle_groups.iter().flat_map(|bg| bg["command_groups"].as_array().unwrap());
+            assert!(groups().any(on_table), "seed {seed}: no group on the table");
+            for bg in &battle_groups {
+                let groups = bg["command_groups"].as_array().unwrap();
+                let artillery_on_table = groups.iter().any(|g| g["kind"] == "artillery" && g["start"] == "table");
+                assert!(
+                    !artillery_on_table || groups.iter().any(on_table),
+                    "seed {seed}: artillery alone on the table"
+                );
+            }
+        }
+    }
+}
