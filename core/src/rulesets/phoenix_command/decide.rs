@@ -191,14 +191,19 @@ pub(super) fn organisation<'a>(state: &'a State, id: &str) -> Result<&'a Organis
     }
 }
 
+/// The figures in play acting with `unit`, in the order of their ids.
+fn acting_with<'a, 'u>(state: &'a State, unit: &'u str) -> impl Iterator<Item = &'a Figure> + use<'a, 'u> {
+    state.figures_in_order().filter(move |f| f.in_play() && f.unit == unit)
+}
+
 /// The figures in play acting with `unit`.
 pub(super) fn members<'a>(state: &'a State, unit: &str) -> Vec<&'a Figure> {
-    state.figures_in_order().filter(|f| f.in_play() && f.unit == unit).collect()
+    acting_with(state, unit).collect()
 }
 
 /// Whether any figure in play acts with `unit` ([`members`] is not empty).
 pub(super) fn has_members(state: &State, unit: &str) -> bool {
-    state.figures_in_order().any(|f| f.in_play() && f.unit == unit)
+    acting_with(state, unit).next().is_some()
 }
 
 /// Whether organisation `inner` is `outer` or below it.
@@ -252,9 +257,7 @@ pub(super) fn active_unit_between_steps<'a>(
 /// Whether a figure of the active unit has not yet acted on the CP being
 /// spent ([`waiting_to_act`] is not empty).
 pub(super) fn anyone_waiting_to_act(state: &State, a: &Activation) -> bool {
-    a.step.as_ref().is_some_and(|step| {
-        state.figures_in_order().any(|f| f.in_play() && f.unit == a.unit && !step.acted.contains(&f.id))
-    })
+    a.step.as_ref().is_some_and(|step| acting_with(state, &a.unit).any(|f| !step.acted.contains(&f.id)))
 }
 
 /// Figures of the active unit that have not acted on the CP being spent.

@@ -32,6 +32,22 @@ fn figure_mut<'a>(state: &'a mut State, id: &str) -> &'a mut Figure {
     Arc::make_mut(figures_mut(state).get_mut(id).expect("facts name figures of the scenario"))
 }
 
+/// Changes each figure `which` picks, copying the map (and each such
+/// figure) first if a copy of the state shares it; nothing is copied when
+/// none is picked.
+fn change_figures(state: &mut State, which: impl Fn(&Figure) -> bool, change: impl Fn(&mut Figure)) {
+    if state.figures.values().any(|f| which(f)) {
+        figures_mut(state).values_mut().filter(|f| which(f)).for_each(|f| change(Arc::make_mut(f)));
+    }
+}
+
+/// [`change_figures`] for units.
+fn change_units(state: &mut State, which: impl Fn(&Unit) -> bool, change: impl Fn(&mut Unit)) {
+    if state.units.values().any(|u| which(u)) {
+        units_mut(state).values_mut().filter(|u| which(u)).for_each(|u| change(Arc::make_mut(u)));
+    }
+}
+
 /// The units to change: the map is copied first if a copy of the state
 /// shares it (each unit stays shared until it is changed itself).
 fn units_mut(state: &mut State) -> &mut BTreeMap<String, Arc<Unit>> {
@@ -59,13 +75,14 @@ fn remove_figure(state: &mut State, figure: &str, reason: String, organisations:
 /// Replaces unit ids in every contact set: `old` ids go, `new` comes in
 /// where any of them was.
 fn rename_contacts(state: &mut State, old: &[String], new: &str) {
-    for u in units_mut(state).values_mut().map(Arc::make_mut) {
-        let before = u.contact.len();
-        u.contact.retain(|c| !old.contains(c));
-        if u.contact.len() != before {
+    change_units(
+        state,
+        |u| u.contact.iter().any(|c| old.contains(c)),
+        |u| {
+            u.contact.retain(|c| !old.contains(c));
             u.contact.insert(new.to_string());
-        }
-    }
+        },
+    );
 }
 
 fn new_unit(state: &State, id: &str, side: &str, leader: &str, contact: BTreeSet<String>) -> Unit {
@@ -105,9 +122,7 @@ fn begin_turn(state: &mut State, number: u32) {
             u.morale = UnitMorale::Steady;
         }
     }
-    for f in figures_mut(state).values_mut().filter(|f| f.double_timed) {
-        Arc::make_mut(f).double_timed = false;
-    }
+    change_figures(state, |f| f.double_timed, |f| f.double_timed = false);
     state.turn = Some(Turn {
         number,
         phase: Phase::StrategicMovement,
@@ -143,9 +158,13 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                 }
             }
             units_mut(state).remove(id);
-            for u in units_mut(state).values_mut().map(Arc::make_mut) {
-                u.contact.remove(id);
-            }
+            change_units(
+                state,
+                |u| u.contact.contains(id),
+                |u| {
+                    u.contact.remove(id);
+                },
+            );
         }
         Fact::ContactChanged { unit: a, enemy: b, in_contact } => {
             for (x, y) in [(a, b), (b, a)] {
@@ -198,9 +217,7 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                 interrupted_by: None,
             });
             // A new activation: no figure lags behind from an earlier one.
-            for f in figures_mut(state).values_mut().filter(|f| &f.unit == id && f.lagging) {
-                Arc::make_mut(f).lagging = false;
-            }
+            change_figures(state, |f| &f.unit == id && f.lagging, |f| f.lagging = false);
         }
         Fact::ActivationEnded { .. } => turn(state).activation = None,
         Fact::TurnEnded { .. } => {
@@ -237,11 +254,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             merged.held_interrupt_cp = held;
             merged.ragged_interrupt_used = *ragged_interrupt_used;
             units_mut(state).insert(organisation.clone(), Arc::new(merged));
-            for f in figures_mut(state).values_mut() {
-                if units.contains(&f.unit) {
-                    Arc::make_mut(f).unit = organisation.clone();
-                }
-            }
+            change_figures(state, |f| units.contains(&f.unit), |f| f.unit = organisation.clone());
             rename_contacts(state, units, organisation);
             let a = activation(state);
             a.unit = organisation.clone();
@@ -285,9 +298,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
     for x in &gone {
         units_mut(state).remove(x);
     }
-    for u in units_mut(state).values_mut().map(Arc::make_mut) {
-        u.contact.retain(|c| !gone.contains(c));
-    }
+    change_units(state, |u| u.contact.iter().any(|c| gone.contains(c)), |u| u.contact.retain(|c| !gone.contains(c)));
     for squad in squads {
         organisations_mut(state).insert(
             squad.id.clone(),
@@ -428,9 +439,13 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
         }
         Fact::UnitEliminated { unit: id, .. } => {
             units_mut(state).remove(id);
-            for u in units_mut(state).values_mut().map(Arc::make_mut) {
-                u.contact.remove(id);
-            }
+            change_units(
+                state,
+                |u| u.contact.contains(id),
+                |u| {
+                    u.contact.remove(id);
+                },
+            );
         }
         _ => return false,
     }
