@@ -96,10 +96,15 @@ fn script(n: usize) -> Value {
 /// three is steadier, and unlike the best of three it does not pick the
 /// run that had the machine to itself.
 fn median_of_3(args: &[&str]) -> (f64, f64) {
-    let mut runs: Vec<(f64, f64)> = (0..3).map(|_| child(args, None)).map(|(t, rss, _)| (t, rss)).collect();
+    let runs: Vec<(f64, f64)> = (0..3).map(|_| child(args, None)).map(|(t, rss, _)| (t, rss)).collect();
     let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    (runs[1].0, peak)
+    (median_run(runs, |r| r.0).0, peak)
+}
+
+/// The run of the median time among `runs`.
+fn median_run<T>(mut runs: Vec<T>, time: impl Fn(&T) -> f64) -> T {
+    runs.sort_by(|a, b| time(a).total_cmp(&time(b)));
+    runs.swap_remove(runs.len() / 2)
 }
 
 /// Runs the binary; returns (seconds, peak RSS of the child in MiB, stdout).
@@ -331,10 +336,9 @@ fn main() {
     // store's opening, which a stream pays once. Each the median of three
     // runs (the game grows by k decisions a run; play does not slow with it).
     let median = |input: &[u8]| {
-        let mut runs: Vec<(f64, f64, String)> = (0..3).map(|_| child(&stream, Some(input))).collect();
+        let runs: Vec<(f64, f64, String)> = (0..3).map(|_| child(&stream, Some(input))).collect();
         let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (t, _, out) = runs.swap_remove(1);
+        let (t, _, out) = median_run(runs, |r| r.0);
         (t, peak, out)
     };
     let (t0, _, _) = median(b"");
@@ -350,11 +354,8 @@ fn main() {
     // Two references: records appended to a growing file, and written into
     // room laid out ahead (zeroed), where a sync need not write the file's
     // length — the least work; the goal is held to that one.
-    let median_of = |laid_out: bool| {
-        let mut runs: Vec<f64> = (0..3).map(|_| fsync_per_record(dir.path(), k, laid_out)).collect();
-        runs.sort_by(f64::total_cmp);
-        runs[1]
-    };
+    let median_of =
+        |laid_out: bool| median_run((0..3).map(|_| fsync_per_record(dir.path(), k, laid_out)).collect(), |t| *t);
     let (growing, laid_out) = (median_of(false), median_of(true));
     println!(
         "  fsync per record: {:.3} ms appended to a growing file, {:.3} ms into room laid out ahead (median of 3)",
