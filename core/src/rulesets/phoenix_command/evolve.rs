@@ -48,6 +48,18 @@ fn change_units(state: &mut State, which: impl Fn(&Unit) -> bool, change: impl F
     }
 }
 
+/// Takes unit `id` out of play, and out of every other unit's contacts.
+fn remove_unit(state: &mut State, id: &str) {
+    units_mut(state).remove(id);
+    change_units(
+        state,
+        |u| u.contact.contains(id),
+        |u| {
+            u.contact.remove(id);
+        },
+    );
+}
+
 /// The units to change: the map is copied first if a copy of the state
 /// shares it (each unit stays shared until it is changed itself).
 fn units_mut(state: &mut State) -> &mut BTreeMap<String, Arc<Unit>> {
@@ -157,14 +169,7 @@ fn record_turn(state: &mut State, fact: &Fact) -> bool {
                     o.leader = None;
                 }
             }
-            units_mut(state).remove(id);
-            change_units(
-                state,
-                |u| u.contact.contains(id),
-                |u| {
-                    u.contact.remove(id);
-                },
-            );
+            remove_unit(state, id);
         }
         Fact::ContactChanged { unit: a, enemy: b, in_contact } => {
             for (x, y) in [(a, b), (b, a)] {
@@ -438,14 +443,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             u.rout_due = *rout;
         }
         Fact::UnitEliminated { unit: id, .. } => {
-            units_mut(state).remove(id);
-            change_units(
-                state,
-                |u| u.contact.contains(id),
-                |u| {
-                    u.contact.remove(id);
-                },
-            );
+            remove_unit(state, id);
         }
         _ => return false,
     }
