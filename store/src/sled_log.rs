@@ -206,9 +206,63 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 /// 4 MiB reads as fast as 16 MiB and 1 GiB did (docs/benchmarks.md).
 pub const CACHE_BYTES: u64 = 4 << 20;
 
-/// How every store is opened.
+/// The size of a new store's log segments. sled's default, 512 KiB, left a
+/// short game's store three times its record: sled cleans a segment only
+/// when less than half of it is live, and a short game's log is a few
+/// segments each half full. 64 KiB took a 2,000-decision game's store from
+/// 3.2 to 2.1 × its record, and a 20,000-decision game's from 2.0 to 1.6 ×
+/// (docs/benchmarks.md, round 12). sled's own tests run with far smaller
+/// segments.
+pub const SEGMENT_BYTES: usize = 64 << 10;
+
+/// The zstd level a new store's log is written at. sled compresses each
+/// message it writes to its log: an event's delta, and each rewrite of a
+/// leaf of up to 16 events, whose bodies repeat each other's member names.
+/// With [`SEGMENT_BYTES`], 3 took the stores above to 1.3 and 1.0 × their
+/// records; 1 left the short game's at 1.5 ×. sled's patch in this
+/// workspace keeps one zstd context a thread (vendor/sled-0.34.7/ROLLCALL.md):
+/// without it, making a context for each message read tripled the time to
+/// read a stored game.
+pub const COMPRESSION_LEVEL: i32 = 3;
+
+/// How a store is laid out on disk, as sled's `conf` file in its directory
+/// says: sled refuses to open a store with another segment size or
+/// compression than it was made with, so a store made before these were
+/// chosen (512 KiB segments, no compression) is opened as it was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    segment_size: usize,
+    compressed: bool,
+}
+
+impl Layout {
+    /// The layout of a store made now.
+    const NEW: Layout = Layout { segment_size: SEGMENT_BYTES, compressed: true };
+
+    /// The layout sled's `conf` in `dir` records (`segment_size: N`,
+    /// `use_compression: B`, one a line, then a checksum sled checks);
+    /// [`Layout::NEW`] when there is none yet. A `conf` this cannot read is
+    /// left to sled, which names what is wrong with it.
+    fn of(dir: &Path) -> Layout {
+        let Ok(conf) = std::fs::read(dir.join("conf")) else { return Layout::NEW };
+        let text = String::from_utf8_lossy(&conf);
+        let value = |key: &str| text.lines().find_map(|line| line.strip_prefix(key)?.strip_prefix(": "));
+        match (value("segment_size").map(str::parse), value("use_compression").map(str::parse)) {
+            (Some(Ok(segment_size)), Some(Ok(compressed))) => Layout { segment_size, compressed },
+            _ => Layout::NEW,
+        }
+    }
+}
+
+/// How every store is opened: in the layout it was made with.
 fn config(dir: &Path) -> sled::Config {
-    sled::Config::new().path(dir).cache_capacity(CACHE_BYTES)
+    let layout = Layout::of(dir);
+    sled::Config::new()
+        .path(dir)
+        .cache_capacity(CACHE_BYTES)
+        .segment_size(layout.segment_size)
+        .use_compression(layout.compressed)
+        .compression_factor(COMPRESSION_LEVEL)
 }
 
 fn encode_head(head: &Head) -> [u8; 40] {
@@ -890,6 +944,34 @@ mod tests {
 
     /// A store written before the compact form keeps each event as its
     /// record line: it is read as it was.
+    #[test]
+    fn a_new_store_is_written_compressed_in_small_segments() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        drop(log);
+        assert_eq!(Layout::of(dir.path()), Layout::NEW, "sled's conf records the new layout");
+        let log = SledLog::open(dir.path()).unwrap();
+        let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, events);
+    }
+
+    #[test]
+    fn a_store_made_in_sleds_own_layout_is_opened_in_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // What every store made before 2026-12-02 is: sled's defaults.
+        drop(sled::Config::new().path(dir.path()).open().unwrap());
+        let old = Layout::of(dir.path());
+        assert_eq!(old, Layout { segment_size: 512 << 10, compressed: false });
+        let (log, events) = rally_created(dir.path());
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        drop(log);
+        let log = SledLog::open(dir.path()).unwrap();
+        let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, events);
+        assert_eq!(Layout::of(dir.path()), old, "the store keeps its layout");
+    }
+
     #[test]
     fn events_stored_as_record_lines_read_the_same() {
         let dir = tempfile::tempdir().unwrap();

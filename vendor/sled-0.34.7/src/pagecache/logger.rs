@@ -127,14 +127,22 @@ impl Log {
         #[cfg(feature = "compression")]
         {
             if self.config.use_compression && pid != BATCH_MANIFEST_PID {
-                use zstd::block::compress;
-
                 let buf = item.serialize();
 
                 let _measure = Measure::new(&M.compress);
 
-                let compressed_buf =
-                    compress(&buf, self.config.compression_factor).unwrap();
+                // rollcall: one compression context a thread, not one a
+                // message (ROLLCALL.md).
+                thread_local! {
+                    static COMPRESSOR: std::cell::RefCell<zstd::block::Compressor> =
+                        std::cell::RefCell::new(zstd::block::Compressor::new());
+                }
+                let compressed_buf = COMPRESSOR
+                    .with(|c| {
+                        c.borrow_mut()
+                            .compress(&buf, self.config.compression_factor)
+                    })
+                    .unwrap();
 
                 return self.reserve_inner(
                     log_kind,
