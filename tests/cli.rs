@@ -238,6 +238,42 @@ fn replay_and_log_take_decisions_and_turns_as_the_narrative_numbers_them() {
     assert!(!out.contains("#8 "), "{out}");
 }
 
+/// A record file answers every position as the stored game it was
+/// exported from does: `state`, `replay` and `log`, by seq, decision and
+/// turn, out of range too. (A file is folded once to find the position,
+/// then once to it; the store reads its own.)
+#[test]
+fn a_record_file_takes_every_position_its_stored_game_takes() {
+    let s = Store::new();
+    s.ok(&["run", &fixture("combat-hq/showcase.json")]);
+    let record = s.path_text("showcase.jsonl");
+    s.ok(&["export", "combat-hq-showcase", "--output", &record]);
+    let last = seq_of_decision(&s, "combat-hq-showcase", 18);
+    let (seq, last) = (last.to_string(), (last - 1).to_string());
+    let positions: [&[&str]; 11] = [
+        &["--seq", "0"],
+        &["--seq", "1"],
+        &["--seq", &last],
+        &["--seq", &seq],
+        &["--decision", "1"],
+        &["--decision", "11"],
+        &["--decision", "17"],
+        &["--turn", "2"],
+        &["--turn", "3"],
+        &["--decision", "999"],
+        &["--turn", "99"],
+    ];
+    for command in ["state", "replay", "log"] {
+        for position in positions {
+            let run = |target: &str| {
+                let out = s.run(&[&[command, target, "--json"], position].concat());
+                (out.status.code(), stdout(&out), stderr(&out))
+            };
+            assert_eq!(run(&record), run("combat-hq-showcase"), "{command} {position:?}");
+        }
+    }
+}
+
 /// The Combat HQ diff labels each divergence with the turn the narrative
 /// puts its decision in: the decision that begins turn 1 is in turn 1 (it
 /// said turn 0).

@@ -467,10 +467,7 @@ struct State {
 
 fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<State, Fail> {
     let (reader, id, span) = crate::source::reader(db, target, at)?;
-    let game = match span {
-        Some(span) => reader.fold(target, &id, Some(span.last), |_, _| {})?,
-        None => reader.at_head(target, &id)?,
-    };
+    let game = reader.at(target, &id, span.map(|span| span.last))?;
     Ok(State { id, game })
 }
 

@@ -94,6 +94,12 @@ impl Decisions {
         }
     }
 
+    /// [`Decisions::see`] from the game alone, after an event it folded
+    /// in: its seq, and whether it was a decision.
+    pub fn see_folded(&mut self, game: &Game, decision: bool) {
+        self.see(game, game.seq(), if decision { Kind::Decision } else { Kind::Fact });
+    }
+
     /// The events `position` covers, or an error naming what the game has.
     pub fn span(&self, id: &str, position: Position) -> Result<Span, Fail> {
         match position {

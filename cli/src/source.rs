@@ -111,27 +111,34 @@ pub enum Reader {
     /// A record file, its header read and its events to stream: the file
     /// is read once, as the game is folded, and its head is its last event.
     File { path: PathBuf, header: Box<Header>, events: rollcall_store::file::Events },
-    /// A store holding the game: a stored game, or a record file read
-    /// through first, to find a position in it ([`game_reader`]).
+    /// A stored game.
     Log(Box<dyn EventLog>),
 }
 
 /// Opens what `target` names for `log`, `state` or `replay`: the reader,
 /// the game's id, and the span of the position `at`, if one is given. A
 /// record file without a position is read once, by [`Reader::fold`]; to
-/// find a position, it is read first.
+/// find a position, it is folded once before, each line taken as read
+/// ([`Reader::fold_lines`]).
 pub fn reader(
     db: &crate::store::StoreSpec,
     target: &str,
     at: Option<Position>,
 ) -> Result<(Reader, String, Option<Span>), Fail> {
     match (Target::of(target), at) {
-        (Target::File(path), None) => {
-            let (header, events) = rollcall_store::file::read(path).map_err(|e| unreadable(path, e))?;
+        (Target::File(path), at) => {
+            let open = || rollcall_store::file::read(path).map_err(|e| unreadable(path, e));
+            let (header, events) = open()?;
             let id = header.game.clone();
-            Ok((Reader::File { path: path.to_path_buf(), header: Box::new(header), events }, id, None))
+            let Some(at) = at else { return Ok((Reader::file(path, header, events), id, None)) };
+            // Found in a first pass, which folds the file as `state FILE` does.
+            let mut decisions = crate::position::Decisions::default();
+            fold_file(path, header, events, target, None, |game, decision| decisions.see_folded(game, decision))?;
+            let span = decisions.span(&id, at)?;
+            let (header, events) = open()?;
+            Ok((Reader::file(path, header, events), id, Some(span)))
         }
-        (_, at) => {
+        (Target::Stored(_), at) => {
             let (log, id) = game_reader(db, target)?;
             let span = at.map(|p| crate::position::resolve(&*log, &id, p)).transpose()?;
             Ok((Reader::Log(log), id, span))
@@ -140,6 +147,10 @@ pub fn reader(
 }
 
 impl Reader {
+    fn file(path: &Path, header: Header, events: rollcall_store::file::Events) -> Reader {
+        Reader::File { path: path.to_path_buf(), header: Box::new(header), events }
+    }
+
     /// The game `id`, folded from its first event to the seq `until` (its
     /// end without one), checking every link; `seen` is called with the
     /// game after each event. Errors name `target`: for a record file, the
@@ -157,37 +168,27 @@ impl Reader {
                 let opened = Game::open(*header).map_err(|e| OpenGameError::Header(id.to_string(), e));
                 let mut game = opened.map_err(|e| open_failed(target, e))?;
                 for event in events {
+                    if until.is_some_and(|until| game.seq() >= until) {
+                        break;
+                    }
                     let event = event.map_err(|e| unreadable(&path, e))?;
                     let applied = game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e));
                     applied.map_err(|e| open_failed(target, e))?;
                     seen(&game, &event);
-                    if until.is_some_and(|until| event.seq >= until) {
-                        break;
-                    }
                 }
                 Ok(game)
             }
         }
     }
 
-    /// The game `id` at its head: a stored game from the snapshot its
-    /// store keeps, where it keeps one; a record file folded as
-    /// [`Reader::fold`] folds it, each line taken as it was read where it
-    /// can be ([`Game::apply_line`]), and parsed only where it cannot.
-    pub fn at_head(self, target: &str, id: &str) -> Result<Game, Fail> {
-        match self {
-            Reader::Log(log) => open_at_head(&*log, id).map_err(|e| open_failed(target, e)),
-            Reader::File { path, header, mut events } => {
-                let opened = Game::open(*header).map_err(|e| OpenGameError::Header(id.to_string(), e));
-                let mut game = opened.map_err(|e| open_failed(target, e))?;
-                while let Some(read) = events.next_taking(|line, proof| game.apply_line_proven(line, proof)) {
-                    if let Some(event) = read.map_err(|e| unreadable(&path, e))? {
-                        let applied = game.apply(&event).map_err(|e| OpenGameError::Chain(id.to_string(), e));
-                        applied.map_err(|e| open_failed(target, e))?;
-                    }
-                }
-                Ok(game)
-            }
+    /// The game `id` at the seq `until` (its head without one): a stored
+    /// game at its head from the snapshot its store keeps, where it keeps
+    /// one; a record file as [`fold_file`] folds it.
+    pub fn at(self, target: &str, id: &str, until: Option<u64>) -> Result<Game, Fail> {
+        match (self, until) {
+            (Reader::Log(log), None) => open_at_head(&*log, id).map_err(|e| open_failed(target, e)),
+            (log @ Reader::Log(_), Some(_)) => log.fold(target, id, until, |_, _| {}),
+            (Reader::File { path, header, events }, _) => fold_file(&path, *header, events, target, until, |_, _| {}),
         }
     }
 
@@ -211,6 +212,34 @@ impl Reader {
             }
         })
     }
+}
+
+/// A record file folded as [`Reader::fold`] folds it, to the seq `until`
+/// (its end without one), each line taken as it was read where it can be
+/// ([`Game::apply_line`]) and parsed only where it cannot; `seen` is called
+/// with the game after each event, and whether the event was a decision.
+fn fold_file(
+    path: &Path,
+    header: Header,
+    mut events: rollcall_store::file::Events,
+    target: &str,
+    until: Option<u64>,
+    mut seen: impl FnMut(&Game, bool),
+) -> Result<Game, Fail> {
+    let id = header.game.clone();
+    let opened = Game::open(header).map_err(|e| OpenGameError::Header(id.clone(), e));
+    let mut game = opened.map_err(|e| open_failed(target, e))?;
+    while until.is_none_or(|until| game.seq() < until) {
+        let decisions = game.decisions();
+        let Some(read) = events.next_taking(|line, proof| game.apply_line_proven(line, proof)) else { break };
+        if let Some(event) = read.map_err(|e| unreadable(path, e))? {
+            let applied = game.apply(&event).map_err(|e| OpenGameError::Chain(id.clone(), e));
+            applied.map_err(|e| open_failed(target, e))?;
+        }
+        // A decision, and only a decision, counts one more.
+        seen(&game, game.decisions() != decisions);
+    }
+    Ok(game)
 }
 
 /// A game that could not be opened from `target`: for a record file, the
