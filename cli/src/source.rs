@@ -93,8 +93,8 @@ pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> 
 
 /// A store holding the game `target` names, and the game's id: a record
 /// file ([`is_record_file`]), read where it is and imported nowhere (read
-/// through once to find its head), or the store. For a position in a
-/// record, and the interactive replay; [`reader`] reads a record once.
+/// through once to find its head), or the store. For the interactive
+/// replay; [`reader`] reads a record as it folds it.
 pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
     match Target::of(target) {
         Target::File(path) => {
