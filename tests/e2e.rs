@@ -1106,6 +1106,19 @@ fn export_to_dash_writes_the_record_to_standard_output() {
     assert!(!s.path("-").exists(), "a file named - was written");
 }
 
+/// `-o /dev/null` (a device) is written into, as a shell's `>` writes, with
+/// no --force: nothing is replaced. (It used to refuse without --force, and
+/// with it put a plain file where the device was.)
+#[test]
+fn export_to_a_device_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/skips.json").to_str().unwrap()]);
+    let said = s.ok(&["export", "skips", "-o", "/dev/null"]);
+    assert!(said.contains("wrote skips to /dev/null"), "{said}");
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+}
+
 /// Issue 13.3: a constant out of its range is refused where it is written,
 /// naming the field, in every form: inline, a house-rules file, a script,
 /// and a record's header.

@@ -165,7 +165,8 @@ pub enum Command {
     Export {
         game: String,
         /// The record file, or - for standard output. An existing file is
-        /// replaced only with --force.
+        /// replaced only with --force; a device or a pipe (/dev/null, a
+        /// FIFO) is written into.
         #[arg(short, long)]
         output: PathBuf,
         /// Replace the output file if it exists.

@@ -474,11 +474,23 @@ pub fn write<E: std::fmt::Display>(
 /// there is never followed), which is synced, then renamed into place. An
 /// existing `path` is refused or replaced as `existing` says (a link there
 /// is replaced, not followed); on any error nothing is left behind.
+///
+/// A `path` that is (or links to) a character device or a pipe —
+/// `/dev/null`, `/dev/stdout`, a FIFO — is written into as a shell's `>`
+/// writes, whatever `existing` says: it keeps nothing to lose, and a file
+/// renamed over it would put a plain file where the device was.
 pub fn write_file<T>(
     path: &Path,
     existing: Existing,
     fill: impl FnOnce(&mut dyn Write, &Path) -> Result<T, FileError>,
 ) -> Result<T, FileError> {
+    if is_device_or_pipe(path) {
+        let file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| io(path, e))?;
+        let mut out = std::io::BufWriter::new(file);
+        let result = fill(&mut out, path)?;
+        out.flush().map_err(|e| io(path, e))?;
+        return Ok(result);
+    }
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| io(path, "not a file name"))?;
     let exists = || FileError::Exists { path: path.display().to_string() };
@@ -509,6 +521,20 @@ pub fn write_file<T>(
         Ok(_) => Ok(result),
         Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
         Err(e) => Err(io(path, e.error)),
+    }
+}
+
+/// Whether `path` names (through any links) a character device or a pipe.
+fn is_device_or_pipe(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device() || m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 
@@ -722,6 +748,40 @@ mod tests {
             let name = first.file_stem().unwrap().to_str().unwrap();
             assert!(check(&record(ruleset, name)).starts_with("Ok(\"Ok("), "{ruleset}/{name} verifies");
         }
+    }
+
+    /// A device or a pipe is written into, not replaced by a file, with or
+    /// without leave to replace what is there. (Through a link made here to
+    /// `/dev/null`, so that a failure replaces the link, not the device.)
+    #[cfg(unix)]
+    #[test]
+    fn a_device_or_a_pipe_is_written_into_not_replaced() {
+        use std::io::Read;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &Path, existing, text: &'static [u8]| {
+            write_file(path, existing, |out, _| out.write_all(text).map_err(|e| io(path, e)))
+        };
+        let null = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+        for existing in [Existing::Refuse, Existing::Replace] {
+            let written = write(&null, existing, b"a record\n");
+            assert!(written.is_ok(), "{written:?}");
+            assert!(std::fs::metadata(&null).unwrap().file_type().is_char_device(), "the link still names the device");
+        }
+        let fifo = dir.path().join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo");
+        // Opened to read first, without waiting for a writer, so that a
+        // write that misses the pipe fails the test instead of hanging it.
+        let mut reader = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&fifo).unwrap();
+        write(&fifo, Existing::Refuse, b"through the pipe\n").unwrap();
+        let mut got = Vec::new();
+        reader.read_to_end(&mut got).unwrap();
+        assert_eq!(got, b"through the pipe\n");
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["null", "pipe"], "no temporary file is left beside them");
     }
 
     /// `record` with the first `from` after its header made `to`, and every
