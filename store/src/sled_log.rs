@@ -252,6 +252,20 @@ impl Layout {
             _ => Layout::NEW,
         }
     }
+
+    /// sled's page cache capacity for a store of this layout. sled counts a
+    /// page by its bytes in the log, compressed where the log is, and holds
+    /// it uncompressed: a compressed store gets a third of [`CACHE_BYTES`],
+    /// to hold about as many pages. With all of it, reading a
+    /// million-event game took 58–61 MiB (53 MiB uncompressed); with a
+    /// third, 52–53 MiB, and no more time (docs/benchmarks.md, round 12).
+    fn cache_bytes(self) -> u64 {
+        if self.compressed {
+            CACHE_BYTES / 3
+        } else {
+            CACHE_BYTES
+        }
+    }
 }
 
 /// How every store is opened: in the layout it was made with.
@@ -259,7 +273,7 @@ fn config(dir: &Path) -> sled::Config {
     let layout = Layout::of(dir);
     sled::Config::new()
         .path(dir)
-        .cache_capacity(CACHE_BYTES)
+        .cache_capacity(layout.cache_bytes())
         .segment_size(layout.segment_size)
         .use_compression(layout.compressed)
         .compression_factor(COMPRESSION_LEVEL)
