@@ -525,7 +525,7 @@ impl<'a> Gen<'a> {
     fn orders(&mut self, a: &Activation) {
         let unit = a.unit.clone();
         let s = self.s;
-        let Some(u) = s.units.get(&unit) else { return };
+        let Some(u) = s.units.get(unit.as_str()) else { return };
         for (w, kind) in [
             (3, "accumulate"),
             (1, "pass"),
@@ -667,7 +667,7 @@ impl<'a> Gen<'a> {
             if let Some(m) = &t.melee {
                 self.add(2, json!({"type": "melee-response", "escape": false}));
                 self.add(1, json!({"type": "melee-response", "escape": true}));
-                let (a, tg) = (&s.figures[&m.attacker], &s.figures[&m.target]);
+                let (a, tg) = (&s.figures[m.attacker.as_str()], &s.figures[m.target.as_str()]);
                 self.add(2, json!({"type": "melee-response", "escape": true, "escape_to": at(away(tg.at, a.at, 40))}));
             }
             for ambush in &t.ambushes {

@@ -278,8 +278,9 @@ pub(super) fn complete_step_if_done(facts: &mut Facts) {
     if anyone_waiting_to_act(state, a) || state.turn.as_ref().is_some_and(|t| t.melee.is_some()) {
         return;
     }
-    let cp_left = state.units.get(&a.unit).map_or(0, |u| u.cp);
-    let caught_up = step.acted.iter().filter(|f| state.figures.get(*f).is_some_and(|f| f.lagging)).cloned().collect();
+    let cp_left = state.units.get(a.unit.as_str()).map_or(0, |u| u.cp);
+    let caught_up =
+        step.acted.iter().filter(|f| state.figures.get(f.as_str()).is_some_and(|f| f.lagging)).cloned().collect();
     let (unit, number) = (a.unit.clone(), step.number);
     facts.push(Fact::CpCompleted { unit, number, cp_left, caught_up });
     if cp_left == 0 {

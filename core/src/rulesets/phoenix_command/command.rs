@@ -279,7 +279,7 @@ pub(super) fn casualty(
 pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
     let state = facts.state();
     let f = state.figures[figure].clone();
-    let u = state.units.get(&f.unit).cloned();
+    let u = state.units.get(f.unit.as_str()).cloned();
     let organisations = led_by(state, figure);
     // An interrupt being fired at the active unit decides, once resolved,
     // how its activation ends.

@@ -230,7 +230,7 @@ pub(super) fn children<'a>(state: &'a State, org: &str) -> Vec<&'a Organisation>
 
 /// A unit's leader figure, when it has one in play.
 pub(super) fn leader<'a>(state: &'a State, unit: &Unit) -> Option<&'a Figure> {
-    unit.leader.as_ref().and_then(|l| state.figures.get(l)).map(|f| &**f).filter(|f| f.in_play())
+    unit.leader.as_ref().and_then(|l| state.figures.get(l.as_str())).map(|f| &**f).filter(|f| f.in_play())
 }
 
 /// The active unit, checked to be able to give orders now: no CP open.

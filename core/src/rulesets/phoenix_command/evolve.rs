@@ -23,7 +23,7 @@ fn ambush<'a>(state: &'a mut State, by: &str) -> &'a mut Ambush {
 
 /// The figures to change: the map is copied first if a copy of the state
 /// shares it (each figure stays shared until it is changed itself).
-fn figures_mut(state: &mut State) -> &mut BTreeMap<String, Arc<Figure>> {
+fn figures_mut(state: &mut State) -> &mut BTreeMap<Arc<str>, Arc<Figure>> {
     Arc::make_mut(&mut state.figures)
 }
 
@@ -62,7 +62,7 @@ fn remove_unit(state: &mut State, id: &str) {
 
 /// The units to change: the map is copied first if a copy of the state
 /// shares it (each unit stays shared until it is changed itself).
-fn units_mut(state: &mut State) -> &mut BTreeMap<String, Arc<Unit>> {
+fn units_mut(state: &mut State) -> &mut BTreeMap<Arc<str>, Arc<Unit>> {
     Arc::make_mut(&mut state.units)
 }
 
@@ -250,15 +250,15 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             ragged_interrupt_used,
             ..
         } => {
-            let held = state.units.get(by).map_or(0, |u| u.held_interrupt_cp);
+            let held = state.units.get(by.as_str()).map_or(0, |u| u.held_interrupt_cp);
             for x in units {
-                units_mut(state).remove(x);
+                units_mut(state).remove(x.as_str());
             }
             let mut merged = new_unit(state, organisation, side, leader, contact.clone());
             merged.cp = *cp_after;
             merged.held_interrupt_cp = held;
             merged.ragged_interrupt_used = *ragged_interrupt_used;
-            units_mut(state).insert(organisation.clone(), Arc::new(merged));
+            units_mut(state).insert(organisation.as_str().into(), Arc::new(merged));
             change_figures(state, |f| units.contains(&f.unit), |f| f.unit = organisation.clone());
             rename_contacts(state, units, organisation);
             let a = activation(state);
@@ -271,7 +271,7 @@ fn record_organisation(state: &mut State, fact: &Fact) -> bool {
             for d in detached {
                 let mut new = new_unit(state, &d.unit, &side, &d.leader, d.contact.clone());
                 new.ragged_interrupt_used = d.ragged_interrupt_used;
-                units_mut(state).insert(d.unit.clone(), Arc::new(new));
+                units_mut(state).insert(d.unit.as_str().into(), Arc::new(new));
                 for f in &d.figures {
                     figure_mut(state, f).unit = d.unit.clone();
                 }
@@ -301,7 +301,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
     }
     let gone: Vec<String> = dissolved.keys().cloned().collect();
     for x in &gone {
-        units_mut(state).remove(x);
+        units_mut(state).remove(x.as_str());
     }
     change_units(state, |u| u.contact.iter().any(|c| gone.contains(c)), |u| u.contact.retain(|c| !gone.contains(c)));
     for squad in squads {
@@ -331,7 +331,7 @@ fn record_reorganised(state: &mut State, fact: &Fact) {
             let mut new = new_unit(state, &team.id, &side, &team.leader, team.contact.clone());
             new.strategic = team.moved_strategically;
             new.ragged_interrupt_used = team.ragged_interrupt_used;
-            units_mut(state).insert(team.id.clone(), Arc::new(new));
+            units_mut(state).insert(team.id.as_str().into(), Arc::new(new));
             for f in &team.figures {
                 let f = figure_mut(state, f);
                 f.team = team.id.clone();
@@ -406,7 +406,7 @@ fn record_command(state: &mut State, fact: &Fact) -> bool {
             }
         }
         Fact::CpLost { unit: id, .. } => {
-            if let Some(u) = units_mut(state).get_mut(id).map(Arc::make_mut) {
+            if let Some(u) = units_mut(state).get_mut(id.as_str()).map(Arc::make_mut) {
                 u.cp = 0;
             }
         }
@@ -514,8 +514,10 @@ fn record_action(state: &mut State, fact: &Fact) -> bool {
             // A figure rallied since his unit was restored: what the
             // restoring answered is his morale now.
             let unit = f.unit.clone();
-            if let Some(was) =
-                units_mut(state).get_mut(&unit).map(Arc::make_mut).and_then(|u| u.restored_against.get_mut(figure))
+            if let Some(was) = units_mut(state)
+                .get_mut(unit.as_str())
+                .map(Arc::make_mut)
+                .and_then(|u| u.restored_against.get_mut(figure))
             {
                 if to.severity() < was.severity() {
                     *was = *to;
@@ -560,7 +562,7 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
         Fact::InterruptResolved { by, target, success, target_active, .. } => {
             turn(state).ambushes.retain(|a| &a.by != by);
             if *success {
-                if let Some(u) = units_mut(state).get_mut(target).map(Arc::make_mut) {
+                if let Some(u) = units_mut(state).get_mut(target.as_str()).map(Arc::make_mut) {
                     u.cp = 0;
                     u.held_interrupt_cp = 0;
                     u.activated = true;

@@ -80,7 +80,7 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     if f.double_timed && state.config.double_time_bars_fire_for_the_turn {
         refuse!(Refused::DoubleTimeBarsFire, "{} double-time advanced this turn and may not fire (double-time-bars-fire-for-the-turn): \"units which have used the Double-time advance in their action are not eligible to fire\"", f.id);
     }
-    if state.units.get(&f.unit).is_some_and(|u| u.strategic) {
+    if state.units.get(f.unit.as_str()).is_some_and(|u| u.strategic) {
         refuse!(Refused::StrategicMovementBarsFire, "{} moved strategically this turn and may not fire: \"Units which have performed strategic movement in the turn … are not eligible to fire\"", f.unit);
     }
     let t = decide::figure(state, order.target)?;
@@ -171,7 +171,7 @@ pub(super) fn able_to_fire(state: &State, figure: &str, at: &str) -> bool {
     if f.double_timed && state.config.double_time_bars_fire_for_the_turn {
         return false;
     }
-    if state.units.get(&f.unit).is_some_and(|u| u.strategic) {
+    if state.units.get(f.unit.as_str()).is_some_and(|u| u.strategic) {
         return false;
     }
     let targets: Vec<Point> = state.figures_in_order().filter(|t| t.in_play() && t.unit == at).map(|t| t.at).collect();

@@ -191,7 +191,7 @@ pub(super) fn interrupt(
     let ranks: Vec<String> = members(state, by).iter().map(|f| f.id.clone()).collect();
     let (joined, mode) = check_interrupt_orders(state, ambush, &ranks, orders)?;
     refuse_a_split(state, ambush, &ranks, &joined, no_line_of_sight)?;
-    let target_unit = &state.units[&ambush.target];
+    let target_unit = &state.units[ambush.target.as_str()];
     facts.push(Fact::InterruptFired {
         by: by.to_string(),
         target: ambush.target.clone(),
@@ -335,7 +335,7 @@ fn fire_order(o: &InterruptFire) -> FireOrder<'_> {
 fn fire_interrupt_orders(facts: &mut Facts, orders: &[InterruptFire], dice: &mut Dice) -> Result<(), Violation> {
     for o in orders {
         let now = facts.state();
-        let checked = match now.figures.get(&o.figure).filter(|f| f.in_play()) {
+        let checked = match now.figures.get(o.figure.as_str()).filter(|f| f.in_play()) {
             None => Err(format!("{} is no longer in play", o.figure)),
             Some(_) => {
                 check_fire(now, &fire_order(o)).map(|v| (v.shots, v.odds, v.weapon.clone())).map_err(|v| v.to_string())
@@ -384,7 +384,7 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
     let active = t.activation.as_ref().map(|a| a.unit.clone());
     let mut resolved = Vec::new();
     for a in t.ambushes.iter().filter(|a| a.fired) {
-        let (success, reason, cp_lost) = match state.units.get(&a.target) {
+        let (success, reason, cp_lost) = match state.units.get(a.target.as_str()) {
             None => (true, format!("{} has no figure left in play", a.target), 0),
             Some(u) if a.target_shaken_before => (
                 true,
@@ -417,7 +417,7 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
             // without one: its activation ends.
             Fact::InterruptResolved { target, success, .. } if active.as_deref() == Some(target.as_str()) => {
                 let state = facts.state();
-                match state.units.get(target) {
+                match state.units.get(target.as_str()) {
                     None => true,
                     Some(u) => !success && u.leader.is_none(),
                 }
@@ -518,7 +518,7 @@ pub(super) fn take_cover(state: &State, moves: &BTreeMap<String, Point>, facts: 
         }
     }
     for (id, to) in moves {
-        let from = state.figures[id].at;
+        let from = state.figures[id.as_str()].at;
         facts.push(Fact::FigureMoved { figure: id.clone(), from, to: *to, distance_tenths: from.distance_ceil(*to) });
     }
     let in_cover: Vec<String> = moves.keys().cloned().collect();
@@ -543,7 +543,8 @@ fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
 fn blown(state: &State, a: &super::Ambush) -> bool {
     !a.fired
         && a.nervous.iter().any(|n| {
-            state.figures.get(n).is_some_and(|f| f.in_play() && f.unit == a.by) && able_to_fire(state, n, &a.target)
+            state.figures.get(n.as_str()).is_some_and(|f| f.in_play() && f.unit == a.by)
+                && able_to_fire(state, n, &a.target)
         })
 }
 

@@ -104,7 +104,7 @@ pub(super) fn respond(
         hit(facts, &attacker.id, &target.id, 0, 0, 0, true, dice)?;
     }
     if let Some(to) = escape_to {
-        let t = &facts.state().figures[&m.target];
+        let t = &facts.state().figures[m.target.as_str()];
         if t.in_play() {
             let from = t.at;
             facts.push(Fact::Escaped { figure: m.target.clone(), from, to });
@@ -122,7 +122,8 @@ pub(super) fn settle_melee(facts: &mut Facts) {
     let Some(m) = state.turn.as_ref().and_then(|t| t.melee.clone()) else {
         return;
     };
-    let gone = [&m.attacker, &m.target].into_iter().find(|f| !state.figures.get(*f).is_some_and(|f| f.in_play()));
+    let gone =
+        [&m.attacker, &m.target].into_iter().find(|f| !state.figures.get(f.as_str()).is_some_and(|f| f.in_play()));
     if let Some(gone) = gone {
         let reason = format!("{gone} is out of play");
         let action = Action::Melee { figure: m.attacker.clone(), target: m.target.clone(), move_to: None };

@@ -388,12 +388,12 @@ pub struct State {
     pub organisations: Arc<BTreeMap<String, Organisation>>,
     /// The units, shared until a fact changes one (`Arc::make_mut`: the
     /// map, then the unit), so that copying the state copies neither.
-    pub units: Arc<BTreeMap<String, Arc<Unit>>>,
+    pub units: Arc<BTreeMap<Arc<str>, Arc<Unit>>>,
     /// The figures, shared as the units are (`Arc::make_mut`), and
     /// the scenario's tables are never changed: copying the state — which
     /// `decide` does when a later fact depends on earlier ones — copies
     /// neither.
-    pub figures: Arc<BTreeMap<String, Arc<Figure>>>,
+    pub figures: Arc<BTreeMap<Arc<str>, Arc<Figure>>>,
     /// The scenario's weapons, by id.
     pub weapons: Arc<BTreeMap<String, Weapon>>,
     /// The scenario's Hit Location and Injury Table, if it has one (P9).

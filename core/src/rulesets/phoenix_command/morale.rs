@@ -250,7 +250,7 @@ fn end_if_spent(facts: &mut Facts) {
         .turn
         .as_ref()
         .and_then(|t| t.activation.as_ref())
-        .is_some_and(|a| a.step.is_none() && state.units.get(&a.unit).map_or(0, |u| u.cp) == 0);
+        .is_some_and(|a| a.step.is_none() && state.units.get(a.unit.as_str()).map_or(0, |u| u.cp) == 0);
     if spent {
         end_activation(facts);
     }
@@ -524,7 +524,7 @@ pub(super) fn forced_rally(
         end_if_spent(facts);
     } else {
         remove_figure(facts, &leader, "shot by his own side after a failed forced rally");
-        if facts.state().units.contains_key(&u.id) {
+        if facts.state().units.contains_key(u.id.as_str()) {
             facts.push(Fact::UnitBroke {
                 unit: u.id.clone(),
                 side: u.side.clone(),
@@ -578,7 +578,7 @@ pub(super) fn rout(
         }
     }
     for (id, to) in moves {
-        let from = state.figures[id].at;
+        let from = state.figures[id.as_str()].at;
         facts.push(Fact::FigureMoved { figure: id.clone(), from, to: *to, distance_tenths: from.distance_ceil(*to) });
     }
     // A fanatic "will not surrender, but instead attack the enemy with the

@@ -637,7 +637,7 @@ fn unit_line(state: &State, u: &Unit) -> String {
     if !u.contact.is_empty() {
         marks.push(format!("in contact with {}", u.contact.iter().cloned().collect::<Vec<_>>().join(", ")));
     }
-    let leader = match u.leader.as_ref().and_then(|l| state.figures.get(l)) {
+    let leader = match u.leader.as_ref().and_then(|l| state.figures.get(l.as_str())) {
         Some(l) => {
             format!("leader {} (CR {}, {})", l.id, l.command_rating.unwrap_or(0), inches(l.command_distance_tenths))
         }

@@ -115,10 +115,11 @@ pub(super) fn consolidate(
     let lost: BTreeMap<String, u32> = units
         .iter()
         .filter(|x| **x != u.id)
-        .map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp))
+        .map(|x| (x.clone(), state.units[x.as_str()].cp + state.units[x.as_str()].held_interrupt_cp))
         .collect();
-    let contact: BTreeSet<String> = units.iter().flat_map(|x| state.units[x].contact.iter().cloned()).collect();
-    let ragged_interrupt_used = units.iter().any(|x| state.units[x].ragged_interrupt_used);
+    let contact: BTreeSet<String> =
+        units.iter().flat_map(|x| state.units[x.as_str()].contact.iter().cloned()).collect();
+    let ragged_interrupt_used = units.iter().any(|x| state.units[x.as_str()].ragged_interrupt_used);
     facts.push(Fact::Consolidated {
         organisation: org.to_string(),
         kind: o.kind.clone(),
@@ -199,7 +200,7 @@ fn consolidated_units(
         refuse!(Refused::NothingToConsolidate, "{org} is already one unit: there is nothing to consolidate");
     }
     for other in units.iter().filter(|x| **x != u.id) {
-        let x = &state.units[other];
+        let x = &state.units[other.as_str()];
         if x.activated {
             refuse!(Refused::ActivatedOnce, "{other} has already been activated this turn and cannot join {org}: \"Once a unit has been activated in a turn, it cannot become activated again in the turn.\"");
         }
@@ -260,7 +261,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
         let Some(sub_leader) = o
             .leader
             .as_ref()
-            .and_then(|l| state.figures.get(l))
+            .and_then(|l| state.figures.get(l.as_str()))
             .filter(|l| l.in_play() && is_within(state, &l.team, sub))
         else {
             refuse!(Refused::NoLeader, "{sub} has no leader in play to lead it once detached");
@@ -330,8 +331,10 @@ pub(super) fn reorganise(
         cost,
         &format!("reorganising into {teams_count} fire teams (\"2 CP for each sub-unit affected\")"),
     )?;
-    let dissolved =
-        old_units.iter().map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp)).collect();
+    let dissolved = old_units
+        .iter()
+        .map(|x| (x.clone(), state.units[x.as_str()].cp + state.units[x.as_str()].held_interrupt_cp))
+        .collect();
     facts.push(Fact::Reorganised {
         organisation: org.to_string(),
         by: u.id.clone(),
@@ -451,7 +454,7 @@ fn form_squads(
                 squad.id
             );
         }
-        if state.figures[&squad.leader].command_rating.is_none() {
+        if state.figures[squad.leader.as_str()].command_rating.is_none() {
             refuse!(
                 Refused::NoCommandRating,
                 "{} has no command rating and cannot lead squad {}",
@@ -547,12 +550,13 @@ fn form_team(
             team.id
         );
     }
-    if state.figures[&team_leader].command_rating.is_none() {
+    if state.figures[team_leader.as_str()].command_rating.is_none() {
         refuse!(Refused::NoCommandRating, "{team_leader} has no command rating and cannot lead team {}", team.id);
     }
     // "A unit formed by consolidation or reorganisation inherits every
     // restriction its members carried this turn" (N41).
-    let old_units: Vec<&Unit> = figures.iter().map(|f| &*state.units[&state.figures[f].unit]).collect();
+    let old_units: Vec<&Unit> =
+        figures.iter().map(|f| &*state.units[state.figures[f.as_str()].unit.as_str()]).collect();
     Ok(FormedTeam {
         id: team.id.clone(),
         kind: team.kind.clone().or_else(|| kept.map(|k| k.kind.clone())).unwrap_or_else(|| "fire team".into()),
@@ -613,7 +617,10 @@ fn reorganise_squads(
         cp_after: u.cp - cost,
         replaced: replaces.to_vec(),
         platoons,
-        units: units.iter().map(|x| (x.clone(), state.units[x].cp + state.units[x].held_interrupt_cp)).collect(),
+        units: units
+            .iter()
+            .map(|x| (x.clone(), state.units[x.as_str()].cp + state.units[x.as_str()].held_interrupt_cp))
+            .collect(),
     });
     Ok(())
 }
@@ -706,11 +713,10 @@ fn form_platoons(
                 refuse!(Shared::NamedTwice, "{} is put in two platoons", s.id);
             }
         }
-        let within = p
-            .teams
-            .iter()
-            .any(|s| state.figures.get(&p.leader).is_some_and(|l| l.in_play() && is_within(state, &l.team, &s.id)));
-        if !within || state.figures[&p.leader].command_rating.is_none() {
+        let within = p.teams.iter().any(|s| {
+            state.figures.get(p.leader.as_str()).is_some_and(|l| l.in_play() && is_within(state, &l.team, &s.id))
+        });
+        if !within || state.figures[p.leader.as_str()].command_rating.is_none() {
             refuse!(
                 Refused::LeadFromWithin,
                 "{} cannot lead platoon {}: a leader with a command rating leads from within his platoon",

@@ -231,8 +231,8 @@ pub(super) fn initial(s: Scenario, config: Config) -> Result<State, ScenarioErro
         sides,
         initiative: s.initiative,
         organisations: Arc::new(organisations),
-        units: Arc::new(units.into_iter().map(|(id, u)| (id, Arc::new(u))).collect()),
-        figures: Arc::new(figures.into_iter().map(|(id, f)| (id, Arc::new(f))).collect()),
+        units: Arc::new(units.into_iter().map(|(id, u)| (Arc::from(id), Arc::new(u))).collect()),
+        figures: Arc::new(figures.into_iter().map(|(id, f)| (Arc::from(id), Arc::new(f))).collect()),
         turn: None,
     })
 }

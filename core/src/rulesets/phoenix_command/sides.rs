@@ -31,7 +31,7 @@ pub(super) fn awaited(state: &State) -> Actor {
         return Actor::Referee;
     }
     if let Some(m) = &turn.melee {
-        if let Some(f) = state.figures.get(&m.target) {
+        if let Some(f) = state.figures.get(m.target.as_str()) {
             return Actor::side(&f.side);
         }
     }
@@ -75,7 +75,7 @@ pub(super) fn author(state: &State, decision: &Decision) -> Actor {
             .turn
             .as_ref()
             .and_then(|t| t.melee.as_ref())
-            .and_then(|m| state.figures.get(&m.target))
+            .and_then(|m| state.figures.get(m.target.as_str()))
             .map(|f| Actor::side(&f.side))
             .unwrap_or_else(|| awaited(state)),
         Decision::Accumulate

@@ -118,7 +118,7 @@ pub(super) fn strategic_move(
         continued: u.strategic,
     });
     for (figure, to) in moves {
-        let from = state.figures[figure].at;
+        let from = state.figures[figure.as_str()].at;
         facts.push(Fact::FigureMoved {
             figure: figure.clone(),
             from,
