@@ -119,7 +119,7 @@ pub enum Reader {
 /// the game's id, and the span of the position `at`, if one is given. A
 /// record file without a position is read once, by [`Reader::fold`]; to
 /// find a position, it is folded once before, each line taken as read
-/// ([`Reader::fold_lines`]).
+/// ([`fold_file`]).
 pub fn reader(
     db: &crate::store::StoreSpec,
     target: &str,

@@ -956,8 +956,8 @@ mod tests {
         }
     }
 
-    /// A store written before the compact form keeps each event as its
-    /// record line: it is read as it was.
+    /// A new store is compressed in small segments (sled's `conf` says
+    /// so), and reads back what was written.
     #[test]
     fn a_new_store_is_written_compressed_in_small_segments() {
         let dir = tempfile::tempdir().unwrap();
@@ -970,6 +970,8 @@ mod tests {
         assert_eq!(read, events);
     }
 
+    /// A store made in sled's own layout (every store made before the
+    /// layout was chosen) is opened in it, written to and read, and keeps it.
     #[test]
     fn a_store_made_in_sleds_own_layout_is_opened_in_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -986,6 +988,8 @@ mod tests {
         assert_eq!(Layout::of(dir.path()), old, "the store keeps its layout");
     }
 
+    /// A store written before the compact form keeps each event as its
+    /// record line: it is read as it was.
     #[test]
     fn events_stored_as_record_lines_read_the_same() {
         let dir = tempfile::tempdir().unwrap();
