@@ -136,7 +136,7 @@ fn to_activate<'a>(state: &'a State, side: &str) -> Vec<&'a Piece> {
 fn next_after(state: &State, side: &str, settled: (&str, bool)) -> Option<String> {
     let left = |s: &str| {
         state.pieces.iter().any(|(id, p)| {
-            let activated = if id == settled.0 { settled.1 } else { p.activated };
+            let activated = if **id == *settled.0 { settled.1 } else { p.activated };
             p.role == Role::Leader && p.side == s && !activated && !p.locked
         })
     };

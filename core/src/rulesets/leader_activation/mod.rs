@@ -198,10 +198,11 @@ pub struct Removed {
 pub struct State {
     pub config: Config,
     pub sides: [String; 2],
-    /// The leaders and units in play. Each is shared until it changes
-    /// (`Arc::make_mut`), so that copying the state — which `decide` does
-    /// when a later fact depends on earlier ones — copies no piece.
-    pub pieces: BTreeMap<String, Arc<Piece>>,
+    /// The leaders and units in play. The map and each piece are shared
+    /// until they change (`Arc::make_mut`), and a piece's id is a shared
+    /// string, so that copying the state — which `decide` does when a later
+    /// fact depends on earlier ones — copies no piece and no name.
+    pub pieces: Arc<BTreeMap<Arc<str>, Arc<Piece>>>,
     /// The leaders and units removed from play, and why (LN3). Left out of
     /// the serialised state while empty, as it was before removal existed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -490,11 +491,11 @@ impl Ruleset for LeaderActivation {
                 activated: false,
                 locked: false,
             };
-            if pieces.insert(p.id.clone(), Arc::new(piece)).is_some() {
+            if pieces.insert(Arc::from(p.id.as_str()), Arc::new(piece)).is_some() {
                 return Err(ScenarioError::new(format!("{field}.id"), format!("{:?} is used twice", p.id)));
             }
         }
-        Ok(State { config, sides, pieces, removed: BTreeMap::new(), turn: None })
+        Ok(State { config, sides, pieces: Arc::new(pieces), removed: BTreeMap::new(), turn: None })
     }
 
     fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
@@ -541,16 +542,21 @@ impl Ruleset for LeaderActivation {
 
 /// Records what a fact says. No rule logic: every consequence is in the fact.
 pub fn evolve(state: &mut State, fact: &Fact) {
+    /// The pieces to change: the map is copied first if a copy of the
+    /// state shares it.
+    fn pieces(state: &mut State) -> &mut BTreeMap<Arc<str>, Arc<Piece>> {
+        Arc::make_mut(&mut state.pieces)
+    }
     fn piece<'a>(state: &'a mut State, id: &str) -> &'a mut Piece {
-        Arc::make_mut(state.pieces.get_mut(id).expect("facts name pieces of the scenario"))
+        Arc::make_mut(pieces(state).get_mut(id).expect("facts name pieces of the scenario"))
     }
     fn activation(state: &mut State) -> &mut Activation {
         state.turn.as_mut().and_then(|t| t.activation.as_mut()).expect("an activation is in progress")
     }
     match fact {
         Fact::TurnBegan { turn, first, leaders, skips, next } => {
-            for p in state.pieces.values_mut() {
-                if p.activated {
+            if state.pieces.values().any(|p| p.activated) {
+                for p in pieces(state).values_mut().filter(|p| p.activated) {
                     Arc::make_mut(p).activated = false;
                 }
             }
@@ -598,8 +604,8 @@ pub fn evolve(state: &mut State, fact: &Fact) {
         }
         Fact::ActivationEnded { leader, stays_activated, next, .. } => {
             // A leader removed during his activation is no longer in play.
-            if let Some(p) = state.pieces.get_mut(leader) {
-                Arc::make_mut(p).activated = *stays_activated;
+            if state.pieces.get(leader.as_str()).is_some_and(|p| p.activated != *stays_activated) {
+                piece(state, leader).activated = *stays_activated;
             }
             let turn = state.turn.as_mut().expect("a turn is in progress");
             turn.activation = None;
@@ -623,7 +629,7 @@ pub fn evolve(state: &mut State, fact: &Fact) {
         Fact::FreedFromCloseCombat { leader } => piece(state, leader).locked = false,
         Fact::Moved { piece: id, to, .. } => piece(state, id).at = *to,
         Fact::Removed { piece: id, side, role, reason } => {
-            state.pieces.remove(id);
+            pieces(state).remove(id.as_str());
             state.removed.insert(id.clone(), Removed { side: side.clone(), role: *role, reason: reason.clone() });
         }
     }
@@ -738,7 +744,7 @@ pub fn render(state: &State) -> String {
             }
         }
     }
-    let width = state.pieces.keys().chain(state.removed.keys()).map(String::len).max().unwrap_or(0);
+    let width = state.pieces.keys().map(|id| id.len()).chain(state.removed.keys().map(String::len)).max().unwrap_or(0);
     for side in &state.sides {
         out.push_str(&format!("{side}:\n"));
         for p in state.pieces.values().filter(|p| &p.side == side) {

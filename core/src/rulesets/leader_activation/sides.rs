@@ -39,7 +39,7 @@ pub(super) fn author(state: &State, decision: &Decision) -> Actor {
     };
     match decision {
         Decision::Activate { leader } => {
-            state.pieces.get(leader).map(|p| Actor::side(&p.side)).unwrap_or_else(|| awaited(state))
+            state.pieces.get(leader.as_str()).map(|p| Actor::side(&p.side)).unwrap_or_else(|| awaited(state))
         }
         Decision::SelfRally {}
         | Decision::Command { .. }
