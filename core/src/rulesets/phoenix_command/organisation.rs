@@ -112,11 +112,8 @@ pub(super) fn consolidate(
         cost,
         &format!("consolidating {org} (\"1 CP per sub-unit to be consolidated\": {})", list(&joining)),
     )?;
-    let lost: BTreeMap<String, u32> = units
-        .iter()
-        .filter(|x| **x != u.id)
-        .map(|x| (x.clone(), state.units[x.as_str()].cp + state.units[x.as_str()].held_interrupt_cp))
-        .collect();
+    let lost: BTreeMap<String, u32> =
+        units.iter().filter(|x| **x != u.id).map(|x| (x.clone(), cp_of(state, x))).collect();
     let contact: BTreeSet<String> =
         units.iter().flat_map(|x| state.units[x.as_str()].contact.iter().cloned()).collect();
     let ragged_interrupt_used = units.iter().any(|x| state.units[x.as_str()].ragged_interrupt_used);
@@ -331,10 +328,7 @@ pub(super) fn reorganise(
         cost,
         &format!("reorganising into {teams_count} fire teams (\"2 CP for each sub-unit affected\")"),
     )?;
-    let dissolved = old_units
-        .iter()
-        .map(|x| (x.clone(), state.units[x.as_str()].cp + state.units[x.as_str()].held_interrupt_cp))
-        .collect();
+    let dissolved = old_units.iter().map(|x| (x.clone(), cp_of(state, x))).collect();
     facts.push(Fact::Reorganised {
         organisation: org.to_string(),
         by: u.id.clone(),
@@ -617,10 +611,7 @@ fn reorganise_squads(
         cp_after: u.cp - cost,
         replaced: replaces.to_vec(),
         platoons,
-        units: units
-            .iter()
-            .map(|x| (x.clone(), state.units[x.as_str()].cp + state.units[x.as_str()].held_interrupt_cp))
-            .collect(),
+        units: units.iter().map(|x| (x.clone(), cp_of(state, x))).collect(),
     });
     Ok(())
 }
@@ -745,4 +736,11 @@ fn form_platoons(
         );
     }
     Ok(platoons)
+}
+
+/// The CP unit `id` holds, accumulated and held for an interrupt: what it
+/// loses when it joins another or is dissolved.
+fn cp_of(state: &State, id: &str) -> u32 {
+    let u = &state.units[id];
+    u.cp + u.held_interrupt_cp
 }
