@@ -96,9 +96,17 @@ fn script(n: usize) -> Value {
 /// three is steadier, and unlike the best of three it does not pick the
 /// run that had the machine to itself.
 fn median_of_3(args: &[&str]) -> (f64, f64) {
-    let runs: Vec<(f64, f64)> = (0..3).map(|_| child(args, None)).map(|(t, rss, _)| (t, rss)).collect();
+    let (t, peak, _) = median_child(args, None);
+    (t, peak)
+}
+
+/// Three runs of the binary given `input`: the median time, the highest
+/// peak RSS, and the median run's stdout.
+fn median_child(args: &[&str], input: Option<&[u8]>) -> (f64, f64, String) {
+    let runs: Vec<(f64, f64, String)> = (0..3).map(|_| child(args, input)).collect();
     let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-    (median_run(runs, |r| r.0).0, peak)
+    let (t, _, out) = median_run(runs, |r| r.0);
+    (t, peak, out)
 }
 
 /// The run of the median time among `runs`.
@@ -335,14 +343,8 @@ fn main() {
     // The same stream with no decision: the process's start and the
     // store's opening, which a stream pays once. Each the median of three
     // runs (the game grows by k decisions a run; play does not slow with it).
-    let median = |input: &[u8]| {
-        let runs: Vec<(f64, f64, String)> = (0..3).map(|_| child(&stream, Some(input))).collect();
-        let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-        let (t, _, out) = median_run(runs, |r| r.0);
-        (t, peak, out)
-    };
-    let (t0, _, _) = median(b"");
-    let (t, rss, out) = median(lines.as_bytes());
+    let (t0, _, _) = median_child(&stream, Some(b""));
+    let (t, rss, out) = median_child(&stream, Some(lines.as_bytes()));
     assert_eq!(out.lines().filter(|l| l.starts_with("ok ")).count(), k, "every decision acknowledged");
     println!(
         "\nplay --stream: {k} decisions, each durable before its ack: {:.2} ms per decision, peak {rss:.1} MiB \
