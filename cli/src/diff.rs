@@ -87,7 +87,8 @@ fn diff_file(
 ) -> Result<DiffReport, DiffError> {
     let unobserved = &mut ();
     let mut diff = Diff::new(header, a, b, all, unobserved)?;
-    while let Some(read) = events.next_taking(|line, proof| diff.take_line_proven(line, proof)) {
+    events.read_decisions(diff.decision_reader());
+    while let Some(read) = events.next_taking(|line, proof, read| diff.take_line_read(line, proof, read)) {
         match read {
             Ok(None) => {}
             Ok(Some(event)) => diff.push(&event)?,

@@ -231,7 +231,7 @@ fn fold_file(
     let mut game = opened.map_err(|e| open_failed(target, e))?;
     while until.is_none_or(|until| game.seq() < until) {
         let decisions = game.decisions();
-        let Some(read) = events.next_taking(|line, proof| game.apply_line_proven(line, proof)) else { break };
+        let Some(read) = events.next_taking(|line, proof, _| game.apply_line_proven(line, proof)) else { break };
         if let Some(event) = read.map_err(|e| unreadable(path, e))? {
             let applied = game.apply(&event).map_err(|e| OpenGameError::Chain(id.clone(), e));
             applied.map_err(|e| open_failed(target, e))?;

@@ -41,7 +41,7 @@ use crate::dice::{Drawn, TableDice};
 use crate::game::{describe_decision, DecidedEvents, Game, Linked, OpenError, Verifier, VerifyFailure};
 use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, LinkProof, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
-use crate::ruleset::{Refusal, Violation};
+use crate::ruleset::{DecisionReader, KeptDecision, Refusal, Violation};
 
 /// What one version made of a decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -775,11 +775,18 @@ impl<'o> Diff<'o> {
     /// [`Diff::take_line`], given what a reader ahead proved of the line
     /// ([`LinkProof`]): a line proven from the head is not hashed again.
     pub fn take_line_proven(&mut self, line: &[u8], link: Option<&LinkProof>) -> bool {
+        self.take_line_read(line, link, None)
+    }
+
+    /// [`Diff::take_line_proven`], given too the decision a reader ahead
+    /// read from the line with the reader [`Diff::decision_reader`] gave
+    /// ([`Verifier::take_line_read`]).
+    pub fn take_line_read(&mut self, line: &[u8], link: Option<&LinkProof>, read: Option<KeptDecision>) -> bool {
         if self.proof.take_decided_line(line, link) {
             return true;
         }
         // A decision the proof takes from its line is compared as a pushed one is.
-        match self.proof.take_decision(line, link) {
+        match self.proof.take_decision(line, link, read) {
             Some(body) if self.run.decision_as_proven(&self.proof, body) => true,
             Some(body) => {
                 let game = self.proof.game();
@@ -790,6 +797,12 @@ impl<'o> Diff<'o> {
             }
             None => false,
         }
+    }
+
+    /// How the record's ruleset reads a decision's text on no state, for a
+    /// reader ahead ([`Diff::take_line_read`]).
+    pub fn decision_reader(&self) -> DecisionReader {
+        self.proof.decision_reader()
     }
 
     /// Proves the next event and, for a decision, compares the versions on it.

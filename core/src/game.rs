@@ -28,7 +28,7 @@ use crate::record::{
     SeedMode,
 };
 use crate::registry;
-use crate::ruleset::{Actor, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
+use crate::ruleset::{Actor, DecisionReader, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
@@ -1422,7 +1422,20 @@ impl Verifier {
     /// [`Verifier::take_line`], given what a reader ahead proved of the
     /// line ([`LinkProof`]): a line proven from the head is not hashed again.
     pub fn take_line_proven(&mut self, line: &[u8], proof: Option<&LinkProof>) -> bool {
-        self.take_decided_line(line, proof) || self.take_decision(line, proof).is_some()
+        self.take_line_read(line, proof, None)
+    }
+
+    /// [`Verifier::take_line_proven`], given too the decision a reader ahead
+    /// read from the line ([`DecisionReader::read_line`]) with the reader
+    /// [`Verifier::decision_reader`] gave: the decision is not read again.
+    pub fn take_line_read(&mut self, line: &[u8], proof: Option<&LinkProof>, read: Option<KeptDecision>) -> bool {
+        self.take_decided_line(line, proof) || self.take_decision(line, proof, read).is_some()
+    }
+
+    /// How the proven game's ruleset reads a decision's text on no state,
+    /// for a reader ahead ([`Verifier::take_line_read`]).
+    pub fn decision_reader(&self) -> DecisionReader {
+        self.game.machine.decision_reader()
     }
 
     /// [`Verifier::take_line_proven`] for a roll or fact line only: the one
@@ -1476,8 +1489,14 @@ impl Verifier {
     /// read typed from its text, and checked there, when that plainly
     /// stands for the checks of its value ([`Machine::read_text`]); else
     /// from its value. A refused decision, or any other line, is left to
-    /// the parse (`None`, and nothing changes), which names the fault.
-    pub(crate) fn take_decision<'l>(&mut self, line: &'l [u8], proof: Option<&LinkProof>) -> Option<&'l [u8]> {
+    /// the parse (`None`, and nothing changes), which names the fault. A
+    /// decision a reader ahead `read` from this line is taken as read.
+    pub(crate) fn take_decision<'l>(
+        &mut self,
+        line: &'l [u8],
+        proof: Option<&LinkProof>,
+        read: Option<KeptDecision>,
+    ) -> Option<&'l [u8]> {
         self.kept = None;
         if self.held.is_some() || !self.expected.is_empty() || self.dice_sealed() {
             return None;
@@ -1493,10 +1512,17 @@ impl Verifier {
             Some(_) => Some(serde_json::from_str::<TableDice>(canon::member_str(body, b"dice")?).ok()?),
             None => None,
         };
-        let text = canon::member_str(body, b"decision")?;
         let value;
         let mut kept = None;
-        let decision = match game.machine.read_text(text) {
+        // A decision read ahead from this line is the one `read_text` would
+        // read here, and its text is not looked for.
+        let machine = &game.machine;
+        let read = read.and_then(|read| machine.read_kept_owned(read));
+        let text = match read {
+            Some(_) => "",
+            None => canon::member_str(body, b"decision")?,
+        };
+        let decision = match read.or_else(|| machine.read_text(text)) {
             Some(read) => {
                 if keeps {
                     kept = read.kept().map(|k| (k, seen.by.clone()));

@@ -477,6 +477,15 @@ impl LinkProof {
         })
     }
 
+    /// The text of the decision in `line`, a decision line this proves (its
+    /// body's `decision` member, as the fold finds it once it has proved the
+    /// body canonical); `None` for any other line. The body is not proved
+    /// canonical here: the fold does that, and reads the line itself if not.
+    pub fn decision_text<'l>(&self, line: &'l [u8]) -> Option<&'l str> {
+        let parts = split_at(line, self.at, self.hash).filter(|parts| parts.kind == Kind::Decision)?;
+        canon::member_str(std::str::from_utf8(parts.body).ok()?, b"decision")
+    }
+
     /// `line` split as [`split_line`] splits it, but not hashed, when this
     /// is its proof and `head` the link it was proven from.
     pub(crate) fn parts<'l>(&self, head: &Digest, line: &'l [u8]) -> Option<LineParts<'l>> {

@@ -252,6 +252,25 @@ impl TypedDecision<'_> {
 /// under every version (its type, its text).
 pub struct KeptDecision(Box<dyn std::any::Any + Send>);
 
+/// How one ruleset reads a decision from its canonical text and checks it
+/// there, as [`Machine::read_text`] does, on no state (nothing it reads or
+/// checks depends on the state): what a record file's reader ahead runs on
+/// its own thread, so that the fold takes each decision read
+/// ([`Machine::read_kept_owned`]) rather than reading it itself. `None`
+/// where `read_text` would give none: the fold then reads the decision as
+/// it would have.
+#[derive(Clone, Copy)]
+pub struct DecisionReader(fn(&str) -> Option<KeptDecision>);
+
+impl DecisionReader {
+    /// The decision of a decision line whose link `proof` proved (its
+    /// body's `decision` member), read and checked; `None` for any other
+    /// line, or a decision [`Machine::read_text`] would not take.
+    pub fn read_line(&self, line: &[u8], proof: &crate::record::LinkProof) -> Option<KeptDecision> {
+        proof.decision_text(line).and_then(self.0)
+    }
+}
+
 /// What the engine asks of a decision it holds typed.
 trait AnyDecision {
     fn author(&self) -> Actor;
@@ -320,6 +339,11 @@ pub trait Machine: Send {
     /// A decision another version of this ruleset read and checked, on this
     /// machine's state, as checked; `None` for another ruleset's.
     fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>>;
+    /// [`Machine::read_kept`], the decision moved in rather than copied: a
+    /// decision read ahead ([`DecisionReader`]).
+    fn read_kept_owned<'a>(&'a self, kept: KeptDecision) -> Option<TypedDecision<'a>>;
+    /// How this ruleset reads a decision's text on no state.
+    fn decision_reader(&self) -> DecisionReader;
     /// Applies a fact; an error means the fact does not parse.
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
     /// Applies a fact this ruleset decided ([`TypedDecision::decide`]), as typed.
@@ -353,6 +377,21 @@ pub trait Machine: Send {
 
 struct Typed<R: Ruleset> {
     state: R::State,
+}
+
+/// A decision read from its canonical text, when that plainly stands for
+/// the checks of its value ([`Machine::read_text`]): the text holds no
+/// control character and no number out of range
+/// ([`bounds::plainly_within`]), and the typed decision, written back as
+/// canonical bytes, is the text itself (so no field was ignored).
+fn checked_text<R: Ruleset>(text: &str) -> Option<R::Decision> {
+    if !bounds::plainly_within(text.as_bytes()) {
+        return None;
+    }
+    let decision: R::Decision = serde_json::from_str(text).ok()?;
+    let mut written = Vec::with_capacity(text.len());
+    crate::canon::append_typed(&decision, &mut written).ok()?;
+    (written == text.as_bytes()).then_some(decision)
 }
 
 fn parse<T: DeserializeOwned>(value: &Value) -> Result<T, Refusal> {
@@ -398,18 +437,22 @@ impl<R: Ruleset> Machine for Typed<R> {
     }
 
     fn read_text<'a>(&'a self, text: &str) -> Option<TypedDecision<'a>> {
-        if !bounds::plainly_within(text.as_bytes()) {
-            return None;
-        }
-        let decision: R::Decision = serde_json::from_str(text).ok()?;
-        let mut written = Vec::with_capacity(text.len());
-        crate::canon::append_typed(&decision, &mut written).ok()?;
-        (written == text.as_bytes()).then(|| TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
+        let decision = checked_text::<R>(text)?;
+        Some(TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
     }
 
     fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>> {
         let decision = kept.0.downcast_ref::<R::Decision>()?.clone();
         Some(TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
+    }
+
+    fn read_kept_owned<'a>(&'a self, kept: KeptDecision) -> Option<TypedDecision<'a>> {
+        let decision = *kept.0.downcast::<R::Decision>().ok()?;
+        Some(TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
+    }
+
+    fn decision_reader(&self) -> DecisionReader {
+        DecisionReader(|text| checked_text::<R>(text).map(|decision| KeptDecision(Box::new(decision))))
     }
 
     fn evolve_decided(&mut self, fact: TypedFact) {

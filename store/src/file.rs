@@ -31,6 +31,7 @@ use rollcall_core::digest::Digest;
 use rollcall_core::game::{Verified, Verifier, VerifyFailure};
 use rollcall_core::log::{EventLog, Head, LogError};
 use rollcall_core::record::{self, Event, Header, LinkChain, LinkProof};
+use rollcall_core::ruleset::{DecisionReader, KeptDecision};
 use rollcall_core::script::valid_game_id;
 use rollcall_core::strict;
 
@@ -89,6 +90,8 @@ enum Ahead {
         line: u64,
         offset: u64,
         chain: Option<LinkChain>,
+        /// Reads each proven decision line's decision as well, if given.
+        decisions: Option<DecisionReader>,
     },
     Running {
         batches: Receiver<Batch>,
@@ -113,8 +116,9 @@ enum Read {
     /// taken off and counted in `crlf`), with its link's proof if it has
     /// one. A line with a proof is not yet proved UTF-8 text (the fold's
     /// scan of it does that, or the parse); `offset` is where it starts in
-    /// the file, to say where a byte is not.
-    Line { end: usize, crlf: bool, proof: Option<LinkProof>, offset: u64 },
+    /// the file, to say where a byte is not. A proven decision line's
+    /// decision, read when the caller asked ([`Events::read_decisions`]).
+    Line { end: usize, crlf: bool, proof: Option<LinkProof>, decision: Option<KeptDecision>, offset: u64 },
     /// The end of the file.
     End,
     /// A line that could not be read: the last read.
@@ -153,17 +157,29 @@ impl Events {
     pub fn normalised(&self) -> Normalised {
         self.normalised
     }
+
+    /// Has the reader ahead read each proven decision line's decision with
+    /// `reader` too, on its own thread, and hand it to the fold with the
+    /// line ([`Events::next_taking`]): a fold that decides every decision
+    /// (verify, diff) then does not read them itself. Before the first
+    /// line is read; afterwards, and without proofs, it changes nothing.
+    pub fn read_decisions(&mut self, reader: DecisionReader) {
+        if let Ahead::Waiting { chain: Some(_), decisions, .. } = &mut self.ahead {
+            *decisions = Some(reader);
+        }
+    }
 }
 
 impl Events {
     /// The next line, offered first to `take` as it was read (its text,
-    /// without the line end, and what the reader ahead proved of it): a
+    /// without the line end, what the reader ahead proved of it, and the
+    /// decision it read from it, if asked to: [`Events::read_decisions`]): a
     /// line `take` folds in as it is is not parsed (`Ok(None)`); any other
     /// is parsed into its event (`Ok(Some)`). `None` at the end of the
     /// record.
     pub fn next_taking(
         &mut self,
-        mut take: impl FnMut(&[u8], Option<&LinkProof>) -> bool,
+        mut take: impl FnMut(&[u8], Option<&LinkProof>, Option<KeptDecision>) -> bool,
     ) -> Option<Result<Option<Event>, FileError>> {
         if self.done {
             return None;
@@ -171,11 +187,11 @@ impl Events {
         let mut blank = 0;
         loop {
             self.line += 1;
-            let (range, proof, offset) = match self.next_read() {
-                Read::Line { end, crlf, proof, offset } => {
+            let (range, proof, decision, offset) = match self.next_read() {
+                Read::Line { end, crlf, proof, decision, offset } => {
                     let Ahead::Running { start, .. } = &mut self.ahead else { unreachable!("a line was read") };
                     self.normalised.crlf += u64::from(crlf);
-                    (std::mem::replace(start, end)..end, proof, offset)
+                    (std::mem::replace(start, end)..end, proof, decision, offset)
                 }
                 Read::End => {
                     self.done = true;
@@ -199,7 +215,7 @@ impl Events {
                     field: "$".into(),
                     message: "a blank line inside the record: lines were removed or the record was edited".into(),
                 }));
-            } else if take(text, proof.as_ref()) {
+            } else if take(text, proof.as_ref(), decision) {
                 return Some(Ok(None));
             } else {
                 let Ok(text) = std::str::from_utf8(text) else {
@@ -220,14 +236,16 @@ impl Events {
     /// The reader ahead's next read, starting it at the first.
     fn next_read(&mut self) -> Read {
         if let Ahead::Waiting { .. } = self.ahead {
-            let Ahead::Waiting { reader, line, offset, chain } = std::mem::replace(&mut self.ahead, Ahead::Gone) else {
+            let Ahead::Waiting { reader, line, offset, chain, decisions } =
+                std::mem::replace(&mut self.ahead, Ahead::Gone)
+            else {
                 unreachable!("matched above")
             };
             let (send, batches) = sync_channel(BATCHES_AHEAD);
             let path = self.path.clone();
             let spawned = std::thread::Builder::new()
                 .name("record reader".into())
-                .spawn(move || read_ahead(&path, reader, line, offset, chain, &send));
+                .spawn(move || read_ahead(&path, reader, line, offset, (chain, decisions), &send));
             if let Err(e) = spawned {
                 return Read::Failed(io(&self.path, format!("cannot start a thread to read it: {e}")));
             }
@@ -251,20 +269,21 @@ impl Iterator for Events {
     type Item = Result<Event, FileError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_taking(|_, _| false).map(|read| read.map(|event| event.expect("a line not taken is parsed")))
+        self.next_taking(|_, _, _| false).map(|read| read.map(|event| event.expect("a line not taken is parsed")))
     }
 }
 
 /// The reader ahead: reads the lines after `line` (the header's), in
 /// batches, each line's link proven down the `chain` while it holds (none,
-/// when the caller asked for no proofs). Stops after the end, a line that
-/// cannot be read, or when the caller is gone.
+/// when the caller asked for no proofs), and each proven decision line's
+/// decision read with `decisions`, if given. Stops after the end, a line
+/// that cannot be read, or when the caller is gone.
 fn read_ahead(
     path: &Path,
     mut reader: BufReader<File>,
     mut line: u64,
     mut offset: u64,
-    mut chain: Option<LinkChain>,
+    (mut chain, decisions): (Option<LinkChain>, Option<DecisionReader>),
     send: &SyncSender<Batch>,
 ) {
     loop {
@@ -277,11 +296,12 @@ fn read_ahead(
                 Ok(Some(crlf)) => {
                     let text = &batch.text[begin..];
                     let proof = chain.as_mut().and_then(|chain| chain.prove(text));
+                    let decision = proof.as_ref().zip(decisions).and_then(|(p, read)| read.read_line(text, p));
                     // A proven line is proved UTF-8 by the fold that takes
                     // it, or its parse (`next_taking`): only the others here.
                     let unreadable = if proof.is_some() { None } else { check_utf8(path, line, start, text).err() };
                     match unreadable {
-                        None => Read::Line { end: batch.text.len(), crlf, proof, offset: start },
+                        None => Read::Line { end: batch.text.len(), crlf, proof, decision, offset: start },
                         Some(e) => Read::Failed(e),
                     }
                 }
@@ -303,7 +323,8 @@ fn read_ahead(
 /// ([`Verifier::take_line`]): only decisions and what differs are parsed.
 pub fn verify(header: &Header, events: &mut Events, mut tick: impl FnMut()) -> Result<Verified, VerifyFailure> {
     let mut verifier = Verifier::new(header)?;
-    while let Some(read) = events.next_taking(|line, proof| verifier.take_line_proven(line, proof)) {
+    events.read_decisions(verifier.decision_reader());
+    while let Some(read) = events.next_taking(|line, proof, read| verifier.take_line_read(line, proof, read)) {
         match read {
             Ok(None) => {}
             Ok(Some(event)) => verifier.push(&event)?,
@@ -409,7 +430,7 @@ fn read_proving(path: &Path, prove: bool) -> Result<(Header, Events), FileError>
     // `parse_header` proved canonical); were it not the game's, no proof
     // would be from the fold's head, and none would be trusted.
     let chain = prove.then(|| LinkChain::new(&bytes));
-    let ahead = Ahead::Waiting { reader, line: 1, offset, chain };
+    let ahead = Ahead::Waiting { reader, line: 1, offset, chain, decisions: None };
     Ok((header, Events { path: path.to_path_buf(), line: 1, done: false, normalised, ahead }))
 }
 
@@ -688,7 +709,7 @@ mod tests {
         });
         let folded = read_proving(path, prove).and_then(|(header, mut events)| {
             let mut game = Game::open(header).map_err(|e| io(path, e))?;
-            while let Some(read) = events.next_taking(|line, proof| game.apply_line_proven(line, proof)) {
+            while let Some(read) = events.next_taking(|line, proof, _| game.apply_line_proven(line, proof)) {
                 if let Some(event) = read? {
                     game.apply(&event).map_err(|e| io(path, e))?;
                 }
@@ -737,6 +758,21 @@ mod tests {
             let changed = rechained(&bytes, from, to);
             assert_ne!(changed, bytes, "{}", String::from_utf8_lossy(from));
             assert!(check(&changed).contains("Err("), "{}", String::from_utf8_lossy(to));
+        }
+        // A decision changed, every link holding, so that verify's reader
+        // ahead reads it ([`Events::read_decisions`]): a field the rules do
+        // not know, a type, a leader, a control character, a key out of
+        // order. Each is refused, and alike when the fold reads it itself.
+        let decisions: [(&[u8], &[u8]); 5] = [
+            (br#"{"first":"allies","#, br#"{"first":"allies","spare":1,"#),
+            (br#""type":"activate""#, br#""type":"activated""#),
+            (br#""leader":"lt-adams""#, br#""leader":"lt-adamz""#),
+            (br#""fires on the farm""#, br#""fires on\u0001the farm""#),
+            (br#"{"leader":"lt-adams","type":"activate"}"#, br#"{"type":"activate","leader":"lt-adams"}"#),
+        ];
+        for (from, to) in decisions {
+            let outcome = check(&rechained(&bytes, from, to));
+            assert!(outcome.contains("Err("), "{}: {outcome}", String::from_utf8_lossy(to));
         }
         let crlf = String::from_utf8(bytes.clone()).unwrap().replace('\n', "\r\n") + "\r\n\n";
         assert!(check(crlf.as_bytes()).contains("crlf: "), "normalised");

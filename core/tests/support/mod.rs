@@ -111,12 +111,16 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
     let parsed =
         verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l))).map(|_| ()).map_err(|f| f.to_string());
     let first = body.split('\n').next().unwrap().as_bytes();
-    let taken = |proven: bool| {
+    // Proven ahead, and (`read_ahead`) each proven decision read ahead too,
+    // as `rollcall verify FILE`'s reader does.
+    let taken = |proven: bool, read_ahead: bool| {
         let mut chain = proven.then(|| LinkChain::new(first));
         let mut verifier = Verifier::new(&header).map_err(|f| f.to_string())?;
+        let reader = read_ahead.then(|| verifier.decision_reader());
         for (i, l) in lines.clone().enumerate() {
             let proof = chain.as_mut().and_then(|chain| chain.prove(l.as_bytes()));
-            if verifier.take_line_proven(l.as_bytes(), proof.as_ref()) {
+            let read = proof.as_ref().zip(reader).and_then(|(proof, reader)| reader.read_line(l.as_bytes(), proof));
+            if verifier.take_line_read(l.as_bytes(), proof.as_ref(), read) {
                 continue;
             }
             let event = parse(i, l).map_err(|e| verifier.unreadable(e).to_string())?;
@@ -124,8 +128,9 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
         }
         verifier.finish().map(|_| ()).map_err(|f| f.to_string())
     };
-    assert_eq!(parsed, taken(false), "verify, and verify taking lines unparsed, differ");
-    assert_eq!(parsed, taken(true), "verify, and verify taking lines with their links proven ahead, differ");
+    assert_eq!(parsed, taken(false, false), "verify, and verify taking lines unparsed, differ");
+    assert_eq!(parsed, taken(true, false), "verify, and verify taking lines with their links proven ahead, differ");
+    assert_eq!(parsed, taken(true, true), "verify, and verify taking decisions read ahead, differ");
     let lines = body.split('\n').skip(1);
     let replayed = replay(&header, lines.clone(), None);
     assert_eq!(
