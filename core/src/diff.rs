@@ -1055,12 +1055,25 @@ mod tests {
     }
 
     /// [`run`] as `diff FILE` runs: each event's line taken as read when it
-    /// can be ([`Diff::take_line`]), else pushed.
-    fn run_lines(header: &Header, events: &[Event], b: &RuleVersion, all: bool) -> Result<Value, DiffError> {
+    /// can be ([`Diff::take_line_read`]), else pushed; with `ahead`, its
+    /// link proven, and a decision read, ahead as the file's reader does.
+    fn run_lines(
+        header: &Header,
+        events: &[Event],
+        b: &RuleVersion,
+        all: bool,
+        ahead: bool,
+    ) -> Result<Value, DiffError> {
         let unobserved = &mut ();
         let mut diff = Diff::new(header, &header.rules, b, all, unobserved)?;
+        let header_line = crate::record::encode_header(header).unwrap();
+        let mut chain = ahead.then(|| crate::record::LinkChain::new(header_line.as_bytes()));
+        let reader = diff.decision_reader();
         for event in events {
-            if !diff.take_line(crate::record::encode_event(event).unwrap().as_bytes()) {
+            let line = crate::record::encode_event(event).unwrap();
+            let proof = chain.as_mut().and_then(|chain| chain.prove(line.as_bytes()));
+            let read = proof.as_ref().and_then(|proof| reader.read_line(line.as_bytes(), proof));
+            if !diff.take_line_read(line.as_bytes(), proof.as_ref(), read) {
                 diff.push(event)?;
             }
         }
@@ -1095,8 +1108,10 @@ mod tests {
                     let proven = run(&header, &events, &b, all, true);
                     let own = run(&header, &events, &b, all, false);
                     assert_eq!(proven, own, "{name}, B changes {}", setting.name);
-                    let taken = run_lines(&header, &events, &b, all);
+                    let taken = run_lines(&header, &events, &b, all, false);
                     assert_eq!(taken, own, "{name}, B changes {}, lines taken as read", setting.name);
+                    let ahead = run_lines(&header, &events, &b, all, true);
+                    assert_eq!(ahead, own, "{name}, B changes {}, lines read ahead", setting.name);
                     if let Ok(report) = proven {
                         compared += 1;
                         parted += u64::from(report["divergent"] != 0 || report["reasoning_only"] != 0);

@@ -406,9 +406,9 @@ impl Game {
     /// [`Game::decide_linked`] for a record's decision the proof read and
     /// checked ([`Verifier::kept_decision`]), given its line's canonical
     /// `body`, which must be the body this game writes for it: its `number`
-    /// this game's next, and no `null` member (a member this game would
-    /// leave out). `None` when it is not, or the decision is another
-    /// ruleset's: decide it from its value.
+    /// this game's next (a kept decision's body has no `null` member, which
+    /// this game would leave out). `None` when it is not, or the decision
+    /// is another ruleset's: decide it from its value.
     pub(crate) fn decide_linked_kept(
         &self,
         kept: &KeptDecision,
@@ -416,8 +416,7 @@ impl Game {
         number: u64,
         by: Option<&str>,
     ) -> Option<Result<Linked, Refusal>> {
-        let null = |key: &[u8]| canon::member(body, key) == Some(b"null".as_slice());
-        if number != self.decisions + 1 || null(b"dice") || null(b"by") {
+        if number != self.decisions + 1 {
             return None;
         }
         let read = self.machine.read_kept(kept)?;
@@ -1507,7 +1506,9 @@ impl Verifier {
         // As `redecide` reads it: the shape, then the dice only if it has them.
         let seen = serde_json::from_str::<DecisionSeen>(body).ok()?;
         check_decision_number(seen.number, game.decisions).ok()?;
-        let keeps = self.keeps_decisions && seen.dice.is_none();
+        // Kept with the body it was read from, which another version writes
+        // as it is: not a body with a `null` member that version leaves out.
+        let keeps = self.keeps_decisions && seen.dice.is_none() && !record::decision_has_null(line.body, seen.number);
         let dice = match seen.dice {
             Some(_) => Some(serde_json::from_str::<TableDice>(canon::member_str(body, b"dice")?).ok()?),
             None => None,
@@ -1552,7 +1553,7 @@ impl Verifier {
 
     /// The decision [`Verifier::take_decision`] last took, as read and
     /// checked, with who made it (its `by`), when it was read from its text,
-    /// brought no dice, and decisions are kept. Its number is the proven
+    /// brought no dice, has no `null` member, and decisions are kept. Its number is the proven
     /// game's count of decisions.
     pub(crate) fn kept_decision(&self) -> Option<(&KeptDecision, Option<&str>)> {
         self.kept.as_ref().map(|(kept, by)| (kept, by.as_deref()))

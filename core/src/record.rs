@@ -536,6 +536,18 @@ fn canonical_u64(digits: &[u8]) -> Option<u64> {
     })
 }
 
+/// Whether a decision event's canonical body, read as [`DecisionSeen`]
+/// with `number`, writes `by` or `dice` as `null` (a member the game that
+/// decides it leaves out instead). Its members are at most `by`,
+/// `decision`, `dice` and `number`, in that order, and `number` is an
+/// integer: so a `null` `by` starts the body, and a `null` `dice` is the
+/// member just before `number`, at its end (a value before `,"number"`
+/// that ends in `null` is that literal, after its own key).
+pub(crate) fn decision_has_null(body: &[u8], number: u64) -> bool {
+    let end = format!(",\"dice\":null,\"number\":{number}}}");
+    body.starts_with(br#"{"by":null,"#) || body.ends_with(end.as_bytes())
+}
+
 /// A fact event's canonical body, `{"decision":N,"fact":…}`, split: the
 /// fact's own text. `None` for any other body.
 pub(crate) fn fact_of(body: &str) -> Option<&str> {
@@ -782,6 +794,43 @@ pub fn parse_event(line: &str) -> Result<Event, LineError> {
 
 #[cfg(test)]
 mod tests {
+    /// [`decision_has_null`] finds a `null` `by` or `dice` where a scan of
+    /// the body's members does, in bodies whose decision holds the same
+    /// keys and `null`s.
+    #[test]
+    fn a_decision_body_with_a_null_member_is_found_as_a_scan_finds_it() {
+        let decisions = [
+            r#"{"type":"pass"}"#,
+            r#"null"#,
+            r#"{"by":null,"dice":null,"number":3}"#,
+            r#"[null,{"dice":null}]"#,
+            r#""dice""#,
+            r#"{"x":"\",\"dice\":null"}"#,
+        ];
+        let members = [None, Some("null"), Some(r#""north""#)];
+        let mut tried = 0;
+        for decision in decisions {
+            for by in members {
+                for dice in [None, Some("null"), Some(r#"[{"die":"d6","face":4}]"#)] {
+                    let mut body = String::from("{");
+                    if let Some(by) = by {
+                        body += &format!(r#""by":{by},"#);
+                    }
+                    body += &format!(r#""decision":{decision},"#);
+                    if let Some(dice) = dice {
+                        body += &format!(r#""dice":{dice},"#);
+                    }
+                    body += r#""number":12}"#;
+                    assert!(crate::canon::is_canonical(&body), "{body}");
+                    let null = |key: &[u8]| crate::canon::member(body.as_bytes(), key) == Some(b"null".as_slice());
+                    assert_eq!(decision_has_null(body.as_bytes(), 12), null(b"by") || null(b"dice"), "{body}");
+                    tried += 1;
+                }
+            }
+        }
+        assert_eq!(tried, 54);
+    }
+
     use super::*;
     use serde_json::json;
 
