@@ -507,27 +507,29 @@ impl Run<'_> {
     /// in its rolls and facts, decided from the decision as the proof read
     /// and checked it, and no value is built. `false`, and nothing changed,
     /// otherwise: the decision is compared from its event
-    /// ([`Run::decision`]).
-    fn decision_as_proven(&mut self, proof: &Verifier, body: &[u8]) -> bool {
+    /// ([`Run::decision`]), and what B made of it, if B decided it, is
+    /// handed back for that (it is what B decides from the event).
+    fn decision_as_proven(&mut self, proof: &Verifier, body: &[u8]) -> Result<(), Option<Result<Linked, Refusal>>> {
         if !self.a_is_proven || self.observer.sees_decisions() {
-            return false;
+            return Err(None);
         }
         // Kept only when it brought no dice (an open game's decision brings
         // none: the proof refuses any).
-        let (Some(b), Some((kept, by))) = (self.b.as_ref(), proof.kept_decision()) else { return false };
+        let (Some(b), Some((kept, by))) = (self.b.as_ref(), proof.kept_decision()) else { return Err(None) };
         let linked = match b.decide_linked_kept(kept, body, proof.game().decisions(), by) {
             Some(Ok(linked)) if linked.rolls_and_facts().eq(proof.expected()) => linked,
-            _ => return false,
+            decided => return Err(decided),
         };
         self.settle_pending(proof.game().turn());
         self.report.decisions += 1;
         self.b.as_mut().expect("decided above").adopt_linked(linked);
-        true
+        Ok(())
     }
 
     /// A decision of the record, just proven and folded into the proof's
-    /// game (its rolls and facts are what the proof now expects).
-    fn decision(&mut self, proof: &Verifier, event: &Event) {
+    /// game (its rolls and facts are what the proof now expects); what B
+    /// made of it, if B decided it already ([`Run::decision_as_proven`]).
+    fn decision(&mut self, proof: &Verifier, event: &Event, decided_b: Option<Result<Linked, Refusal>>) {
         let proven = proof.game();
         self.settle_pending(proven.turn());
         let Ok(body) = DecisionSeen::deserialize(&event.body) else {
@@ -546,7 +548,10 @@ impl Run<'_> {
         let Some(b) = self.b.as_mut() else {
             return; // B refused the scenario: nothing to compare
         };
-        let linked_b = b.decide_linked(decision, dice, body.by.as_deref(), recorded.as_deref());
+        let linked_b = match decided_b {
+            Some(decided) => decided,
+            None => b.decide_linked(decision, dice, body.by.as_deref(), recorded.as_deref()),
+        };
         let sees = self.observer.sees_decisions();
         // A decides as the proof did: B is compared with what the proof
         // expects, and when they are the same (nearly every decision of a
@@ -786,17 +791,14 @@ impl<'o> Diff<'o> {
             return true;
         }
         // A decision the proof takes from its line is compared as a pushed one is.
-        match self.proof.take_decision(line, link, read) {
-            Some(body) if self.run.decision_as_proven(&self.proof, body) => true,
-            Some(body) => {
-                let game = self.proof.game();
-                let body = serde_json::from_slice(body).expect("the proof read this body");
-                let event = Event { seq: game.seq(), kind: Kind::Decision, body, hash: game.head() };
-                self.run.decision(&self.proof, &event);
-                true
-            }
-            None => false,
+        let Some(body) = self.proof.take_decision(line, link, read) else { return false };
+        if let Err(decided_b) = self.run.decision_as_proven(&self.proof, body) {
+            let game = self.proof.game();
+            let body = serde_json::from_slice(body).expect("the proof read this body");
+            let event = Event { seq: game.seq(), kind: Kind::Decision, body, hash: game.head() };
+            self.run.decision(&self.proof, &event, decided_b);
         }
+        true
     }
 
     /// How the record's ruleset reads a decision's text on no state, for a
@@ -809,7 +811,7 @@ impl<'o> Diff<'o> {
     pub fn push(&mut self, event: &Event) -> Result<(), DiffError> {
         self.proof.push(event).map_err(DiffError::Unproven)?;
         if event.kind == Kind::Decision {
-            self.run.decision(&self.proof, event);
+            self.run.decision(&self.proof, event, None);
         }
         Ok(())
     }
