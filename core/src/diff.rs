@@ -416,6 +416,15 @@ struct Run<'o> {
     observer: &'o mut dyn Observer,
 }
 
+/// What [`Run::decision_as_proven`] did with a decision.
+enum AsProven {
+    /// B folded it in.
+    Taken,
+    /// It is left for [`Run::decision`], with what B made of it if B
+    /// decided it.
+    Left(Option<Result<Linked, Refusal>>),
+}
+
 /// Folds what each version decided into its game, and says how the two
 /// compare (`facts_differ`: both decided, with other rolls or facts): the
 /// states are read (and compared by their changes) only when the rolls and
@@ -509,21 +518,21 @@ impl Run<'_> {
     /// otherwise: the decision is compared from its event
     /// ([`Run::decision`]), and what B made of it, if B decided it, is
     /// handed back for that (it is what B decides from the event).
-    fn decision_as_proven(&mut self, proof: &Verifier, body: &[u8]) -> Result<(), Option<Result<Linked, Refusal>>> {
+    fn decision_as_proven(&mut self, proof: &Verifier, body: &[u8]) -> AsProven {
         if !self.a_is_proven || self.observer.sees_decisions() {
-            return Err(None);
+            return AsProven::Left(None);
         }
         // Kept only when it brought no dice (an open game's decision brings
         // none: the proof refuses any).
-        let (Some(b), Some((kept, by))) = (self.b.as_ref(), proof.kept_decision()) else { return Err(None) };
+        let (Some(b), Some((kept, by))) = (self.b.as_ref(), proof.kept_decision()) else { return AsProven::Left(None) };
         let linked = match b.decide_linked_kept(kept, body, proof.game().decisions(), by) {
             Some(Ok(linked)) if linked.rolls_and_facts().eq(proof.expected()) => linked,
-            decided => return Err(decided),
+            decided => return AsProven::Left(decided),
         };
         self.settle_pending(proof.game().turn());
         self.report.decisions += 1;
         self.b.as_mut().expect("decided above").adopt_linked(linked);
-        Ok(())
+        AsProven::Taken
     }
 
     /// A decision of the record, just proven and folded into the proof's
@@ -792,7 +801,7 @@ impl<'o> Diff<'o> {
         }
         // A decision the proof takes from its line is compared as a pushed one is.
         let Some(body) = self.proof.take_decision(line, link, read) else { return false };
-        if let Err(decided_b) = self.run.decision_as_proven(&self.proof, body) {
+        if let AsProven::Left(decided_b) = self.run.decision_as_proven(&self.proof, body) {
             let game = self.proof.game();
             let body = serde_json::from_slice(body).expect("the proof read this body");
             let event = Event { seq: game.seq(), kind: Kind::Decision, body, hash: game.head() };
