@@ -274,6 +274,59 @@ fn a_record_file_takes_every_position_its_stored_game_takes() {
     }
 }
 
+/// `verify` of several targets, as a league checks a season's records:
+/// each report as one target's would be, then a tally; the exit code is the
+/// worst (2 for a target that is not a record, 1 for a record that fails,
+/// else 0), and every target is verified whatever comes before it. With
+/// `--json`, one document lists each record's. `--expect-head` names one
+/// record's head: with several targets it is refused, exit 2.
+#[test]
+fn verify_takes_several_targets_and_exits_with_the_worst() {
+    let s = Store::new();
+    s.rally();
+    let good = s.path_text("rally.jsonl");
+    s.ok(&["export", "rally", "--output", &good]);
+    let bad = s.path_text("bad.jsonl");
+    let text = std::fs::read_to_string(&good).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(5);
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let missing = s.path_text("missing.jsonl");
+
+    let alone = s.ok(&["verify", &good]);
+    let both = s.ok(&["verify", &good, "rally"]);
+    assert!(both.starts_with(&alone), "{both}");
+    assert!(both.ends_with("\n2 records: 2 proven\n"), "{both}");
+
+    let out = s.run(&["verify", &bad, &good]);
+    failed_with(&out, 1, "verification FAILED for");
+    assert!(stdout(&out).contains(&format!("verified {good}")), "the record after a failing one is verified");
+    assert!(stdout(&out).ends_with(&format!("2 records: 1 proven, 1 FAILED ({bad})\n")), "{}", stdout(&out));
+
+    let out = s.run(&["verify", &missing, &bad, "rally"]);
+    failed_with(&out, 2, &format!("error: {missing}: no such record file"));
+    assert!(stdout(&out).contains("verified rally"), "{}", stdout(&out));
+    let tally = format!("3 records: 1 proven, 1 FAILED ({bad}), 1 not read ({missing})\n");
+    assert!(stdout(&out).ends_with(&tally), "{}", stdout(&out));
+
+    let out = s.run(&["verify", "--json", &good, &missing, &bad]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let doc = json_of(&out);
+    assert_eq!(doc["ok"], false);
+    let records = doc["records"].as_array().unwrap();
+    assert_eq!(records.len(), 3, "{doc}");
+    assert_eq!(records[0], json_of(&s.run(&["verify", "--json", &good])), "each record's document as alone");
+    assert_eq!(records[1]["error"]["exit"], 2, "{doc}");
+    assert_eq!((records[2]["ok"].clone(), records[2]["target"].as_str()), (Value::Bool(false), Some(bad.as_str())));
+    assert_eq!(json_of(&s.run(&["verify", "--json", &good, "rally"]))["ok"], true);
+
+    let head = json_of(&s.run(&["verify", "--json", &good]))["head"].as_str().unwrap().to_string();
+    s.ok(&["verify", &good, "--expect-head", &head]);
+    let out = s.run(&["verify", &good, "rally", "--expect-head", &head]);
+    failed_with(&out, 2, "--expect-head: it names one record's head, and 2 targets were given");
+    assert_eq!(stdout(&out), "", "nothing is verified");
+}
+
 /// The Combat HQ diff labels each divergence with the turn the narrative
 /// puts its decision in: the decision that begins turn 1 is in turn 1 (it
 /// said turn 0).

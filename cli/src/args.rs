@@ -127,14 +127,15 @@ pub enum Command {
         #[command(flatten)]
         position: crate::position::PositionArgs,
     },
-    /// Verify a stored game or a record file: seeds, legality, facts and chain.
+    /// Verify stored games or record files: seeds, legality, facts and chain.
     #[command(
-        after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…\n  rollcall verify http://club.example:7878/games/friday/record"
+        after_help = "Example:\n  rollcall verify rally\n  rollcall verify rally.jsonl --expect-head 3f2a…\n  rollcall verify http://club.example:7878/games/friday/record\n  rollcall verify season/*.jsonl\n\nWith several targets, each is verified in turn, and a tally ends the report (with --json, one document: {\"ok\", \"records\": [each record's document]}).\nExit 0 when every record is proven, 1 when one fails, 2 when a target cannot be read as a record (its error is printed in its place, and the others are still verified)."
     )]
     Verify {
-        /// A game id in the store, a record file (.jsonl), or a record's URL on a dice server.
-        target: String,
-        /// Also demand that the record ends at this head hash.
+        /// A game id in the store, a record file (.jsonl), or a record's URL on a dice server; several are verified in turn.
+        #[arg(required = true, value_name = "TARGET")]
+        targets: Vec<String>,
+        /// Also demand that the record ends at this head hash (one target only).
         #[arg(long, value_name = "HASH")]
         expect_head: Option<String>,
     },

@@ -56,7 +56,7 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
                 replay(cx, &game, step, position.position(to))
             }
         }
-        Command::Verify { target, expect_head } => Ok(output::print(&verify(cx, &target, expect_head)?, mode)),
+        Command::Verify { targets, expect_head } => verify_each_target(cx, &targets, expect_head),
         Command::Diff(args) => crate::diff::run(cx, &args),
         Command::Simulate(args) => crate::simulate::run(&args, mode),
         Command::Impact(args) => crate::impact::run(cx, &args),
@@ -652,6 +652,82 @@ impl Report for VerifyReport {
     fn code(&self) -> ExitCode {
         ExitCode::from(if self.outcome.is_ok() { 0 } else { 1 })
     }
+}
+
+/// `rollcall verify TARGET...`. One target prints its report (or fails
+/// with its error, exit 2). Several are verified in turn: each report
+/// printed as it comes (a target that cannot be read as a record prints its
+/// error in its place, and the next is verified), then a tally; with
+/// `--json`, one document listing each record's. The exit code is the
+/// worst: 2 when a target could not be read, else 1 when a record failed.
+fn verify_each_target(cx: &Checked, targets: &[String], expect_head: Option<String>) -> Result<ExitCode, Fail> {
+    if let [target] = targets {
+        return Ok(output::print(&verify(cx, target, expect_head)?, cx.mode));
+    }
+    if expect_head.is_some() {
+        return Err(fail!(
+            "--expect-head: it names one record's head, and {} targets were given: verify that record alone",
+            targets.len()
+        ));
+    }
+    let (mut failed, mut unreadable, mut records) = (Vec::new(), Vec::new(), Vec::new());
+    // Reports printed so far: each after the first, and the tally, follows a blank line.
+    let mut printed = 0;
+    for target in targets {
+        match verify(cx, target, None) {
+            Ok(report) => {
+                if report.outcome.is_err() {
+                    failed.push(target.as_str());
+                }
+                match cx.mode {
+                    Mode::Text => {
+                        if printed > 0 {
+                            say!();
+                        }
+                        output::print(&report, Mode::Text);
+                        printed += 1;
+                    }
+                    Mode::Json => records.push(report.json()),
+                }
+            }
+            Err(e) => {
+                // Named, unless the error names it already.
+                let message = match e.message() {
+                    m if m.contains(target.as_str()) => m,
+                    m => format!("{target}: {m}"),
+                };
+                eprintln!("error: {}", rollcall_core::text::escape_lines(&message));
+                if cx.mode == Mode::Json {
+                    records.push(json!({"ok": false, "target": target, "error": {"kind": "input", "exit": crate::exit::INPUT, "message": message}}));
+                }
+                unreadable.push(target.as_str());
+            }
+        }
+    }
+    let proven = targets.len() - failed.len() - unreadable.len();
+    let mut tally = format!("{} records: {proven} proven", targets.len());
+    if !failed.is_empty() {
+        tally += &format!(", {} FAILED ({})", failed.len(), failed.join(", "));
+    }
+    if !unreadable.is_empty() {
+        tally += &format!(", {} not read ({})", unreadable.len(), unreadable.join(", "));
+    }
+    let all = failed.is_empty() && unreadable.is_empty();
+    match cx.mode {
+        Mode::Text => {
+            if printed > 0 {
+                say!();
+            }
+            crate::colour::say(&tally, if all { Verdict::Good } else { Verdict::Bad })
+        }
+        Mode::Json => output::print_json(&json!({"ok": all, "records": records})),
+    }
+    let code = match (unreadable.is_empty(), failed.is_empty()) {
+        (false, _) => crate::exit::INPUT,
+        (true, false) => crate::exit::FAILED,
+        (true, true) => 0,
+    };
+    Ok(ExitCode::from(code))
 }
 
 fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<VerifyReport, Fail> {
