@@ -612,21 +612,7 @@ impl Run<'_> {
         }
         // A's game is at hand whenever the versions part.
         let Some(a) = a else { return };
-        let keep = match verdict {
-            Verdict::Agree => false,
-            Verdict::Reasoning => {
-                report.reasoning_only += 1;
-                self.all || report.reasoning.len() < REASONING_KEPT
-            }
-            Verdict::Outcome => {
-                report.divergent += 1;
-                if report.at_first.is_none() {
-                    report.at_first = Some((a.render(), b.render()));
-                }
-                self.all || report.divergences.is_empty()
-            }
-        };
-        if keep {
+        if report.count(verdict, self.all, || (a.render(), b.render())) {
             let divergence = Divergence {
                 seq: event.seq,
                 number: body.number,
@@ -639,6 +625,30 @@ impl Run<'_> {
             let list = if reasoning { &mut report.reasoning } else { &mut report.divergences };
             list.push(divergence);
             self.pending.push((reasoning, list.len() - 1));
+        }
+    }
+}
+
+impl Report {
+    /// Counts a decision the versions decided as `verdict` says, and
+    /// whether its divergence is kept: every one with `all`, else the
+    /// first in outcome and the first [`REASONING_KEPT`] in reasoning. The
+    /// games just after the first divergence in outcome are rendered then
+    /// (`at_first`).
+    fn count(&mut self, verdict: Verdict, all: bool, at_first: impl FnOnce() -> (String, String)) -> bool {
+        match verdict {
+            Verdict::Agree => false,
+            Verdict::Reasoning => {
+                self.reasoning_only += 1;
+                all || self.reasoning.len() < REASONING_KEPT
+            }
+            Verdict::Outcome => {
+                self.divergent += 1;
+                if self.at_first.is_none() {
+                    self.at_first = Some(at_first());
+                }
+                all || self.divergences.is_empty()
+            }
         }
     }
 }
