@@ -1553,8 +1553,8 @@ impl Verifier {
 
     /// The decision [`Verifier::take_decision`] last took, as read and
     /// checked, with who made it (its `by`), when it was read from its text,
-    /// brought no dice, has no `null` member, and decisions are kept. Its number is the proven
-    /// game's count of decisions.
+    /// brought no dice, has no `null` member, and decisions are kept. Its
+    /// number is the proven game's count of decisions.
     pub(crate) fn kept_decision(&self) -> Option<(&KeptDecision, Option<&str>)> {
         self.kept.as_ref().map(|(kept, by)| (kept, by.as_deref()))
     }
