@@ -229,6 +229,8 @@ fn fold_file(
     let id = header.game.clone();
     let opened = Game::open(header).map_err(|e| OpenGameError::Header(id.clone(), e));
     let mut game = opened.map_err(|e| open_failed(target, e))?;
+    // The fold reads no decision itself: its reader proves their bodies.
+    events.scan_decisions();
     while until.is_none_or(|until| game.seq() < until) {
         let decisions = game.decisions();
         let Some(read) = events.next_taking(|line, proof, _| game.apply_line_proven(line, proof)) else { break };

@@ -461,6 +461,8 @@ pub struct LinkProof {
     hash: Digest,
     /// Where the line's hash member starts.
     at: usize,
+    /// The body was proved canonical with the link ([`LinkChain::scanning_decisions`]).
+    canonical: bool,
 }
 
 impl LinkProof {
@@ -474,6 +476,7 @@ impl LinkProof {
             from: *previous,
             hash: parts.hash,
             at,
+            canonical: false,
         })
     }
 
@@ -492,7 +495,7 @@ impl LinkProof {
         if self.from != *head {
             return None;
         }
-        split_at(line, self.at, self.hash).filter(|parts| canon::is_canonical_bytes(parts.body))
+        split_at(line, self.at, self.hash).filter(|parts| self.canonical || canon::is_canonical_bytes(parts.body))
     }
 }
 
@@ -504,17 +507,30 @@ impl LinkProof {
 #[derive(Debug, Clone)]
 pub struct LinkChain {
     head: Option<Digest>,
+    scans_decisions: bool,
 }
 
 impl LinkChain {
     /// A chain starting from the header line as read.
     pub fn new(header_line: &[u8]) -> LinkChain {
-        LinkChain { head: Some(Digest::of(header_line)) }
+        LinkChain { head: Some(Digest::of(header_line)), scans_decisions: false }
+    }
+
+    /// This chain, proving each decision line's body canonical too, so
+    /// that the fold need not scan it: for a fold that reads no decision
+    /// itself (`state FILE`), whose thread is then the busier of the two.
+    pub fn scanning_decisions(self) -> LinkChain {
+        LinkChain { scans_decisions: true, ..self }
     }
 
     /// The proof of the next line, if the chain still holds and it is proven.
     pub fn prove(&mut self, line: &[u8]) -> Option<LinkProof> {
-        let proof = self.head.and_then(|head| LinkProof::of(&head, line));
+        let mut proof = self.head.and_then(|head| LinkProof::of(&head, line));
+        if let Some(p) = proof.as_mut().filter(|_| self.scans_decisions) {
+            let body =
+                split_at(line, p.at, p.hash).filter(|parts| parts.kind == Kind::Decision).map(|parts| parts.body);
+            p.canonical = body.is_some_and(canon::is_canonical_bytes);
+        }
         self.head = proof.map(|p| p.hash);
         proof
     }

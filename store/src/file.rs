@@ -168,6 +168,17 @@ impl Events {
             *decisions = Some(reader);
         }
     }
+
+    /// Has the reader ahead prove each decision line's body canonical too
+    /// ([`LinkChain::scanning_decisions`]): for a fold that reads no
+    /// decision itself (`state`, `replay` and `log` of a file), so that
+    /// the two threads share its work about evenly. Before the first line
+    /// is read; afterwards, and without proofs, it changes nothing.
+    pub fn scan_decisions(&mut self) {
+        if let Ahead::Waiting { chain: chain @ Some(_), .. } = &mut self.ahead {
+            *chain = chain.take().map(LinkChain::scanning_decisions);
+        }
+    }
 }
 
 impl Events {
@@ -701,7 +712,8 @@ mod tests {
 
     /// What verify and `state` make of the file (each outcome, or its
     /// error, spelt out), and what was normalised: the reader's proofs on
-    /// or off.
+    /// or off (and with them, verify's decisions read ahead and `state`'s
+    /// decision bodies scanned ahead).
     fn outcomes(path: &Path, prove: bool) -> String {
         let verified = read_proving(path, prove).map(|(header, mut events)| {
             let verified = verify(&header, &mut events, || {}).map(|v| format!("{:?} {:?}", v.head, v.turn));
@@ -709,6 +721,8 @@ mod tests {
         });
         let folded = read_proving(path, prove).and_then(|(header, mut events)| {
             let mut game = Game::open(header).map_err(|e| io(path, e))?;
+            // As `state FILE` folds it.
+            events.scan_decisions();
             while let Some(read) = events.next_taking(|line, proof, _| game.apply_line_proven(line, proof)) {
                 if let Some(event) = read? {
                     game.apply(&event).map_err(|e| io(path, e))?;

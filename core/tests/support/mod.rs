@@ -138,8 +138,10 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
         replay(&header, lines.clone(), Some(None)),
         "replay, and replay taking lines unparsed, differ"
     );
-    let proven = replay(&header, lines, Some(Some(LinkChain::new(first))));
+    let proven = replay(&header, lines.clone(), Some(Some(LinkChain::new(first))));
     assert_eq!(replayed, proven, "replay, and replay taking lines with their links proven ahead, differ");
+    let scanned = replay(&header, lines, Some(Some(LinkChain::new(first).scanning_decisions())));
+    assert_eq!(replayed, scanned, "replay, and replay taking decisions' bodies proven canonical ahead, differ");
     parsed
 }
 
