@@ -87,7 +87,10 @@ fn diff_file(
 ) -> Result<DiffReport, DiffError> {
     let unobserved = &mut ();
     let mut diff = Diff::new(header, a, b, all, unobserved)?;
+    // diff's fold is the busier thread by far: its reader reads each
+    // decision, and proves each decision's body canonical too.
     events.read_decisions(diff.decision_reader());
+    events.scan_decisions();
     while let Some(read) = events.next_taking(|line, proof, read| diff.take_line_read(line, proof, read)) {
         match read {
             Ok(None) => {}

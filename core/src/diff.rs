@@ -1077,7 +1077,8 @@ mod tests {
 
     /// [`run`] as `diff FILE` runs: each event's line taken as read when it
     /// can be ([`Diff::take_line_read`]), else pushed; with `ahead`, its
-    /// link proven, and a decision read, ahead as the file's reader does.
+    /// link proven, and a decision read and its body scanned, ahead as the
+    /// file's reader does.
     fn run_lines(
         header: &Header,
         events: &[Event],
@@ -1088,7 +1089,7 @@ mod tests {
         let unobserved = &mut ();
         let mut diff = Diff::new(header, &header.rules, b, all, unobserved)?;
         let header_line = crate::record::encode_header(header).unwrap();
-        let mut chain = ahead.then(|| crate::record::LinkChain::new(header_line.as_bytes()));
+        let mut chain = ahead.then(|| crate::record::LinkChain::new(header_line.as_bytes()).scanning_decisions());
         let reader = diff.decision_reader();
         for event in events {
             let line = crate::record::encode_event(event).unwrap();

@@ -1508,7 +1508,7 @@ impl Verifier {
         check_decision_number(seen.number, game.decisions).ok()?;
         // Kept with the body it was read from, which another version writes
         // as it is: not a body with a `null` member that version leaves out.
-        let keeps = self.keeps_decisions && seen.dice.is_none() && !record::decision_has_null(line.body, seen.number);
+        let keeps = self.keeps_decisions && seen.dice.is_none() && !record::decision_has_null(line.body);
         let dice = match seen.dice {
             Some(_) => Some(serde_json::from_str::<TableDice>(canon::member_str(body, b"dice")?).ok()?),
             None => None,
