@@ -485,8 +485,13 @@ impl LinkProof {
     /// body canonical); `None` for any other line. The body is not proved
     /// canonical here: the fold does that, and reads the line itself if not.
     pub fn decision_text<'l>(&self, line: &'l [u8]) -> Option<&'l str> {
-        let parts = split_at(line, self.at, self.hash).filter(|parts| parts.kind == Kind::Decision)?;
-        canon::member_str(std::str::from_utf8(parts.body).ok()?, b"decision")
+        canon::member_str(std::str::from_utf8(self.decision_body(line)?).ok()?, b"decision")
+    }
+
+    /// The body of `line`, a decision line this proves, not yet proved
+    /// canonical; `None` for any other line.
+    fn decision_body<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
+        split_at(line, self.at, self.hash).filter(|parts| parts.kind == Kind::Decision).map(|parts| parts.body)
     }
 
     /// `line` split as [`split_line`] splits it, but not hashed, when this
@@ -527,9 +532,7 @@ impl LinkChain {
     pub fn prove(&mut self, line: &[u8]) -> Option<LinkProof> {
         let mut proof = self.head.and_then(|head| LinkProof::of(&head, line));
         if let Some(p) = proof.as_mut().filter(|_| self.scans_decisions) {
-            let body =
-                split_at(line, p.at, p.hash).filter(|parts| parts.kind == Kind::Decision).map(|parts| parts.body);
-            p.canonical = body.is_some_and(canon::is_canonical_bytes);
+            p.canonical = p.decision_body(line).is_some_and(canon::is_canonical_bytes);
         }
         self.head = proof.map(|p| p.hash);
         proof
