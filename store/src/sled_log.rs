@@ -970,6 +970,44 @@ mod tests {
         assert_eq!(read, events);
     }
 
+    /// A store written while sled compressed every message (made by
+    /// rollcall at aa198db: `run fixtures/leader-activation/casualties.json`,
+    /// then `export`) opens and reads its game back line for line as its
+    /// record; a new game is appended to it, as sled writes small messages
+    /// now (a zstd frame of one raw block, which that version never wrote:
+    /// its frame header descriptor is `0xA0`), and both read back after a
+    /// reopen.
+    #[test]
+    fn a_store_whose_every_message_was_compressed_reads_and_grows() {
+        const RAW_FRAME: &[u8] = &[0x28, 0xB5, 0x2F, 0xFD, 0xA0];
+        let raw_frames = |dir: &Path| {
+            let db = std::fs::read(dir.join("db")).unwrap();
+            db.windows(RAW_FRAME.len()).filter(|w| *w == RAW_FRAME).count()
+        };
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/compressed-2026-12-02");
+        let dir = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(data.join("store")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+        }
+        assert_eq!(raw_frames(dir.path()), 0, "the old store has no raw frame");
+        let record = std::fs::read_to_string(data.join("casualties.jsonl")).unwrap();
+        let expected: Vec<&str> = record.lines().skip(1).collect();
+        let log = SledLog::open(dir.path()).unwrap();
+        let read = |log: &SledLog, game: &str| log.lines(game, 1).unwrap().map(Result::unwrap).collect::<Vec<_>>();
+        assert_eq!(read(&log, "casualties"), expected);
+        log.create(&rally_script().header).unwrap();
+        let events = rally();
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        log.checkpoint(&mut log.lock_journal()).unwrap();
+        drop(log);
+        assert!(raw_frames(dir.path()) > 0, "small messages are written as raw frames");
+        let log = SledLog::open(dir.path()).unwrap();
+        assert_eq!(read(&log, "casualties"), expected);
+        let rally: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(rally, events);
+    }
+
     /// A store made in sled's own layout (every store made before the
     /// layout was chosen) is opened in it, written to and read, and keeps it.
     #[test]
