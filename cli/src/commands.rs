@@ -368,9 +368,8 @@ impl Report for Played<'_> {
 /// acknowledgement is printed.
 fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     let (db, mode) = (&cx.db, cx.mode);
-    use std::io::BufRead;
     let name = if source == "-" { "<stdin>".to_string() } else { source.to_string() };
-    let mut reader: Box<dyn BufRead> = if source == "-" {
+    let reader: Box<dyn std::io::BufRead> = if source == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
         Box::new(std::io::BufReader::new(std::fs::File::open(source).with_context(|| name.clone())?))
@@ -379,6 +378,64 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let mut stream = Stream::lines(mode);
+    let played = durable_apart(
+        || Ok(log.sync()?),
+        |ack: Acknowledged| stream.push(&ack),
+        |acknowledge| {
+            decide_stream(reader, &name, mode, &mut game, by.as_deref(), |line, expected, events| {
+                let head = log.append_deferred(id, expected, events)?;
+                Ok(acknowledge(Acknowledged { line, head }))
+            })
+        },
+    )?;
+    keep_snapshot(&log, id, &game);
+    Ok(played)
+}
+
+/// Runs `decide`, which writes each decision it decides to the store and
+/// hands its acknowledgement to the function it is given; each is made
+/// durable (`sync`) and acknowledged on a second thread, one sync each,
+/// in order, while `decide` reads and decides the next decision. So a
+/// stream's decisions cost a sync each, not a sync and a decision's work.
+/// Nothing is acknowledged before a sync that began after it was written:
+/// at the first failed sync the second thread stops, acknowledging nothing
+/// more, and `decide` is told to stop (the function returns false). Every
+/// decision handed on is synced and acknowledged before `decide`'s own
+/// error, if any, is returned; a failed sync's error comes first.
+fn durable_apart<A: Send>(
+    sync: impl Fn() -> Result<(), Fail> + Sync,
+    mut acknowledge: impl FnMut(A) -> Result<(), Fail> + Send,
+    decide: impl FnOnce(&mut dyn FnMut(A) -> bool) -> Result<ExitCode, Fail>,
+) -> Result<ExitCode, Fail> {
+    std::thread::scope(|scope| {
+        // One waiting: the decision after it is decided while one syncs.
+        let (written, to_sync) = std::sync::mpsc::sync_channel::<A>(1);
+        let sync = &sync;
+        let syncer = scope.spawn(move || -> Result<(), Fail> {
+            for ack in to_sync {
+                sync()?;
+                acknowledge(ack)?;
+            }
+            Ok(())
+        });
+        let decided = decide(&mut |ack| written.send(ack).is_ok());
+        drop(written);
+        syncer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        decided
+    })
+}
+
+/// The decisions of a `play --stream` source, one a line: each read,
+/// decided on `game`, and handed to `append` with its line number, the head
+/// it follows and its events; `append` says whether the stream goes on.
+fn decide_stream(
+    mut reader: Box<dyn std::io::BufRead>,
+    name: &str,
+    mode: Mode,
+    game: &mut Game,
+    by: Option<&str>,
+    mut append: impl FnMut(usize, &Digest, &[Event]) -> Result<bool, Fail>,
+) -> Result<ExitCode, Fail> {
     let mut offset = 0u64;
     let mut bytes = Vec::new();
     for i in 0.. {
@@ -389,25 +446,25 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
         }
         let start = offset;
         offset += n as u64;
-        let line = strict::utf8_from(&bytes, i + 1, start).map_err(|e| Fail::msg(e.in_file(&name)))?;
+        let line = strict::utf8_from(&bytes, i + 1, start).map_err(|e| Fail::msg(e.in_file(name)))?;
         if line.trim().is_empty() {
             continue;
         }
         let at = |field: &str| format!("{name}:{}: {}", i + 1, if field.is_empty() { "$" } else { field });
         let value: Value = strict::parse(line.trim_end().as_bytes()).map_err(|e| {
             let e = strict::StrictError { line: i + 1, ..e };
-            Fail::msg(e.in_file(&name))
+            Fail::msg(e.in_file(name))
         })?;
         let (decision, dice) = split_dice(value).map_err(|(f, m)| fail!("{}: {m}", at(&f)))?;
         let expected = game.head();
-        let events = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
+        let events = match game.play_as(&decision, dice.as_ref(), by) {
             Ok(events) => events,
             Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode),
         };
-        let head = log.append(id, &expected, &events)?;
-        stream.push(&Acknowledged { line: i + 1, head })?;
+        if !append(i + 1, &expected, &events)? {
+            break;
+        }
     }
-    keep_snapshot(&log, id, &game);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -1235,5 +1292,115 @@ mod tests {
                 assert_eq!(format!("{a:?}"), format!("{b:?}"), "line {i}");
             }
         }
+    }
+
+    /// What `durable_apart` did, in order: `append N`, `sync N`, `ack N`.
+    struct Trace(std::sync::Mutex<Vec<(&'static str, usize)>>);
+
+    impl Trace {
+        fn push(&self, what: &'static str, n: usize) {
+            self.0.lock().unwrap().push((what, n));
+        }
+
+        /// Checks that every acknowledgement follows a sync of its own that
+        /// began after its decision was written, and returns the decisions
+        /// acknowledged, in order.
+        fn acknowledged(self) -> Vec<usize> {
+            let steps = self.0.into_inner().unwrap();
+            let mut acked = Vec::new();
+            // Where the last sync given to an acknowledgement is.
+            let mut last_sync = None;
+            for (at, &(what, n)) in steps.iter().enumerate() {
+                if what != "ack" {
+                    continue;
+                }
+                let written =
+                    steps.iter().position(|&s| s == ("append", n)).expect("acknowledged after it was written");
+                let from = last_sync.map_or(written, |s: usize| s.max(written)) + 1;
+                let sync = (from..at).find(|&k| steps[k].0 == "sync");
+                assert!(sync.is_some(), "ack {n} has no sync of its own after it was written: {steps:?}");
+                last_sync = sync;
+                acked.push(n);
+            }
+            acked
+        }
+    }
+
+    /// Given a stream of ten decisions, when each is handed on, then each
+    /// is synced and acknowledged in order, one sync each, after it was
+    /// written; given the fourth sync fails, then the first three are
+    /// acknowledged, no other, the stream is told to stop, and the sync's
+    /// error is returned.
+    #[test]
+    fn each_decision_is_acknowledged_after_a_sync_of_its_own_and_none_after_a_failed_one() {
+        for failing in [None, Some(4)] {
+            let trace = Trace(std::sync::Mutex::new(Vec::new()));
+            let syncs = std::sync::atomic::AtomicUsize::new(0);
+            let result = durable_apart(
+                || {
+                    let n = syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                    trace.push("sync", n);
+                    if Some(n) == failing {
+                        return Err(fail!("the disk is gone"));
+                    }
+                    Ok(())
+                },
+                |n: usize| {
+                    trace.push("ack", n);
+                    Ok(())
+                },
+                |acknowledge| {
+                    for n in 1..=10 {
+                        trace.push("append", n);
+                        if !acknowledge(n) {
+                            assert!(failing.is_some(), "told to stop only after a failed sync");
+                            break;
+                        }
+                    }
+                    Ok(ExitCode::SUCCESS)
+                },
+            );
+            let synced = syncs.into_inner();
+            match failing {
+                None => {
+                    assert!(result.is_ok());
+                    assert_eq!(synced, 10, "one sync a decision");
+                    assert_eq!(trace.acknowledged(), (1..=10).collect::<Vec<_>>());
+                }
+                Some(k) => {
+                    assert!(result.unwrap_err().to_string().contains("the disk is gone"));
+                    assert_eq!(synced, k, "no sync after the failed one");
+                    assert_eq!(trace.acknowledged(), (1..k).collect::<Vec<_>>());
+                }
+            }
+        }
+    }
+
+    /// Given a stream whose fourth line is bad, when it stops there, then
+    /// the three decisions before it are synced and acknowledged before its
+    /// error is returned.
+    #[test]
+    fn a_stream_that_fails_part_way_acknowledges_what_it_wrote_first() {
+        let trace = Trace(std::sync::Mutex::new(Vec::new()));
+        let syncs = std::sync::atomic::AtomicUsize::new(0);
+        let result = durable_apart(
+            || {
+                trace.push("sync", syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
+                Ok(())
+            },
+            |n: usize| {
+                trace.push("ack", n);
+                Ok(())
+            },
+            |acknowledge| {
+                for n in 1..=3 {
+                    trace.push("append", n);
+                    assert!(acknowledge(n));
+                }
+                Err(fail!("line 4: not JSON"))
+            },
+        );
+        assert!(result.unwrap_err().to_string().contains("line 4"));
+        assert_eq!(trace.acknowledged(), vec![1, 2, 3]);
     }
 }
