@@ -298,6 +298,7 @@ fn main() {
     }
 
     phoenix_command(dir.path(), db, keep.as_deref());
+    golden_check(dir.path());
 
     // play of one decision on a stored game: a short game beside the long one.
     let short = script(100).to_string();
@@ -418,6 +419,49 @@ fn phoenix_command(dir: &std::path::Path, db: &str, keep: Option<&str>) {
     );
     goal("verify phoenix-command files", events as f64 / took, events as f64 / reference, 0.5, "events/s");
     goal_abs("verify phoenix-command files", events as f64 / took, 400_000.0, true, "events/s");
+}
+
+/// `golden check` of 1,000 games of 2,000 events (issue 12: < 5 s): one
+/// generated leader-activation script of at least 2,000 events, kept 1,000
+/// times under `golden/`, blessed once, then checked (the median of three
+/// runs): each fixture is parsed, played, verified and narrated, and its
+/// outputs compared with the files beside it. The reference is the least of
+/// that work, in this process: each game parsed and played, one at a time.
+fn golden_check(dir: &std::path::Path) {
+    let (games, least) = (1_000, 2_000);
+    let mut n = least * 10 / 22;
+    let (text, events) = loop {
+        let text = script(n).to_string();
+        let mut events = 0usize;
+        Script::parse(&text, "bench").unwrap().play(|_, _| events += 1).unwrap();
+        if events >= least {
+            break (text, events);
+        }
+        n += 10;
+    };
+    let gold = dir.join("golden/leader-activation");
+    std::fs::create_dir_all(&gold).unwrap();
+    for i in 0..games {
+        std::fs::write(gold.join(format!("g{i:04}.json")), &text).unwrap();
+    }
+    let (gold, db) = (gold.to_str().unwrap(), dir.join("golden-db"));
+    child(&["--db", db.to_str().unwrap(), "golden", "bless", gold], None);
+    let (t, rss, out) = median_child(&["--db", db.to_str().unwrap(), "golden", "check", gold], None);
+    assert!(out.contains(&format!("{games} fixtures match")), "every fixture matches: {out}");
+    let start = Instant::now();
+    for _ in 0..games {
+        Script::parse(&text, "bench").unwrap().play(|_, _| {}).unwrap();
+    }
+    let reference = start.elapsed().as_secs_f64();
+    println!(
+        "\ngolden check: {games} fixtures of {n} decisions, {events} events each ({:.1} M events)\n  \
+         golden check                {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  (median of 3)\n  \
+         parse and play, one core, in this process: {reference:.2} s ({:.2}× the check's time)",
+        (games * events) as f64 / 1e6,
+        (games * events) as f64 / t,
+        reference / t
+    );
+    goal_abs("golden check, 1,000 games x 2,000 events", t, 5.0, false, "s");
 }
 
 /// Prints a figure beside a reference measured in this run, their ratio, and
