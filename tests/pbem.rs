@@ -228,6 +228,28 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Given Jerry's store, which plays axis, when it is copied (`store copy`)
+/// into a new store, then the copy plays axis too: it refuses allies'
+/// decisions as the store does, and Jerry goes on with the game from it,
+/// his next turn taken by Tom.
+#[test]
+fn a_store_copied_keeps_the_side_it_plays_and_goes_on_with_the_game() {
+    let (tom, jerry, _) = first_turn();
+    jerry.ok(&["turn", "apply", &tom.path("turn-1.txt")]);
+    let copy = Player { dir: tempfile::tempdir().unwrap(), side: "axis" };
+    std::fs::copy(jerry.key(), copy.key()).unwrap();
+    let out = jerry.run(&["store", "copy", "--from", &jerry.db(), "--to", &copy.db()]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    for p in [&jerry, &copy] {
+        let out = p.run(&["play", "friday", &example("allies-2.json")]);
+        refused_with(&out, 3, "this decision is allies' to make, not axis'");
+    }
+    let t2 = copy.turn("axis-1.json", "turn-2.txt");
+    let out = tom.apply("turn-2.txt", &t2);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(tom.head(), copy.head());
+}
+
 /// Tom's first turn (with the header), not yet applied by Jerry.
 fn first_turn() -> (Player, Player, String) {
     let (tom, jerry) = handshake();

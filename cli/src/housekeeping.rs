@@ -14,23 +14,16 @@ use crate::store::{self, Context, Fail};
 /// and `serve::service`, which own their keys): removed with the game, so
 /// that a later game under the same id does not inherit them.
 fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
-    let exact = [
-        format!("side/{game}"),
-        format!("acked/{game}"),
-        format!("handshake/{game}"),
-        format!("serve/waiting/{game}"),
-        format!("serve/ended/{game}"),
-        rollcall_core::log::snapshot_note(game),
-    ];
-    let mut keys = Vec::new();
+    let mut keys: Vec<String> =
+        rollcall_core::pbem::exchange::notes(log, game)?.into_iter().map(|(key, _)| key).collect();
+    let exact =
+        [format!("serve/waiting/{game}"), format!("serve/ended/{game}"), rollcall_core::log::snapshot_note(game)];
     for key in exact {
         if log.note(&key)?.is_some() {
             keys.push(key);
         }
     }
-    for prefix in [format!("fork/{game}/"), format!("serve/token/{game}/")] {
-        keys.extend(log.notes(&prefix)?.into_iter().map(|(k, _)| k));
-    }
+    keys.extend(log.notes(&format!("serve/token/{game}/"))?.into_iter().map(|(k, _)| k));
     Ok(keys)
 }
 

@@ -360,6 +360,19 @@ fn carry_sealed(
     crate::serve::service::carry_sealed(source, target, header).map_err(|m| fail!("its server's secrets: {m}"))
 }
 
+/// The notes the source keeps on a play-by-email game (the side it plays,
+/// the head the opponent acknowledged, the handshake, forks kept as
+/// evidence), into the target. A note the target holds already under the
+/// same key with another value is refused: the game is not copied.
+fn carry_notes(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<(), Fail> {
+    for (key, value) in rollcall_core::pbem::exchange::notes(source, id)? {
+        if !target.swap_note(&key, None, Some(&value))? && target.note(&key)?.as_deref() != Some(&value[..]) {
+            return Err(fail!("the target keeps another note {key:?} on this game: nothing was copied"));
+        }
+    }
+    Ok(())
+}
+
 fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<Copied, Fail> {
     use rollcall_core::record::Kind;
     let header = source.header(id)?;
@@ -404,8 +417,10 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
         ));
     }
     creation.push(unit)?;
-    // Before the game shows in the target: a server there finds it whole.
+    // Before the game shows in the target: a server there finds it whole,
+    // and a player goes on with it as the side he plays.
     carry_sealed(source, target, &header)?;
+    carry_notes(source, target, id)?;
     creation.commit()?;
     let copy = rollcall_core::log::open_game(target, id, None)?;
     if copy.head() != head.hash {

@@ -88,6 +88,21 @@ fn fork_prefix(game: &str) -> String {
     format!("fork/{game}/")
 }
 
+/// The notes this store keeps on `game` for play by email, by key: the side
+/// it plays, the head its opponent acknowledged, the handshake, and the
+/// forks it keeps as evidence. They go with the game: removed with it
+/// (`games rm`), carried with it into another store (`store copy`).
+pub fn notes(log: &dyn EventLog, game: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
+    let mut notes = Vec::new();
+    for key in [side_note(game), acked_note(game), handshake_note(game)] {
+        if let Some(value) = log.note(&key)? {
+            notes.push((key, value));
+        }
+    }
+    notes.extend(log.notes(&fork_prefix(game))?);
+    Ok(notes)
+}
+
 /// The side this store plays in `game`, if any.
 pub fn local_side(log: &dyn EventLog, game: &str) -> Result<Option<String>, LogError> {
     Ok(log.note(&side_note(game))?.map(|v| String::from_utf8_lossy(&v).into_owned()))
