@@ -408,11 +408,15 @@ pub(crate) fn split_line(line: &[u8]) -> Option<LineParts<'_>> {
 fn split_shape(line: &[u8]) -> Option<LineParts<'_>> {
     // After the hash come only the kind and the seq, `","kind":"…","seq":N}`
     // with two commas, so the third comma from the end starts the line's own
-    // hash member (a body's key `hash` would come before it).
+    // hash member (a body's key `hash` would come before it). Its 64 digits
+    // and closing quote hold no comma: it starts 74 bytes before the second
+    // comma from the end, or the line is not an event's (the digits and the
+    // members after them are checked below).
     let mut at = line.len();
-    for _ in 0..3 {
+    for _ in 0..2 {
         at = line[..at].iter().rposition(|&c| c == b',')?;
     }
+    at = at.checked_sub(HASH_MEMBER.len() + 65)?;
     if !line[at..].starts_with(HASH_MEMBER) {
         return None;
     }
