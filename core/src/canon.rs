@@ -201,6 +201,11 @@ fn scan_literal(b: &[u8], at: &mut usize, word: &[u8]) -> bool {
 /// Members with keys in strictly increasing byte order (so no key twice),
 /// no whitespace.
 fn scan_object(b: &[u8], at: &mut usize, depth: usize) -> bool {
+    scan_object_with(b, at, depth, |_, _| {})
+}
+
+/// [`scan_object`], handing each member's key and value text to `member`.
+fn scan_object_with<'b>(b: &'b [u8], at: &mut usize, depth: usize, mut member: impl FnMut(&'b [u8], &'b [u8])) -> bool {
     let mut previous: Option<&[u8]> = None;
     scan_items(b, at, b'}', |b, at| {
         // A key with an escape sorts by what it unescapes to: the slow way.
@@ -210,8 +215,21 @@ fn scan_object(b: &[u8], at: &mut usize, depth: usize) -> bool {
         }
         previous = Some(key);
         *at += 1;
-        scan_value(b, at, depth + 1)
+        let start = *at;
+        let scanned = scan_value(b, at, depth + 1);
+        if scanned {
+            member(key, &b[start..*at]);
+        }
+        scanned
     })
+}
+
+/// [`is_canonical_bytes`] for an object, handing each of its own members'
+/// key and value text to `member` as the scan goes (all of them only if
+/// the object is canonical).
+pub(crate) fn scan_members<'b>(object: &'b [u8], member: impl FnMut(&'b [u8], &'b [u8])) -> bool {
+    let mut at = 0;
+    object.first() == Some(&b'{') && scan_object_with(object, &mut at, 0, member) && at == object.len()
 }
 
 fn scan_array(b: &[u8], at: &mut usize, depth: usize) -> bool {

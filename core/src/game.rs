@@ -570,17 +570,27 @@ impl Game {
     /// [`Game::apply_line`], given what a reader ahead proved of the line
     /// ([`LinkProof`]): a line proven from this game's head is neither
     /// hashed nor scanned again.
-    pub fn apply_line_proven(&mut self, line: &[u8], proof: Option<&LinkProof>) -> bool {
-        let Some(line) = self.next_line(line, proof) else { return false };
+    pub fn apply_line_proven(&mut self, bytes: &[u8], proof: Option<&LinkProof>) -> bool {
+        // Read with the proof, which holds only from this head.
+        let seen = proof.and_then(|p| p.decision_seen(&self.head));
+        let Some(line) = self.next_line(bytes, proof) else { return false };
         // Read as text: serde then checks no string of it for UTF-8 again.
         let Ok(body) = std::str::from_utf8(line.body) else { return false };
         match line.kind {
             Kind::Decision => {
-                let Ok(body) = serde_json::from_str::<DecisionSeen>(body) else { return false };
-                if check_decision_number(body.number, self.decisions).is_err() {
+                let read;
+                let (number, by) = match seen {
+                    Some(seen) => (seen.number, seen.by(bytes)),
+                    None => {
+                        let Ok(body) = serde_json::from_str::<DecisionSeen>(body) else { return false };
+                        read = body;
+                        (read.number, read.by.as_deref())
+                    }
+                };
+                if check_decision_number(number, self.decisions).is_err() {
                     return false;
                 }
-                self.count_decision(body.number, body.by);
+                self.count_decision(number, by);
             }
             Kind::Roll => {
                 // As a roll line is read: its body's shape, and a die it names.
@@ -615,12 +625,12 @@ impl Game {
 
     /// A decision folded in: its number, and its side among those deciding
     /// since the last checkpoint.
-    fn count_decision(&mut self, number: u64, by: Option<String>) {
+    fn count_decision(&mut self, number: u64, by: Option<&str>) {
         self.decisions = number;
         self.turns.unsigned += 1;
         if let Some(by) = by {
-            if !self.turns.deciders.contains(&by) {
-                self.turns.deciders.push(by);
+            if !self.turns.deciders.iter().any(|d| d == by) {
+                self.turns.deciders.push(by.to_string());
             }
         }
     }
@@ -643,7 +653,7 @@ impl Game {
             Kind::Decision => {
                 let body = DecisionSeen::deserialize(&event.body).map_err(bad_body)?;
                 check_decision_number(body.number, self.decisions).map_err(fail)?;
-                self.count_decision(body.number, body.by);
+                self.count_decision(body.number, body.by.as_deref());
             }
             Kind::Checkpoint => {
                 let body: CheckpointBody = serde_json::from_value(event.body.clone()).map_err(bad_body)?;
@@ -798,7 +808,7 @@ impl Game {
     /// its last link.
     pub(crate) fn adopt_linked(&mut self, linked: Linked) {
         debug_assert_eq!(linked.seq, self.seq + 1, "a decision is folded into the game that decided it");
-        self.count_decision(linked.number, linked.by);
+        self.count_decision(linked.number, linked.by.as_deref());
         for body in linked.after {
             if let Some(fact) = body.into_fact() {
                 self.machine.evolve_decided(fact);
@@ -1536,7 +1546,7 @@ impl Verifier {
             }
         };
         let expected = game.decide_expected(decision, dice.as_ref(), seen.by.as_deref(), None).ok()?;
-        game.count_decision(seen.number, seen.by);
+        game.count_decision(seen.number, seen.by.as_deref());
         game.seq = line.seq;
         game.head = line.hash;
         self.expected = expected;

@@ -467,6 +467,51 @@ pub struct LinkProof {
     at: usize,
     /// The body was proved canonical with the link ([`LinkChain::scanning_decisions`]).
     canonical: bool,
+    /// A decision's body, proved canonical, read as the fold reads it.
+    decision: Option<DecisionSeenAt>,
+}
+
+/// What folding a decision reads of its body ([`DecisionSeen`]), found by a
+/// reader ahead as it proves the body canonical: its number, and where in
+/// the line the side that made it (`by`) is written, if it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DecisionSeenAt {
+    pub number: u64,
+    by: Option<(usize, usize)>,
+}
+
+impl DecisionSeenAt {
+    /// `by`, in `line`, the line this was read from.
+    pub(crate) fn by<'l>(&self, line: &'l [u8]) -> Option<&'l str> {
+        self.by.and_then(|(start, end)| std::str::from_utf8(&line[start..end]).ok())
+    }
+
+    /// Proves `body`, a decision line's body within `line`, canonical, as
+    /// [`canon::is_canonical_bytes`] does, and reads it as [`DecisionSeen`]
+    /// would: `(false, None)` if it is not canonical; `(true, None)` if it
+    /// is but this read does not take it (a member [`DecisionSeen`] does not
+    /// know or would not take, or a `by` with an escape in it: serde then
+    /// reads it, and names the fault). Its members are those of a canonical
+    /// object, in order and each once.
+    fn read(line: &[u8], body: &[u8]) -> (bool, Option<DecisionSeenAt>) {
+        let (mut number, mut decision, mut by, mut taken) = (None, false, None, true);
+        let canonical = canon::scan_members(body, |key, value| match key {
+            b"number" => number = canonical_u64(value),
+            b"decision" => decision = true,
+            b"dice" => {}
+            b"by" if value == b"null" => {}
+            b"by" if value.len() >= 2 && value[0] == b'"' && !value.contains(&b'\\') => {
+                let start = value.as_ptr() as usize - line.as_ptr() as usize + 1;
+                by = Some((start, start + value.len() - 2));
+            }
+            _ => taken = false,
+        });
+        let seen = match number {
+            Some(number) if canonical && decision && taken => Some(DecisionSeenAt { number, by }),
+            _ => None,
+        };
+        (canonical, seen)
+    }
 }
 
 impl LinkProof {
@@ -481,6 +526,7 @@ impl LinkProof {
             hash: parts.hash,
             at,
             canonical: false,
+            decision: None,
         })
     }
 
@@ -496,6 +542,12 @@ impl LinkProof {
     /// canonical; `None` for any other line.
     fn decision_body<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
         split_at(line, self.at, self.hash).filter(|parts| parts.kind == Kind::Decision).map(|parts| parts.body)
+    }
+
+    /// What the fold reads of the decision body of the line this proves,
+    /// read with its proof, when `head` is the link it was proven from.
+    pub(crate) fn decision_seen(&self, head: &Digest) -> Option<DecisionSeenAt> {
+        self.decision.filter(|_| self.from == *head)
     }
 
     /// `line` split as [`split_line`] splits it, but not hashed, when this
@@ -525,9 +577,10 @@ impl LinkChain {
         LinkChain { head: Some(Digest::of(header_line)), scans_decisions: false }
     }
 
-    /// This chain, proving each decision line's body canonical too, so
-    /// that the fold need not scan it: for a fold that reads no decision
-    /// itself (`state FILE`), whose thread is then the busier of the two.
+    /// This chain, proving each decision line's body canonical too, and
+    /// reading its number and its `by` as the fold would, so that the fold
+    /// need not scan or read it: for a fold that decides nothing itself
+    /// (`state FILE`), whose thread is then the busier of the two.
     pub fn scanning_decisions(self) -> LinkChain {
         LinkChain { scans_decisions: true, ..self }
     }
@@ -536,7 +589,9 @@ impl LinkChain {
     pub fn prove(&mut self, line: &[u8]) -> Option<LinkProof> {
         let mut proof = self.head.and_then(|head| LinkProof::of(&head, line));
         if let Some(p) = proof.as_mut().filter(|_| self.scans_decisions) {
-            p.canonical = p.decision_body(line).is_some_and(canon::is_canonical_bytes);
+            if let Some(body) = p.decision_body(line) {
+                (p.canonical, p.decision) = DecisionSeenAt::read(line, body);
+            }
         }
         self.head = proof.map(|p| p.hash);
         proof
@@ -857,6 +912,52 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+    /// A decision body read with its proof ([`DecisionSeenAt::read`]) is
+    /// canonical exactly when the scan says so and it is an object, and where it is taken, it
+    /// is what serde reads as [`DecisionSeen`]: the same number and `by`;
+    /// where serde refuses it, it is not taken. Bodies built to differ: an
+    /// unknown member before, between and after the known ones, a `by` that
+    /// is `null`, escaped, a number, a number that is negative, too large,
+    /// a string, a member missing, the body not an object, not canonical.
+    #[test]
+    fn a_decision_body_read_ahead_is_what_serde_reads() {
+        let mut bodies = vec![
+            r#"5"#.to_string(),
+            r#"{"decision":{"type":"pass"}}"#.to_string(),
+            r#"{"number":3}"#.to_string(),
+            r#"{"decision":1,"number":3,"zz":0}"#.to_string(),
+            r#"{"a":0,"decision":1,"number":3}"#.to_string(),
+            r#"{"decision":1,"dice":{"x":[1]},"extra":true,"number":3}"#.to_string(),
+            r#"{"decision":1,"number":-3}"#.to_string(),
+            r#"{"decision":1,"number":18446744073709551616}"#.to_string(),
+            r#"{"decision":1,"number":"3"}"#.to_string(),
+            r#"{"decision":1, "number":3}"#.to_string(),
+            r#"{"number":3,"decision":1}"#.to_string(),
+        ];
+        for by in [r#"null"#, r#""north""#, r#""n"o""#, r#""é""#, r#"7"#, r#"{"x":1}"#, r#""""#] {
+            for dice in ["", r#""dice":null,"#, r#""dice":{"d":[4]},"#] {
+                for number in ["0", "12", "18446744073709551615"] {
+                    bodies.push(format!(r#"{{"by":{by},"decision":{{"by":"x"}},{dice}"number":{number}}}"#));
+                }
+            }
+        }
+        let mut taken = 0;
+        for body in &bodies {
+            let line = format!("{{\"body\":{body},\"hash\":\"x\"}}");
+            let at = line.find(body.as_str()).unwrap();
+            let (canonical, seen) = DecisionSeenAt::read(line.as_bytes(), &line.as_bytes()[at..at + body.len()]);
+            // A body that is not an object is no decision's: the fold's own
+            // scan, then serde, refuse it.
+            assert_eq!(canonical, canon::is_canonical(body) && body.starts_with('{'), "{body}");
+            let serde = serde_json::from_str::<DecisionSeen>(body);
+            if let Some(seen) = seen {
+                let serde = serde.unwrap_or_else(|e| panic!("taken, but serde refuses it ({e}): {body}"));
+                assert_eq!((seen.number, seen.by(line.as_bytes())), (serde.number, serde.by.as_deref()), "{body}");
+                taken += 1;
+            }
+        }
+        assert_eq!(taken, 36, "by null, \"north\", \"é\" and \"\", each with three dice and three numbers");
+    }
 
     #[test]
     fn a_canonical_line_splits_into_its_members_and_the_bytes_its_link_hashes() {
