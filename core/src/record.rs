@@ -912,10 +912,11 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
     /// A decision body read with its proof ([`DecisionSeenAt::read`]) is
-    /// canonical exactly when the scan says so and it is an object, and where it is taken, it
-    /// is what serde reads as [`DecisionSeen`]: the same number and `by`;
-    /// where serde refuses it, it is not taken. Bodies built to differ: an
+    /// canonical exactly when the scan says so and it is an object, and
+    /// where it is taken, it is what serde reads as [`DecisionSeen`]: the
+    /// same number and `by`; where serde refuses it, it is not taken. Bodies built to differ: an
     /// unknown member before, between and after the known ones, a `by` that
     /// is `null`, escaped, a number, a number that is negative, too large,
     /// a string, a member missing, the body not an object, not canonical.
@@ -934,7 +935,7 @@ mod tests {
             r#"{"decision":1, "number":3}"#.to_string(),
             r#"{"number":3,"decision":1}"#.to_string(),
         ];
-        for by in [r#"null"#, r#""north""#, r#""n"o""#, r#""é""#, r#"7"#, r#"{"x":1}"#, r#""""#] {
+        for by in [r#"null"#, r#""north""#, r#""n\"o""#, r#""é""#, r#"7"#, r#"{"x":1}"#, r#""""#] {
             for dice in ["", r#""dice":null,"#, r#""dice":{"d":[4]},"#] {
                 for number in ["0", "12", "18446744073709551615"] {
                     bodies.push(format!(r#"{{"by":{by},"decision":{{"by":"x"}},{dice}"number":{number}}}"#));
