@@ -124,6 +124,27 @@ fn a_refusal_in_a_script_or_a_stream_exits_3_and_writes_nothing() {
     assert_eq!(documents[1]["ok"], false);
     assert_eq!(documents[1]["error"]["kind"], "input");
     assert!(documents[1]["error"]["message"].as_str().unwrap().contains("lines.jsonl:2"), "{}", documents[1]);
+
+    // Refused part way: the decisions before it are acknowledged (each once
+    // its sync returns, on a thread of its own), then the refusal is said,
+    // last, every time (a race would show in twenty rounds).
+    let played = [
+        r#"{"type": "begin-turn", "first": "allies"}"#,
+        r#"{"type": "activate", "leader": "lt-adams"}"#,
+        r#"{"type": "end-activation"}"#,
+        r#"{"type": "activate", "leader": "nobody"}"#,
+    ];
+    std::fs::write(&lines, played.map(|l| format!("{l}\n")).concat()).unwrap();
+    for round in 0..20 {
+        s.ok(&["run", &fixture("leader-activation/skips.json"), "--game", &format!("skips-{round}")]);
+        let out = s.run(&["play", &format!("skips-{round}"), &lines, "--stream", "--json"]);
+        let documents: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(out.status.code(), Some(3), "{}{}", stdout(&out), stderr(&out));
+        let oks = documents.iter().take_while(|d| d["ok"] == true).count();
+        assert_eq!((oks, documents.len()), (3, 4), "three acknowledgements, then the refusal: {documents:?}");
+        assert_eq!(documents[3]["error"]["kind"], "refused", "{documents:?}");
+        assert!(documents[3]["error"]["message"].as_str().unwrap().contains("lines.jsonl:4"), "{documents:?}");
+    }
 }
 
 /// `rules refusals RULESET` lists the ruleset's kinds of refusal, then the

@@ -378,18 +378,25 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let mut stream = Stream::lines(mode);
-    let played = durable_apart(
+    let refused = durable_apart(
         || Ok(log.sync()?),
         |ack: Acknowledged| stream.push(&ack),
         |acknowledge| {
-            decide_stream(reader, &name, mode, &mut game, by.as_deref(), |line, expected, events| {
+            decide_stream(reader, &name, &mut game, by.as_deref(), |line, expected, events| {
                 let head = log.append_deferred(id, expected, events)?;
                 Ok(acknowledge(Acknowledged { line, head }))
             })
         },
     )?;
     keep_snapshot(&log, id, &game);
-    Ok(played)
+    // Said once every decision before it is acknowledged: after them.
+    match refused {
+        None => Ok(ExitCode::SUCCESS),
+        Some((line, refusal)) => {
+            let at = |field: &str| format!("{name}:{line}: {}", if field.is_empty() { "$" } else { field });
+            crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode)
+        }
+    }
 }
 
 /// Runs `decide`, which writes each decision it decides to the store and
@@ -402,11 +409,11 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
 /// more, and `decide` is told to stop (the function returns false). Every
 /// decision handed on is synced and acknowledged before `decide`'s own
 /// error, if any, is returned; a failed sync's error comes first.
-fn durable_apart<A: Send>(
+fn durable_apart<A: Send, R>(
     sync: impl Fn() -> Result<(), Fail> + Sync,
     mut acknowledge: impl FnMut(A) -> Result<(), Fail> + Send,
-    decide: impl FnOnce(&mut dyn FnMut(A) -> bool) -> Result<ExitCode, Fail>,
-) -> Result<ExitCode, Fail> {
+    decide: impl FnOnce(&mut dyn FnMut(A) -> bool) -> Result<R, Fail>,
+) -> Result<R, Fail> {
     std::thread::scope(|scope| {
         // One waiting: the decision after it is decided while one syncs.
         let (written, to_sync) = std::sync::mpsc::sync_channel::<A>(1);
@@ -428,14 +435,15 @@ fn durable_apart<A: Send>(
 /// The decisions of a `play --stream` source, one a line: each read,
 /// decided on `game`, and handed to `append` with its line number, the head
 /// it follows and its events; `append` says whether the stream goes on.
+/// The first decision the rules refuse ends the stream, and is handed back
+/// with its line number, to be said once the decisions before it are.
 fn decide_stream(
     mut reader: Box<dyn std::io::BufRead>,
     name: &str,
-    mode: Mode,
     game: &mut Game,
     by: Option<&str>,
     mut append: impl FnMut(usize, &Digest, &[Event]) -> Result<bool, Fail>,
-) -> Result<ExitCode, Fail> {
+) -> Result<Option<(usize, rollcall_core::ruleset::Refusal)>, Fail> {
     let mut offset = 0u64;
     let mut bytes = Vec::new();
     for i in 0.. {
@@ -459,13 +467,13 @@ fn decide_stream(
         let expected = game.head();
         let events = match game.play_as(&decision, dice.as_ref(), by) {
             Ok(events) => events,
-            Err(refusal) => return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode),
+            Err(refusal) => return Ok(Some((i + 1, refusal))),
         };
         if !append(i + 1, &expected, &events)? {
             break;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(None)
 }
 
 /// A decision of `play --stream`, durable: its line, and the head it made.
@@ -1383,7 +1391,7 @@ mod tests {
     fn a_stream_that_fails_part_way_acknowledges_what_it_wrote_first() {
         let trace = Trace(std::sync::Mutex::new(Vec::new()));
         let syncs = std::sync::atomic::AtomicUsize::new(0);
-        let result = durable_apart(
+        let result: Result<(), Fail> = durable_apart(
             || {
                 trace.push("sync", syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
                 Ok(())
