@@ -259,6 +259,18 @@ fn scan_items<'b>(b: &'b [u8], at: &mut usize, close: u8, mut item: impl FnMut(&
     }
 }
 
+/// The bytes a string holds as they are: printable ASCII (and DEL), but
+/// not `"` or `\\`.
+const PLAIN: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut c = 0x20;
+    while c < 0x80 {
+        plain[c] = c != b'"' as usize && c != b'\\' as usize;
+        c += 1;
+    }
+    plain
+};
+
 /// A string as serde_json writes it: `"` and `\` escaped, the control
 /// characters as `\b \f \n \r \t` or `\u00xx` (lowercase hex), nothing else
 /// escaped. Hands back the bytes between the quotes.
@@ -270,6 +282,10 @@ fn scan_string<'b>(b: &'b [u8], at: &mut usize) -> Option<&'b [u8]> {
     let start = *at;
     let mut ascii = true;
     loop {
+        // The common run first: printable ASCII, neither `"` nor `\\`.
+        while b.get(*at).is_some_and(|&c| PLAIN[usize::from(c)]) {
+            *at += 1;
+        }
         match *b.get(*at)? {
             b'"' => {
                 *at += 1;
