@@ -169,7 +169,8 @@ impl Events {
         }
     }
 
-    /// Has the reader ahead prove each decision line's body canonical too
+    /// Has the reader ahead prove each decision line's body canonical too,
+    /// and read its number and `by` as the fold would
     /// ([`LinkChain::scanning_decisions`]): for a fold that reads no
     /// decision itself (`state`, `replay` and `log` of a file), so that
     /// the two threads share its work about evenly. Before the first line
