@@ -84,9 +84,10 @@ pub struct SledLog {
 
 /// The stores this process has closed. sled's I/O threads (writing its last
 /// buffer, truncating a segment) hold its file, and with it the store's
-/// lock, for a moment after the last handle is dropped; a store this process
-/// closed and opens again waits for them (up to [`CLOSING_WAIT`]) instead of
-/// being called in use by another process.
+/// lock, for a moment after the last handle is dropped. Closing waits for
+/// them ([`Closing`]); should anything of sled's hold the file longer, a
+/// store this process closed and opens again waits for it (up to
+/// [`CLOSING_WAIT`]) instead of being called in use by another process.
 static CLOSED_HERE: std::sync::Mutex<std::collections::BTreeSet<PathBuf>> =
     std::sync::Mutex::new(std::collections::BTreeSet::new());
 
@@ -109,6 +110,10 @@ struct Closing(Option<PathBuf>);
 impl Drop for Closing {
     fn drop(&mut self) {
         if let Some(key) = self.0.take() {
+            // sled's last writes and truncations, on its pool, finish
+            // before the command goes on (or exits): the store is left as
+            // sled meant to leave it, not cut short where the process ended.
+            sled::wait_until_idle(CLOSING_WAIT);
             closed_here().insert(key);
         }
     }

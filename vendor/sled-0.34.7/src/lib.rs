@@ -234,6 +234,11 @@ pub mod doc;
 mod threadpool {
     use super::{OneShot, Result};
 
+    /// Nothing runs in the background without threads.
+    pub fn wait_until_idle(_: std::time::Duration) -> bool {
+        true
+    }
+
     /// Just execute a task without involving threads.
     pub fn spawn<F, R>(work: F) -> Result<OneShot<R>>
     where
@@ -308,6 +313,8 @@ pub use {
         pin as crossbeam_pin, Atomic, Guard as CrossbeamGuard, Owned, Shared,
     },
 };
+
+pub use self::threadpool::wait_until_idle;
 
 pub use self::{
     batch::Batch,

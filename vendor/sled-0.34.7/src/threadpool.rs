@@ -27,6 +27,8 @@ static WAITING_THREAD_COUNT: AtomicUsize = AtomicUsize::new(0);
 static TOTAL_THREAD_COUNT: AtomicUsize = AtomicUsize::new(0);
 static SPAWNS: AtomicUsize = AtomicUsize::new(0);
 static SPAWNING: AtomicBool = AtomicBool::new(false);
+/// Tasks spawned and not yet finished (rollcall: see `wait_until_idle`).
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
 
 type Work = Box<dyn FnOnce() + Send + 'static>;
 
@@ -205,7 +207,14 @@ where
         let result = (work)();
         promise_filler.fill(result);
     };
+    // Counted down once the task has run and its captures are dropped (a
+    // task is called by value, so they drop when it returns).
+    let task = move || {
+        task();
+        IN_FLIGHT.fetch_sub(1, SeqCst);
+    };
 
+    IN_FLIGHT.fetch_add(1, SeqCst);
     let depth = QUEUE.send(Box::new(task));
 
     if depth > DESIRED_WAITING_THREADS {
@@ -213,4 +222,19 @@ where
     }
 
     Ok(promise)
+}
+
+/// rollcall: waits until every task spawned so far has run and dropped what
+/// it held (a database's file among it, and with it the file's lock), or
+/// `timeout` has passed; whether they all had. A database dropped does not
+/// wait for its last writes and truncations on the pool.
+pub fn wait_until_idle(timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while IN_FLIGHT.load(SeqCst) != 0 {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_micros(200));
+    }
+    true
 }
