@@ -889,6 +889,18 @@ fn a_sealed_game_copied_between_sled_and_postgres_is_served_on_and_its_reveals_v
     }
 }
 
+/// Given a server that has just said where it listens, when it is sent
+/// SIGTERM at once (as a supervisor may), then it stops cleanly, exit 0,
+/// every time: it handles the signal before it says it is up.
+#[test]
+fn a_server_stopped_as_soon_as_it_listens_stops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..20 {
+        let log = Server::start(&dir.path().join("db")).stop();
+        assert!(log.iter().any(|l| l.contains("stopped cleanly")), "{log:?}");
+    }
+}
+
 /// A stand-in dice server on loopback for `play --server`: it says the
 /// game's head and server key, and answers a decision with `answer`; one
 /// request a connection, for `requests` requests.

@@ -40,10 +40,13 @@ pub fn run(db: &crate::store::StoreSpec, addr: &str, turns: u64) -> Result<ExitC
         let listener =
             tokio::net::TcpListener::bind(addr).await.map_err(|e| fail!("--addr {addr}: cannot listen: {e}"))?;
         let bound = listener.local_addr().map_err(|e| Fail::msg(e.to_string()))?;
+        // Before saying where it listens: a SIGTERM sent as soon as the
+        // server is up (by a supervisor, a test) stops it cleanly.
+        let stop = stop_signals().map_err(|e| fail!("cannot handle SIGINT and SIGTERM: {e}"))?;
         eprintln!("rollcall serve: listening on http://{bound} (server key {key}); stop with Ctrl-C or SIGTERM");
         let service = Arc::new(service);
         axum::serve(listener, http::router(service.clone()))
-            .with_graceful_shutdown(shutdown())
+            .with_graceful_shutdown(shutdown(stop))
             .await
             .map_err(|e| fail!("the server stopped: {e}"))?;
         let (decisions, flushes) = service.commit_figures();
@@ -59,12 +62,16 @@ fn random() -> [u8; 32] {
     bytes
 }
 
-async fn shutdown() {
-    let interrupt = tokio::signal::ctrl_c();
-    let mut term =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("a SIGTERM handler");
+/// SIGINT and SIGTERM, each handled from now on (tokio's `ctrl_c()` only
+/// from its first poll).
+fn stop_signals() -> std::io::Result<[tokio::signal::unix::Signal; 2]> {
+    use tokio::signal::unix::{signal, SignalKind};
+    Ok([signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?])
+}
+
+async fn shutdown([mut interrupt, mut term]: [tokio::signal::unix::Signal; 2]) {
     tokio::select! {
-        _ = interrupt => {}
+        _ = interrupt.recv() => {}
         _ = term.recv() => {}
     }
     eprintln!("rollcall serve: stopping: finishing the requests in flight");
