@@ -901,6 +901,68 @@ fn a_server_stopped_as_soon_as_it_listens_stops_cleanly() {
     }
 }
 
+/// Given a game a server waits on for its shares (one of two given), when
+/// the store is copied (`store copy`) to a new store, then a server over
+/// the copy takes the last share with the token handed out before, begins
+/// the game and plays it, and its record verifies with every die proven; a
+/// second copy skips it; and a copy into a store whose server signs with
+/// another key is refused, exit 2, leaving no trace of the game there.
+#[test]
+fn a_game_waiting_for_its_shares_is_carried_by_store_copy_and_begins_in_the_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second, other) = (dir.path().join("db"), dir.path().join("copy"), dir.path().join("other"));
+    let t = Transcript::default();
+    let server = Server::start(&first);
+    let body = json!({"game": "invited", "rules": "leader-activation@1", "scenario": scenario(), "sides": [
+        {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
+        {"name": "axis", "key": SecretKey::from_bytes([2; 32]).public().to_hex()}]});
+    let (status, created) = post(&server.url("/games"), None, &body, &t);
+    assert_eq!(status, 201, "{created}");
+    let token = |side: &str| created["tokens"][side].as_str().unwrap().to_string();
+    let (allies, axis) = (token("allies"), token("axis"));
+    let share = |n: u8| json!({"share": rollcall_core::digest::hex32(&[n; 32])});
+    let (s, v) = post(&server.url("/games/invited/share"), Some(&allies), &share(7), &t);
+    assert_eq!((s, &v["started"]), (200, &json!(false)), "{v}");
+    server.stop();
+
+    let printed = copy_store(first.to_str().unwrap(), second.to_str().unwrap());
+    assert!(printed.contains("copied invited: waiting for its sides' shares (1 of 2 given)"), "{printed}");
+    let again = copy_store(first.to_str().unwrap(), second.to_str().unwrap());
+    assert!(again.contains("skipped invited: the target's server waits on it already"), "{again}");
+
+    let server = Server::start(&second);
+    let (s, v) = post(&server.url("/games/invited/share"), Some(&allies), &share(9), &t);
+    assert_eq!(s, 409, "a share given in the source is given in the copy: {v}");
+    let (s, v) = post(&server.url("/games/invited/share"), Some(&axis), &share(8), &t);
+    assert_eq!((s, &v["started"]), (200, &json!(true)), "{v}");
+    play_a_turn(&server, "invited", &allies, &axis, &t);
+    let (s, v) = post(&server.url("/games/invited/end"), Some(&axis), &json!({}), &t);
+    assert_eq!(s, 200, "{v}");
+    let path = dir.path().join("invited.jsonl");
+    std::fs::write(&path, record(&server, "invited")).unwrap();
+    server.stop();
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["dice_proven"], true, "{report}");
+
+    // A store whose server has a key of its own: refused, nothing written.
+    Server::start(&other).stop();
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .env_remove("ROLLCALL_DB")
+        .env_remove("ROLLCALL_STORE")
+        .args(["store", "copy", "--from", first.to_str().unwrap(), "--to", other.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("invited") && said.contains("is not the key the target's servers sign with"), "{said}");
+    let store = rollcall_store::SledLog::open(&other).unwrap();
+    use rollcall_core::log::EventLog;
+    assert_eq!(store.note("serve/waiting/invited").unwrap(), None);
+    assert_eq!(store.secret("chain/invited").unwrap(), None);
+    assert!(store.notes("serve/token/invited/").unwrap().is_empty());
+}
+
 /// A stand-in dice server on loopback for `play --server`: it says the
 /// game's head and server key, and answers a decision with `answer`; one
 /// request a connection, for `requests` requests.

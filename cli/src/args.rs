@@ -425,8 +425,10 @@ pub enum StoreCommand {
     /// appears in the target whole or not at all, with what this store keeps
     /// on it (for a play-by-email game, the side it plays, the handshake and
     /// the forks kept as evidence; for a sealed game, what its server needs).
-    /// Games the target holds already, at the same head, are skipped; one the
-    /// target holds otherwise is refused.
+    /// A game a dice server still waits on for its sides' shares goes too, so
+    /// that a server over the target takes the rest with the tokens handed
+    /// out. Games the target holds already, at the same head, are skipped;
+    /// one the target holds otherwise is refused.
     #[command(
         after_help = "Example:\n  rollcall store copy --from ~/.local/share/rollcall/db --to postgres://rollcall:secret@db.example/league\n  rollcall store copy --from postgres://db.example/league --to /backup/rollcall-db friday"
     )]

@@ -303,9 +303,11 @@ pub fn migrate(db: &StoreSpec) -> Result<crate::output::Said, Fail> {
 }
 
 /// What became of one game in `store copy`.
-enum Copied {
+enum Outcome {
     Copied(rollcall_core::game::Verified),
     Present(u64),
+    /// A game a dice server waits on for its shares: no events yet.
+    Waiting(crate::serve::service::CarriedWaiting),
 }
 
 /// `rollcall store copy`: every game named (or every game of the source)
@@ -317,36 +319,59 @@ pub fn copy(from: &str, to: &str, games: &[String], mode: crate::output::Mode) -
     }
     let source = Store::open(Path::new(from))?;
     let target = open(&StoreSpec::new(Some(PathBuf::from(to))))?;
-    let ids = if games.is_empty() { source.games()? } else { games.to_vec() };
+    // A game named that a server still waits on for its shares has no
+    // events to copy: it is carried with the other waiting games, after.
+    let mut ids = if games.is_empty() { source.games()? } else { games.to_vec() };
+    if !games.is_empty() {
+        let waits = |id: &String| source.note(&crate::serve::service::waiting_note(id)).map(|n| n.is_some());
+        ids.retain(|id| !(has_game(&source, id).is_ok_and(|has| !has) && waits(id).unwrap_or(false)));
+    }
     // Each game is said as it is copied; the JSON document comes at the end.
     let mut stream = crate::output::Stream::kept(mode, "games");
-    let mut copied = 0;
+    let (mut copied, mut said) = (0, 0);
     for id in &ids {
         let game = copy_game(&source, &target, id).with_context(|| format!("game {id:?}"))?;
-        copied += usize::from(matches!(game, Copied::Copied(_)));
+        copied += usize::from(matches!(game, Outcome::Copied(_)));
+        said += 1;
         stream.push(&(id.as_str(), game))?;
     }
-    let summary = format!("{} games: {copied} copied, {} there already", ids.len(), ids.len() - copied);
+    for waiting in crate::serve::service::carry_waiting(&source, &target, games).map_err(|m| fail!("{m}"))? {
+        copied += usize::from(!waiting.present);
+        said += 1;
+        stream.push(&(waiting.game.clone().as_str(), Outcome::Waiting(waiting)))?;
+    }
+    let summary = format!("{said} games: {copied} copied, {} there already", said - copied);
     stream.finish(&[summary], serde_json::json!({"ok": true}))?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-impl crate::output::Item for (&str, Copied) {
+impl crate::output::Item for (&str, Outcome) {
     fn text(&self) -> String {
         match self {
-            (id, Copied::Copied(v)) => format!("copied {id}: {} events, verified, head {}", v.events, v.head),
-            (id, Copied::Present(seq)) => {
+            (id, Outcome::Copied(v)) => format!("copied {id}: {} events, verified, head {}", v.events, v.head),
+            (id, Outcome::Present(seq)) => {
                 format!("skipped {id}: the target holds it already, at the same head (seq {seq})")
             }
+            (id, Outcome::Waiting(w)) if w.present => {
+                format!("skipped {id}: the target's server waits on it already, with the same shares")
+            }
+            (id, Outcome::Waiting(w)) => format!(
+                "copied {id}: waiting for its sides' shares ({} of {} given); a server over the target takes the rest",
+                w.given, w.sides
+            ),
         }
     }
 
     fn json(&self) -> serde_json::Value {
         match self {
-            (id, Copied::Copied(v)) => {
+            (id, Outcome::Copied(v)) => {
                 serde_json::json!({"game": id, "copied": true, "events": v.events, "head": v.head.to_string()})
             }
-            (id, Copied::Present(seq)) => serde_json::json!({"game": id, "copied": false, "events": seq}),
+            (id, Outcome::Present(seq)) => serde_json::json!({"game": id, "copied": false, "events": seq}),
+            (id, Outcome::Waiting(w)) => serde_json::json!({
+                "game": id, "copied": !w.present, "events": 0, "waiting_for_shares": true,
+                "shares_given": w.given, "sides": w.sides
+            }),
         }
     }
 }
@@ -373,7 +398,7 @@ fn carry_notes(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result
     Ok(())
 }
 
-fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<Copied, Fail> {
+fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<Outcome, Fail> {
     use rollcall_core::record::Kind;
     let header = source.header(id)?;
     // Up to the head read now: a server appending meanwhile is not copied past it.
@@ -390,7 +415,7 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
             ));
         }
         carry_sealed(source, target, &header)?;
-        return Ok(Copied::Present(head.seq));
+        return Ok(Outcome::Present(head.seq));
     }
     let fails =
         |f: rollcall_core::game::VerifyFailure| fail!("does not verify in the source, so it was not copied: {f}");
@@ -430,7 +455,7 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<C
             head.hash.short()
         ));
     }
-    Ok(Copied::Copied(verified))
+    Ok(Outcome::Copied(verified))
 }
 
 /// How many events `run` and `import` write at a time (whole decisions).
