@@ -820,6 +820,18 @@ fn copy_store(from: &str, to: &str) -> String {
     text
 }
 
+/// Ends `game` on `server` (by the side whose token is `token`), stops the
+/// server, and verifies the game's record offline: `verify --json`'s report.
+fn ended_and_verified(server: Server, game: &str, token: &str, dir: &Path, t: &Transcript) -> Value {
+    let (status, end) = post(&server.url(&format!("/games/{game}/end")), Some(token), &json!({}), t);
+    assert_eq!(status, 200, "{end}");
+    let path = dir.join(format!("{game}.jsonl"));
+    std::fs::write(&path, record(&server, game)).unwrap();
+    server.stop();
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Plays one turn of the rally scenario on `server`.
 fn play_a_turn(server: &Server, game: &str, allies: &str, axis: &str, t: &Transcript) {
     let (_, state) = get(&server.url(&format!("/games/{game}/state")), t);
@@ -858,13 +870,7 @@ fn a_sealed_game_copied_between_sled_and_postgres_is_served_on_and_its_reveals_v
     let log = server.stop();
     printed += &copy_store(&db.url, back.to_str().unwrap());
     let server = Server::start(&back);
-    let (status, end) = post(&server.url("/games/copied/end"), Some(&axis), &json!({}), &t);
-    assert_eq!(status, 200, "{end}");
-    let path = dir.path().join("copied.jsonl");
-    std::fs::write(&path, record(&server, "copied")).unwrap();
-    server.stop();
-    let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = ended_and_verified(server, "copied", &axis, dir.path(), &t);
     assert_eq!(report["dice_proven"], true, "{report}");
     let turns = report["sealed"]["turns"].as_array().unwrap();
     assert!(turns.len() >= 3 && turns.iter().all(|x| x["status"] == "proven"), "{report}");
@@ -936,13 +942,7 @@ fn a_game_waiting_for_its_shares_is_carried_by_store_copy_and_begins_in_the_copy
     let (s, v) = post(&server.url("/games/invited/share"), Some(&axis), &share(8), &t);
     assert_eq!((s, &v["started"]), (200, &json!(true)), "{v}");
     play_a_turn(&server, "invited", &allies, &axis, &t);
-    let (s, v) = post(&server.url("/games/invited/end"), Some(&axis), &json!({}), &t);
-    assert_eq!(s, 200, "{v}");
-    let path = dir.path().join("invited.jsonl");
-    std::fs::write(&path, record(&server, "invited")).unwrap();
-    server.stop();
-    let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = ended_and_verified(server, "invited", &axis, dir.path(), &t);
     assert_eq!(report["dice_proven"], true, "{report}");
 
     // A store whose server has a key of its own: refused, nothing written.
