@@ -392,10 +392,7 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     // Said once every decision before it is acknowledged: after them.
     match refused {
         None => Ok(ExitCode::SUCCESS),
-        Some((line, refusal)) => {
-            let at = |field: &str| format!("{name}:{line}: {}", if field.is_empty() { "$" } else { field });
-            crate::exit::refusal(refusal, |r| crate::exit::placed(r, at), mode)
-        }
+        Some((line, refusal)) => crate::exit::refusal(refusal, |r| crate::exit::placed(r, at_line(&name, line)), mode),
     }
 }
 
@@ -458,7 +455,7 @@ fn decide_stream(
         if line.trim().is_empty() {
             continue;
         }
-        let at = |field: &str| format!("{name}:{}: {}", i + 1, if field.is_empty() { "$" } else { field });
+        let at = at_line(name, i + 1);
         let value: Value = strict::parse(line.trim_end().as_bytes()).map_err(|e| {
             let e = strict::StrictError { line: i + 1, ..e };
             Fail::msg(e.in_file(name))
@@ -474,6 +471,12 @@ fn decide_stream(
         }
     }
     Ok(None)
+}
+
+/// Where a field of line `line` of the stream `name` is, as an error says
+/// it: `name:line: field` (`$` for the line's whole value).
+fn at_line(name: &str, line: usize) -> impl Fn(&str) -> String + '_ {
+    move |field| format!("{name}:{line}: {}", if field.is_empty() { "$" } else { field })
 }
 
 /// A decision of `play --stream`, durable: its line, and the head it made.

@@ -157,16 +157,27 @@ pub fn carry_sealed(source: &dyn EventLog, target: &dyn EventLog, header: &Heade
     let Some(server) = &header.server else { return Ok(()) };
     let Some(chain) = source.secret(&chain_secret(game)).map_err(|e| e.to_string())? else { return Ok(()) };
     carry_server_key(source, target, server.key, "a sealed game")?;
-    let kept = target.set_secret(&chain_secret(game), &chain).map_err(|e| e.to_string())?;
-    if kept != chain {
+    carry_chain_and_tokens(source, target, game, &chain)?;
+    if let Some(ended) = source.note(&ended_note(game)).map_err(|e| e.to_string())? {
+        target.set_note(&ended_note(game), Some(&ended)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// A game's server chain (`chain`, read from the source) and its sides'
+/// token hashes, into the target; refused if the target keeps another
+/// chain for it.
+fn carry_chain_and_tokens(
+    source: &dyn EventLog,
+    target: &dyn EventLog,
+    game: &str,
+    chain: &[u8],
+) -> Result<(), String> {
+    if target.set_secret(&chain_secret(game), chain).map_err(|e| e.to_string())? != chain {
         return Err("the target holds another server chain for this game: nothing more was copied".into());
     }
-    let mut notes = source.notes(&format!("serve/token/{game}/")).map_err(|e| e.to_string())?;
-    if let Some(ended) = source.note(&ended_note(game)).map_err(|e| e.to_string())? {
-        notes.push((ended_note(game), ended));
-    }
-    for (key, value) in notes {
-        target.set_note(&key, Some(&value)).map_err(|e| e.to_string())?;
+    for (key, hash) in source.notes(&token_note(game, "")).map_err(|e| e.to_string())? {
+        target.set_note(&key, Some(&hash)).map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -254,12 +265,7 @@ pub fn carry_waiting(
             .map_err(|e| e.to_string())?
             .ok_or_else(|| fail("its server chain is not in the source: nothing of it was copied"))?;
         carry_server_key(source, target, waiting.server.key, "a game waiting for its shares").map_err(|m| fail(&m))?;
-        if target.set_secret(&chain_secret(&game), &chain).map_err(|e| e.to_string())? != chain {
-            return Err(fail("the target holds another server chain for it: nothing more of it was copied"));
-        }
-        for (token, hash) in source.notes(&token_note(&game, "")).map_err(|e| e.to_string())? {
-            target.set_note(&token, Some(&hash)).map_err(|e| e.to_string())?;
-        }
+        carry_chain_and_tokens(source, target, &game, &chain).map_err(|m| fail(&m))?;
         if !target.swap_note(&key, None, Some(&bytes)).map_err(|e| e.to_string())?
             && target.note(&key).map_err(|e| e.to_string())?.as_deref() != Some(&bytes[..])
         {
