@@ -205,6 +205,7 @@ fn under(header: &Header, rules: &RuleVersion) -> Result<Result<Game, String>, D
     match Game::open(h) {
         Ok(mut game) => {
             game.tolerate_unused_table_dice();
+            game.leave_links_unhashed();
             Ok(Ok(game))
         }
         // A setting out of range is the user's input, not the scenario.

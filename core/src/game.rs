@@ -121,6 +121,9 @@ pub struct Game {
     decisions: u64,
     /// Under diff, a rule version may need fewer dice than the table rolled.
     tolerate_unused_dice: bool,
+    /// Under diff, a rule version's own chain is never written, shown or
+    /// checked: its links are not hashed ([`Game::leave_links_unhashed`]).
+    unhashed: bool,
     turns: Turns,
     /// Where a sealed game's chain stands.
     sealed: Option<SealedTurn>,
@@ -154,6 +157,7 @@ impl Clone for Game {
             seq: self.seq,
             decisions: self.decisions,
             tolerate_unused_dice: self.tolerate_unused_dice,
+            unhashed: self.unhashed,
             turns: self.turns.clone(),
             sealed: self.sealed.clone(),
         }
@@ -236,6 +240,7 @@ impl Game {
             seq: 0,
             decisions: 0,
             tolerate_unused_dice: false,
+            unhashed: false,
             turns,
             sealed,
         })
@@ -447,8 +452,12 @@ impl Game {
         let mut links = Vec::with_capacity(1 + after.len());
         let mut heads = Vec::with_capacity(1 + after.len());
         let mut bytes = Vec::with_capacity(256);
+        let link = |head: &Digest, bytes: &[u8]| match self.unhashed {
+            false => record::link_bytes(head, bytes),
+            true => *head,
+        };
         let body_end = decided_bytes(seq, Kind::Decision, &mut bytes, decision_body)?;
-        let mut head = record::link_bytes(&self.head, &bytes);
+        let mut head = link(&self.head, &bytes);
         links.push(Link { bytes, body_end, fact: None });
         heads.push(head);
         for (i, b) in after.iter().enumerate() {
@@ -457,7 +466,7 @@ impl Game {
             // what it expects: the same bytes as the body's value.
             let body_end =
                 decided_bytes(seq + 1 + i as u64, b.kind(), &mut bytes, |out| b.append_canonical(number, out))?;
-            head = record::link_bytes(&head, &bytes);
+            head = link(&head, &bytes);
             links.push(Link { bytes, body_end, fact: None });
             heads.push(head);
         }
@@ -769,6 +778,15 @@ impl Game {
     /// the record's own rules needed).
     pub fn tolerate_unused_table_dice(&mut self) {
         self.tolerate_unused_dice = true;
+    }
+
+    /// For diff: a rule version's own game, whose chain is never written,
+    /// shown or checked (what it decides is compared with the record as
+    /// the bytes of its rolls and facts; the record's chain is the proof's).
+    /// Its links are not hashed, and its head stays at its root: blake3 over
+    /// every link of version B was a tenth of a diff's main thread.
+    pub(crate) fn leave_links_unhashed(&mut self) {
+        self.unhashed = true;
     }
 
     /// For diff: a decision this rule version refuses is skipped, but it
