@@ -545,8 +545,14 @@ fn end_activation(leader: String, side: String, stays_activated: bool, facts: &m
     // The state the facts lead to tells who is left, once this leader's
     // mark is settled as it will be.
     let next = next_after(facts.state(), &side, (&leader, stays_activated));
+    // Once the activation has ended, the turn is over exactly when no side
+    // is next: only then is the state the facts lead to needed (a copy of
+    // the state, the costliest step of deciding an activation's end).
+    let over = next.is_none();
     facts.push(Fact::ActivationEnded { leader, side, stays_activated, next });
-    end_turn_if_over(facts);
+    if over {
+        end_turn_if_over(facts);
+    }
 }
 
 /// "Skipping means that instead of activating a command team you pass on to
