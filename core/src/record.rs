@@ -438,14 +438,16 @@ fn hashed_around(line: &[u8], at: usize) -> [&[u8]; 2] {
     [&line[..at], &line[at + HASH_MEMBER.len() + 65..]]
 }
 
+/// `{"body":`, how an event line starts.
+const BODY_MEMBER: &[u8] = b"{\"body\":";
+
 /// `,"hash":"`, the start of a line's hash member.
 const HASH_MEMBER: &[u8] = b",\"hash\":\"";
 
 /// [`split_line`] with the hash member found at `at` and its digits read
 /// as `hash`, the body not scanned: the members either side of the hash.
 fn split_at(line: &[u8], at: usize, hash: Digest) -> Option<LineParts<'_>> {
-    const BODY: &[u8] = b"{\"body\":";
-    let body = line.get(BODY.len()..at).filter(|_| line.starts_with(BODY))?;
+    let body = line.get(BODY_MEMBER.len()..at).filter(|_| line.starts_with(BODY_MEMBER))?;
     let tail = line.get(at + HASH_MEMBER.len() + 64..)?;
     let tail = tail.strip_prefix(b"\",\"kind\":\"")?;
     let quote = tail.iter().position(|&c| c == b'"')?;
@@ -478,6 +480,11 @@ pub struct LinkProof {
     hash: Digest,
     /// Where the line's hash member starts.
     at: usize,
+    /// The line's seq, kind and length, as the proof split it: the fold
+    /// takes them from here rather than split the line again.
+    seq: u64,
+    kind: Kind,
+    len: usize,
     /// The body was proved canonical with the link ([`LinkChain::scanning_decisions`]).
     canonical: bool,
     /// A decision's body, proved canonical, read as the fold reads it.
@@ -540,8 +547,8 @@ impl LinkProof {
         if hash.hex()[..] != *hash_digits(line, at) {
             return None;
         }
-        split_at(line, at, hash)?;
-        Some(LinkProof { from: *previous, hash, at, canonical: false, decision: None })
+        let LineParts { seq, kind, .. } = split_at(line, at, hash)?;
+        Some(LinkProof { from: *previous, hash, at, seq, kind, len: line.len(), canonical: false, decision: None })
     }
 
     /// The text of the decision in `line`, a decision line this proves (its
@@ -555,7 +562,12 @@ impl LinkProof {
     /// The body of `line`, a decision line this proves, not yet proved
     /// canonical; `None` for any other line.
     fn decision_body<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
-        split_at(line, self.at, self.hash).filter(|parts| parts.kind == Kind::Decision).map(|parts| parts.body)
+        (self.kind == Kind::Decision).then(|| self.body(line)).flatten()
+    }
+
+    /// The body of `line`, the line this proves (of the length it had).
+    fn body<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
+        (line.len() == self.len).then(|| &line[BODY_MEMBER.len()..self.at])
     }
 
     /// What the fold reads of the decision body of the line this proves,
@@ -570,7 +582,10 @@ impl LinkProof {
         if self.from != *head {
             return None;
         }
-        split_at(line, self.at, self.hash).filter(|parts| self.canonical || canon::is_canonical_bytes(parts.body))
+        let body = self.body(line)?;
+        let parts =
+            LineParts { seq: self.seq, kind: self.kind, body, hash: self.hash, hashed: hashed_around(line, self.at) };
+        Some(parts).filter(|parts| self.canonical || canon::is_canonical_bytes(parts.body))
     }
 }
 
