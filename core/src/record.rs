@@ -498,6 +498,8 @@ pub struct LinkProof {
 pub(crate) struct DecisionSeenAt {
     pub number: u64,
     by: Option<(usize, usize)>,
+    /// Whether it brings dice (a `dice` member, not `null`).
+    pub dice: bool,
 }
 
 impl DecisionSeenAt {
@@ -514,11 +516,11 @@ impl DecisionSeenAt {
     /// reads it, and names the fault). Its members are those of a canonical
     /// object, in order and each once.
     fn read(line: &[u8], body: &[u8]) -> (bool, Option<DecisionSeenAt>) {
-        let (mut number, mut decision, mut by, mut taken) = (None, false, None, true);
+        let (mut number, mut decision, mut by, mut dice, mut taken) = (None, false, None, false, true);
         let canonical = canon::scan_members(body, |key, value| match key {
             b"number" => number = canonical_u64(value),
             b"decision" => decision = true,
-            b"dice" => {}
+            b"dice" => dice = value != b"null",
             b"by" if value == b"null" => {}
             b"by" if value.len() >= 2 && value[0] == b'"' && !value.contains(&b'\\') => {
                 let start = value.as_ptr() as usize - line.as_ptr() as usize + 1;
@@ -527,7 +529,7 @@ impl DecisionSeenAt {
             _ => taken = false,
         });
         let seen = match number {
-            Some(number) if canonical && decision && taken => Some(DecisionSeenAt { number, by }),
+            Some(number) if canonical && decision && taken => Some(DecisionSeenAt { number, by, dice }),
             _ => None,
         };
         (canonical, seen)
@@ -568,6 +570,19 @@ impl LinkProof {
     /// The body of `line`, the line this proves (of the length it had).
     fn body<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
         (line.len() == self.len).then(|| &line[BODY_MEMBER.len()..self.at])
+    }
+
+    /// This proof, a decision line's body proved canonical and read as
+    /// [`DecisionSeen`] reads it, in one pass ([`DecisionSeenAt::read`]), as
+    /// a reader scanning decisions proves it ([`LinkChain::scanning_decisions`]);
+    /// as it was for any other line, or one scanned already.
+    pub(crate) fn scanning_decision(mut self, line: &[u8]) -> LinkProof {
+        if !self.canonical {
+            if let Some(body) = self.decision_body(line) {
+                (self.canonical, self.decision) = DecisionSeenAt::read(line, body);
+            }
+        }
+        self
     }
 
     /// What the fold reads of the decision body of the line this proves,
@@ -617,10 +632,8 @@ impl LinkChain {
     /// The proof of the next line, if the chain still holds and it is proven.
     pub fn prove(&mut self, line: &[u8]) -> Option<LinkProof> {
         let mut proof = self.head.and_then(|head| LinkProof::of(&head, line));
-        if let Some(p) = proof.as_mut().filter(|_| self.scans_decisions) {
-            if let Some(body) = p.decision_body(line) {
-                (p.canonical, p.decision) = DecisionSeenAt::read(line, body);
-            }
+        if self.scans_decisions {
+            proof = proof.map(|p| p.scanning_decision(line));
         }
         self.head = proof.map(|p| p.hash);
         proof
