@@ -736,6 +736,41 @@ mod tests {
         bytes
     }
 
+    /// A table game's decisions bring their dice in their bodies, which
+    /// verify's fold reads for the number, side and dice in one pass with
+    /// the line's proof: a die the decision does not use, a die changed, a
+    /// `null` in place of the dice and the dice taken out, every link
+    /// holding, are each refused (or, the die changed, decided otherwise
+    /// and refused at the fact), and alike when the fold reads the body
+    /// with serde.
+    #[test]
+    fn a_table_games_dice_are_read_alike_with_the_proof_and_without() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("record.jsonl");
+        let check = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            let proven = outcomes(&path, true);
+            assert_eq!(proven, outcomes(&path, false), "{}", String::from_utf8_lossy(bytes));
+            proven
+        };
+        let bytes = record("phoenix-command", "ambush");
+        assert!(check(&bytes).starts_with("Ok(\"Ok("), "the untouched record verifies: {}", check(&bytes));
+        let dice = br#""dice":{"check:ambush-1":[3],"check:ambush-2":[0]}"#;
+        let changes: [&[u8]; 4] = [
+            br#""dice":{"check:ambush-1":[3],"check:ambush-2":[0],"check:ambush-9":[4]}"#,
+            br#""dice":{"check:ambush-1":[4],"check:ambush-2":[0]}"#,
+            br#""dice":null"#,
+            b"",
+        ];
+        for to in changes {
+            let to = if to.is_empty() { Vec::new() } else { [to, b","].concat() };
+            let changed = rechained(&bytes, &[&dice[..], b","].concat(), &to);
+            assert_ne!(changed, bytes, "{}", String::from_utf8_lossy(&to));
+            let outcome = check(&changed);
+            assert!(outcome.contains("Err("), "{}: {outcome}", String::from_utf8_lossy(&to));
+        }
+    }
+
     /// What verify and `state` make of the file (each outcome, or its
     /// error, spelt out), and what was normalised: the reader's proofs on
     /// or off (and with them, verify's decisions read ahead and `state`'s
