@@ -747,12 +747,7 @@ mod tests {
     fn a_table_games_dice_are_read_alike_with_the_proof_and_without() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("record.jsonl");
-        let check = |bytes: &[u8]| {
-            std::fs::write(&path, bytes).unwrap();
-            let proven = outcomes(&path, true);
-            assert_eq!(proven, outcomes(&path, false), "{}", String::from_utf8_lossy(bytes));
-            proven
-        };
+        let check = |bytes: &[u8]| alike(&path, bytes);
         let bytes = record("phoenix-command", "ambush");
         assert!(check(&bytes).starts_with("Ok(\"Ok("), "the untouched record verifies: {}", check(&bytes));
         let dice = br#""dice":{"check:ambush-1":[3],"check:ambush-2":[0]}"#;
@@ -769,6 +764,15 @@ mod tests {
             let outcome = check(&changed);
             assert!(outcome.contains("Err("), "{}: {outcome}", String::from_utf8_lossy(&to));
         }
+    }
+
+    /// [`outcomes`] of `bytes`, written to `path`, with the reader's proofs,
+    /// once they are shown to be the outcomes without them.
+    fn alike(path: &Path, bytes: &[u8]) -> String {
+        std::fs::write(path, bytes).unwrap();
+        let proven = outcomes(path, true);
+        assert_eq!(proven, outcomes(path, false), "{}", String::from_utf8_lossy(bytes));
+        proven
     }
 
     /// What verify and `state` make of the file (each outcome, or its
@@ -802,12 +806,7 @@ mod tests {
     fn proofs_read_ahead_change_no_outcome() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("record.jsonl");
-        let check = |bytes: &[u8]| {
-            std::fs::write(&path, bytes).unwrap();
-            let proven = outcomes(&path, true);
-            assert_eq!(proven, outcomes(&path, false), "{}", String::from_utf8_lossy(bytes));
-            proven
-        };
+        let check = |bytes: &[u8]| alike(&path, bytes);
         let bytes = record("leader-activation", "rally");
         assert!(check(&bytes).starts_with("Ok(\"Ok("), "the untouched record verifies: {}", check(&bytes));
         // Every byte of the header and the first events, then every fifth.
