@@ -321,15 +321,17 @@ pub fn copy(from: &str, to: &str, games: &[String], mode: crate::output::Mode) -
     let target = open(&StoreSpec::new(Some(PathBuf::from(to))))?;
     // A game named that a server still waits on for its shares has no
     // events to copy: it is carried with the other waiting games, after.
-    let mut ids = Vec::new();
-    for id in if games.is_empty() { source.games()? } else { games.to_vec() } {
-        if games.is_empty()
-            || has_game(&source, &id)?
-            || source.note(&crate::serve::service::waiting_note(&id))?.is_none()
-        {
-            ids.push(id);
+    let ids = if games.is_empty() {
+        source.games()?
+    } else {
+        let mut named = Vec::new();
+        for id in games {
+            if has_game(&source, id)? || source.note(&crate::serve::service::waiting_note(id))?.is_none() {
+                named.push(id.clone());
+            }
         }
-    }
+        named
+    };
     // Each game is said as it is copied; the JSON document comes at the end.
     let mut stream = crate::output::Stream::kept(mode, "games");
     let (mut copied, mut said) = (0, 0);

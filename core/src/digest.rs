@@ -23,6 +23,7 @@ impl Digest {
     /// The 64 lowercase hex digits, as bytes: every record line written or
     /// put back together from a store spells a digest (a `{:02x}` per byte
     /// was a seventh of verifying a stored game).
+    #[inline]
     pub fn hex(&self) -> [u8; 64] {
         // Both digits of a byte at once, from a table of the 256 pairs: a
         // reader ahead spells every line's link to compare it with the
@@ -46,13 +47,9 @@ impl Digest {
     }
 
     /// Whether `hex` is this digest's 64 lowercase hex digits.
+    #[inline]
     pub fn is_hex(&self, hex: &[u8]) -> bool {
-        hex.len() == 64
-            && self
-                .0
-                .iter()
-                .zip(hex.chunks_exact(2))
-                .all(|(b, pair)| pair[0] == DIGITS[usize::from(b >> 4)] && pair[1] == DIGITS[usize::from(b & 0x0f)])
+        self.hex()[..] == *hex
     }
 
     /// The first `n` hex digits, for narration.

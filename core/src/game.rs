@@ -587,15 +587,8 @@ impl Game {
         let Ok(body) = std::str::from_utf8(line.body) else { return false };
         match line.kind {
             Kind::Decision => {
-                let read;
-                let (number, by) = match seen {
-                    Some(seen) => (seen.number, seen.by(bytes)),
-                    None => {
-                        let Ok(body) = serde_json::from_str::<DecisionSeen>(body) else { return false };
-                        read = body;
-                        (read.number, read.by.as_deref())
-                    }
-                };
+                let mut read = None;
+                let Some((number, by, _)) = record::decision_seen(seen, bytes, body, &mut read) else { return false };
                 if check_decision_number(number, self.decisions).is_err() {
                     return false;
                 }
@@ -1533,21 +1526,18 @@ impl Verifier {
         // side and dice in one pass, as a reader scanning decisions does:
         // serde's read of the body after a scan of it was a fifth of
         // verify's fold.
-        let scanned = proof.map(|p| p.scanning_decision(line));
+        let mut scanned = proof.copied();
+        if let Some(p) = scanned.as_mut() {
+            p.scan_decision(line);
+        }
         let proof = scanned.as_ref();
         let seen_at = proof.and_then(|p| p.decision_seen(&game.head));
         let bytes = line;
         let line = game.next_line(bytes, proof).filter(|l| l.kind == Kind::Decision)?;
         let body = std::str::from_utf8(line.body).ok()?;
         // As `redecide` reads it: the shape, then the dice only if it has them.
-        let read_seen;
-        let (number, by, has_dice) = match seen_at {
-            Some(seen) => (seen.number, seen.by(bytes), seen.dice),
-            None => {
-                read_seen = serde_json::from_str::<DecisionSeen>(body).ok()?;
-                (read_seen.number, read_seen.by.as_deref(), read_seen.dice.is_some())
-            }
-        };
+        let mut read_seen = None;
+        let (number, by, has_dice) = record::decision_seen(seen_at, bytes, body, &mut read_seen)?;
         check_decision_number(number, game.decisions).ok()?;
         // Kept with the body it was read from, which another version writes
         // as it is: not a body with a `null` member that version leaves out.

@@ -502,6 +502,23 @@ pub(crate) struct DecisionSeenAt {
     pub dice: bool,
 }
 
+/// What folding a decision reads of its body — its number, its side and
+/// whether it brings dice — as a reader's pass read it (`seen`, from
+/// `line`), else read from `body` with serde (kept in `slot`); `None` when
+/// serde cannot read it (the fold then leaves the line to the parse).
+pub(crate) fn decision_seen<'a>(
+    seen: Option<DecisionSeenAt>,
+    line: &'a [u8],
+    body: &str,
+    slot: &'a mut Option<DecisionSeen>,
+) -> Option<(u64, Option<&'a str>, bool)> {
+    if let Some(seen) = seen {
+        return Some((seen.number, seen.by(line), seen.dice));
+    }
+    let read = slot.insert(serde_json::from_str::<DecisionSeen>(body).ok()?);
+    Some((read.number, read.by.as_deref(), read.dice.is_some()))
+}
+
 impl DecisionSeenAt {
     /// `by`, in `line`, the line this was read from.
     pub(crate) fn by<'l>(&self, line: &'l [u8]) -> Option<&'l str> {
@@ -546,7 +563,7 @@ impl LinkProof {
         // reader's work. The members after them are checked after.
         let at = hash_member_at(line)?;
         let hash = link_pieces(previous, hashed_around(line, at));
-        if hash.hex()[..] != *hash_digits(line, at) {
+        if !hash.is_hex(hash_digits(line, at)) {
             return None;
         }
         let LineParts { seq, kind, .. } = split_at(line, at, hash)?;
@@ -572,17 +589,17 @@ impl LinkProof {
         (line.len() == self.len).then(|| &line[BODY_MEMBER.len()..self.at])
     }
 
-    /// This proof, a decision line's body proved canonical and read as
-    /// [`DecisionSeen`] reads it, in one pass ([`DecisionSeenAt::read`]), as
-    /// a reader scanning decisions proves it ([`LinkChain::scanning_decisions`]);
-    /// as it was for any other line, or one scanned already.
-    pub(crate) fn scanning_decision(mut self, line: &[u8]) -> LinkProof {
+    /// Proves the body of `line`, a decision line this proves, canonical
+    /// and reads it as [`DecisionSeen`] reads it, in one pass
+    /// ([`DecisionSeenAt::read`]), as a reader scanning decisions does
+    /// ([`LinkChain::scanning_decisions`]); nothing for any other line, or
+    /// one scanned already.
+    pub(crate) fn scan_decision(&mut self, line: &[u8]) {
         if !self.canonical {
             if let Some(body) = self.decision_body(line) {
                 (self.canonical, self.decision) = DecisionSeenAt::read(line, body);
             }
         }
-        self
     }
 
     /// What the fold reads of the decision body of the line this proves,
@@ -632,8 +649,8 @@ impl LinkChain {
     /// The proof of the next line, if the chain still holds and it is proven.
     pub fn prove(&mut self, line: &[u8]) -> Option<LinkProof> {
         let mut proof = self.head.and_then(|head| LinkProof::of(&head, line));
-        if self.scans_decisions {
-            proof = proof.map(|p| p.scanning_decision(line));
+        if let Some(p) = proof.as_mut().filter(|_| self.scans_decisions) {
+            p.scan_decision(line);
         }
         self.head = proof.map(|p| p.hash);
         proof
