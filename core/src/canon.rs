@@ -228,8 +228,14 @@ fn scan_object_with<'b>(b: &'b [u8], at: &mut usize, depth: usize, mut member: i
 /// key and value text to `member` as the scan goes (all of them only if
 /// the object is canonical).
 pub(crate) fn scan_members<'b>(object: &'b [u8], member: impl FnMut(&'b [u8], &'b [u8])) -> bool {
+    scan_members_at(object, 0, member)
+}
+
+/// [`scan_members`] for an object nested `depth` deep in the value being
+/// scanned (its members' own nesting counts from there).
+pub(crate) fn scan_members_at<'b>(object: &'b [u8], depth: usize, member: impl FnMut(&'b [u8], &'b [u8])) -> bool {
     let mut at = 0;
-    object.first() == Some(&b'{') && scan_object_with(object, &mut at, 0, member) && at == object.len()
+    object.first() == Some(&b'{') && scan_object_with(object, &mut at, depth, member) && at == object.len()
 }
 
 fn scan_array(b: &[u8], at: &mut usize, depth: usize) -> bool {

@@ -602,7 +602,7 @@ impl Game {
                 }
             }
             Kind::Fact => {
-                let Some(fact) = record::fact_of(body) else { return false };
+                let Some(fact) = record::fact_scanned(body) else { return false };
                 if !self.machine.evolve_text(fact) {
                     return false;
                 }
@@ -614,15 +614,21 @@ impl Game {
         true
     }
 
-    /// A canonical line ([`record::split_line`]) next in this game's chain:
+    /// A canonical line ([`record::split_shape`]) next in this game's chain:
     /// its seq the next, its link from the head hashed over its own bytes
-    /// (or proven so by a reader ahead, from this head).
+    /// (or proven so by a reader ahead, from this head). A fact's body is
+    /// left for its reader to prove canonical as it reads it
+    /// ([`record::fact_scanned`]).
     fn next_line<'l>(&self, line: &'l [u8], proof: Option<&LinkProof>) -> Option<record::LineParts<'l>> {
-        if let Some(parts) = proof.and_then(|p| p.parts(&self.head, line)) {
-            return (parts.seq == self.seq + 1).then_some(parts);
-        }
-        let line = record::split_line(line)?;
-        (line.seq == self.seq + 1 && record::link_pieces(&self.head, line.hashed) == line.hash).then_some(line)
+        let (line, canonical) = match proof.and_then(|p| p.parts(&self.head, line)) {
+            Some(proven) => proven,
+            None => {
+                let line = record::split_shape(line).filter(|l| l.seq == self.seq + 1)?;
+                (record::link_pieces(&self.head, line.hashed) == line.hash).then_some((line, false))?
+            }
+        };
+        let scanned = canonical || line.kind == Kind::Fact || canon::is_canonical_bytes(line.body);
+        (line.seq == self.seq + 1 && scanned).then_some(line)
     }
 
     /// A decision folded in: its number, and its side among those deciding

@@ -36,6 +36,7 @@ pub mod strict;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;
+pub mod untagged;
 pub mod words;
 
 pub use dice::{Dice, Die, Roll, Seed, TableDice};

@@ -33,6 +33,7 @@ use crate::registry;
 use crate::rules::{RuleVersion, SettingKind};
 use crate::sealed::{RevealBody, ServerCommitment};
 use crate::seed::Share;
+use crate::untagged::FactText;
 
 /// The format name on every record's first line.
 pub const FORMAT: &str = "rollcall-record";
@@ -393,19 +394,16 @@ pub(crate) struct LineParts<'l> {
     pub hashed: [&'l [u8]; 2],
 }
 
-/// Splits a line that is, byte for byte, the canonical line of an event:
-/// `{"body":…,"hash":"<64 lowercase hex>","kind":"…","seq":N}` with a
-/// canonical body. `None` for any other line (it may still be a good one, or
-/// a bad one: [`parse_event`] reads it and names its fault). The inner
-/// loop's read: a line so split need not be parsed for its link. A line it
-/// splits is UTF-8 text ([`canon::is_canonical_bytes`]; the rest is ASCII).
-pub(crate) fn split_line(line: &[u8]) -> Option<LineParts<'_>> {
-    split_shape(line).filter(|parts| canon::is_canonical_bytes(parts.body))
-}
-
-/// [`split_line`] but for the body, which is not scanned: a line of the
-/// shape of an event's, its body not yet proved canonical (nor UTF-8).
-fn split_shape(line: &[u8]) -> Option<LineParts<'_>> {
+/// Splits a line of the shape of an event's canonical line:
+/// `{"body":…,"hash":"<64 lowercase hex>","kind":"…","seq":N}`, its body
+/// not yet proved canonical (nor UTF-8): the line is canonical byte for
+/// byte when its body is ([`canon::is_canonical_bytes`], which the caller
+/// checks, or a fact's reader: [`fact_scanned`]). `None` for any other line
+/// (it may still be a good one, or a bad one: [`parse_event`] reads it and
+/// names its fault). The inner loop's read: a line so split need not be
+/// parsed for its link. A canonical line is UTF-8 text (its body proved so;
+/// the rest is ASCII).
+pub(crate) fn split_shape(line: &[u8]) -> Option<LineParts<'_>> {
     let at = hash_member_at(line)?;
     let hash = Digest(crate::digest::parse_hex32(std::str::from_utf8(hash_digits(line, at)).ok()?).ok()?);
     split_at(line, at, hash)
@@ -444,10 +442,17 @@ const BODY_MEMBER: &[u8] = b"{\"body\":";
 /// `,"hash":"`, the start of a line's hash member.
 const HASH_MEMBER: &[u8] = b",\"hash\":\"";
 
-/// [`split_line`] with the hash member found at `at` and its digits read
+/// [`split_shape`] with the hash member found at `at` and its digits read
 /// as `hash`, the body not scanned: the members either side of the hash.
 fn split_at(line: &[u8], at: usize, hash: Digest) -> Option<LineParts<'_>> {
     let body = line.get(BODY_MEMBER.len()..at).filter(|_| line.starts_with(BODY_MEMBER))?;
+    let (seq, kind) = kind_and_seq(line, at)?;
+    Some(LineParts { seq, kind, body, hash, hashed: hashed_around(line, at) })
+}
+
+/// The kind and seq of a line whose hash member starts at `at`, read from
+/// the members after it (`","kind":"…","seq":N}`).
+fn kind_and_seq(line: &[u8], at: usize) -> Option<(u64, Kind)> {
     let tail = line.get(at + HASH_MEMBER.len() + 64..)?;
     let tail = tail.strip_prefix(b"\",\"kind\":\"")?;
     let quote = tail.iter().position(|&c| c == b'"')?;
@@ -460,13 +465,12 @@ fn split_at(line: &[u8], at: usize, hash: Digest) -> Option<LineParts<'_>> {
         _ => return None,
     };
     let digits = tail[quote..].strip_prefix(b"\",\"seq\":")?.strip_suffix(b"}")?;
-    let seq = canonical_u64(digits)?;
-    Some(LineParts { seq, kind, body, hash, hashed: hashed_around(line, at) })
+    Some((canonical_u64(digits)?, kind))
 }
 
 /// What a reader ahead of the fold proved of one event line, so that the
 /// fold need not hash it or find its members again: the line has the shape
-/// of an event's ([`split_line`]; its body is left for the fold to scan),
+/// of an event's ([`split_shape`]; its body is left for the fold to scan),
 /// and its link from `from`, hashed over its own bytes, is the hash it
 /// states. A record file's reader proves each line on a thread of its own
 /// while the fold takes the lines before it; the fold trusts the proof only
@@ -566,7 +570,9 @@ impl LinkProof {
         if !hash.is_hex(hash_digits(line, at)) {
             return None;
         }
-        let LineParts { seq, kind, .. } = split_at(line, at, hash)?;
+        // The body is where `split_at` finds it: after `{"body":`.
+        let (seq, kind) =
+            kind_and_seq(line, at).filter(|_| line.starts_with(BODY_MEMBER) && at >= BODY_MEMBER.len())?;
         Some(LinkProof { from: *previous, hash, at, seq, kind, len: line.len(), canonical: false, decision: None })
     }
 
@@ -608,16 +614,17 @@ impl LinkProof {
         self.decision.filter(|_| self.from == *head)
     }
 
-    /// `line` split as [`split_line`] splits it, but not hashed, when this
-    /// is its proof and `head` the link it was proven from.
-    pub(crate) fn parts<'l>(&self, head: &Digest, line: &'l [u8]) -> Option<LineParts<'l>> {
+    /// `line` split as [`split_shape`] splits it, but not hashed, when this
+    /// is its proof and `head` the link it was proven from; and whether its
+    /// body was proved canonical with the link (else the fold scans it).
+    pub(crate) fn parts<'l>(&self, head: &Digest, line: &'l [u8]) -> Option<(LineParts<'l>, bool)> {
         if self.from != *head {
             return None;
         }
         let body = self.body(line)?;
         let parts =
             LineParts { seq: self.seq, kind: self.kind, body, hash: self.hash, hashed: hashed_around(line, self.at) };
-        Some(parts).filter(|parts| self.canonical || canon::is_canonical_bytes(parts.body))
+        Some((parts, self.canonical))
     }
 }
 
@@ -686,13 +693,26 @@ pub(crate) fn decision_has_null(body: &[u8]) -> bool {
     body.starts_with(br#"{"by":null,"#) || members[..members.len() - digits].ends_with(br#","dice":null,"number":"#)
 }
 
-/// A fact event's canonical body, `{"decision":N,"fact":…}`, split: the
-/// fact's own text. `None` for any other body.
-pub(crate) fn fact_of(body: &str) -> Option<&str> {
+/// A fact event's body, `{"decision":N,"fact":{…}}`, proved canonical
+/// ([`canon::is_canonical_bytes`]) as it is split: the fact's own text, and
+/// where in it its `type` member's value stands, found on the way (the
+/// fact is then read without serde's buffering: [`crate::untagged`]).
+/// `None` for any other body, or one not canonical.
+pub(crate) fn fact_scanned(body: &str) -> Option<FactText<'_>> {
     let rest = body.strip_prefix("{\"decision\":")?.strip_suffix('}')?;
     let comma = rest.find(',')?;
     canonical_u64(&rest.as_bytes()[..comma])?;
-    rest[comma..].strip_prefix(",\"fact\":")
+    let fact = rest[comma..].strip_prefix(",\"fact\":")?;
+    let mut tag = None;
+    // The fact is the body's member: nested one deep, as a scan of the
+    // whole body would count it.
+    let canonical = canon::scan_members_at(fact.as_bytes(), 1, |key, value| {
+        if key == b"type" {
+            let start = value.as_ptr() as usize - fact.as_ptr() as usize;
+            tag = Some(start..start + value.len());
+        }
+    });
+    canonical.then(|| FactText::new(fact, tag))
 }
 
 /// Appends `canonical({"body","kind","seq"})` to `out`, written member by
@@ -1026,11 +1046,15 @@ mod tests {
         let body = json!({"decision": 3, "fact": {"hash": "x", "z": [1, -2]}});
         let hash = link(&previous, 41, Kind::Fact, &body).unwrap();
         let line = encode_event(&Event { seq: 41, kind: Kind::Fact, body: body.clone(), hash }).unwrap();
+        fn split_line(line: &[u8]) -> Option<LineParts<'_>> {
+            split_shape(line).filter(|parts| canon::is_canonical_bytes(parts.body))
+        }
         let parts = split_line(line.as_bytes()).expect("a canonical line splits");
         assert_eq!((parts.seq, parts.kind, parts.hash), (41, Kind::Fact, hash));
         assert_eq!(parts.body, canon::to_bytes(&body).unwrap());
         assert_eq!(link_pieces(&previous, parts.hashed), hash);
-        assert_eq!(fact_of(std::str::from_utf8(parts.body).unwrap()), Some(r#"{"hash":"x","z":[1,-2]}"#));
+        let fact = fact_scanned(std::str::from_utf8(parts.body).unwrap()).expect("a fact's body");
+        assert_eq!(fact.text(), r#"{"hash":"x","z":[1,-2]}"#);
         for other in [
             line.replacen(":3,", ": 3,", 1),
             line.replacen("\"kind\":\"fact\"", "\"kind\":\"facts\"", 1),
@@ -1042,8 +1066,6 @@ mod tests {
         ] {
             assert!(split_line(other.as_bytes()).is_none(), "{other}");
         }
-        assert_eq!(fact_of(r#"{"decision":3,"extra":1,"fact":2}"#), None);
-        assert_eq!(fact_of(r#"{"decision":03,"fact":2}"#), None);
         for (digits, read) in [("0", Some(0)), ("18446744073709551615", Some(u64::MAX)), ("18446744073709551616", None)]
         {
             assert_eq!(canonical_u64(digits.as_bytes()), read, "{digits}");
@@ -1051,6 +1073,49 @@ mod tests {
         for digits in ["", "00", "01", "-1", "1a", "+1", " 1"] {
             assert_eq!(canonical_u64(digits.as_bytes()), None, "{digits:?}");
         }
+    }
+
+    #[test]
+    fn a_facts_body_is_read_exactly_when_it_is_canonical_and_its_own_type_member_is_found() {
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let bodies = [
+            r#"{"decision":3,"fact":{"a":[{"type":"inner"}],"type":"x","z":{"type":"y"}}}"#.to_string(),
+            r#"{"decision":3,"fact":{"type":"x"}}"#.into(),
+            r#"{"decision":0,"fact":{}}"#.into(),
+            r#"{"decision":3,"fact":{"type":1}}"#.into(),
+            r#"{"decision":3,"fact":{"a":"ü","type":"x"}}"#.into(),
+            // Not canonical, or not a fact's body.
+            r#"{"decision":3,"fact":{"type":"x","a":1}}"#.into(),
+            r#"{"decision":3,"fact":{"type":"x", "z":1}}"#.into(),
+            r#"{"decision":3,"fact":{"type":"x","type":"y"}}"#.into(),
+            r#"{"decision":3,"fact":{"a":1.5,"type":"x"}}"#.into(),
+            r#"{"decision":3,"fact":{"a":"\u0041","type":"x"}}"#.into(),
+            r#"{"decision":3,"fact":2}"#.into(),
+            r#"{"decision":3,"extra":1,"fact":{}}"#.into(),
+            r#"{"decision":03,"fact":{}}"#.into(),
+            r#"{"decision":-3,"fact":{}}"#.into(),
+            r#"{"decision":3,"fact":{}} "#.into(),
+            r#"{"decision":3,"fact":{}"#.into(),
+            // As deep as a canonical body may nest, and one deeper.
+            format!(r#"{{"decision":3,"fact":{{"a":{},"type":"x"}}}}"#, nested(97)),
+            format!(r#"{{"decision":3,"fact":{{"a":{},"type":"x"}}}}"#, nested(98)),
+        ];
+        for body in &bodies {
+            let read = fact_scanned(body);
+            // What the fold did before: the whole body proved canonical, then split.
+            let split = body.strip_prefix(r#"{"decision":"#).and_then(|rest| {
+                let comma = rest.find(',')?;
+                canonical_u64(&rest.as_bytes()[..comma])?;
+                rest[comma..].strip_prefix(r#","fact":"#)?.strip_suffix('}').filter(|fact| fact.starts_with('{'))
+            });
+            let before = split.filter(|_| canon::is_canonical_bytes(body.as_bytes()));
+            assert_eq!(read.map(|f| f.text()), before, "{body}");
+        }
+        let read = fact_scanned(&bodies[0]).unwrap();
+        assert_eq!(read, FactText::new(read.text(), Some(31..34)));
+        assert_eq!(read.untagged().as_deref(), Some(r#"{"x":{"a":[{"type":"inner"}],"z":{"type":"y"}}}"#));
+        assert_eq!(fact_scanned(&bodies[2]).unwrap().untagged(), None);
+        assert_eq!(fact_scanned(&bodies[3]).unwrap().untagged(), None);
     }
 
     #[test]

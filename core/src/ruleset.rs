@@ -22,6 +22,7 @@ use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
 use crate::refusal::{RefusalKind, Shared};
 use crate::rules::{RuleVersion, VersionSpec};
+use crate::untagged::{FactText, ReadUntagged};
 
 /// Why a decision is refused: a rule forbids it (of a kind, with a message
 /// saying why), or a die could not be had.
@@ -114,7 +115,8 @@ pub trait Ruleset: 'static {
     type Scenario: DeserializeOwned;
     type State: Clone + Serialize + DeserializeOwned + Send + 'static;
     type Decision: DeserializeOwned + Serialize + Clone + Send + 'static;
-    type Fact: DeserializeOwned + Serialize + Send + 'static;
+    /// Declared with [`crate::untagged::facts!`], which reads it untagged too.
+    type Fact: DeserializeOwned + Serialize + ReadUntagged + Send + 'static;
 
     /// Every version, the first being the default.
     fn versions() -> Vec<VersionSpec>;
@@ -348,9 +350,10 @@ pub trait Machine: Send {
     fn evolve(&mut self, fact: &Value) -> Result<(), Refusal>;
     /// Applies a fact this ruleset decided ([`TypedDecision::decide`]), as typed.
     fn evolve_decided(&mut self, fact: TypedFact);
-    /// Applies a fact read typed from its JSON text; `false`, and nothing
-    /// changed, when the text is not a fact of this ruleset.
-    fn evolve_text(&mut self, fact: &str) -> bool;
+    /// Applies a fact read typed from its canonical text (read untagged
+    /// where it can be: [`crate::untagged`]); `false`, and nothing changed,
+    /// when the text is not a fact of this ruleset.
+    fn evolve_text(&mut self, fact: FactText<'_>) -> bool;
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
@@ -460,13 +463,15 @@ impl<R: Ruleset> Machine for Typed<R> {
         R::evolve(&mut self.state, &fact);
     }
 
-    fn evolve_text(&mut self, fact: &str) -> bool {
-        match serde_json::from_str::<R::Fact>(fact) {
-            Ok(fact) => {
+    fn evolve_text(&mut self, fact: FactText<'_>) -> bool {
+        // The tagged read has the last word on a fact the untagged one refuses.
+        let typed = fact.untagged().and_then(|text| R::Fact::read_untagged(&text));
+        match typed.or_else(|| serde_json::from_str::<R::Fact>(fact.text()).ok()) {
+            Some(fact) => {
                 R::evolve(&mut self.state, &fact);
                 true
             }
-            Err(_) => false,
+            None => false,
         }
     }
 

@@ -465,127 +465,129 @@ pub struct UnitInRange {
     pub distance_tenths: u64,
 }
 
-/// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Fact {
-    /// A turn began; Staff Orders restocked last turn became usable
-    /// (`released`), leaving each battle group with `staff_orders`.
-    TurnBegan {
-        turn: u32,
-        first: String,
-        released: BTreeMap<String, u32>,
-        staff_orders: BTreeMap<String, u32>,
-    },
-    /// A battle group rolled its Active Dice Pool. `kept` are the dice it
-    /// may chain (everything but the 1s, highest first).
-    CommandDiceRolled {
-        battle_group: String,
-        side: String,
-        active_pool: u32,
-        held_by_reserves: u32,
-        dice: Vec<u32>,
-        ones: u32,
-        sixes: u32,
-        command_failure: bool,
-        kept: Vec<u32>,
-    },
-    CommandDiceNotRolled {
-        battle_group: String,
-        side: String,
-        active_pool: u32,
-        held_by_reserves: u32,
-        reason: NoRoll,
-    },
-    /// Base: a Command Failure's 1s go to the opponent as Wild Dice; `total`
-    /// is what the receiving side now holds this turn.
-    WildDiceGiven {
-        from_battle_group: String,
-        to_side: String,
-        wild_dice: u32,
-        total: u32,
-    },
-    /// Multi-bg: a Command Failure's 1s go to the enemy CO as Staff Orders;
-    /// `total` is what that CO now holds of his own.
-    StaffOrdersCaptured {
-        from_battle_group: String,
-        to_side: String,
-        co: String,
-        staff_orders: u32,
-        total: u32,
-    },
-    /// Multi-bg: after a Command Failure the group's reserves enter this
-    /// turn only if the CO pays `staff_orders_per_group` for each.
-    ReservesHeldBack {
-        battle_group: String,
-        reserve_groups: Vec<String>,
-        staff_orders_per_group: u32,
-    },
-    /// Who has the first Command Pulse (none: no pulses this turn).
-    FirstPulse {
-        side: Option<String>,
-        decided: FirstPulseBy,
-    },
-    /// A Dice Chain is played: `dice` are the battle group's dice in it
-    /// (wild 6s included), `wild_dice` the Wild Dice that joined it.
-    ChainPlayed {
-        side: String,
-        battle_group: String,
-        number: u32,
-        dice: Vec<u32>,
-        wild_dice: u32,
-        dice_left: Vec<u32>,
-        wild_dice_left: u32,
-    },
-    CommandGroupActivated {
-        battle_group: String,
-        command_group: String,
-        command_unit: String,
-        units: Vec<UnitInRange>,
-        range_tenths: u64,
-    },
-    /// A Reserve Command Group entered the table. `held_by_reserves` is what
-    /// its battle group's reserves hold afterwards; `die_released` says
-    /// whether its die joins the Active Dice Pool, which from the next turn
-    /// is `pool_from_next_turn`.
-    ReserveEntered {
-        battle_group: String,
-        command_group: String,
-        paid: Payment,
-        die_released: bool,
-        held_by_reserves: u32,
-        pool_from_next_turn: u32,
-    },
-    /// A chain of `chain_dice` earned `earned` Staff Orders, of which
-    /// `restocked` fit under the cap; usable `at_once` (a chain of 6s) or
-    /// from the next turn. The pools afterwards are given.
-    StaffOrdersRestocked {
-        battle_group: String,
-        chain_dice: u32,
-        earned: u32,
-        restocked: u32,
-        at_once: bool,
-        cap: u32,
-        staff_orders: u32,
-        staff_orders_next_turn: u32,
-    },
-    /// The pulse is over; `unused_dice` of its chain did nothing.
-    PulseEnded {
-        side: String,
-        unused_dice: u32,
-        next: Option<String>,
-    },
-    /// The turn ended; dice and Wild Dice not played are lost.
-    TurnEnded {
-        turn: u32,
-        unplayed: BTreeMap<String, Vec<u32>>,
-        wild_dice_lost: BTreeMap<String, u32>,
-    },
-    UnitMoved {
-        unit: String,
-        from_tenths: Point,
-        to_tenths: Point,
-    },
+crate::untagged::facts! {
+    /// What happened.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Fact {
+        /// A turn began; Staff Orders restocked last turn became usable
+        /// (`released`), leaving each battle group with `staff_orders`.
+        TurnBegan {
+            turn: u32,
+            first: String,
+            released: BTreeMap<String, u32>,
+            staff_orders: BTreeMap<String, u32>,
+        },
+        /// A battle group rolled its Active Dice Pool. `kept` are the dice it
+        /// may chain (everything but the 1s, highest first).
+        CommandDiceRolled {
+            battle_group: String,
+            side: String,
+            active_pool: u32,
+            held_by_reserves: u32,
+            dice: Vec<u32>,
+            ones: u32,
+            sixes: u32,
+            command_failure: bool,
+            kept: Vec<u32>,
+        },
+        CommandDiceNotRolled {
+            battle_group: String,
+            side: String,
+            active_pool: u32,
+            held_by_reserves: u32,
+            reason: NoRoll,
+        },
+        /// Base: a Command Failure's 1s go to the opponent as Wild Dice; `total`
+        /// is what the receiving side now holds this turn.
+        WildDiceGiven {
+            from_battle_group: String,
+            to_side: String,
+            wild_dice: u32,
+            total: u32,
+        },
+        /// Multi-bg: a Command Failure's 1s go to the enemy CO as Staff Orders;
+        /// `total` is what that CO now holds of his own.
+        StaffOrdersCaptured {
+            from_battle_group: String,
+            to_side: String,
+            co: String,
+            staff_orders: u32,
+            total: u32,
+        },
+        /// Multi-bg: after a Command Failure the group's reserves enter this
+        /// turn only if the CO pays `staff_orders_per_group` for each.
+        ReservesHeldBack {
+            battle_group: String,
+            reserve_groups: Vec<String>,
+            staff_orders_per_group: u32,
+        },
+        /// Who has the first Command Pulse (none: no pulses this turn).
+        FirstPulse {
+            side: Option<String>,
+            decided: FirstPulseBy,
+        },
+        /// A Dice Chain is played: `dice` are the battle group's dice in it
+        /// (wild 6s included), `wild_dice` the Wild Dice that joined it.
+        ChainPlayed {
+            side: String,
+            battle_group: String,
+            number: u32,
+            dice: Vec<u32>,
+            wild_dice: u32,
+            dice_left: Vec<u32>,
+            wild_dice_left: u32,
+        },
+        CommandGroupActivated {
+            battle_group: String,
+            command_group: String,
+            command_unit: String,
+            units: Vec<UnitInRange>,
+            range_tenths: u64,
+        },
+        /// A Reserve Command Group entered the table. `held_by_reserves` is what
+        /// its battle group's reserves hold afterwards; `die_released` says
+        /// whether its die joins the Active Dice Pool, which from the next turn
+        /// is `pool_from_next_turn`.
+        ReserveEntered {
+            battle_group: String,
+            command_group: String,
+            paid: Payment,
+            die_released: bool,
+            held_by_reserves: u32,
+            pool_from_next_turn: u32,
+        },
+        /// A chain of `chain_dice` earned `earned` Staff Orders, of which
+        /// `restocked` fit under the cap; usable `at_once` (a chain of 6s) or
+        /// from the next turn. The pools afterwards are given.
+        StaffOrdersRestocked {
+            battle_group: String,
+            chain_dice: u32,
+            earned: u32,
+            restocked: u32,
+            at_once: bool,
+            cap: u32,
+            staff_orders: u32,
+            staff_orders_next_turn: u32,
+        },
+        /// The pulse is over; `unused_dice` of its chain did nothing.
+        PulseEnded {
+            side: String,
+            unused_dice: u32,
+            next: Option<String>,
+        },
+        /// The turn ended; dice and Wild Dice not played are lost.
+        TurnEnded {
+            turn: u32,
+            unplayed: BTreeMap<String, Vec<u32>>,
+            wild_dice_lost: BTreeMap<String, u32>,
+        },
+        UnitMoved {
+            unit: String,
+            from_tenths: Point,
+            to_tenths: Point,
+        },
+    }
 }
 
 const SETTLES_RANGE: &str = "\"each die activates one command group (a command unit and up to 3 units within 6\")\" (INTERPRETATIONS.md, Combat HQ context)";

@@ -286,150 +286,152 @@ pub struct Modifier {
     pub value: i64,
 }
 
-/// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Fact {
-    /// Every chit is in the cup, in canonical order.
-    TurnBegan {
-        turn: u32,
-        cup: Vec<String>,
-    },
-    /// A chit came out of the cup (of `cup_size` chits).
-    ChitDrawn {
-        turn: u32,
-        chit: String,
-        cup_size: u32,
-    },
-    /// An end-turn chit was drawn: `drawn` of the `needed` that end the turn.
-    EndTurnChitDrawn {
-        chit: String,
-        drawn: u32,
-        needed: u32,
-    },
-    /// The turn is over; the chits left in the cup were not drawn.
-    TurnEnded {
-        turn: u32,
-        undrawn: Vec<String>,
-    },
-    /// A formation chit activates its formation (`number`: 1st or 2nd this turn).
-    ActivationBegan {
-        formation: String,
-        side: String,
-        chit: String,
-        number: u32,
-    },
-    /// Cleanup: the markers come off the formation's units (F7: its units only).
-    /// Every unit in `units` starts the activation without operations.
-    CleanedUp {
-        formation: String,
-        units: Vec<String>,
-        operations_complete_removed: Vec<String>,
-        out_of_command_removed: Vec<String>,
-    },
-    /// Command: these units are within the HQ's command radius, in command.
-    InCommandWithinRadius {
-        formation: String,
-        hq: String,
-        hq_hex: Hex,
-        radius_hexes: u32,
-        units: Vec<UnitDistance>,
-    },
-    /// Command: these units are newly placed, in command in this, their first
-    /// activation (F6); they are no longer newly placed.
-    NewlyPlacedInCommand {
-        formation: String,
-        units: Vec<String>,
-    },
-    /// Command: one 2d6 morale test for a hex. Failed: every unit listed is
-    /// out of command and the hex is marked.
-    MoraleTested {
-        formation: String,
-        hex: Hex,
-        units: Vec<String>,
-        reason: TestReason,
-        dice: Vec<u32>,
-        roll: u32,
-        morale: u32,
-        passed: bool,
-    },
-    /// Rally: a disrupted unit's 2d6 morale test. `rallied`: the disrupted
-    /// marker comes off. `per_hex`: the roll is its hex's (rally-per-hex).
-    RallyTested {
-        formation: String,
-        unit: String,
-        hex: Hex,
-        dice: Vec<u32>,
-        roll: u32,
-        /// Every modifier, written on the roll (F2: whichever reading the
-        /// rule version takes, the record has this one form).
-        modifiers: Vec<Modifier>,
-        modified_roll: i64,
-        morale: u32,
-        rallied: bool,
-        per_hex: bool,
-    },
-    /// Operations begin: the units that may act, and those out of command.
-    OperationsBegan {
-        formation: String,
-        may_act: Vec<String>,
-        out_of_command: Vec<String>,
-    },
-    Moved {
-        unit: String,
-        from: Hex,
-        to: Hex,
-        operations_complete: bool,
-    },
-    Fired {
-        unit: String,
-        from: Hex,
-        at: Hex,
-        operations_complete: bool,
-    },
-    Assaulted {
-        unit: String,
-        from: Hex,
-        at: Hex,
-        operations_complete: bool,
-    },
-    /// Reaction fire by a unit of the side not active.
-    ReactionFired {
-        unit: String,
-        formation: String,
-        from: Hex,
-        at: Hex,
-        out_of_command: bool,
-    },
-    ActivationEnded {
-        formation: String,
-        chit: String,
-    },
-    Disrupted {
-        unit: String,
-        hex: Hex,
-        reason: String,
-    },
-    /// A unit is eliminated; `hq`: it was its formation's HQ (HQ destroyed).
-    Eliminated {
-        unit: String,
-        formation: String,
-        hex: Hex,
-        reason: String,
-        hq: bool,
-    },
-    /// A unit is newly placed on the map.
-    Placed {
-        unit: String,
-        formation: String,
-        hex: Hex,
-    },
-    Relocated {
-        unit: String,
-        from: Hex,
-        to: Hex,
-        reason: String,
-    },
+crate::untagged::facts! {
+    /// What happened.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Fact {
+        /// Every chit is in the cup, in canonical order.
+        TurnBegan {
+            turn: u32,
+            cup: Vec<String>,
+        },
+        /// A chit came out of the cup (of `cup_size` chits).
+        ChitDrawn {
+            turn: u32,
+            chit: String,
+            cup_size: u32,
+        },
+        /// An end-turn chit was drawn: `drawn` of the `needed` that end the turn.
+        EndTurnChitDrawn {
+            chit: String,
+            drawn: u32,
+            needed: u32,
+        },
+        /// The turn is over; the chits left in the cup were not drawn.
+        TurnEnded {
+            turn: u32,
+            undrawn: Vec<String>,
+        },
+        /// A formation chit activates its formation (`number`: 1st or 2nd this turn).
+        ActivationBegan {
+            formation: String,
+            side: String,
+            chit: String,
+            number: u32,
+        },
+        /// Cleanup: the markers come off the formation's units (F7: its units only).
+        /// Every unit in `units` starts the activation without operations.
+        CleanedUp {
+            formation: String,
+            units: Vec<String>,
+            operations_complete_removed: Vec<String>,
+            out_of_command_removed: Vec<String>,
+        },
+        /// Command: these units are within the HQ's command radius, in command.
+        InCommandWithinRadius {
+            formation: String,
+            hq: String,
+            hq_hex: Hex,
+            radius_hexes: u32,
+            units: Vec<UnitDistance>,
+        },
+        /// Command: these units are newly placed, in command in this, their first
+        /// activation (F6); they are no longer newly placed.
+        NewlyPlacedInCommand {
+            formation: String,
+            units: Vec<String>,
+        },
+        /// Command: one 2d6 morale test for a hex. Failed: every unit listed is
+        /// out of command and the hex is marked.
+        MoraleTested {
+            formation: String,
+            hex: Hex,
+            units: Vec<String>,
+            reason: TestReason,
+            dice: Vec<u32>,
+            roll: u32,
+            morale: u32,
+            passed: bool,
+        },
+        /// Rally: a disrupted unit's 2d6 morale test. `rallied`: the disrupted
+        /// marker comes off. `per_hex`: the roll is its hex's (rally-per-hex).
+        RallyTested {
+            formation: String,
+            unit: String,
+            hex: Hex,
+            dice: Vec<u32>,
+            roll: u32,
+            /// Every modifier, written on the roll (F2: whichever reading the
+            /// rule version takes, the record has this one form).
+            modifiers: Vec<Modifier>,
+            modified_roll: i64,
+            morale: u32,
+            rallied: bool,
+            per_hex: bool,
+        },
+        /// Operations begin: the units that may act, and those out of command.
+        OperationsBegan {
+            formation: String,
+            may_act: Vec<String>,
+            out_of_command: Vec<String>,
+        },
+        Moved {
+            unit: String,
+            from: Hex,
+            to: Hex,
+            operations_complete: bool,
+        },
+        Fired {
+            unit: String,
+            from: Hex,
+            at: Hex,
+            operations_complete: bool,
+        },
+        Assaulted {
+            unit: String,
+            from: Hex,
+            at: Hex,
+            operations_complete: bool,
+        },
+        /// Reaction fire by a unit of the side not active.
+        ReactionFired {
+            unit: String,
+            formation: String,
+            from: Hex,
+            at: Hex,
+            out_of_command: bool,
+        },
+        ActivationEnded {
+            formation: String,
+            chit: String,
+        },
+        Disrupted {
+            unit: String,
+            hex: Hex,
+            reason: String,
+        },
+        /// A unit is eliminated; `hq`: it was its formation's HQ (HQ destroyed).
+        Eliminated {
+            unit: String,
+            formation: String,
+            hex: Hex,
+            reason: String,
+            hq: bool,
+        },
+        /// A unit is newly placed on the map.
+        Placed {
+            unit: String,
+            formation: String,
+            hex: Hex,
+        },
+        Relocated {
+            unit: String,
+            from: Hex,
+            to: Hex,
+            reason: String,
+        },
+    }
 }
 
 const VERSION_SUMMARY: &str = "The Action Phase as written, with the defaults of its open points F1-F7 and FN1-FN6 (docs/open-points.md#formation-activation).";

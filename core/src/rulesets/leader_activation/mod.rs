@@ -246,104 +246,106 @@ pub enum Decision {
     Remove { piece: String, reason: String },
 }
 
-/// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Fact {
-    TurnBegan {
-        turn: u32,
-        first: String,
-        leaders: BTreeMap<String, u32>,
-        skips: BTreeMap<String, u32>,
-        next: Option<String>,
-    },
-    LeaderActivated {
-        leader: String,
-        side: String,
-        broken: bool,
-    },
-    SelfRallyTested {
-        leader: String,
-        roll: u32,
-        needed: i64,
-        rallied: bool,
-    },
-    UnitCommanded {
-        leader: String,
-        unit: String,
-        skill: Skill,
-        distance_mm: u64,
-        range_mm: u64,
-    },
-    UnitActed {
-        unit: String,
-        action: String,
-    },
-    LeaderActed {
-        leader: String,
-        action: String,
-    },
-    RallyTested {
-        leader: String,
-        units: Vec<String>,
-        roll: u32,
-        needed: i64,
-        rallied: bool,
-    },
-    /// The units are no longer broken; `stay_idle` (L7 option) keeps them
-    /// from being commanded later this turn.
-    UnitsRallied {
-        units: Vec<String>,
-        stay_idle: bool,
-    },
-    /// `stays_activated` is false only for a failed self-rally under L5's option.
-    ActivationEnded {
-        leader: String,
-        side: String,
-        stays_activated: bool,
-        next: Option<String>,
-    },
-    Skipped {
-        side: String,
-        skips_left: u32,
-        next: Option<String>,
-    },
-    /// The side whose slot it was has no leader left to activate (one was
-    /// locked in close combat): the slot passes on.
-    SlotPassed {
-        side: String,
-        next: Option<String>,
-    },
-    /// The turn is over: no leader is left to activate. `locked` names the
-    /// leaders left unactivated because they are locked in close combat.
-    TurnEnded {
-        turn: u32,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        locked: Vec<String>,
-    },
-    Broke {
-        piece: String,
-        reason: String,
-    },
-    LockedInCloseCombat {
-        leader: String,
-    },
-    FreedFromCloseCombat {
-        leader: String,
-    },
-    Moved {
-        piece: String,
-        from: Point,
-        to: Point,
-    },
-    /// A leader or unit leaves play. A leader removed while he is being
-    /// activated is followed by the end of his activation.
-    Removed {
-        piece: String,
-        side: String,
-        role: Role,
-        reason: String,
-    },
+crate::untagged::facts! {
+    /// What happened.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Fact {
+        TurnBegan {
+            turn: u32,
+            first: String,
+            leaders: BTreeMap<String, u32>,
+            skips: BTreeMap<String, u32>,
+            next: Option<String>,
+        },
+        LeaderActivated {
+            leader: String,
+            side: String,
+            broken: bool,
+        },
+        SelfRallyTested {
+            leader: String,
+            roll: u32,
+            needed: i64,
+            rallied: bool,
+        },
+        UnitCommanded {
+            leader: String,
+            unit: String,
+            skill: Skill,
+            distance_mm: u64,
+            range_mm: u64,
+        },
+        UnitActed {
+            unit: String,
+            action: String,
+        },
+        LeaderActed {
+            leader: String,
+            action: String,
+        },
+        RallyTested {
+            leader: String,
+            units: Vec<String>,
+            roll: u32,
+            needed: i64,
+            rallied: bool,
+        },
+        /// The units are no longer broken; `stay_idle` (L7 option) keeps them
+        /// from being commanded later this turn.
+        UnitsRallied {
+            units: Vec<String>,
+            stay_idle: bool,
+        },
+        /// `stays_activated` is false only for a failed self-rally under L5's option.
+        ActivationEnded {
+            leader: String,
+            side: String,
+            stays_activated: bool,
+            next: Option<String>,
+        },
+        Skipped {
+            side: String,
+            skips_left: u32,
+            next: Option<String>,
+        },
+        /// The side whose slot it was has no leader left to activate (one was
+        /// locked in close combat): the slot passes on.
+        SlotPassed {
+            side: String,
+            next: Option<String>,
+        },
+        /// The turn is over: no leader is left to activate. `locked` names the
+        /// leaders left unactivated because they are locked in close combat.
+        TurnEnded {
+            turn: u32,
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            locked: Vec<String>,
+        },
+        Broke {
+            piece: String,
+            reason: String,
+        },
+        LockedInCloseCombat {
+            leader: String,
+        },
+        FreedFromCloseCombat {
+            leader: String,
+        },
+        Moved {
+            piece: String,
+            from: Point,
+            to: Point,
+        },
+        /// A leader or unit leaves play. A leader removed while he is being
+        /// activated is followed by the end of his activation.
+        Removed {
+            piece: String,
+            side: String,
+            role: Role,
+            reason: String,
+        },
+    }
 }
 
 const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of its open points L1-L10 and LN1-LN3 (docs/open-points.md#leader-activation).";

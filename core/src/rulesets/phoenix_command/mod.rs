@@ -789,391 +789,393 @@ pub struct Shot {
     pub stray: Option<i64>,
 }
 
-/// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Fact {
-    TurnBegan {
-        turn: u32,
-    },
-    /// A broken, leaderless unit leaves the battlefield in strategic movement.
-    UnitWithdrew {
-        unit: String,
-        side: String,
-        figures: Vec<String>,
-        /// Organisations its figures led, now without a leader.
-        organisations: Vec<String>,
-    },
-    ContactChanged {
-        unit: String,
-        enemy: String,
-        in_contact: bool,
-    },
-    MovedStrategically {
-        unit: String,
-        side: String,
-        cp_lost: u32,
-        /// A further leg of a move already begun this turn (N43).
-        #[serde(default, skip_serializing_if = "is_false")]
-        continued: bool,
-    },
-    FigureMoved {
-        figure: String,
-        from: Point,
-        to: Point,
-        /// The distance, rounded up to a tenth.
-        distance_tenths: u64,
-    },
-    StragglerRemoved {
-        figure: String,
-        unit: String,
-        leader: String,
-        distance_tenths: u64,
-        command_distance_tenths: u64,
-        /// Organisations he led, now without a leader.
-        organisations: Vec<String>,
-    },
-    InitiativeCounted {
-        turn: u32,
-        counts: BTreeMap<String, u32>,
-        holder: String,
-        by: InitiativeBy,
-    },
-    InitiativeRecounted {
-        counts: BTreeMap<String, u32>,
-        previous: String,
-        holder: String,
-    },
-    OperationsBegan {
-        turn: u32,
-        next: Option<NextUp>,
-    },
-    UnitActivated {
-        unit: String,
-        side: String,
-        cp: u32,
-    },
-    CpAccumulated {
-        unit: String,
-        cp_before: u32,
-        cp_after: u32,
-        /// Held interrupt CP, which count towards the cap.
-        held: u32,
-        cap: i64,
-    },
-    Passed {
-        unit: String,
-        cp: u32,
-    },
-    CpSpent {
-        unit: String,
-        /// The first CP of the activation this spends, from 1.
-        number: u32,
-        cp: u32,
-        on: Spend,
-        cp_left: u32,
-    },
-    FigureActed {
-        unit: String,
-        number: u32,
-        action: Action,
-        /// For a move: from where, and how far (rounded up to a tenth).
-        from: Option<Point>,
-        distance_tenths: Option<u64>,
-    },
-    /// An action of the decision that an earlier action's dice made
-    /// impossible (its figure or his target fell, his morale dropped, his
-    /// unit's activation ended): it is not performed (N36). A figure still
-    /// in play is still to act on the CP. Also a melee attack waiting for
-    /// its answer whose attacker or target has since left play.
-    ActionVoided {
-        figure: String,
-        action: Action,
-        reason: String,
-    },
-    Fired {
-        unit: String,
-        figure: String,
-        weapon: String,
-        target: String,
-        mode: FireMode,
-        /// The odds every shot was rolled against (ragged: with its penalty).
-        odds: i64,
-        shots: Vec<Shot>,
-        /// Hits each successful shot scores ("2 hits @ 60").
-        hits_per_shot: u32,
-        /// The PEN that reaches the target (less intervening cover's PF).
-        pen: u32,
-        one_use: bool,
-    },
-    MeleeDeclared {
-        attacker: String,
-        target: String,
-    },
-    MeleeRolled {
-        attacker: String,
-        target: String,
-        escape: bool,
-        roll: u32,
-        /// The Melee Attack Value, +5 against an escape.
-        value: i64,
-        hit: bool,
-    },
-    Escaped {
-        figure: String,
-        from: Point,
-        to: Point,
-    },
-    Blast {
-        shooter: String,
-        weapon: String,
-        at: Point,
-        /// The d10 face of a miss's deviation (face k: k × 36° clockwise from +y).
-        deviation: Option<u32>,
-        /// On the intervening cover.
-        on_cover: bool,
-        /// Each figure caught: (figure, distance in tenths, effect).
-        caught: Vec<(String, u64, Injury)>,
-    },
-    InjuryRolled {
-        target: String,
-        shooter: String,
-        roll: u32,
-        sdm: i64,
-        stray: i64,
-        total: i64,
-        /// The injury effect from the scenario's table; none: the referee gives it.
-        effect: Option<Injury>,
-        melee: bool,
-    },
-    InjuryRuled {
-        target: String,
-        total: i64,
-        effect: Injury,
-    },
-    KnockoutRolled {
-        figure: String,
-        roll: u32,
-        chance: i64,
-        /// The fanatic's second roll (panic), not the knockout roll.
-        fanatic: bool,
-        /// At or under the chance.
-        under: bool,
-    },
-    MoraleChanged {
-        figure: String,
-        from: Morale,
-        to: Morale,
-        reason: String,
-    },
-    UnitShaken {
-        unit: String,
-        side: String,
-        shaken: u32,
-        of: u32,
-    },
-    InterruptSet {
-        unit: String,
-        side: String,
-        /// Accumulated CP it keeps besides the held one.
-        cp: u32,
-    },
-    Sighted {
-        by: String,
-        target: String,
-        prepared: bool,
-    },
-    AmbushBlown {
-        by: String,
-        target: String,
-        nervous: Vec<String>,
-    },
-    InterruptFired {
-        by: String,
-        target: String,
-        prepared: bool,
-        /// The held CP was spent (a prepared ambush whose unit joined in).
-        held_cp_spent: bool,
-        nervous: Vec<String>,
-        /// The others who joined, with their one action.
-        joined: Vec<String>,
-        mode: Option<FireMode>,
-        target_shaken_before: bool,
-        /// Those of the unit who joined without a line of sight to the
-        /// target: their part of the action is to hold (N54).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        no_line_of_sight: Vec<String>,
-    },
-    InterruptResolved {
-        by: String,
-        target: String,
-        success: bool,
-        reason: String,
-        /// CP the target lost.
-        cp_lost: u32,
-        /// The target's activation is interrupted: it may take cover, then its turn ends.
-        target_active: bool,
-    },
-    UnitSteadied {
-        unit: String,
-        from: UnitMorale,
-        to: UnitMorale,
-    },
-    Abandoned {
-        unit: String,
-        shaken: Vec<String>,
-        /// Bold figures who failed their check: they lag behind by 1 CP.
-        lagging: Vec<String>,
-    },
-    ForcedRallyChecked {
-        unit: String,
-        leader: String,
-        passed: u32,
-        of: u32,
-        /// The majority passed: the leader goes on.
-        holds: bool,
-    },
-    Routed {
-        unit: String,
-        side: String,
-        reached_cover: bool,
-        /// Its fanatics, who do not surrender when it cannot reach cover
-        /// (N55).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        fanatics: Vec<String>,
-    },
-    AmbushLapsed {
-        by: String,
-        target: String,
-    },
-    TookCover {
-        unit: String,
-        in_cover: Vec<String>,
-        prone: Vec<String>,
-    },
-    CpCompleted {
-        unit: String,
-        number: u32,
-        cp_left: u32,
-        /// Figures who lagged behind on this CP and act again from the next (P6).
-        caught_up: Vec<String>,
-    },
-    CpLost {
-        unit: String,
-        cp: u32,
-        reason: String,
-    },
-    ActivationEnded {
-        unit: String,
-        side: String,
-        next: Option<NextUp>,
-    },
-    TurnEnded {
-        turn: u32,
-    },
-    Consolidated {
-        organisation: String,
-        kind: String,
-        side: String,
-        leader: String,
-        /// The unit that paid (the organisation leader's unit).
-        by: String,
-        /// The units merged (the payer's among them).
-        units: Vec<String>,
-        sub_units: Vec<String>,
-        cost: u32,
-        cp_before: u32,
-        cp_after: u32,
-        /// CP the other leaders lost.
-        lost: BTreeMap<String, u32>,
-        contact: BTreeSet<String>,
-        /// One of the units merged attempted its ragged interrupt this turn:
-        /// so has the consolidated unit (N41).
-        #[serde(default, skip_serializing_if = "is_false")]
-        ragged_interrupt_used: bool,
-    },
-    Detached {
-        unit: String,
-        detached: Vec<DetachedUnit>,
-        cost: u32,
-        cp_before: u32,
-        cp_after: u32,
-    },
-    Reorganised {
-        organisation: String,
-        by: String,
-        leader: String,
-        cost: u32,
-        cp_before: u32,
-        cp_after: u32,
-        /// Every organisation below the reorganising one that was replaced
-        /// (ids the new squads and teams take again included).
-        replaced: Vec<String>,
-        squads: Vec<FormedSquad>,
-        /// Units dissolved, and the CP each lost.
-        dissolved: BTreeMap<String, u32>,
-    },
-    /// A company leader reorganises squads into platoons (N57).
-    SquadsReorganised {
-        organisation: String,
-        by: String,
-        leader: String,
-        cost: u32,
-        cp_before: u32,
-        cp_after: u32,
-        /// The platoons replaced (ids the new ones take again included).
-        replaced: Vec<String>,
-        platoons: Vec<FormedPlatoon>,
-        /// The units of the squads regrouped, and the CP each lost; they
-        /// stay units, activated this turn.
-        units: BTreeMap<String, u32>,
-    },
-    CommandChecked {
-        figure: String,
-        unit: String,
-        reason: String,
-        check: Check,
-    },
-    FigureRemoved {
-        figure: String,
-        side: String,
-        unit: String,
-        reason: String,
-        /// Organisations he led, now without a leader.
-        organisations: Vec<String>,
-    },
-    LeaderLost {
-        unit: String,
-        leader: String,
-        cp_lost: u32,
-        rating: i64,
-        successor_rating: i64,
-        succession: Succession,
-        /// Organisations he led, which a breveted leader takes over.
-        organisations: Vec<String>,
-    },
-    Breveted {
-        unit: String,
-        leader: String,
-        rating: i64,
-        take_command_cp: u32,
-        organisations: Vec<String>,
-    },
-    TookCommand {
-        unit: String,
-        leader: String,
-    },
-    UnitBroke {
-        unit: String,
-        side: String,
-        reason: String,
-        /// It must rout now (2.8); a unit that could not brevet does not.
-        rout: bool,
-    },
-    UnitEliminated {
-        unit: String,
-        side: String,
-    },
+crate::untagged::facts! {
+    /// What happened.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Fact {
+        TurnBegan {
+            turn: u32,
+        },
+        /// A broken, leaderless unit leaves the battlefield in strategic movement.
+        UnitWithdrew {
+            unit: String,
+            side: String,
+            figures: Vec<String>,
+            /// Organisations its figures led, now without a leader.
+            organisations: Vec<String>,
+        },
+        ContactChanged {
+            unit: String,
+            enemy: String,
+            in_contact: bool,
+        },
+        MovedStrategically {
+            unit: String,
+            side: String,
+            cp_lost: u32,
+            /// A further leg of a move already begun this turn (N43).
+            #[serde(default, skip_serializing_if = "is_false")]
+            continued: bool,
+        },
+        FigureMoved {
+            figure: String,
+            from: Point,
+            to: Point,
+            /// The distance, rounded up to a tenth.
+            distance_tenths: u64,
+        },
+        StragglerRemoved {
+            figure: String,
+            unit: String,
+            leader: String,
+            distance_tenths: u64,
+            command_distance_tenths: u64,
+            /// Organisations he led, now without a leader.
+            organisations: Vec<String>,
+        },
+        InitiativeCounted {
+            turn: u32,
+            counts: BTreeMap<String, u32>,
+            holder: String,
+            by: InitiativeBy,
+        },
+        InitiativeRecounted {
+            counts: BTreeMap<String, u32>,
+            previous: String,
+            holder: String,
+        },
+        OperationsBegan {
+            turn: u32,
+            next: Option<NextUp>,
+        },
+        UnitActivated {
+            unit: String,
+            side: String,
+            cp: u32,
+        },
+        CpAccumulated {
+            unit: String,
+            cp_before: u32,
+            cp_after: u32,
+            /// Held interrupt CP, which count towards the cap.
+            held: u32,
+            cap: i64,
+        },
+        Passed {
+            unit: String,
+            cp: u32,
+        },
+        CpSpent {
+            unit: String,
+            /// The first CP of the activation this spends, from 1.
+            number: u32,
+            cp: u32,
+            on: Spend,
+            cp_left: u32,
+        },
+        FigureActed {
+            unit: String,
+            number: u32,
+            action: Action,
+            /// For a move: from where, and how far (rounded up to a tenth).
+            from: Option<Point>,
+            distance_tenths: Option<u64>,
+        },
+        /// An action of the decision that an earlier action's dice made
+        /// impossible (its figure or his target fell, his morale dropped, his
+        /// unit's activation ended): it is not performed (N36). A figure still
+        /// in play is still to act on the CP. Also a melee attack waiting for
+        /// its answer whose attacker or target has since left play.
+        ActionVoided {
+            figure: String,
+            action: Action,
+            reason: String,
+        },
+        Fired {
+            unit: String,
+            figure: String,
+            weapon: String,
+            target: String,
+            mode: FireMode,
+            /// The odds every shot was rolled against (ragged: with its penalty).
+            odds: i64,
+            shots: Vec<Shot>,
+            /// Hits each successful shot scores ("2 hits @ 60").
+            hits_per_shot: u32,
+            /// The PEN that reaches the target (less intervening cover's PF).
+            pen: u32,
+            one_use: bool,
+        },
+        MeleeDeclared {
+            attacker: String,
+            target: String,
+        },
+        MeleeRolled {
+            attacker: String,
+            target: String,
+            escape: bool,
+            roll: u32,
+            /// The Melee Attack Value, +5 against an escape.
+            value: i64,
+            hit: bool,
+        },
+        Escaped {
+            figure: String,
+            from: Point,
+            to: Point,
+        },
+        Blast {
+            shooter: String,
+            weapon: String,
+            at: Point,
+            /// The d10 face of a miss's deviation (face k: k × 36° clockwise from +y).
+            deviation: Option<u32>,
+            /// On the intervening cover.
+            on_cover: bool,
+            /// Each figure caught: (figure, distance in tenths, effect).
+            caught: Vec<(String, u64, Injury)>,
+        },
+        InjuryRolled {
+            target: String,
+            shooter: String,
+            roll: u32,
+            sdm: i64,
+            stray: i64,
+            total: i64,
+            /// The injury effect from the scenario's table; none: the referee gives it.
+            effect: Option<Injury>,
+            melee: bool,
+        },
+        InjuryRuled {
+            target: String,
+            total: i64,
+            effect: Injury,
+        },
+        KnockoutRolled {
+            figure: String,
+            roll: u32,
+            chance: i64,
+            /// The fanatic's second roll (panic), not the knockout roll.
+            fanatic: bool,
+            /// At or under the chance.
+            under: bool,
+        },
+        MoraleChanged {
+            figure: String,
+            from: Morale,
+            to: Morale,
+            reason: String,
+        },
+        UnitShaken {
+            unit: String,
+            side: String,
+            shaken: u32,
+            of: u32,
+        },
+        InterruptSet {
+            unit: String,
+            side: String,
+            /// Accumulated CP it keeps besides the held one.
+            cp: u32,
+        },
+        Sighted {
+            by: String,
+            target: String,
+            prepared: bool,
+        },
+        AmbushBlown {
+            by: String,
+            target: String,
+            nervous: Vec<String>,
+        },
+        InterruptFired {
+            by: String,
+            target: String,
+            prepared: bool,
+            /// The held CP was spent (a prepared ambush whose unit joined in).
+            held_cp_spent: bool,
+            nervous: Vec<String>,
+            /// The others who joined, with their one action.
+            joined: Vec<String>,
+            mode: Option<FireMode>,
+            target_shaken_before: bool,
+            /// Those of the unit who joined without a line of sight to the
+            /// target: their part of the action is to hold (N54).
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            no_line_of_sight: Vec<String>,
+        },
+        InterruptResolved {
+            by: String,
+            target: String,
+            success: bool,
+            reason: String,
+            /// CP the target lost.
+            cp_lost: u32,
+            /// The target's activation is interrupted: it may take cover, then its turn ends.
+            target_active: bool,
+        },
+        UnitSteadied {
+            unit: String,
+            from: UnitMorale,
+            to: UnitMorale,
+        },
+        Abandoned {
+            unit: String,
+            shaken: Vec<String>,
+            /// Bold figures who failed their check: they lag behind by 1 CP.
+            lagging: Vec<String>,
+        },
+        ForcedRallyChecked {
+            unit: String,
+            leader: String,
+            passed: u32,
+            of: u32,
+            /// The majority passed: the leader goes on.
+            holds: bool,
+        },
+        Routed {
+            unit: String,
+            side: String,
+            reached_cover: bool,
+            /// Its fanatics, who do not surrender when it cannot reach cover
+            /// (N55).
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            fanatics: Vec<String>,
+        },
+        AmbushLapsed {
+            by: String,
+            target: String,
+        },
+        TookCover {
+            unit: String,
+            in_cover: Vec<String>,
+            prone: Vec<String>,
+        },
+        CpCompleted {
+            unit: String,
+            number: u32,
+            cp_left: u32,
+            /// Figures who lagged behind on this CP and act again from the next (P6).
+            caught_up: Vec<String>,
+        },
+        CpLost {
+            unit: String,
+            cp: u32,
+            reason: String,
+        },
+        ActivationEnded {
+            unit: String,
+            side: String,
+            next: Option<NextUp>,
+        },
+        TurnEnded {
+            turn: u32,
+        },
+        Consolidated {
+            organisation: String,
+            kind: String,
+            side: String,
+            leader: String,
+            /// The unit that paid (the organisation leader's unit).
+            by: String,
+            /// The units merged (the payer's among them).
+            units: Vec<String>,
+            sub_units: Vec<String>,
+            cost: u32,
+            cp_before: u32,
+            cp_after: u32,
+            /// CP the other leaders lost.
+            lost: BTreeMap<String, u32>,
+            contact: BTreeSet<String>,
+            /// One of the units merged attempted its ragged interrupt this turn:
+            /// so has the consolidated unit (N41).
+            #[serde(default, skip_serializing_if = "is_false")]
+            ragged_interrupt_used: bool,
+        },
+        Detached {
+            unit: String,
+            detached: Vec<DetachedUnit>,
+            cost: u32,
+            cp_before: u32,
+            cp_after: u32,
+        },
+        Reorganised {
+            organisation: String,
+            by: String,
+            leader: String,
+            cost: u32,
+            cp_before: u32,
+            cp_after: u32,
+            /// Every organisation below the reorganising one that was replaced
+            /// (ids the new squads and teams take again included).
+            replaced: Vec<String>,
+            squads: Vec<FormedSquad>,
+            /// Units dissolved, and the CP each lost.
+            dissolved: BTreeMap<String, u32>,
+        },
+        /// A company leader reorganises squads into platoons (N57).
+        SquadsReorganised {
+            organisation: String,
+            by: String,
+            leader: String,
+            cost: u32,
+            cp_before: u32,
+            cp_after: u32,
+            /// The platoons replaced (ids the new ones take again included).
+            replaced: Vec<String>,
+            platoons: Vec<FormedPlatoon>,
+            /// The units of the squads regrouped, and the CP each lost; they
+            /// stay units, activated this turn.
+            units: BTreeMap<String, u32>,
+        },
+        CommandChecked {
+            figure: String,
+            unit: String,
+            reason: String,
+            check: Check,
+        },
+        FigureRemoved {
+            figure: String,
+            side: String,
+            unit: String,
+            reason: String,
+            /// Organisations he led, now without a leader.
+            organisations: Vec<String>,
+        },
+        LeaderLost {
+            unit: String,
+            leader: String,
+            cp_lost: u32,
+            rating: i64,
+            successor_rating: i64,
+            succession: Succession,
+            /// Organisations he led, which a breveted leader takes over.
+            organisations: Vec<String>,
+        },
+        Breveted {
+            unit: String,
+            leader: String,
+            rating: i64,
+            take_command_cp: u32,
+            organisations: Vec<String>,
+        },
+        TookCommand {
+            unit: String,
+            leader: String,
+        },
+        UnitBroke {
+            unit: String,
+            side: String,
+            reason: String,
+            /// It must rout now (2.8); a unit that could not brevet does not.
+            rout: bool,
+        },
+        UnitEliminated {
+            unit: String,
+            side: String,
+        },
+    }
 }
 
 impl Ruleset for PhoenixCommand {
