@@ -580,6 +580,13 @@ impl Game {
     /// ([`LinkProof`]): a line proven from this game's head is neither
     /// hashed nor scanned again.
     pub fn apply_line_proven(&mut self, bytes: &[u8], proof: Option<&LinkProof>) -> bool {
+        // A decision's body the reader ahead left to the fold is proved
+        // canonical and read here in the same one pass.
+        let mut scanned = proof.copied();
+        if let Some(p) = scanned.as_mut() {
+            p.scan_decision(bytes);
+        }
+        let proof = scanned.as_ref();
         // Read with the proof, which holds only from this head.
         let seen = proof.and_then(|p| p.decision_seen(&self.head));
         let Some(line) = self.next_line(bytes, proof) else { return false };

@@ -653,6 +653,18 @@ impl LinkChain {
         LinkChain { scans_decisions: true, ..self }
     }
 
+    /// Whether this chain proves decision bodies too ([`LinkChain::scanning_decisions`]).
+    pub fn scans_decisions(&self) -> bool {
+        self.scans_decisions
+    }
+
+    /// Has this chain prove the decision bodies of the lines after, or
+    /// leave them to the fold: a reader ahead takes that share of the work
+    /// on only while the fold is behind. Either way the fold reads alike.
+    pub fn scan_decisions(&mut self, on: bool) {
+        self.scans_decisions = on;
+    }
+
     /// The proof of the next line, if the chain still holds and it is proven.
     pub fn prove(&mut self, line: &[u8]) -> Option<LinkProof> {
         let mut proof = self.head.and_then(|head| LinkProof::of(&head, line));

@@ -25,7 +25,9 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 
 use rollcall_core::digest::Digest;
 use rollcall_core::game::{Verified, Verifier, VerifyFailure};
@@ -95,6 +97,8 @@ enum Ahead {
     },
     Running {
         batches: Receiver<Batch>,
+        /// Batches handed over and not yet taken ([`read_ahead`]).
+        queued: Arc<AtomicUsize>,
         batch: Batch,
         next: usize,
         start: usize,
@@ -169,12 +173,13 @@ impl Events {
         }
     }
 
-    /// Has the reader ahead prove each decision line's body canonical too,
-    /// and read its number and `by` as the fold would
-    /// ([`LinkChain::scanning_decisions`]): for a fold that reads no
-    /// decision itself (`state`, `replay` and `log` of a file), so that
-    /// the two threads share its work about evenly. Before the first line
-    /// is read; afterwards, and without proofs, it changes nothing.
+    /// Has the reader ahead prove decision lines' bodies canonical too,
+    /// and read their number and `by` as the fold would
+    /// ([`LinkChain::scanning_decisions`]), while the fold is behind it:
+    /// for a fold that reads no decision itself (`state`, `replay` and
+    /// `log` of a file), so that the two threads share its work about
+    /// evenly ([`read_ahead`]). Before the first line is read; afterwards,
+    /// and without proofs, it changes nothing.
     pub fn scan_decisions(&mut self) {
         if let Ahead::Waiting { chain: chain @ Some(_), .. } = &mut self.ahead {
             *chain = chain.take().map(LinkChain::scanning_decisions);
@@ -254,21 +259,25 @@ impl Events {
                 unreachable!("matched above")
             };
             let (send, batches) = sync_channel(BATCHES_AHEAD);
-            let path = self.path.clone();
+            let queued = Arc::new(AtomicUsize::new(0));
+            let (path, handed) = (self.path.clone(), queued.clone());
             let spawned = std::thread::Builder::new()
                 .name("record reader".into())
-                .spawn(move || read_ahead(&path, reader, line, offset, (chain, decisions), &send));
+                .spawn(move || read_ahead(&path, reader, line, offset, (chain, decisions), (&send, &handed)));
             if let Err(e) = spawned {
                 return Read::Failed(io(&self.path, format!("cannot start a thread to read it: {e}")));
             }
-            self.ahead = Ahead::Running { batches, batch: Batch::default(), next: 0, start: 0 };
+            self.ahead = Ahead::Running { batches, queued, batch: Batch::default(), next: 0, start: 0 };
         }
-        let Ahead::Running { batches, batch, next, start } = &mut self.ahead else {
+        let Ahead::Running { batches, queued, batch, next, start } = &mut self.ahead else {
             return Read::Failed(io(&self.path, "read after its end"));
         };
         if *next == batch.reads.len() {
             match batches.recv() {
-                Ok(read) => (*batch, *next, *start) = (read, 0, 0),
+                Ok(read) => {
+                    queued.fetch_sub(1, Ordering::Relaxed);
+                    (*batch, *next, *start) = (read, 0, 0);
+                }
                 Err(_) => return Read::Failed(io(&self.path, "its reader stopped before the end")),
             }
         }
@@ -290,15 +299,25 @@ impl Iterator for Events {
 /// when the caller asked for no proofs), and each proven decision line's
 /// decision read with `decisions`, if given. Stops after the end, a line
 /// that cannot be read, or when the caller is gone.
+///
+/// A chain that scans decision bodies ([`Events::scan_decisions`]) does so
+/// in a batch only while the fold is behind, half the batches it may hold
+/// still `queued`; otherwise it leaves them to the fold, which reads them
+/// the same way. The busier thread sheds that share of the work, whichever
+/// it is on this ruleset's record and this machine.
 fn read_ahead(
     path: &Path,
     mut reader: BufReader<File>,
     mut line: u64,
     mut offset: u64,
     (mut chain, decisions): (Option<LinkChain>, Option<DecisionReader>),
-    send: &SyncSender<Batch>,
+    (send, queued): (&SyncSender<Batch>, &AtomicUsize),
 ) {
+    let shares = chain.as_ref().is_some_and(LinkChain::scans_decisions);
     loop {
+        if let Some(chain) = chain.as_mut().filter(|_| shares) {
+            chain.scan_decisions(queued.load(Ordering::Relaxed) >= BATCHES_AHEAD / 2);
+        }
         let mut batch = Batch { text: Vec::with_capacity(BATCH_BYTES + 1024), reads: Vec::with_capacity(512) };
         let mut last = false;
         while !last && batch.text.len() < BATCH_BYTES {
@@ -323,6 +342,9 @@ fn read_ahead(
             last = !matches!(read, Read::Line { .. });
             batch.reads.push(read);
         }
+        // Counted before it is sent, so that the count taken on receipt
+        // never runs below zero.
+        queued.fetch_add(1, Ordering::Relaxed);
         if send.send(batch).is_err() || last {
             return;
         }

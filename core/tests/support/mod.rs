@@ -132,32 +132,50 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
     assert_eq!(parsed, taken(true, false), "verify, and verify taking lines with their links proven ahead, differ");
     assert_eq!(parsed, taken(true, true), "verify, and verify taking decisions read ahead, differ");
     let lines = body.split('\n').skip(1);
-    let replayed = replay(&header, lines.clone(), None);
+    let replayed = replay(&header, lines.clone(), None, Sharing::All);
     assert_eq!(
         replayed,
-        replay(&header, lines.clone(), Some(None)),
+        replay(&header, lines.clone(), Some(None), Sharing::All),
         "replay, and replay taking lines unparsed, differ"
     );
-    let proven = replay(&header, lines.clone(), Some(Some(LinkChain::new(first))));
+    let proven = replay(&header, lines.clone(), Some(Some(LinkChain::new(first))), Sharing::All);
     assert_eq!(replayed, proven, "replay, and replay taking lines with their links proven ahead, differ");
-    let scanned = replay(&header, lines, Some(Some(LinkChain::new(first).scanning_decisions())));
+    let scanned = replay(&header, lines.clone(), Some(Some(LinkChain::new(first).scanning_decisions())), Sharing::All);
     assert_eq!(replayed, scanned, "replay, and replay taking decisions' bodies proven canonical ahead, differ");
+    // As a file's reader ahead shares that work with the fold: some
+    // decisions' bodies scanned ahead, the others left to the fold.
+    let shared = replay(&header, lines, Some(Some(LinkChain::new(first).scanning_decisions())), Sharing::EveryOther);
+    assert_eq!(replayed, shared, "replay, and replay taking some decisions' bodies proven canonical ahead, differ");
     parsed
+}
+
+/// How a chain proving decisions' bodies ahead shares that work with the
+/// fold: it proves them all, or every other line's (as a file's reader
+/// ahead does while the fold keeps up), leaving the rest to the fold.
+#[derive(Clone, Copy)]
+enum Sharing {
+    All,
+    EveryOther,
 }
 
 /// What replaying a record's lines leads to (its head, decisions, sides'
 /// turns and state), or where and why it stops: parsing every line and
 /// applying its event, or (`take`) as `rollcall state FILE` does, folding
 /// each line that [`Game::apply_line_proven`] takes unparsed — given each
-/// line's proof down `chain`, as the file's reader ahead proves them, or none.
+/// line's proof down `chain`, as the file's reader ahead proves them, or none;
+/// a chain proving decisions' bodies proves them all or `sharing` some.
 fn replay<'l>(
     header: &Header,
     lines: impl Iterator<Item = &'l str>,
     mut take: Option<Option<LinkChain>>,
+    sharing: Sharing,
 ) -> Result<(String, u64, String, Value), String> {
     let mut game = Game::open(header.clone()).map_err(|e| e.to_string())?;
     for (i, l) in lines.enumerate() {
         if let Some(chain) = &mut take {
+            if let (Some(chain), Sharing::EveryOther) = (chain.as_mut(), sharing) {
+                chain.scan_decisions(i % 2 == 0);
+            }
             let proof = chain.as_mut().and_then(|chain| chain.prove(l.as_bytes()));
             if game.apply_line_proven(l.as_bytes(), proof.as_ref()) {
                 continue;
