@@ -9,6 +9,8 @@
 
 use serde_json::Value;
 
+use crate::untagged::Tagged;
+
 pub(crate) mod typed;
 
 /// A value that has no canonical form, with the path to the culprit.
@@ -145,10 +147,17 @@ pub(crate) fn is_canonical_bytes(bytes: &[u8]) -> bool {
 /// The text of member `key`'s value in `object`, the canonical text of an
 /// object ([`is_canonical_bytes`]); `None` when it has no such member.
 pub(crate) fn member<'b>(object: &'b [u8], key: &[u8]) -> Option<&'b [u8]> {
+    member_with(object, key, |_, _| {})
+}
+
+/// [`member`], handing each of the member's own members' key and value
+/// text to `inner` as it is scanned, when its value is an object.
+fn member_with<'b>(object: &'b [u8], key: &[u8], inner: impl FnMut(&'b [u8], &'b [u8])) -> Option<&'b [u8]> {
     if object.first() != Some(&b'{') {
         return None;
     }
     let mut at = 1;
+    let mut inner = Some(inner);
     loop {
         let found = scan_string(object, &mut at)?;
         if object.get(at) != Some(&b':') {
@@ -156,7 +165,12 @@ pub(crate) fn member<'b>(object: &'b [u8], key: &[u8]) -> Option<&'b [u8]> {
         }
         at += 1;
         let start = at;
-        if !scan_value(object, &mut at, 1) {
+        let scanned = match inner.take_if(|_| found == key && object.get(at) == Some(&b'{')) {
+            // As `scan_value` scans an object one deep.
+            Some(inner) => scan_object_with(object, &mut at, 1, inner),
+            None => scan_value(object, &mut at, 1),
+        };
+        if !scanned {
             return None;
         }
         if found == key {
@@ -174,6 +188,22 @@ pub(crate) fn member_str<'b>(object: &'b str, key: &[u8]) -> Option<&'b str> {
     let found = member(object.as_bytes(), key)?;
     let start = found.as_ptr() as usize - object.as_ptr() as usize;
     object.get(start..start + found.len())
+}
+
+/// [`member_str`], and where the member's own `type` member's value is
+/// when it is an object that has one (a decision in its event's body),
+/// found in the same pass: [`Tagged`].
+pub(crate) fn tagged_member<'b>(object: &'b str, key: &[u8]) -> Option<Tagged<'b>> {
+    let mut tag = None;
+    let found = member_with(object.as_bytes(), key, |key, value| {
+        if key == b"type" {
+            tag = Some((value.as_ptr() as usize, value.len()));
+        }
+    })?;
+    let start = found.as_ptr() as usize - object.as_ptr() as usize;
+    let text = object.get(start..start + found.len())?;
+    let tag = tag.map(|(at, len)| at - found.as_ptr() as usize..at - found.as_ptr() as usize + len);
+    Some(Tagged::new(text, tag))
 }
 
 /// serde_json's own recursion limit is 128.
@@ -411,6 +441,39 @@ fn write(value: &Value, out: &mut Vec<u8>, path: &mut String) -> Result<(), Cano
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A member found with its own `type` is the member [`member_str`]
+    /// finds, in the same cases, and its type is its own, not a nested one's
+    /// nor another member's.
+    #[test]
+    fn a_tagged_member_is_the_member_with_its_own_type_found() {
+        // As deep as a canonical object may nest, and one deeper.
+        let deep = |n: usize| format!(r#"{{"decision":{{"a":{}1{},"type":"x"}}}}"#, "[".repeat(n), "]".repeat(n));
+        let (deepest, too_deep) = (deep(98), deep(99));
+        for (object, tag) in [
+            (r#"{"by":null,"decision":{"leader":"a","type":"activate"},"number":1}"#, Some(r#""activate""#)),
+            (r#"{"by":{"type":"side"},"decision":{"a":{"type":"inner"},"b":[{"type":"y"}]},"type":"z"}"#, None),
+            (r#"{"decision":{"type":1}}"#, Some("1")),
+            (r#"{"decision":[{"type":"x"}]}"#, None),
+            (r#"{"decision":"x"}"#, None),
+            (r#"{"number":1}"#, None),
+            (r#"{"decision":{"type":"x",}}"#, None),
+            (deepest.as_str(), Some(r#""x""#)),
+            (too_deep.as_str(), None),
+        ] {
+            let found = tagged_member(object, b"decision");
+            assert_eq!(found.map(|f| f.text()), member_str(object, b"decision"), "{object}");
+            let read = found.and_then(|f| f.untagged().map(|_| f));
+            let at = read.map(|f| {
+                let untagged = f.untagged().unwrap();
+                untagged[1..].split_once(":{").map(|(tag, _)| tag.to_string()).unwrap()
+            });
+            match tag {
+                Some("1") => assert_eq!(found.and_then(|f| f.untagged()), None, "a type not a string"),
+                _ => assert_eq!(at.as_deref(), tag, "{object}"),
+            }
+        }
+    }
 
     /// Every shape serde gives a typed value, written straight and through
     /// its JSON value: the same bytes.

@@ -31,6 +31,7 @@ use crate::registry;
 use crate::ruleset::{Actor, DecisionReader, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
 use crate::sealed::{self, RevealBody, SealedTurn};
 use crate::seed::game_seed;
+use crate::untagged::Tagged;
 use crate::words::possessive;
 
 /// Why a game cannot be opened from its header.
@@ -1565,11 +1566,12 @@ impl Verifier {
         // read here, and its text is not looked for.
         let machine = &game.machine;
         let read = read.and_then(|read| machine.read_kept_owned(read));
-        let text = match read {
-            Some(_) => "",
-            None => canon::member_str(body, b"decision")?,
+        let tagged = match read {
+            Some(_) => Tagged::new("", None),
+            None => canon::tagged_member(body, b"decision")?,
         };
-        let decision = match read.or_else(|| machine.read_text(text)) {
+        let text = tagged.text();
+        let decision = match read.or_else(|| machine.read_text(tagged)) {
             Some(read) => {
                 if keeps {
                     kept = read.kept().map(|k| (k, by.map(str::to_string)));

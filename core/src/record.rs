@@ -33,7 +33,7 @@ use crate::registry;
 use crate::rules::{RuleVersion, SettingKind};
 use crate::sealed::{RevealBody, ServerCommitment};
 use crate::seed::Share;
-use crate::untagged::FactText;
+use crate::untagged::Tagged;
 
 /// The format name on every record's first line.
 pub const FORMAT: &str = "rollcall-record";
@@ -580,8 +580,8 @@ impl LinkProof {
     /// body's `decision` member, as the fold finds it once it has proved the
     /// body canonical); `None` for any other line. The body is not proved
     /// canonical here: the fold does that, and reads the line itself if not.
-    pub fn decision_text<'l>(&self, line: &'l [u8]) -> Option<&'l str> {
-        canon::member_str(std::str::from_utf8(self.decision_body(line)?).ok()?, b"decision")
+    pub fn decision_text<'l>(&self, line: &'l [u8]) -> Option<Tagged<'l>> {
+        canon::tagged_member(std::str::from_utf8(self.decision_body(line)?).ok()?, b"decision")
     }
 
     /// The body of `line`, a decision line this proves, not yet proved
@@ -710,7 +710,7 @@ pub(crate) fn decision_has_null(body: &[u8]) -> bool {
 /// where in it its `type` member's value stands, found on the way (the
 /// fact is then read without serde's buffering: [`crate::untagged`]).
 /// `None` for any other body, or one not canonical.
-pub(crate) fn fact_scanned(body: &str) -> Option<FactText<'_>> {
+pub(crate) fn fact_scanned(body: &str) -> Option<Tagged<'_>> {
     let rest = body.strip_prefix("{\"decision\":")?.strip_suffix('}')?;
     let comma = rest.find(',')?;
     canonical_u64(&rest.as_bytes()[..comma])?;
@@ -724,7 +724,7 @@ pub(crate) fn fact_scanned(body: &str) -> Option<FactText<'_>> {
             tag = Some(start..start + value.len());
         }
     });
-    canonical.then(|| FactText::new(fact, tag))
+    canonical.then(|| Tagged::new(fact, tag))
 }
 
 /// Appends `canonical({"body","kind","seq"})` to `out`, written member by
@@ -1124,7 +1124,7 @@ mod tests {
             assert_eq!(read.map(|f| f.text()), before, "{body}");
         }
         let read = fact_scanned(&bodies[0]).unwrap();
-        assert_eq!(read, FactText::new(read.text(), Some(31..34)));
+        assert_eq!(read, Tagged::new(read.text(), Some(31..34)));
         assert_eq!(read.untagged().as_deref(), Some(r#"{"x":{"a":[{"type":"inner"}],"z":{"type":"y"}}}"#));
         assert_eq!(fact_scanned(&bodies[2]).unwrap().untagged(), None);
         assert_eq!(fact_scanned(&bodies[3]).unwrap().untagged(), None);

@@ -22,7 +22,7 @@ use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
 use crate::refusal::{RefusalKind, Shared};
 use crate::rules::{RuleVersion, VersionSpec};
-use crate::untagged::{FactText, ReadUntagged};
+use crate::untagged::{ReadUntagged, Tagged};
 
 /// Why a decision is refused: a rule forbids it (of a kind, with a message
 /// saying why), or a die could not be had.
@@ -114,8 +114,9 @@ pub trait Ruleset: 'static {
     const TITLE: &'static str;
     type Scenario: DeserializeOwned;
     type State: Clone + Serialize + DeserializeOwned + Send + 'static;
-    type Decision: DeserializeOwned + Serialize + Clone + Send + 'static;
-    /// Declared with [`crate::untagged::facts!`], which reads it untagged too.
+    /// Declared with [`crate::untagged::tagged_enum!`], which reads it untagged too.
+    type Decision: DeserializeOwned + Serialize + ReadUntagged + Clone + Send + 'static;
+    /// Declared with [`crate::untagged::tagged_enum!`], which reads it untagged too.
     type Fact: DeserializeOwned + Serialize + ReadUntagged + Send + 'static;
 
     /// Every version, the first being the default.
@@ -262,7 +263,7 @@ pub struct KeptDecision(Box<dyn std::any::Any + Send>);
 /// where `read_text` would give none: the fold then reads the decision as
 /// it would have.
 #[derive(Clone, Copy)]
-pub struct DecisionReader(fn(&str) -> Option<KeptDecision>);
+pub struct DecisionReader(fn(Tagged<'_>) -> Option<KeptDecision>);
 
 impl DecisionReader {
     /// The decision of a decision line whose link `proof` proved (its
@@ -337,7 +338,7 @@ pub trait Machine: Send {
     /// ([`bounds::plainly_within`]), and the typed decision, written back as
     /// canonical bytes, is the text itself (so no field was ignored). `None`
     /// otherwise: read the value, which names what is wrong, if anything.
-    fn read_text<'a>(&'a self, text: &str) -> Option<TypedDecision<'a>>;
+    fn read_text<'a>(&'a self, text: Tagged<'_>) -> Option<TypedDecision<'a>>;
     /// A decision another version of this ruleset read and checked, on this
     /// machine's state, as checked; `None` for another ruleset's.
     fn read_kept<'a>(&'a self, kept: &KeptDecision) -> Option<TypedDecision<'a>>;
@@ -353,7 +354,7 @@ pub trait Machine: Send {
     /// Applies a fact read typed from its canonical text (read untagged
     /// where it can be: [`crate::untagged`]); `false`, and nothing changed,
     /// when the text is not a fact of this ruleset.
-    fn evolve_text(&mut self, fact: FactText<'_>) -> bool;
+    fn evolve_text(&mut self, fact: Tagged<'_>) -> bool;
     fn narrate(&self, fact: &Value) -> String;
     fn render(&self) -> String;
     fn state(&self) -> Value;
@@ -387,11 +388,15 @@ struct Typed<R: Ruleset> {
 /// control character and no number out of range
 /// ([`bounds::plainly_within`]), and the typed decision, written back as
 /// canonical bytes, is the text itself (so no field was ignored).
-fn checked_text<R: Ruleset>(text: &str) -> Option<R::Decision> {
+fn checked_text<R: Ruleset>(tagged: Tagged<'_>) -> Option<R::Decision> {
+    let text = tagged.text();
     if !bounds::plainly_within(text.as_bytes()) {
         return None;
     }
-    let decision: R::Decision = serde_json::from_str(text).ok()?;
+    // Read untagged where it can be (`crate::untagged`); the check below
+    // holds of either read.
+    let untagged = tagged.untagged().and_then(|untagged| R::Decision::read_untagged(&untagged));
+    let decision: R::Decision = untagged.or_else(|| serde_json::from_str(text).ok())?;
     let mut written = Vec::with_capacity(text.len());
     crate::canon::append_typed(&decision, &mut written).ok()?;
     (written == text.as_bytes()).then_some(decision)
@@ -439,7 +444,7 @@ impl<R: Ruleset> Machine for Typed<R> {
         Ok(TypedDecision(Box::new(read)))
     }
 
-    fn read_text<'a>(&'a self, text: &str) -> Option<TypedDecision<'a>> {
+    fn read_text<'a>(&'a self, text: Tagged<'_>) -> Option<TypedDecision<'a>> {
         let decision = checked_text::<R>(text)?;
         Some(TypedDecision(Box::new(Checked::<R> { state: &self.state, decision })))
     }
@@ -463,7 +468,7 @@ impl<R: Ruleset> Machine for Typed<R> {
         R::evolve(&mut self.state, &fact);
     }
 
-    fn evolve_text(&mut self, fact: FactText<'_>) -> bool {
+    fn evolve_text(&mut self, fact: Tagged<'_>) -> bool {
         // The tagged read has the last word on a fact the untagged one refuses.
         let typed = fact.untagged().and_then(|text| R::Fact::read_untagged(&text));
         match typed.or_else(|| serde_json::from_str::<R::Fact>(fact.text()).ok()) {

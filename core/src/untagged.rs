@@ -1,44 +1,46 @@
-//! A fact read from a record's line without serde's buffering.
+//! A fact or a decision read from a record's line without serde's buffering.
 //!
-//! A ruleset's `Fact` is an internally tagged enum, `{"type":"turn-began",…}`,
-//! and serde reads such an enum by first buffering every member of the
-//! object (its `Content`), since the tag may come anywhere: for `state FILE`,
-//! which folds facts as they were written, that was nearly half its fold.
-//! In a record the tag's place is known: a line is canonical, and a fact's
-//! body is proved so as it is split ([`crate::record::fact_scanned`]), which
-//! finds its `type` member on the way. The fact is then read in serde's
-//! externally tagged form, `{"turn-began":{…the other members…}}`, which
-//! serde reads straight into the variant. [`facts!`] declares that read
-//! beside each ruleset's `Fact` enum, from the very same variants, so the two
-//! reads cannot drift apart; the tagged read stays every other input's, and
-//! has the last word on a fact the untagged read refuses.
+//! A ruleset's `Fact` and `Decision` are internally tagged enums,
+//! `{"type":"turn-began",…}`, and serde reads such an enum by first
+//! buffering every member of the object (its `Content`), since the tag may
+//! come anywhere: for `state FILE`, which folds facts as they were written,
+//! that was nearly half its fold, and reading each decision a sixth of
+//! verify's reader. In a record the tag's place is known: a line is
+//! canonical, and the scan that proves a fact's body or finds a decision in
+//! its line ([`crate::record::fact_scanned`], [`crate::canon::tagged_member`])
+//! finds its `type` member on the way. It is then read in serde's externally
+//! tagged form, `{"turn-began":{…the other members…}}`, which serde reads
+//! straight into the variant. [`tagged_enum!`] declares that read beside
+//! each ruleset's enum, from the very same variants, so the two reads
+//! cannot drift apart; the tagged read stays every other input's, and has
+//! the last word on a text the untagged read refuses.
 
 use std::ops::Range;
 
-/// A fact's canonical text, and where in it its `type` member is (when it
-/// is a string).
+/// A fact's or a decision's canonical text, and where in it its `type`
+/// member is (when it is a string).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FactText<'t> {
+pub struct Tagged<'t> {
     text: &'t str,
     tag: Option<(usize, usize)>,
 }
 
-impl<'t> FactText<'t> {
-    /// A fact's text whose `type` member's value (a string, quotes and all)
-    /// stands at `tag` in it, if it has one.
-    pub(crate) fn new(text: &'t str, tag: Option<Range<usize>>) -> FactText<'t> {
-        FactText { text, tag: tag.map(|t| (t.start, t.end)) }
+impl<'t> Tagged<'t> {
+    /// A fact's or decision's text whose `type` member's value (a string,
+    /// quotes and all) stands at `tag` in it, if it has one.
+    pub(crate) fn new(text: &'t str, tag: Option<Range<usize>>) -> Tagged<'t> {
+        Tagged { text, tag: tag.map(|t| (t.start, t.end)) }
     }
 
-    /// The fact as written: `{…,"type":"…",…}`.
+    /// The text as written: `{…,"type":"…",…}`.
     pub fn text(&self) -> &'t str {
         self.text
     }
 
-    /// The fact in serde's externally tagged form: `{"<type>":{…}}`, the
+    /// The text in serde's externally tagged form: `{"<type>":{…}}`, the
     /// object without its `type` member (and one comma beside it) inside an
-    /// object keyed by the type's string as written. `None` when the fact
-    /// has no `type` member that is a string.
+    /// object keyed by the type's string as written. `None` when it has no
+    /// `type` member that is a string.
     pub fn untagged(&self) -> Option<String> {
         let (start, end) = self.tag?;
         let text = self.text;
@@ -65,59 +67,66 @@ impl<'t> FactText<'t> {
 
 const KEY: &str = "\"type\":";
 
-/// A ruleset's `Fact` read in serde's externally tagged form
-/// ([`FactText::untagged`]); [`facts!`] declares it.
+/// A ruleset's `Fact` or `Decision` read in serde's externally tagged
+/// form ([`Tagged::untagged`]); [`tagged_enum!`] declares it.
 pub trait ReadUntagged: Sized {
-    /// The fact `text` (`{"<type>":{…}}`) stands for; `None` when serde's
+    /// What `text` (`{"<type>":{…}}`) stands for; `None` when serde's
     /// externally tagged read refuses it.
     fn read_untagged(text: &str) -> Option<Self>;
 }
 
-/// Declares a ruleset's `Fact` enum as written, and beside it its
-/// [`ReadUntagged`]: serde's externally tagged read of the same variants
-/// (`#[serde(remote = "Fact")]`), their fields and their attributes, named
-/// as the enum names them (`rename_all = "kebab-case"`) and refusing a
-/// member no field takes (`deny_unknown_fields`), as the enum's own read
-/// does. Every variant is a struct variant, as a fact's is.
-macro_rules! facts {
+/// Declares a ruleset's internally tagged enum (its `Fact`, its
+/// `Decision`) as written, and beside it its [`ReadUntagged`]: serde's
+/// externally tagged read of the same variants (`#[serde(remote = …)]`,
+/// which takes the enum's name as a string, given first), their fields
+/// and their attributes, named as the enum names them (`rename_all =
+/// "kebab-case"`) and refusing a member no field takes
+/// (`deny_unknown_fields`), as the enum's own read does — but for a unit
+/// variant, which serde's tagged read takes with members it ignores (a
+/// decision so written then fails its round trip) and the untagged read
+/// refuses: it is read as a struct variant of no fields.
+macro_rules! tagged_enum {
     (
+        $remote:literal;
         $(#[$attr:meta])*
-        pub enum Fact {
-            $(
-                $(#[$vattr:meta])*
-                $variant:ident { $( $(#[$fattr:meta])* $field:ident : $fty:ty ),* $(,)? }
-            ),* $(,)?
+        pub enum $name:ident {
+            $( $(#[$vattr:meta])* $variant:ident $({ $($fields:tt)* })? ),* $(,)?
         }
     ) => {
         $(#[$attr])*
-        pub enum Fact {
-            $( $(#[$vattr])* $variant { $( $(#[$fattr])* $field : $fty ),* } ),*
+        pub enum $name {
+            $( $(#[$vattr])* $variant $({ $($fields)* })? ),*
         }
 
-        /// [`Fact`]'s variants read externally tagged ([`crate::untagged`]).
-        #[derive(serde::Deserialize)]
-        #[serde(remote = "Fact", rename_all = "kebab-case", deny_unknown_fields)]
-        #[allow(dead_code)]
-        enum UntaggedFact {
-            $( $(#[$vattr])* $variant { $( $(#[$fattr])* $field : $fty ),* } ),*
-        }
-
-        impl $crate::untagged::ReadUntagged for Fact {
-            fn read_untagged(text: &str) -> Option<Fact> {
-                let mut read = serde_json::Deserializer::from_str(text);
-                let fact = UntaggedFact::deserialize(&mut read).ok()?;
-                read.end().ok().map(|()| fact)
+        const _: () = {
+            /// The enum's variants read externally tagged ([`crate::untagged`]).
+            #[derive(serde::Deserialize)]
+            #[serde(remote = $remote, rename_all = "kebab-case", deny_unknown_fields)]
+            #[allow(dead_code)]
+            enum Untagged {
+                // A unit variant read as a struct variant of no fields:
+                // `{"<type>":{}}`, as its untagged form is written.
+                $( $(#[$vattr])* $variant { $($($fields)*)? } ),*
             }
-        }
+
+            impl $crate::untagged::ReadUntagged for $name {
+                fn read_untagged(text: &str) -> Option<$name> {
+                    let mut read = serde_json::Deserializer::from_str(text);
+                    let read = Untagged::deserialize(&mut read).ok().filter(|_| read.end().is_ok());
+                    read
+                }
+            }
+        };
     };
 }
 
-pub(crate) use facts;
+pub(crate) use tagged_enum;
 
 #[cfg(test)]
 mod tests {
     use std::fmt::Debug;
 
+    use serde::de::DeserializeOwned;
     use serde_json::Value;
 
     use super::*;
@@ -125,10 +134,10 @@ mod tests {
     use crate::ruleset::Ruleset;
     use crate::sim::{self, Generator, Simulation};
 
-    fn at(text: &str) -> FactText<'_> {
+    fn at(text: &str) -> Tagged<'_> {
         let start = text.find("\"type\":").map(|m| m + KEY.len());
         let end = start.map(|s| s + text[s + 1..].find('"').unwrap() + 2);
-        FactText::new(text, start.zip(end).map(|(s, e)| s..e))
+        Tagged::new(text, start.zip(end).map(|(s, e)| s..e))
     }
 
     #[test]
@@ -143,31 +152,38 @@ mod tests {
         }
         // The type's string as written, escapes and all.
         let escaped = r#"{"a":"t","type":"x\"y"}"#;
-        assert_eq!(FactText::new(escaped, Some(16..22)).untagged().as_deref(), Some(r#"{"x\"y":{"a":"t"}}"#));
+        assert_eq!(Tagged::new(escaped, Some(16..22)).untagged().as_deref(), Some(r#"{"x\"y":{"a":"t"}}"#));
         assert_eq!(at(r#"{"a":1}"#).untagged(), None);
         // A type that is not a string is left to the tagged read.
-        assert_eq!(FactText::new(r#"{"type":1}"#, Some(8..9)).untagged(), None);
+        assert_eq!(Tagged::new(r#"{"type":1}"#, Some(8..9)).untagged(), None);
     }
 
-    /// The facts of a few random games of `G`'s ruleset, as their text.
-    fn facts_of<G: Generator>() -> Vec<String> {
-        let mut facts = Vec::new();
+    /// The facts and the decisions of a few random games of `G`'s
+    /// ruleset (two of each of its versions), as their text.
+    fn texts_of<G: Generator>() -> (Vec<String>, Vec<String>) {
+        let (mut facts, mut decisions) = (Vec::new(), Vec::new());
         for version in <G::Ruleset as Ruleset>::versions() {
             for seed in 1..=2 {
                 let header = G::header(seed, &version.id());
                 let mut sim = Simulation::<G::Ruleset>::new(header, sim::play_rng(seed)).unwrap();
                 let policy = sim::random_policy::<G>();
                 while sim.game().decisions() < 200 && !G::over(sim.state()) {
-                    let events = sim.step(&*policy).unwrap();
-                    let bodies = events.into_iter().filter(|e| e.kind == Kind::Fact).map(|e| e.body["fact"].clone());
-                    facts.extend(bodies.map(|fact| crate::canon::to_string(&fact).unwrap()));
+                    for event in sim.step(&*policy).unwrap() {
+                        let (texts, member) = match event.kind {
+                            Kind::Fact => (&mut facts, "fact"),
+                            Kind::Decision => (&mut decisions, "decision"),
+                            _ => continue,
+                        };
+                        texts.push(crate::canon::to_string(&event.body[member]).unwrap());
+                    }
                 }
             }
         }
-        facts
+        (facts, decisions)
     }
 
-    /// `fact` changed each way a record's could be while staying canonical:
+    /// `fact` (a fact's or a decision's text) changed each way a record's
+    /// could be while staying canonical:
     /// each member taken out, each value put as another, a member no
     /// variant has put first and last, the type put as another's.
     fn changed(fact: &str, types: &[String]) -> Vec<String> {
@@ -203,59 +219,92 @@ mod tests {
         changed.iter().map(|c| crate::canon::to_string(c).unwrap()).collect()
     }
 
-    /// Each fact of `G`'s games, and each change of it, read untagged as
-    /// it is read tagged: the same fact, or refused by both.
-    fn read_alike<G: Generator>()
-    where
-        <G::Ruleset as Ruleset>::Fact: PartialEq + Debug,
-    {
-        let facts = facts_of::<G>();
+    /// Each text, and each change of it, read untagged (its `type` found
+    /// by `find`, as a record's reader finds it) as it is read tagged: the
+    /// same fact or decision, or refused by both; but a unit variant's,
+    /// which only the tagged read takes (`checked_text` then reads it so).
+    fn read_alike<T: ReadUntagged + DeserializeOwned + serde::Serialize + PartialEq + Debug>(
+        what: &str,
+        texts: &[String],
+        find: fn(&str) -> Option<(String, Option<String>)>,
+    ) {
         let mut types: Vec<String> =
-            facts.iter().map(|f| serde_json::from_str::<Value>(f).unwrap()["type"].to_string()).collect();
+            texts.iter().map(|f| serde_json::from_str::<Value>(f).unwrap()["type"].as_str().unwrap().into()).collect();
         types.sort();
         types.dedup();
-        let types: Vec<String> = types.iter().map(|t| serde_json::from_str::<String>(t).unwrap()).collect();
-        assert!(types.len() >= 5, "{}: the games bring few kinds of fact: {types:?}", G::RULESET);
+        assert!(types.len() >= 4, "{what}: the games bring few kinds: {types:?}");
         let (mut read, mut refused) = (0, 0);
-        let mut seen = std::collections::BTreeSet::new();
-        for fact in &facts {
-            if !seen.insert(fact.clone()) {
-                continue;
-            }
-            for text in std::iter::once(fact.clone()).chain(changed(fact, &types)) {
-                let body = format!("{{\"decision\":1,\"fact\":{text}}}");
-                let scanned = fact_scanned(&body).unwrap_or_else(|| panic!("not canonical: {body}"));
-                let tagged = serde_json::from_str::<<G::Ruleset as Ruleset>::Fact>(&text).ok();
-                let untagged = scanned.untagged().and_then(|u| <G::Ruleset as Ruleset>::Fact::read_untagged(&u));
-                assert_eq!(untagged, tagged, "{}: {text}", G::RULESET);
+        let distinct: std::collections::BTreeSet<&String> = texts.iter().collect();
+        for original in distinct {
+            for (n, text) in std::iter::once(original.clone()).chain(changed(original, &types)).enumerate() {
+                let (found, untagged) = find(&text).unwrap_or_else(|| panic!("{what}: not canonical: {text}"));
+                assert_eq!(found, text);
+                let tagged = serde_json::from_str::<T>(&text).ok();
+                let untagged = untagged.and_then(|u| T::read_untagged(&u));
+                match (&untagged, &tagged) {
+                    (Some(_), _) => assert_eq!(untagged, tagged, "{what}: {text}"),
+                    // A unit variant, which the tagged read takes with
+                    // members it ignores (the round trip then refuses it).
+                    (None, Some(read)) => {
+                        let written = serde_json::to_value(read).unwrap();
+                        assert_eq!(
+                            written.as_object().map(|o| o.len()),
+                            Some(1),
+                            "{what}: read tagged, not untagged: {text}"
+                        );
+                    }
+                    (None, None) => {}
+                }
+                // Every text a game wrote is read untagged.
+                assert!(n > 0 || untagged.is_some(), "{what}: not read untagged: {text}");
                 if tagged.is_some() {
-                    read += 1
+                    read += 1;
                 } else {
-                    refused += 1
+                    refused += 1;
                 }
             }
         }
         // Neither side holds vacuously.
-        assert!(read > facts.len().min(seen.len()) && refused > read, "{}: {read} read, {refused} refused", G::RULESET);
+        assert!(refused > read && read > texts.len().min(100), "{what}: {read} read, {refused} refused");
+    }
+
+    /// [`read_alike`] for the facts and the decisions of `G`'s games.
+    fn facts_and_decisions_read_alike<G: Generator>()
+    where
+        <G::Ruleset as Ruleset>::Fact: PartialEq + Debug,
+        <G::Ruleset as Ruleset>::Decision: PartialEq + Debug,
+    {
+        let (facts, decisions) = texts_of::<G>();
+        let fact = |text: &str| {
+            let body = format!("{{\"decision\":1,\"fact\":{text}}}");
+            fact_scanned(&body).map(|found| (found.text().to_string(), found.untagged()))
+        };
+        read_alike::<<G::Ruleset as Ruleset>::Fact>(&format!("{} facts", G::RULESET), &facts, fact);
+        let decision = |text: &str| {
+            let body = format!("{{\"by\":null,\"decision\":{text},\"number\":1}}");
+            let found = crate::canon::tagged_member(&body, b"decision")?;
+            Some((found.text().to_string(), found.untagged()))
+        };
+        read_alike::<<G::Ruleset as Ruleset>::Decision>(&format!("{} decisions", G::RULESET), &decisions, decision);
     }
 
     #[test]
-    fn leader_activation_facts_read_untagged_as_tagged() {
-        read_alike::<sim::leader_activation::LeaderGames>();
+    fn leader_activation_facts_and_decisions_read_untagged_as_tagged() {
+        facts_and_decisions_read_alike::<sim::leader_activation::LeaderGames>();
     }
 
     #[test]
-    fn phoenix_command_facts_read_untagged_as_tagged() {
-        read_alike::<sim::phoenix_command::PhoenixGames>();
+    fn phoenix_command_facts_and_decisions_read_untagged_as_tagged() {
+        facts_and_decisions_read_alike::<sim::phoenix_command::PhoenixGames>();
     }
 
     #[test]
-    fn combat_hq_facts_read_untagged_as_tagged() {
-        read_alike::<sim::combat_hq::CombatGames>();
+    fn combat_hq_facts_and_decisions_read_untagged_as_tagged() {
+        facts_and_decisions_read_alike::<sim::combat_hq::CombatGames>();
     }
 
     #[test]
-    fn formation_activation_facts_read_untagged_as_tagged() {
-        read_alike::<sim::formation_activation::FormationGames>();
+    fn formation_activation_facts_and_decisions_read_untagged_as_tagged() {
+        facts_and_decisions_read_alike::<sim::formation_activation::FormationGames>();
     }
 }

@@ -386,41 +386,44 @@ pub enum Order {
     Enter { command_group: String },
 }
 
-/// What a CO or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Decision {
-    /// Starts a turn: every battle group rolls its Active Dice Pool, the
-    /// COs alternating, `first` rolling first; then the first Command Pulse
-    /// is settled.
-    BeginTurn { first: String },
-    /// The side whose Command Pulse it is plays one Dice Chain of one battle
-    /// group: every die it has left showing `number`, plus `sixes` wild 6s
-    /// and `wild_dice` Wild Dice; `orders` says what each die does (dice
-    /// left without an order are spent doing nothing).
-    Pulse {
-        battle_group: String,
-        number: u32,
-        #[serde(default)]
-        sixes: u32,
-        #[serde(default)]
-        wild_dice: u32,
-        #[serde(default)]
-        orders: Vec<Order>,
-    },
-    /// The CO brings a Reserve Command Group on by Staff Orders, paid from
-    /// `staff_orders_from` (a battle group of his side, or the CO's own id
-    /// for the Staff Orders he holds himself); by default from the group's
-    /// own battle group.
-    EnterReserve {
-        command_group: String,
-        #[serde(default)]
-        staff_orders_from: Option<String>,
-    },
-    /// The turn is over: dice not played are lost.
-    EndTurn {},
-    /// Referee: a unit on the table moves (tenths of an inch).
-    Move { unit: String, to_tenths: Point },
+crate::untagged::tagged_enum! {
+    "Decision";
+    /// What a CO or the referee asks.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Decision {
+        /// Starts a turn: every battle group rolls its Active Dice Pool, the
+        /// COs alternating, `first` rolling first; then the first Command Pulse
+        /// is settled.
+        BeginTurn { first: String },
+        /// The side whose Command Pulse it is plays one Dice Chain of one battle
+        /// group: every die it has left showing `number`, plus `sixes` wild 6s
+        /// and `wild_dice` Wild Dice; `orders` says what each die does (dice
+        /// left without an order are spent doing nothing).
+        Pulse {
+            battle_group: String,
+            number: u32,
+            #[serde(default)]
+            sixes: u32,
+            #[serde(default)]
+            wild_dice: u32,
+            #[serde(default)]
+            orders: Vec<Order>,
+        },
+        /// The CO brings a Reserve Command Group on by Staff Orders, paid from
+        /// `staff_orders_from` (a battle group of his side, or the CO's own id
+        /// for the Staff Orders he holds himself); by default from the group's
+        /// own battle group.
+        EnterReserve {
+            command_group: String,
+            #[serde(default)]
+            staff_orders_from: Option<String>,
+        },
+        /// The turn is over: dice not played are lost.
+        EndTurn {},
+        /// Referee: a unit on the table moves (tenths of an inch).
+        Move { unit: String, to_tenths: Point },
+    }
 }
 
 /// Why a battle group did not roll.
@@ -465,7 +468,8 @@ pub struct UnitInRange {
     pub distance_tenths: u64,
 }
 
-crate::untagged::facts! {
+crate::untagged::tagged_enum! {
+    "Fact";
     /// What happened.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
     #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]

@@ -227,38 +227,41 @@ pub struct State {
     pub turn: Option<Turn>,
 }
 
-/// What a player or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Decision {
-    /// Puts every chit into the cup and starts a turn.
-    BeginTurn,
-    /// Draws a chit from the cup (a seeded pick, label `cup`). A formation
-    /// chit activates its formation: cleanup, command and rally are carried
-    /// out at once, rolling `morale:<hex>` and `rally:<unit>` dice, and its
-    /// operations begin.
-    DrawChit,
-    /// Operations: an in-command unit of the active formation moves; `to` is
-    /// where it ends (the referee's outcome).
-    Move { unit: String, to: Hex },
-    /// Operations: an in-command unit of the active formation fires at a hex.
-    Fire { unit: String, at: Hex },
-    /// Operations: an in-command unit of the active formation assaults a hex.
-    Assault { unit: String, at: Hex },
-    /// The active formation's operations are over.
-    EndActivation,
-    /// A unit of the other side fires in reaction during the active
-    /// formation's operations (allowed out of command).
-    ReactionFire { unit: String, at: Hex },
-    /// Referee: a unit is disrupted (an outcome of fire or assault).
-    Disrupt { unit: String, reason: String },
-    /// Referee: a unit is eliminated; an HQ eliminated is the HQ destroyed.
-    Eliminate { unit: String, reason: String },
-    /// Referee: a unit is newly placed on the map.
-    Place { unit: String, hex: Hex },
-    /// Referee: a unit ends up in another hex as the outcome of combat
-    /// (an advance after assault, a retreat).
-    Relocate { unit: String, to: Hex, reason: String },
+crate::untagged::tagged_enum! {
+    "Decision";
+    /// What a player or the referee asks.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Decision {
+        /// Puts every chit into the cup and starts a turn.
+        BeginTurn,
+        /// Draws a chit from the cup (a seeded pick, label `cup`). A formation
+        /// chit activates its formation: cleanup, command and rally are carried
+        /// out at once, rolling `morale:<hex>` and `rally:<unit>` dice, and its
+        /// operations begin.
+        DrawChit,
+        /// Operations: an in-command unit of the active formation moves; `to` is
+        /// where it ends (the referee's outcome).
+        Move { unit: String, to: Hex },
+        /// Operations: an in-command unit of the active formation fires at a hex.
+        Fire { unit: String, at: Hex },
+        /// Operations: an in-command unit of the active formation assaults a hex.
+        Assault { unit: String, at: Hex },
+        /// The active formation's operations are over.
+        EndActivation,
+        /// A unit of the other side fires in reaction during the active
+        /// formation's operations (allowed out of command).
+        ReactionFire { unit: String, at: Hex },
+        /// Referee: a unit is disrupted (an outcome of fire or assault).
+        Disrupt { unit: String, reason: String },
+        /// Referee: a unit is eliminated; an HQ eliminated is the HQ destroyed.
+        Eliminate { unit: String, reason: String },
+        /// Referee: a unit is newly placed on the map.
+        Place { unit: String, hex: Hex },
+        /// Referee: a unit ends up in another hex as the outcome of combat
+        /// (an advance after assault, a retreat).
+        Relocate { unit: String, to: Hex, reason: String },
+    }
 }
 
 /// A unit within the command radius, and how far from its HQ.
@@ -286,7 +289,8 @@ pub struct Modifier {
     pub value: i64,
 }
 
-crate::untagged::facts! {
+crate::untagged::tagged_enum! {
+    "Fact";
     /// What happened.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
     #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]

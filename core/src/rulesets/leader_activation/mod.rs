@@ -211,42 +211,46 @@ pub struct State {
     pub turn: Option<Turn>,
 }
 
-/// What a player or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Decision {
-    /// Starts a turn; `first` is the side that activates first (L10).
-    BeginTurn { first: String },
-    /// Chooses the next leader of the side whose slot it is.
-    Activate { leader: String },
-    /// A broken leader tries to self-rally.
-    SelfRally {},
-    /// The active leader commands (activates) a unit.
-    Command { unit: String },
-    /// The unit commanded last performs an action (described for the log).
-    UnitAction { unit: String, action: String },
-    /// The active leader performs an action of his own.
-    LeaderAction { action: String },
-    /// The active leader's rally at the end of his activation.
-    Rally { units: Vec<String> },
-    /// The active leader's activation is over.
-    EndActivation {},
-    /// The side whose slot it is passes it to the opponent.
-    Skip { side: String },
-    /// Referee: a unit or leader breaks.
-    Break { piece: String, reason: String },
-    /// Referee: a leader is locked in close combat.
-    LockInCloseCombat { leader: String },
-    /// Referee: a leader is freed from close combat.
-    FreeFromCloseCombat { leader: String },
-    /// Referee: a unit or leader moves (a position in millimetres).
-    Move { piece: String, to: Point },
-    /// Referee: a unit or leader is removed from play (killed, destroyed,
-    /// captured), for the reason given (LN3).
-    Remove { piece: String, reason: String },
+crate::untagged::tagged_enum! {
+    "Decision";
+    /// What a player or the referee asks.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Decision {
+        /// Starts a turn; `first` is the side that activates first (L10).
+        BeginTurn { first: String },
+        /// Chooses the next leader of the side whose slot it is.
+        Activate { leader: String },
+        /// A broken leader tries to self-rally.
+        SelfRally {},
+        /// The active leader commands (activates) a unit.
+        Command { unit: String },
+        /// The unit commanded last performs an action (described for the log).
+        UnitAction { unit: String, action: String },
+        /// The active leader performs an action of his own.
+        LeaderAction { action: String },
+        /// The active leader's rally at the end of his activation.
+        Rally { units: Vec<String> },
+        /// The active leader's activation is over.
+        EndActivation {},
+        /// The side whose slot it is passes it to the opponent.
+        Skip { side: String },
+        /// Referee: a unit or leader breaks.
+        Break { piece: String, reason: String },
+        /// Referee: a leader is locked in close combat.
+        LockInCloseCombat { leader: String },
+        /// Referee: a leader is freed from close combat.
+        FreeFromCloseCombat { leader: String },
+        /// Referee: a unit or leader moves (a position in millimetres).
+        Move { piece: String, to: Point },
+        /// Referee: a unit or leader is removed from play (killed, destroyed,
+        /// captured), for the reason given (LN3).
+        Remove { piece: String, reason: String },
+    }
 }
 
-crate::untagged::facts! {
+crate::untagged::tagged_enum! {
+    "Fact";
     /// What happened.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
     #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]

@@ -541,122 +541,125 @@ pub struct NewSquad {
     pub teams: Vec<NewTeam>,
 }
 
-/// What a player or the referee asks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Decision {
-    /// Starts the next turn with its strategic movement.
-    BeginTurn,
-    /// A unit moves strategically; `moves` gives figures' new positions.
-    StrategicMove {
-        unit: String,
-        #[serde(default)]
-        moves: BTreeMap<String, Point>,
-    },
-    /// Referee: two enemy units are (or are no longer) in contact.
-    Contact { unit: String, enemy: String, in_contact: bool },
-    /// Ends strategic movement: initiative is counted and operations begin.
-    BeginOperations,
-    /// The next unit to act is activated.
-    Activate { unit: String },
-    /// The active unit accumulates another CP (none at its cap); its activation ends.
-    Accumulate,
-    /// The active unit does nothing; its activation ends.
-    Pass,
-    /// The active unit spends its next CP on figure actions.
-    SpendCp,
-    /// Figures of the active unit perform their actions for the CP being spent.
-    Actions { actions: Vec<Action> },
-    /// The active unit performs no further actions: its remaining CP are lost.
-    Stop,
-    /// The active unit spends 1 CP to set an interrupt, holds it, and ends its turn.
-    SetInterrupt,
-    /// Referee: `target` enters the line of sight of `by`, which lies in wait.
-    Sighted { target: String, by: String },
-    /// The ambushers of `by` fire at the unit they lie in wait for.
-    /// `no_line_of_sight`: ambushers who joining in cannot see (or reach)
-    /// any figure of the target — a referee input; they hold (N54).
-    Interrupt {
-        by: String,
-        fire: Vec<InterruptFire>,
-        #[serde(default)]
-        no_line_of_sight: Vec<String>,
-    },
-    /// A Shaken or Panicked leader spends 1 CP composing himself.
-    SelfRally,
-    /// The leader spends 1 CP on his unit's morale: a Shaken unit to Bold
-    /// for the turn, a Broken unit in cover to Shaken. `unit`: another unit
-    /// a superior officer has joined.
-    SteadyUnit {
-        #[serde(default)]
-        unit: Option<String>,
-    },
-    /// The leader spends 1 CP to rally every Shaken figure of the unit.
-    Rally {
-        #[serde(default)]
-        unit: Option<String>,
-    },
-    /// The leader spends 1 CP to rally one Panicked figure.
-    RallyPanicked {
-        figure: String,
-        #[serde(default)]
-        unit: Option<String>,
-    },
-    /// The leader abandons the Shaken figures: a command check for each Bold figure.
-    Abandon,
-    /// The leader spends 1 CP and executes a Shaken figure; `in_sight`: the
-    /// friendly units within sight of it (a referee input).
-    ForcedRally {
-        figure: String,
-        #[serde(default)]
-        in_sight: Vec<String>,
-    },
-    /// Referee: where a Broken unit routs, and whether it reached cover.
-    Rout {
-        unit: String,
-        #[serde(default)]
-        moves: BTreeMap<String, Point>,
-        reached_cover: bool,
-    },
-    /// A successfully interrupted unit takes cover: each figure named moves
-    /// up to 3" to cover; the others go prone. Its turn then ends.
-    TakeCover {
-        #[serde(default)]
-        moves: BTreeMap<String, Point>,
-    },
-    /// A breveted leader spends CP to take command of his unit.
-    TakeCommand,
-    /// The active unit's leader consolidates the organisation he leads:
-    /// `sub_units`, or all of them (N46).
-    Consolidate {
-        organisation: String,
-        #[serde(default)]
-        sub_units: Option<Vec<String>>,
-    },
-    /// The active (consolidated) unit detaches sub-units.
-    Detach { units: Vec<String> },
-    /// The active unit's leader reorganises units two levels below him.
-    Reorganise { organisation: String, replaces: Vec<String>, into: Vec<NewSquad> },
-    /// A command check for figures of a unit (all but the leader by default).
-    CommandCheck {
-        unit: String,
-        #[serde(default)]
-        figures: Option<Vec<String>>,
-        reason: String,
-    },
-    /// A unit whose leader fell appoints a new one from its ranks.
-    Brevet { unit: String, leader: String },
-    /// The target of a melee attack engages, or tries to escape (moving
-    /// to `escape_to` if he survives).
-    MeleeResponse {
-        escape: bool,
-        #[serde(default)]
-        escape_to: Option<Point>,
-    },
-    /// Referee: the injury effect of the oldest hit waiting for one (P9).
-    Injury { target: String, effect: Injury },
-    /// Referee: a figure is killed or incapacitated.
-    Casualty { figure: String, effect: Casualty, reason: String },
+crate::untagged::tagged_enum! {
+    "Decision";
+    /// What a player or the referee asks.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+    pub enum Decision {
+        /// Starts the next turn with its strategic movement.
+        BeginTurn,
+        /// A unit moves strategically; `moves` gives figures' new positions.
+        StrategicMove {
+            unit: String,
+            #[serde(default)]
+            moves: BTreeMap<String, Point>,
+        },
+        /// Referee: two enemy units are (or are no longer) in contact.
+        Contact { unit: String, enemy: String, in_contact: bool },
+        /// Ends strategic movement: initiative is counted and operations begin.
+        BeginOperations,
+        /// The next unit to act is activated.
+        Activate { unit: String },
+        /// The active unit accumulates another CP (none at its cap); its activation ends.
+        Accumulate,
+        /// The active unit does nothing; its activation ends.
+        Pass,
+        /// The active unit spends its next CP on figure actions.
+        SpendCp,
+        /// Figures of the active unit perform their actions for the CP being spent.
+        Actions { actions: Vec<Action> },
+        /// The active unit performs no further actions: its remaining CP are lost.
+        Stop,
+        /// The active unit spends 1 CP to set an interrupt, holds it, and ends its turn.
+        SetInterrupt,
+        /// Referee: `target` enters the line of sight of `by`, which lies in wait.
+        Sighted { target: String, by: String },
+        /// The ambushers of `by` fire at the unit they lie in wait for.
+        /// `no_line_of_sight`: ambushers who joining in cannot see (or reach)
+        /// any figure of the target — a referee input; they hold (N54).
+        Interrupt {
+            by: String,
+            fire: Vec<InterruptFire>,
+            #[serde(default)]
+            no_line_of_sight: Vec<String>,
+        },
+        /// A Shaken or Panicked leader spends 1 CP composing himself.
+        SelfRally,
+        /// The leader spends 1 CP on his unit's morale: a Shaken unit to Bold
+        /// for the turn, a Broken unit in cover to Shaken. `unit`: another unit
+        /// a superior officer has joined.
+        SteadyUnit {
+            #[serde(default)]
+            unit: Option<String>,
+        },
+        /// The leader spends 1 CP to rally every Shaken figure of the unit.
+        Rally {
+            #[serde(default)]
+            unit: Option<String>,
+        },
+        /// The leader spends 1 CP to rally one Panicked figure.
+        RallyPanicked {
+            figure: String,
+            #[serde(default)]
+            unit: Option<String>,
+        },
+        /// The leader abandons the Shaken figures: a command check for each Bold figure.
+        Abandon,
+        /// The leader spends 1 CP and executes a Shaken figure; `in_sight`: the
+        /// friendly units within sight of it (a referee input).
+        ForcedRally {
+            figure: String,
+            #[serde(default)]
+            in_sight: Vec<String>,
+        },
+        /// Referee: where a Broken unit routs, and whether it reached cover.
+        Rout {
+            unit: String,
+            #[serde(default)]
+            moves: BTreeMap<String, Point>,
+            reached_cover: bool,
+        },
+        /// A successfully interrupted unit takes cover: each figure named moves
+        /// up to 3" to cover; the others go prone. Its turn then ends.
+        TakeCover {
+            #[serde(default)]
+            moves: BTreeMap<String, Point>,
+        },
+        /// A breveted leader spends CP to take command of his unit.
+        TakeCommand,
+        /// The active unit's leader consolidates the organisation he leads:
+        /// `sub_units`, or all of them (N46).
+        Consolidate {
+            organisation: String,
+            #[serde(default)]
+            sub_units: Option<Vec<String>>,
+        },
+        /// The active (consolidated) unit detaches sub-units.
+        Detach { units: Vec<String> },
+        /// The active unit's leader reorganises units two levels below him.
+        Reorganise { organisation: String, replaces: Vec<String>, into: Vec<NewSquad> },
+        /// A command check for figures of a unit (all but the leader by default).
+        CommandCheck {
+            unit: String,
+            #[serde(default)]
+            figures: Option<Vec<String>>,
+            reason: String,
+        },
+        /// A unit whose leader fell appoints a new one from its ranks.
+        Brevet { unit: String, leader: String },
+        /// The target of a melee attack engages, or tries to escape (moving
+        /// to `escape_to` if he survives).
+        MeleeResponse {
+            escape: bool,
+            #[serde(default)]
+            escape_to: Option<Point>,
+        },
+        /// Referee: the injury effect of the oldest hit waiting for one (P9).
+        Injury { target: String, effect: Injury },
+        /// Referee: a figure is killed or incapacitated.
+        Casualty { figure: String, effect: Casualty, reason: String },
+    }
 }
 
 /// Who acts next in operations, and why.
@@ -789,7 +792,8 @@ pub struct Shot {
     pub stray: Option<i64>,
 }
 
-crate::untagged::facts! {
+crate::untagged::tagged_enum! {
+    "Fact";
     /// What happened.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
     #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
