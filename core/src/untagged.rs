@@ -219,6 +219,9 @@ mod tests {
         changed.iter().map(|c| crate::canon::to_string(c).unwrap()).collect()
     }
 
+    /// A text as a record's reader finds it, and its untagged form.
+    type Found = (String, Option<String>);
+
     /// Each text, and each change of it, read untagged (its `type` found
     /// by `find`, as a record's reader finds it) as it is read tagged: the
     /// same fact or decision, or refused by both; but a unit variant's,
@@ -226,7 +229,7 @@ mod tests {
     fn read_alike<T: ReadUntagged + DeserializeOwned + serde::Serialize + PartialEq + Debug>(
         what: &str,
         texts: &[String],
-        find: fn(&str) -> Option<(String, Option<String>)>,
+        find: fn(&str) -> Option<Found>,
     ) {
         let mut types: Vec<String> =
             texts.iter().map(|f| serde_json::from_str::<Value>(f).unwrap()["type"].as_str().unwrap().into()).collect();
