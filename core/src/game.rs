@@ -2102,6 +2102,37 @@ mod tests {
         }
     }
 
+    /// A line whose body is not canonical (a space in it) but whose link is
+    /// hashed over its bytes as they are, so that the link holds: refused
+    /// by the fold, with a reader's proof and without, for every kind of
+    /// line (a fact's body is proved canonical by its own reader,
+    /// `record::fact_scanned`; a decision's by the fold when the reader
+    /// left it).
+    #[test]
+    fn a_line_whose_link_holds_but_whose_body_is_not_canonical_is_left_to_the_parse() {
+        let (header, events) = played();
+        let mut game = Game::open(header.clone()).unwrap();
+        let mut refused = std::collections::BTreeSet::new();
+        for event in &events {
+            let line = record::encode_event(event).unwrap();
+            let body = record::split_shape(line.as_bytes()).unwrap().body;
+            let close = body.as_ptr() as usize - line.as_ptr() as usize + body.len() - 1;
+            let spaced = format!("{} {}", &line[..close], &line[close..]);
+            let parts = record::split_shape(spaced.as_bytes()).unwrap();
+            let link = record::link_pieces(&game.head(), parts.hashed);
+            let spaced = spaced.replacen(&event.hash.to_string(), &link.to_string(), 1);
+            let proof = record::LinkProof::of(&game.head(), spaced.as_bytes()).expect("its link holds");
+            for proof in [None, Some(&proof)] {
+                let mut g = game.clone();
+                assert!(!g.apply_line_proven(spaced.as_bytes(), proof), "{spaced}");
+                assert_eq!((g.seq(), g.head()), (game.seq(), game.head()));
+            }
+            refused.insert(event.kind.name());
+            assert!(game.apply_line(line.as_bytes()), "{line}");
+        }
+        assert_eq!(refused.into_iter().collect::<Vec<_>>(), ["decision", "fact", "roll"]);
+    }
+
     /// Why replay (`Game::apply`) and verify stop at the first bad event.
     fn replayed_and_verified(header: &Header, events: &[Event]) -> (ApplyError, VerifyFailure) {
         let mut game = Game::open(header.clone()).unwrap();
