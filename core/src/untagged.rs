@@ -44,10 +44,11 @@ impl<'t> Tagged<'t> {
     pub fn untagged(&self) -> Option<String> {
         let (start, end) = self.tag?;
         let text = self.text;
-        let tag = &text[start..end];
+        let tag = text.get(start..end)?;
         // `"type":` stands just before the value; one comma goes with it,
         // the one after it, or when it is the last member, the one before.
-        let member = start.checked_sub(KEY.len()).filter(|&m| &text[m..start] == KEY && tag.starts_with('"'))?;
+        let member =
+            start.checked_sub(KEY.len()).filter(|&m| text.get(m..start) == Some(KEY) && tag.starts_with('"'))?;
         let before = member.checked_sub(1).map(|b| text.as_bytes()[b]);
         let (cut_start, cut_end) = match (text.as_bytes().get(end), before) {
             (Some(b','), _) => (member, end + 1),
@@ -111,9 +112,10 @@ macro_rules! tagged_enum {
 
             impl $crate::untagged::ReadUntagged for $name {
                 fn read_untagged(text: &str) -> Option<$name> {
-                    let mut read = serde_json::Deserializer::from_str(text);
-                    let read = Untagged::deserialize(&mut read).ok().filter(|_| read.end().is_ok());
-                    read
+                    let mut de = serde_json::Deserializer::from_str(text);
+                    let value = Untagged::deserialize(&mut de).ok()?;
+                    // Nothing after it but whitespace, as `from_str` demands.
+                    de.end().ok().map(|()| value)
                 }
             }
         };
