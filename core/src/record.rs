@@ -445,9 +445,15 @@ const HASH_MEMBER: &[u8] = b",\"hash\":\"";
 /// [`split_shape`] with the hash member found at `at` and its digits read
 /// as `hash`, the body not scanned: the members either side of the hash.
 fn split_at(line: &[u8], at: usize, hash: Digest) -> Option<LineParts<'_>> {
-    let body = line.get(BODY_MEMBER.len()..at).filter(|_| line.starts_with(BODY_MEMBER))?;
+    let body = body_before(line, at)?;
     let (seq, kind) = kind_and_seq(line, at)?;
     Some(LineParts { seq, kind, body, hash, hashed: hashed_around(line, at) })
+}
+
+/// The body of a line whose hash member starts at `at`: what stands
+/// between `{"body":` and it.
+fn body_before(line: &[u8], at: usize) -> Option<&[u8]> {
+    line.get(BODY_MEMBER.len()..at).filter(|_| line.starts_with(BODY_MEMBER))
 }
 
 /// The kind and seq of a line whose hash member starts at `at`, read from
@@ -570,9 +576,9 @@ impl LinkProof {
         if !hash.is_hex(hash_digits(line, at)) {
             return None;
         }
-        // The body is where `split_at` finds it: after `{"body":`.
-        let (seq, kind) =
-            kind_and_seq(line, at).filter(|_| line.starts_with(BODY_MEMBER) && at >= BODY_MEMBER.len())?;
+        // The line is split as `split_at` splits it, with no `LineParts` built.
+        body_before(line, at)?;
+        let (seq, kind) = kind_and_seq(line, at)?;
         Some(LinkProof { from: *previous, hash, at, seq, kind, len: line.len(), canonical: false, decision: None })
     }
 
