@@ -1021,6 +1021,72 @@ mod tests {
         assert_eq!(read, events);
     }
 
+    /// A snapshot sled did not finish writing (a full disk, or a process
+    /// killed while it opened the store) is not read as the store's
+    /// snapshot: the store opens and reads back what was written, and the
+    /// next snapshot sled writes clears the leftover away. (sled took the
+    /// newest `snap.*` name as its snapshot, `.generating` ones too, and
+    /// refused to open the store as corrupted.)
+    #[test]
+    fn a_snapshot_left_half_written_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        let first_decision = events.iter().skip(1).position(|e| e.kind == rollcall_core::Kind::Decision).unwrap() + 1;
+        let (first, rest) = events.split_at(first_decision);
+        let head = log.append("rally", &log.head("rally").unwrap().hash, first).unwrap();
+        drop(log);
+        let snapshots = || -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("snap."))
+                .collect();
+            names.sort();
+            names
+        };
+        // Named after the newest position a snapshot could have: it sorts last.
+        let leftover = "snap.FFFFFFFFFFFFFFFF.generating";
+        std::fs::write(dir.path().join(leftover), b"").unwrap();
+        let log = SledLog::open(dir.path()).unwrap();
+        let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, first);
+        // An append moves sled's log on, so the next opening writes a snapshot.
+        log.append("rally", &head.hash, rest).unwrap();
+        log.checkpoint(&mut log.lock_journal()).unwrap();
+        drop(log);
+        let log = SledLog::open(dir.path()).unwrap();
+        let read: Vec<Event> = log.events("rally", 1).unwrap().map(Result::unwrap).collect();
+        assert_eq!(read, events);
+        let names = snapshots();
+        assert!(!names.iter().any(|n| n.ends_with(".generating")), "{names:?}");
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    /// Opening a store again writes nothing to sled's log file when there is
+    /// nothing to zero: the tail after the last write, and every free
+    /// segment, already hold zeros (or the file ends before them).
+    #[test]
+    fn a_store_opened_again_is_not_written_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        log.append("rally", &log.head("rally").unwrap().hash, &events).unwrap();
+        drop(log);
+        drop(SledLog::open(dir.path()).unwrap());
+        let file = dir.path().join("db");
+        // A write of the bytes already there changes no byte, but the time
+        // the file was last written.
+        let written = || std::fs::metadata(&file).unwrap().modified().unwrap();
+        let (before, at) = (std::fs::read(&file).unwrap(), written());
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(20));
+            let log = SledLog::open(dir.path()).unwrap();
+            assert_eq!(log.events("rally", 1).unwrap().count(), events.len());
+            drop(log);
+            assert!(std::fs::read(&file).unwrap() == before, "sled's log file changed");
+            assert_eq!(written(), at, "sled's log file was written to");
+        }
+    }
+
     /// A store written while sled compressed every message (made by
     /// rollcall at aa198db: `run fixtures/leader-activation/casualties.json`,
     /// then `export`) opens and reads its game back line for line as its

@@ -333,31 +333,12 @@ fn scan_segment_headers_and_tail(
         segments
     );
 
-    // scatter
-    let header_promises_res: Result<Vec<_>> = (0..segments)
-        .map({
-            // let config = config.clone();
-            move |idx| {
-                threadpool::spawn({
-                    let config = config.clone();
-                    move || fetch(idx, min, &config)
-                })
-            }
-        })
-        .collect();
-
-    let header_promises = header_promises_res?;
-
-    // gather
-    let mut headers: Vec<(LogOffset, SegmentHeader)> = vec![];
-    for promise in header_promises {
-        let read_attempt =
-            promise.wait().expect("thread pool should not crash");
-
-        if let Some(completed_result) = read_attempt {
-            headers.push(completed_result);
-        }
-    }
+    // rollcall: each segment's header is read here, in turn, not by a task
+    // on the threadpool for each: a header is 20 bytes, and handing one to
+    // the pool cost waking its threads, which took longer than the read
+    // (a store of 64 KiB segments has one for every 64 KiB of its file).
+    let headers: Vec<(LogOffset, SegmentHeader)> =
+        (0..segments).filter_map(|idx| fetch(idx, min, config)).collect();
 
     // find max stable LSN recorded in segment headers
     let mut ordering = BTreeMap::new();

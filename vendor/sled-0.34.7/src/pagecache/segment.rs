@@ -632,14 +632,21 @@ impl SegmentAccountant {
             }
         }
 
+        // rollcall: a free segment that already holds nothing but zeros up
+        // to the file's end is not written again. Every opening zeroed
+        // every free segment (without a sync), dirtying pages the next sync
+        // of the file then wrote out; a segment zeroed by an earlier
+        // opening reads back as zeros.
+        let zeros = vec![MessageKind::Corrupted.into(); self.config.segment_size];
+        let mut on_disk = vec![0; self.config.segment_size];
         for segment_base in to_free {
             self.free_segment(segment_base)?;
+            let read = pread_exact_or_eof(&self.config.file, &mut on_disk, segment_base)?;
+            if on_disk[..read] == zeros[..read] {
+                continue;
+            }
             io_fail!(self.config, "zero garbage segment SA");
-            pwrite_all(
-                &self.config.file,
-                &*vec![MessageKind::Corrupted.into(); self.config.segment_size],
-                segment_base,
-            )?;
+            pwrite_all(&self.config.file, &zeros, segment_base)?;
         }
 
         // we want to complete all truncations because

@@ -4,7 +4,7 @@ use zstd::block::{compress, decompress};
 use crate::*;
 
 use super::{
-    arr_to_u32, gc_blobs, pwrite_all, raw_segment_iter_from, u32_to_arr,
+    arr_to_u32, gc_blobs, pread_exact_or_eof, pwrite_all, raw_segment_iter_from, u32_to_arr,
     u64_to_arr, BasedBuf, DiskPtr, LogIter, LogKind, LogOffset, Lsn,
     MessageKind,
 };
@@ -332,8 +332,21 @@ fn advance_snapshot(
                     shred_base,
                     shred_base + shred_len as LogOffset
                 );
-                pwrite_all(&config.file, &shred_zone, shred_base)?;
-                config.file.sync_all()?;
+                // rollcall: a zone that holds nothing but the shred's own
+                // bytes up to the file's end is left as it is: there is
+                // nothing in it to shred. A store opened again finds the
+                // tail the last opening shredded (and synced) still
+                // shredded, and one a process wrote to last ends where its
+                // last write did; writing the zone and syncing the file at
+                // every opening was most of what opening a store cost
+                // beyond reading it. A zone holding any other byte is
+                // shredded and synced as before.
+                let mut on_disk = vec![0; shred_len];
+                let read = pread_exact_or_eof(&config.file, &mut on_disk, shred_base)?;
+                if on_disk[..read] != shred_zone[..read] {
+                    pwrite_all(&config.file, &shred_zone, shred_base)?;
+                    config.file.sync_all()?;
+                }
             }
             (iterated_lsn, iter.segment_base.map(|bb| bb.offset))
         };
@@ -542,18 +555,30 @@ fn write_snapshot(config: &RunningConfig, snapshot: &Snapshot) -> Result<()> {
 
     let parent = path_1.parent().unwrap();
     std::fs::create_dir_all(parent)?;
-    let mut f =
-        std::fs::OpenOptions::new().write(true).create(true).open(&path_1)?;
 
     // write the snapshot bytes, followed by a crc64 checksum at the end
-    io_fail!(config, "snap write");
-    f.write_all(&*bytes)?;
-    io_fail!(config, "snap write len");
-    f.write_all(&len_bytes)?;
-    io_fail!(config, "snap write crc");
-    f.write_all(&crc32)?;
-    io_fail!(config, "snap write post");
-    f.sync_all()?;
+    let written = (|| -> Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path_1)?;
+        io_fail!(config, "snap write");
+        f.write_all(&*bytes)?;
+        io_fail!(config, "snap write len");
+        f.write_all(&len_bytes)?;
+        io_fail!(config, "snap write crc");
+        f.write_all(&crc32)?;
+        io_fail!(config, "snap write post");
+        f.sync_all()?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        // rollcall: a snapshot that could not be written (a full disk) is
+        // not left half-written; the one before it stays the snapshot.
+        let _ = std::fs::remove_file(&path_1);
+        return Err(e);
+    }
 
     trace!("wrote snapshot to {}", path_1.to_string_lossy());
 
@@ -563,8 +588,17 @@ fn write_snapshot(config: &RunningConfig, snapshot: &Snapshot) -> Result<()> {
 
     trace!("renamed snapshot to {}", path_2.to_string_lossy());
 
-    // clean up any old snapshots
-    let candidates = config.get_snapshot_files()?;
+    // clean up any old snapshots (rollcall: and any `.generating` file an
+    // earlier writing left, which `get_snapshot_files` no longer lists)
+    let mut candidates = config.get_snapshot_files()?;
+    if let Some(Ok(entries)) = path_2.parent().map(std::fs::read_dir) {
+        candidates.extend(entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| {
+            p.file_name().map_or(false, |n| {
+                let n = n.to_string_lossy();
+                n.starts_with("snap.") && n.ends_with(".generating")
+            })
+        }));
+    }
     for path in candidates {
         let path_str = path.file_name().unwrap().to_str().unwrap();
         if !path_2.to_string_lossy().ends_with(&*path_str) {
