@@ -834,14 +834,8 @@ impl RunningConfig {
                 let path_buf = de.path();
                 let path = path_buf.as_path();
                 let path_str = &*path.to_string_lossy();
-                // rollcall: a `.generating` file is a snapshot whose
-                // writing did not finish (a full disk, a process killed
-                // while opening the store): it is not a snapshot, and sled
-                // took the newest name as the snapshot to read, so one left
-                // behind made the store fail to open as corrupted.
                 if path_str.starts_with(&*absolute_path.to_string_lossy())
                     && !path_str.ends_with(".in___motion")
-                    && !path_str.ends_with(".generating")
                 {
                     Some(path.to_path_buf())
                 } else {

@@ -2200,3 +2200,17 @@ impl PageCache {
         }
     }
 }
+
+/// rollcall: whether `file` holds `bytes` at `at`, up to the file's end (a
+/// file that ends before them holds nothing else there). Opening a store
+/// asks it before writing zeros: what already reads as zeros is not written
+/// again.
+pub(crate) fn holds_only(
+    file: &std::fs::File,
+    bytes: &[u8],
+    at: LogOffset,
+) -> std::io::Result<bool> {
+    let mut on_disk = vec![0; bytes.len()];
+    let read = pread_exact_or_eof(file, &mut on_disk, at)?;
+    Ok(on_disk[..read] == bytes[..read])
+}

@@ -638,11 +638,9 @@ impl SegmentAccountant {
         // of the file then wrote out; a segment zeroed by an earlier
         // opening reads back as zeros.
         let zeros = vec![MessageKind::Corrupted.into(); self.config.segment_size];
-        let mut on_disk = vec![0; self.config.segment_size];
         for segment_base in to_free {
             self.free_segment(segment_base)?;
-            let read = pread_exact_or_eof(&self.config.file, &mut on_disk, segment_base)?;
-            if on_disk[..read] == zeros[..read] {
+            if holds_only(&self.config.file, &zeros, segment_base)? {
                 continue;
             }
             io_fail!(self.config, "zero garbage segment SA");

@@ -4,7 +4,7 @@ use zstd::block::{compress, decompress};
 use crate::*;
 
 use super::{
-    arr_to_u32, gc_blobs, pread_exact_or_eof, pwrite_all, raw_segment_iter_from, u32_to_arr,
+    arr_to_u32, gc_blobs, holds_only, pwrite_all, raw_segment_iter_from, u32_to_arr,
     u64_to_arr, BasedBuf, DiskPtr, LogIter, LogKind, LogOffset, Lsn,
     MessageKind,
 };
@@ -341,9 +341,7 @@ fn advance_snapshot(
                 // every opening was most of what opening a store cost
                 // beyond reading it. A zone holding any other byte is
                 // shredded and synced as before.
-                let mut on_disk = vec![0; shred_len];
-                let read = pread_exact_or_eof(&config.file, &mut on_disk, shred_base)?;
-                if on_disk[..read] != shred_zone[..read] {
+                if !holds_only(&config.file, &shred_zone, shred_base)? {
                     pwrite_all(&config.file, &shred_zone, shred_base)?;
                     config.file.sync_all()?;
                 }
@@ -469,7 +467,16 @@ pub fn read_snapshot_or_default(config: &RunningConfig) -> Result<Snapshot> {
 /// Returns an error if the read snapshot was corrupted.
 /// Returns `Ok(Some(snapshot))` if there was nothing written.
 fn read_snapshot(config: &RunningConfig) -> Result<Option<Snapshot>> {
-    let mut candidates = config.get_snapshot_files()?;
+    // rollcall: a `.generating` file is a snapshot whose writing did not
+    // finish (a full disk, a process killed while opening the store): it
+    // is not a snapshot, and sled took the newest name as the one to read,
+    // so one left behind made the store fail to open as corrupted. (It is
+    // still listed, so that the next snapshot written clears it away.)
+    let mut candidates: Vec<_> = config
+        .get_snapshot_files()?
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".generating"))
+        .collect();
     if candidates.is_empty() {
         debug!("no previous snapshot found");
         return Ok(None);
@@ -588,17 +595,8 @@ fn write_snapshot(config: &RunningConfig, snapshot: &Snapshot) -> Result<()> {
 
     trace!("renamed snapshot to {}", path_2.to_string_lossy());
 
-    // clean up any old snapshots (rollcall: and any `.generating` file an
-    // earlier writing left, which `get_snapshot_files` no longer lists)
-    let mut candidates = config.get_snapshot_files()?;
-    if let Some(Ok(entries)) = path_2.parent().map(std::fs::read_dir) {
-        candidates.extend(entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| {
-            p.file_name().map_or(false, |n| {
-                let n = n.to_string_lossy();
-                n.starts_with("snap.") && n.ends_with(".generating")
-            })
-        }));
-    }
+    // clean up any old snapshots (rollcall: `.generating` leftovers too)
+    let candidates = config.get_snapshot_files()?;
     for path in candidates {
         let path_str = path.file_name().unwrap().to_str().unwrap();
         if !path_2.to_string_lossy().ends_with(&*path_str) {
