@@ -56,6 +56,25 @@ impl Args {
     }
 }
 
+impl Command {
+    /// Whether the command opens a store once or a few times and then
+    /// exits: a store it closes need not free its memory, which the exit
+    /// takes back (`rollcall_store::exits_after_closing`). Not a server or
+    /// the viewer, which open stores for as long as they run, nor the
+    /// commands that play or check many games each in a store of its own.
+    pub fn opens_few_stores(&self) -> bool {
+        !matches!(
+            self,
+            Command::Serve { .. }
+                | Command::View(_)
+                | Command::Simulate(_)
+                | Command::Impact(_)
+                | Command::Golden(_)
+                | Command::Demo
+        )
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Play a script (scenario + seed + decisions) into the store and narrate it.

@@ -68,6 +68,9 @@ fn main() -> ExitCode {
     let mut args = <args::Args as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.prefer_command_line(&matches);
     store::set_wait(std::time::Duration::from_secs(args.wait));
+    if args.command.opens_few_stores() {
+        rollcall_store::exits_after_closing();
+    }
     let cx = checked::Checked::new(&args);
     let code = match commands::run(args, &cx) {
         Ok(code) => code,

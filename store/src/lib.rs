@@ -26,6 +26,15 @@ use rollcall_core::record::{Event, Header};
 
 pub use pg_log::PgLog;
 
+/// Says that this process exits once it has closed its stores (a command
+/// run once): a sled store closed after it is flushed, synced and released
+/// as always, but the memory of its page table is left to the process's
+/// exit rather than freed page by page (`sled::leave_page_tables_to_exit`).
+/// A process that goes on opening stores (a server, a test) does not call it.
+pub fn exits_after_closing() {
+    sled::leave_page_tables_to_exit();
+}
+
 /// A store: a sled directory, or a PostgreSQL database.
 pub enum Store {
     Sled(Box<SledLog>),

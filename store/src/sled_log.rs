@@ -1262,6 +1262,28 @@ mod tests {
         }
     }
 
+    /// A process that exits once it has closed its stores leaves their
+    /// page tables to the exit (`crate::exits_after_closing`), and closing
+    /// is otherwise what it was: sled writes what it holds to its own file
+    /// (the game reads back whole with the journal gone), and the store is
+    /// released (opened again at once by the same process).
+    #[test]
+    fn a_store_closed_by_a_process_about_to_exit_is_written_and_released() {
+        crate::exits_after_closing();
+        let dir = tempfile::tempdir().unwrap();
+        let (log, events) = rally_created(dir.path());
+        let mut head = log.head("rally").unwrap();
+        for append in appends(&events) {
+            head = log.append_deferred("rally", &head.hash, append).unwrap();
+        }
+        log.sync().unwrap();
+        drop(log);
+        std::fs::remove_file(dir.path().join(journal::FILE_NAME)).unwrap();
+        let again = SledLog::open(dir.path()).unwrap();
+        assert_eq!(again.head("rally").unwrap(), head);
+        assert_eq!(again.events("rally", 1).unwrap().count(), events.len());
+    }
+
     /// The journal grows only so far: an append past the bound flushes sled
     /// and empties it; removing a game empties it too.
     #[test]

@@ -316,6 +316,8 @@ pub use {
 
 pub use self::threadpool::wait_until_idle;
 
+pub use self::pagecache::leave_page_tables_to_exit;
+
 pub use self::{
     batch::Batch,
     config::{Config, Mode},

@@ -70,7 +70,14 @@ impl Queue {
         // with the notify below.
         drop(queue);
 
-        self.cv.notify_all();
+        // rollcall: one task wakes one waiting thread, where sled woke
+        // every one (seven, idle) to race for it; on a machine of two cores
+        // they took the cores from the threads writing and syncing a
+        // stream's decisions each time sled wrote a buffer (ROLLCALL.md).
+        // A thread that finds the queue empty when it wakes waits again,
+        // and a thread finishing a task takes what is queued before it
+        // waits, so a task is never left with no thread to run it.
+        self.cv.notify_one();
 
         len
     }

@@ -74,11 +74,13 @@ impl Iterator for LogIter {
                     / u64::try_from(self.config.segment_size).unwrap(),
             );
 
+            // rollcall: the body is not read here (see `read_message`).
             match read_message(
                 &**segment_base,
                 lid,
                 expected_segment_number,
                 &self.config,
+                false,
             ) {
                 Ok(LogRead::Blob(header, _buf, blob_ptr, inline_len)) => {
                     trace!("read blob flush in LogIter::next");

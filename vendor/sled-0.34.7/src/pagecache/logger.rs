@@ -59,7 +59,13 @@ impl Log {
         if ptr.is_inline() {
             iobuf::make_durable(&self.iobufs, lsn)?;
             let f = &self.config.file;
-            read_message(&**f, ptr.lid(), expected_segment_number, &self.config)
+            read_message(
+                &**f,
+                ptr.lid(),
+                expected_segment_number,
+                &self.config,
+                true,
+            )
         } else {
             // we short-circuit the inline read
             // here because it might not still
@@ -713,11 +719,18 @@ impl ReadAt for BasedBuf {
 }
 
 /// read a buffer from the disk
+///
+/// rollcall: `decompress` says whether an inline message's body is wanted.
+/// Recovery (`LogIter`) reads each message written since the last snapshot
+/// for its header alone, after checking its CRC over the stored bytes, and
+/// sled decompressed every body it then threw away: about a million
+/// instructions at each opening of the bench's store (ROLLCALL.md).
 pub(crate) fn read_message<R: ReadAt>(
     file: &R,
     lid: LogOffset,
     expected_segment_number: SegmentNumber,
     config: &Config,
+    decompress: bool,
 ) -> Result<LogRead> {
     let _measure = Measure::new(&M.read);
     let segment_len = config.segment_size;
@@ -842,7 +855,7 @@ pub(crate) fn read_message<R: ReadAt>(
         | MessageKind::Free
         | MessageKind::Counter => {
             trace!("read a successful inline message");
-            let buf = if config.use_compression {
+            let buf = if config.use_compression && decompress {
                 maybe_decompress(buf)?
             } else {
                 buf

@@ -47,6 +47,8 @@ use self::{
     segment::{SegmentAccountant, SegmentCleaner, SegmentOp},
 };
 
+pub use self::pagetable::leave_page_tables_to_exit;
+
 pub(crate) use self::{
     logger::{
         read_message, read_segment_header, MessageHeader, SegmentHeader,
@@ -2092,7 +2094,12 @@ impl PageCache {
 
             trace!("load_snapshot pid {} {:?}", pid, state);
 
-            let mut cache_infos = Vec::default();
+            // rollcall: sized once, not grown from nothing (a page of one
+            // base took a vector of four; ROLLCALL.md).
+            let mut cache_infos = Vec::with_capacity(match *state {
+                PageState::Present { ref frags, .. } => 1 + frags.len(),
+                _ => 1,
+            });
 
             let guard = pin();
 
