@@ -1087,6 +1087,27 @@ mod tests {
         }
     }
 
+    /// The frames sled writes its small messages and its snapshots in,
+    /// uncompressed (vendor/sled-0.34.7/ROLLCALL.md), are zstd frames: zstd
+    /// reads each back as the bytes written, empty, one block, at a block's
+    /// limit of 128 KiB and past it; and sled's own reader reads them, and
+    /// refuses a compressed frame or a cut one (which zstd then reads, or
+    /// refuses).
+    #[test]
+    fn raw_frames_are_zstd_frames() {
+        for len in [0, 1, 1023, 128 << 10, (128 << 10) + 1, 300_000] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let frame = sled::raw_frame(&bytes);
+            assert_eq!(zstd::stream::decode_all(&frame[..]).unwrap(), bytes, "{len} bytes, read by zstd");
+            assert_eq!(sled::raw_frame_content(&frame).as_ref(), Some(&bytes), "{len} bytes, read by sled");
+            if len > 0 {
+                assert_eq!(sled::raw_frame_content(&frame[..frame.len() - 1]), None, "{len} bytes, cut");
+            }
+            let compressed = zstd::block::Compressor::new().compress(&bytes, 3).unwrap();
+            assert_eq!(sled::raw_frame_content(&compressed), None, "{len} bytes, compressed");
+        }
+    }
+
     /// A store written while sled compressed every message (made by
     /// rollcall at aa198db: `run fixtures/leader-activation/casualties.json`,
     /// then `export`) opens and reads its game back line for line as its

@@ -318,6 +318,12 @@ pub use self::threadpool::wait_until_idle;
 
 pub use self::pagecache::leave_page_tables_to_exit;
 
+/// rollcall: how sled writes a zstd frame that holds its bytes
+/// uncompressed, and reads one back; public for rollcall's tests.
+#[doc(hidden)]
+#[cfg(feature = "compression")]
+pub use self::pagecache::{raw_frame, raw_frame_content};
+
 pub use self::{
     batch::Batch,
     config::{Config, Mode},

@@ -881,22 +881,69 @@ pub(crate) fn read_message<R: ReadAt>(
 #[cfg(feature = "compression")]
 const RAW_FRAME_BELOW: usize = 1024;
 
-/// rollcall: `buf` as a zstd frame that holds it uncompressed, one raw
-/// block (RFC 8878, 3.1.1): the magic number; a frame header descriptor
+/// rollcall: `buf` as a zstd frame that holds it uncompressed, in raw
+/// blocks (RFC 8878, 3.1.1): the magic number; a frame header descriptor
 /// with a single segment and a 4-byte content size (0xA0), then the size;
-/// a block header (last block, raw, the size) and the bytes. Any zstd
-/// decoder reads it back as `buf`, so sled's reading is unchanged.
+/// then blocks of at most 128 KiB, each a 3-byte header (last block or not,
+/// raw, its size) and its bytes. Any zstd decoder reads it back as `buf`,
+/// so sled's reading is unchanged; [`raw_frame_content`] reads it without
+/// one.
 #[cfg(feature = "compression")]
-fn raw_frame(buf: &[u8]) -> Vec<u8> {
-    debug_assert!(buf.len() < 1 << 17, "one raw block holds at most 128 KiB");
-    let size = u32::try_from(buf.len()).unwrap();
-    let block = (size << 3) | 1;
-    let mut frame = Vec::with_capacity(12 + buf.len());
-    frame.extend_from_slice(&0xFD2F_B528_u32.to_le_bytes());
+pub fn raw_frame(buf: &[u8]) -> Vec<u8> {
+    let size = u32::try_from(buf.len()).expect("a frame of at most 4 GiB");
+    let mut frame = Vec::with_capacity(12 + buf.len() + buf.len() / RAW_BLOCK_MAX * 3);
+    frame.extend_from_slice(&ZSTD_MAGIC.to_le_bytes());
     frame.push(0xA0);
     frame.extend_from_slice(&size.to_le_bytes());
-    frame.extend_from_slice(&block.to_le_bytes()[..3]);
-    frame.extend_from_slice(buf);
+    let mut blocks = buf.chunks(RAW_BLOCK_MAX).peekable();
+    if blocks.peek().is_none() {
+        frame.extend_from_slice(&1_u32.to_le_bytes()[..3]);
+    }
+    while let Some(block) = blocks.next() {
+        let last = u32::from(blocks.peek().is_none());
+        let header = (u32::try_from(block.len()).unwrap() << 3) | last;
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.extend_from_slice(block);
+    }
     frame
 }
+
+/// rollcall: the bytes a frame [`raw_frame`] wrote holds, `None` for any
+/// other frame (one zstd compressed, or not a frame): read by copying, with
+/// no zstd context to make.
+#[cfg(feature = "compression")]
+pub fn raw_frame_content(frame: &[u8]) -> Option<Vec<u8>> {
+    let rest = frame.strip_prefix(&ZSTD_MAGIC.to_le_bytes()[..])?;
+    let (&descriptor, rest) = rest.split_first()?;
+    if descriptor != 0xA0 || rest.len() < 4 {
+        return None;
+    }
+    let (size, mut rest) = rest.split_at(4);
+    let size = usize::try_from(u32::from_le_bytes([size[0], size[1], size[2], size[3]])).ok()?;
+    let mut content = Vec::with_capacity(size);
+    loop {
+        if rest.len() < 3 {
+            return None;
+        }
+        let header = u32::from_le_bytes([rest[0], rest[1], rest[2], 0]);
+        let (last, kind, len) = (header & 1 == 1, (header >> 1) & 3, (header >> 3) as usize);
+        if kind != 0 || len > RAW_BLOCK_MAX || rest.len() < 3 + len {
+            return None;
+        }
+        content.extend_from_slice(&rest[3..3 + len]);
+        rest = &rest[3 + len..];
+        if last {
+            break;
+        }
+    }
+    (rest.is_empty() && content.len() == size).then_some(content)
+}
+
+/// The first four bytes of a zstd frame, read as a little-endian number.
+#[cfg(feature = "compression")]
+const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+
+/// The most a raw block holds (RFC 8878: `Block_Maximum_Size`).
+#[cfg(feature = "compression")]
+const RAW_BLOCK_MAX: usize = 128 << 10;
 

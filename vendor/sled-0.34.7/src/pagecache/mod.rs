@@ -49,6 +49,9 @@ use self::{
 
 pub use self::pagetable::leave_page_tables_to_exit;
 
+#[cfg(feature = "compression")]
+pub use self::logger::{raw_frame, raw_frame_content};
+
 pub(crate) use self::{
     logger::{
         read_message, read_segment_header, MessageHeader, SegmentHeader,

@@ -1,5 +1,5 @@
 #[cfg(feature = "zstd")]
-use zstd::block::{compress, decompress};
+use zstd::block::decompress;
 
 use crate::*;
 
@@ -518,7 +518,11 @@ fn read_snapshot(config: &RunningConfig) -> Result<Option<Snapshot>> {
         let len_expected: u64 =
             u64::from_le_bytes(len_expected_bytes.as_ref().try_into().unwrap());
 
-        decompress(&*buf, usize::try_from(len_expected).unwrap()).unwrap()
+        // rollcall: one written as raw blocks is copied out; one written
+        // compressed (by an older version) is decompressed as before.
+        super::logger::raw_frame_content(&buf).unwrap_or_else(|| {
+            decompress(&*buf, usize::try_from(len_expected).unwrap()).unwrap()
+        })
     } else {
         buf
     };
@@ -535,9 +539,14 @@ fn write_snapshot(config: &RunningConfig, snapshot: &Snapshot) -> Result<()> {
     let raw_bytes = snapshot.serialize();
     let decompressed_len = raw_bytes.len();
 
+    // rollcall: a snapshot is written as a zstd frame of raw blocks, not
+    // compressed (ROLLCALL.md): every opening reads it and every opening
+    // after a write writes one, and zstd made a context for each (tables
+    // of a megabyte to clear and fault in) to halve a file of tens of
+    // kilobytes. Written so, any zstd decoder still reads it.
     #[cfg(feature = "zstd")]
     let bytes = if config.use_compression {
-        compress(&*raw_bytes, config.compression_factor).unwrap()
+        super::logger::raw_frame(&raw_bytes)
     } else {
         raw_bytes
     };
