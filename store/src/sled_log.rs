@@ -1091,8 +1091,7 @@ mod tests {
     /// uncompressed (vendor/sled-0.34.7/ROLLCALL.md), are zstd frames: zstd
     /// reads each back as the bytes written, empty, one block, at a block's
     /// limit of 128 KiB and past it; and sled's own reader reads them, and
-    /// refuses a compressed frame or a cut one (which zstd then reads, or
-    /// refuses).
+    /// refuses a compressed frame (left to zstd) or a cut one.
     #[test]
     fn raw_frames_are_zstd_frames() {
         for len in [0, 1, 1023, 128 << 10, (128 << 10) + 1, 300_000] {
@@ -1287,7 +1286,10 @@ mod tests {
     /// page tables to the exit (`crate::exits_after_closing`), and closing
     /// is otherwise what it was: sled writes what it holds to its own file
     /// (the game reads back whole with the journal gone), and the store is
-    /// released (opened again at once by the same process).
+    /// released (opened again at once by the same process). (The switch
+    /// is the process's: run by `cargo test`, the other tests in this
+    /// binary leave their stores' page tables too, which costs them only
+    /// memory.)
     #[test]
     fn a_store_closed_by_a_process_about_to_exit_is_written_and_released() {
         crate::exits_after_closing();
