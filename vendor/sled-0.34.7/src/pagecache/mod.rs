@@ -268,39 +268,45 @@ pub(crate) fn u32_to_arr(number: u32) -> [u8; 4] {
 pub(crate) fn maybe_decompress(in_buf: Vec<u8>) -> std::io::Result<Vec<u8>> {
     #[cfg(feature = "compression")]
     {
-        use zstd::stream::decode_all;
-
         let scootable_in_buf = &mut &*in_buf;
         let _ivec_varint = u64::deserialize(scootable_in_buf)
             .expect("this had to be serialized with an extra length frame");
         let _measure = Measure::new(&M.decompress);
-        // rollcall: one decompression context a thread, not one a message
-        // (ROLLCALL.md); a frame that does not say its size is read as before.
-        let framed: &[u8] = scootable_in_buf;
-        let size = zstd::zstd_safe::get_frame_content_size(framed);
-        if size <= (1 << 32) {
-            thread_local! {
-                static DECOMPRESSOR: std::cell::RefCell<zstd::block::Decompressor> =
-                    std::cell::RefCell::new(zstd::block::Decompressor::new());
-            }
-            if let Ok(out_buf) = DECOMPRESSOR
-                .with(|d| d.borrow_mut().decompress(framed, size as usize))
-            {
-                return Ok(out_buf);
-            }
-        }
-        let out_buf = decode_all(scootable_in_buf).expect(
-            "failed to decompress data. \
-             This is not expected, please open an issue on \
-             https://github.com/spacejam/sled so we can \
-             fix this critical issue ASAP. Thank you :)",
-        );
-
-        Ok(out_buf)
+        Ok(frame_content(scootable_in_buf))
     }
 
     #[cfg(not(feature = "compression"))]
     Ok(in_buf)
+}
+
+/// rollcall: the bytes a zstd frame holds, for a message and a snapshot
+/// alike (ROLLCALL.md): copied out of a frame of raw blocks
+/// ([`raw_frame`]: a message under 1 KiB, a snapshot) with no zstd context;
+/// otherwise decompressed with one decompression context a thread, not one
+/// a frame, when the frame says its size; and as sled read it when not.
+#[cfg(feature = "compression")]
+pub(crate) fn frame_content(framed: &[u8]) -> Vec<u8> {
+    if let Some(content) = raw_frame_content(framed) {
+        return content;
+    }
+    let size = zstd::zstd_safe::get_frame_content_size(framed);
+    if size <= (1 << 32) {
+        thread_local! {
+            static DECOMPRESSOR: std::cell::RefCell<zstd::block::Decompressor> =
+                std::cell::RefCell::new(zstd::block::Decompressor::new());
+        }
+        if let Ok(out_buf) = DECOMPRESSOR
+            .with(|d| d.borrow_mut().decompress(framed, size as usize))
+        {
+            return out_buf;
+        }
+    }
+    zstd::stream::decode_all(framed).expect(
+        "failed to decompress data. \
+         This is not expected, please open an issue on \
+         https://github.com/spacejam/sled so we can \
+         fix this critical issue ASAP. Thank you :)",
+    )
 }
 
 #[derive(Debug, Clone, Copy)]

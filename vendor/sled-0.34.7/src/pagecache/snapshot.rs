@@ -1,6 +1,3 @@
-#[cfg(feature = "zstd")]
-use zstd::block::decompress;
-
 use crate::*;
 
 use super::{
@@ -519,10 +516,10 @@ fn read_snapshot(config: &RunningConfig) -> Result<Option<Snapshot>> {
             u64::from_le_bytes(len_expected_bytes.as_ref().try_into().unwrap());
 
         // rollcall: one written as raw blocks is copied out; one written
-        // compressed (by an older version) is decompressed as before.
-        super::logger::raw_frame_content(&buf).unwrap_or_else(|| {
-            decompress(&*buf, usize::try_from(len_expected).unwrap()).unwrap()
-        })
+        // compressed (by an older version) is decompressed, as a message is.
+        let bytes = super::frame_content(&buf);
+        debug_assert_eq!(bytes.len() as u64, len_expected);
+        bytes
     } else {
         buf
     };
@@ -546,7 +543,7 @@ fn write_snapshot(config: &RunningConfig, snapshot: &Snapshot) -> Result<()> {
     // kilobytes. Written so, any zstd decoder still reads it.
     #[cfg(feature = "zstd")]
     let bytes = if config.use_compression {
-        super::logger::raw_frame(&raw_bytes)
+        super::raw_frame(&raw_bytes)
     } else {
         raw_bytes
     };
