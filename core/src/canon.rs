@@ -574,6 +574,51 @@ mod tests {
         assert_eq!(out, br#"{"10":false,"2":true}"#);
     }
 
+    proptest::proptest! {
+        /// Any string (a control character, a quote, a backslash, any
+        /// Unicode) as a value and as a map's key, and integers of every
+        /// width at any value: the direct writer writes what serde_json's
+        /// value writes, with or without its fast ways.
+        #[test]
+        fn any_string_or_integer_is_written_as_serde_json_writes_it(
+            text in proptest::prelude::any::<String>(),
+            key in proptest::prelude::any::<String>(),
+            // Short and long strings of the bytes at the edges of what is
+            // escaped, at every place in a word of eight.
+            tricky in "[a\"\\\\\\x00\\x1f\\x20\\x7f\\x80é!#~]{0,20}",
+            wide in proptest::prelude::any::<i64>(),
+            unsigned in proptest::prelude::any::<u64>(),
+            small in proptest::prelude::any::<i8>(),
+            byte in proptest::prelude::any::<u8>(),
+            middle in proptest::prelude::any::<i32>(),
+        ) {
+            #[derive(serde::Serialize)]
+            struct Fields {
+                text: String,
+                tricky: String,
+                map: std::collections::BTreeMap<String, i64>,
+                unsigned: u64,
+                small: i8,
+                byte: u8,
+                middle: i32,
+                both: (u16, i16),
+            }
+            let value = Fields {
+                text,
+                map: [(key, wide), (tricky.clone(), -wide.saturating_abs())].into_iter().collect(),
+                tricky,
+                unsigned,
+                small,
+                byte,
+                middle,
+                both: (byte as u16 * 257, small as i16 * 256),
+            };
+            let mut direct = Vec::new();
+            proptest::prop_assert!(typed::append(&value, &mut direct).is_ok());
+            proptest::prop_assert_eq!(direct, to_bytes(&serde_json::to_value(&value).unwrap()).unwrap());
+        }
+    }
+
     #[test]
     fn keys_are_sorted_and_there_is_no_whitespace() {
         let v = json!({"seq": 3, "body": {"z": [1, -2], "a": "x\"y"}, "kind": "roll"});
