@@ -9,7 +9,7 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::{Activation, Decision, Fact, Piece, Refused, Role, Skill, State};
+use super::{Activation, Decision, Fact, Name, Piece, Refused, Role, Skill, State};
 use crate::rulesets::begun;
 
 type Facts<'s> = crate::ruleset::Facts<'s, super::LeaderActivation>;
@@ -41,7 +41,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
             if p.locked {
                 refuse!(Shared::NoChange, "{leader} is already locked in close combat");
             }
-            if active_leader(state) == Some(leader.as_str()) {
+            if active_leader(state) == Some(&**leader) {
                 refuse!(
                     Refused::LockMidActivation,
                     "{leader} is in the middle of his activation: end it before locking him in close combat"
@@ -99,11 +99,11 @@ fn activation(state: &State) -> Result<&Activation, Violation> {
 }
 
 fn active_leader(state: &State) -> Option<&str> {
-    state.turn.as_ref()?.activation.as_ref().map(|a| a.leader.as_str())
+    state.turn.as_ref()?.activation.as_ref().map(|a| &*a.leader)
 }
 
-fn other(state: &State, side: &str) -> String {
-    if state.sides[0] == side {
+fn other(state: &State, side: &str) -> Name {
+    if *state.sides[0] == *side {
         state.sides[1].clone()
     } else {
         state.sides[0].clone()
@@ -120,7 +120,7 @@ fn to_activate<'a>(state: &'a State, side: &str) -> Vec<&'a Piece> {
         .pieces
         .values()
         .map(|p| &**p)
-        .filter(|p| p.role == Role::Leader && p.side == side && !p.activated && !p.locked)
+        .filter(|p| p.role == Role::Leader && *p.side == *side && !p.activated && !p.locked)
         .collect()
 }
 
@@ -133,18 +133,18 @@ fn to_activate<'a>(state: &'a State, side: &str) -> Vec<&'a Piece> {
 ///
 /// `settled` is the leader whose activation ends, with his mark as it will
 /// be (whether he stays activated).
-fn next_after(state: &State, side: &str, settled: (&str, bool)) -> Option<String> {
+fn next_after(state: &State, side: &Name, settled: (&str, bool)) -> Option<Name> {
     let left = |s: &str| {
         state.pieces.iter().any(|(id, p)| {
             let activated = if **id == *settled.0 { settled.1 } else { p.activated };
-            p.role == Role::Leader && p.side == s && !activated && !p.locked
+            p.role == Role::Leader && *p.side == *s && !activated && !p.locked
         })
     };
     let other = other(state, side);
     if left(&other) {
         Some(other)
     } else if left(side) {
-        Some(side.to_string())
+        Some(side.clone())
     } else {
         None
     }
@@ -190,7 +190,7 @@ fn end_turn_if_over(facts: &mut Facts) {
 /// has the possibility to skip the activation of a leader." — "You get as many
 /// skips as you have leaders less." Leaders are counted at the start of the
 /// turn, broken ones and those locked in close combat included (L9).
-fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Violation> {
+fn begin_turn(state: &State, first: &Name, facts: &mut Facts) -> Result<(), Violation> {
     if !state.sides.iter().any(|s| s == first) {
         refuse!(Shared::NotASide, "{first:?} is not a side of this game ({}, {})", state.sides[0], state.sides[1]);
     }
@@ -199,7 +199,7 @@ fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Viola
             refuse!(Shared::TurnNotOver, "turn {} is not over: {} is being activated", t.number, a.leader);
         }
         if t.next.is_some() {
-            let left: Vec<String> =
+            let left: Vec<Name> =
                 state.sides.iter().flat_map(|s| to_activate(state, s)).map(|p| p.id.clone()).collect();
             refuse!(
                 Shared::TurnNotOver,
@@ -210,21 +210,22 @@ fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Viola
             );
         }
     }
-    let count = |side: &str| state.pieces.values().filter(|p| p.role == Role::Leader && p.side == side).count() as u32;
-    let leaders: std::collections::BTreeMap<String, u32> = state.sides.iter().map(|s| (s.clone(), count(s))).collect();
+    let count =
+        |side: &str| state.pieces.values().filter(|p| p.role == Role::Leader && *p.side == *side).count() as u32;
+    let leaders: std::collections::BTreeMap<Name, u32> = state.sides.iter().map(|s| (s.clone(), count(s))).collect();
     let skips = state.sides.iter().map(|s| (s.clone(), leaders[&other(state, s)].saturating_sub(leaders[s]))).collect();
     // At the start of a turn no leader is marked, so only locks matter.
-    let can_start = |side: &str| state.pieces.values().any(|p| p.role == Role::Leader && p.side == side && !p.locked);
+    let can_start = |side: &str| state.pieces.values().any(|p| p.role == Role::Leader && *p.side == *side && !p.locked);
     let other_side = other(state, first);
     let next = if can_start(first) {
-        Some(first.to_string())
+        Some(first.clone())
     } else if can_start(&other_side) {
         Some(other_side)
     } else {
         None
     };
     let number = state.turn.as_ref().map_or(1, |t| t.number + 1);
-    facts.push(Fact::TurnBegan { turn: number, first: first.to_string(), leaders, skips, next });
+    facts.push(Fact::TurnBegan { turn: number, first: first.clone(), leaders, skips, next });
     end_turn_if_over(facts);
     Ok(())
 }
@@ -236,7 +237,7 @@ fn begin_turn(state: &State, first: &str, facts: &mut Facts) -> Result<(), Viola
 /// as soon as it commands other units. It is marked accordingly. It may not be
 /// activated at another time during that turn." Choosing a leader uses up his
 /// activation even if he commands nobody (L6).
-fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violation> {
+fn activate(state: &State, leader: &Name, facts: &mut Facts) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if let Some(a) = &t.activation {
         refuse!(Shared::StillActive, "{} is still being activated: end his activation first", a.leader);
@@ -249,7 +250,7 @@ fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violat
         refuse!(Shared::TurnOver, "turn {} is over: no leader is left to activate; begin the next turn", t.number);
     };
     if &p.side != next {
-        let may: Vec<String> = to_activate(state, next).iter().map(|p| p.id.clone()).collect();
+        let may: Vec<Name> = to_activate(state, next).iter().map(|p| p.id.clone()).collect();
         refuse!(Shared::NotYourTurn, "it is for {next} to activate a leader ({}), not for {}", may.join(", "), p.side);
     }
     if p.activated {
@@ -273,7 +274,7 @@ fn activate(state: &State, leader: &str, facts: &mut Facts) -> Result<(), Violat
             );
         }
     }
-    facts.push(Fact::LeaderActivated { leader: leader.to_string(), side: p.side.clone(), broken: p.broken });
+    facts.push(Fact::LeaderActivated { leader: leader.clone(), side: p.side.clone(), broken: p.broken });
     Ok(())
 }
 
@@ -356,7 +357,7 @@ fn refuse_if_broken(state: &State, a: &Activation, what: &str) -> Result<(), Vio
 /// command other units any more." — "The command range depends on the unit
 /// commanded rather than on the leader giving the orders." Range is measured
 /// when the unit is commanded, inclusive (L8).
-fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation> {
+fn command(state: &State, unit: &Name, facts: &mut Facts) -> Result<(), Violation> {
     let a = activation(state)?;
     refuse_if_broken(state, a, "command units")?;
     if a.leader_acted {
@@ -404,7 +405,7 @@ fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation
     }
     facts.push(Fact::UnitCommanded {
         leader: a.leader.clone(),
-        unit: unit.to_string(),
+        unit: unit.clone(),
         skill: u.skill,
         distance_mm,
         range_mm,
@@ -416,7 +417,7 @@ fn command(state: &State, unit: &str, facts: &mut Facts) -> Result<(), Violation
 /// allowed its normal actions … After all actions have been completed, choose
 /// another unit to command": only the unit commanded last acts, and only
 /// until the leader acts himself.
-fn unit_action(state: &State, unit: &str, action: &str, facts: &mut Facts) -> Result<(), Violation> {
+fn unit_action(state: &State, unit: &Name, action: &Name, facts: &mut Facts) -> Result<(), Violation> {
     let a = activation(state)?;
     find(state, unit)?;
     match a.commanded.last() {
@@ -429,17 +430,17 @@ fn unit_action(state: &State, unit: &str, action: &str, facts: &mut Facts) -> Re
     if a.leader_acted {
         refuse!(Refused::ActionsOver, "{unit}'s actions are over: {} has acted himself", a.leader);
     }
-    facts.push(Fact::UnitActed { unit: unit.to_string(), action: action.to_string() });
+    facts.push(Fact::UnitActed { unit: unit.clone(), action: action.clone() });
     Ok(())
 }
 
 /// "After the leader has commanded (activated) up to three units he is
 /// allowed to perform actions himself." A broken leader "may not perform any
 /// action of his own".
-fn leader_action(state: &State, action: &str, facts: &mut Facts) -> Result<(), Violation> {
+fn leader_action(state: &State, action: &Name, facts: &mut Facts) -> Result<(), Violation> {
     let a = activation(state)?;
     refuse_if_broken(state, a, "perform an action of his own")?;
-    facts.push(Fact::LeaderActed { leader: a.leader.clone(), action: action.to_string() });
+    facts.push(Fact::LeaderActed { leader: a.leader.clone(), action: action.clone() });
     Ok(())
 }
 
@@ -454,7 +455,7 @@ fn leader_action(state: &State, action: &str, facts: &mut Facts) -> Result<(), V
 /// Elite unit", +1 for "One or more Conscript unit"; "It is not cumulative but
 /// may cancel each other out" (L3). "Command teams themselves may not be
 /// rallied by other command teams".
-fn rally(state: &State, units: &[String], dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
+fn rally(state: &State, units: &[Name], dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let a = activation(state)?;
     refuse_if_broken(state, a, "rally other troops")?;
     let max = state.config.max_rallied_units;
@@ -541,7 +542,7 @@ fn passes_modified(state: &State, roll: u32, modifier: i64, target: i64) -> bool
     i64::from(roll) + modifier >= target
 }
 
-fn end_activation(leader: String, side: String, stays_activated: bool, facts: &mut Facts) {
+fn end_activation(leader: Name, side: Name, stays_activated: bool, facts: &mut Facts) {
     // The state the facts lead to tells who is left, once this leader's
     // mark is settled as it will be.
     let next = next_after(facts.state(), &side, (&leader, stays_activated));
@@ -559,7 +560,7 @@ fn end_activation(leader: String, side: String, stays_activated: bool, facts: &m
 /// your opponent and let him activate two leaders or even more in sequence."
 /// "You get as many skips as you have leaders less." A skip passes to an
 /// opponent who still has a leader to activate (L9).
-fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
+fn skip(state: &State, side: &Name, facts: &mut Facts) -> Result<(), Violation> {
     let t = begun(&state.turn)?;
     if let Some(a) = &t.activation {
         refuse!(
@@ -574,7 +575,7 @@ fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
     if next != side {
         refuse!(Shared::NotYourTurn, "it is for {next} to activate a leader: {side} cannot skip it");
     }
-    let left = t.skips.get(side).copied().unwrap_or(0);
+    let left = t.skips.get(&**side).copied().unwrap_or(0);
     if left == 0 {
         refuse!(
             Refused::NoSkipLeft, "{side} has no skip left: \"You get as many skips as you have leaders less.\" (leaders at the start of the turn: {})",
@@ -585,7 +586,7 @@ fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
     if to_activate(state, &opponent).is_empty() {
         refuse!(Refused::NothingToPassTo, "{opponent} has no leader left to activate: {side} cannot pass to them");
     }
-    facts.push(Fact::Skipped { side: side.to_string(), skips_left: left - 1, next: Some(opponent) });
+    facts.push(Fact::Skipped { side: side.clone(), skips_left: left - 1, next: Some(opponent) });
     Ok(())
 }
 
@@ -601,12 +602,12 @@ fn skip(state: &State, side: &str, facts: &mut Facts) -> Result<(), Violation> {
 /// while he is being activated does nothing more: his activation ends and
 /// the slot passes on, as after any activation. A side left with no leader
 /// to activate passes its slot on, as for a lock.
-fn remove(state: &State, id: &str, reason: &str, facts: &mut Facts) -> Result<(), Violation> {
+fn remove(state: &State, id: &Name, reason: &Name, facts: &mut Facts) -> Result<(), Violation> {
     let p = find(state, id)?;
     let (side, role) = (p.side.clone(), p.role);
-    facts.push(Fact::Removed { piece: id.to_string(), side: side.clone(), role, reason: reason.to_string() });
-    if active_leader(state) == Some(id) {
-        end_activation(id.to_string(), side, true, facts);
+    facts.push(Fact::Removed { piece: id.clone(), side: side.clone(), role, reason: reason.clone() });
+    if active_leader(state) == Some(&**id) {
+        end_activation(id.clone(), side, true, facts);
     } else {
         pass_slot_if_stuck(facts);
     }

@@ -28,6 +28,8 @@ use crate::geometry::Point;
 use crate::rules::{RuleVersion, Setting, VersionSpec};
 use crate::ruleset::{Ruleset, ScenarioError, Violation};
 
+pub use crate::name::Name;
+
 /// The ruleset.
 pub struct LeaderActivation;
 
@@ -91,8 +93,8 @@ pub enum Role {
 /// A leader or unit on the table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Piece {
-    pub id: String,
-    pub side: String,
+    pub id: Name,
+    pub side: Name,
     pub role: Role,
     pub skill: Skill,
     pub at: Point,
@@ -161,10 +163,10 @@ impl Config {
 /// A leader's activation in progress.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Activation {
-    pub leader: String,
-    pub side: String,
+    pub leader: Name,
+    pub side: Name,
     /// Units commanded so far, in order; the last may still be acting.
-    pub commanded: Vec<String>,
+    pub commanded: Vec<Name>,
     /// The leader has performed an action of his own.
     pub leader_acted: bool,
     /// The leader was broken when activated and has tried to self-rally.
@@ -175,38 +177,38 @@ pub struct Activation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Turn {
     pub number: u32,
-    pub first: String,
+    pub first: Name,
     /// The side whose activation slot it is; none when the turn is over.
-    pub next: Option<String>,
+    pub next: Option<Name>,
     /// Leaders each side had at the start of the turn.
-    pub leaders: BTreeMap<String, u32>,
+    pub leaders: BTreeMap<Name, u32>,
     /// Skips each side has left.
-    pub skips: BTreeMap<String, u32>,
+    pub skips: BTreeMap<Name, u32>,
     pub activation: Option<Activation>,
 }
 
 /// A leader or unit the referee has removed from play (killed, destroyed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Removed {
-    pub side: String,
+    pub side: Name,
     pub role: Role,
-    pub reason: String,
+    pub reason: Name,
 }
 
 /// The game so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     pub config: Config,
-    pub sides: [String; 2],
+    pub sides: [Name; 2],
     /// The leaders and units in play. The map and each piece are shared
     /// until they change (`Arc::make_mut`), and a piece's id is a shared
     /// string, so that copying the state — which `decide` does when a later
     /// fact depends on earlier ones — copies no piece and no name.
-    pub pieces: Arc<BTreeMap<Arc<str>, Arc<Piece>>>,
+    pub pieces: Arc<BTreeMap<Name, Arc<Piece>>>,
     /// The leaders and units removed from play, and why (LN3). Left out of
     /// the serialised state while empty, as it was before removal existed.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub removed: BTreeMap<String, Removed>,
+    pub removed: BTreeMap<Name, Removed>,
     /// The current turn; none before the first `begin-turn`.
     pub turn: Option<Turn>,
 }
@@ -218,34 +220,34 @@ crate::untagged::tagged_enum! {
     #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
     pub enum Decision {
         /// Starts a turn; `first` is the side that activates first (L10).
-        BeginTurn { first: String },
+        BeginTurn { first: Name },
         /// Chooses the next leader of the side whose slot it is.
-        Activate { leader: String },
+        Activate { leader: Name },
         /// A broken leader tries to self-rally.
         SelfRally {},
         /// The active leader commands (activates) a unit.
-        Command { unit: String },
+        Command { unit: Name },
         /// The unit commanded last performs an action (described for the log).
-        UnitAction { unit: String, action: String },
+        UnitAction { unit: Name, action: Name },
         /// The active leader performs an action of his own.
-        LeaderAction { action: String },
+        LeaderAction { action: Name },
         /// The active leader's rally at the end of his activation.
-        Rally { units: Vec<String> },
+        Rally { units: Vec<Name> },
         /// The active leader's activation is over.
         EndActivation {},
         /// The side whose slot it is passes it to the opponent.
-        Skip { side: String },
+        Skip { side: Name },
         /// Referee: a unit or leader breaks.
-        Break { piece: String, reason: String },
+        Break { piece: Name, reason: Name },
         /// Referee: a leader is locked in close combat.
-        LockInCloseCombat { leader: String },
+        LockInCloseCombat { leader: Name },
         /// Referee: a leader is freed from close combat.
-        FreeFromCloseCombat { leader: String },
+        FreeFromCloseCombat { leader: Name },
         /// Referee: a unit or leader moves (a position in millimetres).
-        Move { piece: String, to: Point },
+        Move { piece: Name, to: Point },
         /// Referee: a unit or leader is removed from play (killed, destroyed,
         /// captured), for the reason given (LN3).
-        Remove { piece: String, reason: String },
+        Remove { piece: Name, reason: Name },
     }
 }
 
@@ -257,40 +259,40 @@ crate::untagged::tagged_enum! {
     pub enum Fact {
         TurnBegan {
             turn: u32,
-            first: String,
-            leaders: BTreeMap<String, u32>,
-            skips: BTreeMap<String, u32>,
-            next: Option<String>,
+            first: Name,
+            leaders: BTreeMap<Name, u32>,
+            skips: BTreeMap<Name, u32>,
+            next: Option<Name>,
         },
         LeaderActivated {
-            leader: String,
-            side: String,
+            leader: Name,
+            side: Name,
             broken: bool,
         },
         SelfRallyTested {
-            leader: String,
+            leader: Name,
             roll: u32,
             needed: i64,
             rallied: bool,
         },
         UnitCommanded {
-            leader: String,
-            unit: String,
+            leader: Name,
+            unit: Name,
             skill: Skill,
             distance_mm: u64,
             range_mm: u64,
         },
         UnitActed {
-            unit: String,
-            action: String,
+            unit: Name,
+            action: Name,
         },
         LeaderActed {
-            leader: String,
-            action: String,
+            leader: Name,
+            action: Name,
         },
         RallyTested {
-            leader: String,
-            units: Vec<String>,
+            leader: Name,
+            units: Vec<Name>,
             roll: u32,
             needed: i64,
             rallied: bool,
@@ -298,56 +300,56 @@ crate::untagged::tagged_enum! {
         /// The units are no longer broken; `stay_idle` (L7 option) keeps them
         /// from being commanded later this turn.
         UnitsRallied {
-            units: Vec<String>,
+            units: Vec<Name>,
             stay_idle: bool,
         },
         /// `stays_activated` is false only for a failed self-rally under L5's option.
         ActivationEnded {
-            leader: String,
-            side: String,
+            leader: Name,
+            side: Name,
             stays_activated: bool,
-            next: Option<String>,
+            next: Option<Name>,
         },
         Skipped {
-            side: String,
+            side: Name,
             skips_left: u32,
-            next: Option<String>,
+            next: Option<Name>,
         },
         /// The side whose slot it was has no leader left to activate (one was
         /// locked in close combat): the slot passes on.
         SlotPassed {
-            side: String,
-            next: Option<String>,
+            side: Name,
+            next: Option<Name>,
         },
         /// The turn is over: no leader is left to activate. `locked` names the
         /// leaders left unactivated because they are locked in close combat.
         TurnEnded {
             turn: u32,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
-            locked: Vec<String>,
+            locked: Vec<Name>,
         },
         Broke {
-            piece: String,
-            reason: String,
+            piece: Name,
+            reason: Name,
         },
         LockedInCloseCombat {
-            leader: String,
+            leader: Name,
         },
         FreedFromCloseCombat {
-            leader: String,
+            leader: Name,
         },
         Moved {
-            piece: String,
+            piece: Name,
             from: Point,
             to: Point,
         },
         /// A leader or unit leaves play. A leader removed while he is being
         /// activated is followed by the end of his activation.
         Removed {
-            piece: String,
-            side: String,
+            piece: Name,
+            side: Name,
             role: Role,
-            reason: String,
+            reason: Name,
         },
     }
 }
@@ -470,15 +472,15 @@ impl Ruleset for LeaderActivation {
 
     fn initial(scenario: Scenario, rules: &RuleVersion) -> Result<State, ScenarioError> {
         let config = Config::from_rules(rules)?;
-        let sides: [String; 2] = match scenario.sides.as_slice() {
-            [a, b] if a != b => [a.clone(), b.clone()],
+        let sides: [Name; 2] = match scenario.sides.as_slice() {
+            [a, b] if a != b => [Name::from(a.as_str()), Name::from(b.as_str())],
             _ => return Err(ScenarioError::new("sides", "name exactly two different sides")),
         };
         let mut pieces = BTreeMap::new();
         let all = scenario.leaders.iter().enumerate().map(|(i, p)| (format!("leaders[{i}]"), Role::Leader, p));
         let all = all.chain(scenario.units.iter().enumerate().map(|(i, p)| (format!("units[{i}]"), Role::Unit, p)));
         for (field, role, p) in all {
-            if !sides.contains(&p.side) {
+            if !sides.iter().any(|s| **s == *p.side) {
                 return Err(ScenarioError::new(
                     format!("{field}.side"),
                     format!("{:?} is not one of the sides ({}, {})", p.side, sides[0], sides[1]),
@@ -487,9 +489,11 @@ impl Ruleset for LeaderActivation {
             if p.id.is_empty() {
                 return Err(ScenarioError::new(format!("{field}.id"), "an id may not be empty"));
             }
+            let id = Name::from(p.id.as_str());
+            let side = sides.iter().find(|s| ***s == *p.side).expect("one of the sides").clone();
             let piece = Piece {
-                id: p.id.clone(),
-                side: p.side.clone(),
+                id: id.clone(),
+                side,
                 role,
                 skill: p.skill,
                 at: p.at,
@@ -497,7 +501,7 @@ impl Ruleset for LeaderActivation {
                 activated: false,
                 locked: false,
             };
-            if pieces.insert(Arc::from(p.id.as_str()), Arc::new(piece)).is_some() {
+            if pieces.insert(id, Arc::new(piece)).is_some() {
                 return Err(ScenarioError::new(format!("{field}.id"), format!("{:?} is used twice", p.id)));
             }
         }
@@ -550,7 +554,7 @@ impl Ruleset for LeaderActivation {
 pub fn evolve(state: &mut State, fact: &Fact) {
     /// The pieces to change: the map is copied first if a copy of the
     /// state shares it.
-    fn pieces(state: &mut State) -> &mut BTreeMap<Arc<str>, Arc<Piece>> {
+    fn pieces(state: &mut State) -> &mut BTreeMap<Name, Arc<Piece>> {
         Arc::make_mut(&mut state.pieces)
     }
     fn piece<'a>(state: &'a mut State, id: &str) -> &'a mut Piece {
@@ -610,7 +614,7 @@ pub fn evolve(state: &mut State, fact: &Fact) {
         }
         Fact::ActivationEnded { leader, stays_activated, next, .. } => {
             // A leader removed during his activation is no longer in play.
-            if state.pieces.get(leader.as_str()).is_some_and(|p| p.activated != *stays_activated) {
+            if state.pieces.get(&**leader).is_some_and(|p| p.activated != *stays_activated) {
                 piece(state, leader).activated = *stays_activated;
             }
             let turn = state.turn.as_mut().expect("a turn is in progress");
@@ -635,13 +639,13 @@ pub fn evolve(state: &mut State, fact: &Fact) {
         Fact::FreedFromCloseCombat { leader } => piece(state, leader).locked = false,
         Fact::Moved { piece: id, to, .. } => piece(state, id).at = *to,
         Fact::Removed { piece: id, side, role, reason } => {
-            pieces(state).remove(id.as_str());
+            pieces(state).remove(&**id);
             state.removed.insert(id.clone(), Removed { side: side.clone(), role: *role, reason: reason.clone() });
         }
     }
 }
 
-fn side_or_none(next: &Option<String>) -> String {
+fn side_or_none(next: &Option<Name>) -> String {
     match next {
         Some(side) => format!("{side} to activate"),
         None => "no leader left to activate".into(),
@@ -750,7 +754,8 @@ pub fn render(state: &State) -> String {
             }
         }
     }
-    let width = state.pieces.keys().map(|id| id.len()).chain(state.removed.keys().map(String::len)).max().unwrap_or(0);
+    let width =
+        state.pieces.keys().map(|id| id.len()).chain(state.removed.keys().map(|id| id.len())).max().unwrap_or(0);
     for side in &state.sides {
         out.push_str(&format!("{side}:\n"));
         for p in state.pieces.values().filter(|p| &p.side == side) {

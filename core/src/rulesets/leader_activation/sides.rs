@@ -12,7 +12,7 @@ use super::{Decision, State};
 use crate::ruleset::Actor;
 
 pub(super) fn sides(state: &State) -> Vec<String> {
-    state.sides.to_vec()
+    state.sides.iter().map(|s| s.to_string()).collect()
 }
 
 /// The activating leader's side; between activations, the side whose slot
@@ -39,7 +39,7 @@ pub(super) fn author(state: &State, decision: &Decision) -> Actor {
     };
     match decision {
         Decision::Activate { leader } => {
-            state.pieces.get(leader.as_str()).map(|p| Actor::side(&p.side)).unwrap_or_else(|| awaited(state))
+            state.pieces.get(&**leader).map(|p| Actor::side(&p.side)).unwrap_or_else(|| awaited(state))
         }
         Decision::SelfRally {}
         | Decision::Command { .. }

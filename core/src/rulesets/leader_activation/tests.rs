@@ -96,8 +96,8 @@ fn begin_turn_counts_leaders_and_skips() {
     new().when(json!({"type": "begin-turn", "first": "axis"})).then(vec![Fact::TurnBegan {
         turn: 1,
         first: "axis".into(),
-        leaders: [("allies".to_string(), 3), ("axis".to_string(), 2)].into(),
-        skips: [("allies".to_string(), 0), ("axis".to_string(), 1)].into(),
+        leaders: [("allies".into(), 3), ("axis".into(), 2)].into(),
+        skips: [("allies".into(), 0), ("axis".into(), 1)].into(),
         next: Some("axis".into()),
     }]);
 }
@@ -306,7 +306,7 @@ fn a_removed_leader_no_longer_counts_for_skips() {
     assert_eq!((leaders["allies"], leaders["axis"]), (2, 2));
     assert_eq!((skips["allies"], skips["axis"]), (0, 0));
     assert!(!c.state().pieces.contains_key("baker"));
-    assert_eq!(c.state().removed["baker"].reason, "killed by a sniper");
+    assert_eq!(&*c.state().removed["baker"].reason, "killed by a sniper");
 }
 
 /// A removed leader is never given an activation: the turn ends once the
