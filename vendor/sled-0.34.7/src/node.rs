@@ -2,6 +2,11 @@ use std::{num::NonZeroU64, ops::Bound};
 
 use super::*;
 
+/// rollcall (ROLLCALL.md): how many keys a split of the rightmost leaf
+/// leaves in the right one: the fewest a leaf holds without being merged
+/// into its left sibling (`Node::should_merge`, below 4).
+const RIGHTMOST_SPLIT_KEEPS: usize = 4;
+
 #[derive(Default, Debug, Clone, PartialEq)]
 pub struct Node {
     pub(crate) prefix_len: u8,
@@ -170,11 +175,22 @@ impl Node {
             old_prefix: &[u8],
             old_hi: &[u8],
             suffix_truncation: bool,
+            appended: bool,
         ) -> (IVec, u8, Vec<IVec>, Vec<T>)
         where
             T: Clone + Ord,
         {
-            let split_point = keys.len() / 2 + 1;
+            // rollcall (ROLLCALL.md): the rightmost leaf, where keys that
+            // only grow (a game's events, by seq) are appended, keeps all
+            // but the few a leaf may not hold less of without being merged
+            // back (`should_merge`): the left half never takes another key,
+            // so a split in the middle left every leaf half full and split
+            // again after half a leaf of appends.
+            let split_point = if appended {
+                keys.len().saturating_sub(RIGHTMOST_SPLIT_KEEPS).max(keys.len() / 2 + 1)
+            } else {
+                keys.len() / 2 + 1
+            };
             let right_keys = keys.split_off(split_point);
             let right_values = values.split_off(split_point);
             let right_min = &right_keys[0];
@@ -252,6 +268,7 @@ impl Node {
                         prefixed_lo,
                         prefixed_hi,
                         false,
+                        false,
                     );
 
                 (
@@ -271,6 +288,7 @@ impl Node {
                         prefixed_lo,
                         prefixed_hi,
                         true,
+                        prefixed_hi.is_empty(),
                     );
 
                 (
