@@ -342,30 +342,53 @@ fn main() {
     let lines: String = (0..k).map(|i| format!("{{\"type\":\"move\",\"piece\":\"red-0\",\"to\":[{i},0]}}\n")).collect();
     let stream = ["--db", db, "play", "stream", "-", "--stream"];
     // The same stream with no decision: the process's start and the
-    // store's opening, which a stream pays once. Each the median of three
-    // runs (the game grows by k decisions a run; play does not slow with it).
+    // store's opening, which a stream pays once. The median of three runs
+    // (the game grows by k decisions a run; play does not slow with it).
     let (t0, _, _) = median_child(&stream, Some(b""));
-    let (t, rss, out) = median_child(&stream, Some(lines.as_bytes()));
-    assert_eq!(out.lines().filter(|l| l.starts_with("ok ")).count(), k, "every decision acknowledged");
+    // Then rounds of the stream beside its references, each round's three
+    // runs one after the other, so that a slow spell of the shared disk
+    // falls on the stream and its reference alike; the goal is taken from
+    // the round of the median ratio. Two references: records appended to a
+    // growing file, and written into room laid out ahead (zeroed), where a
+    // sync need not write the file's length — the least work; the goal is
+    // held to the better of the two.
+    let mut rounds: Vec<(f64, f64, f64, f64)> = (0..5)
+        .map(|_| {
+            let (t, rss, out) = child(&stream, Some(lines.as_bytes()));
+            assert_eq!(out.lines().filter(|l| l.starts_with("ok ")).count(), k, "every decision acknowledged");
+            let growing = fsync_per_record(dir.path(), k, false);
+            let laid_out = fsync_per_record(dir.path(), k, true);
+            (t, rss, growing, laid_out)
+        })
+        .collect();
+    let rss = rounds.iter().map(|r| r.1).fold(0.0, f64::max);
+    let median = |of: &dyn Fn(&(f64, f64, f64, f64)) -> f64| {
+        let mut v: Vec<f64> = rounds.iter().map(of).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (t, growing, laid_out) = (median(&|r| r.0), median(&|r| r.2), median(&|r| r.3));
     println!(
         "\nplay --stream: {k} decisions, each durable before its ack: {:.2} ms per decision, peak {rss:.1} MiB \
-         (starting and opening the store alone: {:.1} ms; each decision beyond it: {:.3} ms; median of 3)",
+         (starting and opening the store alone: {:.1} ms; each decision beyond it: {:.3} ms; medians of 5 rounds)",
         t * 1000.0 / k as f64,
         t0 * 1000.0,
         (t - t0).max(0.0) * 1000.0 / k as f64
     );
-    // Two references: records appended to a growing file, and written into
-    // room laid out ahead (zeroed), where a sync need not write the file's
-    // length — the least work; the goal is held to that one.
-    let median_of =
-        |laid_out: bool| median_run((0..3).map(|_| fsync_per_record(dir.path(), k, laid_out)).collect(), |t| *t);
-    let (growing, laid_out) = (median_of(false), median_of(true));
     println!(
-        "  fsync per record: {:.3} ms appended to a growing file, {:.3} ms into room laid out ahead (median of 3)",
+        "  fsync per record: {:.3} ms appended to a growing file, {:.3} ms into room laid out ahead (medians of the same rounds)",
         growing * 1000.0 / k as f64,
         laid_out * 1000.0 / k as f64
     );
-    goal("play --stream (durable appends)", k as f64 / t, k as f64 / laid_out.min(growing), 0.8, "decisions/s");
+    rounds.sort_by(|a, b| (a.2.min(a.3) / a.0).total_cmp(&(b.2.min(b.3) / b.0)));
+    let (t_round, _, growing_round, laid_out_round) = rounds[rounds.len() / 2];
+    goal(
+        "play --stream (durable appends), the round of median ratio",
+        k as f64 / t_round,
+        k as f64 / laid_out_round.min(growing_round),
+        0.8,
+        "decisions/s",
+    );
     // Not the goal (which counts the process's start, as a user's stream
     // pays it): each decision beyond the start against one sync, to tell
     // the two costs apart.
