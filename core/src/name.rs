@@ -32,12 +32,6 @@ impl std::borrow::Borrow<str> for Name {
     }
 }
 
-impl AsRef<str> for Name {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
 impl From<&str> for Name {
     fn from(s: &str) -> Name {
         Name(Arc::from(s))
@@ -50,26 +44,9 @@ impl From<String> for Name {
     }
 }
 
-impl From<&String> for Name {
-    fn from(s: &String) -> Name {
-        Name(Arc::from(s.as_str()))
-    }
-}
-
-impl PartialEq<str> for Name {
-    fn eq(&self, other: &str) -> bool {
-        *self.0 == *other
-    }
-}
-
+/// A name against a text (`name == "red-0"`).
 impl PartialEq<&str> for Name {
     fn eq(&self, other: &&str) -> bool {
-        *self.0 == **other
-    }
-}
-
-impl PartialEq<String> for Name {
-    fn eq(&self, other: &String) -> bool {
         *self.0 == **other
     }
 }

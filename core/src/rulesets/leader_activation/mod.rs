@@ -480,20 +480,20 @@ impl Ruleset for LeaderActivation {
         let all = scenario.leaders.iter().enumerate().map(|(i, p)| (format!("leaders[{i}]"), Role::Leader, p));
         let all = all.chain(scenario.units.iter().enumerate().map(|(i, p)| (format!("units[{i}]"), Role::Unit, p)));
         for (field, role, p) in all {
-            if !sides.iter().any(|s| **s == *p.side) {
+            // The piece shares its side's name with the state's sides.
+            let Some(side) = sides.iter().find(|s| ***s == *p.side) else {
                 return Err(ScenarioError::new(
                     format!("{field}.side"),
                     format!("{:?} is not one of the sides ({}, {})", p.side, sides[0], sides[1]),
                 ));
-            }
+            };
             if p.id.is_empty() {
                 return Err(ScenarioError::new(format!("{field}.id"), "an id may not be empty"));
             }
             let id = Name::from(p.id.as_str());
-            let side = sides.iter().find(|s| ***s == *p.side).expect("one of the sides").clone();
             let piece = Piece {
                 id: id.clone(),
-                side,
+                side: side.clone(),
                 role,
                 skill: p.skill,
                 at: p.at,
