@@ -24,7 +24,11 @@ pub(crate) const META_PID: PageId = 0;
 pub(crate) const COUNTER_PID: PageId = 1;
 pub(crate) const BATCH_MANIFEST_PID: PageId = PageId::max_value() - 666;
 
-pub(crate) const PAGE_CONSOLIDATION_THRESHOLD: usize = 10;
+/// rollcall (ROLLCALL.md): how many fragments (a base and its deltas) a
+/// page holds before the next delta rewrites it whole (sled: 10). A
+/// game's rightmost leaf takes one delta an event between its splits; at 10
+/// it was rewritten and compressed once more between two splits.
+pub(crate) const PAGE_CONSOLIDATION_THRESHOLD: usize = 16;
 pub(crate) const SEGMENT_CLEANUP_THRESHOLD: usize = 50;
 
 // Allows for around 1 trillion items to be stored
