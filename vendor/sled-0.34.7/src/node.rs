@@ -7,6 +7,20 @@ use super::*;
 /// into its left sibling (`Node::should_merge`, below 4).
 const RIGHTMOST_SPLIT_KEEPS: usize = 4;
 
+/// rollcall (ROLLCALL.md): how many keys a leaf holds before it splits
+/// (sled: 16). A game's leaves are full (`RIGHTMOST_SPLIT_KEEPS`), so a
+/// leaf of 64 events is a quarter of the pages of one of 16: a quarter of
+/// the snapshot an opening reads and of the page table it builds, and each
+/// leaf compressed over more of the same member names.
+const LEAF_SPLIT_KEYS: usize = 64;
+
+/// rollcall (ROLLCALL.md): a leaf of more than 16 keys whose keys and
+/// values take more than this splits as sled split one (at 16 keys): large
+/// values keep a leaf well under the quarter of a 64 KiB segment past which
+/// sled writes a message to a file of its own (a blob), in a store written
+/// uncompressed as well.
+const LEAF_SPLIT_BYTES: usize = 12 << 10;
+
 #[derive(Default, Debug, Clone, PartialEq)]
 pub struct Node {
     pub(crate) prefix_len: u8,
@@ -620,7 +634,12 @@ impl Node {
         } else if self.data.is_index() {
             256
         } else {
-            16
+            // rollcall (ROLLCALL.md): past 64 keys, or past 16 once they
+            // and their values take more than `LEAF_SPLIT_BYTES`.
+            match &self.data {
+                Data::Leaf(leaf) if leaf.keys.len() > 16 && leaf.bytes() > LEAF_SPLIT_BYTES => 16,
+                _ => LEAF_SPLIT_KEYS,
+            }
         };
 
         let size_checks = self.data.len() > threshold;
@@ -734,6 +753,13 @@ impl Data {
 pub(crate) struct Leaf {
     pub(crate) keys: Vec<IVec>,
     pub(crate) values: Vec<IVec>,
+}
+
+impl Leaf {
+    /// rollcall: the bytes of the leaf's keys and values.
+    fn bytes(&self) -> usize {
+        self.keys.iter().chain(&self.values).map(|b| b.len()).sum()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
