@@ -380,7 +380,7 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     let mut stream = Stream::lines(mode);
     let refused = durable_apart(
         || Ok(log.sync()?),
-        |ack: Acknowledged| stream.push(&ack),
+        |acks: Vec<Acknowledged>| stream.push_all(&acks),
         |acknowledge| {
             decide_stream(reader, &name, &mut game, by.as_deref(), |line, expected, events| {
                 let head = log.append_deferred(id, expected, events)?;
@@ -413,11 +413,20 @@ const AHEAD: usize = 8;
 /// more, and `decide` is told to stop (the function returns false). Every
 /// decision handed on is synced and acknowledged before `decide`'s own
 /// error, if any, is returned; a failed sync's error comes first.
+///
+/// `acknowledge` is given the decisions synced since it was last called,
+/// in order: each as soon as no other waits for its sync; while others
+/// wait (decisions come faster than syncs), those synced are held until
+/// none waits or `AHEAD` are held, and given together. A sync is then not
+/// held back by printing one line at a time: the thread that syncs prints,
+/// and one write a line was a tenth of its time in a stream of 300
+/// decisions (docs/benchmarks.md, round 21).
 fn durable_apart<A: Send, R>(
     sync: impl Fn() -> Result<(), Fail> + Sync,
-    mut acknowledge: impl FnMut(A) -> Result<(), Fail> + Send,
+    mut acknowledge: impl FnMut(Vec<A>) -> Result<(), Fail> + Send,
     decide: impl FnOnce(&mut dyn FnMut(A) -> bool) -> Result<R, Fail>,
 ) -> Result<R, Fail> {
+    use std::sync::mpsc::TryRecvError;
     std::thread::scope(|scope| {
         // Up to `AHEAD` decisions written and waiting while one syncs: a
         // decision that takes longer than a sync (a leaf of the store split,
@@ -427,9 +436,35 @@ fn durable_apart<A: Send, R>(
         let (written, to_sync) = std::sync::mpsc::sync_channel::<A>(AHEAD);
         let sync = &sync;
         let syncer = scope.spawn(move || -> Result<(), Fail> {
-            for ack in to_sync {
-                sync()?;
-                acknowledge(ack)?;
+            let mut synced = Vec::with_capacity(AHEAD);
+            loop {
+                let next = match to_sync.try_recv() {
+                    Ok(next) => next,
+                    Err(TryRecvError::Disconnected) => break,
+                    Err(TryRecvError::Empty) => {
+                        if !synced.is_empty() {
+                            acknowledge(std::mem::take(&mut synced))?;
+                        }
+                        match to_sync.recv() {
+                            Ok(next) => next,
+                            Err(_) => break,
+                        }
+                    }
+                };
+                if let Err(failed) = sync() {
+                    // Those synced before are durable: said, then the failure.
+                    if !synced.is_empty() {
+                        acknowledge(synced)?;
+                    }
+                    return Err(failed);
+                }
+                synced.push(next);
+                if synced.len() == AHEAD {
+                    acknowledge(std::mem::take(&mut synced))?;
+                }
+            }
+            if !synced.is_empty() {
+                acknowledge(synced)?;
             }
             Ok(())
         });
@@ -1367,8 +1402,8 @@ mod tests {
                     }
                     Ok(())
                 },
-                |n: usize| {
-                    trace.push("ack", n);
+                |acks: Vec<usize>| {
+                    acks.into_iter().for_each(|n| trace.push("ack", n));
                     Ok(())
                 },
                 |acknowledge| {
@@ -1410,8 +1445,8 @@ mod tests {
                 trace.push("sync", syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
                 Ok(())
             },
-            |n: usize| {
-                trace.push("ack", n);
+            |acks: Vec<usize>| {
+                acks.into_iter().for_each(|n| trace.push("ack", n));
                 Ok(())
             },
             |acknowledge| {
@@ -1430,12 +1465,14 @@ mod tests {
     /// on `AHEAD` more decisions, when the stream goes on, then it is not
     /// held back: a sync that is slow once is made up by the decisions
     /// decided meanwhile (with room for one, the stream would wait on the
-    /// sync and the sync on the stream, and the sync gives up).
+    /// sync and the sync on the stream, and the sync gives up); and the
+    /// decisions synced while others wait are acknowledged together.
     #[test]
     fn a_stream_decides_ahead_of_a_slow_sync() {
         let handed = std::sync::Mutex::new(0usize);
         let more = std::sync::Condvar::new();
         let syncs = std::sync::atomic::AtomicUsize::new(0);
+        let batches = std::sync::Mutex::new(Vec::new());
         let result = durable_apart(
             || {
                 if syncs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
@@ -1448,7 +1485,10 @@ mod tests {
                 }
                 Ok(())
             },
-            |_: usize| Ok(()),
+            |acks: Vec<usize>| {
+                batches.lock().unwrap().push(acks);
+                Ok(())
+            },
             |acknowledge| {
                 for n in 1..=2 * AHEAD {
                     assert!(acknowledge(n));
@@ -1460,5 +1500,11 @@ mod tests {
         );
         assert!(result.is_ok(), "{:?}", result.err().map(|e| e.to_string()));
         assert_eq!(syncs.into_inner(), 2 * AHEAD, "one sync a decision");
+        // The decisions that waited behind the slow sync are said together,
+        // never more than `AHEAD` at once, each once and in order.
+        let batches = batches.into_inner().unwrap();
+        assert!(batches.iter().all(|b| !b.is_empty() && b.len() <= AHEAD), "{batches:?}");
+        assert!(batches.iter().any(|b| b.len() > 1), "decisions waiting are acknowledged together: {batches:?}");
+        assert_eq!(batches.concat(), (1..=2 * AHEAD).collect::<Vec<_>>());
     }
 }

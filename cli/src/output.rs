@@ -341,6 +341,27 @@ impl Stream {
         Ok(())
     }
 
+    /// Prints `items` as [`Stream::push`] prints each in turn; a stream of
+    /// lines prints them in one write (`play --stream`'s acknowledgements
+    /// of decisions synced while the ones before were printed).
+    pub fn push_all<I: Item>(&mut self, items: &[I]) -> Result<(), Fail> {
+        let line = |item: &I| match self.mode {
+            Mode::Text => text::escape_lines(&item.text()).into_owned(),
+            Mode::Json => text::escape_json(&item.json().to_string()).into_owned(),
+        };
+        match self.json {
+            Json::Lines if !items.is_empty() => {
+                let lines: String = items.iter().map(|item| line(item) + "\n").collect();
+                if self.mode == Mode::Json {
+                    LINES_BEGUN.store(true, Ordering::SeqCst);
+                }
+                let mut out = std::io::stdout().lock();
+                out.write_all(lines.as_bytes()).and_then(|_| out.flush()).context("stdout")
+            }
+            _ => items.iter().try_for_each(|item| self.push(item)),
+        }
+    }
+
     /// A line only a person reads: printed in text, not in JSON.
     pub fn note(&self, line: impl FnOnce() -> String) {
         note(self.mode, line)
