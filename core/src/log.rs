@@ -109,6 +109,13 @@ pub trait EventLog {
     fn note(&self, key: &str) -> Result<Option<Vec<u8>>, LogError>;
     /// Sets (or, with `None`, removes) a note.
     fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError>;
+    /// Sets a note that only saves work (a game's kept snapshot, see
+    /// [`keep_snapshot`]): as [`EventLog::set_note`], except that it need
+    /// not be durable when this returns. A crash may lose it whole, never
+    /// half of it; the store's next flush, or its closing, keeps it.
+    fn set_cache_note(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        self.set_note(key, Some(value))
+    }
     /// Every note whose key starts with `prefix`, in key order.
     fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError>;
     /// Sets (or, with `None`, removes) a note only if it holds `old` now
@@ -443,7 +450,7 @@ pub fn keep_snapshot(log: &dyn EventLog, id: &str, game: &crate::game::Game, eve
         .map(|s| s.seq);
     match kept {
         Some(kept) if kept <= snapshot.seq && snapshot.seq - kept < every => Ok(()),
-        _ => log.set_note(&snapshot_note(id), Some(&serde_json::to_vec(&snapshot).expect("a snapshot serialises"))),
+        _ => log.set_cache_note(&snapshot_note(id), &serde_json::to_vec(&snapshot).expect("a snapshot serialises")),
     }
 }
 

@@ -120,6 +120,9 @@ impl EventLog for Store {
     fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError> {
         self.log().set_note(key, value)
     }
+    fn set_cache_note(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        self.log().set_cache_note(key, value)
+    }
     fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
         self.log().notes(prefix)
     }

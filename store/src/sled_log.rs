@@ -886,6 +886,14 @@ impl EventLog for SledLog {
         self.flush()
     }
 
+    /// Inserted without a flush of its own: sled keeps an insert whole or
+    /// not at all, and writes it with its next flush — at the latest when
+    /// the store is closed. A command that appends and then keeps its
+    /// game's snapshot flushed sled's log (and synced its file) twice.
+    fn set_cache_note(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        self.notes.insert(key, value).map(drop).map_err(backend)
+    }
+
     fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
         self.notes
             .scan_prefix(prefix)
@@ -1280,6 +1288,19 @@ mod tests {
                 Err(e) => assert!(!opens && e.to_string().contains("in use by another"), "{e}"),
             }
         }
+    }
+
+    /// A note that only saves work (a kept snapshot) is written without a
+    /// flush of its own: it is read at once, and the store's closing keeps it.
+    #[test]
+    fn a_cache_note_is_kept_by_the_stores_closing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (log, _) = rally_created(dir.path());
+        log.set_cache_note("snapshot/rally", b"{}").unwrap();
+        assert_eq!(log.note("snapshot/rally").unwrap().as_deref(), Some(&b"{}"[..]), "read at once");
+        drop(log);
+        let again = SledLog::open(dir.path()).unwrap();
+        assert_eq!(again.note("snapshot/rally").unwrap().as_deref(), Some(&b"{}"[..]), "kept by the closing");
     }
 
     /// A process that exits once it has closed its stores leaves their

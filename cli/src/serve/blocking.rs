@@ -113,6 +113,9 @@ impl EventLog for Blocking {
     fn set_note(&self, key: &str, value: Option<&[u8]>) -> Result<(), LogError> {
         off_runtime(|| self.log.set_note(key, value))
     }
+    fn set_cache_note(&self, key: &str, value: &[u8]) -> Result<(), LogError> {
+        off_runtime(|| self.log.set_cache_note(key, value))
+    }
     fn notes(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, LogError> {
         self.read(|| self.log.notes(prefix))
     }
