@@ -10,7 +10,10 @@
 //! head it follows, the head it makes and the events as sled keeps them —
 //! and this file alone is synced; sled gets the same writes without a flush
 //! and makes them durable in its own time. A *checkpoint* flushes sled
-//! (and syncs its file) and only then empties the journal.
+//! (and syncs its file) and only then empties the journal: when the
+//! journal grows past [`CHECKPOINT_BYTES`], and when a store opened whole
+//! is closed (`SledLog`'s `Drop`), so that the next opening need not read
+//! again what sled holds.
 //!
 //! At open, every entry is read back and applied to sled where sled does
 //! not have it yet (see `SledLog::replayed`). sled recovers a prefix of what
