@@ -26,8 +26,9 @@ pub(crate) const BATCH_MANIFEST_PID: PageId = PageId::max_value() - 666;
 
 /// rollcall (ROLLCALL.md): how many fragments (a base and its deltas) a
 /// page holds before the next delta rewrites it whole (sled: 10). A
-/// game's rightmost leaf takes one delta an event between its splits; at 10
-/// it was rewritten and compressed once more between two splits.
+/// game's rightmost leaf takes one delta an event between its splits, and
+/// each whole rewrite compresses it again: at 16 it is rewritten every 15
+/// events, not every 9.
 pub(crate) const PAGE_CONSOLIDATION_THRESHOLD: usize = 16;
 pub(crate) const SEGMENT_CLEANUP_THRESHOLD: usize = 50;
 
