@@ -320,17 +320,8 @@ impl Stream {
     /// Prints (or, for a kept array, keeps) one item.
     pub fn push(&mut self, item: &dyn Item) -> Result<(), Fail> {
         match (self.mode, &mut self.json) {
-            (Mode::Text, Json::Lines) => {
-                let mut out = std::io::stdout().lock();
-                writeln!(out, "{}", text::escape_lines(&item.text())).and_then(|_| out.flush()).context("stdout")?;
-            }
+            (_, Json::Lines) => self.print_lines([item])?,
             (Mode::Text, _) => say!("{}", item.text()),
-            (Mode::Json, Json::Lines) => {
-                LINES_BEGUN.store(true, Ordering::SeqCst);
-                let mut out = std::io::stdout().lock();
-                let line = item.json().to_string();
-                writeln!(out, "{}", text::escape_json(&line)).and_then(|_| out.flush()).context("stdout")?;
-            }
             (Mode::Json, Json::Array { key, count }) => {
                 ARRAY_OPEN.store(true, Ordering::SeqCst);
                 print!("{}", text::escape_json(&element(key, *count, &item.json())));
@@ -345,21 +336,30 @@ impl Stream {
     /// lines prints them in one write (`play --stream`'s acknowledgements
     /// of decisions synced while the ones before were printed).
     pub fn push_all<I: Item>(&mut self, items: &[I]) -> Result<(), Fail> {
-        let line = |item: &I| match self.mode {
-            Mode::Text => text::escape_lines(&item.text()).into_owned(),
-            Mode::Json => text::escape_json(&item.json().to_string()).into_owned(),
-        };
         match self.json {
-            Json::Lines if !items.is_empty() => {
-                let lines: String = items.iter().map(|item| line(item) + "\n").collect();
-                if self.mode == Mode::Json {
-                    LINES_BEGUN.store(true, Ordering::SeqCst);
-                }
-                let mut out = std::io::stdout().lock();
-                out.write_all(lines.as_bytes()).and_then(|_| out.flush()).context("stdout")
-            }
+            Json::Lines => self.print_lines(items.iter().map(|item| item as &dyn Item)),
             _ => items.iter().try_for_each(|item| self.push(item)),
         }
+    }
+
+    /// A stream of lines: each item a line (its text, or one compact JSON
+    /// document), all of them in one write, flushed.
+    fn print_lines<'a>(&self, items: impl IntoIterator<Item = &'a dyn Item>) -> Result<(), Fail> {
+        let lines: String = items
+            .into_iter()
+            .map(|item| match self.mode {
+                Mode::Text => text::escape_lines(&item.text()).into_owned() + "\n",
+                Mode::Json => text::escape_json(&item.json().to_string()).into_owned() + "\n",
+            })
+            .collect();
+        if lines.is_empty() {
+            return Ok(());
+        }
+        if self.mode == Mode::Json {
+            LINES_BEGUN.store(true, Ordering::SeqCst);
+        }
+        let mut out = std::io::stdout().lock();
+        out.write_all(lines.as_bytes()).and_then(|_| out.flush()).context("stdout")
     }
 
     /// A line only a person reads: printed in text, not in JSON.
