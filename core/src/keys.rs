@@ -32,6 +32,10 @@ pub enum KeyError {
     Hex { expected: usize, found: String },
     #[error("{0:?} is not an ed25519 public key")]
     NotAPoint(String),
+    #[error(
+        "{0:?} is a point of small order, not a usable ed25519 public key: no signature can be checked against it"
+    )]
+    Weak(String),
     #[error("line {line}: {message}")]
     File { line: usize, message: String },
 }
@@ -41,10 +45,16 @@ impl PublicKey {
         hex32(&self.0)
     }
 
-    /// Parses 64 lowercase hex digits naming a point of the curve.
+    /// Parses 64 lowercase hex digits naming a point of the curve that
+    /// can check a signature: a point of small order (the all-zero key, the
+    /// identity) is refused, since strict verification accepts no signature
+    /// under it and anyone could claim it.
     pub fn from_hex(s: &str) -> Result<PublicKey, KeyError> {
         let bytes = parse_hex32(s).map_err(|_| KeyError::Hex { expected: 64, found: s.to_string() })?;
-        VerifyingKey::from_bytes(&bytes).map_err(|_| KeyError::NotAPoint(s.to_string()))?;
+        let key = VerifyingKey::from_bytes(&bytes).map_err(|_| KeyError::NotAPoint(s.to_string()))?;
+        if key.is_weak() {
+            return Err(KeyError::Weak(s.to_string()));
+        }
         Ok(PublicKey(bytes))
     }
 
