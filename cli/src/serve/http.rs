@@ -31,6 +31,11 @@ type Shared = Arc<Service>;
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if status == StatusCode::UNAUTHORIZED {
+            // RFC 9110 §11.6.1: a 401 names the scheme the credential is sent in.
+            let challenge = [(header::WWW_AUTHENTICATE, "Bearer realm=\"rollcall\"")];
+            return (status, challenge, Json(self.to_json())).into_response();
+        }
         (status, Json(self.to_json())).into_response()
     }
 }
@@ -103,9 +108,20 @@ fn now_utc() -> String {
     )
 }
 
-fn bearer(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    value.strip_prefix("Bearer ").map(|t| t.trim().to_string())
+/// The bearer token of `Authorization: Bearer TOKEN` (the scheme's name in
+/// any case, RFC 9110 §11.1), or the 401 a request without one is answered
+/// with, before its body is read.
+fn bearer(headers: &HeaderMap) -> Result<String, ApiError> {
+    let missing = || {
+        ApiError::new(401, "unauthorized", "no credentials: send `Authorization: Bearer TOKEN`, the token of your side")
+    };
+    let value = headers.get(header::AUTHORIZATION).ok_or_else(missing)?.to_str().map_err(|_| missing())?;
+    let (scheme, token) = value.split_once(' ').ok_or_else(missing)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(missing());
+    }
+    Ok(token.to_string())
 }
 
 /// A JSON body, its errors naming the field (400) or its size (413).
@@ -125,6 +141,20 @@ fn body<T: DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, 
     })?;
     de.end().map_err(|e| ApiError::new(400, "malformed", format!("body: text after the JSON value ({e})")))?;
     Ok(value)
+}
+
+/// A refused field of `sides[i]` names the side too: `sides[1].key (side
+/// "axis"): ...`, read from the body as sent.
+fn naming_the_side(mut e: ApiError, raw: Option<&[u8]>) -> ApiError {
+    let Some(rest) = e.message.strip_prefix("sides[") else { return e };
+    let Some(index) = rest.split(']').next().and_then(|i| i.parse::<usize>().ok()) else { return e };
+    let name = raw
+        .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+        .and_then(|v| v["sides"][index]["name"].as_str().map(str::to_string));
+    if let (Some(name), Some((field, message))) = (name, e.message.split_once(": ")) {
+        e.message = format!("{field} (side {name:?}): {message}");
+    }
+    e
 }
 
 fn random() -> [u8; 32] {
@@ -147,7 +177,8 @@ async fn list(State(s): State<Shared>) -> Result<Json<Value>, ApiError> {
 }
 
 async fn create(State(s): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
-    let request: CreateGame = body(bytes)?;
+    let raw = bytes.as_ref().ok().cloned();
+    let request: CreateGame = body(bytes).map_err(|e| naming_the_side(e, raw.as_deref()))?;
     let created = s.create(request, random).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
@@ -168,7 +199,7 @@ async fn share(
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let token = bearer(&headers);
+    let token = Some(bearer(&headers)?);
     let request: ShareBody = body(bytes)?;
     s.share(&id, token.as_deref(), request.share).await.map(Json)
 }
@@ -189,7 +220,7 @@ async fn decide(
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let token = bearer(&headers);
+    let token = Some(bearer(&headers)?);
     let request: DecisionsBody = body(bytes)?;
     let decisions = match (request.decision, request.decisions) {
         (Some(one), None) => vec![one],
@@ -206,7 +237,7 @@ async fn decide(
 }
 
 async fn end(State(s): State<Shared>, Path(id): Path<String>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
-    let token = bearer(&headers);
+    let token = Some(bearer(&headers)?);
     s.end(&id, token.as_deref()).await.map(Json)
 }
 
