@@ -365,6 +365,95 @@ fn every_refusal_has_its_status_and_writes_nothing() {
     server.stop();
 }
 
+/// A batch whose second decision is legal only if the first one's die
+/// fell one way: the answer tells which only with that die written and
+/// signed. Through the server's API, and through `play --server`, which
+/// says how many decisions were written and exits 3 when the rest was refused.
+#[test]
+fn a_batch_refused_after_a_die_keeps_the_die_written_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"));
+    let t = Transcript::default();
+    let (mut partial, mut whole) = (0, 0);
+    for g in 0..6 {
+        let game = format!("probe-{g}");
+        // rifles-2 begins the scenario broken.
+        let (allies, _) = sealed_game(&server, &game, &t);
+        for d in [json!({"type": "begin-turn", "first": "allies"}), json!({"type": "activate", "leader": "lt-adams"})] {
+            let (s, v) = decide(&server, &game, &allies, d, &t);
+            assert_eq!(s, 200, "{v}");
+        }
+        let batch = json!([{"type": "rally", "units": ["rifles-2"]}, {"type": "rally", "units": ["rifles-2"]}]);
+        let file = dir.path().join(format!("{game}.json"));
+        std::fs::write(&file, batch.to_string()).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+            .args(["--db", dir.path().join("local").to_str().unwrap(), "play", "--server", &server.url(""), "--token"])
+            .args([&allies, &game, file.to_str().unwrap(), "--json"])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let answer = &report["answer"];
+        assert_eq!(report["head_signature_valid"], true, "{report}");
+        let kept = record(&server, &game);
+        assert!(kept.contains("\"kind\":\"roll\""), "the first rally's die is written: {kept}");
+        match out.status.code() {
+            Some(3) => {
+                partial += 1;
+                assert_eq!((answer["written"].as_u64(), answer["complete"].as_bool()), (Some(1), Some(false)));
+                assert_eq!(answer["refused"]["index"], 1, "{answer}");
+                // A rally that succeeded ends the activation (axis to
+                // activate: 403); one that failed leaves rifles-2 broken (422).
+                let status = answer["refused"]["status"].as_u64();
+                assert!(matches!(status, Some(403 | 422)), "{answer}");
+                assert_eq!(report["ok"], false);
+            }
+            Some(0) => {
+                whole += 1;
+                assert_eq!((answer["written"].as_u64(), answer["complete"].as_bool()), (Some(2), Some(true)));
+            }
+            other => panic!("exit {other:?}: {report}"),
+        }
+        assert_eq!(
+            head(&server, &game, &t),
+            answer["head"]["hash"].as_str().unwrap(),
+            "the answer's head is the game's"
+        );
+    }
+    eprintln!("{partial} batches refused after the die, {whole} played whole");
+    server.stop();
+}
+
+/// A side's key that no signature can be checked against (a point of small
+/// order) is refused naming the side; a request with no credentials is a
+/// 401 that names the scheme, before its body is read.
+#[test]
+fn a_weak_key_and_a_missing_token_are_refused_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"));
+    let t = Transcript::default();
+    let identity = format!("01{}", "0".repeat(62));
+    let body = json!({"game": "weak", "rules": "leader-activation@1", "scenario": scenario(), "sides": [
+        {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
+        {"name": "axis", "key": identity}]});
+    let (s, v) = post(&server.url("/games"), None, &body, &t);
+    assert_eq!((s, v["error"].as_str()), (400, Some("malformed")), "{v}");
+    let message = v["message"].as_str().unwrap();
+    assert!(message.starts_with("sides[1].key (side \"axis\"): "), "{message}");
+    assert!(message.contains("small order"), "{message}");
+    assert_eq!(get(&server.url("/games/weak"), &t).0, 404, "nothing was created");
+    sealed_game(&server, "g", &t);
+    for body in [r#"{"expected_head": "00", "decision": {}}"#, "not json"] {
+        for path in ["/games/g/decisions", "/games/g/share", "/games/g/end"] {
+            let answer = ureq::post(&server.url(path)).send_string(body);
+            let Err(ureq::Error::Status(401, r)) = answer else { panic!("{path}: {answer:?}") };
+            assert_eq!(r.header("WWW-Authenticate"), Some("Bearer realm=\"rollcall\""), "{path}");
+            let v: Value = serde_json::from_str(&r.into_string().unwrap()).unwrap();
+            assert_eq!(v["error"], "unauthorized", "{v}");
+        }
+    }
+    server.stop();
+}
+
 /// A referee move by `token`, on the head it expects; `None` when it lost a race.
 fn move_piece(server: &Server, game: &str, token: &str, expected: &str, i: u64) -> Option<(u64, String)> {
     let body = json!({"expected_head": expected, "decision": {"type": "move", "piece": "rifles-1", "to": [i, 0]}});

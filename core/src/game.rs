@@ -263,6 +263,18 @@ impl Game {
         Ok(())
     }
 
+    /// Gives the turn in play another value, without the check
+    /// [`Game::unseal`] makes: two games alike but for the dice of the turn
+    /// in play, for the test that nothing a dice server answers depends on
+    /// a sealed die it has not written. A game given a value this way can
+    /// never write a reveal that verifies.
+    #[doc(hidden)]
+    pub fn reseal_unchecked(&mut self, value: Digest) -> Result<(), String> {
+        let sealed = self.sealed.as_mut().ok_or("not a sealed game")?;
+        sealed.value = Some(value);
+        Ok(())
+    }
+
     /// The reveal event closing the sealed turn in play (the server's; the
     /// game must hold the turn's value).
     pub fn reveal(&self) -> Result<Event, String> {
@@ -332,6 +344,13 @@ impl Game {
     /// Whose decision the game awaits: a side, or the referee.
     pub fn awaited(&self) -> Actor {
         self.machine.awaited()
+    }
+
+    /// Reads a decision as the ruleset's own type, as its form alone
+    /// says (a `Malformed` refusal naming the field if it does not parse):
+    /// what any state would read of it the same.
+    pub fn parse(&self, decision: &Value) -> Result<(), Refusal> {
+        self.machine.read(decision).map(|_| ())
     }
 
     /// Who may make `decision` now.

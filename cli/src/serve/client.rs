@@ -127,6 +127,13 @@ impl Report for Played {
                 }
             })
             .collect();
+        if let Some(refused) = self.answer.get("refused") {
+            lines.push(format!(
+                "{} (the {} decision(s) before it drew a sealed die, so they are written and signed; the rest is not)",
+                refused["message"].as_str().unwrap_or_default(),
+                self.answer["written"]
+            ));
+        }
         lines.push(format!(
             "head {} (signed by the server: {})",
             self.answer["head"]["hash"].as_str().unwrap_or_default(),
@@ -140,14 +147,19 @@ impl Report for Played {
     }
 
     fn json(&self) -> Value {
-        json!({"ok": self.signed, "answer": self.answer, "head_signature_valid": self.signed})
+        let complete = self.answer.get("refused").is_none();
+        json!({"ok": self.signed && complete, "complete": complete, "answer": self.answer, "head_signature_valid": self.signed})
     }
 
+    /// A forged head signature fails (1); a batch refused part-way, its
+    /// first decisions written, is a refusal (3).
     fn code(&self) -> ExitCode {
-        if self.signed {
-            ExitCode::SUCCESS
-        } else {
+        if !self.signed {
             ExitCode::from(crate::exit::FAILED)
+        } else if self.answer.get("refused").is_some() {
+            ExitCode::from(crate::exit::REFUSED)
+        } else {
+            ExitCode::SUCCESS
         }
     }
 }

@@ -5,6 +5,7 @@
 //! what the CLI does against a server (`play --server`, `turn fetch`,
 //! `verify URL`).
 
+pub mod batch;
 pub mod blocking;
 pub mod client;
 pub mod commit;

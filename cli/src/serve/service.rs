@@ -25,6 +25,7 @@ use rollcall_core::seed::Share;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::batch;
 use super::commit::GroupCommit;
 
 /// A refusal, with the HTTP status it is answered with.
@@ -336,11 +337,11 @@ impl Service {
             self.log.secret(&chain_secret(game)).map_err(storage)?.and_then(|b| Chain::from_bytes(&b)).ok_or_else(
                 || ApiError::new(404, "not-found", format!("game {game:?} is not a game of this server")),
             )?;
+        // A game whose chain is used up stays sealed: it is read, never decided on.
         let index = g.sealed().map(|s| s.index).unwrap_or(1);
-        let value = chain
-            .value(index)
-            .ok_or_else(|| ApiError::new(409, "chain-exhausted", "the chain of sealed turns is used up"))?;
-        g.unseal(value).map_err(|e| ApiError::new(500, "storage", e))?;
+        if let Some(value) = chain.value(index) {
+            g.unseal(value).map_err(|e| ApiError::new(500, "storage", e))?;
+        }
         let ended = self.log.note(&ended_note(game)).map_err(storage)?.is_some();
         let tokens = self.tokens(game, &g.header().sides)?;
         *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended, tokens })));
@@ -374,11 +375,9 @@ impl Service {
                         live.game.apply(&event).map_err(|e| damaged(e.to_string()))?;
                     }
                     let index = live.game.sealed().map(|s| s.index).unwrap_or(1);
-                    let value = live
-                        .chain
-                        .value(index)
-                        .ok_or_else(|| ApiError::new(409, "chain-exhausted", "the chain of sealed turns is used up"))?;
-                    live.game.unseal(value).map_err(damaged)?;
+                    if let Some(value) = live.chain.value(index) {
+                        live.game.unseal(value).map_err(damaged)?;
+                    }
                 }
                 if !live.ended {
                     live.ended = self.log.note(&ended_note(game)).map_err(storage)?.is_some();
@@ -592,7 +591,7 @@ impl Service {
     ) -> Result<Value, ApiError> {
         let writing = self.commit.writing();
         let slot = self.slot(game);
-        let (events, head, narrative) = {
+        let decided = {
             let mut slot = slot.lock().await;
             self.current(game, &mut slot)?;
             let live = match slot.as_mut() {
@@ -624,7 +623,8 @@ impl Service {
                 e.head = Some(Head { seq: live.game.seq(), hash: live.game.head() });
                 return Err(e);
             }
-            let (trial, events) = play(&live.game, &live.chain, &side, decisions)?;
+            let batch::Decided { game: trial, events, written, refused } =
+                batch::decide(&live.game, &live.chain, &side, decisions)?;
             match self.log.append_deferred(game, &expected, &events) {
                 Ok(_) => {}
                 Err(LogError::StaleHead { .. }) => return Err(self.lost_race(game, &mut slot, &expected)),
@@ -638,12 +638,20 @@ impl Service {
             }
             live.game = trial;
             let head = Head { seq: live.game.seq(), hash: live.game.head() };
-            (events, head, narrative)
+            (head, narrative, written, refused)
         };
-        let decided = events.iter().filter(|e| e.kind == rollcall_core::Kind::Decision).count() as u64;
-        self.commit.durable(writing, decided).await;
+        let (head, narrative, written, refused) = decided;
+        self.commit.durable(writing, written as u64).await;
         let signature = self.key.sign(&head_message(game, &head));
-        Ok(json!({"game": game, "events": narrative, "head": head, "head_signature": signature.to_hex()}))
+        let mut answer = json!({"game": game, "events": narrative, "head": head, "head_signature": signature.to_hex(),
+            "written": written, "complete": refused.is_none()});
+        if let Some((index, error)) = refused {
+            let mut why = error.to_json();
+            why["index"] = json!(index);
+            why["status"] = json!(error.status);
+            answer["refused"] = why;
+        }
+        Ok(answer)
     }
 
     /// `POST /games/{id}/end`: the game ends; the turn in play is revealed,
@@ -898,51 +906,6 @@ fn sealed_header(w: &Waiting) -> Header {
         sides: w.sides.clone(),
         server: Some(w.server.clone()),
     }
-}
-
-/// Plays `decisions` by `side` on a copy of the game: the events (with a
-/// reveal after each decision that ends a turn), or the refusal.
-fn play(game: &Game, chain: &Chain, side: &str, decisions: &[Value]) -> Result<(Game, Vec<Event>), ApiError> {
-    let mut trial = game.clone();
-    let mut events = Vec::new();
-    for (i, decision) in decisions.iter().enumerate() {
-        let at = |field: &str| {
-            let index = if decisions.len() > 1 { format!("decisions[{i}]") } else { "decision".to_string() };
-            if field.is_empty() {
-                index
-            } else {
-                format!("{index}.{field}")
-            }
-        };
-        let before = trial.turn();
-        let new = trial.play_as(decision, None, Some(side)).map_err(|refusal| match refusal {
-            Refusal::Malformed { field, message } => {
-                ApiError::new(400, "malformed", format!("{}: {message}", at(&field)))
-            }
-            not_the_sides @ Refusal::NotTheSides { .. } => {
-                ApiError::refused(403, "not-your-decision", format!("{}: {not_the_sides}", at("")), &not_the_sides)
-            }
-            violation @ Refusal::Violation(_) => {
-                ApiError::refused(422, "refused", format!("{}: refused: {violation}", at("")), &violation)
-            }
-        })?;
-        events.extend(new);
-        if trial.turn() != before {
-            let reveal = trial.reveal().map_err(|e| ApiError::new(500, "storage", e))?;
-            trial.apply(&reveal).expect("the reveal folds in");
-            events.push(reveal);
-            let next = trial.sealed().expect("sealed").index;
-            let value = chain.value(next).ok_or_else(|| {
-                ApiError::new(
-                    409,
-                    "chain-exhausted",
-                    format!("the chain holds {} sealed turns: the game cannot go on", chain.length()),
-                )
-            })?;
-            trial.unseal(value).map_err(|e| ApiError::new(500, "storage", e))?;
-        }
-    }
-    Ok((trial, events))
 }
 
 pub fn actor_json(actor: &Actor) -> Value {
