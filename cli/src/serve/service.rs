@@ -579,9 +579,11 @@ impl Service {
         Ok(Some(json!({"game": game, "started": true, "head": head, "awaited": awaited})))
     }
 
-    /// `POST /games/{id}/decisions`: decisions by the token's side, all or
-    /// nothing, on the head the client expects; the turn's chain value is
-    /// revealed when a decision ends the turn. Answered once durable.
+    /// `POST /games/{id}/decisions`: decisions by the token's side, on the
+    /// head the client expects, decided by [`batch::decide`] (refused whole
+    /// before any die is drawn; kept up to the refused decision after one
+    /// is); the turn's chain value is revealed when a decision ends the
+    /// turn. Answered once durable.
     pub async fn decide(
         &self,
         game: &str,
