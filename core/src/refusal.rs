@@ -4,7 +4,7 @@
 //! Each ruleset declares its own kinds with [`refusal_kinds!`](crate::refusal_kinds):
 //! where a refusal enforces a sentence of the rules, the kind is that rule's
 //! name and its doc comment quotes the sentence; where it follows an open
-//! point of rules/INTERPRETATIONS.md, it names the open point. The ideas all
+//! point of docs/rules/INTERPRETATIONS.md, it names the open point. The ideas all
 //! rulesets share (an unknown piece, a turn not begun, not your turn, a
 //! malformed decision) are the [`Shared`] kinds.
 

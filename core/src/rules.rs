@@ -1,6 +1,6 @@
 //! Rule versions: a ruleset at a version, with every option and constant set.
 //!
-//! An **option** settles one open point of `rules/INTERPRETATIONS.md` (a flag:
+//! An **option** settles one open point of `docs/rules/INTERPRETATIONS.md` (a flag:
 //! on is the other reading). A **constant** is a number a playing group might
 //! change (a command range, a rally target). A version declares every setting
 //! with its default and the rules sentence it settles; a [`RuleVersion`] is a

@@ -1,8 +1,8 @@
 //! The rules of Combat HQ command: every refusal and every roll.
 //!
 //! Each rule quotes the sentence it enforces: from
-//! `rules/battle-group-command-dice.txt` (the rule change), or from the
-//! Combat HQ context of `rules/INTERPRETATIONS.md` (the designer's published
+//! `docs/rules/battle-group-command-dice.txt` (the rule change), or from the
+//! Combat HQ context of `docs/rules/INTERPRETATIONS.md` (the designer's published
 //! rules the excerpt relies on). Where the two versions differ, the rule
 //! asks [`Version`] and the difference is quoted there. `decide` builds its
 //! facts on a scratch copy of the state, so a later fact (who has the next

@@ -1,7 +1,7 @@
 //! `combat-hq`: the command layer of Jim Bambra's Combat HQ — Command Dice,
 //! Dice Chains, Command Pulses, Staff Orders and reserves — in two rule
-//! versions over one code base (`rules/battle-group-command-dice.txt`, and
-//! the Combat HQ section of `rules/INTERPRETATIONS.md`, C1–C5).
+//! versions over one code base (`docs/rules/battle-group-command-dice.txt`, and
+//! the Combat HQ section of `docs/rules/INTERPRETATIONS.md`, C1–C5).
 //!
 //! - `combat-hq@base` (the default): each side has one battle group, which
 //!   rolls every Command Die every turn; on a Command Failure (more 1s than

@@ -1280,7 +1280,7 @@ fn a_changed_fact_that_does_not_add_up_still_narrates() {
 // -------------------------------------------------------------- citations
 
 /// The rules text this ruleset implements, as the project has it:
-/// `rules/battle-group-command-dice.txt`.
+/// `docs/rules/battle-group-command-dice.txt`.
 const EXCERPT: &str = r#"Game Set-Up for Multiple Battle Groups – Rule Change
 A battle group does not have access to all of its Command Dice until it has entered all of its Reserves onto the table.
 Initial Units
@@ -1298,7 +1298,7 @@ One or More Deployed Command Groups
 If one or more command groups are deployed on the table at the start of a game, the battle group rolls its Active Dice Pool each turn. If all of its units (excluding artillery) are held in Reserve, it doesn’t roll any Command Dice. When it enters a Command Group onto the table, it gains its Active Dice Pool (plus that unit’s Command Dice) for use in subsequent turns.
 "#;
 
-/// The Combat HQ section of `rules/INTERPRETATIONS.md`: the designer's
+/// The Combat HQ section of `docs/rules/INTERPRETATIONS.md`: the designer's
 /// published rules the excerpt relies on, and the open points C1–C5.
 const CONTEXT: &str = r#"## combat-hq (battle-group-command-dice.txt) — Combat HQ, Jim Bambra
 

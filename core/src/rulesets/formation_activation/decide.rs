@@ -1,6 +1,6 @@
 //! The rules of formation activation: every refusal and every roll.
 //!
-//! Each rule quotes the sentence of `rules/formation-activation.en.md` (the
+//! Each rule quotes the sentence of `docs/rules/formation-activation.en.md` (the
 //! translation of `formation-activation.ru.txt`) it enforces. `decide` builds
 //! its facts on a scratch copy of the state, evolving it as it goes, so a
 //! later step of an activation (command, rally) sees the earlier ones.

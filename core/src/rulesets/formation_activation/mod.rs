@@ -1,6 +1,6 @@
 //! `formation-activation`: the Action Phase of World at War (Lock 'n Load),
-//! from the Russian excerpt `rules/formation-activation.ru.txt` and its
-//! English translation `rules/formation-activation.en.md`.
+//! from the Russian excerpt `docs/rules/formation-activation.ru.txt` and its
+//! English translation `docs/rules/formation-activation.en.md`.
 //!
 //! Formation chits (formation markers) and end-turn chits are drawn from a cup
 //! by a seeded draw; each formation chit drawn activates its formation, and a
@@ -13,7 +13,7 @@
 //! assault by in-command units only; reaction fire by the other side).
 //!
 //! The map is a hex grid (see [`hex`] for the coordinate system). Open points
-//! F1–F7 of `rules/INTERPRETATIONS.md` are settled by the options of
+//! F1–F7 of `docs/rules/INTERPRETATIONS.md` are settled by the options of
 //! [`versions`]. The rules are in [`decide`]; this module holds the words of
 //! the domain and a faithful `evolve`.
 

@@ -1,6 +1,6 @@
 //! The rules of leader activation: every refusal and every roll.
 //!
-//! Each rule quotes the sentence of `rules/leader-activation.txt` it enforces.
+//! Each rule quotes the sentence of `docs/rules/leader-activation.txt` it enforces.
 //! `decide` builds its facts on a scratch copy of the state, evolving it as it
 //! goes, so a later fact (who activates next) sees the earlier ones.
 

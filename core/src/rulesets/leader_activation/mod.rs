@@ -1,5 +1,5 @@
 //! `leader-activation`: the Command Phase of an "Infantry Combat" WWII
-//! skirmish ruleset (`rules/leader-activation.txt`).
+//! skirmish ruleset (`docs/rules/leader-activation.txt`).
 //!
 //! Leaders ("command teams") activate in turn, alternating between the sides;
 //! each commands up to three units within the command range of the *unit's*
@@ -8,7 +8,7 @@
 //! fewer leaders may skip activations.
 //!
 //! Open points are settled by the options of [`versions`] (L1–L10 of
-//! `rules/INTERPRETATIONS.md`). The rules are in [`decide`]; this module holds
+//! `docs/rules/INTERPRETATIONS.md`). The rules are in [`decide`]; this module holds
 //! the words of the domain and a faithful `evolve`.
 
 mod decide;

@@ -1,5 +1,5 @@
 //! The kinds of refusal of leader-activation: each names the rule it enforces (its doc
-//! comment quotes the sentence) or the open point of rules/INTERPRETATIONS.md
+//! comment quotes the sentence) or the open point of docs/rules/INTERPRETATIONS.md
 //! it follows. The ideas every ruleset shares are [`crate::refusal::Shared`].
 
 crate::refusal_kinds! {

@@ -1,5 +1,5 @@
 //! `phoenix-command`: Phoenix Command Basic Miniatures Rules v.001
-//! (`rules/phoenix-command-miniatures.txt`).
+//! (`docs/rules/phoenix-command-miniatures.txt`).
 //!
 //! Units accumulate command points (CP) turn by turn and spend them all at
 //! once; the unit with the most CP acts next, the side with more active
@@ -28,7 +28,7 @@
 //! `decide.rs` dispatches a decision to its section and holds the lookups all
 //! sections share; `evolve.rs` records facts; `narrate.rs` tells them;
 //! `scenario.rs` reads and checks a scenario; `versions.rs` declares every
-//! option (P1–P12 of `rules/INTERPRETATIONS.md`, and the readings of the
+//! option (P1–P12 of `docs/rules/INTERPRETATIONS.md`, and the readings of the
 //! page's N-points a group may take otherwise: N15, N40, N42, N46–N48, N50,
 //! N52) and constant.
 //! `docs/rulesets/phoenix-command.md` lists every decision, fact, option,

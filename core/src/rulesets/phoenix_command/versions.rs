@@ -1,5 +1,5 @@
 //! `phoenix-command@1`: every option (an open point of
-//! `rules/INTERPRETATIONS.md`, P1–P12, or of `docs/rulesets/phoenix-command.md`,
+//! `docs/rules/INTERPRETATIONS.md`, P1–P12, or of `docs/rulesets/phoenix-command.md`,
 //! N-numbered) and every constant (a number a group might change), each
 //! quoting the sentence it settles.
 
