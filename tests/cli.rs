@@ -563,7 +563,7 @@ fn commands(s: &Store) -> Vec<String> {
     listed.lines().filter_map(|l| l.split_whitespace().next()).filter(|c| *c != "help").map(String::from).collect()
 }
 
-/// Issue 19.4: completions for every shell name every command, and write nothing to the store.
+/// Completions for every shell name every command, and write nothing to the store.
 #[test]
 fn completions_name_every_command_for_every_shell() {
     let s = Store::new();
@@ -581,7 +581,7 @@ fn completions_name_every_command_for_every_shell() {
     assert!(!s.db().exists(), "completions opened no store");
 }
 
-/// Issue 19.4: a man page for rollcall and for every command and subcommand,
+/// A man page for rollcall and for every command and subcommand,
 /// each with the command's flags.
 #[test]
 fn man_writes_a_page_for_every_command() {

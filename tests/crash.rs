@@ -120,7 +120,7 @@ fn a_killed_import_leaves_the_whole_game_or_nothing_and_the_retry_works() {
     println!("{partial} of 6 imports were killed before the end");
 }
 
-/// Issue 12: `run` appends in batches as it reads; a script refused at its
+/// `run` appends in batches as it reads; a script refused at its
 /// last decision, after more than one batch is in the store, leaves no game
 /// behind, and the fixed script then runs.
 #[test]

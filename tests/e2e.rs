@@ -520,7 +520,7 @@ fn a_bad_house_rules_file_names_its_field() {
 
 // ---- Rules and golden files ----
 
-/// Issue 14, item 12: the open points are the project's own. `rules list`
+/// The open points are the project's own. `rules list`
 /// and `rules show` point to docs/open-points.md, not to a file the
 /// repository does not have, and that table lists every open point of the
 /// shared INTERPRETATIONS.md and every point a setting settles (Phoenix
@@ -750,7 +750,7 @@ fn house_rules(s: &Store, name: &str, constants: serde_json::Value) -> String {
     path.to_str().unwrap().to_string()
 }
 
-/// Issue 14, item 13: outcomes first. A command range of 120 mm where
+/// Outcomes first. A command range of 120 mm where
 /// every unit commanded stood within 100 mm changes what four facts record
 /// ("of 120 mm"), and no outcome: the versions agree (exit 0), and the four
 /// decisions are listed apart as reasoning only.
@@ -782,7 +782,7 @@ fn diff_a_change_of_reasoning_alone_agrees_and_lists_it_apart() {
     assert_eq!(v["setup"]["setup"], "same");
 }
 
-/// Issue 14, item 13: with the range changed and a rally target too, the
+/// With the range changed and a rally target too, the
 /// first divergence is the rally the lower target passes (decision 7), not
 /// the earlier command that only records another range.
 #[test]
@@ -830,7 +830,7 @@ fn rechained(lines: &[String]) -> Vec<String> {
     out
 }
 
-/// Issue 13, item 7: diff proves the record under its own rules first, and
+/// Diff proves the record under its own rules first, and
 /// reports a record that does not verify as verify does (exit 1), instead
 /// of diffing decisions whose rolls or facts were forged.
 #[test]
@@ -867,7 +867,7 @@ fn diff_refuses_a_record_that_does_not_verify() {
     failed_with(&diff, 1, "the record ends in the middle of decision 7");
 }
 
-/// Issue 13, item 9: a record whose scenario version B refuses (two
+/// A record whose scenario version B refuses (two
 /// British battle groups, under the single-battle-group game) is a valid
 /// record on which the versions part at the scenario: exit 1, not 2.
 #[test]
@@ -903,7 +903,7 @@ fn diff_a_scenario_version_b_refuses_is_a_divergence() {
     );
 }
 
-/// Issue 13, item 8: in a table record a die is reused only for the same
+/// In a table record a die is reused only for the same
 /// die and cup. Under per-unit rally B refuses the first draw (its rally
 /// dice were never rolled), so at the next draw its cup holds two chits
 /// where the record drew from one: the recorded face is not B's to take.
@@ -955,7 +955,7 @@ fn formation_activation_options_under_diff() {
         1,
         "which the table did not roll (the die is unknown)",
     );
-    // FN2: two operations in one activation, then one (issue 14, item 11).
+    // FN2: two operations in one activation, then one.
     s.ok(&["run", fixture("formation-activation/two-operations.json").to_str().unwrap()]);
     let out = s.run(&["diff", "two-operations", "--b", "+operations-per-activation=1", "--all"]);
     failed_with(
@@ -1034,7 +1034,7 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
     failed_with(&s.run(&["diff", "ambush", "--a", "+stray-fire", "--b", "+stray-fire"]), 2, "unknown ruleset");
 }
 
-// ---- Hardening (issue 13) ----
+// ---- Hardening ----
 
 fn no_control_bytes(out: &Output) {
     for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
@@ -1043,7 +1043,7 @@ fn no_control_bytes(out: &Output) {
     }
 }
 
-/// Issue 13.2: a link planted at the old fixed temporary path
+/// A link planted at a predictable temporary path
 /// (`DIR/.out.jsonl.partial`) is not followed: the file it points to is untouched.
 #[test]
 fn export_does_not_follow_a_link_planted_at_its_temporary_path() {
@@ -1065,7 +1065,7 @@ fn export_does_not_follow_a_link_planted_at_its_temporary_path() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Issue 13.2: an existing file is replaced only with --force, and a link at
+/// An existing file is replaced only with --force, and a link at
 /// the target is replaced, not followed.
 #[test]
 fn export_replaces_an_existing_file_only_with_force() {
@@ -1092,7 +1092,7 @@ fn export_replaces_an_existing_file_only_with_force() {
     assert_eq!(std::fs::read(&link).unwrap(), std::fs::read(&out).unwrap());
 }
 
-/// Issue 13.2: `-o -` writes the record to standard output, not to a file named `-`.
+/// `-o -` writes the record to standard output, not to a file named `-`.
 #[test]
 fn export_to_dash_writes_the_record_to_standard_output() {
     let s = Store::new();
@@ -1119,7 +1119,7 @@ fn export_to_a_device_writes_into_it() {
     assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
 }
 
-/// Issue 13.3: a constant out of its range is refused where it is written,
+/// A constant out of its range is refused where it is written,
 /// naming the field, in every form: inline, a house-rules file, a script,
 /// and a record's header.
 #[test]
@@ -1159,7 +1159,7 @@ fn a_constant_out_of_its_range_is_refused_naming_the_field() {
     failed_with(&s.verify_lines(&lines), 1, "rules.constants.rally-target: 9223372036854775807 is out of range");
 }
 
-/// Issue 13.3: a scenario number out of its range is refused when the
+/// A scenario number out of its range is refused when the
 /// scenario loads, naming the field.
 #[test]
 fn a_scenario_number_out_of_its_range_is_refused_naming_the_field() {
@@ -1194,7 +1194,7 @@ fn a_scenario_number_out_of_its_range_is_refused_naming_the_field() {
     assert!(s.ok(&["rules", "show", "combat-hq"]).contains("sides[].battle_groups[].command_dice: 0..=100"));
 }
 
-/// Issue 13.4: a script's `rules` object with a typo is refused, not read as
+/// A script's `rules` object with a typo is refused, not read as
 /// the default rules.
 #[test]
 fn a_typo_in_a_scripts_rules_object_is_refused() {
@@ -1216,7 +1216,7 @@ fn a_typo_in_a_scripts_rules_object_is_refused() {
     nothing_written(&s);
 }
 
-/// Issue 13.4: text after the closing brace, and a key given twice, are
+/// Text after the closing brace, and a key given twice, are
 /// refused in scripts, house rules, scenarios and decisions.
 #[test]
 fn trailing_text_and_duplicate_keys_are_refused_in_every_input() {
@@ -1283,7 +1283,7 @@ fn trailing_text_and_duplicate_keys_are_refused_in_every_input() {
     assert!(stdout(&out).starts_with("ok 2 "), "the first line was played: {}", stdout(&out));
 }
 
-/// Issue 13.4: a decision with no fields refuses fields, in every ruleset.
+/// A decision with no fields refuses fields, in every ruleset.
 #[test]
 fn a_decision_with_no_fields_refuses_unknown_ones() {
     let s = Store::new();
@@ -1303,7 +1303,7 @@ fn a_decision_with_no_fields_refuses_unknown_ones() {
     }
 }
 
-/// Issue 13.5: a record whose game id breaks the rule of `run` and `new` is
+/// A record whose game id breaks the rule of `run` and `new` is
 /// not imported or verified, and nothing of it reaches the terminal raw.
 #[test]
 fn a_record_with_a_bad_game_id_is_refused_by_import_and_verify() {
@@ -1327,7 +1327,7 @@ fn a_record_with_a_bad_game_id_is_refused_by_import_and_verify() {
     }
 }
 
-/// Issue 13.5: control characters from input never reach the terminal raw,
+/// Control characters from input never reach the terminal raw,
 /// and names holding them are refused.
 #[test]
 fn control_characters_never_reach_the_terminal() {
@@ -1352,7 +1352,7 @@ fn control_characters_never_reach_the_terminal() {
     no_control_bytes(&out);
 }
 
-/// Issue 13.10: a command that only reads does not create a store, and says
+/// A command that only reads does not create a store, and says
 /// there is none.
 #[test]
 fn a_reader_on_a_missing_store_says_so_and_creates_nothing() {
@@ -1378,7 +1378,7 @@ fn a_reader_on_a_missing_store_says_so_and_creates_nothing() {
     assert_eq!(std::fs::read_dir(s.db()).unwrap().count(), 0, "games wrote into the directory");
 }
 
-/// Issue 13.10: a second process waits for the store (`--wait`), then says
+/// A second process waits for the store (`--wait`), then says
 /// another rollcall process holds it.
 #[test]
 fn a_second_process_waits_for_the_store_then_names_the_holder() {
@@ -1419,7 +1419,7 @@ fn in_mount_namespace(script: &str) -> Option<Output> {
     Some(Command::new("unshare").args(["-m", "sh", "-c", script]).env_remove("ROLLCALL_DB").output().unwrap())
 }
 
-/// Issue 13.10: a store on a read-only filesystem can still be read and
+/// A store on a read-only filesystem can still be read and
 /// exported; a write says why not; a full disk says so, told apart.
 #[test]
 fn a_read_only_store_is_read_and_a_full_disk_is_named() {
@@ -1460,7 +1460,7 @@ fn a_read_only_store_is_read_and_a_full_disk_is_named() {
     s.ok(&["verify", out_file.to_str().unwrap()]);
 }
 
-/// Issue 13.11: bytes that are not UTF-8 are reported with their line and
+/// Bytes that are not UTF-8 are reported with their line and
 /// byte offset, in scripts, decision files, streams and records.
 #[test]
 fn invalid_utf8_is_reported_with_line_and_byte_offset() {
@@ -1509,7 +1509,7 @@ fn invalid_utf8_is_reported_with_line_and_byte_offset() {
     );
 }
 
-/// Issue 13.2, for `view -o`: the page goes through an unpredictably named
+/// For `view -o`: the page goes through an unpredictably named
 /// temporary file; a link planted at the old fixed path is not followed.
 #[test]
 fn view_does_not_follow_a_link_planted_at_its_temporary_path() {
@@ -1530,7 +1530,7 @@ fn view_does_not_follow_a_link_planted_at_its_temporary_path() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Issues 13.4 and 13.11 for play by email: a scenario given to `pbem
+/// For play by email: a scenario given to `pbem
 /// invite` is read strictly, and a turn file that is not UTF-8 is refused
 /// naming its line and byte offset.
 #[test]

@@ -1,7 +1,7 @@
 //! Play by email, end to end: two players, two stores, only files between
 //! them. The handshake, turns exchanged through the real binary, a re-roll
-//! caught as a fork, and every way of cheating or mangling a turn file the
-//! issue names — each detected with the right message and nothing written.
+//! caught as a fork, and every way of cheating or mangling a turn file a
+//! player could try — each detected with the right message and nothing written.
 
 use std::path::Path;
 use std::process::Output;
@@ -259,7 +259,7 @@ fn first_turn() -> (Player, Player, String) {
 
 /// Jerry's store as a reader sees it: its games, heads and forks.
 fn snapshot(p: &Player) -> String {
-    // A reader never creates a store (issue 13.10): no store reads as an
+    // A reader never creates a store: no store reads as an
     // empty one (a turn that applies creates it; a refused one does not).
     if !Path::new(&p.db()).exists() {
         return "no games".into();

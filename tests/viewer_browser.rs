@@ -227,7 +227,7 @@ impl Viewer {
     /// A real mouse click on the element's middle, once it is scrolled
     /// into view. Found and placed by one script rather than by
     /// `Element::click`, whose half-dozen protocol calls each wait ~100 ms
-    /// in headless_chrome (rust-headless-chrome issue 446).
+    /// in headless_chrome (a known fault of that crate).
     fn click(&self, selector: &str) {
         let at = self.eval(&format!(
             "(() => {{ const e = document.querySelector('{selector}'); e.scrollIntoView({{block: 'center', inline: 'center', behavior: 'instant'}}); const r = e.getBoundingClientRect(); return {{x: r.x + r.width / 2, y: r.y + r.height / 2}}; }})()"

@@ -265,8 +265,8 @@ fn main() {
             "  diff file (proven; A, B)    {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  (median of 3)",
             events as f64 / t
         );
-        // diff proves the record as verify does, and decides B beside it: issue
-        // 12 asks 0.4 M events/s of diff and 0.8 M of verify, half as much.
+        // diff proves the record as verify does, and decides B beside it: its
+        // goal is 0.4 M events/s, half of verify's 0.8 M.
         goal("diff file, against verify file", events as f64 / t, verified, 0.5, "events/s");
         goal_abs("diff file", events as f64 / t, 400_000.0, true, "events/s");
         goal_abs("diff file, peak RSS", rss, 64.0, false, "MiB");
@@ -413,7 +413,7 @@ fn main() {
     postgres_beside_sled(dir.path(), n / 10);
 }
 
-/// verify of phoenix-command records (issue 12: ≥ 0.4 M events/s):
+/// verify of phoenix-command records (goal: ≥ 0.4 M events/s):
 /// `simulate` plays seeded games of the `three-turns` fixture's scenario
 /// with its random policy and keeps each as a record (a game ends when a
 /// side has no unit left: about 7 k events each). The records are verified
@@ -464,7 +464,7 @@ fn phoenix_command(dir: &std::path::Path, db: &str, keep: Option<&str>) {
     goal_abs("verify phoenix-command files", events as f64 / took, 400_000.0, true, "events/s");
 }
 
-/// `golden check` of 1,000 games of 2,000 events (issue 12: < 5 s): one
+/// `golden check` of 1,000 games of 2,000 events (goal: < 5 s): one
 /// generated leader-activation script of at least 2,000 events, kept 1,000
 /// times under `golden/`, blessed once, then checked (the median of three
 /// runs): each fixture is parsed, played, verified and narrated, and its
@@ -654,7 +654,7 @@ fn postgres_beside_sled(dir: &std::path::Path, n: usize) {
     for servers in [1, 2] {
         let stores: Vec<&[&str]> = (0..servers).map(|_| &pg_args[..]).collect();
         let rate = serve_rate(&stores, games, per_game, &format!("p{servers}-"));
-        // No goal in figures for PostgreSQL (issue 16): beside sled's one
+        // No goal in figures for PostgreSQL: beside sled's one
         // server, and two servers beside one.
         let beside = if servers == 1 {
             one = rate;

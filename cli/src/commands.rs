@@ -399,7 +399,7 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
 /// How many decisions `durable_apart` lets `decide` write ahead of the
 /// sync: with one, a stream with a reader on its acknowledgements took
 /// 0.104 ms a decision; with 8, 0.076; with 64, no better (0.077;
-/// docs/benchmarks.md, round 19). Each is written to the store, none
+/// measured with the throughput bench). Each is written to the store, none
 /// acknowledged before its own sync.
 const AHEAD: usize = 8;
 
@@ -420,7 +420,7 @@ const AHEAD: usize = 8;
 /// none waits or `AHEAD` are held, and given together. A sync is then not
 /// held back by printing one line at a time: the thread that syncs prints,
 /// and one write a line was a tenth of its time in a stream of 300
-/// decisions (docs/benchmarks.md, round 21).
+/// decisions (measured with the throughput bench).
 fn durable_apart<A: Send, R>(
     sync: impl Fn() -> Result<(), Fail> + Sync,
     mut acknowledge: impl FnMut(Vec<A>) -> Result<(), Fail> + Send,

@@ -1,6 +1,6 @@
 //! A script read from its file in two streaming passes, so that `run` holds
-//! one decision at a time, not the script (issue 12: "import and run
-//! streaming in bounded batches inside one all-or-nothing creation").
+//! one decision at a time, not the script: it appends in bounded batches
+//! inside one all-or-nothing creation.
 //!
 //! A script is one JSON object whose keys may come in any order (serde reads
 //! a struct's fields in whatever order the text gives them): `decisions`

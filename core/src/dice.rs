@@ -444,7 +444,7 @@ mod tests {
         assert_eq!(err.to_string(), "the table rolled 1 more 'rally' die than the rules need");
     }
 
-    /// Issue 13, item 8: under diff, a table die is another version's only
+    /// Under diff, a table die is another version's only
     /// for the same die kind and size and, for a pick, the same cup.
     #[test]
     fn recorded_dice_are_reused_only_for_the_same_die_and_cup() {

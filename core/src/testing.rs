@@ -1,4 +1,4 @@
-//! One given / when / then harness for every ruleset's unit tests (issue 18):
+//! One given / when / then harness for every ruleset's unit tests:
 //!
 //! ```text
 //! given::<LeaderActivation>(state)

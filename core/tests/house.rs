@@ -4,7 +4,7 @@
 //!   and transitive, are on an allow-list, and its source uses none of the
 //!   standard library's doors to the world (files, network, processes, the
 //!   environment, clocks, threads, printing).
-//! - **No non-test function is over 100 lines** (issue 18): a reader can hold
+//! - **No non-test function is over 100 lines**: a reader can hold
 //!   each one.
 //!
 //! Both read the source as text: a lexer blanks out comments, strings and
@@ -493,7 +493,7 @@ fn naming(file: &str, module: &str) -> Vec<(usize, String)> {
     source.lines().enumerate().filter(|(_, l)| l.contains(module)).map(|(i, l)| (i + 1, l.to_string())).collect()
 }
 
-/// Layers point one way (issue 18): the kernel does not know which rulesets
+/// Layers point one way: the kernel does not know which rulesets
 /// there are (the registry and the look-ups by id live above it, in
 /// `registry.rs`), and the CLI's store code does not reach up into its
 /// commands (what both need, a game being created, is the store's).

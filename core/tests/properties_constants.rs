@@ -1,4 +1,4 @@
-//! Extreme values for every constant of every ruleset (issue 13.3).
+//! Extreme values for every constant of every ruleset.
 //!
 //! For each fixture script and each constant of its rule version, values at
 //! and beyond the ends of the constant's range, the ends of `i64`, small

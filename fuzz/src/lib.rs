@@ -67,7 +67,7 @@ pub fn record(data: &[u8]) {
 
 /// A record's header line: parsed strictly, opened as a game, and the
 /// empty record under it verified. A header that parses writes back to the
-/// same bytes: every byte counts (issue 13.6).
+/// same bytes: every byte counts.
 pub fn header(data: &[u8]) {
     let Ok(line) = std::str::from_utf8(data) else { return };
     if let Ok(header) = record::parse_header(line) {

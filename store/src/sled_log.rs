@@ -277,7 +277,7 @@ pub const CACHE_BYTES: u64 = 4 << 20;
 /// when less than half of it is live, and a short game's log is a few
 /// segments each half full. 64 KiB took a 2,000-decision game's store from
 /// 3.2 to 2.1 × its record, and a 20,000-decision game's from 2.0 to 1.6 ×
-/// (docs/benchmarks.md, round 12). sled's own tests run with far smaller
+/// (measured with the throughput bench). sled's own tests run with far smaller
 /// segments.
 pub const SEGMENT_BYTES: usize = 64 << 10;
 
@@ -324,7 +324,7 @@ impl Layout {
     /// it uncompressed: a compressed store gets a third of [`CACHE_BYTES`],
     /// to hold about as many pages. With all of it, reading a
     /// million-event game took 58–61 MiB (53 MiB uncompressed); with a
-    /// third, 52–53 MiB, and no more time (docs/benchmarks.md, round 12).
+    /// third, 52–53 MiB, and no more time (measured with the throughput bench).
     fn cache_bytes(self) -> u64 {
         if self.compressed {
             CACHE_BYTES / 3

@@ -25,7 +25,7 @@
 //! - reply quoting: any run of `>` (with or without spaces) before each line;
 //! - a clear line wrapped by a mail client (its continuation is joined back).
 //!
-//! A clear line given twice is refused (issue 13.4: nothing ambiguous). Any other change inside the armour is refused, naming what differs.
+//! A clear line given twice is refused (nothing ambiguous). Any other change inside the armour is refused, naming what differs.
 
 use base64::engine::general_purpose::STANDARD_NO_PAD;
 use base64::Engine;

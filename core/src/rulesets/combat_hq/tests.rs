@@ -238,7 +238,7 @@ fn only_multi_bg_lets_a_co_command_several_battle_groups() {
     assert_eq!(g.state().sides[1].battle_groups, ["bg-hart", "bg-lane"]);
 }
 
-/// Issue 14, item 7: "Its artillery is held in reserve until one command
+/// "Its artillery is held in reserve until one command
 /// group enters the table." describes Max's battle group in the text's
 /// example, not every battle group (CN9): by default a battle group may
 /// deploy its artillery alone. It then does not roll, as "If all of its
@@ -1375,7 +1375,7 @@ fn quotations(text: &str) -> Vec<String> {
     out
 }
 
-/// Issue 14, item 8: a rule in code quotes the rules texts, and only them.
+/// A rule in code quotes the rules texts, and only them.
 /// Every quotation in the doc comments of the ruleset's code, in its
 /// messages and in its settings' `settles` is found, word for word (an
 /// ellipsis standing for words left out), in the excerpt or in its context.

@@ -914,7 +914,7 @@ fn operations_per_activation_is_a_constant() {
     assert!(matches!(facts[0], Fact::Fired { operations_complete: true, .. }));
 }
 
-/// Issue 14, item 11: one operation per activation is this project's
+/// One operation per activation is this project's
 /// reading of sentences that do not settle it: the setting names its open
 /// point (FN2) and says the sentences leave it open, with the alternatives.
 #[test]

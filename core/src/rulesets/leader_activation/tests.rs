@@ -267,7 +267,7 @@ fn a_lock_that_leaves_a_side_without_leaders_passes_its_slot() {
     ]);
 }
 
-/// Issue 14, item 10: with a leader locked in close combat the turn does
+/// With a leader locked in close combat the turn does
 /// not end "every leader has been activated": it names him.
 #[test]
 fn a_turn_that_ends_with_a_leader_locked_says_so() {
@@ -295,7 +295,7 @@ fn a_turn_that_ends_with_a_leader_locked_says_so() {
 
 // ---- The dead (LN3) ----
 
-/// Issue 14, item 9: a leader the referee removes no longer counts towards
+/// A leader the referee removes no longer counts towards
 /// his side's leaders when the next turn's skips are counted ("You get as
 /// many skips as you have leaders less").
 #[test]
@@ -385,7 +385,7 @@ fn a_removed_unit_is_neither_commanded_nor_rallied() {
 
 // ---- Commanding ----
 
-/// Issue 14, item 10: "an Elite unit's", not "a Elite unit's".
+/// "an Elite unit's", not "a Elite unit's".
 #[test]
 fn an_elite_unit_out_of_range_is_named_with_its_article() {
     let far_elite = new().decided(json!({"type": "move", "piece": "elite-150", "to": [151, 0]})).adams_active();

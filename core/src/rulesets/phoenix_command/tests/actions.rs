@@ -277,7 +277,7 @@ fn an_action_made_impossible_by_an_earlier_actions_dice_is_void() {
     assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
 }
 
-/// Issue 20, item 11 (N51): "twice the figure's standard move" — each figure
+/// N51: "twice the figure's standard move" — each figure
 /// has his own standard move; the scenario may give it (here a-1, wounded in
 /// an earlier fight, makes 4"), else the constant (6").
 #[test]

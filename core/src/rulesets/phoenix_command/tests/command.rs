@@ -318,8 +318,8 @@ fn a_unit_that_cannot_brevet_breaks_and_leaves_the_battlefield() {
     let g = g.decided(json!({"type": "casualty", "figure": "m2-lead", "effect": "incapacitated", "reason": "grenade"}));
     let e = g.when_rolling(json!({"type": "activate", "unit": "m2"}), &[]).refusal_of(Refused::BrokenTakesNoOrders);
     assert!(e.starts_with("m2 is broken and has no leader: it cannot act."), "{e}");
-    // Issue 14, item 6: the refusal said "m2 owes no brevet: its leader has
-    // not fallen" — the reason is that the unit broke.
+    // Not "m2 owes no brevet: its leader has not fallen": the reason is
+    // that the unit broke.
     let e =
         g.when_rolling(json!({"type": "brevet", "unit": "m2", "leader": "m2-1"}), &[]).refusal_of(Refused::NoBrevetDue);
     assert_eq!(e, "m2 cannot brevet a new leader: its leader fell and his successor's command rating would have been below 1, so the unit broke (\"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\")");
@@ -514,7 +514,7 @@ fn a_shaken_new_leader_composes_himself_before_taking_command() {
     assert_eq!(e, "m1's leader m1-1 is Shaken: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)");
 }
 
-/// Issue 14, item 2 (N53): "While a unit is breveting a new leader, it may
+/// N53: "While a unit is breveting a new leader, it may
 /// not perform other actions" — morale orders were accepted, spending the CP
 /// its new leader needs to take command. Only taking command (and a Shaken
 /// new leader's composing himself first, N32) is allowed.

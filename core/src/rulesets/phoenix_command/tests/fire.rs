@@ -366,7 +366,7 @@ fn advance_and_shoot(figure: &str, weapon: &str, mode: &str, line: u32) -> Value
         "target": "j-1", "mode": mode, "line": line, "odds": 4}]})
 }
 
-/// Issue 20, item 3 (N42): "Note that a weapon listed as having 1 Shot/Action
+/// N42: "Note that a weapon listed as having 1 Shot/Action
 /// or 1 Use takes the shooter his entire action to aim and fire" — he does
 /// not advance first. Option `one-shot-weapons-after-an-advance`: he may.
 #[test]
@@ -384,7 +384,7 @@ fn a_one_shot_or_one_use_weapon_takes_the_whole_action() {
     g.when_rolling(advance_and_shoot("a-lead", "pistol", "aimed", 1), &[("hit:a-lead", &[9])]).facts();
 }
 
-/// Issue 20, item 7 (N47): 2.4 lists "performing disciplined fire" and
+/// N47: 2.4 lists "performing disciplined fire" and
 /// "advancing and firing" as different actions, so the disciplined extra
 /// shot does not follow an advance. Option `disciplined-fire-after-an-advance`.
 #[test]
@@ -398,7 +398,7 @@ fn disciplined_fire_is_not_advancing_and_firing() {
     assert_eq!(shots(&facts).len(), 3);
 }
 
-/// Issue 20, item 5 (N45): "The Weapons Tables provide information on
+/// N45: "The Weapons Tables provide information on
 /// Range" — a weapon's range, when the scenario gives it, bounds the fire,
 /// measured from where the shooter stands after his advance.
 #[test]

@@ -609,9 +609,9 @@ fn restored_patrol_grazed(options: &[&str]) -> Vec<Fact> {
     .facts()
 }
 
-/// Issue 14, item 1 (N52): a unit restored to Bold "for the turn" was immune
-/// to every later morale change, so an ambush that grazed the rest of it
-/// "failed: patrol is not Shaken". The restoring answered the Shaken of that
+/// N52: a unit restored to Bold "for the turn" is not immune to every
+/// later morale change, so an ambush that grazes the rest of it does not
+/// fail as "patrol is not Shaken". The restoring answered the Shaken of that
 /// moment; figures grazed since make the unit Shaken again ("If an
 /// ambusher's actions are sufficient to cause the morale of the unit to
 /// become Shaken, then the interrupt is successful"). Option
@@ -626,9 +626,9 @@ fn a_restored_unit_shaken_again_by_new_casualties_is_successfully_interrupted() 
     assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: false, .. })), "{:?}", told(&facts));
 }
 
-/// Issue 14, item 3 (N54): "The entire unit must perform the same action" was
-/// checked only among the figures who fire, so one of three ambushers could
-/// fire while the held CP was spent. Once the unit joins in, every figure who
+/// N54: "The entire unit must perform the same action" is checked over the
+/// whole unit, not only among the figures who fire (else one of three
+/// ambushers could fire while the held CP is spent). Once the unit joins in, every figure who
 /// can fire fires, in one mode; one who cannot see the target (the referee
 /// says so) holds.
 #[test]

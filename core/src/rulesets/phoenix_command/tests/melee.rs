@@ -259,7 +259,7 @@ fn a_melee_attack_on_a_figure_who_falls_before_answering_is_void() {
     assert!(matches!(facts.last(), Some(Fact::CpCompleted { number: 1, .. })), "{:?}", told(&facts));
 }
 
-/// Issue 20, item 10 (N50): the escape is an immediate standard move, outside
+/// N50: the escape is an immediate standard move, outside
 /// any CP — "If the target survives this attack, the target can then perform
 /// actions normally" — while 2.4 says "Units can only perform actions by
 /// expending accumulated CP". Option `melee-escape-without-moving`: the

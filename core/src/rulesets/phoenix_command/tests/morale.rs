@@ -256,8 +256,8 @@ fn a_unit_that_cannot_reach_cover_surrenders() {
     assert!(facts.iter().any(|f| matches!(f, Fact::UnitEliminated { unit, .. } if unit == "a")));
 }
 
-/// Issue 14, item 4 (N55): a failed rout removed every figure as surrendered,
-/// fanatics too — yet a panicked fanatic "will attempt to leave the
+/// N55: a failed rout removes every figure as surrendered but the
+/// fanatics, since a panicked fanatic "will attempt to leave the
 /// battlefield. If unable to do so, he will not surrender, but instead
 /// attack the enemy with the ferocity of a cornered animal". The fanatics
 /// stay in play; the leader gone, the unit brevets one of them.
@@ -374,7 +374,7 @@ fn a_unit_whose_figures_were_rallied_is_not_shaken_next_turn() {
     assert_eq!(g.state().units["a"].morale, UnitMorale::Steady);
 }
 
-/// Issue 14, item 1 (N52): a restored unit most of whose figures panic after
+/// N52: a restored unit most of whose figures panic after
 /// the restoring is Broken and routs — "If the majority (rounded up) of
 /// figures in a unit are Panicked, then the unit as a whole is Broken and
 /// immediately routs" — under either reading of "for the turn".
@@ -424,7 +424,7 @@ fn shaken_hero(options: &[&str]) -> Given {
     ])
 }
 
-/// Issue 20, item 8 (N48): "Heroes accumulate CP and perform actions in the
+/// N48: "Heroes accumulate CP and perform actions in the
 /// same way as other, larger units" — "with the sole exception of being
 /// immune to command distance requirements". A Shaken hero is a Shaken unit
 /// of one: he composes himself, then restores his unit — 2 CP for one graze.

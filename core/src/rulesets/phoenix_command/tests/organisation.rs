@@ -315,7 +315,7 @@ fn reorganisation_needs_command_distance_and_cp() {
     assert_eq!(e, "reorganising into 4 fire teams (\"2 CP for each sub-unit affected\") costs 8 CP and hq has 3");
 }
 
-/// Issue 20, item 2: a fire team that moved strategically, reorganised into
+/// A fire team that moved strategically, reorganised into
 /// a new unit, fired a ragged interrupt the same turn and counted again
 /// among the active combatants — the new unit was formed without its
 /// members' restrictions. It "may not act in the operations phase" and is
@@ -386,7 +386,7 @@ fn consolidate_named(org: &str, subs: &[&str]) -> Value {
     json!({"type": "consolidate", "organisation": org, "sub_units": subs})
 }
 
-/// Issue 20, item 6 (N46): "all sub-units to be consolidated must be within
+/// N46: "all sub-units to be consolidated must be within
 /// the Organization Leader's Command Radius. Consolidation requires 1 CP per
 /// sub-unit to be consolidated." — the engine merged every sub-unit, so a
 /// third fire team far away blocked consolidating the other two. The leader
@@ -477,7 +477,7 @@ fn reorganise_coy(into: Value) -> Value {
     json!({"type": "reorganise", "organisation": "a-coy", "replaces": ["1-plt", "2-plt"], "into": into})
 }
 
-/// Issue 20, item 5 (N57): "a company leader would be necessary to give
+/// N57: "a company leader would be necessary to give
 /// reorganization orders to squads" — the engine refused a company
 /// leader's reorganisation quoting that very sentence. He regroups whole
 /// squads into new platoons, 2 CP per squad; the squads' units keep their

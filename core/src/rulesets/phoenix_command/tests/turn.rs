@@ -386,7 +386,7 @@ fn patrol_to(y: i64) -> Value {
     }})
 }
 
-/// Issue 20, item 4 (N43): "Its movement may, however, be subject to an
+/// N43: "Its movement may, however, be subject to an
 /// interrupt if it passes through an ambush or enemy overwatch." — a
 /// strategic move was one decision, so it could not be stopped part-way. It
 /// may now be given in legs: the referee stops it where the ambush triggers,
@@ -419,7 +419,7 @@ fn a_strategic_move_is_stopped_where_a_successful_interrupt_catches_it() {
     assert_eq!(e, "patrol has been successfully interrupted: it \"loses its entire remaining CP and ceases its turn\" — it moves no further this turn");
 }
 
-/// Issue 20, item 9 (N49): "its movement may not bring it into enemy
+/// N49: "its movement may not bring it into enemy
 /// contact" — the referee declares the contact a leg has made, and the unit
 /// moves no further.
 #[test]
