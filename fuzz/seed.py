@@ -5,7 +5,7 @@
 
 - script: every fixture script;
 - record, record_line, header: every fixture's exported record, whole and line by line;
-- turn_file: the three turn files of the README's play-by-email game, and
+- turn_file: the three turn files of the user guide's play-by-email game, and
   their bare payloads;
 - house_rules: a house-rules file per rule version, with every setting at its
   default, and the inline form of the same;
@@ -48,7 +48,7 @@ with tempfile.TemporaryDirectory() as tmp:
             put("record_line", line)
 
 # turn_file: the turn files (armoured, and their bare JSON payloads) of the
-# README's play-by-email game.
+# user guide's play-by-email game.
 with tempfile.TemporaryDirectory() as tmp:
     def rc(db, *args):
         return subprocess.run([rollcall, "--db", os.path.join(tmp, db), *args], check=True, capture_output=True)

@@ -521,22 +521,23 @@ fn a_bad_house_rules_file_names_its_field() {
 // ---- Rules and golden files ----
 
 /// The open points are the project's own. `rules list`
-/// and `rules show` point to docs/open-points.md, not to a file the
+/// and `rules show` point to the user guide's open points
+/// (docs/book/src/reference/open-points.md), not to a file the
 /// repository does not have, and that table lists every open point of the
-/// shared INTERPRETATIONS.md and every point a setting settles (Phoenix
+/// rules texts' INTERPRETATIONS.md (docs/rules/) and every point a setting settles (Phoenix
 /// Command's N points on its own page, which the table links).
 #[test]
 fn rules_point_to_the_projects_table_of_open_points_and_it_lists_every_one() {
     let s = Store::new();
-    let table = std::fs::read_to_string(root().join("docs/open-points.md")).unwrap();
-    let phoenix_page = std::fs::read_to_string(root().join("docs/rulesets/phoenix-command.md")).unwrap();
-    assert!(table.contains("(rulesets/phoenix-command.md)"), "the table links the Phoenix Command page");
+    let table = std::fs::read_to_string(root().join("docs/book/src/reference/open-points.md")).unwrap();
+    let phoenix_page = std::fs::read_to_string(root().join("docs/book/src/rulesets/phoenix-command.md")).unwrap();
+    assert!(table.contains("(../rulesets/phoenix-command.md)"), "the table links the Phoenix Command page");
     let list = s.ok(&["rules", "list"]);
     assert!(!list.contains("INTERPRETATIONS"), "{list}");
     let shared = [("L", 10), ("P", 12), ("C", 5), ("F", 7)];
     for (prefix, count) in shared {
         for n in 1..=count {
-            assert!(table.contains(&format!("\n| {prefix}{n} | ")), "{prefix}{n} is not in docs/open-points.md");
+            assert!(table.contains(&format!("\n| {prefix}{n} | ")), "{prefix}{n} is not in the open points");
         }
     }
     let versions = [
@@ -547,7 +548,7 @@ fn rules_point_to_the_projects_table_of_open_points_and_it_lists_every_one() {
         ("formation-activation", "formation-activation@1"),
     ];
     for (ruleset, version) in versions {
-        let anchor = format!("docs/open-points.md#{ruleset}");
+        let anchor = format!("docs/book/src/reference/open-points.md#{ruleset}");
         assert!(list.contains(&anchor), "rules list does not point {version} to {anchor}:\n{list}");
         let show = s.ok(&["rules", "show", version]);
         let summary = show.lines().next().unwrap();

@@ -1,7 +1,7 @@
 //! End-to-end tests of `rollcall impact`: the real binary over corpora of
 //! the project's golden fixtures, of records generated with
 //! `rollcall_core::sim::random_game`, and of games in a store. Every option
-//! that parts a fixture under `diff` (docs/open-points.md) parts it under
+//! that parts a fixture under `diff` (the user guide's open points) parts it under
 //! impact, and impact names it; an option that only changes bookkeeping
 //! changes no outcome over the fixtures or over 1,000 simulated games.
 
@@ -44,7 +44,7 @@ fn count(report: &Value, field: &str) -> u64 {
     report[field].as_u64().unwrap_or_else(|| panic!("no {field} in {report:#}"))
 }
 
-/// Every option with a fixture where its readings part (docs/open-points.md),
+/// Every option with a fixture where its readings part (the user guide's open points),
 /// as B over the whole fixture corpus: impact exits 1 and names that
 /// fixture among the games that part on outcome, with its first divergence.
 #[test]

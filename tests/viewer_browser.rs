@@ -11,7 +11,7 @@
 //! test FAILS when `CI` is set, and is skipped with a notice otherwise.
 //! `ROLLCALL_CHROMIUM` names another binary. `ROLLCALL_SCREENSHOTS=DIR` also
 //! writes the README's pictures, one table per ruleset, to DIR:
-//! `ROLLCALL_SCREENSHOTS=docs/screenshots cargo test -p rollcall-cli --test viewer_browser`.
+//! `ROLLCALL_SCREENSHOTS=docs/book/src/screenshots cargo test -p rollcall-cli --test viewer_browser`.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

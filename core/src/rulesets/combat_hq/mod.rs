@@ -622,8 +622,8 @@ fn common_settings() -> Vec<Setting> {
     ]
 }
 
-const BASE_SUMMARY: &str = "The single-battle-group game: each side has one battle group, which rolls every Command Die every turn; on a Command Failure the 1s go to the opponent as Wild Dice. Open points: docs/open-points.md#combat-hq.";
-const MULTI_BG_SUMMARY: &str = "The multiple-battle-group rule change: each Reserve Command Group holds one Command Die until it enters; a battle group with only artillery on the table does not roll; a Command Failure gives the failing group's 1s to the enemy CO as Staff Orders and holds its reserves back unless the CO pays 2 Staff Orders each. Open points: docs/open-points.md#combat-hq.";
+const BASE_SUMMARY: &str = "The single-battle-group game: each side has one battle group, which rolls every Command Die every turn; on a Command Failure the 1s go to the opponent as Wild Dice. Open points: docs/book/src/reference/open-points.md#combat-hq.";
+const MULTI_BG_SUMMARY: &str = "The multiple-battle-group rule change: each Reserve Command Group holds one Command Die until it enters; a battle group with only artillery on the table does not roll; a Command Failure gives the failing group's 1s to the enemy CO as Staff Orders and holds its reserves back unless the CO pays 2 Staff Orders each. Open points: docs/book/src/reference/open-points.md#combat-hq.";
 
 /// `combat-hq@base` (the default) and `combat-hq@multi-bg`.
 pub fn versions() -> Vec<VersionSpec> {

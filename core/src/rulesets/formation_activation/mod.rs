@@ -438,7 +438,7 @@ crate::untagged::tagged_enum! {
     }
 }
 
-const VERSION_SUMMARY: &str = "The Action Phase as written, with the defaults of its open points F1-F7 and FN1-FN6 (docs/open-points.md#formation-activation).";
+const VERSION_SUMMARY: &str = "The Action Phase as written, with the defaults of its open points F1-F7 and FN1-FN6 (docs/book/src/reference/open-points.md#formation-activation).";
 
 /// The sentences FN2's reading rests on. They say that a unit of a
 /// two-chit formation acts twice per turn, and that operations end with a

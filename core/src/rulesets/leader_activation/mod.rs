@@ -354,7 +354,7 @@ crate::untagged::tagged_enum! {
     }
 }
 
-const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of its open points L1-L10 and LN1-LN3 (docs/open-points.md#leader-activation).";
+const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of its open points L1-L10 and LN1-LN3 (docs/book/src/reference/open-points.md#leader-activation).";
 
 /// `leader-activation@1`: every option and constant.
 pub fn versions() -> Vec<VersionSpec> {

@@ -31,7 +31,7 @@
 //! option (P1–P12 of `docs/rules/INTERPRETATIONS.md`, and the readings of the
 //! page's N-points a group may take otherwise: N15, N40, N42, N46–N48, N50,
 //! N52) and constant.
-//! `docs/rulesets/phoenix-command.md` lists every decision, fact, option,
+//! `docs/book/src/rulesets/phoenix-command.md` lists every decision, fact, option,
 //! constant and open point.
 //!
 //! Units of measure: positions and distances are integers in **tenths of an

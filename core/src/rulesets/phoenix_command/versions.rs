@@ -1,5 +1,5 @@
 //! `phoenix-command@1`: every option (an open point of
-//! `docs/rules/INTERPRETATIONS.md`, P1–P12, or of `docs/rulesets/phoenix-command.md`,
+//! `docs/rules/INTERPRETATIONS.md`, P1–P12, or of `docs/book/src/rulesets/phoenix-command.md`,
 //! N-numbered) and every constant (a number a group might change), each
 //! quoting the sentence it settles.
 
@@ -99,7 +99,7 @@ impl Config {
     }
 }
 
-const VERSION_SUMMARY: &str = "Phoenix Command Basic Miniatures v.001 as written, with the defaults of its open points P1-P12 and N1 onward (docs/open-points.md#phoenix-command).";
+const VERSION_SUMMARY: &str = "Phoenix Command Basic Miniatures v.001 as written, with the defaults of its open points P1-P12 and N1 onward (docs/book/src/reference/open-points.md#phoenix-command).";
 
 /// `phoenix-command@1`: every option and constant.
 pub fn versions() -> Vec<VersionSpec> {
