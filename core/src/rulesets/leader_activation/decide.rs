@@ -595,7 +595,9 @@ fn skip(state: &State, side: &Name, facts: &mut Facts) -> Result<(), Violation> 
 /// leader may not perform any action of his own". A move of the leader being
 /// activated is such an action, unless it says the referee displaces him
 /// (`displaced`: a casualty's displacement, a retreat the table imposes);
-/// every other move is the referee's, outside anyone's activation.
+/// every other move is the referee's, outside anyone's activation. Once he
+/// has acted (a `leader-action` saying "moves to the wall", say), a move
+/// records where his actions take him: he has acted already.
 /// `leader-activation@1` reads every move as the referee's.
 fn move_piece(state: &State, id: &Name, to: Point, displaced: bool, facts: &mut Facts) -> Result<(), Violation> {
     let p = find(state, id)?;
@@ -609,7 +611,9 @@ fn move_piece(state: &State, id: &Name, to: Point, displaced: bool, facts: &mut 
     if active && !displaced && state.config.leader_move_is_own_action {
         let a = activation(state)?;
         refuse_if_broken(state, a, "move as an action of his own (a referee's displacement says `displaced`)")?;
-        facts.push(Fact::LeaderActed { leader: id.clone(), action: Name::from("moves") });
+        if !a.leader_acted {
+            facts.push(Fact::LeaderActed { leader: id.clone(), action: Name::from("moves") });
+        }
     }
     facts.push(Fact::Moved { piece: id.clone(), from: p.at, to });
     Ok(())

@@ -538,7 +538,24 @@ fn the_active_leader_moves_after_commanding_and_his_unit_is_done() {
     let c = new().adams_active().decided(commanded("trained-a")).decided(moved("adams", [5, 5]));
     c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "fires"}))
         .then_refused_saying(Refused::ActionsOver, "trained-a's actions are over: adams has acted himself");
-    assert!(c.when(moved("adams", [9, 9])).result().is_ok(), "he may move again: actions of his own are not counted");
+    c.when(moved("adams", [9, 9])).then(vec![Fact::Moved {
+        piece: "adams".into(),
+        from: Point { x: 5, y: 5 },
+        to: Point { x: 9, y: 9 },
+    }]);
+}
+
+/// A move after the leader's own action records where it takes him: the
+/// records of version 1 describe the action (`leader-action`), then place
+/// him (`move`).
+#[test]
+fn a_move_after_the_leaders_action_places_him() {
+    let c = new().adams_active().decided(json!({"type": "leader-action", "action": "moves to the wall"}));
+    c.when(moved("adams", [5, 5])).then(vec![Fact::Moved {
+        piece: "adams".into(),
+        from: Point { x: 0, y: 0 },
+        to: Point { x: 5, y: 5 },
+    }]);
 }
 
 /// "A broken leader may not perform any action of his own": a broken,
