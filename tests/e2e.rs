@@ -541,7 +541,9 @@ fn rules_point_to_the_projects_table_of_open_points_and_it_lists_every_one() {
         }
     }
     let versions = [
+        ("leader-activation", "leader-activation@2"),
         ("leader-activation", "leader-activation@1"),
+        ("phoenix-command", "phoenix-command@2"),
         ("phoenix-command", "phoenix-command@1"),
         ("combat-hq", "combat-hq@base"),
         ("combat-hq", "combat-hq@multi-bg"),
@@ -709,6 +711,43 @@ fn every_leader_activation_option_parts_on_its_dispute_fixture() {
         let expected = if name.starts_with("natural") { 1 } else { 0 };
         assert_eq!(same.status.code(), Some(expected), "{name}: {}", stdout(&same));
     }
+}
+
+/// LN4: a record of leader-activation@1, which read every move as the
+/// referee's, parts from @2 where the leader being activated moves, and the
+/// command he gives after it is refused.
+#[test]
+fn leader_activation_versions_part_where_the_active_leader_moves() {
+    let s = Store::new();
+    s.ok(&["run", fixture("leader-activation/disputes/leader-moves-himself.json").to_str().unwrap()]);
+    let out = s.run(&["diff", "leader-moves-himself", "--b", "leader-activation@2", "--all"]);
+    failed_with(&out, 1, "seq 5 · decision 3 · turn 1: move piece=lt-adams");
+    failed_with(&out, 1, "B  REFUSED: lt-adams has acted himself");
+    failed_with(&out, 1, "B  REFUSED: lt-vogel is broken and may not move as an action of his own");
+    let same = s.run(&["diff", "leader-moves-himself", "--b", "leader-activation@1"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+}
+
+/// A record made by an earlier rollcall, under leader-activation@1, still
+/// verifies: the version a record names keeps its reading.
+#[test]
+fn a_record_of_version_1_made_before_version_2_still_verifies() {
+    let s = Store::new();
+    let record = root().join("store/testdata/compressed-2026-12-02/casualties.jsonl");
+    let out = s.ok(&["verify", record.to_str().unwrap()]);
+    assert!(out.contains("leader-activation@1"), "{out}");
+}
+
+/// Phoenix Command version 1 against version 2 on the two sentences it
+/// settles without an option (N19, N27).
+#[test]
+fn phoenix_command_versions_part_on_organisation_checks_and_the_superior_officer() {
+    let s = Store::new();
+    s.ok(&["run", fixture("phoenix-command/disputes/version-1.json").to_str().unwrap()]);
+    let out = s.run(&["diff", "version-1", "--b", "phoenix-command@2", "--all"]);
+    failed_with(&out, 1, "seq 14 · decision 5 · turn 1: consolidate organisation=1-sqd");
+    failed_with(&out, 1, "Command check for j-1 (1a spends another CP in j's line of sight)");
+    failed_with(&out, 1, "B  REFUSED: 2-sqd's leader sgt2 has 1 CP");
 }
 
 #[test]
@@ -1006,6 +1045,8 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
         ("disputes/hero-morale", "+hero-without-unit-morale", "seq 1 · decision 1", "B  "),
         ("disputes/melee-escape", "+melee-escape-without-moving", "seq 14 · decision 6", "REFUSED"),
         ("disputes/restored-unit", "+restored-unit-stays-bold-for-the-turn", "seq 18 · decision 6", "B  "),
+        ("disputes/interrupt-recount", "+interrupt-recount-counts-every-change", "seq 18 · decision 7", "alex seizes"),
+        ("disputes/take-cover", "+take-cover-away-from-interrupters-only=off", "seq 38 · decision 8", "REFUSED"),
     ];
     let game = |path: &str| path.rsplit('/').next().unwrap().to_string();
     for path in cases.iter().map(|c| c.0).chain(["five-turns"]) {

@@ -14,8 +14,15 @@ use rollcall_core::sim::stats::{self, GameSummary};
 use rollcall_core::sim::{self, Limits, Simulator};
 use support::base_seed;
 
-const VERSIONS: [&str; 5] =
-    ["leader-activation@1", "phoenix-command@1", "combat-hq@base", "combat-hq@multi-bg", "formation-activation@1"];
+const VERSIONS: [&str; 7] = [
+    "leader-activation@2",
+    "leader-activation@1",
+    "phoenix-command@2",
+    "phoenix-command@1",
+    "combat-hq@base",
+    "combat-hq@multi-bg",
+    "formation-activation@1",
+];
 
 /// A follower — a player who cannot draw the dice, as against a dice
 /// server — plays a whole game from its candidates alone: the game decides

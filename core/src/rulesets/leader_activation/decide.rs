@@ -5,6 +5,7 @@
 //! goes, so a later fact (who activates next) sees the earlier ones.
 
 use crate::dice::Dice;
+use crate::geometry::Point;
 use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
@@ -56,10 +57,7 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
             }
             facts.push(Fact::FreedFromCloseCombat { leader: leader.clone() });
         }
-        Decision::Move { piece, to } => {
-            let p = find(state, piece)?;
-            facts.push(Fact::Moved { piece: piece.clone(), from: p.at, to: *to });
-        }
+        Decision::Move { piece, to, displaced } => move_piece(state, piece, *to, *displaced, &mut facts)?,
         Decision::Remove { piece, reason } => remove(state, piece, reason, &mut facts)?,
     }
     Ok(facts.into_facts())
@@ -587,6 +585,37 @@ fn skip(state: &State, side: &Name, facts: &mut Facts) -> Result<(), Violation> 
         refuse!(Refused::NothingToPassTo, "{opponent} has no leader left to activate: {side} cannot pass to them");
     }
     facts.push(Fact::Skipped { side: side.clone(), skips_left: left - 1, next: Some(opponent) });
+    Ok(())
+}
+
+/// A move: the active leader's own, or the referee's (LN4).
+///
+/// "Note that after the leader has performed any action of his own (such as
+/// moving or shooting) he may not command other units any more." — "A broken
+/// leader may not perform any action of his own". A move of the leader being
+/// activated is such an action, unless it says the referee displaces him
+/// (`displaced`: a casualty's displacement, a retreat the table imposes);
+/// every other move is the referee's, outside anyone's activation. Once he
+/// has acted (a `leader-action` saying "moves to the wall", say), a move
+/// records where his actions take him: he has acted already.
+/// `leader-activation@1` reads every move as the referee's.
+fn move_piece(state: &State, id: &Name, to: Point, displaced: bool, facts: &mut Facts) -> Result<(), Violation> {
+    let p = find(state, id)?;
+    let active = active_leader(state) == Some(&**id);
+    if displaced && !active {
+        refuse!(
+            Refused::DisplacedOnlyTheActiveLeader,
+            "{id} is not the leader being activated: only his move may say `displaced`; every other move is the referee's already"
+        );
+    }
+    if active && !displaced && state.config.leader_move_is_own_action {
+        let a = activation(state)?;
+        refuse_if_broken(state, a, "move as an action of his own (a referee's displacement says `displaced`)")?;
+        if !a.leader_acted {
+            facts.push(Fact::LeaderActed { leader: id.clone(), action: Name::from("moves") });
+        }
+    }
+    facts.push(Fact::Moved { piece: id.clone(), from: p.at, to });
     Ok(())
 }
 

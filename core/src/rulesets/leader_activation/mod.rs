@@ -122,6 +122,13 @@ pub struct Config {
     pub self_rally_target: i64,
     pub max_commanded_units: usize,
     pub max_rallied_units: usize,
+    /// LN4: a move of the leader being activated is an action of his own
+    /// unless it says it displaces him. `leader-activation@1` reads every
+    /// move as the referee's, as its records were played. Left out of the
+    /// serialised state when off, so that version 1's states (and their
+    /// digests) are what they were.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub leader_move_is_own_action: bool,
 }
 
 impl Config {
@@ -145,6 +152,7 @@ impl Config {
             self_rally_target: r.int("self-rally-target"),
             max_commanded_units: usize::try_from(non_negative("max-commanded-units")?).unwrap_or(usize::MAX),
             max_rallied_units: usize::try_from(non_negative("max-rallied-units")?).unwrap_or(usize::MAX),
+            leader_move_is_own_action: r.version != FIRST_VERSION,
         })
     }
 
@@ -243,8 +251,16 @@ crate::untagged::tagged_enum! {
         LockInCloseCombat { leader: Name },
         /// Referee: a leader is freed from close combat.
         FreeFromCloseCombat { leader: Name },
-        /// Referee: a unit or leader moves (a position in millimetres).
-        Move { piece: Name, to: Point },
+        /// A unit or leader moves (a position in millimetres). A move of the
+        /// leader being activated is his own action, his side's decision,
+        /// unless `displaced` says the referee displaces him (LN4); every
+        /// other move is the referee's.
+        Move {
+            piece: Name,
+            to: Point,
+            #[serde(default, skip_serializing_if = "is_false")]
+            displaced: bool,
+        },
         /// Referee: a unit or leader is removed from play (killed, destroyed,
         /// captured), for the reason given (LN3).
         Remove { piece: Name, reason: Name },
@@ -354,15 +370,30 @@ crate::untagged::tagged_enum! {
     }
 }
 
-const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of its open points L1-L10 and LN1-LN3 (docs/book/src/reference/open-points.md#leader-activation).";
+const VERSION_SUMMARY: &str = "The Command Phase as written, with the defaults of its open points L1-L10 and LN1-LN4 (docs/book/src/reference/open-points.md#leader-activation).";
 
-/// `leader-activation@1`: every option and constant.
+const FIRST_SUMMARY: &str = "The first reading, kept so that its records verify: every move is the referee's, so a leader who has moved may still command, and a broken leader may be moved (docs/book/src/reference/open-points.md#leader-activation, LN4).";
+
+/// The version every record made before LN4 names.
+const FIRST_VERSION: &str = "leader-activation@1";
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `leader-activation@2` (the default) and `leader-activation@1`, with the
+/// same options and constants: they part only on what a move of the leader
+/// being activated is (LN4).
 pub fn versions() -> Vec<VersionSpec> {
-    vec![VersionSpec {
-        ruleset: "leader-activation",
-        version: "1",
-        summary: VERSION_SUMMARY,
-        settings: vec![
+    vec![
+        VersionSpec { ruleset: "leader-activation", version: "2", summary: VERSION_SUMMARY, settings: settings() },
+        VersionSpec { ruleset: "leader-activation", version: "1", summary: FIRST_SUMMARY, settings: settings() },
+    ]
+}
+
+/// Every option and constant, each with the sentence it settles.
+fn settings() -> Vec<Setting> {
+    vec![
             Setting::option(
                 "skill-as-roll-modifier",
                 "L1",
@@ -454,8 +485,7 @@ pub fn versions() -> Vec<VersionSpec> {
                 "How many broken units one rally test may name.",
             )
             .range(0, 100),
-        ],
-    }]
+    ]
 }
 
 impl Ruleset for LeaderActivation {

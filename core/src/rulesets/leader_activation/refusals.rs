@@ -46,6 +46,8 @@ crate::refusal_kinds! {
         RallyUnbroken = "rally-unbroken",
         /// "You get as many skips as you have leaders less."
         NoSkipLeft = "no-skip-left",
+        /// LN4: a move of the leader being activated is "any action of his own (such as moving or shooting)" unless `displaced` says it is the referee's; any other move is the referee's, so only the active leader's move says `displaced`.
+        DisplacedOnlyTheActiveLeader = "displaced-only-the-active-leader",
         /// "Skipping means that instead of activating a command team you pass on to your opponent": the opponent must have a leader left to activate.
         NothingToPassTo = "nothing-to-pass-to",
     }

@@ -4,9 +4,11 @@
 //! command any three friendly units": everything done in an activation is
 //! the activating leader's side's decision. Choosing the next leader is the
 //! side whose slot it is ("let him activate two leaders or even more in
-//! sequence"), and a skip is the skipping side's. Who begins a turn, breaking,
-//! close combat, movement and removing the dead (LN3) are inputs the text
-//! leaves to the table (L10): referee decisions.
+//! sequence"), and a skip is the skipping side's. So is the active leader's
+//! own move ("any action of his own (such as moving or shooting)", LN4). Who
+//! begins a turn, breaking, close combat, any other movement and removing
+//! the dead (LN3) are inputs the text leaves to the table (L10): referee
+//! decisions.
 
 use super::{Decision, State};
 use crate::ruleset::Actor;
@@ -52,7 +54,16 @@ pub(super) fn author(state: &State, decision: &Decision) -> Actor {
         | Decision::Break { .. }
         | Decision::LockInCloseCombat { .. }
         | Decision::FreeFromCloseCombat { .. }
-        | Decision::Move { .. }
         | Decision::Remove { .. } => Actor::Referee,
+        Decision::Move { piece, displaced, .. } => {
+            let own = state.config.leader_move_is_own_action
+                && !displaced
+                && state.turn.as_ref().and_then(|t| t.activation.as_ref()).is_some_and(|a| a.leader == *piece);
+            if own {
+                activating()
+            } else {
+                Actor::Referee
+            }
+        }
     }
 }

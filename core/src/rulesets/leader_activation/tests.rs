@@ -148,8 +148,8 @@ fn a_unit_activated_twice_is_refused() {
         .decided(json!({"type": "end-activation"}))
         .decided(json!({"type": "activate", "leader": "vogel"}))
         .decided(json!({"type": "end-activation"}))
-        .decided(json!({"type": "activate", "leader": "baker"}))
-        .decided(json!({"type": "move", "piece": "baker", "to": [10, 0]}));
+        .decided(json!({"type": "move", "piece": "baker", "to": [10, 0]}))
+        .decided(json!({"type": "activate", "leader": "baker"}));
     c.when(commanded("trained-a"))
         .then_refused_saying(Refused::ActivatedOnce, "trained-a has already been activated this turn");
 }
@@ -501,6 +501,150 @@ fn nothing_happens_outside_an_activation() {
         .then_refused_saying(Shared::NothingActive, "no leader is being activated");
 }
 
+// ---- A move of the leader's own (LN4) ----
+
+/// The table under `leader-activation@1`, whose every move is the referee's.
+fn first_version() -> Check {
+    let spec = versions().into_iter().find(|v| v.version == "1").unwrap();
+    given(LeaderActivation::initial(serde_json::from_value(scenario()).unwrap(), &spec.defaults()).unwrap())
+}
+
+fn moved(piece: &str, to: [i64; 2]) -> serde_json::Value {
+    json!({"type": "move", "piece": piece, "to": to})
+}
+
+/// "Note that after the leader has performed any action of his own (such as
+/// moving or shooting) he may not command other units any more." A move of
+/// the leader being activated was read as the referee's, and he went on
+/// commanding.
+#[test]
+fn a_move_of_the_active_leader_is_an_action_of_his_own() {
+    let c = new().adams_active();
+    c.when(moved("adams", [5, 5])).then(vec![
+        Fact::LeaderActed { leader: "adams".into(), action: "moves".into() },
+        Fact::Moved { piece: "adams".into(), from: Point { x: 0, y: 0 }, to: Point { x: 5, y: 5 } },
+    ]);
+    c.clone().decided(moved("adams", [5, 5])).when(commanded("trained-a")).then_refused_saying(
+        Refused::LeaderHasActed,
+        "adams has acted himself: \"after the leader has performed any action of his own (such as moving or shooting)",
+    );
+}
+
+/// "Commanding other units does not affect a leader's capability to perform
+/// any kind of action afterwards": he moves after commanding, and the unit
+/// he commanded last has done.
+#[test]
+fn the_active_leader_moves_after_commanding_and_his_unit_is_done() {
+    let c = new().adams_active().decided(commanded("trained-a")).decided(moved("adams", [5, 5]));
+    c.when(json!({"type": "unit-action", "unit": "trained-a", "action": "fires"}))
+        .then_refused_saying(Refused::ActionsOver, "trained-a's actions are over: adams has acted himself");
+    c.when(moved("adams", [9, 9])).then(vec![Fact::Moved {
+        piece: "adams".into(),
+        from: Point { x: 5, y: 5 },
+        to: Point { x: 9, y: 9 },
+    }]);
+}
+
+/// A move after the leader's own action records where it takes him: the
+/// records of version 1 describe the action (`leader-action`), then place
+/// him (`move`).
+#[test]
+fn a_move_after_the_leaders_action_places_him() {
+    let c = new().adams_active().decided(json!({"type": "leader-action", "action": "moves to the wall"}));
+    c.when(moved("adams", [5, 5])).then(vec![Fact::Moved {
+        piece: "adams".into(),
+        from: Point { x: 0, y: 0 },
+        to: Point { x: 5, y: 5 },
+    }]);
+}
+
+/// "A broken leader may not perform any action of his own": a broken,
+/// activated leader was moved as if by the referee.
+#[test]
+fn a_broken_leader_may_not_move_as_an_action_of_his_own() {
+    broken_adams().when(moved("adams", [5, 5])).then_refused_saying(
+        Refused::BrokenLeader,
+        "adams is broken and may not move as an action of his own (a referee's displacement says `displaced`)",
+    );
+}
+
+/// The referee may still displace the leader being activated (a casualty
+/// displaced, a retreat the table imposes): that is no action of his own.
+#[test]
+fn a_displaced_leader_has_not_acted() {
+    let displaced = json!({"type": "move", "piece": "adams", "to": [5, 5], "displaced": true});
+    let c = new().adams_active();
+    c.when(displaced.clone()).then(vec![Fact::Moved {
+        piece: "adams".into(),
+        from: Point { x: 0, y: 0 },
+        to: Point { x: 5, y: 5 },
+    }]);
+    assert!(c.clone().decided(displaced.clone()).when(commanded("trained-a")).result().is_ok());
+    assert!(broken_adams().when(displaced).result().is_ok(), "a broken leader may be displaced");
+}
+
+/// Moves outside the active leader's activation are the referee's, and say so
+/// without `displaced`: a second way to write the same move is refused.
+#[test]
+fn only_the_active_leaders_move_says_displaced() {
+    let c = new().adams_active();
+    for piece in ["trained-a", "baker"] {
+        c.when(json!({"type": "move", "piece": piece, "to": [5, 5], "displaced": true})).then_refused_saying(
+            Refused::DisplacedOnlyTheActiveLeader,
+            &format!("{piece} is not the leader being activated"),
+        );
+    }
+    c.when(moved("baker", [5, 5])).then(vec![Fact::Moved {
+        piece: "baker".into(),
+        from: Point { x: 1000, y: 0 },
+        to: Point { x: 5, y: 5 },
+    }]);
+}
+
+/// The leader's own move is his side's decision; a displacement, like every
+/// other move, the referee's (either side may make it; the record says which).
+#[test]
+fn the_leaders_own_move_is_his_sides_decision() {
+    let c = new().adams_active();
+    let author = |d: serde_json::Value| LeaderActivation::author(c.state(), &serde_json::from_value(d).unwrap());
+    assert_eq!(author(moved("adams", [5, 5])), crate::ruleset::Actor::side("allies"));
+    assert_eq!(
+        author(json!({"type": "move", "piece": "adams", "to": [5, 5], "displaced": true})),
+        crate::ruleset::Actor::Referee
+    );
+    assert_eq!(author(moved("trained-a", [5, 5])), crate::ruleset::Actor::Referee);
+}
+
+/// `leader-activation@1`, which every record made before LN4 names, keeps
+/// reading every move as the referee's, so those records verify as played.
+#[test]
+fn version_1_reads_every_move_as_the_referees() {
+    let c = first_version().adams_active();
+    c.when(moved("adams", [5, 5])).then(vec![Fact::Moved {
+        piece: "adams".into(),
+        from: Point { x: 0, y: 0 },
+        to: Point { x: 5, y: 5 },
+    }]);
+    assert!(c.clone().decided(moved("adams", [5, 5])).when(commanded("trained-a")).result().is_ok());
+    let broken = broken(first_version(), &["adams"]).adams_active();
+    assert!(broken.when(moved("adams", [5, 5])).result().is_ok());
+    let author = LeaderActivation::author(c.state(), &serde_json::from_value(moved("adams", [5, 5])).unwrap());
+    assert_eq!(author, crate::ruleset::Actor::Referee);
+}
+
+/// Versions 1 and 2 have the same settings, the default is 2, and a move
+/// without `displaced` is written without it (records made before it read
+/// back byte for byte).
+#[test]
+fn version_2_is_the_default_with_version_1s_settings() {
+    let [v2, v1] = <[VersionSpec; 2]>::try_from(versions()).ok().unwrap();
+    assert_eq!((v2.id().as_str(), v1.id().as_str()), ("leader-activation@2", "leader-activation@1"));
+    let names = |v: &VersionSpec| v.settings.iter().map(|s| (s.name, s.default)).collect::<Vec<_>>();
+    assert_eq!(names(&v2), names(&v1));
+    let d: Decision = serde_json::from_value(moved("adams", [5, 5])).unwrap();
+    assert_eq!(serde_json::to_value(&d).unwrap(), moved("adams", [5, 5]));
+}
+
 // ---- Rallying ----
 
 fn broken(c: Check, units: &[&str]) -> Check {
@@ -606,8 +750,8 @@ fn a_rallied_unit_may_be_commanded_later_in_the_turn_by_default() {
         .decided_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
         .decided(json!({"type": "activate", "leader": "vogel"}))
         .decided(json!({"type": "end-activation"}))
-        .decided(json!({"type": "activate", "leader": "baker"}))
-        .decided(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
+        .decided(json!({"type": "move", "piece": "baker", "to": [0, 0]}))
+        .decided(json!({"type": "activate", "leader": "baker"}));
     assert!(c.when(commanded("trained-a")).result().is_ok());
 }
 
@@ -618,8 +762,8 @@ fn option_rallied_units_stay_idle() {
         .decided_rolling(json!({"type": "rally", "units": ["trained-a"]}), &[("rally", &[6])])
         .decided(json!({"type": "activate", "leader": "vogel"}))
         .decided(json!({"type": "end-activation"}))
-        .decided(json!({"type": "activate", "leader": "baker"}))
-        .decided(json!({"type": "move", "piece": "baker", "to": [0, 0]}));
+        .decided(json!({"type": "move", "piece": "baker", "to": [0, 0]}))
+        .decided(json!({"type": "activate", "leader": "baker"}));
     c.when(commanded("trained-a"))
         .then_refused_saying(Refused::ActivatedOnce, "trained-a has already been activated this turn");
 }

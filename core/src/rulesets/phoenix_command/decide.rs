@@ -49,11 +49,11 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::ForcedRally { figure, in_sight } => morale::forced_rally(state, figure, in_sight, dice, &mut facts)?,
         Decision::Rout { unit, moves, reached_cover } => morale::rout(state, unit, moves, *reached_cover, &mut facts)?,
         Decision::Consolidate { organisation, sub_units } => {
-            organisation::consolidate(state, organisation, sub_units.as_deref(), &mut facts)?
+            organisation::consolidate(state, organisation, sub_units.as_deref(), dice, &mut facts)?
         }
-        Decision::Detach { units } => organisation::detach(state, units, &mut facts)?,
+        Decision::Detach { units } => organisation::detach(state, units, dice, &mut facts)?,
         Decision::Reorganise { organisation, replaces, into } => {
-            organisation::reorganise(state, organisation, replaces, into, &mut facts)?
+            organisation::reorganise(state, organisation, replaces, into, dice, &mut facts)?
         }
         Decision::CommandCheck { unit, figures, reason } => {
             command::command_check(state, unit, figures.as_deref(), reason, dice, &mut facts)?

@@ -548,13 +548,15 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
                 nervous: Vec::new(),
                 fired: false,
                 target_shaken_before: false,
+                counts_before: None,
             });
         }
         Fact::AmbushBlown { by, nervous, .. } => ambush(state, by).nervous = nervous.clone(),
-        Fact::InterruptFired { by, held_cp_spent, target_shaken_before, .. } => {
+        Fact::InterruptFired { by, held_cp_spent, target_shaken_before, counts_before, .. } => {
             let a = ambush(state, by);
             a.fired = true;
             a.target_shaken_before = *target_shaken_before;
+            a.counts_before = counts_before.clone();
             if *held_cp_spent {
                 unit(state, by).held_interrupt_cp = 0;
             }
@@ -575,6 +577,7 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
             }
         }
         Fact::AmbushLapsed { by, .. } => turn(state).ambushes.retain(|a| &a.by != by),
+        Fact::AmbushFollowed { by, to, .. } => ambush(state, by).target = to.clone(),
         Fact::TookCover { in_cover, prone, .. } => {
             for f in in_cover {
                 figure_mut(state, f).posture = Posture::InCover;

@@ -15,7 +15,7 @@ use super::command::{check_figure, refuse_while_taking_command};
 use super::decide::{self, active_unit_between_steps, list, members, Facts};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
 use super::turn::end_activation;
-use super::{Action, Ambush, Fact, FireMode, InterruptFire, Phase, Refused, Spend, State, UnitMorale};
+use super::{Action, Ambush, Fact, Figure, FireMode, InterruptFire, Phase, Refused, Spend, State, UnitMorale};
 use crate::rulesets::begun;
 
 /// The active unit sets an interrupt.
@@ -207,8 +207,19 @@ pub(super) fn interrupt(
         mode,
         target_shaken_before: target_unit.morale != UnitMorale::Steady,
         no_line_of_sight: no_line_of_sight.to_vec(),
+        counts_before: counts_before_the_fire(state),
     });
     fire_interrupt_orders(facts, orders, dice)
+}
+
+/// Active combatants per side as the ambushers open fire, when only what
+/// the interrupt's fire changes may change initiative (N58): not under
+/// `interrupt-recount-counts-every-change` or version 1, nor under
+/// `initiative-recount-on-any-change` (N40), which keeps the count current.
+fn counts_before_the_fire(state: &State) -> Option<BTreeMap<String, u32>> {
+    let config = &state.config;
+    let counted = config.recount_only_the_interrupts_change && !config.initiative_recount_on_any_change;
+    counted.then(|| super::turn::active_combatants(state))
 }
 
 /// The ambushers' orders, checked before any die is rolled: the figures who
@@ -402,16 +413,17 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
                 0,
             ),
         };
-        resolved.push(Fact::InterruptResolved {
+        let resolution = Fact::InterruptResolved {
             by: a.by.clone(),
             target: a.target.clone(),
             success,
             reason,
             cp_lost,
             target_active: success && active.as_deref() == Some(a.target.as_str()),
-        });
+        };
+        resolved.push((resolution, a.counts_before.clone()));
     }
-    for f in resolved {
+    for (f, counts_before) in resolved {
         let ends = match &f {
             // The active target is gone, or lost its leader and carries on
             // without one: its activation ends.
@@ -425,8 +437,8 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
             _ => false,
         };
         facts.push(f);
-        // "or an interrupt causes a change in initiative" (N40).
-        super::turn::recount_initiative(facts);
+        // "or an interrupt causes a change in initiative" (N40, N58).
+        super::turn::recount_after_interrupt(facts, counts_before.as_ref());
         if ends {
             end_activation(facts);
         }
@@ -490,14 +502,20 @@ pub(super) fn lapse_orphaned_ambushes(facts: &mut Facts) {
 /// limit, then the figures go prone. The unit should be checked for any
 /// Stragglers after they have taken cover". Where cover is, is the
 /// referee's: a figure named moves to cover, the others go prone. None may
-/// come closer to any figure of the unit that interrupted it.
+/// come closer to any enemy figure in play — "an enemy", whichever unit it
+/// is in (N23); under `take-cover-away-from-interrupters-only`, and in
+/// version 1, only to any figure of the unit that interrupted it.
 pub(super) fn take_cover(state: &State, moves: &BTreeMap<String, Point>, facts: &mut Facts) -> Result<(), Violation> {
     let a = decide::activation(state)?;
     let Some(by) = &a.interrupted_by else {
         refuse!(Refused::NotInterrupted, "{} has not been successfully interrupted: \"A unit which has been successfully interrupted must cease performing actions and end their turn. As an option, they can “Take Cover”\"", a.unit);
     };
     let limit = state.config.take_cover_tenths;
-    let enemies = members(state, by);
+    let enemies: Vec<&Figure> = if state.config.take_cover_away_from_every_enemy {
+        state.figures_in_order().filter(|f| f.in_play() && f.side != a.side).collect()
+    } else {
+        members(state, by)
+    };
     for (id, to) in moves {
         let f = decide::figure(state, id)?;
         if f.unit != a.unit || !f.in_play() {
@@ -512,8 +530,9 @@ pub(super) fn take_cover(state: &State, moves: &BTreeMap<String, Point>, facts: 
         if let Some(e) = enemies.iter().find(|e| !closer_ok(f.at, *to, e.at)) {
             refuse!(
                 Refused::TowardsEnemy,
-                "{id} would move towards {} of {by}: \"they cannot advance towards an enemy to do so\"",
-                e.id
+                "{id} would move towards {} of {}: \"they cannot advance towards an enemy to do so\"",
+                e.id,
+                e.unit
             );
         }
     }

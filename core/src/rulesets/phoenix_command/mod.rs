@@ -357,6 +357,10 @@ pub struct Ambush {
     pub fired: bool,
     /// The target was Shaken before the ambushers fired.
     pub target_shaken_before: bool,
+    /// Active combatants per side as the ambushers fired, when only what
+    /// the interrupt's fire changed may change initiative (N58).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_before: Option<BTreeMap<String, u32>>,
 }
 
 /// The turn in progress.
@@ -848,6 +852,11 @@ crate::untagged::tagged_enum! {
             counts: BTreeMap<String, u32>,
             previous: String,
             holder: String,
+            /// After an interrupt (N58): the active combatants as it opened
+            /// fire. Initiative changed hands only if the other side did not
+            /// have more then: it is the interrupt that causes the change.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            before: Option<BTreeMap<String, u32>>,
         },
         OperationsBegan {
             turn: u32,
@@ -1008,6 +1017,12 @@ crate::untagged::tagged_enum! {
             /// target: their part of the action is to hold (N54).
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             no_line_of_sight: Vec<String>,
+            /// Active combatants per side as the ambushers open fire, when
+            /// only what the interrupt's fire changes may change initiative
+            /// (N58; absent under version 1 and the options that keep its
+            /// reading).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            counts_before: Option<BTreeMap<String, u32>>,
         },
         InterruptResolved {
             by: String,
@@ -1050,6 +1065,14 @@ crate::untagged::tagged_enum! {
         AmbushLapsed {
             by: String,
             target: String,
+        },
+        /// An ambush blown by the checks of a consolidation's CP follows its
+        /// target into the unit it has joined: the nervous figures' fire is
+        /// still to come (N21).
+        AmbushFollowed {
+            by: String,
+            from: String,
+            to: String,
         },
         TookCover {
             unit: String,

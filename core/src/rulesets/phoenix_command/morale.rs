@@ -195,6 +195,10 @@ fn shaken_figures(state: &State, unit: &str) -> Vec<String> {
 /// officer can attempt to rendezvous with the unit as it routs and may use
 /// his CP to rally and steady the unit and its members." Joined: within his
 /// command distance of the unit's leader (or of every figure, leaderless).
+/// The first sentence holds only while "the leader has no CP" (N27): the
+/// unit's accumulated CP (those held for an interrupt are already spent on
+/// it); the second, for a unit that routs, has no such condition, and covers
+/// its steadying and the rally of its members (version 1 asked neither).
 fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> Result<&'a Unit, Violation> {
     let Some(id) = unit.filter(|id| *id != payer.id) else {
         return Ok(payer);
@@ -229,7 +233,22 @@ fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> R
             inches(range)
         );
     }
+    if state.config.superior_only_when_the_leader_has_no_cp && target.cp > 0 && !routing(target) {
+        refuse!(
+            Refused::LeaderHasCp, "{id}'s leader {} has {} CP: \"If the leader has no CP, the leader's superior officer can move to join the unit and expend his own CP to rally the unit\" — its leader rallies it",
+            target.leader.as_deref().unwrap_or("?"),
+            target.cp
+        );
+    }
     Ok(target)
+}
+
+/// A unit that routs, for its commanding officer: Broken, or steadied this
+/// turn from its rout into cover ("A commanding officer can attempt to
+/// rendezvous with the unit as it routs and may use his CP to rally and
+/// steady the unit and its members").
+fn routing(u: &Unit) -> bool {
+    u.morale == UnitMorale::Broken || (u.in_cover && u.restored)
 }
 
 /// Spends the morale order's CP from the active unit, with the checks of

@@ -126,8 +126,20 @@ fn turn_text(fact: &Fact) -> Option<String> {
             };
             format!("Turn {turn} initiative: active combatants {}; {how}.", counts_text(counts))
         }
-        Fact::InitiativeRecounted { counts, previous, holder } => {
-            if holder == previous {
+        Fact::InitiativeRecounted { counts, previous, holder, before } => {
+            // When the other side has more and yet the holder keeps the
+            // initiative, it had more already as the interrupt opened fire
+            // (N58): say so.
+            let ahead = |c: &std::collections::BTreeMap<String, u32>| {
+                c.iter().any(|(side, n)| side != previous && Some(n) > c.get(previous))
+            };
+            if let Some(b) = before.as_ref().filter(|b| holder == previous && ahead(counts) && ahead(b)) {
+                format!(
+                    "Initiative recounted: active combatants {} ({} as the interrupt opened fire); {holder} keeps the initiative: the interrupt did not cause the change.",
+                    counts_text(counts),
+                    counts_text(b)
+                )
+            } else if holder == previous {
                 format!(
                     "Initiative recounted: active combatants {}; {holder} keeps the initiative.",
                     counts_text(counts)
@@ -494,6 +506,9 @@ fn interrupt_text(fact: &Fact) -> Option<String> {
         }
         Fact::AmbushLapsed { by, target } => {
             format!("{by} no longer lies in wait for {target}.")
+        }
+        Fact::AmbushFollowed { by, from, to } => {
+            format!("{from} is now part of {to}: {by}'s blown ambush fires on {to}.")
         }
         Fact::TookCover { unit, in_cover, prone } => {
             let mut parts = Vec::new();

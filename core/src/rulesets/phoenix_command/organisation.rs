@@ -4,10 +4,13 @@
 //! Each is an order the active unit's leader pays for in CP. It does not by
 //! itself begin the unit's expenditure: "the Squad leader would have his
 //! original CP less 2 for the consolidation leaving (4-2 =) 2 CP", so the
-//! unit may then spend what is left, accumulate, or pass.
+//! unit may then spend what is left, accumulate, or pass. Its CP are spent
+//! as any others in an ambusher's line of sight: each calls for the
+//! ambushers' command checks (N19).
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::dice::Dice;
 use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
@@ -17,6 +20,7 @@ use super::command::refuse_while_taking_command;
 use super::decide::{
     self, active_unit_between_steps, children, is_within, list, members, members_of_organisation, Facts,
 };
+use super::interrupts::premature_checks;
 use super::morale::refuse_before_composure;
 use super::{
     DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, Refused, State, Unit,
@@ -51,6 +55,43 @@ fn refuse_beyond_command_distance(leader: &Figure, figures: &[&Figure], quote: &
     Ok(())
 }
 
+/// The ambushers' checks for the CP an order spends, one round for each CP,
+/// before the order takes effect.
+///
+/// "Each CP the target spends after entering the ambusher's LOS requires a
+/// Command Check to be done for each figure under the ambush team leader's
+/// control. … A failed roll means that the figures that failed perform
+/// ragged fire on the target before the target begins its action." An
+/// organisation order spends CP like any other order (N19): the order takes
+/// effect in the same decision, and a blown ambush fires straight after.
+/// Version 1 made no checks for it.
+fn checks_for_each_cp(facts: &mut Facts, unit: &str, cost: u32, dice: &mut Dice) -> Result<(), Violation> {
+    if !facts.state().config.organisation_orders_checked {
+        return Ok(());
+    }
+    for _ in 0..cost {
+        premature_checks(facts, unit, dice)?;
+    }
+    Ok(())
+}
+
+/// An ambush its checks blew follows the consolidated unit's figures into
+/// the unit they now act with, whose id is the organisation's: its nervous
+/// figures' fire is still to come ("before the target begins its action").
+/// An ambush still watching lapses with the unit it watched (N21).
+fn follow_blown_ambushes(facts: &mut Facts, units: &BTreeSet<String>, org: &str) {
+    let Some(t) = &facts.state().turn else { return };
+    let blown: Vec<(String, String)> = t
+        .ambushes
+        .iter()
+        .filter(|a| !a.fired && !a.nervous.is_empty() && a.target != org && units.contains(&a.target))
+        .map(|a| (a.by.clone(), a.target.clone()))
+        .collect();
+    for (by, from) in blown {
+        facts.push(Fact::AmbushFollowed { by, from, to: org.to_string() });
+    }
+}
+
 fn refuse_short_of_cp(u: &Unit, cost: u32, what: &str) -> Result<(), Violation> {
     if u.cp < cost {
         refuse!(Refused::NoCp, "{what} costs {cost} CP and {} has {}", u.id, u.cp);
@@ -80,6 +121,7 @@ pub(super) fn consolidate(
     state: &State,
     org: &str,
     named: Option<&[String]>,
+    dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "consolidate")?;
@@ -117,6 +159,8 @@ pub(super) fn consolidate(
     let contact: BTreeSet<String> =
         units.iter().flat_map(|x| state.units[x.as_str()].contact.iter().cloned()).collect();
     let ragged_interrupt_used = units.iter().any(|x| state.units[x.as_str()].ragged_interrupt_used);
+    checks_for_each_cp(facts, &u.id, cost, dice)?;
+    let merged = units.clone();
     facts.push(Fact::Consolidated {
         organisation: org.to_string(),
         kind: o.kind.clone(),
@@ -132,6 +176,7 @@ pub(super) fn consolidate(
         contact,
         ragged_interrupt_used,
     });
+    follow_blown_ambushes(facts, &merged, org);
     Ok(())
 }
 
@@ -219,7 +264,7 @@ fn consolidated_units(
 /// officially, only one unit was detached". The sub-unit holding the leader
 /// stays: it is what is left of the unit. A detached unit was part of the
 /// unit activated this turn, so it counts as activated.
-pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Result<(), Violation> {
+pub(super) fn detach(state: &State, subs: &[String], dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "detach units")?;
     refuse_while_taking_command(u, "detach units")?;
     refuse_before_composure(state, a, u, "detach units")?;
@@ -273,6 +318,7 @@ pub(super) fn detach(state: &State, subs: &[String], facts: &mut Facts) -> Resul
     }
     let cost = state.config.detachment_cp_per_unit.saturating_mul(u32::try_from(detached.len()).unwrap_or(u32::MAX));
     refuse_short_of_cp(u, cost, &format!("detaching {} (\"1 CP per unit detached\")", list(subs)))?;
+    checks_for_each_cp(facts, &u.id, cost, dice)?;
     facts.push(Fact::Detached { unit: u.id.clone(), detached, cost, cp_before: u.cp, cp_after: u.cp - cost });
     Ok(())
 }
@@ -300,6 +346,7 @@ pub(super) fn reorganise(
     org: &str,
     replaces: &[String],
     into: &[NewSquad],
+    dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "reorganise")?;
@@ -307,7 +354,10 @@ pub(super) fn reorganise(
     refuse_before_composure(state, a, u, "reorganise")?;
     let leader = reorganising_leader(state, org, u)?;
     if replaces_platoons(state, replaces) {
-        return reorganise_squads(state, org, u, leader, replaces, into, facts);
+        let (cost, reorganised) = reorganise_squads(state, org, u, leader, replaces, into)?;
+        checks_for_each_cp(facts, &u.id, cost, dice)?;
+        facts.push(reorganised);
+        return Ok(());
     }
     let replaced = replaced_organisations(state, org, leader, replaces)?;
     let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
@@ -329,6 +379,7 @@ pub(super) fn reorganise(
         &format!("reorganising into {teams_count} fire teams (\"2 CP for each sub-unit affected\")"),
     )?;
     let dissolved = old_units.iter().map(|x| (x.clone(), cp_of(state, x))).collect();
+    checks_for_each_cp(facts, &u.id, cost, dice)?;
     facts.push(Fact::Reorganised {
         organisation: org.to_string(),
         by: u.id.clone(),
@@ -580,7 +631,8 @@ fn replaces_platoons(state: &State, replaces: &[String]) -> bool {
 /// platoon leader's reorganisation. "2 CP for each sub-unit affected": per
 /// squad of the result. The units of the squads stay units, but lose their
 /// CP and count as activated this turn, as a platoon leader's reorganised
-/// fire teams do (N5).
+/// fire teams do (N5). Returns the order's cost and its fact, which the
+/// caller records once the ambushers have checked for its CP (N19).
 fn reorganise_squads(
     state: &State,
     org: &str,
@@ -588,8 +640,7 @@ fn reorganise_squads(
     leader: &Figure,
     replaces: &[String],
     into: &[NewSquad],
-    facts: &mut Facts,
-) -> Result<(), Violation> {
+) -> Result<(u32, Fact), Violation> {
     let squads = replaced_squads(state, org, leader, replaces)?;
     let pool: Vec<&Figure> = replaces.iter().flat_map(|r| members_of_organisation(state, r)).collect();
     let units = units_within_squads(state, u, &squads, &pool)?;
@@ -602,7 +653,7 @@ fn reorganise_squads(
     let count = platoons.iter().map(|p| p.squads.len() as u32).sum::<u32>();
     let cost = state.config.reorganisation_cp_per_sub_unit.saturating_mul(count);
     refuse_short_of_cp(u, cost, &format!("reorganising into {count} squads (\"2 CP for each sub-unit affected\")"))?;
-    facts.push(Fact::SquadsReorganised {
+    let reorganised = Fact::SquadsReorganised {
         organisation: org.to_string(),
         by: u.id.clone(),
         leader: leader.id.clone(),
@@ -612,8 +663,8 @@ fn reorganise_squads(
         replaced: replaces.to_vec(),
         platoons,
         units: units.iter().map(|x| (x.clone(), cp_of(state, x))).collect(),
-    });
-    Ok(())
+    };
+    Ok((cost, reorganised))
 }
 
 /// The squads (and headquarters teams) of the platoons named, with figures

@@ -99,7 +99,7 @@ crate::refusal_kinds! {
         RaggedInterruptRaggedFire = "ragged-interrupt-ragged-fire",
         /// Only a unit "which has been successfully interrupted" takes cover.
         NotInterrupted = "not-interrupted",
-        /// "Each figure can move up to 3" towards the nearest cover"; "they cannot advance towards an enemy to do so"
+        /// "Each figure can move up to 3" towards the nearest cover"; "they cannot advance towards an enemy to do so": nearer no enemy figure in play (N23; option `take-cover-away-from-interrupters-only`: the interrupting unit's).
         TowardsEnemy = "towards-enemy",
         /// A blown ambush's fire "is resolved before" the unit goes on.
         AmbushBlown = "ambush-blown",
@@ -121,6 +121,8 @@ crate::refusal_kinds! {
         NotHisUnit = "not-his-unit",
         /// A superior officer joins a unit within his command distance.
         SuperiorNotJoined = "superior-not-joined",
+        /// "If the leader has no CP, the leader's superior officer can move to join the unit and expend his own CP to rally the unit" (N27; a unit that routs excepted: "A commanding officer can attempt to rendezvous with the unit as it routs").
+        LeaderHasCp = "leader-has-cp",
         /// A rally, steadying, composing or abandonment needs a Shaken, Panicked or Broken figure or unit to act on.
         NothingToRally = "nothing-to-rally",
         /// "Once the unit is in cover, the leader must expend a CP to steady the unit"

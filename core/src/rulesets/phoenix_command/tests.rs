@@ -26,7 +26,7 @@ use crate::testing;
 
 use super::{versions, Fact, PhoenixCommand, Scenario};
 
-/// `phoenix-command@1` with the named options on.
+/// `phoenix-command@2`, the default version, with the named options on.
 pub(super) fn rules(options: &[&str]) -> RuleVersion {
     let mut r = versions()[0].defaults();
     for o in options {
@@ -47,6 +47,14 @@ pub(super) fn given(scenario: Value) -> Given {
 pub(super) fn given_with(scenario: Value, options: &[&str]) -> Given {
     let s: Scenario = serde_json::from_value(scenario).expect("the scenario parses");
     testing::given(PhoenixCommand::initial(s, &rules(options)).expect("the scenario is valid"))
+}
+
+/// A game under `phoenix-command@1`, the first reading, which its records
+/// were played under.
+pub(super) fn given_under_version_1(scenario: Value) -> Given {
+    let s: Scenario = serde_json::from_value(scenario).expect("the scenario parses");
+    let v1 = versions().into_iter().find(|v| v.version == "1").expect("version 1").defaults();
+    testing::given(PhoenixCommand::initial(s, &v1).expect("the scenario is valid"))
 }
 
 pub(super) fn told(facts: &[Fact]) -> Vec<String> {

@@ -438,6 +438,43 @@ pub(super) fn settle_initiative(facts: &mut Facts) {
     }
 }
 
+/// Counts initiative again once an interrupt is resolved.
+///
+/// "The Side which has the most active combatants has initiative until the
+/// turn ends, or an interrupt causes a change in initiative." — "A truly
+/// successful interrupt may not only cause the target to become Shaken and
+/// end its turn, but if sufficient casualties are inflicted, it may also
+/// cause the enemy side to lose initiative" — "Jason had 27 active
+/// combatants before the ambush and now has 24, while Alex has 26. Alex
+/// seizes the initiative from Jason." It is the interrupt that must cause
+/// the change (N58): an interrupt whose fire changed no count is not
+/// followed by a count, and initiative changes hands only if the other side
+/// has more active combatants now and did not have more as the interrupt
+/// opened fire (`before`) — what casualties of ordinary fire, stragglers
+/// and the referee's casualties did before it waits for the turn's end. The
+/// count is taken whole, as the example takes it ("both sides quickly count
+/// their active combatants"). Without `before` (version 1, the options
+/// `interrupt-recount-counts-every-change` and
+/// `initiative-recount-on-any-change`) the side with more now takes it.
+pub(super) fn recount_after_interrupt(facts: &mut Facts, before: Option<&BTreeMap<String, u32>>) {
+    let Some(before) = before else { return recount_initiative(facts) };
+    let state = facts.state();
+    let Some(t) = &state.turn else { return };
+    if t.phase != Phase::Operations {
+        return;
+    }
+    let counts: BTreeMap<String, u32> =
+        state.sides.iter().cloned().zip(active_combatants_of_each_side(state)).collect();
+    if counts == *before {
+        return;
+    }
+    let previous = state.initiative.clone();
+    let challenger = other(state, &previous).to_string();
+    let more = |c: &BTreeMap<String, u32>| c.get(&challenger) > c.get(&previous);
+    let holder = if more(&counts) && !more(before) { challenger } else { previous.clone() };
+    facts.push(Fact::InitiativeRecounted { counts, previous, holder, before: Some(before.clone()) });
+}
+
 /// Counts active combatants again during operations, when the count has
 /// changed since it was last taken.
 ///
@@ -463,5 +500,5 @@ pub(super) fn recount_initiative(facts: &mut Facts) {
     let previous = state.initiative.clone();
     let challenger = other(state, &previous).to_string();
     let holder = if counts[&challenger] > counts[&previous] { challenger } else { previous.clone() };
-    facts.push(Fact::InitiativeRecounted { counts, previous, holder });
+    facts.push(Fact::InitiativeRecounted { counts, previous, holder, before: None });
 }

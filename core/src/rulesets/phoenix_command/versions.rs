@@ -1,7 +1,10 @@
-//! `phoenix-command@1`: every option (an open point of
-//! `docs/rules/INTERPRETATIONS.md`, P1–P12, or of `docs/book/src/rulesets/phoenix-command.md`,
-//! N-numbered) and every constant (a number a group might change), each
-//! quoting the sentence it settles.
+//! `phoenix-command@2` (the default) and `phoenix-command@1`: every option
+//! (an open point of `docs/rules/INTERPRETATIONS.md`, P1–P12, or of
+//! `docs/book/src/rulesets/phoenix-command.md`, N-numbered) and every constant (a
+//! number a group might change), each quoting the sentence it settles.
+//! Version 1 is the first reading, kept so that the records played under it
+//! verify as they were played; version 2 reads four sentences it misread
+//! (N19, N23, N27, N58) and has two options more.
 
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +59,26 @@ pub struct Config {
     pub detachment_cp_per_unit: u32,
     pub reorganisation_cp_per_sub_unit: u32,
     pub standard_move_tenths: u64,
+    // What version 2 reads differently. Each is off under version 1 and
+    // left out of its serialised state then, so that version 1's states
+    // (and their digests) are what they were.
+    /// N58: after an interrupt, initiative changes hands only if the
+    /// interrupt's fire gave the other side more active combatants (off
+    /// under `interrupt-recount-counts-every-change`).
+    #[serde(default, skip_serializing_if = "super::is_false")]
+    pub recount_only_the_interrupts_change: bool,
+    /// N23: taking cover may bring a figure nearer no enemy figure (off
+    /// under `take-cover-away-from-interrupters-only`).
+    #[serde(default, skip_serializing_if = "super::is_false")]
+    pub take_cover_away_from_every_enemy: bool,
+    /// N19: CP spent on organisation orders in an ambusher's line of sight
+    /// call for command checks, as every other CP.
+    #[serde(default, skip_serializing_if = "super::is_false")]
+    pub organisation_orders_checked: bool,
+    /// N27: a superior officer rallies a unit (not routing) only when its
+    /// leader has no CP.
+    #[serde(default, skip_serializing_if = "super::is_false")]
+    pub superior_only_when_the_leader_has_no_cp: bool,
 }
 
 impl Config {
@@ -64,7 +87,14 @@ impl Config {
             u32::try_from(r.int(name))
                 .map_err(|_| ScenarioError::new(format!("rules.constants.{name}"), "must be a whole number from 0"))
         };
+        // Version 1 declares neither option of version 2's: read them only
+        // under version 2.
+        let second = r.version != FIRST_VERSION;
         Ok(Config {
+            recount_only_the_interrupts_change: second && !r.flag("interrupt-recount-counts-every-change"),
+            take_cover_away_from_every_enemy: second && !r.flag("take-cover-away-from-interrupters-only"),
+            organisation_orders_checked: second,
+            superior_only_when_the_leader_has_no_cp: second,
             command_check_equal_passes: r.flag("command-check-equal-passes"),
             initiative_tie_roll_off: r.flag("initiative-tie-roll-off"),
             strict_majority: r.flag("strict-majority"),
@@ -101,14 +131,47 @@ impl Config {
 
 const VERSION_SUMMARY: &str = "Phoenix Command Basic Miniatures v.001 as written, with the defaults of its open points P1-P12 and N1 onward (docs/book/src/reference/open-points.md#phoenix-command).";
 
-/// `phoenix-command@1`: every option and constant.
+const FIRST_SUMMARY: &str = "The first reading, kept so that its records verify: an interrupt's initiative recount counts every change since the last count, taking cover keeps away from the interrupting unit only, organisation orders spend CP in an ambusher's line of sight without command checks, and a superior officer rallies a unit whose leader still has CP (N58, N23, N19, N27 in docs/book/src/reference/open-points.md#phoenix-command).";
+
+/// The version every record made before version 2 names.
+const FIRST_VERSION: &str = "phoenix-command@1";
+
+/// `phoenix-command@2` (the default), then `phoenix-command@1`: every option
+/// and constant.
 pub fn versions() -> Vec<VersionSpec> {
-    vec![VersionSpec {
-        ruleset: "phoenix-command",
-        version: "1",
-        summary: VERSION_SUMMARY,
-        settings: [options(), command_constants(), table_constants()].concat(),
-    }]
+    vec![
+        VersionSpec {
+            ruleset: "phoenix-command",
+            version: "2",
+            summary: VERSION_SUMMARY,
+            settings: [options(), second_options(), command_constants(), table_constants()].concat(),
+        },
+        VersionSpec {
+            ruleset: "phoenix-command",
+            version: "1",
+            summary: FIRST_SUMMARY,
+            settings: [options(), command_constants(), table_constants()].concat(),
+        },
+    ]
+}
+
+/// The options version 2 adds: each keeps version 1's reading of a
+/// sentence it reads otherwise.
+fn second_options() -> Vec<Setting> {
+    vec![
+        Setting::option(
+            "interrupt-recount-counts-every-change",
+            "N58",
+            "\"The Side which has the most active combatants has initiative until the turn ends, or an interrupt causes a change in initiative.\" — \"if sufficient casualties are inflicted, it may also cause the enemy side to lose initiative\"",
+            "After an interrupt, the side with more active combatants takes the initiative whatever made the difference since the last count (casualties of ordinary fire, stragglers, the referee's casualties), as version 1 did. By default it changes hands only if the interrupt's fire gave the other side more: an interrupt that changes no count changes no initiative.",
+        ),
+        Setting::option(
+            "take-cover-away-from-interrupters-only",
+            "N23",
+            "\"Each figure can move up to 3\" towards the nearest cover, but they cannot advance towards an enemy to do so.\"",
+            "A figure taking cover may not come nearer any figure of the unit that interrupted it, and may come nearer other enemies, as version 1 read it. By default it may come nearer no enemy figure in play.",
+        ),
+    ]
 }
 
 /// The options: each an open point of the text, with its sentence.

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{given_with, table, told, with_figure, Given};
+use super::{given_under_version_1, given_with, table, told, with_figure, Given};
 use crate::refusal::Shared;
 use crate::rulesets::phoenix_command::{Fact, Posture, Refused};
 
@@ -27,7 +27,12 @@ pub(super) fn ambush_scenario(set: bool, ambush_cp: u32) -> Value {
 
 /// Operations of turn 1, the patrol active and having spent its first CP.
 pub(super) fn patrol_advancing(s: Value, options: &[&str]) -> Given {
-    given_with(s, options).decided_all(&[
+    advance_the_patrol(given_with(s, options))
+}
+
+/// From the start of the game: the patrol active, its first CP spent.
+fn advance_the_patrol(g: Given) -> Given {
+    g.decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
         json!({"type": "activate", "unit": "patrol"}),
@@ -304,6 +309,65 @@ fn an_interrupted_unit_takes_cover_then_its_turn_ends() {
     let g2 = patrol_advancing(ambush_scenario(true, 0), &[]);
     let e = g2.when_rolling(json!({"type": "take-cover"}), &[]).refusal_of(Refused::NotInterrupted);
     assert!(e.starts_with("patrol has not been successfully interrupted"), "{e}");
+}
+
+/// The ambush scenario with a second alex unit, flank, behind the patrol at
+/// (0, 400): the patrol is between two enemies.
+fn with_flank(mut s: Value) -> Value {
+    s["organisations"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": "flank", "side": "alex", "kind": "fire team", "leader": "flank-lead"}));
+    s["units"].as_array_mut().unwrap().push(json!({"organisation": "flank", "cp": 0}));
+    s["figures"].as_array_mut().unwrap().push(json!({"id": "flank-lead", "team": "flank", "troop_quality": 3,
+        "command_rating": 3, "at": [0, 400], "weapons": ["rifle"], "knockout_chance": 3}));
+    s
+}
+
+/// The patrol, advancing, is ambushed and Shaken: it is successfully
+/// interrupted.
+fn interrupted(g: Given) -> Given {
+    advance_the_patrol(g).decided(sighted()).decided_rolling(
+        json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
+        &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
+    )
+}
+
+/// N23: "Each figure can move up to 3" towards the nearest cover, but they
+/// cannot advance towards an enemy to do so." An enemy: any. A figure of the
+/// patrol, ambushed from the front, took cover 3" back towards another enemy
+/// unit behind it, and only a move towards the ambushers was refused.
+#[test]
+fn taking_cover_may_not_advance_towards_any_enemy() {
+    let g = interrupted(given_with(with_flank(ambush_scenario(true, 0)), &["no-check-on-entering-los"]));
+    let back = json!({"type": "take-cover", "moves": {"patrol-1": [20, 180]}});
+    let e = g.when_rolling(back, &[]).refusal_of(Refused::TowardsEnemy);
+    assert_eq!(e, "patrol-1 would move towards flank-lead of flank: \"they cannot advance towards an enemy to do so\"");
+    let aside = json!({"type": "take-cover", "moves": {"patrol-1": [40, 150]}});
+    let e = g.when_rolling(aside, &[]).refusal_of(Refused::TowardsEnemy);
+    assert!(e.starts_with("patrol-1 would move towards ambush-"), "{e}");
+    // Sideways, away from every enemy: patrol-3, at the end of the line.
+    g.when_rolling(json!({"type": "take-cover", "moves": {"patrol-3": [85, 150]}}), &[]).facts();
+}
+
+/// N23, option `take-cover-away-from-interrupters-only` (version 1's
+/// reading): only the ambushers count as the enemy the figure may not
+/// advance towards.
+#[test]
+fn option_take_cover_away_from_interrupters_only() {
+    let scenario = || with_flank(ambush_scenario(true, 0));
+    let back = json!({"type": "take-cover", "moves": {"patrol-1": [20, 180]}});
+    let option =
+        interrupted(given_with(scenario(), &["no-check-on-entering-los", "take-cover-away-from-interrupters-only"]));
+    option.when_rolling(back.clone(), &[]).facts();
+    // Version 1 checks on entering the line of sight: both ambushers hold.
+    let under_version_1 = advance_the_patrol(given_under_version_1(scenario()))
+        .decided_rolling(sighted(), &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])])
+        .decided_rolling(
+            json!({"type": "interrupt", "by": "ambush", "fire": [rifle("ambush-lead", "patrol-1", "disciplined", Some(1), 5), rifle("ambush-1", "patrol-2", "disciplined", Some(1), 5)], "no_line_of_sight": ["ambush-2"]}),
+            &[("hit:ambush-lead", &[0, 9]), ("hit:ambush-1", &[0, 9]), ("injury:patrol-1", &[2]), ("injury:patrol-2", &[2])],
+        );
+    under_version_1.when_rolling(back, &[]).facts();
 }
 
 /// Without an injury table the interrupt waits for the referee's effects.

@@ -348,6 +348,76 @@ fn a_superior_officer_who_has_joined_a_unit_spends_his_cp_on_it() {
     );
 }
 
+/// The platoon of the superior officer's test: lt (hq, `hq_cp` CP) and the
+/// squad sqd (sgt, s-1 Shaken, s-2) with `sqd_cp`, all within lt's 6".
+fn platoon_with_a_shaken_squad(hq_cp: u32, sqd_cp: u32, morale: [&str; 2]) -> Value {
+    json!({
+        "sides": ["alex", "jason"],
+        "initiative": "alex",
+        "command_distance_tenths": 60,
+        "organisations": [
+            {"id": "platoon", "side": "alex", "kind": "platoon", "leader": "lt"},
+            {"id": "hq", "parent": "platoon", "kind": "headquarters", "leader": "lt"},
+            {"id": "sqd", "parent": "platoon", "kind": "squad", "leader": "sgt"},
+            {"id": "j", "side": "jason", "kind": "fire team", "leader": "j-lead"}
+        ],
+        "units": [{"organisation": "hq", "cp": hq_cp}, {"organisation": "sqd", "cp": sqd_cp}, {"organisation": "j"}],
+        "figures": [
+            {"id": "lt", "team": "hq", "troop_quality": 4, "command_rating": 4, "at": [0, 0]},
+            {"id": "sgt", "team": "sqd", "troop_quality": 3, "command_rating": 3, "at": [50, 0]},
+            {"id": "s-1", "team": "sqd", "troop_quality": 3, "morale": morale[0], "at": [60, 0]},
+            {"id": "s-2", "team": "sqd", "troop_quality": 3, "morale": morale[1], "at": [70, 0]},
+            {"id": "j-lead", "team": "j", "troop_quality": 3, "command_rating": 3, "at": [0, 600]}
+        ]
+    })
+}
+
+/// N27: "If the leader has no CP, the leader's superior officer can move to
+/// join the unit and expend his own CP to rally the unit." The superior
+/// rallied the squad while its sergeant still had a CP to rally it with.
+#[test]
+fn a_superior_officer_rallies_a_unit_only_when_its_leader_has_no_cp() {
+    let g = active_unit(platoon_with_a_shaken_squad(2, 1, ["shaken", "bold"]), "hq");
+    let e = g.when_rolling(json!({"type": "rally", "unit": "sqd"}), &[]).refusal_of(Refused::LeaderHasCp);
+    assert_eq!(e, "sqd's leader sgt has 1 CP: \"If the leader has no CP, the leader's superior officer can move to join the unit and expend his own CP to rally the unit\" — its leader rallies it");
+    let g = active_unit(platoon_with_a_shaken_squad(2, 0, ["shaken", "bold"]), "hq");
+    g.when_rolling(json!({"type": "rally", "unit": "sqd"}), &[]).facts();
+}
+
+/// Version 1 let the superior rally whatever the leader had: its records
+/// verify as they were played.
+#[test]
+fn under_version_1_a_superior_officer_rallies_whatever_the_leaders_cp() {
+    let g = super::given_under_version_1(platoon_with_a_shaken_squad(2, 1, ["shaken", "bold"])).decided_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "hq"}),
+    ]);
+    let facts = g.when_rolling(json!({"type": "rally", "unit": "sqd"}), &[]).facts();
+    assert_eq!(changes(&facts), [("s-1".to_string(), Morale::Bold)]);
+}
+
+/// "A commanding officer can attempt to rendezvous with the unit as it routs
+/// and may use his CP to rally and steady the unit and its members": no
+/// condition on its leader's CP. The routed squad, in cover, still holds 1
+/// CP; the lieutenant steadies it twice and rallies a panicked member.
+#[test]
+fn a_commanding_officer_rallies_a_routing_unit_whatever_its_leaders_cp() {
+    let s = platoon_with_a_shaken_squad(3, 1, ["panicked", "panicked"]);
+    let g = given_with(s, &[]).decided_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "rout", "unit": "sqd", "moves": {}, "reached_cover": true}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "hq"}),
+    ]);
+    assert_eq!(g.state().units["sqd"].cp, 1);
+    let g =
+        g.decided(json!({"type": "steady-unit", "unit": "sqd"})).decided(json!({"type": "steady-unit", "unit": "sqd"}));
+    assert_eq!(g.state().units["sqd"].morale, UnitMorale::Steady);
+    let facts = g.when_rolling(json!({"type": "rally-panicked", "figure": "s-1", "unit": "sqd"}), &[]).facts();
+    assert_eq!(changes(&facts), [("s-1".to_string(), Morale::Bold)]);
+}
+
 fn active_unit(s: Value, unit: &str) -> Given {
     given_with(s, &[]).decided_all(&[
         json!({"type": "begin-turn"}),

@@ -517,3 +517,91 @@ fn a_company_leaders_reorganisation_refusals() {
         .refusal_of(Refused::LeadFromWithin);
     assert_eq!(e, "capt cannot lead platoon 1-plt: a leader with a command rating leads from within his platoon");
 }
+
+/// The platoon with 1a (sgt1, 4 CP) and 1b (3 CP); jason's fire team j
+/// lies in wait with a held interrupt CP: j-lead and two riflemen, j-1 and
+/// j-2 (troop quality 3, j-lead's rating 3: a Command Check Target of 6).
+fn platoon_under_watch() -> Value {
+    let mut s = platoon([0, 4, 3, 0, 0]);
+    s["units"][5] = json!({"organisation": "j", "interrupt_set": true});
+    for i in 1..3 {
+        s["figures"].as_array_mut().unwrap().push(
+            json!({"id": format!("j-{i}"), "team": "j", "troop_quality": 3, "at": [20 * i, 600], "weapons": ["rifle"]}),
+        );
+    }
+    s["weapons"] = json!({"rifle": {"max_shots": 3, "pen": 20, "sdm": 3}});
+    s
+}
+
+/// 1a active, and in j's line of sight: both riflemen hold on entering it.
+fn watched(g: Given) -> Given {
+    g.decided_all(&[
+        json!({"type": "begin-turn"}),
+        json!({"type": "begin-operations"}),
+        json!({"type": "activate", "unit": "1a"}),
+    ])
+    .decided_rolling(json!({"type": "sighted", "target": "1a", "by": "j"}), &[("check:j-1", &[0]), ("check:j-2", &[0])])
+}
+
+fn checks(facts: &[Fact]) -> usize {
+    facts.iter().filter(|f| matches!(f, Fact::CommandChecked { .. })).count()
+}
+
+/// N19: "Each CP the target spends after entering the ambusher's LOS
+/// requires a Command Check to be done for each figure under the ambush team
+/// leader's control." A consolidation spent its 2 CP inside j's line of
+/// sight with no check at all. Now each CP has its round of checks, before
+/// the order takes effect.
+#[test]
+fn each_cp_of_an_organisation_order_in_an_ambushers_sight_is_checked() {
+    let g = watched(given(platoon_under_watch()));
+    let facts = g.when_rolling(consolidate("1-sqd"), &[("check:j-1", &[0, 0]), ("check:j-2", &[0, 0])]).facts();
+    assert_eq!(checks(&facts), 4, "{:?}", told(&facts));
+    assert!(matches!(facts[4], Fact::Consolidated { .. }), "{:?}", told(&facts));
+    assert_eq!(
+        told(&facts)[0],
+        "Command check for j-1 (1a spends another CP in j's line of sight): rolled 0 against a target of 6: passes."
+    );
+    // Detaching is an order like any other: the squad, sighted again, checks once.
+    let g = g.decided_rolling(consolidate("1-sqd"), &[("check:j-1", &[0, 0]), ("check:j-2", &[0, 0])]).decided_rolling(
+        json!({"type": "sighted", "target": "1-sqd", "by": "j"}),
+        &[("check:j-1", &[0]), ("check:j-2", &[0])],
+    );
+    let facts =
+        g.when_rolling(json!({"type": "detach", "units": ["1b"]}), &[("check:j-1", &[1]), ("check:j-2", &[1])]).facts();
+    assert_eq!(checks(&facts), 2, "{:?}", told(&facts));
+}
+
+/// A rifleman failing his check on a consolidation's second CP blows the
+/// ambush; the fire team he watched is now part of the squad, and the
+/// ambush follows it there: his ragged fire comes before anything else.
+#[test]
+fn an_ambush_blown_by_a_consolidations_checks_follows_into_the_squad() {
+    let g = watched(given(platoon_under_watch()));
+    let dice: &[(&str, &[u32])] = &[("check:j-1", &[0, 9]), ("check:j-2", &[0, 0])];
+    let facts = g.when_rolling(consolidate("1-sqd"), dice).facts();
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::AmbushFollowed { by: "j".into(), from: "1a".into(), to: "1-sqd".into() }),
+        "{:?}",
+        told(&facts)
+    );
+    assert_eq!(told(&facts).last().unwrap(), "1a is now part of 1-sqd: j's blown ambush fires on 1-sqd.");
+    let g = g.decided_rolling(consolidate("1-sqd"), dice);
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::AmbushBlown);
+    assert!(e.starts_with("j's ambush is blown: j-1 must fire ragged at 1-sqd"), "{e}");
+    let fire = json!({"type": "interrupt", "by": "j", "fire": [
+        {"figure": "j-1", "weapon": "rifle", "target": "1b-1", "mode": "ragged", "odds": 3}
+    ]});
+    let facts = g.when_rolling(fire, &[("hit:j-1", &[9, 9, 9])]).facts();
+    assert!(matches!(facts[0], Fact::InterruptFired { .. }), "{:?}", told(&facts));
+}
+
+/// Version 1 made no checks for organisation orders: its records verify as
+/// they were played.
+#[test]
+fn under_version_1_organisation_orders_are_not_checked() {
+    let g = watched(super::given_under_version_1(platoon_under_watch()));
+    let facts = g.when_rolling(consolidate("1-sqd"), &[]).facts();
+    assert_eq!(checks(&facts), 0, "{:?}", told(&facts));
+}

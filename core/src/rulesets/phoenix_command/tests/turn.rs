@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{given, given_with, in_operations, table, told, with_figure};
+use super::{given, given_under_version_1, given_with, in_operations, table, told, with_figure, Given};
 use crate::refusal::Shared;
 use crate::rulesets::phoenix_command::{Fact, InitiativeBy, NextUp, Refused};
 
@@ -279,7 +279,12 @@ fn under_the_option_casualties_that_change_the_count_hand_initiative_over_mid_tu
         .facts();
     assert_eq!(
         facts.last(),
-        Some(&Fact::InitiativeRecounted { counts: counts(4, 3), previous: "jason".into(), holder: "alex".into() })
+        Some(&Fact::InitiativeRecounted {
+            counts: counts(4, 3),
+            previous: "jason".into(),
+            holder: "alex".into(),
+            before: None
+        })
     );
     assert_eq!(
         told(&facts).last().unwrap(),
@@ -303,7 +308,12 @@ fn a_recount_that_only_ties_keeps_initiative() {
         .facts();
     assert_eq!(
         facts.last(),
-        Some(&Fact::InitiativeRecounted { counts: counts(2, 2), previous: "alex".into(), holder: "alex".into() })
+        Some(&Fact::InitiativeRecounted {
+            counts: counts(2, 2),
+            previous: "alex".into(),
+            holder: "alex".into(),
+            before: None
+        })
     );
 }
 
@@ -346,17 +356,11 @@ fn the_turn_ends_when_an_interrupt_on_the_last_unit_to_act_succeeds() {
     assert_eq!(facts.last(), Some(&Fact::TurnEnded { turn: 1 }));
 }
 
-/// N40: "The Side which has the most active combatants has initiative until
-/// the turn ends, or an interrupt causes a change in initiative." Casualties
-/// outside an interrupt leave initiative where it is; once an interrupt is
-/// resolved, the sides count again ("Alex calls to check initiative") —
-/// counting every casualty since the last count.
-#[test]
-fn initiative_is_recounted_only_after_an_interrupt() {
-    let mut s = super::interrupts::ambush_scenario(true, 0);
-    s["initiative"] = json!("alex");
-    // jason 4, alex 3: jason takes the initiative.
-    let g = in_operations(s);
+/// The ambush scenario in operations (jason 4 active combatants, alex 3:
+/// jason takes the initiative), after the referee's two casualties of the
+/// patrol, then sighted by the ambush: the interrupt to come is the first.
+fn ambushed_after_two_casualties(g: Given) -> Given {
+    let g = g.decided_all(&[json!({"type": "begin-turn"}), json!({"type": "begin-operations"})]);
     assert_eq!(g.state().initiative, "jason");
     let kill = |f: &str| json!({"type": "casualty", "figure": f, "effect": "killed", "reason": "a mine"});
     let g = g.decided(kill("patrol-2"));
@@ -364,19 +368,117 @@ fn initiative_is_recounted_only_after_an_interrupt() {
     assert!(!facts.iter().any(|f| matches!(f, Fact::InitiativeRecounted { .. })), "{:?}", told(&facts));
     let g = g.decided(kill("patrol-3"));
     assert_eq!(g.state().initiative, "jason");
-    let g = g.decided_rolling(
+    g.decided_rolling(
+        json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
+        &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
+    )
+}
+
+/// The ambush leader fires at patrol-1: a miss (9), or a Critical Wound (0,
+/// then 9 + 3).
+fn ambush_leader_fires(g: &Given, hits: bool) -> Vec<Fact> {
+    let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
+        {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 3}
+    ], "no_line_of_sight": ["ambush-1", "ambush-2"]});
+    let dice: &[(&str, &[u32])] =
+        if hits { &[("hit:ambush-lead", &[0]), ("injury:patrol-1", &[9])] } else { &[("hit:ambush-lead", &[9])] };
+    g.when_rolling(fire, dice).facts()
+}
+
+fn ambush_scenario() -> Value {
+    let mut s = super::interrupts::ambush_scenario(true, 0);
+    s["initiative"] = json!("alex");
+    s
+}
+
+/// N40, N58: "The Side which has the most active combatants has initiative
+/// until the turn ends, or an interrupt causes a change in initiative."
+/// Casualties outside an interrupt leave initiative where it is; and an
+/// interrupt that changes no count — it missed — changes no initiative.
+/// Before, its recount counted the referee's two earlier casualties, and
+/// initiative passed to alex.
+#[test]
+fn an_interrupt_that_changes_no_count_changes_no_initiative() {
+    let g = ambushed_after_two_casualties(given(ambush_scenario()));
+    let facts = ambush_leader_fires(&g, false);
+    assert!(matches!(facts.last(), Some(Fact::InterruptResolved { success: false, .. })), "{:?}", told(&facts));
+    assert!(!facts.iter().any(|f| matches!(f, Fact::InitiativeRecounted { .. })), "{:?}", told(&facts));
+}
+
+/// N58: the interrupt kills patrol-1, and the sides count again: jason 1,
+/// alex 3. But alex had more already as the interrupt opened fire (jason 2,
+/// after the referee's casualties): the interrupt did not cause the change,
+/// and jason keeps the initiative until the turn ends.
+#[test]
+fn initiative_changes_hands_only_when_the_interrupt_causes_it() {
+    let g = ambushed_after_two_casualties(given(ambush_scenario()));
+    let facts = ambush_leader_fires(&g, true);
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::InitiativeRecounted {
+            counts: counts(3, 1),
+            previous: "jason".into(),
+            holder: "jason".into(),
+            before: Some(counts(3, 2))
+        }),
+        "{:?}",
+        told(&facts)
+    );
+    assert_eq!(told(&facts).last().unwrap(), "Initiative recounted: active combatants alex 3, jason 1 (alex 3, jason 2 as the interrupt opened fire); jason keeps the initiative: the interrupt did not cause the change.");
+}
+
+/// "Jason had 27 active combatants before the ambush and now has 24, while
+/// Alex has 26. Alex seizes the initiative from Jason." Here jason 4, alex
+/// 3; the ambush strikes down two of the patrol, and alex seizes it.
+#[test]
+fn an_interrupt_that_leaves_the_other_side_with_more_hands_it_the_initiative() {
+    let g = in_operations(ambush_scenario()).decided_rolling(
         json!({"type": "sighted", "target": "patrol", "by": "ambush"}),
         &[("check:ambush-1", &[0]), ("check:ambush-2", &[0])],
     );
     let fire = json!({"type": "interrupt", "by": "ambush", "fire": [
-        {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 3}
-    ], "no_line_of_sight": ["ambush-1", "ambush-2"]});
-    let facts = g.when_rolling(fire, &[("hit:ambush-lead", &[9])]).facts();
-    assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: false, .. }), "{:?}", told(&facts));
+        {"figure": "ambush-lead", "weapon": "rifle", "target": "patrol-1", "mode": "aimed", "line": 1, "odds": 3},
+        {"figure": "ambush-1", "weapon": "rifle", "target": "patrol-2", "mode": "aimed", "line": 1, "odds": 3}
+    ], "no_line_of_sight": ["ambush-2"]});
+    let dice: &[(&str, &[u32])] =
+        &[("hit:ambush-lead", &[0]), ("injury:patrol-1", &[9]), ("hit:ambush-1", &[0]), ("injury:patrol-2", &[9])];
+    let facts = g.when_rolling(fire, dice).facts();
     assert_eq!(
         facts.last(),
-        Some(&Fact::InitiativeRecounted { counts: counts(3, 2), previous: "jason".into(), holder: "alex".into() })
+        Some(&Fact::InitiativeRecounted {
+            counts: counts(3, 2),
+            previous: "jason".into(),
+            holder: "alex".into(),
+            before: Some(counts(3, 4))
+        }),
+        "{:?}",
+        told(&facts)
     );
+}
+
+/// N58, option `interrupt-recount-counts-every-change` (version 1's reading):
+/// the recount after an interrupt counts every change since the last count,
+/// the referee's casualties included — and initiative passes though the
+/// interrupt missed.
+#[test]
+fn option_interrupt_recount_counts_every_change() {
+    for g in [
+        given_with(ambush_scenario(), &["interrupt-recount-counts-every-change"]),
+        given_under_version_1(ambush_scenario()),
+    ] {
+        let g = ambushed_after_two_casualties(g);
+        let facts = ambush_leader_fires(&g, false);
+        assert!(matches!(facts[facts.len() - 2], Fact::InterruptResolved { success: false, .. }), "{:?}", told(&facts));
+        assert_eq!(
+            facts.last(),
+            Some(&Fact::InitiativeRecounted {
+                counts: counts(3, 2),
+                previous: "jason".into(),
+                holder: "alex".into(),
+                before: None
+            })
+        );
+    }
 }
 
 /// The patrol of the ambush scenario moves strategically, abreast, to `y`.
