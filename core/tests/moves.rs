@@ -106,6 +106,7 @@ fn assert_listing_depends_on_the_state_alone(seed: u64, header: &Header, game: &
 fn check_ruleset<G: Generator>(base: u64) {
     let policy = sim::random_policy::<G>();
     let (mut states, mut listed_awaited, mut legal) = (0usize, 0usize, 0usize);
+    let mut unlisted = None;
     for g in 0..GAMES {
         let seed = base.wrapping_add(g);
         let versions = (rollcall_core::registry::find(G::RULESET).unwrap().versions)();
@@ -119,6 +120,9 @@ fn check_ruleset<G: Generator>(base: u64) {
             }
             let awaited = moves::list(game, moves::awaited_side(game).as_deref()).unwrap();
             listed_awaited += usize::from(!awaited.is_empty());
+            if awaited.is_empty() && unlisted.is_none() {
+                unlisted = Some(format!("seed {seed}: nothing for {:?} in\n{}", awaited.side, game.render()));
+            }
             legal += assert_legal_candidates_listed::<G>(seed, game, state, &*policy, &mut rng);
             if states % 15 == 0 {
                 assert_listing_depends_on_the_state_alone(seed, &header, game);
@@ -126,7 +130,7 @@ fn check_ruleset<G: Generator>(base: u64) {
         });
     }
     assert!(legal > states, "{}: too few legal candidates ({legal} in {states} states) to test", G::RULESET);
-    assert_eq!(listed_awaited, states, "{}: a state listed nothing for the side awaited", G::RULESET);
+    assert_eq!(listed_awaited, states, "{}: a state listed nothing for the side awaited: {unlisted:?}", G::RULESET);
 }
 
 #[test]
