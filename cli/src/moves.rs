@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use rollcall_core::game::Game;
 use rollcall_core::log::{open_at_head, EventLog};
-use rollcall_core::moves::{self, Entry, FillError, Listing};
+use rollcall_core::moves::{self, Entry, Field, FillError, Listing, Shape};
 use rollcall_core::pbem::exchange;
 use rollcall_core::script::split_dice;
 use serde_json::Value;
@@ -114,7 +114,11 @@ fn entry_lines(entry: &Entry) -> Vec<String> {
     }
     if let Some(c) = &entry.cost {
         let left = c.left.map(|l| format!(", {l} left")).unwrap_or_default();
-        known.push(format!("costs {} {}{left}", c.amount, c.unit));
+        let unit = match c.amount {
+            1 if c.unit != "CP" => c.unit.strip_suffix('s').unwrap_or(&c.unit),
+            _ => &c.unit,
+        };
+        known.push(format!("costs {} {unit}{left}", c.amount));
     }
     for t in &entry.targets {
         known.push(format!("{}: needs {}", t.what, t.words()));
@@ -126,12 +130,31 @@ fn entry_lines(entry: &Entry) -> Vec<String> {
     if !known.is_empty() {
         lines.push(format!("      {}", known.join("; ")));
     }
-    if !entry.fields.is_empty() {
-        let fields: Vec<String> =
-            entry.fields.iter().map(|f| format!("{}=…{}", f.name, &f.words()[f.name.len()..])).collect();
+    let fields: Vec<String> = entry.fields.iter().filter(|f| !only_one_value(f)).map(field_words).collect();
+    if !fields.is_empty() {
         lines.push(format!("      give {}", fields.join(", ")));
     }
     lines
+}
+
+/// A field that may be left out and can hold one value only (no sixes
+/// left to add): not worth asking for.
+fn only_one_value(f: &Field) -> bool {
+    !f.required && matches!(f.shape, Shape::Integer { min, max, .. } if min == max)
+}
+
+/// `to=… (a point in mm: x,y; the referee's)`; a field given as JSON shows
+/// its example (not the table's dice: those are rolled, not chosen).
+fn field_words(f: &Field) -> String {
+    let words = f.words();
+    let rest = &words[f.name.len()..];
+    let json = matches!(f.shape, Shape::ListOf { .. } | Shape::EachOf { .. } | Shape::Json);
+    match (&f.example, json) {
+        (Some(example), true) if !example.is_null() => {
+            format!("{}=… {}, e.g. {example})", f.name, rest.trim_end_matches(')').trim_start())
+        }
+        _ => format!("{}=…{rest}", f.name),
+    }
 }
 
 /// `FIELD=VALUE` arguments, split; a malformed one names itself.

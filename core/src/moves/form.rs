@@ -90,7 +90,9 @@ pub enum Shape {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         once: Option<String>,
     },
-    /// Dice rolled by hand at the table: by label, the faces in order.
+    /// Dice rolled by hand at the table: by label, the faces in order
+    /// (`dice`: those the decision draws as listed; other values of its
+    /// other fields may draw others).
     Dice { dice: Vec<DiceDrawn> },
     /// A value as the decision's JSON Schema gives it (`rules schema`):
     /// too free to describe here.
@@ -228,11 +230,10 @@ impl Shape {
                     && once_each
                     && items.iter().all(|item| forms.iter().any(|f| f.fits(item)))
             }),
-            Shape::Dice { dice } => value.as_object().is_some_and(|map| {
-                map.iter().all(|(label, faces)| {
-                    dice.iter().any(|d| d.label == *label)
-                        && faces.as_array().is_some_and(|f| f.iter().all(|v| integer_in(v, 0, i64::MAX)))
-                })
+            // The dice listed are those of the example: other values of the
+            // other fields may draw others, so any label fits here.
+            Shape::Dice { .. } => value.as_object().is_some_and(|map| {
+                map.values().all(|faces| faces.as_array().is_some_and(|f| f.iter().all(|v| integer_in(v, 0, i64::MAX))))
             }),
             Shape::Json => true,
         }

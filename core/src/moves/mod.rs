@@ -324,7 +324,8 @@ pub struct Entry {
     /// Rolls made against a number.
     #[serde(default)]
     pub targets: Vec<Target>,
-    /// The dice it draws (their labels and kinds, never a face).
+    /// The dice it draws (their labels and kinds, never a face); for an
+    /// entry with fields, those its fields' examples draw.
     #[serde(default)]
     pub dice: Vec<DiceDrawn>,
     /// What must (or may) be filled in before it is sent.

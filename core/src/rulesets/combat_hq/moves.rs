@@ -73,7 +73,7 @@ fn chains(state: &State, bg: &str, left: &[u32], wild: u32, out: &mut Vec<Propos
             Proposal::new(
                 "Play a Dice Chain",
                 base,
-                format!("{bg} plays its {of_number} {number}(s){extra}: each die activates a command group or brings one on from reserve"),
+                format!("{bg} plays a Dice Chain of {number}s: {of_number} {}{extra}; each die activates a command group or brings one on from reserve", if of_number == 1 { "die" } else { "dice" }),
             )
             .with(Field::optional("sixes", "wild 6s added to the chain", count, Some(json!(0))))
             .with(Field::optional("wild_dice", "Wild Dice added to the chain", wild_count, Some(json!(0))))

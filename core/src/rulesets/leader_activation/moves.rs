@@ -96,7 +96,7 @@ fn activation(state: &State, pieces: &[&Piece], leader: &str, commanded: &[super
     out.push(Proposal::new(
         "End the activation",
         json!({"type": "end-activation"}),
-        format!("{leader}'s activation ends"),
+        format!("{} activation ends", crate::words::possessive(leader)),
     ));
 }
 

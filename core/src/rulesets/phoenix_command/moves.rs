@@ -14,6 +14,7 @@ use super::{Ambush, Check, Fact, Figure, Morale, Phase, State, Unit};
 use crate::geometry::Point;
 use crate::moves::form::{any_integer, choices, Choice};
 use crate::moves::{Cost, Field, Form, Known, Passes, Proposal, Shape, Target};
+use crate::words::possessive;
 
 const TENTHS: &str = "tenths of an inch";
 
@@ -307,7 +308,7 @@ fn actions(state: &State, unit: &str, out: &mut Vec<Proposal>) {
         Proposal::new(
             "Figures act",
             json!({"type": "actions"}),
-            format!("{unit}'s figures act on the CP being spent ({} still to act)", names.join(", ")),
+            format!("{} figures act on the CP being spent ({} still to act)", possessive(unit), names.join(", ")),
         )
         .with(Field::new(
             "actions",
@@ -377,9 +378,17 @@ fn orders(state: &State, unit: &str, out: &mut Vec<Proposal>) {
         "Set an interrupt",
         format!("{unit} spends 1 CP to lie in wait, and ends its turn"),
     ));
-    out.push(plain("take-command", "Take command", format!("{unit}'s breveted leader spends CP to take command")));
-    out.push(plain("self-rally", "Self-rally", format!("{unit}'s leader spends 1 CP composing himself")));
-    out.push(plain("abandon", "Abandon the Shaken", format!("{unit}'s leader abandons its Shaken figures")));
+    out.push(plain(
+        "take-command",
+        "Take command",
+        format!("{} breveted leader spends CP to take command", possessive(unit)),
+    ));
+    out.push(plain("self-rally", "Self-rally", format!("{} leader spends 1 CP composing himself", possessive(unit))));
+    out.push(plain(
+        "abandon",
+        "Abandon the Shaken",
+        format!("{} leader abandons its Shaken figures", possessive(unit)),
+    ));
     morale_orders(state, u, out);
     organisation_orders(state, u, out);
 }
@@ -413,7 +422,7 @@ fn morale_orders(state: &State, u: &Unit, out: &mut Vec<Proposal>) {
             Proposal::new(
                 "Forced rally",
                 json!({"type": "forced-rally", "figure": f.id}),
-                format!("1 CP: {unit}'s leader executes {} to rally the rest", f.id),
+                format!("1 CP: {} leader executes {} to rally the rest", possessive(unit), f.id),
             )
             .with(
                 Field::optional(
@@ -551,7 +560,7 @@ fn referee(state: &State, out: &mut Vec<Proposal>) {
             Proposal::new(
                 "A unit lying in wait sights the enemy",
                 json!({"type": "sighted", "by": by.id}),
-                format!("an enemy unit enters {}'s line of sight", by.id),
+                format!("an enemy unit enters {} line of sight", possessive(&by.id)),
             )
             .with(
                 Field::new("target", "the enemy unit sighted", Shape::OneOf { choices: of.clone() }, json!(first.id))
