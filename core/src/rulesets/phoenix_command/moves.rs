@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::decide::{children, leader, members};
 use super::fire::able_to_fire;
-use super::{Ambush, Check, Fact, Figure, Morale, Phase, State, Unit};
+use super::{Ambush, Check, Fact, Figure, Morale, Phase, State, Turn, Unit};
 use crate::geometry::Point;
 use crate::moves::form::{any_integer, choices, Choice};
 use crate::moves::{Cost, Field, Form, Known, Passes, Proposal, Shape, Target};
@@ -109,6 +109,31 @@ fn inputs_due(state: &State, out: &mut Vec<Proposal>) {
         }
     }
     let Some(t) = &state.turn else { return };
+    answers(t, out);
+    for ambush in t.ambushes.iter().filter(|a| !a.fired) {
+        out.push(interrupt(state, ambush));
+    }
+    if let Some(a) = t.activation.as_ref().filter(|a| a.interrupted_by.is_some()) {
+        let keys = figure_choices(members(state, &a.unit).into_iter());
+        out.push(
+            Proposal::new(
+                "Take cover",
+                json!({"type": "take-cover"}),
+                format!("{} takes cover: the figures named move up to 3\" to cover, the others go prone", a.unit),
+            )
+            .with(Field::optional(
+                "moves",
+                "where figures move to cover, by figure (the others go prone)",
+                Shape::EachOf { keys, value: Box::new(point_shape()) },
+                None,
+            )),
+        );
+    }
+}
+
+/// The answers the rules wait for: the injury effect of a hit without a
+/// table, the target's answer to a melee attack.
+fn answers(t: &Turn, out: &mut Vec<Proposal>) {
     if let Some(p) = t.pending_injuries.first() {
         for (effect, words) in [
             ("none", "no effect"),
@@ -139,27 +164,6 @@ fn inputs_due(state: &State, out: &mut Vec<Proposal>) {
             )
             .with(escape_to.by_referee())
             .known_whatever_the_fields(),
-        );
-    }
-    for ambush in t.ambushes.iter().filter(|a| !a.fired) {
-        if let Some(p) = interrupt(state, ambush) {
-            out.push(p);
-        }
-    }
-    if let Some(a) = t.activation.as_ref().filter(|a| a.interrupted_by.is_some()) {
-        let keys = figure_choices(members(state, &a.unit).into_iter());
-        out.push(
-            Proposal::new(
-                "Take cover",
-                json!({"type": "take-cover"}),
-                format!("{} takes cover: the figures named move up to 3\" to cover, the others go prone", a.unit),
-            )
-            .with(Field::optional(
-                "moves",
-                "where figures move to cover, by figure (the others go prone)",
-                Shape::EachOf { keys, value: Box::new(point_shape()) },
-                None,
-            )),
         );
     }
 }
@@ -235,7 +239,7 @@ fn fire_fields(state: &State, f: &Figure, targets: &[&Figure], advance: bool) ->
 }
 
 /// An ambush's fire: one order per ambusher, all in one mode.
-fn interrupt(state: &State, ambush: &Ambush) -> Option<Proposal> {
+fn interrupt(state: &State, ambush: &Ambush) -> Proposal {
     let ranks = members(state, &ambush.by);
     let targets = members(state, &ambush.target);
     let forms: Vec<Form> = ranks
@@ -261,7 +265,7 @@ fn interrupt(state: &State, ambush: &Ambush) -> Option<Proposal> {
         able.iter().filter(|f| ambush.nervous.contains(&f.id)).filter_map(|f| example_order(f)).collect();
     let holding: Vec<&str> = ranks.iter().filter(|f| !ambush.nervous.contains(&f.id)).map(|f| f.id.as_str()).collect();
     let by = &ambush.by;
-    let proposal = Proposal::new(
+    Proposal::new(
         "Fire from an ambush",
         json!({"type": "interrupt", "by": by}),
         format!("{by} fires from its ambush at {}", ambush.target),
@@ -284,8 +288,7 @@ fn interrupt(state: &State, ambush: &Ambush) -> Option<Proposal> {
     )
     .example(json!({"type": "interrupt", "by": by, "fire": all_fire}))
     .example(json!({"type": "interrupt", "by": by, "fire": nervous, "no_line_of_sight": holding}))
-    .example(json!({"type": "interrupt", "by": by, "fire": nervous}));
-    Some(proposal)
+    .example(json!({"type": "interrupt", "by": by, "fire": nervous}))
 }
 
 /// The actions of the active unit's figures for the CP being spent.
