@@ -96,8 +96,8 @@ impl Proposal {
         self
     }
 
-    /// The same, trying this whole decision as an example (before the
-    /// fields' own examples).
+    /// The same, with this whole decision as an example to try, in the
+    /// order given, instead of the fields' own examples.
     pub fn example(mut self, decision: Value) -> Proposal {
         self.examples.push(decision);
         self
@@ -122,8 +122,8 @@ impl Proposal {
 
     /// The examples to try, in order: the proposal's own, else the
     /// fields' examples, then each other choice of its first field of
-    /// choices (a family is listed when any choice makes it legal). None when a
-    /// one-of field has nothing to choose from.
+    /// choices (a family is listed when any choice makes it legal). None
+    /// when a one-of field has nothing to choose from.
     fn candidates(&self) -> Vec<Value> {
         if self.fields.iter().any(|f| matches!(&f.shape, Shape::OneOf { choices } if choices.is_empty())) {
             return Vec::new();
