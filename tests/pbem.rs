@@ -584,3 +584,24 @@ fn turn_files_validate_against_the_published_schema() {
     let turn: Value = serde_json::from_slice(&armour::decode(&first).unwrap().payload).unwrap();
     assert!(turn["header"].is_object(), "the first turn carries the header");
 }
+
+/// By email, a turn picked from `moves` alone: each store lists its own
+/// side by default and `play --pick` decides as it; a store that has sent
+/// its turn, or that names the other side, is told so and writes nothing.
+#[test]
+fn a_turn_by_email_is_played_by_picking_from_the_moves_of_ones_own_side() {
+    let (tom, jerry) = handshake();
+    for pick in ["begin-turn first=allies", "activate lt-adams", "command rifles-1", "end-activation"] {
+        tom.ok(&["play", "friday", "--pick", pick]);
+    }
+    refused_with(&tom.run(&["play", "friday", "--pick", "1", "--side", "axis"]), 2, "this store plays allies");
+    tom.ok(&["turn", "export", "friday", "--key", &tom.key(), "-o", &tom.path("turn-1.txt")]);
+    jerry.ok(&["turn", "apply", &tom.path("turn-1.txt")]);
+    let listed = jerry.ok(&["moves", "friday"]);
+    assert!(listed.contains("What axis may do now:") && listed.contains("activate lt-vogel"), "{listed}");
+    let out = jerry.ok(&["play", "friday", "--pick", "activate lt-vogel"]);
+    assert!(out.contains("lt-vogel (axis) is activated."), "{out}");
+    let before = tom.head();
+    refused_with(&tom.run(&["play", "friday", "--pick", "1"]), 2, "you signed and sent your turn");
+    assert_eq!(tom.head(), before, "nothing written");
+}

@@ -1130,3 +1130,49 @@ fn play_on_a_server_whose_head_signature_is_forged_fails_in_text_and_json() {
         }
     }
 }
+
+/// `GET /games/{id}/moves`: what a side may do now, read without a token,
+/// from the written state alone — the same listing `rollcall moves --json`
+/// makes of the record. A short sealed game is played from it alone: each
+/// time the side awaited sends the first of its own entries (else the
+/// referee's), filled with its examples, and every one is accepted.
+#[test]
+fn the_moves_route_lists_what_a_side_may_do_and_each_entry_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"));
+    let t = Transcript::default();
+    let (allies, axis) = sealed_game(&server, "friday", &t);
+    for _ in 0..12 {
+        let (status, listing) = get(&server.url("/games/friday/moves"), &t);
+        assert_eq!(status, 200, "{listing}");
+        let entries: Vec<&Value> =
+            listing["groups"].as_array().unwrap().iter().flat_map(|g| g["entries"].as_array().unwrap()).collect();
+        let entry = entries.iter().find(|e| e["referee"] == false).or(entries.first()).expect("something is legal");
+        let mut decision = entry["decision"].clone();
+        for field in entry["fields"].as_array().unwrap() {
+            decision[field["name"].as_str().unwrap()] = field["example"].clone();
+        }
+        let token = if listing["awaited"] == "axis" { &axis } else { &allies };
+        let (status, v) = decide(&server, "friday", token, decision.clone(), &t);
+        assert_eq!(status, 200, "{} listed {decision}: {v}", listing["awaited"]);
+    }
+    let (status, listing) = get(&server.url("/games/friday/moves?side=axis"), &t);
+    assert_eq!((status, listing["side"].as_str()), (200, Some("axis")));
+    // The record's listing, by the binary, is the same document.
+    let path = dir.path().join("friday.jsonl");
+    std::fs::write(&path, record(&server, "friday")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+        .args(["moves", path.to_str().unwrap(), "--side", "axis", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), listing);
+    let (status, referee) = get(&server.url("/games/friday/moves?side=referee"), &t);
+    assert_eq!(status, 200);
+    assert!(referee["groups"].as_array().unwrap().iter().all(|g| g["referee"] == true), "{referee}");
+    let (status, v) = get(&server.url("/games/friday/moves?side=neutrals"), &t);
+    assert_eq!((status, v["error"].as_str()), (400, Some("malformed")), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("\"neutrals\" is not a side of this game"), "{v}");
+    let (status, _) = get(&server.url("/games/nowhere/moves"), &t);
+    assert_eq!(status, 404);
+    server.stop();
+}

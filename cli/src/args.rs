@@ -96,9 +96,23 @@ pub enum Command {
     New(NewArgs),
     /// Make one decision (or a JSON array of them) in a stored game.
     #[command(
-        after_help = "Example:\n  rollcall play friday decision.json\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
+        after_help = "Example:\n  rollcall play friday decision.json\n  rollcall play friday --pick 3\n  rollcall play friday --pick 'leader-action' action='moves to the wall'\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
     )]
     Play(PlayArgs),
+    /// List the decisions legal now, numbered and in words: a side's own
+    /// (by default the side awaited), then the referee's inputs.
+    #[command(
+        after_help = "Example:\n  rollcall moves friday\n  rollcall moves friday --side axis\n  rollcall moves friday --side referee\n  rollcall moves friday --json\n  rollcall play friday --pick 3\n  rollcall play friday --pick 'command rifles-1'"
+    )]
+    Moves {
+        /// A game id in the store, or a record file (.jsonl), read where it is.
+        game: String,
+        /// The side to list for (by default this store's side in a
+        /// play-by-email game, else the side the game awaits); `referee`
+        /// for the referee's inputs alone.
+        #[arg(long)]
+        side: Option<String>,
+    },
     /// List a game's events, narrated; from the start, or from a seq, a decision or a turn on.
     #[command(
         after_help = "Example:\n  rollcall log rally\n  rollcall log rally --decision 7\n  rollcall log rally --seq 20 --json\n  rollcall log rally.jsonl"
@@ -305,8 +319,21 @@ pub struct NewArgs {
 #[derive(Debug, ClapArgs)]
 pub struct PlayArgs {
     pub game: String,
-    /// A decision JSON file, or - for standard input.
-    pub decision: String,
+    /// A decision JSON file, or - for standard input. With --pick, the
+    /// picked decision's fields instead, as FIELD=VALUE.
+    pub decision: Option<String>,
+    /// With --pick: the picked decision's fields, as FIELD=VALUE
+    /// (`to=120,40`, `action='moves to the wall'`); `rollcall moves` says
+    /// which it needs.
+    #[arg(value_name = "FIELD=VALUE", requires = "pick")]
+    pub fields: Vec<String>,
+    /// Play one of the decisions `rollcall moves GAME` lists: its number,
+    /// or its words (`'command rifles-1'`, `'command unit=rifles-1'`).
+    #[arg(long, value_name = "N|WORDS", conflicts_with_all = ["stream", "server"])]
+    pub pick: Option<String>,
+    /// With --pick: the side whose list the number is of (as `moves --side`).
+    #[arg(long, requires = "pick")]
+    pub side: Option<String>,
     /// Read one decision per line and append each as it comes, printing
     /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
     #[arg(long)]

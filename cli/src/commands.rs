@@ -38,9 +38,16 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
     match args.command {
         Command::Run { script, game } => run_script(cx, &script, game),
         Command::New(args) => Ok(output::print(&new(db, args)?, mode)),
+        Command::Play(args @ PlayArgs { pick: Some(_), .. }) => crate::moves::play(cx, &args),
+        Command::Play(PlayArgs { decision: None, game, .. }) => Err(fail!(
+            "play {game}: name a decision file (or - for standard input), or pick one of `rollcall moves {game}` with --pick N"
+        )),
         Command::Play(args @ PlayArgs { server: Some(_), .. }) => crate::serve::client::play(&args, mode),
-        Command::Play(PlayArgs { game, decision, stream: true, .. }) => play_stream(cx, &game, &decision),
-        Command::Play(PlayArgs { game, decision, stream: false, .. }) => play(cx, &game, &decision),
+        Command::Play(PlayArgs { game, decision: Some(decision), stream: true, .. }) => {
+            play_stream(cx, &game, &decision)
+        }
+        Command::Play(PlayArgs { game, decision: Some(decision), stream: false, .. }) => play(cx, &game, &decision),
+        Command::Moves { game, side } => crate::moves::moves(cx, &game, side),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, position } => log(cx, &game, position.position(from)),
         Command::State { game, at, position } => Ok(output::print(&state(db, &game, position.position(at))?, mode)),
@@ -343,10 +350,10 @@ fn play(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
 }
 
 /// `rollcall play`: the events a decision (or several) added, narrated.
-struct Played<'a> {
-    id: &'a str,
-    game: Game,
-    events: Vec<Event>,
+pub(crate) struct Played<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) game: Game,
+    pub(crate) events: Vec<Event>,
 }
 
 impl Report for Played<'_> {
@@ -548,13 +555,13 @@ const SNAPSHOT_EVERY: u64 = 256;
 /// Keeps a snapshot of a game a command just wrote, at the store's head, so
 /// that the next `play` (and `state`) need not fold the whole game. It is a
 /// cache: failing to keep one costs the next command a fold, nothing else.
-fn keep_snapshot(log: &dyn EventLog, id: &str, game: &Game) {
+pub(crate) fn keep_snapshot(log: &dyn EventLog, id: &str, game: &Game) {
     let _ = rollcall_core::log::keep_snapshot(log, id, game, SNAPSHOT_EVERY);
 }
 
 /// Who decides in this store: in a play-by-email game, this store's side,
 /// while it holds the turn.
-fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
+pub(crate) fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
     exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
 }
 

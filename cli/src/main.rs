@@ -41,6 +41,7 @@ mod housekeeping;
 mod impact;
 mod impact_report;
 mod manual;
+mod moves;
 mod output;
 mod pbem;
 mod position;

@@ -358,6 +358,18 @@ impl Game {
         self.machine.author(decision)
     }
 
+    /// The decisions the ruleset proposes for a listing now ([`crate::moves`]).
+    pub fn proposals(&self) -> Vec<crate::moves::Proposal> {
+        self.machine.proposals()
+    }
+
+    /// Decides `decision` on the current state with `dice` (never the
+    /// game's: [`crate::moves`] probes with dice of its own), keeping only
+    /// what its facts say before a die falls. Nothing changes.
+    pub fn probe(&self, decision: &Value, dice: &mut Dice) -> Result<crate::moves::Known, Refusal> {
+        self.machine.probe(decision, dice)
+    }
+
     /// Where the sides' signed turns stand.
     pub fn turns(&self) -> &Turns {
         &self.turns

@@ -20,6 +20,7 @@ pub mod impact;
 pub mod keys;
 pub mod locate;
 pub mod log;
+pub mod moves;
 pub mod name;
 pub mod pbem;
 pub mod record;

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
+use crate::moves::{Known, Proposal};
 use crate::refusal::{RefusalKind, Shared};
 use crate::rules::{RuleVersion, VersionSpec};
 use crate::untagged::{ReadUntagged, Tagged};
@@ -154,6 +155,16 @@ pub trait Ruleset: 'static {
     /// compared typed rather than written out. Each ruleset names every
     /// member of its state, so that a member added is compared.
     fn same_decided(a: &Self::State, b: &Self::State) -> bool;
+    /// The decisions worth listing in this state ([`crate::moves`]): every
+    /// decision a side or the referee may make now, each with its free
+    /// fields; the listing keeps those `decide` accepts, so a proposal may
+    /// be refused, but a legal decision must fit one.
+    fn proposals(state: &Self::State) -> Vec<Proposal>;
+    /// What the facts of a decision say before any of its dice falls: a
+    /// range, a cost, a target number ([`crate::moves::Known`]). Read from
+    /// facts decided with dice that are not the game's: nothing here may
+    /// depend on a die.
+    fn known(state: &Self::State, facts: &[Self::Fact]) -> Known;
 }
 
 /// Why a decision was not decided: it does not parse, it is not the
@@ -377,6 +388,12 @@ pub trait Machine: Send {
     /// Puts back a state [`Machine::state`] gave (a kept snapshot); an error
     /// means the value is not a state of this ruleset.
     fn restore(&mut self, state: &Value) -> Result<(), String>;
+    /// The decisions worth listing now ([`Ruleset::proposals`]).
+    fn proposals(&self) -> Vec<Proposal>;
+    /// Decides `decision` on the state with `dice`, as [`TypedDecision::decide`]
+    /// does, keeping only what its facts say before a die falls
+    /// ([`Ruleset::known`]).
+    fn probe(&self, decision: &Value, dice: &mut Dice) -> Result<Known, Refusal>;
 }
 
 struct Typed<R: Ruleset> {
@@ -532,6 +549,17 @@ impl<R: Ruleset> Machine for Typed<R> {
     fn restore(&mut self, state: &Value) -> Result<(), String> {
         self.state = serde::Deserialize::deserialize(state).map_err(|e: serde_json::Error| e.to_string())?;
         Ok(())
+    }
+
+    fn proposals(&self) -> Vec<Proposal> {
+        R::proposals(&self.state)
+    }
+
+    fn probe(&self, decision: &Value, dice: &mut Dice) -> Result<Known, Refusal> {
+        let typed: R::Decision = parse(decision)?;
+        check_decision::<R>(decision, &typed)?;
+        let facts = R::decide(&self.state, &typed, dice)?;
+        Ok(R::known(&self.state, &facts))
     }
 }
 

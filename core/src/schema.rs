@@ -1,6 +1,7 @@
 //! JSON Schemas of every file a user writes or reads: each ruleset's
 //! scenarios, decisions, facts and scripts, house rules, the record's header
-//! and event lines, and play-by-email turn files.
+//! and event lines, play-by-email turn files, and the listing of the
+//! decisions legal now (`moves --json`).
 //!
 //! They are generated from the very types serde reads those files with
 //! (schemars honours serde's `tag`, `rename_all`, `default`,
@@ -31,7 +32,8 @@ pub struct Published {
 }
 
 /// Every schema, in a stable order: the four of each ruleset (script,
-/// scenario, decision, fact), then house rules, record lines and turn files.
+/// scenario, decision, fact), then house rules, record lines, turn files
+/// and the listing of legal decisions.
 pub fn all() -> Vec<Published> {
     let mut out = Vec::new();
     out.extend(of_ruleset::<leader_activation::LeaderActivation>());
@@ -42,6 +44,10 @@ pub fn all() -> Vec<Published> {
     out.push(publish::<HeaderV1>("record-header", "the first line of a record (.jsonl): game, rules, scenario, seed"));
     out.push(publish::<EventV1>("record-event", "every later line of a record: one event, its body by its kind"));
     out.push(publish::<crate::pbem::TurnFile>("turn-file", "a play-by-email turn file's JSON (inside its armour)"));
+    out.push(publish::<crate::moves::Listing>(
+        "moves",
+        "the decisions legal now, as `rollcall moves --json` prints them and `GET /games/{id}/moves` answers",
+    ));
     out
 }
 

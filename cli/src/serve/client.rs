@@ -72,7 +72,7 @@ fn base(url: &str) -> &str {
 pub fn play(args: &crate::args::PlayArgs, mode: Mode) -> Result<ExitCode, Fail> {
     let json_out = mode == Mode::Json;
     let (url, token) = (args.server.as_deref().unwrap_or_default(), args.token.as_deref().unwrap_or_default());
-    let (game, source) = (args.game.as_str(), args.decision.as_str());
+    let (game, source) = (args.game.as_str(), args.decision.as_deref().unwrap_or("-"));
     let name = if source == "-" { "<stdin>" } else { source };
     let text = read_text(source)?;
     let value: Value = serde_json::from_str(&text).map_err(|e| fail!("{name}:{}: not JSON: {e}", e.line()))?;

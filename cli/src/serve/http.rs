@@ -52,6 +52,7 @@ fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Shared>)
         ("/games/{id}/end", &["post"], post(end)),
         ("/games/{id}/events", &["get"], get(events)),
         ("/games/{id}/state", &["get"], get(state)),
+        ("/games/{id}/moves", &["get"], get(moves)),
         ("/games/{id}/narrative", &["get"], get(narrative)),
         ("/games/{id}/record", &["get"], get(record)),
         ("/games/{id}/turn", &["get"], get(turn)),
@@ -267,6 +268,21 @@ struct At {
 
 async fn state(State(s): State<Shared>, Path(id): Path<String>, Query(at): Query<At>) -> Result<Json<Value>, ApiError> {
     blocking(move || s.state(&id, at.at)).await.map(Json)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ForSide {
+    #[serde(default)]
+    side: Option<String>,
+}
+
+async fn moves(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    Query(side): Query<ForSide>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || s.moves(&id, side.side.as_deref())).await.map(Json)
 }
 
 async fn narrative(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {

@@ -778,6 +778,24 @@ impl Service {
         )
     }
 
+    /// `GET /games/{id}/moves?side=S`: the decisions legal now for a side
+    /// (by default the side awaited; `referee`: the referee's inputs
+    /// alone), as `rollcall moves --json` prints them. From the written
+    /// state only: nothing in it depends on a die not yet revealed.
+    pub fn moves(&self, game: &str, side: Option<&str>) -> Result<Value, ApiError> {
+        self.require_live(game)?;
+        let g = open_game(&*self.log, game, None).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        let side = match side {
+            Some("referee") => None,
+            Some(side) => Some(side.to_string()),
+            None => rollcall_core::moves::awaited_side(&g),
+        };
+        let listing = rollcall_core::moves::list(&g, side.as_deref()).map_err(|e| {
+            ApiError::new(400, "malformed", format!("side: {e}; side=referee lists the referee's inputs alone"))
+        })?;
+        Ok(serde_json::to_value(listing).expect("a listing serialises"))
+    }
+
     /// `GET /games/{id}/narrative`: the whole game, narrated.
     pub fn narrative(&self, game: &str) -> Result<String, ApiError> {
         self.require_live(game)?;

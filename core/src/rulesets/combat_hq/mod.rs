@@ -19,6 +19,7 @@
 //! an inch, so "within 6\"" is an exact integer test (60 tenths).
 
 mod decide;
+mod moves;
 mod refusals;
 mod sides;
 #[cfg(test)]
@@ -707,6 +708,14 @@ impl Ruleset for CombatHq {
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
+    }
+
+    fn proposals(state: &State) -> Vec<crate::moves::Proposal> {
+        moves::proposals(state)
+    }
+
+    fn known(state: &State, facts: &[Fact]) -> crate::moves::Known {
+        moves::known(state, facts)
     }
 }
 

@@ -19,6 +19,7 @@
 
 mod decide;
 pub mod hex;
+mod moves;
 mod refusals;
 mod sides;
 #[cfg(test)]
@@ -545,6 +546,14 @@ impl Ruleset for FormationActivation {
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
+    }
+
+    fn proposals(state: &State) -> Vec<crate::moves::Proposal> {
+        moves::proposals(state)
+    }
+
+    fn known(state: &State, facts: &[Fact]) -> crate::moves::Known {
+        moves::known(state, facts)
     }
 }
 

@@ -12,6 +12,7 @@
 //! the words of the domain and a faithful `evolve`.
 
 mod decide;
+mod moves;
 mod refusals;
 mod sides;
 #[cfg(test)]
@@ -577,6 +578,14 @@ impl Ruleset for LeaderActivation {
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
+    }
+
+    fn proposals(state: &State) -> Vec<crate::moves::Proposal> {
+        moves::proposals(state)
+    }
+
+    fn known(state: &State, facts: &[Fact]) -> crate::moves::Known {
+        moves::known(state, facts)
     }
 }
 

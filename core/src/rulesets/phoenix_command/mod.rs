@@ -45,6 +45,7 @@ mod fire;
 mod interrupts;
 mod melee;
 mod morale;
+mod moves;
 mod narrate;
 mod organisation;
 mod refusals;
@@ -1278,5 +1279,13 @@ impl Ruleset for PhoenixCommand {
 
     fn author(state: &State, decision: &Decision) -> crate::ruleset::Actor {
         sides::author(state, decision)
+    }
+
+    fn proposals(state: &State) -> Vec<crate::moves::Proposal> {
+        moves::proposals(state)
+    }
+
+    fn known(state: &State, facts: &[Fact]) -> crate::moves::Known {
+        moves::known(state, facts)
     }
 }

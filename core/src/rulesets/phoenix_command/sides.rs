@@ -26,7 +26,14 @@ fn unit_side(state: &State, unit: &str) -> Option<Actor> {
 /// brevet, a rout, a blown ambush's fire), then the active unit's side, then
 /// the side whose unit is next to activate; the referee otherwise.
 pub(super) fn awaited(state: &State) -> Actor {
-    let Some(turn) = &state.turn else { return Actor::Referee };
+    let Some(turn) = &state.turn else {
+        // A casualty before the first turn can leave a brevet due: it comes
+        // first all the same ("has to appoint a new leader immediately").
+        return match state.units.values().find(|u| u.brevet_due.is_some()) {
+            Some(u) => Actor::side(&u.side),
+            None => Actor::Referee,
+        };
+    };
     if !turn.pending_injuries.is_empty() {
         return Actor::Referee;
     }

@@ -296,6 +296,19 @@ fn a_unit_whose_leader_falls_loses_its_cp_and_brevets_at_once() {
     assert_eq!(e, "m2 owes no brevet: its leader has not fallen");
 }
 
+/// A leader who falls before the first turn begins: his unit "has to
+/// appoint (“brevet”) a new leader immediately", so the game awaits his
+/// side's brevet, not the referee's beginning of the turn (which the rules
+/// refuse until the brevet is made).
+#[test]
+fn a_brevet_due_before_the_first_turn_is_awaited_from_its_side() {
+    use crate::ruleset::{Actor, Ruleset};
+    let g = given(militia_units())
+        .decided(json!({"type": "casualty", "figure": "m1-lead", "effect": "killed", "reason": "sniper"}));
+    assert_eq!(crate::rulesets::phoenix_command::PhoenixCommand::awaited(g.state()), Actor::side("alex"));
+    g.when_rolling(json!({"type": "begin-turn"}), &[]).refusal_of(Refused::BrevetDue);
+}
+
 /// "If the new leader's command rating is less than 1, then the unit cannot
 /// brevet a new leader and breaks." It acts no more, and breaks from the
 /// battlefield at the next strategic movement.
