@@ -35,10 +35,17 @@ pub(super) fn proposals(state: &State) -> Vec<Proposal> {
             format!("{side} skips: the opponent activates instead"),
         ));
     }
-    if let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) {
+    let active = state.turn.as_ref().and_then(|t| t.activation.as_ref());
+    if let Some(a) = active {
         activation(state, &pieces, &a.leader, &a.commanded, &mut out);
     }
-    referee(&pieces, &mut out);
+    // Under LN4 a move of the leader being activated is his own action, his
+    // side's to make; the referee moves him only as a displacement.
+    let own_mover = active.filter(|_| state.config.leader_move_is_own_action).map(|a| &*a.leader);
+    if let (Some(leader), Some(l)) = (own_mover, own_mover.and_then(|id| state.pieces.get(id))) {
+        leader_moves(leader, l, &mut out);
+    }
+    referee(&pieces, own_mover, &mut out);
     out
 }
 
@@ -100,6 +107,30 @@ fn activation(state: &State, pieces: &[&Piece], leader: &str, commanded: &[super
     ));
 }
 
+/// The active leader's move as an action of his own, and the referee's
+/// displacement of him (LN4: "after the leader has performed any action of
+/// his own (such as moving or shooting) he may not command other units any
+/// more").
+fn leader_moves(leader: &str, l: &Piece, out: &mut Vec<Proposal>) {
+    let at = json!([l.at.x, l.at.y]);
+    out.push(
+        Proposal::new(
+            "The leader moves himself",
+            json!({"type": "move", "piece": leader}),
+            format!("{leader} moves, an action of his own (he commands no unit after it)"),
+        )
+        .with(Field::new("to", "where he ends up", Shape::Point { unit: "mm".into() }, at.clone())),
+    );
+    out.push(
+        Proposal::new(
+            "Displace the active leader",
+            json!({"type": "move", "piece": leader, "displaced": true}),
+            format!("the table displaces {leader} (a casualty's displacement, a retreat: not his own action)"),
+        )
+        .with(Field::new("to", "where he ends up", Shape::Point { unit: "mm".into() }, at).by_referee()),
+    );
+}
+
 /// Every set of 1 to `max` of `n` things, smallest first, each in order.
 fn subsets(n: usize, max: usize) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
@@ -121,8 +152,9 @@ fn piece_choices<'a>(pieces: impl Iterator<Item = &'a &'a Piece>) -> Vec<Choice>
     choices(pieces.map(|p| (Value::from(&*p.id), described(p))))
 }
 
-/// The referee's inputs: breaks, close combat, moves and removals.
-fn referee(pieces: &[&Piece], out: &mut Vec<Proposal>) {
+/// The referee's inputs: breaks, close combat, moves (of every piece but
+/// `own_mover`, the leader whose move is his own) and removals.
+fn referee(pieces: &[&Piece], own_mover: Option<&str>, out: &mut Vec<Proposal>) {
     let Some(first) = pieces.first() else { return };
     let piece = |about: &str, of: Vec<Choice>| {
         let example = of.first().map(|c| c.value.clone()).unwrap_or(Value::Null);
@@ -146,10 +178,11 @@ fn referee(pieces: &[&Piece], out: &mut Vec<Proposal>) {
                 .with(Field::new("leader", "the leader", Shape::OneOf { choices: of }, example).by_referee()),
         );
     }
-    let at = json!([first.at.x, first.at.y]);
+    let movers: Vec<&&Piece> = pieces.iter().filter(|p| Some(&*p.id) != own_mover).collect();
+    let at = movers.first().map_or(json!([first.at.x, first.at.y]), |p| json!([p.at.x, p.at.y]));
     out.push(
         Proposal::new("Move a leader or unit", json!({"type": "move"}), "a leader or unit moves on the table")
-            .with(piece("who moves", piece_choices(pieces.iter())))
+            .with(piece("who moves", piece_choices(movers.into_iter())))
             .with(Field::new("to", "where it ends up", Shape::Point { unit: "mm".into() }, at).by_referee()),
     );
     out.push(
