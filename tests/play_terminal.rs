@@ -21,17 +21,23 @@ use pty::Screen;
 
 const DOWN: &str = "\x1b[B";
 
-/// One player: a folder holding his store, his key and the files he sends.
+/// One player: a folder holding his store, his key (named after him, not
+/// his side) and the files he sends.
 struct Player {
     dir: tempfile::TempDir,
+    name: &'static str,
     side: &'static str,
 }
 
 impl Player {
-    fn new(side: &'static str) -> Player {
-        let p = Player { dir: tempfile::tempdir().unwrap(), side };
-        p.ok(&["keygen", "-o", &p.path(&format!("{side}.key"))]);
+    fn new((name, side): (&'static str, &'static str)) -> Player {
+        let p = Player { dir: tempfile::tempdir().unwrap(), name, side };
+        p.ok(&["keygen", "-o", &p.key()]);
         p
+    }
+
+    fn key(&self) -> String {
+        self.path(&format!("{}.key", self.name))
     }
 
     fn path(&self, name: &str) -> String {
@@ -89,32 +95,16 @@ impl Player {
     }
 }
 
-/// Two players start game `game` by email under `rules`: the first
-/// invites as `sides.0`, the second accepts as `sides.1`.
-fn handshake(rules: &str, scenario: &Path, sides: (&'static str, &'static str), game: &str) -> (Player, Player) {
-    let (a, b) = (Player::new(sides.0), Player::new(sides.1));
+/// Two players, each `(name, side)`, start game `game` by email under
+/// `rules`: the first invites, the second accepts the other side.
+fn handshake(rules: &str, scenario: &Path, players: [(&'static str, &'static str); 2], game: &str) -> (Player, Player) {
+    let (a, b) = (Player::new(players[0]), Player::new(players[1]));
     let (invite, accept) = (a.path("invite.txt"), b.path("accept.txt"));
     let scenario = scenario.to_str().unwrap();
-    let key_a = a.path(&format!("{}.key", a.side));
-    let key_b = b.path(&format!("{}.key", b.side));
-    a.ok(&[
-        "pbem",
-        "invite",
-        "--rules",
-        rules,
-        "--scenario",
-        scenario,
-        "--side",
-        a.side,
-        "--key",
-        &key_a,
-        "--game",
-        game,
-        "-o",
-        &invite,
-    ]);
-    b.ok(&["pbem", "accept", &invite, "--key", &key_b, "-o", &accept]);
-    a.ok(&["pbem", "start", &accept, "--key", &key_a]);
+    let terms = ["--rules", rules, "--scenario", scenario, "--side", a.side, "--game", game];
+    a.ok(&[&["pbem", "invite", "--key", &a.key(), "-o", &invite][..], &terms].concat());
+    b.ok(&["pbem", "accept", &invite, "--key", &b.key(), "-o", &accept]);
+    a.ok(&["pbem", "start", &accept, "--key", &a.key()]);
     (a, b)
 }
 
@@ -129,13 +119,14 @@ fn scenario_of(fixture: &str, dir: &Path) -> PathBuf {
 
 /// Answers the end of a turn by email: write it, export it with the key
 /// and file offered, and leave; what the screen said at the end.
-fn end_and_export(screen: &mut Screen, side: &str, game: &str) -> String {
+fn end_and_export(screen: &mut Screen, player: &Player, game: &str) -> String {
+    let side = player.side;
     screen.keys("y");
     let written = screen.wait_for("export and sign this turn now?");
     assert!(written.contains("wrote "), "{written}");
     screen.keys("y");
     screen.wait_for("field 1 of 2: key");
-    let offered = screen.wait_for(&format!("default: {side}.key (Enter takes it)"));
+    let offered = screen.wait_for(&format!("default: {}.key (Enter takes it)", player.name));
     assert!(offered.contains("secret key file"), "{offered}");
     screen.keys("\r");
     screen.wait_for("field 2 of 2: output");
@@ -170,8 +161,10 @@ fn applied_and_verified(sender: &Player, receiver: &Player, game: &str) {
 /// exported and signed, and applied by axis.
 #[test]
 fn a_turn_of_leader_activation_by_email_is_played_from_the_menu_exported_and_applied() {
-    let (tom, jerry) =
-        handshake("leader-activation@1", &root().join("examples/pbem/scenario.json"), ("allies", "axis"), "friday");
+    let scenario = root().join("examples/pbem/scenario.json");
+    let (tom, jerry) = handshake("leader-activation@1", &scenario, [("tom", "allies"), ("jerry", "axis")], "friday");
+    // Another key beside Tom's: the export offers the one that is allies'.
+    tom.ok(&["keygen", "-o", &tom.path("a-spare.key")]);
     let mut screen = tom.play_on_terminal("friday");
     let first = screen.wait_for("allies has nothing of its own to decide now");
     assert!(first.contains("you play allies, by email"), "{first}");
@@ -212,7 +205,7 @@ fn a_turn_of_leader_activation_by_email_is_played_from_the_menu_exported_and_app
     screen.keys("\r");
     let rallied = screen.wait_for("axis to decide now: allies' turn is over. End it?");
     assert!(rallied.contains("roll d6 rally#0 = "), "the die is shown: {rallied}");
-    let end = end_and_export(&mut screen, "allies", "friday");
+    let end = end_and_export(&mut screen, &tom, "friday");
     assert!(end.contains("wrote 4 decisions"), "{end}");
 
     applied_and_verified(&tom, &jerry, "friday");
@@ -247,7 +240,7 @@ fn choose(screen: &mut Screen, n: usize, says: &str) {
 fn a_turn_of_phoenix_command_by_email_is_played_from_the_menu_exported_and_applied() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = scenario_of("phoenix-command/activation-order.json", dir.path());
-    let (alex, jason) = handshake("phoenix-command@1", &scenario, ("alex", "jason"), "dawn");
+    let (alex, jason) = handshake("phoenix-command@1", &scenario, [("ann", "alex"), ("joe", "jason")], "dawn");
     let mut screen = alex.play_on_terminal("dawn");
     screen.wait_for(">  1. begin the next turn (strategic movement)");
     screen.keys("\r");
@@ -295,7 +288,7 @@ fn a_turn_of_phoenix_command_by_email_is_played_from_the_menu_exported_and_appli
         choose(&mut screen, n, &pass);
     }
     screen.wait_for("jason to decide now: alex's turn is over. End it?");
-    let end = end_and_export(&mut screen, "alex", "dawn");
+    let end = end_and_export(&mut screen, &alex, "dawn");
     assert!(end.contains("wrote 10 decisions"), "{end}");
 
     applied_and_verified(&alex, &jason, "dawn");

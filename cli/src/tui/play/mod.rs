@@ -62,7 +62,7 @@ pub struct Opened {
     pub by: Option<String>,
     /// The narrative of the last events before the turn, one line each.
     pub earlier: Vec<String>,
-    /// A key file to offer for the export (the side's `SIDE.key` here).
+    /// A key file to offer for the export (one here holding the side's key).
     pub key_file: Option<String>,
 }
 

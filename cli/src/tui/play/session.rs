@@ -9,6 +9,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
+use rollcall_core::keys::{PublicKey, SecretKey};
 use rollcall_core::log::{open_game_with, EventLog};
 use rollcall_core::text;
 
@@ -52,8 +53,23 @@ fn open(db: &StoreSpec, id: &str) -> Result<Opened, Fail> {
         }
     })?;
     let by = crate::commands::decider(&log, &game)?;
-    let key_file = by.as_ref().map(|side| format!("{side}.key")).filter(|f| Path::new(f).is_file());
+    let key_file = by.as_deref().and_then(|side| game.header().key_of(side)).and_then(key_file_here);
     Ok(Opened { game, by, earlier: earlier.into(), key_file })
+}
+
+/// A `*.key` file in the current folder holding the secret of `public`
+/// (the side's key, as the game's header lists it), to offer for the export.
+fn key_file_here(public: &PublicKey) -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(".")
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".key"))
+        .collect();
+    names.sort();
+    names.into_iter().find(|name| {
+        let text = std::fs::read_to_string(name).unwrap_or_default();
+        SecretKey::from_file_text(&text).is_ok_and(|key| key.public() == *public)
+    })
 }
 
 /// Does what the model asked.
