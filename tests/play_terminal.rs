@@ -339,7 +339,7 @@ fn a_turn_not_written_is_lost_whole_on_a_kill_or_q_and_a_written_one_stays() {
     screen.keys("q");
     screen.wait_for("quit and throw away the 1 decision not written?");
     screen.keys("n");
-    screen.wait_for("1 decision not written · Enter choose");
+    screen.wait_for("1 decision not written · ? keys");
     screen.keys("q");
     screen.wait_for("quit and throw away the 1 decision not written?");
     screen.keys("y");

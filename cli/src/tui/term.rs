@@ -193,7 +193,8 @@ pub fn draw_play(f: &mut Frame, model: &play::Model) {
         .split(columns[1]);
     let inner = |r: Rect| (r.height.saturating_sub(2) as usize, r.width.saturating_sub(2) as usize);
     let ((menu_rows, menu_width), (narrative_rows, narrative_width)) = (inner(columns[0]), inner(right[1]));
-    let screen = model.screen(play::Panes { menu_rows, menu_width, narrative_rows, narrative_width });
+    let table_width = inner(right[0]).1;
+    let screen = model.screen(play::Panes { menu_rows, menu_width, table_width, narrative_rows, narrative_width });
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let block = |title: String| Block::default().borders(Borders::ALL).title(title);
     f.render_widget(Paragraph::new(Span::styled(screen.title.clone(), bold)), rows[0]);

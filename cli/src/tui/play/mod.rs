@@ -167,6 +167,7 @@ pub const HELP: &[(&str, &str)] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Panes {
     pub menu_rows: usize,
+    pub table_width: usize,
     pub menu_width: usize,
     pub narrative_rows: usize,
     pub narrative_width: usize,
@@ -348,10 +349,7 @@ impl Model {
     fn decided(mut self, pick: String, before: Game, events: Vec<Event>) -> Model {
         let number = self.game.decisions();
         let lines = events.iter().flat_map(|e| lines(&self.game.narrate(e))).collect();
-        self.message = format!(
-            "#{number} {pick}: decided, its outcome in the narrative; {} not written yet (e writes the turn, u takes it back)",
-            decisions(self.pending.len() + 1)
-        );
+        self.message = format!("#{number} {pick}: decided (u takes it back; e ends the turn and writes it)");
         self.pending.push(Pending { pick, before, events, lines });
         let was = self.side.clone();
         self.refresh();

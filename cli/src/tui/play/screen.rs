@@ -31,7 +31,7 @@ impl Model {
             None => "every side plays on this machine".to_string(),
         };
         let status = format!(
-            "turn {} · seq {} · {} to decide · {} not written · Enter choose · u take back · e end the turn · ? keys · q quit",
+            "turn {} · seq {} · {} to decide · {} not written · ? keys · q quit",
             self.game.turn(),
             self.game.seq(),
             self.game.awaited(),
@@ -41,7 +41,7 @@ impl Model {
             title: format!("rollcall play · {} · {} · {who}", self.id, self.rules),
             menu_title,
             menu,
-            state: lines(&self.game.render()),
+            state: lines(&self.game.render()).iter().flat_map(|l| wrap(l, panes.table_width)).collect(),
             narrative: self.narrative(panes.narrative_rows, panes.narrative_width),
             question,
             message: self.message.clone(),
@@ -82,12 +82,12 @@ impl Model {
             out.push((group.title.clone(), false));
             for entry in &group.entries {
                 let chosen = entry.n == self.cursor + 1;
-                for (i, line) in entry_lines(entry).into_iter().enumerate() {
-                    let line = match line.strip_prefix(' ') {
-                        Some(rest) if chosen && i == 0 => format!(">{rest}"),
-                        _ => line,
-                    };
+                let first = out.len();
+                for line in entry_lines(entry) {
                     out.extend(wrap(&line, width).into_iter().map(|piece| (piece, chosen)));
+                }
+                if let (true, Some(rest)) = (chosen, out[first].0.strip_prefix(' ')) {
+                    out[first].0 = format!(">{rest}");
                 }
             }
         }
@@ -123,17 +123,19 @@ impl Model {
         let awaited = self.game.awaited().to_string();
         match (question, &self.by) {
             (Question::Discard, _) => format!(
-                "quit and throw away the {} not written? y: quit (the store stays as it was) · n: go back · e: write them",
+                "quit and throw away the {} not written? y: quit, writing nothing · n: go back · e: write first",
                 decisions(self.pending.len())
             ),
             (Question::EndTurn, Some(me)) => format!(
-                "{awaited} to decide now: {} turn is over. End it? y: write it, then export · n: stay (the referee's inputs are listed)",
+                "{awaited} to decide now: {} turn is over. End it? y: write it, then export · n: not yet",
                 possessive(me)
             ),
             (Question::EndTurn, None) => {
                 format!("{awaited} to decide now. End the turn here? y: write it · n: play on as {awaited}")
             }
-            (Question::Export, _) => "export and sign this turn now? y: choose the key and the file · n: not now".into(),
+            (Question::Export, _) => {
+                "export and sign this turn now? y: choose the key and the file · n: not now".into()
+            }
         }
     }
 }

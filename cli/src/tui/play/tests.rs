@@ -50,7 +50,8 @@ fn by_email() -> Model {
     Model::new(Opened { game, by: Some("allies".into()), earlier: Vec::new(), key_file: Some("allies.key".into()) })
 }
 
-const PANES: Panes = Panes { menu_rows: 200, menu_width: 100, narrative_rows: 200, narrative_width: 100 };
+const PANES: Panes =
+    Panes { menu_rows: 200, menu_width: 100, table_width: 100, narrative_rows: 200, narrative_width: 100 };
 
 fn press(model: Model, keys: &str) -> Model {
     keys.chars().fold(model, |m, c| m.key(if c == '\n' { Key::Enter } else { Key::Char(c) }))
@@ -131,10 +132,7 @@ fn given_an_entry_without_fields_when_enter_then_it_is_decided_on_the_copy_and_i
     assert_eq!(m.pending.len(), 1);
     assert_eq!(m.base.head(), head, "the store's game is untouched");
     assert_eq!(m.game.decisions(), 3);
-    assert_eq!(
-        m.message,
-        "#3 command unit=rifles-1: decided, its outcome in the narrative; 1 decision not written yet (e writes the turn, u takes it back)"
-    );
+    assert_eq!(m.message, "#3 command unit=rifles-1: decided (u takes it back; e ends the turn and writes it)");
     let screen = m.screen(PANES);
     let outcome = marked(&screen.narrative);
     assert_eq!(outcome[0], "#3 command unit=rifles-1");
@@ -261,7 +259,7 @@ fn given_decisions_held_when_q_then_asked_first_and_n_goes_back() {
     let m = press(model(rally_after(2)), "\nq");
     assert_eq!(
         m.screen(PANES).question.as_deref(),
-        Some("quit and throw away the 1 decision not written? y: quit (the store stays as it was) · n: go back · e: write them")
+        Some("quit and throw away the 1 decision not written? y: quit, writing nothing · n: go back · e: write first")
     );
     let m = press(m, "x");
     assert!(m.screen(PANES).question.is_some(), "only y, n or e answer");
@@ -300,7 +298,7 @@ fn given_a_game_by_email_when_the_turn_ends_then_written_exported_with_the_key_o
     let m = press(m, "2\n");
     assert_eq!(
         m.screen(PANES).question.as_deref(),
-        Some("axis to decide now: allies' turn is over. End it? y: write it, then export · n: stay (the referee's inputs are listed)")
+        Some("axis to decide now: allies' turn is over. End it? y: write it, then export · n: not yet")
     );
     let m = press(m, "y");
     assert!(matches!(m.request, Some(Request::Write { .. })));
@@ -349,11 +347,12 @@ fn given_a_game_by_email_when_the_export_is_declined_then_the_command_to_send_it
 
 #[test]
 fn given_a_narrow_screen_when_shown_then_every_line_fits_its_pane_and_the_cursor_stays_in_view() {
-    let panes = Panes { menu_rows: 8, menu_width: 30, narrative_rows: 3, narrative_width: 20 };
+    let panes = Panes { menu_rows: 8, menu_width: 30, table_width: 25, narrative_rows: 3, narrative_width: 20 };
     let m = press(model(rally_after(2)), "\nG");
     let screen = m.screen(panes);
     assert!(screen.menu.len() <= 8 && screen.narrative.len() <= 3);
     assert!(screen.menu.iter().chain(&screen.narrative).all(|(l, _)| l.chars().count() <= 30), "{screen:#?}");
+    assert!(screen.state.iter().all(|l| l.chars().count() <= 25), "{screen:#?}");
     assert!(!marked(&screen.menu).is_empty(), "the last entry, under the cursor, is shown: {screen:#?}");
 }
 
