@@ -94,6 +94,8 @@ pub fn run_play(
         terminal.draw(|f| draw_play(f, &model)).map_err(io)?;
         if let Some(request) = model.request.take() {
             model = model.answer(perform(request));
+            // What the store or a key file said on standard error is drawn over.
+            terminal.clear().map_err(io)?;
             continue;
         }
         if let Some(key) = next_key().map_err(io)? {

@@ -224,6 +224,14 @@ impl Model {
     /// The model after `key`.
     pub fn key(mut self, key: Key) -> Model {
         self.message.clear();
+        // Ctrl-C leaves from anywhere, asking first if decisions are held.
+        if key == Key::Interrupt && !matches!(self.open, Open::Ask(Question::Discard)) {
+            self.help = false;
+            return match self.pending.is_empty() {
+                true => self.leave(),
+                false => self.opened(Open::Ask(Question::Discard)),
+            };
+        }
         if self.help {
             self.help = false;
             return self;
@@ -246,6 +254,11 @@ impl Model {
                 self.opened(Open::Finished(lines))
             }
         }
+    }
+
+    fn leave(mut self) -> Model {
+        self.quit = true;
+        self
     }
 
     fn opened(mut self, open: Open) -> Model {

@@ -415,3 +415,12 @@ fn given_fields_that_may_be_left_out_when_answered_empty_then_they_are_left_out(
     let Step::Filled(form) = form.key(Key::Enter) else { panic!() };
     assert_eq!(form.given, [("figures".to_string(), "a,b".to_string())]);
 }
+
+#[test]
+fn given_a_field_asked_when_ctrl_c_then_asked_before_throwing_decisions_away_and_a_second_leaves() {
+    let m = press(model(rally_after(2)), "\n2\n").key(Key::Interrupt);
+    assert!(m.screen(PANES).question.unwrap().starts_with("quit and throw away the 1 decision not written?"));
+    let m = m.key(Key::Interrupt);
+    assert!(m.quit);
+    assert!(model(rally_after(2)).key(Key::Interrupt).quit, "nothing held: at once");
+}
