@@ -424,3 +424,26 @@ fn given_a_field_asked_when_ctrl_c_then_asked_before_throwing_decisions_away_and
     assert!(m.quit);
     assert!(model(rally_after(2)).key(Key::Interrupt).quit, "nothing held: at once");
 }
+
+/// The `artillery-alone` fixture's table game (dice rolled by hand), before its first decision.
+fn at_the_table() -> Game {
+    let text = std::fs::read_to_string(root().join("fixtures/combat-hq/artillery-alone.json")).unwrap();
+    let script = Script::parse(&text, "artillery").unwrap();
+    Game::open(script.header).unwrap()
+}
+
+#[test]
+fn given_a_table_game_when_a_decision_rolls_then_its_faces_are_typed_with_no_default() {
+    let m = model(at_the_table());
+    let entry = m.listing.entries().next().unwrap().clone();
+    assert_eq!(entry.decision, json!({"type": "begin-turn", "first": "germans"}));
+    let m = m.key(Key::Enter);
+    let form = text(&m.screen(PANES).menu);
+    assert!(form.contains("field 1 of 1: dice") && form.contains("  type the faces rolled, e.g. {"), "{form}");
+    let m = m.key(Key::Enter);
+    assert!(text(&m.screen(PANES).menu).contains("✗ dice must be given: JSON: the faces rolled"), "no default");
+    let m = press(m, "{\"command-dice:bg-hart\": [4, 4]}\n");
+    let faces: Vec<&Value> =
+        m.pending[0].events.iter().filter(|e| e.kind == Kind::Roll).map(|e| &e.body["value"]).collect();
+    assert_eq!(faces, [&json!(4), &json!(4)], "{:?}", m.pending[0].events);
+}
