@@ -196,13 +196,14 @@ impl Model {
     pub fn new(opened: Opened) -> Model {
         let Opened { game, by, earlier, key_file } = opened;
         let header = game.header();
-        let mut model = Model {
+        let side = crate::moves::listed_side(&game, None, by.clone());
+        Model {
             id: header.game.clone(),
             rules: header.rules.label(),
             by,
-            side: None,
+            listing: listing(&game, side.as_deref()),
+            side,
             base: game.clone(),
-            listing: listing(&game, None),
             game,
             pending: Vec::new(),
             cursor: 0,
@@ -216,9 +217,7 @@ impl Model {
             request: None,
             said: Vec::new(),
             quit: false,
-        };
-        model.refresh();
-        model
+        }
     }
 
     /// The model after `key`.
@@ -286,8 +285,8 @@ impl Model {
             Key::Char('u') => return self.take_back(),
             Key::Char('e') => return self.end(),
             Key::Char('?') => self.help = true,
-            Key::Char('q') | Key::Esc | Key::Interrupt if self.pending.is_empty() => self.quit = true,
-            Key::Char('q') | Key::Esc | Key::Interrupt => return self.opened(Open::Ask(Question::Discard)),
+            Key::Char('q') | Key::Esc if self.pending.is_empty() => self.quit = true,
+            Key::Char('q') | Key::Esc => return self.opened(Open::Ask(Question::Discard)),
             _ => self.message = "? shows the keys".into(),
         }
         self
@@ -373,7 +372,8 @@ impl Model {
     }
 
     /// Lists again for the game as played: this store's side in a
-    /// play-by-email game, else the side awaited (none: the referee).
+    /// play-by-email game, else the side awaited (none: the referee), as
+    /// when the turn opened.
     fn refresh(&mut self) {
         self.side = crate::moves::listed_side(&self.game, None, self.by.clone());
         self.listing = listing(&self.game, self.side.as_deref());
