@@ -1,15 +1,12 @@
 //! The binary on a real (pseudo-)terminal: `rollcall replay GAME --step`
 //! (keys in, screen out) and progress bars (on a terminal, never on a pipe). The child gets a pty of its own as its controlling terminal;
 //! what it writes is fed to a terminal emulator (vt100), and the test reads
-//! the emulator's screen as a user would see it.
+//! the emulator's screen as a user would see it (`support/pty.rs`).
 
-use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name)
@@ -19,46 +16,9 @@ fn fixture(name: &str) -> PathBuf {
 mod binary;
 use binary::command as rollcall;
 
-/// A pseudo-terminal of `cols` x `rows`: (master, slave).
-fn pty(cols: u16, rows: u16) -> (OwnedFd, OwnedFd) {
-    let (mut master, mut slave) = (-1, -1);
-    let size = libc::winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
-    // SAFETY: openpty writes two fds it opened; the name and termios are not asked for.
-    let rc = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size) };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both fds were just opened for us and are owned by nobody else.
-    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
-}
-
-/// The child's screen, as a terminal emulator draws what it wrote.
-struct Screen {
-    parser: Arc<Mutex<vt100::Parser>>,
-    master: std::fs::File,
-}
-
-impl Screen {
-    fn text(&self) -> String {
-        self.parser.lock().unwrap().screen().contents()
-    }
-
-    /// Waits (a few seconds at most) until the screen shows `want`.
-    fn wait_for(&self, want: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let text = self.text();
-            if text.contains(want) {
-                return text;
-            }
-            assert!(Instant::now() < deadline, "the screen never showed {want:?}; it shows:\n{text}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn keys(&mut self, keys: &str) {
-        self.master.write_all(keys.as_bytes()).unwrap();
-        self.master.flush().unwrap();
-    }
-}
+#[path = "support/pty.rs"]
+mod pty;
+use pty::{pty, Screen};
 
 #[test]
 fn replay_step_on_a_terminal_steps_back_and_forth_jumps_bookmarks_and_quits_with_q() {
@@ -67,37 +27,9 @@ fn replay_step_on_a_terminal_steps_back_and_forth_jumps_bookmarks_and_quits_with
     let run = rollcall(&db).arg("run").arg(fixture("leader-activation/rally.json")).output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
 
-    let (master, slave) = pty(120, 32);
     let mut child = rollcall(&db);
-    child
-        .args(["replay", "rally", "--step"])
-        .env("TERM", "xterm-256color")
-        .stdin(Stdio::from(slave.try_clone().unwrap()))
-        .stdout(Stdio::from(slave.try_clone().unwrap()))
-        .stderr(Stdio::from(slave.try_clone().unwrap()));
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        child.pre_exec(|| {
-            // A session of its own, with the pty as its controlling terminal.
-            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut child = child.spawn().unwrap();
-    drop(slave);
-    let parser = Arc::new(Mutex::new(vt100::Parser::new(32, 120, 0)));
-    let mut reader = std::fs::File::from(master.try_clone().unwrap());
-    let feed = Arc::clone(&parser);
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        // Ends when the child's side closes (EIO on Linux).
-        while let Ok(n @ 1..) = reader.read(&mut buf) {
-            feed.lock().unwrap().process(&buf[..n]);
-        }
-    });
-    let mut screen = Screen { parser, master: std::fs::File::from(master) };
+    child.args(["replay", "rally", "--step"]);
+    let mut screen = Screen::spawn(child, 120, 32);
 
     let first = screen.wait_for("seq 0/");
     assert!(first.contains("(the scenario, before the first event)"), "{first}");
@@ -130,14 +62,7 @@ fn replay_step_on_a_terminal_steps_back_and_forth_jumps_bookmarks_and_quits_with
     screen.wait_for("to the end of the next decision");
     screen.keys("x");
     screen.keys("q");
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "q did not quit; the screen shows:\n{}", screen.text());
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = screen.wait_exit();
     assert!(status.success(), "{status:?}");
 }
 

@@ -94,9 +94,9 @@ pub enum Command {
         after_help = "Example:\n  rollcall new --rules leader-activation@1 --scenario scenario.json --game friday\n  rollcall new --rules house.json --scenario scenario.json --table"
     )]
     New(NewArgs),
-    /// Make one decision (or a JSON array of them) in a stored game.
+    /// Make one decision (or a JSON array of them) in a stored game; on a terminal, a turn from a menu.
     #[command(
-        after_help = "Example:\n  rollcall play friday decision.json\n  rollcall play friday --pick 3\n  rollcall play friday --pick 'leader-action' action='moves to the wall'\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
+        after_help = "Example:\n  rollcall play friday\n  rollcall play friday decision.json\n  rollcall play friday --pick 3\n  rollcall play friday --pick 'leader-action' action='moves to the wall'\n  echo '{\"type\":\"command\",\"unit\":\"U2\"}' | rollcall play friday -\n  rollcall play friday - --stream < decisions.jsonl\n  rollcall play --server http://club.example:7878 --token $TOKEN friday decision.json"
     )]
     Play(PlayArgs),
     /// List the decisions legal now, numbered and in words: a side's own
@@ -320,7 +320,8 @@ pub struct NewArgs {
 pub struct PlayArgs {
     pub game: String,
     /// A decision JSON file, or - for standard input. With --pick, the
-    /// picked decision's fields instead, as FIELD=VALUE.
+    /// picked decision's fields instead, as FIELD=VALUE. With neither, on
+    /// a terminal: the turn is played from a menu of the decisions legal now.
     pub decision: Option<String>,
     /// With --pick: the picked decision's fields, as FIELD=VALUE
     /// (`to=120,40`, `action='moves to the wall'`); `rollcall moves` says

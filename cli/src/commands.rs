@@ -39,6 +39,11 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Run { script, game } => run_script(cx, &script, game),
         Command::New(args) => Ok(output::print(&new(db, args)?, mode)),
         Command::Play(args @ PlayArgs { pick: Some(_), .. }) => crate::moves::play(cx, &args),
+        Command::Play(PlayArgs { decision: None, server: None, stream: false, game, .. })
+            if crate::tui::play::session::on_terminal(mode) =>
+        {
+            crate::tui::play::session::run(cx, &game)
+        }
         Command::Play(PlayArgs { decision: None, game, .. }) => Err(fail!(
             "play {game}: name a decision file (or - for standard input), or pick one of `rollcall moves {game}` with --pick N"
         )),

@@ -23,7 +23,7 @@ const REFEREE: &str = "referee";
 
 /// The side a listing is for: the one asked for (`referee`: none), else this
 /// store's side in a play-by-email game, else the side the game awaits.
-fn listed_side(game: &Game, asked: Option<String>, mine: Option<String>) -> Option<String> {
+pub(crate) fn listed_side(game: &Game, asked: Option<String>, mine: Option<String>) -> Option<String> {
     match asked {
         Some(side) if side == REFEREE => None,
         Some(side) => Some(side),
@@ -31,7 +31,7 @@ fn listed_side(game: &Game, asked: Option<String>, mine: Option<String>) -> Opti
     }
 }
 
-fn listing(game: &Game, side: Option<&str>) -> Result<Listing, Fail> {
+pub(crate) fn listing(game: &Game, side: Option<&str>) -> Result<Listing, Fail> {
     moves::list(game, side)
         .map_err(|e| fail!("--side {}: {e}; --side {REFEREE} lists the referee's inputs alone", e.side))
 }
@@ -106,7 +106,7 @@ impl Report for Moves {
 
 /// An entry in words: its number and what it does, then what the engine
 /// knows of it and what it asks for.
-fn entry_lines(entry: &Entry) -> Vec<String> {
+pub(crate) fn entry_lines(entry: &Entry) -> Vec<String> {
     let mut lines = vec![format!("{:>4}. {}", entry.n, entry.says)];
     let mut known = Vec::new();
     if let Some(r) = &entry.range {
@@ -139,7 +139,7 @@ fn entry_lines(entry: &Entry) -> Vec<String> {
 
 /// A field that may be left out and can hold one value only (no sixes
 /// left to add): not worth asking for.
-fn only_one_value(f: &Field) -> bool {
+pub(crate) fn only_one_value(f: &Field) -> bool {
     !f.required && matches!(f.shape, Shape::Integer { min, max, .. } if min == max)
 }
 

@@ -271,7 +271,7 @@ pub fn turn(cx: &Checked, command: TurnCommand) -> Result<ExitCode, Fail> {
     Ok(crate::output::print(&said, cx.mode))
 }
 
-fn turn_export(db: &StoreSpec, game: &str, key: &Path, output: &str) -> Result<Said, Fail> {
+pub(crate) fn turn_export(db: &StoreSpec, game: &str, key: &Path, output: &str) -> Result<Said, Fail> {
     let key = read_key(key)?;
     let log = store::open_read(db)?;
     let exported = match exchanged(exchange::export(&log, game, &key))? {

@@ -8,7 +8,11 @@
 //! [`Model::key`] moves it (state + key -> state); [`Model::screen`] says
 //! what the screen shows (model -> lines). Only [`term`] touches a
 //! terminal: it draws a [`Screen`] with ratatui and feeds keys back.
+//!
+//! [`play`] is `rollcall play GAME` on a terminal, built the same way: a
+//! turn played from a menu of the decisions legal now.
 
+pub mod play;
 pub mod term;
 
 use std::collections::BTreeSet;
