@@ -1421,6 +1421,78 @@ mod tests {
         assert_eq!(rally, events);
     }
 
+    /// The script the store in `testdata/before-retunings-2026-12-03` ran
+    /// as game `long`: the skips fixture, its decisions `moves` referee moves.
+    fn long_script(moves: usize) -> Script {
+        let path = format!("{}/../fixtures/leader-activation/skips.json", env!("CARGO_MANIFEST_DIR"));
+        let mut script: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        script["game"] = "long".into();
+        let piece = script["scenario"]["units"][0]["id"].clone();
+        let moves = (0..moves).map(|i| serde_json::json!({"type": "move", "piece": piece, "to": [i, 0]}));
+        script["decisions"] = moves.collect();
+        Script::parse(&script.to_string(), "long").unwrap()
+    }
+
+    /// A store made by rollcall before sled's tree was retuned (at 4c17b14:
+    /// leaves of at most 16 keys, split in the middle, a page rewritten
+    /// whole at 10 fragments; every event under its own seq) opens with
+    /// this sled and this store, reads back both its games — `long`, made
+    /// by `run` (the skips fixture, 250 moves: [`long_script`]), and
+    /// `streamed`, made by `new` and 30 decisions of `play --stream`, some
+    /// still in the journal, which that version did not empty at closing —
+    /// and grows: 100 decisions appended to `long` (its rightmost leaf, one
+    /// of 16 keys, now filled to 64), and a game created whole in blocks.
+    /// Everything reads back, every chain checks and every tree is whole
+    /// after a reopen. Made by:
+    /// `rollcall --db store run long.json`; `rollcall --db store new --rules
+    /// leader-activation --scenario scenario.json --game streamed`; 30 moves
+    /// of `1-section` to `[i, 7]` piped into `rollcall --db store play
+    /// streamed - --stream`; `rollcall --db store export streamed -o
+    /// streamed.jsonl` (the old binary each time).
+    #[test]
+    fn a_store_made_before_the_tree_was_retuned_reads_and_grows() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/before-retunings-2026-12-03");
+        let dir = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(data.join("store")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+        }
+        let script = long_script(350);
+        let mut game = rollcall_core::Game::open(script.header.clone()).unwrap();
+        let played: Vec<(Vec<Event>, Vec<String>)> =
+            script.decisions.iter().map(|(d, dice)| game.play_lines(d, dice.as_ref()).unwrap()).collect();
+        let (old, new) = played.split_at(250);
+        let lines_of =
+            |part: &[(Vec<Event>, Vec<String>)]| part.iter().flat_map(|(_, l)| l.clone()).collect::<Vec<_>>();
+        let streamed = std::fs::read_to_string(data.join("streamed.jsonl")).unwrap();
+        let streamed: Vec<String> = streamed.lines().skip(1).map(str::to_string).collect();
+        let read = |log: &SledLog, game: &str| log.lines(game, 1).unwrap().map(Result::unwrap).collect::<Vec<_>>();
+        let log = SledLog::open(dir.path()).unwrap();
+        assert_eq!(log.games().unwrap(), ["long", "streamed"]);
+        assert_eq!(read(&log, "long"), lines_of(old));
+        assert_eq!(read(&log, "streamed"), streamed);
+        // Grown by this version: appends to the old game, a game in blocks.
+        let mut head = log.head("long").unwrap();
+        for (events, _) in new {
+            head = log.append("long", &head.hash, events).unwrap();
+        }
+        let rally_header = rally_script().header;
+        let rally_lines: Vec<String> = rally().iter().map(|e| record::encode_event(e).unwrap()).collect();
+        let root = log.begin(&rally_header).unwrap();
+        log.append_pending_lines("rally", &root.hash, &rally_lines).unwrap();
+        log.commit("rally").unwrap();
+        drop(log);
+        let log = SledLog::open(dir.path()).unwrap();
+        assert_eq!(read(&log, "long"), lines_of(&played));
+        assert_eq!(read(&log, "streamed"), streamed);
+        assert_eq!(read(&log, "rally"), rally_lines);
+        for id in ["long", "streamed", "rally"] {
+            let opened = rollcall_core::log::open_game(&log, id, None).unwrap();
+            assert_eq!(opened.head(), log.head(id).unwrap().hash, "{id}");
+            log.events_tree(id).unwrap().verify_integrity().unwrap();
+        }
+    }
+
     /// A store made in sled's own layout (every store made before the
     /// layout was chosen) is opened in it, written to and read, and keeps it.
     #[test]
