@@ -5,6 +5,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// The seed of the kill points: `ROLLCALL_SEED`, or the clock. Printed.
 fn seed() -> u64 {
@@ -28,6 +29,51 @@ fn rollcall(db: &Path) -> Command {
     c
 }
 
+#[path = "support/postgres.rs"]
+mod postgres_support;
+
+/// A store the crash tests kill `run` and `import` over: a sled directory,
+/// or a PostgreSQL database of the test's own.
+enum At {
+    Sled(PathBuf),
+    Postgres(postgres_support::Database),
+}
+
+impl At {
+    /// The binary, on this store.
+    fn rollcall(&self) -> Command {
+        match self {
+            At::Sled(dir) => rollcall(dir),
+            At::Postgres(db) => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_rollcall"));
+                c.arg("--store").arg(&db.url);
+                c
+            }
+        }
+    }
+}
+
+/// Fresh stores of one backend: `sled` under `dir`, or else a new
+/// PostgreSQL database each (none, after a notice, without a cluster).
+fn stores(backend: &str, dir: &Path, test: &str) -> Option<Box<dyn FnMut() -> At>> {
+    match backend {
+        "sled" => {
+            let dir = dir.to_path_buf();
+            let mut n = 0;
+            Some(Box::new(move || {
+                n += 1;
+                At::Sled(dir.join(format!("db-{n}")))
+            }))
+        }
+        _ => {
+            // Skipped (with a notice) or failed as CI asks, before any round.
+            drop(postgres_support::Database::new(test)?);
+            let test = test.to_string();
+            Some(Box::new(move || At::Postgres(postgres_support::Database::new(&test).unwrap())))
+        }
+    }
+}
+
 #[track_caller]
 fn ok(out: Output) -> String {
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -47,16 +93,22 @@ fn long_script(dir: &Path, n: usize) -> PathBuf {
     path
 }
 
-/// What a reader sees of game `long`: none, or all `events` of it, verified.
+/// What a reader sees of game `long` in the sled store `db`: none, or all
+/// `events` of it, verified.
 fn whole_or_nothing(db: &Path, events: u64) -> bool {
+    seen_whole_or_nothing(&At::Sled(db.to_path_buf()), events)
+}
+
+/// What a reader sees of game `long`: none, or all `events` of it, verified.
+fn seen_whole_or_nothing(at: &At, events: u64) -> bool {
     let games: serde_json::Value =
-        serde_json::from_str(&ok(rollcall(db).args(["games", "--json"]).output().unwrap())).unwrap();
+        serde_json::from_str(&ok(at.rollcall().args(["games", "--json"]).output().unwrap())).unwrap();
     match games["games"].as_array().unwrap().as_slice() {
         [] => false,
         [g] => {
             assert_eq!(g["events"], events, "a partial game is visible: {games}");
             let v: serde_json::Value =
-                serde_json::from_str(&ok(rollcall(db).args(["verify", "long", "--json"]).output().unwrap())).unwrap();
+                serde_json::from_str(&ok(at.rollcall().args(["verify", "long", "--json"]).output().unwrap())).unwrap();
             assert_eq!(v["events"], events);
             true
         }
@@ -64,60 +116,136 @@ fn whole_or_nothing(db: &Path, events: u64) -> bool {
     }
 }
 
-#[test]
-fn a_killed_run_leaves_the_whole_game_or_nothing_and_the_retry_works() {
-    let mut rng = seed();
-    let dir = tempfile::tempdir().unwrap();
-    let moves = 3_000;
-    let script = long_script(dir.path(), moves);
-    for attempt in 0..4 {
-        let db = dir.path().join(format!("db-{attempt}"));
-        // `run` narrates each event as it plays: kill it after a random number of lines.
-        let kill_after = 200 + next(&mut rng) % (2 * moves as u64 - 400);
-        let mut child = rollcall(&db).arg("run").arg(&script).stdout(Stdio::piped()).spawn().unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+/// Runs `command` until the kill point `rng` draws, then kills it: after
+/// a number of the lines it prints (at most `lines`, for a command that
+/// prints a line an event), or after a time (at most `most`). The first
+/// kill of a round (`early`) falls within the first quarter of the lines,
+/// where the process, held by the pipe it prints into (its own buffer and
+/// the pipe's take less than half its lines), cannot have finished: at
+/// least that kill lands in the middle.
+fn kill_at_random(mut command: Command, rng: &mut u64, lines: Option<u64>, most: Duration, early: bool) {
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let out = child.stdout.take().unwrap();
+    if let Some(lines) = lines.filter(|_| early || next(rng).is_multiple_of(2)) {
+        let cap = if early { lines / 4 } else { lines };
+        let kill_after = 1 + next(rng) % cap;
+        let mut read = BufReader::new(out).lines();
         for _ in 0..kill_after {
-            if lines.next().is_none() {
+            if read.next().is_none() {
                 break;
             }
         }
         child.kill().unwrap();
-        child.wait().unwrap();
-        if !whole_or_nothing(&db, 2 * moves as u64) {
-            let games = ok(rollcall(&db).arg("games").output().unwrap());
-            assert!(games.contains("creation was stopped") || games.contains("no games"), "{games}");
-            ok(rollcall(&db).arg("run").arg(&script).output().unwrap());
-            assert!(whole_or_nothing(&db, 2 * moves as u64), "the retry makes the whole game");
-            let games = ok(rollcall(&db).arg("games").output().unwrap());
-            assert!(!games.contains("creation was stopped"), "{games}");
+    } else {
+        // Drained as it prints, so that only the time stops it.
+        let drain = std::thread::spawn(move || std::io::copy(&mut BufReader::new(out), &mut std::io::sink()));
+        std::thread::sleep(Duration::from_micros(next(rng) % most.as_micros() as u64));
+        child.kill().unwrap();
+        let _ = drain.join();
+    }
+    child.wait().unwrap();
+}
+
+/// `rounds` rounds, each on a fresh store: `command` (a `run` or an
+/// `import` of game `long`, `events` events) killed at random points, one
+/// to three times over on the store, each kill leaving no game or the
+/// whole game, verified; then, if none is there, the retry makes it whole
+/// and leaves no stopped creation behind. Returns how many kills left no
+/// game.
+fn killed_creations_leave_the_whole_game_or_nothing(
+    rng: &mut u64,
+    mut store: impl FnMut() -> At,
+    command: impl Fn(&At) -> Command,
+    (events, lines): (u64, Option<u64>),
+    rounds: usize,
+) -> usize {
+    // How long the whole command takes here: the time kills are drawn in.
+    let timed = store();
+    let start = Instant::now();
+    ok(command(&timed).output().unwrap());
+    let most = start.elapsed() + Duration::from_millis(20);
+    drop(timed);
+    let mut partial = 0;
+    for round in 0..rounds {
+        let at = store();
+        for kill in 0..1 + next(rng) % 3 {
+            kill_at_random(command(&at), rng, lines, most, kill == 0);
+            if seen_whole_or_nothing(&at, events) {
+                break;
+            }
+            partial += 1;
+            let games = ok(at.rollcall().arg("games").output().unwrap());
+            assert!(games.contains("creation was stopped") || games.contains("no games"), "round {round}: {games}");
+        }
+        if !seen_whole_or_nothing(&at, events) {
+            ok(command(&at).output().unwrap());
+            assert!(seen_whole_or_nothing(&at, events), "round {round}: the retry makes the whole game");
+            let games = ok(at.rollcall().arg("games").output().unwrap());
+            assert!(!games.contains("creation was stopped"), "round {round}: {games}");
         }
     }
+    partial
+}
+
+/// `run SCRIPT`, killed at random points many times over, on `backend`.
+fn killed_runs(backend: &str, test: &str) {
+    let mut rng = seed();
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stores) = stores(backend, dir.path(), test) else { return };
+    let moves = 3_000;
+    let script = long_script(dir.path(), moves);
+    // `run` narrates each event (and a line before them): 2n events, 2n + 1 lines.
+    let shape = (2 * moves as u64, Some(2 * moves as u64 + 1));
+    let run = |at: &At| {
+        let mut c = at.rollcall();
+        c.arg("run").arg(&script);
+        c
+    };
+    let partial = killed_creations_leave_the_whole_game_or_nothing(&mut rng, stores, run, shape, 8);
+    println!("{partial} kills of `run` left no game");
+    assert!(partial >= 8, "each round's first kill falls in the middle of the run");
 }
 
 #[test]
-fn a_killed_import_leaves_the_whole_game_or_nothing_and_the_retry_works() {
+fn a_killed_run_leaves_the_whole_game_or_nothing_and_the_retry_works() {
+    killed_runs("sled", "a_killed_run_leaves_the_whole_game_or_nothing_and_the_retry_works");
+}
+
+#[test]
+fn a_killed_run_into_postgres_leaves_the_whole_game_or_nothing_and_the_retry_works() {
+    killed_runs("postgres", "a_killed_run_into_postgres_leaves_the_whole_game_or_nothing_and_the_retry_works");
+}
+
+/// `import FILE`, killed at random times many times over, on `backend`.
+fn killed_imports(backend: &str, test: &str) {
     let mut rng = seed();
     let dir = tempfile::tempdir().unwrap();
+    let Some(stores) = stores(backend, dir.path(), test) else { return };
     let moves = 3_000;
     let script = long_script(dir.path(), moves);
     let source = dir.path().join("source");
     ok(rollcall(&source).arg("run").arg(&script).output().unwrap());
     let record = dir.path().join("long.jsonl");
     ok(rollcall(&source).args(["export", "long", "-o"]).arg(&record).output().unwrap());
-    let mut partial = 0;
-    for attempt in 0..6 {
-        let db = dir.path().join(format!("db-{attempt}"));
-        let mut child = rollcall(&db).arg("import").arg(&record).stdout(Stdio::null()).spawn().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(100 + next(&mut rng) % 1500));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        if !whole_or_nothing(&db, 2 * moves as u64) {
-            partial += 1;
-            ok(rollcall(&db).arg("import").arg(&record).output().unwrap());
-            assert!(whole_or_nothing(&db, 2 * moves as u64));
-        }
-    }
-    println!("{partial} of 6 imports were killed before the end");
+    // `import` prints one line, at its end: every kill falls by time.
+    let import = |at: &At| {
+        let mut c = at.rollcall();
+        c.arg("import").arg(&record);
+        c
+    };
+    let partial =
+        killed_creations_leave_the_whole_game_or_nothing(&mut rng, stores, import, (2 * moves as u64, None), 8);
+    println!("{partial} kills of `import` left no game");
+}
+
+#[test]
+fn a_killed_import_leaves_the_whole_game_or_nothing_and_the_retry_works() {
+    killed_imports("sled", "a_killed_import_leaves_the_whole_game_or_nothing_and_the_retry_works");
+}
+
+#[test]
+fn a_killed_import_into_postgres_leaves_the_whole_game_or_nothing_and_the_retry_works() {
+    killed_imports("postgres", "a_killed_import_into_postgres_leaves_the_whole_game_or_nothing_and_the_retry_works");
 }
 
 /// `run` appends in batches as it reads; a script refused at its

@@ -2,7 +2,8 @@
 //!
 //! `cargo bench -p rollcall-cli --bench throughput` (add `-- --decisions N`
 //! to change the game length, `-- --keep DIR` to keep the generated scripts
-//! and records). It generates a long seeded game of leader
+//! and records, `-- --creation-only` to time only the games created whole).
+//! It generates a long seeded game of leader
 //! activation, then times the real binary as child processes — `run` (the
 //! script streamed in two passes into one all-or-nothing creation),
 //! `export`, `verify` of the file and of the store, and `play --stream`
@@ -179,6 +180,8 @@ fn main() {
         .unwrap_or(20_000);
     // `--keep DIR`: leave the generated scripts and records in DIR, to profile a command on them.
     let keep = args.iter().position(|a| a == "--keep").and_then(|i| args.get(i + 1)).cloned();
+    // `--creation-only`: only the games created whole (`run`, `export`, `import`) and their reference.
+    let creation_only = args.iter().any(|a| a == "--creation-only");
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let db = db.to_str().unwrap();
@@ -214,8 +217,11 @@ fn main() {
 
         let game = format!("bench-{n}");
         // The game id is part of the seed: keep the script's, whose dice made these decisions legal.
-        let (t, rss, _) = child(&["--db", db, "run", path.to_str().unwrap()], None);
-        println!("  run (check, then append)   {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB", events as f64 / t);
+        let (t_run, rss, _) = child(&["--db", db, "run", path.to_str().unwrap()], None);
+        println!(
+            "  run (check, then append)   {t_run:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB",
+            events as f64 / t_run
+        );
         goal_abs("run, peak RSS", rss, 64.0, false, "MiB");
         let record = dir.path().join(format!("{game}.jsonl"));
         let (t, rss, _) = child(&["--db", db, "export", &game, "-o", record.to_str().unwrap()], None);
@@ -229,14 +235,25 @@ fn main() {
             bytes as f64 / 1048576.0
         );
         goal_abs("export, peak RSS", rss, 64.0, false, "MiB");
+        // The reference for the commands that read the record or its
+        // script whole: each line decoded and chained, in this process.
+        let reference = decode_and_chain(&record);
+        println!(
+            "  decode + chain reference    {reference:>8.2} s  {:>10.0} events/s  (in this process)",
+            events as f64 / reference
+        );
         // The exported record into a store of its own: verified as it is written.
         let fresh = dir.path().join(format!("import-{n}"));
-        let (t, rss, _) = child(&["--db", fresh.to_str().unwrap(), "import", record.to_str().unwrap()], None);
+        let (t_import, rss, _) = child(&["--db", fresh.to_str().unwrap(), "import", record.to_str().unwrap()], None);
         println!(
-            "  import (verify, then append) {t:>7.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB",
-            events as f64 / t
+            "  import (verify, then append) {t_import:>7.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB",
+            events as f64 / t_import
         );
         goal_abs("import, peak RSS", rss, 64.0, false, "MiB");
+        // A game created whole from a script or a record, at most three
+        // times the reference's time: the store's writing in its shadow.
+        goal_at_most("run, time against the reference", t_run * 1e3, reference * 1e3, 3.0, "ms");
+        goal_at_most("import, time against the reference", t_import * 1e3, reference * 1e3, 3.0, "ms");
         let stored = dir_bytes(&fresh);
         let (per_event, record_per_event) = (stored as f64 / events as f64, bytes as f64 / events as f64);
         println!(
@@ -245,13 +262,15 @@ fn main() {
         );
         goal_at_most("store size after import", per_event, record_per_event, 1.5, "B per event");
         std::fs::remove_dir_all(&fresh).unwrap();
+        if creation_only {
+            continue;
+        }
         let (t, rss) = median_of_3(&["verify", record.to_str().unwrap()]);
         let verified = events as f64 / t;
         println!(
             "  verify file (streaming)     {t:>8.2} s  {:>10.0} events/s  peak {rss:>6.1} MiB  (median of 3)",
             events as f64 / t
         );
-        let reference = decode_and_chain(&record);
         goal("verify file", events as f64 / t, events as f64 / reference, 0.5, "events/s");
         goal_abs("verify file", events as f64 / t, 800_000.0, true, "events/s");
         goal_abs("verify file, peak RSS", rss, 64.0, false, "MiB");
@@ -297,6 +316,9 @@ fn main() {
         }
     }
 
+    if creation_only {
+        return;
+    }
     phoenix_command(dir.path(), db, keep.as_deref());
     golden_check(dir.path());
 

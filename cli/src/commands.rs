@@ -158,27 +158,32 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
         ));
     }
     let mut decisions = script_file::Decisions::open(path)?;
-    let mut creation = store::Creation::begin(&log, &header)?;
     let mut game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut stream = Stream::kept(mode, "narrative");
-    stream.note(|| format!("game {id}: {}, {} dice", header.rules.label(), mode_name(header.mode)));
-    while let Some(d) = decisions.next()? {
-        let events = match game.play(&d.decision, d.dice.as_ref()) {
-            Ok(events) => events,
-            Err(refusal) => {
-                let say = |refusal| {
-                    let (field, message) = refusal_field(d.index, refusal);
-                    format!("{}:{}: {field}: {message} (nothing was written)", path.display(), d.line_of(&field))
-                };
-                return crate::exit::refusal(refusal, say, mode);
+    stream.note(|| format!("game {id}: {}, {} dice", header.rules.label(), mode_name(header.mode)))?;
+    let refused = store::Creation::make(&log, &header, |creation| {
+        while let Some(d) = decisions.next()? {
+            let (events, lines) = match game.play_lines(&d.decision, d.dice.as_ref()) {
+                Ok(played) => played,
+                Err(refusal) => {
+                    let say = |refusal| {
+                        let (field, message) = refusal_field(d.index, refusal);
+                        format!("{}:{}: {field}: {message} (nothing was written)", path.display(), d.line_of(&field))
+                    };
+                    return crate::exit::refusal(refusal, say, mode).map(Some);
+                }
+            };
+            for event in &events {
+                stream.push(&Narrated { game: &game, event, listed: false })?;
             }
-        };
-        for event in &events {
-            stream.push(&Narrated { game: &game, event, listed: false })?;
+            lines.into_iter().try_for_each(|line| creation.push(line))?;
         }
-        creation.push(events)?;
+        creation.commit()?;
+        Ok(None)
+    })?;
+    if let Some(code) = refused {
+        return Ok(code);
     }
-    creation.commit()?;
     keep_snapshot(&log, &id, &game);
     stream.finish(
         &[format!("{} decisions, {} events; head {}", game.decisions(), game.seq(), game.head())],
@@ -1030,29 +1035,43 @@ impl Report for Imported {
     }
 }
 
-fn import_new(log: &dyn EventLog, file: &Path, mode: Mode) -> Result<Imported, Fail> {
-    let (header, events) = rollcall_store::file::read(file)?;
+fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Imported, Fail> {
+    let (header, mut events) = rollcall_store::file::read(file)?;
     let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
-    let mut creation = store::Creation::begin(log, &header)?;
     let mut verifier = Verifier::new(&header).map_err(not_imported)?;
-    let mut unit: Vec<Event> = Vec::new();
+    // Verified as `verify FILE` verifies: a line that is byte for byte the
+    // one the game leads to is taken as read, and written as it is.
+    events.read_decisions(verifier.decision_reader());
     let bar = crate::progress::file("import", file, mode == Mode::Json);
-    for event in events {
-        crate::progress::tick(&bar);
-        let next = verifier.game().seq() + 1;
-        let event =
-            event.map_err(|e| not_imported(VerifyFailure::at(Some(next), Fault::Unreadable.because(e.to_string()))))?;
-        verifier.push(&event).map_err(not_imported)?;
-        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && !unit.is_empty() {
-            creation.push(std::mem::take(&mut unit))?;
+    let (verified, at_head) = store::Creation::make(log, &header, |creation| {
+        let mut taken = None;
+        loop {
+            let read = events.next_taking(|line, proof, read| {
+                let took = verifier.take_line_read(line, proof, read);
+                // Proved UTF-8 by the verifier's scan when it is taken.
+                let text = took.then(|| std::str::from_utf8(line).ok()).flatten();
+                taken = text.map(str::to_string);
+                took
+            });
+            let line = match read {
+                None => break,
+                Some(Ok(None)) => taken.take().ok_or_else(|| fail!("{}: a line is not UTF-8 text", file.display()))?,
+                Some(Ok(Some(event))) => {
+                    verifier.push(&event).map_err(not_imported)?;
+                    let line = rollcall_core::record::encode_event(&event);
+                    line.map_err(|e| fail!("{}: seq {}: {e}", file.display(), event.seq))?
+                }
+                Some(Err(e)) => return Err(not_imported(verifier.unreadable(e))),
+            };
+            crate::progress::tick(&bar);
+            creation.push(line)?;
         }
-        unit.push(event);
-    }
+        let at_head = verifier.game().clone();
+        let (verified, _) = verifier.finish().map_err(not_imported)?;
+        creation.commit()?;
+        Ok((verified, at_head))
+    })?;
     crate::progress::done(bar);
-    let at_head = verifier.game().clone();
-    let (verified, _) = verifier.finish().map_err(not_imported)?;
-    creation.push(unit)?;
-    creation.commit()?;
     keep_snapshot(log, &header.game, &at_head);
     Ok(Imported::New { file: file.display().to_string(), verified: Box::new(verified), header: Box::new(header) })
 }

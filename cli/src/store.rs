@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rollcall_core::digest::Digest;
 use rollcall_core::log::{EventLog, LogError, OpenGameError};
-use rollcall_core::record::{Event, Header};
+use rollcall_core::record::{Header, Kind};
 use rollcall_core::strict;
 use rollcall_store::{Access, OpenError, OpenOptions, SledLog, Store};
 
@@ -404,8 +404,7 @@ fn carry_notes(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result
     Ok(())
 }
 
-fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<Outcome, Fail> {
-    use rollcall_core::record::Kind;
+fn copy_game(source: &dyn EventLog, target: &(dyn EventLog + Sync), id: &str) -> Result<Outcome, Fail> {
     let header = source.header(id)?;
     // Up to the head read now: a server appending meanwhile is not copied past it.
     let head = source.head(id)?;
@@ -426,33 +425,31 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<O
     let fails =
         |f: rollcall_core::game::VerifyFailure| fail!("does not verify in the source, so it was not copied: {f}");
     let mut verifier = rollcall_core::game::Verifier::new(&header).map_err(fails)?;
-    let mut creation = Creation::begin(target, &header)?;
-    let mut unit = Vec::new();
-    for event in source.events(id, 1)? {
-        let event = event?;
-        if event.seq > head.seq {
-            break;
+    let verified = Creation::make(target, &header, |creation| {
+        for event in source.events(id, 1)? {
+            let event = event?;
+            if event.seq > head.seq {
+                break;
+            }
+            verifier.push(&event).map_err(fails)?;
+            let line = rollcall_core::record::encode_event(&event).map_err(|e| fail!("seq {}: {e}", event.seq))?;
+            creation.push(line)?;
         }
-        verifier.push(&event).map_err(fails)?;
-        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && !unit.is_empty() {
-            creation.push(std::mem::take(&mut unit))?;
+        let (verified, _) = verifier.finish().map_err(fails)?;
+        if verified.head != head.hash {
+            return Err(fail!(
+                "the source's events end at {}, its head says {}: not copied",
+                verified.head.short(),
+                head.hash.short()
+            ));
         }
-        unit.push(event);
-    }
-    let (verified, _) = verifier.finish().map_err(fails)?;
-    if verified.head != head.hash {
-        return Err(fail!(
-            "the source's events end at {}, its head says {}: not copied",
-            verified.head.short(),
-            head.hash.short()
-        ));
-    }
-    creation.push(unit)?;
-    // Before the game shows in the target: a server there finds it whole,
-    // and a player goes on with it as the side he plays.
-    carry_sealed(source, target, &header)?;
-    carry_notes(source, target, id)?;
-    creation.commit()?;
+        // Before the game shows in the target: a server there finds it whole,
+        // and a player goes on with it as the side he plays.
+        carry_sealed(source, target, &header)?;
+        carry_notes(source, target, id)?;
+        creation.commit()?;
+        Ok(verified)
+    })?;
     let copy = rollcall_core::log::open_game(target, id, None)?;
     if copy.head() != head.hash {
         return Err(fail!(
@@ -464,55 +461,136 @@ fn copy_game(source: &dyn EventLog, target: &dyn EventLog, id: &str) -> Result<O
     Ok(Outcome::Copied(verified))
 }
 
-/// How many events `run` and `import` write at a time (whole decisions).
-pub(crate) const RUN_BATCH_EVENTS: usize = 4096;
+/// How many events a game being created writes at a time (whole decisions).
+pub(crate) const RUN_BATCH_EVENTS: usize = 2048;
 
-/// A game being created: whole decisions go in batches into the store, where
-/// they stay invisible until [`Creation::commit`]. Dropped uncommitted (an
-/// error on the way), it is abandoned: nothing of it stays.
-pub(crate) struct Creation<'a> {
-    log: &'a dyn EventLog,
-    game: String,
-    head: Digest,
-    batch: Vec<Event>,
-    committed: bool,
+/// A game being created, by `run`, `import` and `store copy` alike: its
+/// events' record lines go, whole decisions at a time, into the store in
+/// batches, where they stay invisible until [`Creation::commit`].
+///
+/// The batches are written on a thread of their own while the command
+/// makes the next (decides it, or verifies it): the store's share of the
+/// work, most of a creation's, runs beside the rest. A creation the
+/// command leaves uncommitted (an error on the way, a refused decision) is
+/// abandoned: nothing of it stays; a process killed before the commit
+/// leaves a creation no reader sees, which the next creation of the same
+/// id clears.
+pub(crate) struct Creation<'s> {
+    batch: Vec<String>,
+    send: Option<std::sync::mpsc::SyncSender<Written>>,
+    writer: Option<std::thread::ScopedJoinHandle<'s, Result<(), Fail>>>,
 }
 
-impl<'a> Creation<'a> {
-    pub(crate) fn begin(log: &'a dyn EventLog, header: &Header) -> Result<Creation<'a>, Fail> {
+/// What a creation's writer is handed.
+enum Written {
+    /// The next batch of record lines, whole decisions.
+    Lines(Vec<String>),
+    /// Every batch is in: make the game visible.
+    Commit,
+}
+
+impl Creation<'_> {
+    /// Begins creating the game `header` names in `log`, and has `make`
+    /// make it: push its events' lines and commit. Whatever `make` leaves
+    /// uncommitted is abandoned.
+    pub(crate) fn make<T>(
+        log: &(dyn EventLog + Sync),
+        header: &Header,
+        make: impl FnOnce(&mut Creation<'_>) -> Result<T, Fail>,
+    ) -> Result<T, Fail> {
         let head = log.begin(header)?.hash;
-        Ok(Creation { log, game: header.game.clone(), head, batch: Vec::new(), committed: false })
+        let game = header.game.as_str();
+        std::thread::scope(|scope| {
+            // Two batches ahead at most: memory stays bounded by the batches.
+            let (send, batches) = std::sync::mpsc::sync_channel(2);
+            let writer = std::thread::Builder::new()
+                .name("creation writer".into())
+                .spawn_scoped(scope, move || write_batches(log, game, head, batches))
+                .map_err(|e| {
+                    let _ = log.abandon(game);
+                    fail!("cannot start a thread to write the game: {e}")
+                })?;
+            let mut creation = Creation { batch: Vec::new(), send: Some(send), writer: Some(writer) };
+            let made = make(&mut creation);
+            // Uncommitted: the writer, its channel closed, abandons the game.
+            creation.send = None;
+            let written = creation.join();
+            made.and_then(|made| written.map(|()| made))
+        })
     }
 
-    /// Adds whole decisions (each with its rolls and facts).
-    pub(crate) fn push(&mut self, events: Vec<Event>) -> Result<(), Fail> {
-        self.batch.extend(events);
-        if self.batch.len() >= RUN_BATCH_EVENTS {
-            self.flush()?;
+    /// Adds the next event's record line. A batch is handed to the writer
+    /// once it is full and the next decision (or checkpoint) begins: it
+    /// holds whole decisions.
+    pub(crate) fn push(&mut self, line: String) -> Result<(), Fail> {
+        let starts =
+            matches!(rollcall_core::record::line_kind(line.as_bytes()), Some(Kind::Decision | Kind::Checkpoint));
+        if starts && self.batch.len() >= RUN_BATCH_EVENTS {
+            let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(RUN_BATCH_EVENTS + 64));
+            self.hand(Written::Lines(batch))?;
         }
+        self.batch.push(line);
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), Fail> {
+    /// Writes what is left and makes the game visible, whole, durably.
+    pub(crate) fn commit(&mut self) -> Result<(), Fail> {
         if !self.batch.is_empty() {
-            self.head = self.log.append_pending(&self.game, &self.head, &self.batch)?.hash;
-            self.batch.clear();
+            let batch = std::mem::take(&mut self.batch);
+            self.hand(Written::Lines(batch))?;
         }
-        Ok(())
+        self.hand(Written::Commit)?;
+        self.send = None;
+        self.join()
     }
 
-    pub(crate) fn commit(mut self) -> Result<(), Fail> {
-        self.flush()?;
-        self.log.commit(&self.game)?;
-        self.committed = true;
-        Ok(())
+    /// Hands the writer `written`; if it has stopped, its failure.
+    fn hand(&mut self, written: Written) -> Result<(), Fail> {
+        let handed = self.send.as_ref().map(|send| send.send(written).is_ok());
+        match handed {
+            Some(true) => Ok(()),
+            Some(false) => self.join().and(Err(fail!("the game's writer stopped"))),
+            None => Err(fail!("the game is committed or abandoned already")),
+        }
+    }
+
+    /// Waits for the writer to end: what it made of the batches.
+    fn join(&mut self) -> Result<(), Fail> {
+        match self.writer.take().map(|writer| writer.join()) {
+            None => Ok(()),
+            Some(Ok(written)) => written,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+        }
     }
 }
 
-impl Drop for Creation<'_> {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = self.log.abandon(&self.game);
+/// A creation's writer: appends each batch to the game being created, and
+/// commits it when told; a failure, or a channel closed with no commit,
+/// abandons the game.
+fn write_batches(
+    log: &(dyn EventLog + Sync),
+    game: &str,
+    mut head: Digest,
+    batches: std::sync::mpsc::Receiver<Written>,
+) -> Result<(), Fail> {
+    let written = (|| {
+        for written in batches {
+            match written {
+                Written::Lines(lines) => head = log.append_pending_lines(game, &head, &lines)?.hash,
+                Written::Commit => return log.commit(game).map(Some),
+            }
+        }
+        Ok(None)
+    })();
+    match written {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => {
+            let _ = log.abandon(game);
+            Ok(())
+        }
+        Err(e) => {
+            let _ = log.abandon(game);
+            Err(e.into())
         }
     }
 }

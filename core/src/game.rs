@@ -742,6 +742,20 @@ impl Game {
         self.play_as(decision, dice, None)
     }
 
+    /// [`Game::play`], handing back each event's record line as well,
+    /// written from the canonical bytes its link hashed ([`record::event_line`]):
+    /// what a store keeps of it, with no body written again.
+    pub fn play_lines(
+        &mut self,
+        decision: &Value,
+        dice: Option<&TableDice>,
+    ) -> Result<(Vec<Event>, Vec<String>), Refusal> {
+        let mut decided = self.decide_diffed(decision, dice, None, None)?;
+        let lines = decided.lines();
+        self.adopt_decided(&mut decided);
+        Ok((decided.events, lines))
+    }
+
     /// [`Game::play`] by a side (see [`Game::decide_as`]).
     pub fn play_as(
         &mut self,
@@ -995,6 +1009,11 @@ struct Link {
 }
 
 impl DecidedEvents {
+    /// Each event's record line, from the bytes its link hashed.
+    fn lines(&self) -> Vec<String> {
+        self.events.iter().zip(&self.links).map(|(e, l)| record::event_line(&l.bytes, l.body_end, &e.hash)).collect()
+    }
+
     /// The kind of each roll and fact (the events after the decision), with
     /// the canonical bytes of its link up to the end of its body
     /// (`{"body":…`): what two versions' rolls and facts are compared by.
@@ -2046,6 +2065,24 @@ mod tests {
             events.extend(game.play(decision, dice.as_ref()).unwrap());
         }
         (script.header, events)
+    }
+
+    /// Random games of every ruleset: each line `play_lines` writes from
+    /// the bytes its link hashed is the event's canonical line, byte for
+    /// byte, and the game plays on as `play` would.
+    #[test]
+    fn the_lines_a_game_plays_are_its_events_canonical_lines() {
+        for ruleset in ["leader-activation", "phoenix-command", "combat-hq", "formation-activation"] {
+            let (header, decisions) = crate::sim::random_game(ruleset, 11, 60).unwrap();
+            let (mut lined, mut plain) = (Game::open(header.clone()).unwrap(), Game::open(header).unwrap());
+            for decision in &decisions {
+                let (events, lines) = lined.play_lines(decision, None).unwrap();
+                assert_eq!(events, plain.play(decision, None).unwrap(), "{ruleset}");
+                let encoded: Vec<String> = events.iter().map(|e| record::encode_event(e).unwrap()).collect();
+                assert_eq!(lines, encoded, "{ruleset}");
+            }
+            assert_eq!((lined.head(), lined.seq()), (plain.head(), plain.seq()), "{ruleset}");
+        }
     }
 
     #[test]

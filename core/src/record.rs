@@ -758,6 +758,28 @@ pub fn linked_bytes_with(
     Ok(body_end)
 }
 
+/// An event's canonical line from the canonical bytes its link hashed
+/// (`canonical({"body","kind","seq"})`, its body ending at `body_end`, as
+/// [`linked_bytes`] writes them) and that link: the hash member written
+/// where it sorts, between the body and the kind. The same line as
+/// [`encode_event`] of the event, with no JSON value read or written.
+pub fn event_line(linked: &[u8], body_end: usize, hash: &Digest) -> String {
+    let mut line = Vec::with_capacity(linked.len() + HASH_MEMBER.len() + 65);
+    line.extend_from_slice(&linked[..body_end]);
+    line.extend_from_slice(HASH_MEMBER);
+    line.extend_from_slice(&hash.hex());
+    line.push(b'"');
+    line.extend_from_slice(&linked[body_end..]);
+    String::from_utf8(line).expect("canonical bytes are UTF-8 text")
+}
+
+/// The kind of event a line of an event's shape names (its `kind`
+/// member, after its hash), found without reading the line; `None` for a
+/// line of any other shape.
+pub fn line_kind(line: &[u8]) -> Option<Kind> {
+    kind_and_seq(line, hash_member_at(line)?).map(|(_, kind)| kind)
+}
+
 /// An event's canonical line (without the newline).
 pub fn encode_event(e: &Event) -> Result<String, canon::CanonError> {
     canon::of(&EventV1 { seq: e.seq, kind: e.kind, body: e.body.clone(), hash: e.hash })

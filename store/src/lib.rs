@@ -76,6 +76,9 @@ impl EventLog for Store {
     fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         self.log().append_pending(game, expected, events)
     }
+    fn append_pending_lines(&self, game: &str, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
+        self.log().append_pending_lines(game, expected, lines)
+    }
     fn commit(&self, game: &str) -> Result<Head, LogError> {
         self.log().commit(game)
     }

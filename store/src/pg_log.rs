@@ -54,7 +54,7 @@ use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
 use rollcall_core::digest::Digest;
-use rollcall_core::log::{check_append, EventLog, Head, LogError};
+use rollcall_core::log::{check_append, check_append_lines, EventLog, Head, LogError};
 use rollcall_core::record::{self, Event, Header};
 
 /// The schema's migrations, in order: version, name, SQL.
@@ -263,6 +263,9 @@ const INSERT_SECRET: &str = "INSERT INTO rollcall_secrets (key, value) VALUES ($
 const PAGE_SIZE: i64 = 512;
 /// Events inserted per statement.
 const INSERT_ROWS: usize = 256;
+
+/// An event's row: its seq, its hash and its record line.
+type EventRow<'l> = (u64, Digest, &'l [u8]);
 
 fn insert_events_sql(rows: usize) -> String {
     let values: Vec<String> =
@@ -477,11 +480,37 @@ impl PgLog {
     fn append_to(&self, game: &str, visible: bool, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         let mut lines = Vec::with_capacity(events.len());
         for e in events {
-            lines.push(record::encode_event(e).map_err(backend)?.into_bytes());
+            lines.push(record::encode_event(e).map_err(backend)?);
         }
-        let seqs: Vec<i64> = events.iter().map(|e| seq_param(e.seq)).collect();
-        let hashes: Vec<&[u8]> = events.iter().map(|e| &e.hash.as_bytes()[..]).collect();
+        let rows: Vec<EventRow> = events.iter().zip(&lines).map(|(e, line)| (e.seq, e.hash, line.as_bytes())).collect();
         let last = events.last().map(|e| Head { seq: e.seq, hash: e.hash });
+        self.insert_rows(game, visible, expected, last, |head| Ok((check_append(game, head, events)?, rows.clone())))
+    }
+
+    /// Appends `lines`, each an event's record line, checked as
+    /// [`check_append_lines`] checks them: each row's line is the line as
+    /// given, not written again.
+    fn append_lines(&self, game: &str, visible: bool, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
+        let last = lines.last().and_then(|l| record::parse_event(l).ok()).map(|e| Head { seq: e.seq, hash: e.hash });
+        self.insert_rows(game, visible, expected, last, |head| {
+            let (new, checked) = check_append_lines(game, head, lines)?;
+            Ok((new, checked.iter().map(|l| (l.seq, l.hash, l.line.as_bytes())).collect()))
+        })
+    }
+
+    /// Inserts the rows (seq, hash, line) `prepare` makes, checked, of the
+    /// head read, in one transaction that moves the head only from
+    /// `expected` to the one `prepare` names. `last`, the head the rows
+    /// lead to, recognises an attempt that landed before its connection
+    /// broke.
+    fn insert_rows<'r>(
+        &self,
+        game: &str,
+        visible: bool,
+        expected: &Digest,
+        last: Option<Head>,
+        prepare: impl Fn(&Head) -> Result<(Head, Vec<EventRow<'r>>), LogError>,
+    ) -> Result<Head, LogError> {
         self.run(|c, broke| {
             transaction(c, |c| {
                 let head = PgLog::read_head(c, game, visible)?;
@@ -495,7 +524,7 @@ impl PgLog {
                     }
                     return Err(LogError::stale_head(game, expected, &head).into());
                 }
-                let new = check_append(game, &head, events)?;
+                let (new, rows) = prepare(&head)?;
                 let moved = c.execute(
                     ADVANCE,
                     &[
@@ -510,14 +539,16 @@ impl PgLog {
                 if moved != 1 {
                     return Err(Failure::Moved);
                 }
-                for start in (0..events.len()).step_by(INSERT_ROWS) {
-                    let end = (start + INSERT_ROWS).min(events.len());
+                let seqs: Vec<i64> = rows.iter().map(|r| seq_param(r.0)).collect();
+                let hashes: Vec<&[u8]> = rows.iter().map(|r| &r.1.as_bytes()[..]).collect();
+                for start in (0..rows.len()).step_by(INSERT_ROWS) {
+                    let end = (start + INSERT_ROWS).min(rows.len());
                     let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(1 + 3 * (end - start));
                     params.push(&game);
                     for i in start..end {
                         params.push(&seqs[i]);
                         params.push(&hashes[i]);
-                        params.push(&lines[i]);
+                        params.push(&rows[i].2);
                     }
                     c.execute(&insert_events_sql(end - start), &params)?;
                 }
@@ -668,6 +699,11 @@ impl EventLog for PgLog {
 
     fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         self.append_to(game, false, expected, events)
+    }
+
+    /// Each line inserted as its row's line, as given.
+    fn append_pending_lines(&self, game: &str, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
+        self.append_lines(game, false, expected, lines)
     }
 
     fn commit(&self, game: &str) -> Result<Head, LogError> {

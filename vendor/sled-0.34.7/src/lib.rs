@@ -80,10 +80,6 @@
 //! ).unwrap();
 //! # let _ = std::fs::remove_dir_all("my_db");
 //! ```
-// rollcall: this copy is built as a path dependency, whose lints cargo
-// does not cap as it caps a registry crate's; sled's own `deny` lists
-// (below, now `allow`) break on newer compilers. See ../ROLLCALL.md.
-#![allow(warnings)]
 #![doc(
     html_logo_url = "https://raw.githubusercontent.com/spacejam/sled/master/art/tree_face_anti-transphobia.png"
 )]

@@ -2131,6 +2131,31 @@ impl Tree {
         let _out = format!("{:?}", self);
         Ok(())
     }
+
+    /// rollcall (ROLLCALL.md): each leaf of the tree, left to right, as the
+    /// number of keys it holds and of the fragments its page is made of (a
+    /// base and the deltas on it): what the tests of this copy's leaf
+    /// retunings look at.
+    #[doc(hidden)]
+    pub fn leaf_shapes(&self) -> Result<Vec<(usize, usize)>> {
+        let guard = pin();
+        let mut pid = self.root.load(Acquire);
+        let mut view = self.view_for_pid(pid, &guard)?.expect("the root is there");
+        while let Data::Index(index) = &view.data {
+            pid = index.pointers[0];
+            view = self.view_for_pid(pid, &guard)?.expect("a child is there");
+        }
+        let mut shapes = vec![];
+        loop {
+            shapes.push((view.data.len(), view.node_view.0.cache_infos.len()));
+            match view.next {
+                Some(next) => {
+                    view = self.view_for_pid(next.get(), &guard)?.expect("a sibling is there")
+                }
+                None => return Ok(shapes),
+            }
+        }
+    }
 }
 
 impl Debug for Tree {

@@ -883,18 +883,34 @@ const RAW_FRAME_BELOW: usize = 1024;
 
 /// rollcall: `buf` as a zstd frame that holds it uncompressed, in raw
 /// blocks (RFC 8878, 3.1.1): the magic number; a frame header descriptor
-/// with a single segment and a 4-byte content size (0xA0), then the size;
-/// then blocks of at most 128 KiB, each a 3-byte header (last block or not,
-/// raw, its size) and its bytes. Any zstd decoder reads it back as `buf`,
-/// so sled's reading is unchanged; [`raw_frame_content`] reads it without
-/// one.
+/// with a single segment and the content size in the fewest bytes zstd
+/// itself would write it in (1 byte below 256, 2 bytes (less 256) below
+/// 65,792, else 4); then blocks of at most 128 KiB, each a 3-byte header
+/// (last block or not, raw, its size) and its bytes. Any zstd decoder reads
+/// it back as `buf`, so sled's reading is unchanged; [`raw_frame_content`]
+/// reads it without one. The header is no longer than zstd's own for a
+/// message it cannot shrink: a message's size decides whether sled logs
+/// it inline or as a blob, and sled logs its page-id counter as a blob
+/// under the wrong kind (a node), so a counter three bytes longer than
+/// sled made it was read back as a node, and failed, in a store of tiny
+/// segments (sled's own `quickcheck_tree_matches_btreemap`, 256-byte
+/// segments).
 #[cfg(feature = "compression")]
 pub fn raw_frame(buf: &[u8]) -> Vec<u8> {
     let size = u32::try_from(buf.len()).expect("a frame of at most 4 GiB");
     let mut frame = Vec::with_capacity(12 + buf.len() + buf.len() / RAW_BLOCK_MAX * 3);
     frame.extend_from_slice(&ZSTD_MAGIC.to_le_bytes());
-    frame.push(0xA0);
-    frame.extend_from_slice(&size.to_le_bytes());
+    match size {
+        0..=255 => frame.extend_from_slice(&[0x20, size as u8]),
+        256..=65_791 => {
+            frame.push(0x60);
+            frame.extend_from_slice(&((size - 256) as u16).to_le_bytes());
+        }
+        _ => {
+            frame.push(0xA0);
+            frame.extend_from_slice(&size.to_le_bytes());
+        }
+    }
     let mut blocks = buf.chunks(RAW_BLOCK_MAX).peekable();
     if blocks.peek().is_none() {
         frame.extend_from_slice(&1_u32.to_le_bytes()[..3]);
@@ -908,18 +924,23 @@ pub fn raw_frame(buf: &[u8]) -> Vec<u8> {
     frame
 }
 
-/// rollcall: the bytes a frame [`raw_frame`] wrote holds, `None` for any
-/// other frame (one zstd compressed, or not a frame): read by copying, with
-/// no zstd context to make.
+/// rollcall: the bytes a frame [`raw_frame`] wrote holds (its content size
+/// in 1, 2 or 4 bytes, as this version and the one before wrote it),
+/// `None` for any other frame (one zstd compressed, or not a frame): read
+/// by copying, with no zstd context to make.
 #[cfg(feature = "compression")]
 pub fn raw_frame_content(frame: &[u8]) -> Option<Vec<u8>> {
     let rest = frame.strip_prefix(&ZSTD_MAGIC.to_le_bytes()[..])?;
     let (&descriptor, rest) = rest.split_first()?;
-    if descriptor != 0xA0 || rest.len() < 4 {
-        return None;
-    }
-    let (size, mut rest) = rest.split_at(4);
-    let size = usize::try_from(u32::from_le_bytes([size[0], size[1], size[2], size[3]])).ok()?;
+    let (size, mut rest) = match descriptor {
+        0x20 => (usize::from(*rest.first()?), rest.get(1..)?),
+        0x60 => (usize::from(u16::from_le_bytes([*rest.first()?, *rest.get(1)?])) + 256, rest.get(2..)?),
+        0xA0 => {
+            let size = rest.get(..4)?;
+            (usize::try_from(u32::from_le_bytes([size[0], size[1], size[2], size[3]])).ok()?, &rest[4..])
+        }
+        _ => return None,
+    };
     let mut content = Vec::with_capacity(size);
     loop {
         if rest.len() < 3 {
