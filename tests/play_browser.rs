@@ -15,7 +15,9 @@
 //!
 //! Chromium as for the viewer's test (`support/chromium.rs`): without it
 //! this test FAILS when `CI` is set, and is skipped with a notice otherwise.
-//! Screenshots of both pages are saved under the target directory.
+//! Screenshots of both pages are saved under the target directory;
+//! `ROLLCALL_SCREENSHOTS=DIR` also writes the guide's picture of the page:
+//! `ROLLCALL_SCREENSHOTS=docs/book/src/screenshots cargo test -p rollcall-cli --test play_browser`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -552,6 +554,9 @@ fn leader_activation(browser: &Browser, server: &Server, dir: &Path) -> [String;
     axis.screenshot(&screenshots().join("leader-activation-axis-phone.png"), "body");
     axis.screenshot(&screenshots().join("leader-activation-axis-phone-decisions.png"), "#decide");
     allies.screenshot(&screenshots().join("leader-activation-allies.png"), "body");
+    if let Some(dir) = std::env::var_os("ROLLCALL_SCREENSHOTS") {
+        allies.screenshot(&root().join(dir).join("play.png"), "body");
+    }
 
     // The rest of turn 1 and turn 2, each side activating and ending, until
     // turn 2 is over (the game awaits the referee's next turn).

@@ -97,7 +97,12 @@
   function forget() {
     S.token = null;
     S.listing = null;
+    S.batch = [];
     sessionStorage.removeItem(KEY);
+    $('moves').replaceChildren();
+    $('moves').dataset.head = '';
+    $('answer').replaceChildren();
+    renderBatch();
   }
 
   // ---- reading the game ----
@@ -232,8 +237,9 @@
     const L = S.listing;
     if (!L || S.ended) { box.replaceChildren(); box.dataset.head = ''; return; }
     // The same listing keeps what the player has typed.
-    if (box.dataset.head === L.head) return;
+    if (box.dataset.head === L.head && box.dataset.side === str(L.side)) return;
     box.dataset.head = L.head;
+    box.dataset.side = str(L.side);
     const groups = arr(L.groups);
     if (!groups.length) { box.replaceChildren(h('p', {}, 'Nothing for you to decide now.')); return; }
     // Open: the awaited party's groups of one-click decisions (begin a turn,
