@@ -11,7 +11,11 @@
 //! is fetched from the server, and `rollcall verify` proves every turn.
 //!
 //! Two rulesets: leader-activation (the play-by-email example's scenario)
-//! and formation-activation (a small scenario of two formations).
+//! and formation-activation (a small scenario of two formations). Then the
+//! page's forms are held to the listing for every kind of field two more
+//! rulesets meet (phoenix-command's lists of actions, combat-hq's orders):
+//! a random game played over HTTP, the page following it, each new kind's
+//! entry queued as its form is filled in must be the listing's decision.
 //!
 //! Chromium as for the viewer's test (`support/chromium.rs`): without it
 //! this test FAILS when `CI` is set, and is skipped with a notice otherwise.
@@ -468,6 +472,9 @@ fn two_sides_play_whole_sealed_games_from_the_play_page() {
     let mut tokens = Vec::new();
     tokens.extend(leader_activation(&browser, &server, dir.path()));
     tokens.extend(formation_activation(&browser, &server, dir.path()));
+    for ruleset in ["phoenix-command", "combat-hq"] {
+        tokens.extend(every_field_reads_back(&browser, &server, ruleset));
+    }
     let log = server.stop();
     for token in &tokens {
         assert!(!log.iter().any(|line| line.contains(token.as_str())), "a token in the server's log");
@@ -648,4 +655,150 @@ fn formation_activation(browser: &Browser, server: &Server, dir: &Path) -> [Stri
 /// needs drawn).
 fn turn_over(server: &Server, game: &str) -> bool {
     server.get(&format!("/games/{game}/state"))["state"]["turn"]["over"] == true
+}
+
+/// The page's forms give back what the listing describes, for every kind
+/// of field the game meets: a random sealed game of `ruleset` is played
+/// over HTTP (the simulator's random player, following the served facts),
+/// one side's page following it; each time that side's listing holds a
+/// kind of field not met yet, the page queues the first entry with it, as
+/// its form is filled in (the field's example), and the decision the batch
+/// shows must be the listing's, filled with its examples.
+fn every_field_reads_back(browser: &Browser, server: &Server, ruleset: &str) -> Vec<String> {
+    let game = format!("{ruleset}-fields");
+    let sim = rollcall_core::sim::simulator(ruleset).unwrap();
+    let version = rollcall_core::registry::version(ruleset).unwrap().id();
+    let header = sim.random_header(21, &version);
+    let sides = rollcall_core::game::Game::open(header.clone()).unwrap().sides();
+    let keys: Vec<Value> = sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({"name": s, "key": SecretKey::from_bytes([i as u8 + 1; 32]).public().to_hex()}))
+        .collect();
+    let rules =
+        json!({"version": header.rules.version, "options": header.rules.options, "constants": header.rules.constants});
+    let created =
+        server.post("/games", None, &json!({"game": game, "rules": rules, "scenario": header.scenario, "sides": keys}));
+    let tokens: Vec<String> = sides.iter().map(|s| created["tokens"][s].as_str().unwrap().to_string()).collect();
+    for (i, token) in tokens.iter().enumerate() {
+        let share = json!({"share": rollcall_core::digest::hex32(&[i as u8 + 80; 32])});
+        server.post(&format!("/games/{game}/share"), Some(token), &share);
+    }
+    let page = Player::open(browser, server, &game, &format!("{ruleset}: {}", sides[0]), false);
+    sign_in(&page, &tokens[0], &game, false);
+    let mut follower = sim.follower(&header, "random", rollcall_core::sim::play_rng(21)).unwrap();
+    let wanted: &[&str] = match ruleset {
+        "phoenix-command" => &["one-of", "list-of", "each-of", "point", "integer", "flag"],
+        _ => &["one-of", "list-of", "integer", "point", "some-of"],
+    };
+    let mut met: Vec<String> = Vec::new();
+    let (mut seen, mut decisions) = (0u64, 0);
+    while decisions < 150 && !follower.over() && !wanted.iter().all(|k| met.iter().any(|m| m == k)) {
+        let listing: Value = serde_json::from_str(
+            &ureq::get(&server.url(&format!("/games/{game}/moves")))
+                .set("Authorization", &format!("Bearer {}", tokens[0]))
+                .call()
+                .unwrap()
+                .into_string()
+                .unwrap(),
+        )
+        .unwrap();
+        read_back_new_kinds(&page, server, &game, &listing, &mut met);
+        decide_one(server, &game, &tokens, &mut follower.candidates().into_iter());
+        decisions += 1;
+        let events = server.get(&format!("/games/{game}/events?since={}", seen + 1));
+        for e in events["events"].as_array().unwrap() {
+            seen = e["seq"].as_u64().unwrap();
+            if e["kind"] == "fact" {
+                let event = rollcall_core::record::Event {
+                    seq: seen,
+                    kind: rollcall_core::record::Kind::Fact,
+                    body: e["body"].clone(),
+                    hash: e["hash"].as_str().unwrap().parse().unwrap(),
+                };
+                follower.observe(&event).unwrap();
+            }
+        }
+    }
+    progress(&format!("{ruleset}: {decisions} decisions; the page read back fields of kinds {met:?}"));
+    for kind in wanted {
+        assert!(
+            met.iter().any(|m| m == kind),
+            "{ruleset}: no field of kind {kind} met in {decisions} decisions: {met:?}"
+        );
+    }
+    page.assert_no_console_errors();
+    tokens
+}
+
+/// The first candidate the server takes, from whichever side it is.
+fn decide_one(server: &Server, game: &str, tokens: &[String], candidates: &mut dyn Iterator<Item = Value>) {
+    for decision in candidates {
+        for token in tokens {
+            let body = json!({"expected_head": server.head(game), "decision": decision});
+            let answer = ureq::post(&server.url(&format!("/games/{game}/decisions")))
+                .set("Authorization", &format!("Bearer {token}"))
+                .send_string(&body.to_string());
+            match answer {
+                Ok(_) => return,
+                Err(ureq::Error::Status(403, _)) => continue,
+                Err(ureq::Error::Status(400 | 422, _)) => break,
+                Err(e) => panic!("{game}: {decision}: {e}"),
+            }
+        }
+    }
+    panic!("{game}: no candidate was taken");
+}
+
+/// Every kind of field in `listing` (a list's items' fields too).
+fn kinds(fields: &Value, out: &mut Vec<String>) {
+    for f in fields.as_array().unwrap() {
+        out.push(f["shape"]["kind"].as_str().unwrap().to_string());
+        for form in f["shape"]["forms"].as_array().into_iter().flatten() {
+            kinds(&form["fields"], out);
+        }
+    }
+}
+
+/// For each kind of field in the listing not met yet: the page, caught up,
+/// queues the first entry with it, and its batch shows the listing's
+/// decision filled with the fields' examples.
+fn read_back_new_kinds(page: &Player, server: &Server, game: &str, listing: &Value, met: &mut Vec<String>) {
+    let entries: Vec<&Value> =
+        listing["groups"].as_array().unwrap().iter().flat_map(|g| g["entries"].as_array().unwrap()).collect();
+    let mut caught_up = false;
+    for entry in entries {
+        let mut of = Vec::new();
+        kinds(&entry["fields"], &mut of);
+        if of.iter().all(|k| met.contains(k)) {
+            continue;
+        }
+        if !caught_up {
+            page.catch_up(server, game);
+            caught_up = true;
+        }
+        let mut wanted = entry["decision"].clone();
+        for field in entry["fields"].as_array().unwrap() {
+            if !field["example"].is_null() {
+                wanted[field["name"].as_str().unwrap()] = field["example"].clone();
+            }
+        }
+        let n = entry["n"].as_u64().unwrap();
+        page.click(&format!("#entry-{n} button.queue"));
+        let queued =
+            page.eval("[...document.querySelectorAll('#batch-list code')].map((c) => JSON.parse(c.textContent))");
+        assert_eq!(
+            queued.as_array().unwrap().last(),
+            Some(&wanted),
+            "{}: entry {n} ({}) read back",
+            page.name,
+            entry["pick"]
+        );
+        page.click("#batch-clear");
+        for kind in of {
+            if !met.contains(&kind) {
+                met.push(kind);
+            }
+        }
+    }
 }
