@@ -279,7 +279,7 @@ pub enum Command {
     Store(StoreCommand),
     /// Run the sealed dice server and referee (HTTP/JSON) on this store.
     #[command(
-        after_help = "Example:\n  rollcall serve\n  rollcall serve --addr 0.0.0.0:7878 --db /var/lib/rollcall\n\nLoopback only unless --addr says otherwise. One log line per request on standard error.\nThe API is described at /openapi.json (docs/openapi.json)."
+        after_help = "Example:\n  rollcall serve\n  rollcall serve --addr 0.0.0.0:7878 --db /var/lib/rollcall\n\nLoopback only unless --addr says otherwise. One log line per request on standard error.\nA side plays from a browser at /games/ID/play.\nThe API is described at /openapi.json (docs/openapi.json)."
     )]
     Serve {
         /// Where to listen.

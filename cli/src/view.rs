@@ -35,8 +35,11 @@ use crate::store::Fail;
 use rollcall_store::file::Existing;
 
 const TEMPLATE: &str = include_str!("../assets/viewer.html");
-const STYLE: &str = include_str!("../assets/viewer.css");
+/// The viewer's style, which the play page builds on.
+pub(crate) const STYLE: &str = include_str!("../assets/viewer.css");
 const SCRIPT: &str = include_str!("../assets/viewer.js");
+/// The table drawing the viewer and the play page share.
+pub(crate) const BOARD: &str = include_str!("../assets/board.js");
 
 /// The version of the page's embedded data (`rollcall-view`).
 pub const VIEW_FORMAT_VERSION: u32 = 1;
@@ -327,21 +330,38 @@ fn compare_runs(
     Ok(runs)
 }
 
-/// The template with its title, style, script and data put in, each at its
-/// one marker, in the order they stand; nothing put in is searched again.
-/// The data is JSON in a `<script type="application/json">`; every `<` in it
-/// is written `\u003c`, so no text of the record can close the element, and
-/// `JSON.parse` gives back the very same strings.
+/// The template with its title, style, scripts and data put in (see [`fill`]).
 fn fill_template(title: &str, data: &Value) -> String {
-    let json = serde_json::to_string(data).expect("page data serialises").replace('<', "\\u003c");
     let title = escape_html(title);
-    let parts =
-        [("{{TITLE}}", title.as_str()), ("/*{{STYLE}}*/", STYLE), ("/*{{SCRIPT}}*/", SCRIPT), ("{{DATA}}", &json)];
-    let mut out = String::with_capacity(TEMPLATE.len() + STYLE.len() + SCRIPT.len() + json.len());
-    let mut rest = TEMPLATE;
+    let json = page_json(data);
+    fill(
+        TEMPLATE,
+        &[
+            ("{{TITLE}}", &title),
+            ("/*{{STYLE}}*/", STYLE),
+            ("/*{{BOARD}}*/", BOARD),
+            ("/*{{SCRIPT}}*/", SCRIPT),
+            ("{{DATA}}", &json),
+        ],
+    )
+}
+
+/// Data for a `<script type="application/json">`: every `<` in it is
+/// written `\u003c`, so no text of the record can close the element, and
+/// `JSON.parse` gives back the very same strings.
+pub(crate) fn page_json(data: &Value) -> String {
+    serde_json::to_string(data).expect("page data serialises").replace('<', "\\u003c")
+}
+
+/// A template with each part put in at its one marker, in the order the
+/// markers stand; nothing put in is searched again (a record's text may
+/// hold a marker). Every marker must be in the template once.
+pub(crate) fn fill(template: &str, parts: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + parts.iter().map(|(_, with)| with.len()).sum::<usize>());
+    let mut rest = template;
     let mut filled: Vec<(usize, &str, &str)> = parts
         .iter()
-        .map(|(marker, with)| (TEMPLATE.find(marker).expect("the template has every marker"), *marker, *with))
+        .map(|(marker, with)| (template.find(marker).expect("the template has every marker"), *marker, *with))
         .collect();
     filled.sort_by_key(|(at, _, _)| *at);
     for (_, marker, with) in filled {
@@ -354,7 +374,7 @@ fn fill_template(title: &str, data: &Value) -> String {
     out
 }
 
-fn escape_html(text: &str) -> String {
+pub(crate) fn escape_html(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 

@@ -2,13 +2,14 @@
 //! per request. The logic is in [`super::service`].
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
@@ -58,6 +59,8 @@ fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Shared>)
         ("/games/{id}/turn", &["get"], get(turn)),
         ("/games/{id}/verify", &["get"], get(verify)),
         ("/games/{id}/view", &["get"], get(view)),
+        ("/games/{id}/play", &["get"], get(play)),
+        ("/games/{id}/heads", &["get"], get(heads)),
     ]
 }
 
@@ -277,12 +280,15 @@ struct ForSide {
     side: Option<String>,
 }
 
+/// The moves route takes a token, when sent, to list for its side.
 async fn moves(
     State(s): State<Shared>,
     Path(id): Path<String>,
     Query(side): Query<ForSide>,
+    headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
-    blocking(move || s.moves(&id, side.side.as_deref())).await.map(Json)
+    let token = headers.contains_key(header::AUTHORIZATION).then(|| bearer(&headers)).transpose()?;
+    blocking(move || s.moves(&id, side.side.as_deref(), token.as_deref())).await.map(Json)
 }
 
 async fn narrative(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -314,6 +320,56 @@ async fn turn(
 async fn view(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let html = blocking(move || s.view(&id)).await?;
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+}
+
+/// The play page: self-contained; it reaches nothing but this server
+/// (its Content-Security-Policy says so), and keeps the side's token in the
+/// tab's session storage, never in a URL.
+async fn play(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let html = blocking(move || s.play(&id)).await?;
+    let headers = [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ];
+    Ok((headers, html).into_response())
+}
+
+/// Server-sent events: `head`, the game's head (`seq`, `hash`, `ended`)
+/// now and each time it moves. Read-only; a head is of events written, so
+/// nothing sent depends on a die not written. A game waiting for its
+/// shares sends its first head when it begins. Over a store other servers
+/// write too, the store's head is read every two seconds.
+async fn heads(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let watch = s.watch(&id).await?;
+    let stream = futures_util::stream::unfold((watch, None, s, id), |(mut w, mut sent, s, id)| async move {
+        loop {
+            if let Some(now) = w.now.take().filter(|now| Some(*now) != sent) {
+                sent = Some(now);
+                let event = SseEvent::default().event("head").json_data(now).expect("a head serialises");
+                return Some((Ok::<_, std::convert::Infallible>(event), (w, sent, s, id)));
+            }
+            if *w.stopping.borrow() {
+                return None;
+            }
+            tokio::select! {
+                stopping = w.stopping.changed() => if stopping.is_err() {
+                    return None;
+                },
+                changed = w.heads.changed() => match changed {
+                    Ok(()) => w.now = *w.heads.borrow_and_update(),
+                    Err(_) => return None,
+                },
+                _ = tokio::time::sleep(Duration::from_secs(2)), if !s.writes_alone() => {
+                    let (s, id) = (s.clone(), id.clone());
+                    w.now = tokio::task::spawn_blocking(move || s.stored(&id)).await.ok().flatten();
+                }
+            }
+        }
+    });
+    let headers = [(header::CACHE_CONTROL, "no-store")];
+    Ok((headers, Sse::new(stream).keep_alive(KeepAlive::default())).into_response())
 }
 
 async fn verify(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {

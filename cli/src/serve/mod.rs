@@ -1,15 +1,16 @@
 //! `rollcall serve`: the sealed dice server and referee, over HTTP/JSON, on
 //! the embedded store or on PostgreSQL (several servers over one database).
-//! [`service`] is the logic, [`http`] the routes, [`commit`] the group
-//! commit, [`blocking`] the store called from async handlers, [`client`]
-//! what the CLI does against a server (`play --server`, `turn fetch`,
-//! `verify URL`).
+//! [`service`] is the logic, [`http`] the routes, [`page`] the play page a
+//! side plays from in a browser, [`commit`] the group commit, [`blocking`]
+//! the store called from async handlers, [`client`] what the CLI does
+//! against a server (`play --server`, `turn fetch`, `verify URL`).
 
 pub mod batch;
 pub mod blocking;
 pub mod client;
 pub mod commit;
 pub mod http;
+pub mod page;
 pub mod service;
 
 use std::net::SocketAddr;
@@ -47,7 +48,7 @@ pub fn run(db: &crate::store::StoreSpec, addr: &str, turns: u64) -> Result<ExitC
         eprintln!("rollcall serve: listening on http://{bound} (server key {key}); stop with Ctrl-C or SIGTERM");
         let service = Arc::new(service);
         axum::serve(listener, http::router(service.clone()))
-            .with_graceful_shutdown(shutdown(stop))
+            .with_graceful_shutdown(shutdown(stop, service.clone()))
             .await
             .map_err(|e| fail!("the server stopped: {e}"))?;
         let (decisions, flushes) = service.commit_figures();
@@ -70,10 +71,12 @@ fn stop_signals() -> std::io::Result<[tokio::signal::unix::Signal; 2]> {
     Ok([signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?])
 }
 
-async fn shutdown([mut interrupt, mut term]: [tokio::signal::unix::Signal; 2]) {
+async fn shutdown([mut interrupt, mut term]: [tokio::signal::unix::Signal; 2], service: Arc<service::Service>) {
     tokio::select! {
         _ = interrupt.recv() => {}
         _ = term.recv() => {}
     }
     eprintln!("rollcall serve: stopping: finishing the requests in flight");
+    // A stream of heads never finishes by itself.
+    service.stop_watching();
 }

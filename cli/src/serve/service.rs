@@ -24,6 +24,7 @@ use rollcall_core::sealed::{head_message, turn_message, Chain, ServerCommitment}
 use rollcall_core::seed::Share;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use tokio::sync::watch;
 
 use super::batch;
 use super::commit::GroupCommit;
@@ -127,6 +128,36 @@ pub struct Service {
     games: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Slot>>>>>,
     commit: GroupCommit,
     chain_length: u64,
+    /// Each watched game's head, announced once its events are durable
+    /// (`GET /games/{id}/heads`).
+    watched: Mutex<HashMap<String, watch::Sender<Option<Watched>>>>,
+    /// True once the server stops: every stream of heads then ends, so the
+    /// graceful shutdown does not wait on them.
+    stopping: watch::Sender<bool>,
+}
+
+/// What a watcher of a game is told each time it moves: its head (of events
+/// written: nothing in it depends on a die not written) and whether the
+/// game has ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Watched {
+    pub seq: u64,
+    pub hash: Digest,
+    pub ended: bool,
+}
+
+impl Watched {
+    fn of(head: Head, ended: bool) -> Watched {
+        Watched { seq: head.seq, hash: head.hash, ended }
+    }
+}
+
+/// A game watched: where it stands now (none: waiting for its shares), the
+/// heads announced from now on, and the server's stopping.
+pub struct Watch {
+    pub now: Option<Watched>,
+    pub heads: watch::Receiver<Option<Watched>>,
+    pub stopping: watch::Receiver<bool>,
 }
 
 pub(crate) fn waiting_note(game: &str) -> String {
@@ -296,7 +327,15 @@ impl Service {
             }
         };
         let commit = GroupCommit::start(log.clone());
-        Ok(Service { log, key, games: Mutex::new(HashMap::new()), commit, chain_length })
+        Ok(Service {
+            log,
+            key,
+            games: Mutex::new(HashMap::new()),
+            commit,
+            chain_length,
+            watched: Mutex::new(HashMap::new()),
+            stopping: watch::Sender::new(false),
+        })
     }
 
     pub fn public_key(&self) -> PublicKey {
@@ -413,6 +452,24 @@ impl Service {
             }
         }
         Ok(tokens)
+    }
+
+    /// The side `token` is for in `game`, begun or waiting for its shares,
+    /// read from the store: 404 for no such game, 401 for no side's token.
+    fn side_of(&self, game: &str, token: &str) -> Result<String, ApiError> {
+        let sides = match self.log.header(game) {
+            Ok(header) => header.sides,
+            Err(LogError::UnknownGame(_)) => {
+                let Some(bytes) = self.log.note(&waiting_note(game)).map_err(storage)? else {
+                    return Err(not_found(game));
+                };
+                let waiting: Waiting =
+                    serde_json::from_slice(&bytes).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+                waiting.sides
+            }
+            Err(e) => return Err(storage(e)),
+        };
+        self.side_of_token(game, &sides, Some(token))
     }
 
     /// The side a bearer token is for in `game`, read from the store.
@@ -576,6 +633,7 @@ impl Service {
         let awaited = actor_json(&g.awaited());
         let tokens = self.tokens(game, &g.header().sides)?;
         *slot = Some(Slot::Live(Box::new(Live { game: g, chain, ended: false, tokens })));
+        self.announce(game, Watched::of(head, false));
         Ok(Some(json!({"game": game, "started": true, "head": head, "awaited": awaited})))
     }
 
@@ -644,6 +702,7 @@ impl Service {
         };
         let (head, narrative, written, refused) = decided;
         self.commit.durable(writing, written as u64).await;
+        self.announce(game, Watched::of(head, false));
         let signature = self.key.sign(&head_message(game, &head));
         let mut answer = json!({"game": game, "events": narrative, "head": head, "head_signature": signature.to_hex(),
             "written": written, "complete": refused.is_none()});
@@ -689,6 +748,7 @@ impl Service {
             (reveal, Head { seq: live.game.seq(), hash: live.game.head() })
         };
         self.commit.durable(writing, 0).await;
+        self.announce(game, Watched::of(head, true));
         Ok(json!({"game": game, "ended": true, "reveal": reveal, "head": head,
             "head_signature": self.key.sign(&head_message(game, &head)).to_hex()}))
     }
@@ -779,16 +839,20 @@ impl Service {
     }
 
     /// `GET /games/{id}/moves?side=S`: the decisions legal now for a side
-    /// (by default the side awaited; `referee`: the referee's inputs
-    /// alone), as `rollcall moves --json` prints them. From the written
-    /// state only: nothing in it depends on a die not yet revealed.
-    pub fn moves(&self, game: &str, side: Option<&str>) -> Result<Value, ApiError> {
+    /// (by default the token's side, else the side awaited; `referee`: the
+    /// referee's inputs alone), as `rollcall moves --json` prints them.
+    /// From the written state only: nothing in it depends on a die not yet
+    /// revealed. A token sent must be one of the game's (401 otherwise,
+    /// also before the game begins): so a page learns whose token it holds.
+    pub fn moves(&self, game: &str, side: Option<&str>, token: Option<&str>) -> Result<Value, ApiError> {
+        let token_side = token.map(|t| self.side_of(game, t)).transpose()?;
         self.require_live(game)?;
         let g = open_game(&*self.log, game, None).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
-        let side = match side {
-            Some("referee") => None,
-            Some(side) => Some(side.to_string()),
-            None => rollcall_core::moves::awaited_side(&g),
+        let side = match (side, token_side) {
+            (Some("referee"), _) => None,
+            (Some(side), _) => Some(side.to_string()),
+            (None, Some(side)) => Some(side),
+            (None, None) => rollcall_core::moves::awaited_side(&g),
         };
         let listing = rollcall_core::moves::list(&g, side.as_deref()).map_err(|e| {
             ApiError::new(400, "malformed", format!("side: {e}; side=referee lists the referee's inputs alone"))
@@ -861,6 +925,61 @@ impl Service {
             signature: Some(signature),
         };
         Ok(file.armour())
+    }
+
+    /// `GET /games/{id}/play`: the page a side plays the game from, for a
+    /// game begun or waiting for its shares.
+    pub fn play(&self, game: &str) -> Result<String, ApiError> {
+        if self.log.head(game).is_err() && self.log.note(&waiting_note(game)).map_err(storage)?.is_none() {
+            return Err(not_found(game));
+        }
+        Ok(super::page::render(game))
+    }
+
+    /// `GET /games/{id}/heads`: a game watched from now on. The receiver is
+    /// taken before the game is read, so no head announced meanwhile is missed.
+    pub async fn watch(&self, game: &str) -> Result<Watch, ApiError> {
+        let slot = self.slot(game);
+        let mut slot = slot.lock().await;
+        self.current(game, &mut slot)?;
+        let heads = self
+            .watched
+            .lock()
+            .expect("not poisoned")
+            .entry(game.to_string())
+            .or_insert_with(|| watch::Sender::new(None))
+            .subscribe();
+        let now = match slot.as_ref().expect("loaded") {
+            Slot::Live(live) => Some(Watched::of(Head { seq: live.game.seq(), hash: live.game.head() }, live.ended)),
+            Slot::Waiting(_) => None,
+        };
+        Ok(Watch { now, heads, stopping: self.stopping.subscribe() })
+    }
+
+    /// Where a game stands in the store: what a watcher reads now and then
+    /// when other servers write the same store (PostgreSQL). None: not begun.
+    pub fn stored(&self, game: &str) -> Option<Watched> {
+        let head = self.log.head(game).ok()?;
+        let ended = self.log.note(&ended_note(game)).ok()?.is_some();
+        Some(Watched::of(head, ended))
+    }
+
+    /// Whether this server alone writes its store (sled): every head is
+    /// then announced by this server.
+    pub fn writes_alone(&self) -> bool {
+        self.log.exclusive()
+    }
+
+    /// Ends every stream of heads: the server is stopping.
+    pub fn stop_watching(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Tells the watchers of `game` where it stands now.
+    fn announce(&self, game: &str, now: Watched) {
+        if let Some(sender) = self.watched.lock().expect("not poisoned").get(game) {
+            sender.send_replace(Some(now));
+        }
     }
 
     /// `GET /games/{id}/view`: the game as one self-contained HTML page

@@ -157,7 +157,11 @@ fn no_text_of_the_record_can_close_the_data_element() {
     let mut events = events;
     relink(&header, &mut events);
     let (html, data) = page(&header, &events, &ViewOptions::default());
-    assert_eq!(html.matches("</script>").count(), 2, "only the page's own two script elements close");
+    assert_eq!(
+        html.matches("</script>").count(),
+        3,
+        "only the page's own three script elements (data, drawing, viewer) close"
+    );
     let first: Value = serde_json::from_str(data["record"].as_str().unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(first["scenario"]["leaders"][0]["name"], evil);
 }
