@@ -25,11 +25,12 @@ use crate::args::{
 };
 use crate::checked::Checked;
 use crate::colour::Verdict;
+use crate::fail::{Context, Fail};
 use crate::output::{self, Item, Line, Mode, Report, Stream};
 use crate::position::Position;
 use crate::script_file;
 use crate::source::{rule_version, Target};
-use crate::store::{self, has_game, read_bytes, read_input, Context, Fail, StoreSpec};
+use crate::store::{self, has_game, read_bytes, read_input, StoreSpec};
 
 /// Runs the command `args` names, in the context `cx` (checked once, in main).
 pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
@@ -154,7 +155,7 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
     if has_game(&log, &id)? {
         return Err(fail!(
             "{}: run with --game NEW-ID, or export it and use another store (nothing was written)",
-            store::already_stored(&id, &store::dir(db))
+            crate::fail::already_stored(&id, &store::dir(db))
         ));
     }
     let mut decisions = script_file::Decisions::open(path)?;
@@ -278,7 +279,7 @@ fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
     })?;
     let log = store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(fail!("{} (nothing was written)", store::already_stored(&id, &store::dir(db))));
+        return Err(fail!("{} (nothing was written)", crate::fail::already_stored(&id, &store::dir(db))));
     }
     let head = log.create(&header)?.hash;
     Ok(NewGame { header, head })

@@ -16,7 +16,8 @@ use rollcall_core::script::Script;
 
 use rollcall_store::Store;
 
-use crate::store::{self, has_game, Fail, StoreSpec};
+use crate::fail::Fail;
+use crate::store::{self, has_game, StoreSpec};
 
 /// The demo game: a turn with a failed and a successful rally.
 const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.json");

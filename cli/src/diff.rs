@@ -13,10 +13,10 @@ use serde_json::json;
 use similar::TextDiff;
 
 use crate::colour::Verdict;
+use crate::fail::Fail;
 use crate::output::{Line, Mode, Report};
 use crate::source;
 use crate::source::{rule_version, Record};
-use crate::store::Fail;
 
 /// Versions A and B of a record: A by default the record's own; a B written
 /// `+option…` is A with those settings changed.

@@ -24,8 +24,8 @@ use rollcall_core::ruleset::Refusal;
 use serde_json::json;
 use serde_json::Value;
 
+use crate::fail::Fail;
 use crate::output::Mode;
-use crate::store::Fail;
 
 /// A verification failed (a record, a server's signature), or versions part.
 pub const FAILED: u8 = 1;

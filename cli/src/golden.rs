@@ -16,8 +16,9 @@ use rollcall_core::script::Script;
 use serde_json::json;
 use similar::TextDiff;
 
+use crate::fail::{Context, Fail};
 use crate::output::Said;
-use crate::store::{read_file, Context, Fail};
+use crate::store::read_file;
 
 fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
     let mut out = Vec::new();

@@ -7,8 +7,9 @@ use rollcall_core::log::{EventLog, Head};
 use serde_json::{json, Value};
 
 use crate::checked::Checked;
+use crate::fail::{Context, Fail};
 use crate::output::Report;
-use crate::store::{self, Context, Fail};
+use crate::store;
 
 /// The notes a store keeps on `game` (see `rollcall_core::pbem::exchange`
 /// and `serve::service`, which own their keys): removed with the game, so

@@ -25,9 +25,10 @@ use rollcall_store::Store;
 use serde_json::{json, Value};
 
 use crate::colour::Verdict;
+use crate::fail::{Context, Fail};
 use crate::output::{Line, Mode, Said};
 use crate::source::rule_version;
-use crate::store::{self, read_file, Context, Fail};
+use crate::store::{self, read_file};
 
 /// `rollcall impact`'s arguments.
 #[derive(Debug, ClapArgs)]

@@ -18,7 +18,7 @@ macro_rules! say {
 /// A [`store::Fail`] that the formatted message says all of.
 macro_rules! fail {
     ($($arg:tt)*) => {
-        $crate::store::Fail::msg(format!($($arg)*))
+        $crate::fail::Fail::msg(format!($($arg)*))
     };
 }
 
@@ -36,6 +36,7 @@ mod commands;
 mod demo;
 mod diff;
 mod exit;
+mod fail;
 mod golden;
 mod housekeeping;
 mod impact;

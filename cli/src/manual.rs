@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::CommandFactory;
 
 use crate::args::Args;
-use crate::store::{Context, Fail};
+use crate::fail::{Context, Fail};
 
 /// Prints the completion script of `shell` to standard output.
 pub fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Fail> {

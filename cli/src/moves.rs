@@ -14,9 +14,10 @@ use serde_json::Value;
 
 use crate::args::PlayArgs;
 use crate::checked::Checked;
+use crate::fail::Fail;
 use crate::output::{self, Report};
 use crate::source::Reader;
-use crate::store::{self, Fail};
+use crate::store;
 
 /// `--side referee`: the referee's inputs alone.
 const REFEREE: &str = "referee";

@@ -11,7 +11,7 @@ use rollcall_core::text;
 use serde_json::Value;
 
 use crate::colour::Verdict;
-use crate::store::{Context, Fail};
+use crate::fail::{Context, Fail};
 
 /// How a command prints what it found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,9 +20,10 @@ use serde_json::{json, Value};
 use crate::args::{ForkCommand, PbemCommand, TurnCommand};
 use crate::checked::Checked;
 use crate::commands::random_bytes;
+use crate::fail::{Context, Fail};
 use crate::output::{Mode, Report, Said};
 use crate::source::rule_version;
-use crate::store::{self, read_file, read_text, Context, Fail, StoreSpec};
+use crate::store::{self, read_file, read_text, StoreSpec};
 
 /// `rollcall keygen -o FILE`: a new secret key, written readable by its
 /// owner only; the report shows its public key.

@@ -15,7 +15,7 @@ use rollcall_core::game::Game;
 use rollcall_core::log::{open_game_with, EventLog};
 use rollcall_core::Kind;
 
-use crate::store::Fail;
+use crate::fail::Fail;
 
 /// `--seq`, `--decision` or `--turn`: at most one.
 #[derive(Debug, Clone, Default, ClapArgs)]

@@ -12,8 +12,8 @@ use rollcall_core::schema::{self, Published};
 use rollcall_store::file::Existing;
 use serde_json::{json, Map, Value};
 
+use crate::fail::{Context, Fail};
 use crate::output::Said;
-use crate::store::{Context, Fail};
 
 /// The text of a schema file: pretty JSON, two spaces, a final newline.
 pub fn schema_text(published: &Published) -> String {

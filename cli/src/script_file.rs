@@ -28,7 +28,8 @@ use rollcall_core::strict;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::store::{read_bytes, Fail};
+use crate::fail::Fail;
+use crate::store::read_bytes;
 
 /// How much of the file each pass reads at a time.
 const READ_BYTES: usize = 1 << 16;

@@ -23,9 +23,10 @@ use rollcall_core::sim::stats::{self, Comparison, Estimate, GameSummary, Row};
 use rollcall_core::sim::{self, Limits, Pair, Run, Simulator};
 use serde_json::{json, Value};
 
+use crate::fail::{Context, Fail};
 use crate::output::Said;
 use crate::source::rule_version;
-use crate::store::{read_file, Context, Fail};
+use crate::store::read_file;
 
 /// `rollcall simulate`'s arguments.
 #[derive(Debug, ClapArgs)]

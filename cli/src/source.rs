@@ -16,8 +16,9 @@ use rollcall_core::strict;
 use rollcall_store::file::FileError;
 use rollcall_store::Store;
 
+use crate::fail::Fail;
 use crate::position::{Position, Span};
-use crate::store::{self, read_bytes, Fail};
+use crate::store::{self, read_bytes};
 
 /// Whether a command's target names a record file (one that exists, or any
 /// name ending `.jsonl`) rather than a stored game.

@@ -31,7 +31,7 @@ use rollcall_core::sealed::RevealBody;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::store::Fail;
+use crate::fail::Fail;
 use rollcall_store::file::Existing;
 
 const TEMPLATE: &str = include_str!("../assets/viewer.html");

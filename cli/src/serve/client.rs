@@ -10,8 +10,9 @@ use rollcall_core::sealed::head_message;
 use serde_json::{json, Value};
 
 use crate::colour::Verdict;
+use crate::fail::Fail;
 use crate::output::{print_json, Line, Mode, Report};
-use crate::store::{self, read_text, Fail};
+use crate::store::{self, read_text};
 
 fn agent() -> ureq::Agent {
     ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build()

@@ -19,7 +19,8 @@ use std::sync::Arc;
 
 use rollcall_core::log::EventLog;
 
-use crate::store::{self, Fail};
+use crate::fail::Fail;
+use crate::store;
 
 /// Serves until SIGINT or SIGTERM; in-flight requests finish first.
 pub fn run(db: &crate::store::StoreSpec, addr: &str, turns: u64) -> Result<ExitCode, Fail> {

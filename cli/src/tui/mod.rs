@@ -22,8 +22,8 @@ use rollcall_core::game::{verify, Game};
 use rollcall_core::record::{Event, Header, Kind};
 use rollcall_core::text;
 
+use crate::fail::Fail;
 use crate::position::{Decisions, Position};
-use crate::store::Fail;
 use crate::view::{DieProof, Proofs};
 
 /// One position of the game: 0 is the scenario, before any event; `n` is

@@ -15,8 +15,9 @@ use rollcall_core::text;
 
 use super::{Model, Opened, Outcome, Request};
 use crate::checked::Checked;
+use crate::fail::Fail;
 use crate::output::Mode;
-use crate::store::{self, Fail, StoreSpec};
+use crate::store::{self, StoreSpec};
 
 /// How many lines of the narrative before the turn are kept to show.
 const EARLIER_LINES: usize = 80;
