@@ -24,8 +24,8 @@ use crate::args::{
     Args, Command, GamesCommand, GoldenCommand, NewArgs, PlayArgs, RulesCommand, ScenarioCommand, StoreCommand,
 };
 use crate::checked::Checked;
-use crate::colour::Verdict;
 use crate::fail::{Context, Fail};
+use crate::output::colour::Verdict;
 use crate::output::{self, Item, Line, Mode, Report, Stream};
 use crate::position::Position;
 use crate::script_file;
@@ -171,7 +171,7 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
                         let (field, message) = refusal_field(d.index, refusal);
                         format!("{}:{}: {field}: {message} (nothing was written)", path.display(), d.line_of(&field))
                     };
-                    return crate::exit::refusal(refusal, say, mode).map(Some);
+                    return crate::output::exit::refusal(refusal, say, mode).map(Some);
                 }
             };
             for event in &events {
@@ -350,7 +350,11 @@ fn play(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
         let new = match game.play_as(&decision, dice.as_ref(), by.as_deref()) {
             Ok(new) => new,
             Err(refusal) => {
-                return crate::exit::refusal(refusal, |r| crate::exit::placed(r, at) + " (nothing was written)", mode)
+                return crate::output::exit::refusal(
+                    refusal,
+                    |r| crate::output::exit::placed(r, at) + " (nothing was written)",
+                    mode,
+                )
             }
         };
         events.extend(new);
@@ -410,7 +414,9 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     // Said once every decision before it is acknowledged: after them.
     match refused {
         None => Ok(ExitCode::SUCCESS),
-        Some((line, refusal)) => crate::exit::refusal(refusal, |r| crate::exit::placed(r, at_line(&name, line)), mode),
+        Some((line, refusal)) => {
+            crate::output::exit::refusal(refusal, |r| crate::output::exit::placed(r, at_line(&name, line)), mode)
+        }
     }
 }
 
@@ -629,7 +635,7 @@ fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Resul
     // The narrative on a terminal is its own progress; to a file or a pipe, a bar.
     let bar = reader.progress("replay", &id, to, mode == Mode::Json || std::io::stdout().is_terminal())?;
     let game = reader.fold(target, &id, to, |game, event| {
-        crate::progress::tick(&bar);
+        crate::output::progress::tick(&bar);
         if printed.is_err() {
             return;
         }
@@ -830,7 +836,7 @@ fn verify_each_target(cx: &Checked, targets: &[String], expect_head: Option<Stri
                 };
                 eprintln!("error: {}", rollcall_core::text::escape_lines(&message));
                 if cx.mode == Mode::Json {
-                    records.push(json!({"ok": false, "target": target, "error": {"kind": "input", "exit": crate::exit::INPUT, "message": message}}));
+                    records.push(json!({"ok": false, "target": target, "error": {"kind": "input", "exit": crate::output::exit::INPUT, "message": message}}));
                 }
                 unreadable.push(target.as_str());
             }
@@ -850,13 +856,13 @@ fn verify_each_target(cx: &Checked, targets: &[String], expect_head: Option<Stri
             if printed > 0 {
                 say!();
             }
-            crate::colour::say(&tally, if all { Verdict::Good } else { Verdict::Bad })
+            crate::output::colour::say(&tally, if all { Verdict::Good } else { Verdict::Bad })
         }
         Mode::Json => output::print_json(&json!({"ok": all, "records": records})),
     }
     let code = match (unreadable.is_empty(), failed.is_empty()) {
-        (false, _) => crate::exit::INPUT,
-        (true, false) => crate::exit::FAILED,
+        (false, _) => crate::output::exit::INPUT,
+        (true, false) => crate::output::exit::FAILED,
         (true, true) => 0,
     };
     Ok(ExitCode::from(code))
@@ -890,17 +896,17 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
             }
         };
         let mut events = events;
-        let bar = crate::progress::file("verify", path, quiet);
-        let result = rollcall_store::file::verify(&header, &mut events, || crate::progress::tick(&bar));
-        crate::progress::done(bar);
+        let bar = crate::output::progress::file("verify", path, quiet);
+        let result = rollcall_store::file::verify(&header, &mut events, || crate::output::progress::tick(&bar));
+        crate::output::progress::done(bar);
         let normalised = events.normalised().describe();
         return Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), normalised));
     }
     let log = store::open_read(db)?;
     let header = log.header(target)?;
-    let bar = crate::progress::events("verify", log.head(target)?.seq, quiet);
-    let result = verify_lines(&header, target, log.lines(target, 1)?, || crate::progress::tick(&bar));
-    crate::progress::done(bar);
+    let bar = crate::output::progress::events("verify", log.head(target)?.seq, quiet);
+    let result = verify_lines(&header, target, log.lines(target, 1)?, || crate::output::progress::tick(&bar));
+    crate::output::progress::done(bar);
     Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), None))
 }
 
@@ -925,8 +931,8 @@ fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode
     // copied as they are stored.
     let game = open_game_lines(&log, id)?;
     let to_stdout = output == Path::new("-");
-    let bar = crate::progress::events("export", game.seq(), cx.mode == Mode::Json);
-    let lines = log.lines(id, 1)?.take(game.seq() as usize).inspect(|_| crate::progress::tick(&bar));
+    let bar = crate::output::progress::events("export", game.seq(), cx.mode == Mode::Json);
+    let lines = log.lines(id, 1)?.take(game.seq() as usize).inspect(|_| crate::output::progress::tick(&bar));
     let count = if to_stdout {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
@@ -935,7 +941,7 @@ fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode
         let existing = if force { Existing::Replace } else { Existing::Refuse };
         file::write_lines(output, existing, game.header(), lines)
     };
-    crate::progress::done(bar);
+    crate::output::progress::done(bar);
     let shown = if to_stdout { "standard output".to_string() } else { output.display().to_string() };
     let report = Exported { id, file: shown, events: count?, head: game.head() };
     // With the record on standard output, the report goes to standard error.
@@ -1043,7 +1049,7 @@ fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Im
     // Verified as `verify FILE` verifies: a line that is byte for byte the
     // one the game leads to is taken as read, and written as it is.
     events.read_decisions(verifier.decision_reader());
-    let bar = crate::progress::file("import", file, mode == Mode::Json);
+    let bar = crate::output::progress::file("import", file, mode == Mode::Json);
     let (verified, at_head) = store::Creation::make(log, &header, |creation| {
         let mut taken = None;
         loop {
@@ -1064,7 +1070,7 @@ fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Im
                 }
                 Some(Err(e)) => return Err(not_imported(verifier.unreadable(e))),
             };
-            crate::progress::tick(&bar);
+            crate::output::progress::tick(&bar);
             creation.push(line)?;
         }
         let at_head = verifier.game().clone();
@@ -1072,7 +1078,7 @@ fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Im
         creation.commit()?;
         Ok((verified, at_head))
     })?;
-    crate::progress::done(bar);
+    crate::output::progress::done(bar);
     keep_snapshot(log, &header.game, &at_head);
     Ok(Imported::New { file: file.display().to_string(), verified: Box::new(verified), header: Box::new(header) })
 }
@@ -1252,7 +1258,8 @@ impl Report for RulesRefusals {
     }
 
     fn json(&self) -> Value {
-        let group = |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::exit::refusal_json(*k)).collect::<Vec<_>>();
+        let group =
+            |kinds: &[RefusalKind]| kinds.iter().map(|k| crate::output::exit::refusal_json(*k)).collect::<Vec<_>>();
         json!({"ruleset": self.ruleset, "refusals": group(&self.own), "shared": group(&self.shared)})
     }
 }

@@ -12,8 +12,8 @@ use rollcall_store::file::Events;
 use serde_json::json;
 use similar::TextDiff;
 
-use crate::colour::Verdict;
 use crate::fail::Fail;
+use crate::output::colour::Verdict;
 use crate::output::{Line, Mode, Report};
 use crate::source;
 use crate::source::{rule_version, Record};
@@ -61,13 +61,13 @@ fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs, mode: Mode) -> R
     let result = match &mut record {
         // A record file is proven as `verify FILE` proves it: a roll or fact
         // line that is byte for byte the one the proof expects is not parsed.
-        Record::File(_, events) => diff_file(&header, events, &a, &b, args.all, || crate::progress::tick(&bar)),
+        Record::File(_, events) => diff_file(&header, events, &a, &b, args.all, || crate::output::progress::tick(&bar)),
         // A stored game's lines too (`EventLog::lines`).
         Record::Stored(_, log, id) => {
-            diff_stored(&header, id, log.lines(id, 1)?, &a, &b, args.all, || crate::progress::tick(&bar))
+            diff_stored(&header, id, log.lines(id, 1)?, &a, &b, args.all, || crate::output::progress::tick(&bar))
         }
     };
-    crate::progress::done(bar);
+    crate::output::progress::done(bar);
     match result {
         Ok(report) => Ok(Diffed::Compared(Box::new(Compared { game: header.game, report, all: args.all }))),
         Err(DiffError::Unproven(failure)) => Ok(Diffed::Unproven { target: target.to_string(), failure }),

@@ -24,8 +24,8 @@ use rollcall_core::script::Script;
 use rollcall_store::Store;
 use serde_json::{json, Value};
 
-use crate::colour::Verdict;
 use crate::fail::{Context, Fail};
+use crate::output::colour::Verdict;
 use crate::output::{Line, Mode, Said};
 use crate::source::rule_version;
 use crate::store::{self, read_file};

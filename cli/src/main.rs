@@ -31,11 +31,9 @@ macro_rules! show {
 
 mod args;
 mod checked;
-mod colour;
 mod commands;
 mod demo;
 mod diff;
-mod exit;
 mod fail;
 mod golden;
 mod housekeeping;
@@ -46,14 +44,12 @@ mod moves;
 mod output;
 mod pbem;
 mod position;
-mod progress;
 mod schemas;
 mod script_file;
 mod serve;
 mod simulate;
 mod source;
 mod store;
-mod suggest;
 mod tui;
 mod view;
 
@@ -77,8 +73,8 @@ fn main() -> ExitCode {
     let code = match commands::run(args, &cx) {
         Ok(code) => code,
         Err(fail) => {
-            let message = suggest::annotate(&fail.message(), store::game_ids);
-            exit::input(&rollcall_core::text::escape_lines(&message), cx.mode)
+            let message = output::suggest::annotate(&fail.message(), store::game_ids);
+            output::exit::input(&rollcall_core::text::escape_lines(&message), cx.mode)
         }
     };
     report_peak_memory();

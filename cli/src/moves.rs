@@ -197,7 +197,7 @@ pub fn play(cx: &Checked, args: &PlayArgs) -> Result<ExitCode, Fail> {
         Ok(events) => events,
         Err(refusal) => {
             let say = |r| format!("--pick {picked} ({}): {} (nothing was written)", entry.pick, r);
-            return crate::exit::refusal(refusal, say, cx.mode);
+            return crate::output::exit::refusal(refusal, say, cx.mode);
         }
     };
     log.append(id, &expected, &events)?;

@@ -203,13 +203,13 @@ impl Reader {
         quiet: bool,
     ) -> Result<Option<indicatif::ProgressBar>, Fail> {
         Ok(match self {
-            Reader::File { path, .. } => crate::progress::file(what, path, quiet),
+            Reader::File { path, .. } => crate::output::progress::file(what, path, quiet),
             Reader::Log(log) => {
                 let total = match until {
                     Some(until) => until,
                     None => log.head(id)?.seq,
                 };
-                crate::progress::events(what, total, quiet)
+                crate::output::progress::events(what, total, quiet)
             }
         })
     }
@@ -299,8 +299,8 @@ impl Record {
     /// `--json`): sized by the file's bytes or the stored game's events.
     pub fn progress(&self, what: &str, target: &str, quiet: bool) -> Result<Option<indicatif::ProgressBar>, Fail> {
         Ok(match self {
-            Record::File(..) => crate::progress::file(what, Path::new(target), quiet),
-            Record::Stored(_, log, game) => crate::progress::events(what, log.head(game)?.seq, quiet),
+            Record::File(..) => crate::output::progress::file(what, Path::new(target), quiet),
+            Record::Stored(_, log, game) => crate::output::progress::events(what, log.head(game)?.seq, quiet),
         })
     }
 

@@ -9,8 +9,8 @@ use rollcall_core::pbem::exchange;
 use rollcall_core::sealed::head_message;
 use serde_json::{json, Value};
 
-use crate::colour::Verdict;
 use crate::fail::Fail;
+use crate::output::colour::Verdict;
 use crate::output::{print_json, Line, Mode, Report};
 use crate::store::{self, read_text};
 
@@ -92,14 +92,19 @@ pub fn play(args: &crate::args::PlayArgs, mode: Mode) -> Result<ExitCode, Fail> 
         // 403 (not your side's decision) and 422 (the rules refuse it) are
         // refusals of a well-formed decision: exit 3, as a local `play`.
         let refused = matches!(answer.status, 403 | 422);
-        let (kind, code) = if refused { ("refused", crate::exit::REFUSED) } else { ("input", crate::exit::INPUT) };
+        let (kind, code) =
+            if refused { ("refused", crate::output::exit::REFUSED) } else { ("input", crate::output::exit::INPUT) };
         if json_out {
             print_json(&json!({"ok": false, "status": answer.status, "answer": answer.json(),
                 "error": {"kind": kind, "exit": code, "message": answer.message()}}));
             return Ok(ExitCode::from(code));
         }
         let message = format!("{name}: {} (nothing was written)", answer.message());
-        return if refused { Ok(crate::exit::refused(&message, None, Mode::Text)) } else { Err(Fail::msg(message)) };
+        return if refused {
+            Ok(crate::output::exit::refused(&message, None, Mode::Text))
+        } else {
+            Err(Fail::msg(message))
+        };
     }
     let v = answer.json();
     let server_key = status["header"]["seed"]["server"]["key"].as_str().and_then(|k| PublicKey::from_hex(k).ok());
@@ -156,9 +161,9 @@ impl Report for Played {
     /// first decisions written, is a refusal (3).
     fn code(&self) -> ExitCode {
         if !self.signed {
-            ExitCode::from(crate::exit::FAILED)
+            ExitCode::from(crate::output::exit::FAILED)
         } else if self.answer.get("refused").is_some() {
-            ExitCode::from(crate::exit::REFUSED)
+            ExitCode::from(crate::output::exit::REFUSED)
         } else {
             ExitCode::SUCCESS
         }

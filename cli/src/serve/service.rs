@@ -59,7 +59,7 @@ impl ApiError {
             v["head"] = json!(head);
         }
         if let Some(kind) = &self.refusal {
-            v["refusal"] = crate::exit::refusal_json(**kind);
+            v["refusal"] = crate::output::exit::refusal_json(**kind);
         }
         v
     }
