@@ -124,7 +124,7 @@ pub enum Command {
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         from: Option<u64>,
         #[command(flatten)]
-        position: crate::position::PositionArgs,
+        position: crate::input::position::PositionArgs,
     },
     /// Show a game's state, now or after a seq, a decision (with its rolls and facts) or a turn.
     #[command(
@@ -137,7 +137,7 @@ pub enum Command {
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         at: Option<u64>,
         #[command(flatten)]
-        position: crate::position::PositionArgs,
+        position: crate::input::position::PositionArgs,
     },
     /// Replay a game from its facts, narrated; step by step, or up to the end of a seq, a decision or a turn.
     #[command(
@@ -158,7 +158,7 @@ pub enum Command {
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         to: Option<u64>,
         #[command(flatten)]
-        position: crate::position::PositionArgs,
+        position: crate::input::position::PositionArgs,
     },
     /// Verify stored games or record files: seeds, legality, facts and chain.
     #[command(

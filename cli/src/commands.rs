@@ -23,14 +23,14 @@ use serde_json::{json, Value};
 use crate::args::{
     Args, Command, GamesCommand, GoldenCommand, NewArgs, PlayArgs, RulesCommand, ScenarioCommand, StoreCommand,
 };
-use crate::checked::Checked;
 use crate::fail::{Context, Fail};
+use crate::input::checked::Checked;
+use crate::input::position::Position;
+use crate::input::script_file;
+use crate::input::source::{rule_version, Target};
+use crate::input::store::{self, has_game, read_bytes, read_input, StoreSpec};
 use crate::output::colour::Verdict;
 use crate::output::{self, Item, Line, Mode, Report, Stream};
-use crate::position::Position;
-use crate::script_file;
-use crate::source::{rule_version, Target};
-use crate::store::{self, has_game, read_bytes, read_input, StoreSpec};
 
 /// Runs the command `args` names, in the context `cx` (checked once, in main).
 pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
@@ -583,7 +583,7 @@ pub(crate) fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>,
 }
 
 fn log(cx: &Checked, target: &str, from: Option<Position>) -> Result<ExitCode, Fail> {
-    let (reader, id, span) = crate::source::reader(&cx.db, target, from)?;
+    let (reader, id, span) = crate::input::source::reader(&cx.db, target, from)?;
     let from = span.map_or(1, |span| span.first);
     let mut stream = Stream::array(cx.mode, "events");
     let mut printed = Ok(());
@@ -603,8 +603,8 @@ struct State {
     game: Game,
 }
 
-fn state(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<State, Fail> {
-    let (reader, id, span) = crate::source::reader(db, target, at)?;
+fn state(db: &crate::input::store::StoreSpec, target: &str, at: Option<Position>) -> Result<State, Fail> {
+    let (reader, id, span) = crate::input::source::reader(db, target, at)?;
     let game = reader.at(target, &id, span.map(|span| span.last))?;
     Ok(State { id, game })
 }
@@ -628,7 +628,7 @@ impl Report for State {
 
 fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Result<ExitCode, Fail> {
     let mode = cx.mode;
-    let (reader, id, span) = crate::source::reader(&cx.db, target, to)?;
+    let (reader, id, span) = crate::input::source::reader(&cx.db, target, to)?;
     let to = span.map(|span| span.last);
     let mut stream = Stream::array(mode, "events").with_asides("steps");
     let mut printed = Ok(());
@@ -670,9 +670,13 @@ fn replay(cx: &Checked, target: &str, step: bool, to: Option<Position>) -> Resul
 /// `rollcall replay GAME --step` on a terminal: reads the game once,
 /// releases the store (other commands may use it while the view is open),
 /// and opens the interactive view at the position given, or at the start.
-fn interactive_replay(db: &crate::store::StoreSpec, target: &str, at: Option<Position>) -> Result<ExitCode, Fail> {
+fn interactive_replay(
+    db: &crate::input::store::StoreSpec,
+    target: &str,
+    at: Option<Position>,
+) -> Result<ExitCode, Fail> {
     let (header, events) = {
-        let (log, id) = crate::source::game_reader(db, target)?;
+        let (log, id) = crate::input::source::game_reader(db, target)?;
         let header = log.header(&id)?;
         let events = log.events(&id, 1)?.collect::<Result<Vec<_>, _>>()?;
         (header, events)
@@ -890,7 +894,7 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
                 return Err(e.into())
             }
             Err(e) => {
-                crate::source::refuse_script(path)?;
+                crate::input::source::refuse_script(path)?;
                 let failure = VerifyFailure::at(None, Fault::Unreadable.because(e.to_string()));
                 return Ok(VerifyReport { target: target.to_string(), outcome: Err(failure), normalised: None });
             }
@@ -911,7 +915,7 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
 }
 
 /// Verifies the stored game `id` from its record lines, as verify of a
-/// record file does ([`crate::source::take_stored_lines`]).
+/// record file does ([`crate::input::source::take_stored_lines`]).
 fn verify_lines(
     header: &Header,
     id: &str,
@@ -919,7 +923,7 @@ fn verify_lines(
     tick: impl FnMut(),
 ) -> Result<Verified, VerifyFailure> {
     let mut verifier = Verifier::new(header)?;
-    crate::source::take_stored_lines(&mut verifier, id, lines, tick)?;
+    crate::input::source::take_stored_lines(&mut verifier, id, lines, tick)?;
     verifier.finish().map(|(verified, _)| verified)
 }
 
@@ -1162,7 +1166,7 @@ struct Games {
     incomplete: Vec<String>,
 }
 
-fn games(db: &crate::store::StoreSpec) -> Result<Games, Fail> {
+fn games(db: &crate::input::store::StoreSpec) -> Result<Games, Fail> {
     let log = store::open_read(db)?;
     let mut games = Vec::new();
     for id in log.games()? {

@@ -17,7 +17,7 @@ use rollcall_core::script::Script;
 use rollcall_store::Store;
 
 use crate::fail::Fail;
-use crate::store::{self, has_game, StoreSpec};
+use crate::input::store::{self, has_game, StoreSpec};
 
 /// The demo game: a turn with a failed and a successful rally.
 const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.json");

@@ -13,10 +13,10 @@ use serde_json::json;
 use similar::TextDiff;
 
 use crate::fail::Fail;
+use crate::input::source;
+use crate::input::source::{rule_version, Record};
 use crate::output::colour::Verdict;
 use crate::output::{Line, Mode, Report};
-use crate::source;
-use crate::source::{rule_version, Record};
 
 /// Versions A and B of a record: A by default the record's own; a B written
 /// `+option…` is A with those settings changed.
@@ -52,7 +52,7 @@ pub struct DiffArgs {
 /// Reads the target's header and runs the diff over its events, streaming.
 /// A record that does not verify is reported as verify reports it, with
 /// exit 1.
-fn load_and_diff(db: &crate::store::StoreSpec, args: &DiffArgs, mode: Mode) -> Result<Diffed, Fail> {
+fn load_and_diff(db: &crate::input::store::StoreSpec, args: &DiffArgs, mode: Mode) -> Result<Diffed, Fail> {
     let target = args.target.as_str();
     let mut record = source::open(db, target)?;
     let header = record.header().clone();
@@ -157,7 +157,7 @@ fn state_diff(title: &str, (a, b): &(String, String)) -> String {
     format!("{title}:\n{diff}")
 }
 
-pub fn run(cx: &crate::checked::Checked, args: &DiffArgs) -> Result<ExitCode, Fail> {
+pub fn run(cx: &crate::input::checked::Checked, args: &DiffArgs) -> Result<ExitCode, Fail> {
     Ok(crate::output::print(&load_and_diff(&cx.db, args, cx.mode)?, cx.mode))
 }
 

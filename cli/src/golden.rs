@@ -17,8 +17,8 @@ use serde_json::json;
 use similar::TextDiff;
 
 use crate::fail::{Context, Fail};
+use crate::input::store::read_file;
 use crate::output::Said;
-use crate::store::read_file;
 
 fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
     let mut out = Vec::new();

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use rollcall_core::log::{EventLog, Head};
 use serde_json::{json, Value};
 
-use crate::checked::Checked;
 use crate::fail::{Context, Fail};
+use crate::input::checked::Checked;
+use crate::input::store;
 use crate::output::Report;
-use crate::store;
 
 /// The notes a store keeps on `game` (see `rollcall_core::pbem::exchange`
 /// and `serve::service`, which own their keys): removed with the game, so

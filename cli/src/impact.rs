@@ -25,10 +25,10 @@ use rollcall_store::Store;
 use serde_json::{json, Value};
 
 use crate::fail::{Context, Fail};
+use crate::input::source::rule_version;
+use crate::input::store::{self, read_file};
 use crate::output::colour::Verdict;
 use crate::output::{Line, Mode, Said};
-use crate::source::rule_version;
-use crate::store::{self, read_file};
 
 /// `rollcall impact`'s arguments.
 #[derive(Debug, ClapArgs)]
@@ -82,7 +82,7 @@ enum Done {
     Skipped(Left),
 }
 
-pub fn run(cx: &crate::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, Fail> {
+pub fn run(cx: &crate::input::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, Fail> {
     let db = &cx.db;
     let b = match args.b.strip_prefix('+') {
         Some(_) => {

@@ -30,7 +30,6 @@ macro_rules! show {
 }
 
 mod args;
-mod checked;
 mod commands;
 mod demo;
 mod diff;
@@ -39,17 +38,14 @@ mod golden;
 mod housekeeping;
 mod impact;
 mod impact_report;
+mod input;
 mod manual;
 mod moves;
 mod output;
 mod pbem;
-mod position;
 mod schemas;
-mod script_file;
 mod serve;
 mod simulate;
-mod source;
-mod store;
 mod tui;
 mod view;
 
@@ -65,15 +61,15 @@ fn main() -> ExitCode {
     let matches = <args::Args as clap::CommandFactory>::command().get_matches();
     let mut args = <args::Args as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.prefer_command_line(&matches);
-    store::set_wait(std::time::Duration::from_secs(args.wait));
+    input::store::set_wait(std::time::Duration::from_secs(args.wait));
     if args.command.opens_few_stores() {
         rollcall_store::exits_after_closing();
     }
-    let cx = checked::Checked::new(&args);
+    let cx = input::checked::Checked::new(&args);
     let code = match commands::run(args, &cx) {
         Ok(code) => code,
         Err(fail) => {
-            let message = output::suggest::annotate(&fail.message(), store::game_ids);
+            let message = output::suggest::annotate(&fail.message(), input::store::game_ids);
             output::exit::input(&rollcall_core::text::escape_lines(&message), cx.mode)
         }
     };

@@ -13,11 +13,11 @@ use rollcall_core::script::split_dice;
 use serde_json::Value;
 
 use crate::args::PlayArgs;
-use crate::checked::Checked;
 use crate::fail::Fail;
+use crate::input::checked::Checked;
+use crate::input::source::Reader;
+use crate::input::store;
 use crate::output::{self, Report};
-use crate::source::Reader;
-use crate::store;
 
 /// `--side referee`: the referee's inputs alone.
 const REFEREE: &str = "referee";
@@ -39,7 +39,7 @@ pub(crate) fn listing(game: &Game, side: Option<&str>) -> Result<Listing, Fail> 
 
 /// `rollcall moves GAME [--side S]`.
 pub fn moves(cx: &Checked, target: &str, side: Option<String>) -> Result<ExitCode, Fail> {
-    let (reader, id, _) = crate::source::reader(&cx.db, target, None)?;
+    let (reader, id, _) = crate::input::source::reader(&cx.db, target, None)?;
     let mine = match &reader {
         Reader::Log(log) => exchange::local_side(&**log, &id).map_err(|e| fail!("{target}: {e}"))?,
         Reader::File { .. } => None,

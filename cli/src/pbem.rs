@@ -18,12 +18,12 @@ use rollcall_core::words::possessive;
 use serde_json::{json, Value};
 
 use crate::args::{ForkCommand, PbemCommand, TurnCommand};
-use crate::checked::Checked;
 use crate::commands::random_bytes;
 use crate::fail::{Context, Fail};
+use crate::input::checked::Checked;
+use crate::input::source::rule_version;
+use crate::input::store::{self, read_file, read_text, StoreSpec};
 use crate::output::{Mode, Report, Said};
-use crate::source::rule_version;
-use crate::store::{self, read_file, read_text, StoreSpec};
 
 /// `rollcall keygen -o FILE`: a new secret key, written readable by its
 /// owner only; the report shows its public key.

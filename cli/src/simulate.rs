@@ -24,9 +24,9 @@ use rollcall_core::sim::{self, Limits, Pair, Run, Simulator};
 use serde_json::{json, Value};
 
 use crate::fail::{Context, Fail};
+use crate::input::source::rule_version;
+use crate::input::store::read_file;
 use crate::output::Said;
-use crate::source::rule_version;
-use crate::store::read_file;
 
 /// `rollcall simulate`'s arguments.
 #[derive(Debug, ClapArgs)]

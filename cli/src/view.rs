@@ -406,16 +406,16 @@ pub struct ViewArgs {
 
 /// `rollcall view GAME|RECORD`: writes the page; exit 1 (after writing it)
 /// when the record does not verify, since the page then shows a failure.
-pub fn run(cx: &crate::checked::Checked, args: ViewArgs) -> Result<ExitCode, Fail> {
+pub fn run(cx: &crate::input::checked::Checked, args: ViewArgs) -> Result<ExitCode, Fail> {
     let ViewArgs { target, output, force, bookmarks, diff, a, b } = args;
     let versions = b.filter(|_| diff).map(|b| (a, b));
     let target = target.as_str();
-    let mut record = crate::source::open(&cx.db, target)?;
+    let mut record = crate::input::source::open(&cx.db, target)?;
     let events = match &mut record {
-        crate::source::Record::File(..) => {
+        crate::input::source::Record::File(..) => {
             record.events()?.collect::<Result<Vec<_>, _>>().map_err(|e| fail!("{target}: {e}"))?
         }
-        crate::source::Record::Stored(..) => record.events()?.collect::<Result<Vec<_>, _>>()?,
+        crate::input::source::Record::Stored(..) => record.events()?.collect::<Result<Vec<_>, _>>()?,
     };
     let header = record.header().clone();
     let compare = match versions {

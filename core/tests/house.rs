@@ -501,6 +501,6 @@ fn naming(file: &str, module: &str) -> Vec<(usize, String)> {
 fn lower_layers_do_not_name_higher_ones() {
     let kernel = naming("core/src/ruleset.rs", "rulesets::");
     assert!(kernel.is_empty(), "core/src/ruleset.rs names the rulesets: {kernel:?}");
-    let store = naming("cli/src/store.rs", "commands::");
-    assert!(store.is_empty(), "cli/src/store.rs names the commands: {store:?}");
+    let store = naming("cli/src/input/store.rs", "commands::");
+    assert!(store.is_empty(), "cli/src/input/store.rs names the commands: {store:?}");
 }

@@ -10,9 +10,9 @@ use rollcall_core::sealed::head_message;
 use serde_json::{json, Value};
 
 use crate::fail::Fail;
+use crate::input::store::{self, read_text};
 use crate::output::colour::Verdict;
 use crate::output::{print_json, Line, Mode, Report};
-use crate::store::{self, read_text};
 
 fn agent() -> ureq::Agent {
     ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build()
@@ -183,7 +183,7 @@ fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> 
 
 /// `rollcall turn fetch URL GAME`: the events this store lacks, as a turn
 /// file the server signs, verified and applied like an opponent's turn.
-pub fn fetch(cx: &crate::checked::Checked, url: &str, game: &str) -> Result<ExitCode, Fail> {
+pub fn fetch(cx: &crate::input::checked::Checked, url: &str, game: &str) -> Result<ExitCode, Fail> {
     let log = store::open(&cx.db)?;
     let since = log.head(game).ok().map(|h| h.hash);
     let mut request = format!("{}/games/{game}/turn", base(url));

@@ -20,10 +20,10 @@ use std::sync::Arc;
 use rollcall_core::log::EventLog;
 
 use crate::fail::Fail;
-use crate::store;
+use crate::input::store;
 
 /// Serves until SIGINT or SIGTERM; in-flight requests finish first.
-pub fn run(db: &crate::store::StoreSpec, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
+pub fn run(db: &crate::input::store::StoreSpec, addr: &str, turns: u64) -> Result<ExitCode, Fail> {
     let addr: SocketAddr = addr.parse().map_err(|e| fail!("--addr {addr:?}: {e} (for example 127.0.0.1:7878)"))?;
     let store = store::open(db)?;
     // sled, held by this process alone, serves reads from memory.

@@ -23,7 +23,7 @@ use rollcall_core::record::{Event, Header, Kind};
 use rollcall_core::text;
 
 use crate::fail::Fail;
-use crate::position::{Decisions, Position};
+use crate::input::position::{Decisions, Position};
 use crate::view::{DieProof, Proofs};
 
 /// One position of the game: 0 is the scenario, before any event; `n` is
@@ -109,7 +109,7 @@ impl Replay {
     }
 
     /// The decision the event at `at` belongs to, if any.
-    fn decision_at(&self, at: usize) -> Option<&crate::position::DecisionSpan> {
+    fn decision_at(&self, at: usize) -> Option<&crate::input::position::DecisionSpan> {
         let at = at as u64;
         self.decisions.list.iter().find(|d| d.span.first <= at && at <= d.span.last)
     }

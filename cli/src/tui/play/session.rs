@@ -14,10 +14,10 @@ use rollcall_core::log::{open_game_with, EventLog};
 use rollcall_core::text;
 
 use super::{Model, Opened, Outcome, Request};
-use crate::checked::Checked;
 use crate::fail::Fail;
+use crate::input::checked::Checked;
+use crate::input::store::{self, StoreSpec};
 use crate::output::Mode;
-use crate::store::{self, StoreSpec};
 
 /// How many lines of the narrative before the turn are kept to show.
 const EARLIER_LINES: usize = 80;

@@ -29,7 +29,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::fail::Fail;
-use crate::store::read_bytes;
+use crate::input::store::read_bytes;
 
 /// How much of the file each pass reads at a time.
 const READ_BYTES: usize = 1 << 16;

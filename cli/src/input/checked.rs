@@ -2,8 +2,8 @@
 //! command: the store the command line names, and how the command prints.
 
 use crate::args::Args;
+use crate::input::store::StoreSpec;
 use crate::output::Mode;
-use crate::store::StoreSpec;
 
 /// The context a command runs in.
 pub struct Checked {

@@ -17,8 +17,8 @@ use rollcall_store::file::FileError;
 use rollcall_store::Store;
 
 use crate::fail::Fail;
-use crate::position::{Position, Span};
-use crate::store::{self, read_bytes};
+use crate::input::position::{Position, Span};
+use crate::input::store::{self, read_bytes};
 
 /// Whether a command's target names a record file (one that exists, or any
 /// name ending `.jsonl`) rather than a stored game.
@@ -78,7 +78,7 @@ pub fn refuse_script(path: &Path) -> Result<(), Fail> {
 
 /// Opens what `target` names: a record file ([`is_record_file`]), or else a
 /// game in the store.
-pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> {
+pub fn open(db: &crate::input::store::StoreSpec, target: &str) -> Result<Record, Fail> {
     match Target::of(target) {
         Target::File(path) => {
             let (header, events) = rollcall_store::file::read(path).map_err(|e| unreadable(path, e))?;
@@ -96,7 +96,7 @@ pub fn open(db: &crate::store::StoreSpec, target: &str) -> Result<Record, Fail> 
 /// file ([`is_record_file`]), read where it is and imported nowhere (read
 /// through once to find its head), or the store. For the interactive
 /// replay; [`reader`] reads a record as it folds it.
-pub fn game_reader(db: &crate::store::StoreSpec, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
+pub fn game_reader(db: &crate::input::store::StoreSpec, target: &str) -> Result<(Box<dyn EventLog>, String), Fail> {
     match Target::of(target) {
         Target::File(path) => {
             let file = rollcall_store::file::RecordFile::open(path).map_err(|e| unreadable(path, e))?;
@@ -122,7 +122,7 @@ pub enum Reader {
 /// find a position, it is folded once before, each line taken as read
 /// ([`fold_file`]).
 pub fn reader(
-    db: &crate::store::StoreSpec,
+    db: &crate::input::store::StoreSpec,
     target: &str,
     at: Option<Position>,
 ) -> Result<(Reader, String, Option<Span>), Fail> {
@@ -133,7 +133,7 @@ pub fn reader(
             let id = header.game.clone();
             let Some(at) = at else { return Ok((Reader::file(path, header, events), id, None)) };
             // Found in a first pass, which folds the file as `state FILE` does.
-            let mut decisions = crate::position::Decisions::default();
+            let mut decisions = crate::input::position::Decisions::default();
             fold_file(path, header, events, target, None, |game, decision| decisions.see_folded(game, decision))?;
             let span = decisions.span(&id, at)?;
             let (header, events) = open()?;
@@ -141,7 +141,7 @@ pub fn reader(
         }
         (Target::Stored(_), at) => {
             let (log, id) = game_reader(db, target)?;
-            let span = at.map(|p| crate::position::resolve(&*log, &id, p)).transpose()?;
+            let span = at.map(|p| crate::input::position::resolve(&*log, &id, p)).transpose()?;
             Ok((Reader::Log(log), id, span))
         }
     }

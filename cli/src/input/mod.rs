@@ -1,0 +1,12 @@
+//! What a command reads, and from where: the store (where it is, opening
+//! it, the inputs commands share: [`store`]), a record file or a stored
+//! game and a rule version ([`source`]), a position in a game
+//! ([`position`]), a script read in two streaming passes
+//! ([`script_file`]), and the context `main` checks once for every command
+//! ([`checked`]). Below the commands, which share it.
+
+pub mod checked;
+pub mod position;
+pub mod script_file;
+pub mod source;
+pub mod store;
