@@ -55,8 +55,8 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Play(PlayArgs { game, decision: Some(decision), stream: false, .. }) => play(cx, &game, &decision),
         Command::Moves { game, side } => crate::moves::moves(cx, &game, side),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
-        Command::Log { game, from, position } => log(cx, &game, position.position(from)),
-        Command::State { game, at, position } => Ok(output::print(&state(db, &game, position.position(at))?, mode)),
+        Command::Log { game, from, position } => log(cx, &game, Position::given(&position, from)),
+        Command::State { game, at, position } => Ok(output::print(&state(db, &game, Position::given(&position, at))?, mode)),
         Command::Replay { game, step, plain, to, position } => {
             let interactive = step
                 && !plain
@@ -64,9 +64,9 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
                 && std::io::stdin().is_terminal()
                 && std::io::stdout().is_terminal();
             if interactive {
-                interactive_replay(db, &game, position.position(to))
+                interactive_replay(db, &game, Position::given(&position, to))
             } else {
-                replay(cx, &game, step, position.position(to))
+                replay(cx, &game, step, Position::given(&position, to))
             }
         }
         Command::Verify { targets, expect_head } => verify_each_target(cx, &targets, expect_head),

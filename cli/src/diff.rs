@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Args as ClapArgs;
 use rollcall_core::diff::{Diff, DiffError, Divergence, Outcome, Report as DiffReport, Setup};
 use rollcall_core::game::VerifyFailure;
 use rollcall_core::log::EventLog;
@@ -12,6 +11,7 @@ use rollcall_store::file::Events;
 use serde_json::json;
 use similar::TextDiff;
 
+use crate::args::DiffArgs;
 use crate::fail::Fail;
 use crate::input::source;
 use crate::input::source::{rule_version, Record};
@@ -30,23 +30,6 @@ pub fn versions(header: &Header, a: Option<&str>, b: &str) -> Result<(RuleVersio
         None => rule_version(b)?.0,
     };
     Ok((a, b))
-}
-
-/// `rollcall diff TARGET --b VERSION`.
-#[derive(Debug, ClapArgs)]
-pub struct DiffArgs {
-    /// A game id in the store, or a record file (.jsonl).
-    pub target: String,
-    /// Version A: `ruleset@version` or a house-rules file (default: the record's own).
-    #[arg(long)]
-    pub a: Option<String>,
-    /// Version B: `ruleset@version[+option][+name=value]…`, a house-rules
-    /// file, or `+option…` for version A with those settings changed.
-    #[arg(long)]
-    pub b: String,
-    /// Report every divergent decision, grouped by turn (default: the first).
-    #[arg(long)]
-    pub all: bool,
 }
 
 /// Reads the target's header and runs the diff over its events, streaming.

@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use rollcall_core::diff::{DiffError, Setup};
 use rollcall_core::impact::{self, Class, GameImpact, Impact, Left};
@@ -24,33 +23,12 @@ use rollcall_core::script::Script;
 use rollcall_store::Store;
 use serde_json::{json, Value};
 
+use crate::args::ImpactArgs;
 use crate::fail::{Context, Fail};
 use crate::input::source::rule_version;
 use crate::input::store::{self, read_file};
 use crate::output::colour::Verdict;
 use crate::output::{Line, Mode, Said};
-
-/// `rollcall impact`'s arguments.
-#[derive(Debug, ClapArgs)]
-pub struct ImpactArgs {
-    /// Directories (every script `*.json`, not `*.house.json`, and record
-    /// `*.jsonl` under them), script or record files, or game ids in the store.
-    #[arg(required = true, value_name = "DIR|GAME")]
-    pub targets: Vec<String>,
-    /// Version B: `ruleset@version[+option][+name=value]…` or a house-rules
-    /// file (games of other rulesets are skipped), or `+option…` for each
-    /// game's own rules with those settings changed (games whose rules lack
-    /// them are skipped).
-    #[arg(long)]
-    pub b: String,
-    /// Also write the report as one self-contained HTML page (no network
-    /// needed) to this file; an existing file is replaced only with --force.
-    #[arg(short, long, value_name = "REPORT.html")]
-    pub output: Option<PathBuf>,
-    /// Replace the -o file if it exists.
-    #[arg(long, requires = "output")]
-    pub force: bool,
-}
 
 /// One game of the corpus, before it is read.
 #[derive(Debug, Clone)]

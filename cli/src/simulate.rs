@@ -9,11 +9,10 @@
 //! seed alone; how long it took goes to standard error.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Args as ClapArgs;
 use rayon::prelude::*;
 use rollcall_core::game::{Game, OpenError};
 use rollcall_core::locate::line_of;
@@ -23,48 +22,11 @@ use rollcall_core::sim::stats::{self, Comparison, Estimate, GameSummary, Row};
 use rollcall_core::sim::{self, Limits, Pair, Run, Simulator};
 use serde_json::{json, Value};
 
+use crate::args::SimulateArgs;
 use crate::fail::{Context, Fail};
 use crate::input::source::rule_version;
 use crate::input::store::read_file;
 use crate::output::Said;
-
-/// `rollcall simulate`'s arguments.
-#[derive(Debug, ClapArgs)]
-pub struct SimulateArgs {
-    /// A scenario JSON file (name its version with --a), or a script, whose
-    /// scenario and rules (the default A) are taken; a script's decisions are
-    /// not played.
-    pub input: PathBuf,
-    /// Version A: `ruleset@version[+option]…` or a house-rules file
-    /// (default: the script's rules).
-    #[arg(long)]
-    pub a: Option<String>,
-    /// Version B: `ruleset@version[+option]…`, a house-rules file, or
-    /// `+option…` for A with those settings changed.
-    #[arg(long)]
-    pub b: String,
-    /// How many games to play under each version.
-    #[arg(long)]
-    pub games: u64,
-    /// The run's seed: the same seed gives the same games and report.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// How both sides play: `random`, or the ruleset's purposeful policy
-    /// (an unknown name lists them).
-    #[arg(long, default_value = "random")]
-    pub policy: String,
-    /// A game stops once it is past this turn (or when it is over).
-    #[arg(long, default_value_t = 6)]
-    pub turns: u32,
-    /// A game stops after this many decisions at most.
-    #[arg(long, default_value_t = 3000)]
-    pub decisions: u64,
-    /// Write every game as a record: DIR/a/GAME.jsonl and DIR/b/GAME.jsonl
-    /// (the two share their game id, as they share their dice: import them
-    /// into different stores).
-    #[arg(long, value_name = "DIR")]
-    pub keep: Option<PathBuf>,
-}
 
 /// What the input gives: the scenario, the parties' names, and A unless --a says.
 struct Input {

@@ -20,7 +20,6 @@ mod patch;
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::str::FromStr;
 
 use rollcall_core::diff::{diff, DiffError};
 use rollcall_core::game::{verify, Game, OpenError, Verified, VerifyFailure};
@@ -31,6 +30,7 @@ use rollcall_core::sealed::RevealBody;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::args::{Bookmark, ViewArgs};
 use crate::fail::Fail;
 use rollcall_store::file::Existing;
 
@@ -43,29 +43,6 @@ pub(crate) const BOARD: &str = include_str!("../assets/board.js");
 
 /// The version of the page's embedded data (`rollcall-view`).
 pub const VIEW_FORMAT_VERSION: u32 = 1;
-
-/// A named step of the game: `--bookmark 14:the failed rally`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Bookmark {
-    /// The event the bookmark points at (0: before the first event).
-    pub seq: u64,
-    pub label: String,
-}
-
-impl FromStr for Bookmark {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Bookmark, String> {
-        let (seq, label) =
-            text.split_once(':').ok_or_else(|| format!("{text:?}: write SEQ:label, e.g. 14:the failed rally"))?;
-        let seq = seq.trim().parse::<u64>().map_err(|_| format!("{text:?}: {seq:?} is not an event seq"))?;
-        let label = label.trim();
-        if label.is_empty() {
-            return Err(format!("{text:?}: the label is empty"));
-        }
-        Ok(Bookmark { seq, label: label.to_string() })
-    }
-}
 
 /// Two rule versions to show side by side (`view --diff`).
 #[derive(Debug, Clone)]
@@ -376,32 +353,6 @@ pub(crate) fn fill(template: &str, parts: &[(&str, &str)]) -> String {
 
 pub(crate) fn escape_html(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-/// `rollcall view`'s arguments.
-#[derive(Debug, clap::Args)]
-pub struct ViewArgs {
-    /// A game id in the store, or a record file (.jsonl).
-    pub target: String,
-    /// The page to write (default: GAME.html in the current directory,
-    /// replaced if there). An existing file -o names is replaced only with --force.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-    /// Replace the file -o names if it exists.
-    #[arg(long)]
-    pub force: bool,
-    /// A named step: SEQ:label (repeat).
-    #[arg(long = "bookmark", value_name = "SEQ:LABEL")]
-    pub bookmarks: Vec<crate::view::Bookmark>,
-    /// Show the record's decisions under two rule versions, side by side.
-    #[arg(long, requires = "b")]
-    pub diff: bool,
-    /// With --diff, version A (default: the record's own).
-    #[arg(long, requires = "diff")]
-    pub a: Option<String>,
-    /// With --diff, version B: as for `diff --b`.
-    #[arg(long, requires = "diff")]
-    pub b: Option<String>,
 }
 
 /// `rollcall view GAME|RECORD`: writes the page; exit 1 (after writing it)

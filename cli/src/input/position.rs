@@ -10,29 +10,12 @@
 //! in: the decision that begins turn 1 is in turn 1, as the narrative says.
 //! A turn spans its decisions.
 
-use clap::Args as ClapArgs;
 use rollcall_core::game::Game;
 use rollcall_core::log::{open_game_with, EventLog};
 use rollcall_core::Kind;
 
+use crate::args::PositionArgs;
 use crate::fail::Fail;
-
-/// `--seq`, `--decision` or `--turn`: at most one.
-#[derive(Debug, Clone, Default, ClapArgs)]
-#[group(id = "position", multiple = false)]
-pub struct PositionArgs {
-    /// An event, by its seq (as `log` numbers them; 0 is the scenario, before any event).
-    #[arg(long, value_name = "SEQ")]
-    pub seq: Option<u64>,
-    /// A decision, by its number (the narrative's `#N`): from its decision
-    /// event to the last of its rolls and facts.
-    #[arg(long, value_name = "N")]
-    pub decision: Option<u64>,
-    /// A turn, by its number (the narrative's "Turn N begins"): from its
-    /// first decision to the last event of its last.
-    #[arg(long, value_name = "N")]
-    pub turn: Option<u32>,
-}
 
 /// A position, as the user wrote it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,11 +25,12 @@ pub enum Position {
     Turn(u32),
 }
 
-impl PositionArgs {
-    /// The position given, if any; `legacy` is a command's older flag for a
-    /// seq (`--at`, `--to`, `--from`), which clap keeps apart from these.
-    pub fn position(&self, legacy: Option<u64>) -> Option<Position> {
-        match (self.seq.or(legacy), self.decision, self.turn) {
+impl Position {
+    /// The position `--seq`, `--decision` or `--turn` gives, if any;
+    /// `legacy` is a command's older flag for a seq (`--at`, `--to`,
+    /// `--from`), which clap keeps apart from these.
+    pub fn given(args: &PositionArgs, legacy: Option<u64>) -> Option<Position> {
+        match (args.seq.or(legacy), args.decision, args.turn) {
             (Some(s), _, _) => Some(Position::Seq(s)),
             (_, Some(d), _) => Some(Position::Decision(d)),
             (_, _, Some(t)) => Some(Position::Turn(t)),

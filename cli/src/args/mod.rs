@@ -1,8 +1,25 @@
 //! The command line: every command, its flags, and an example for each.
+//! Clap's types only: this folder imports nothing else of the CLI, so the
+//! command line reads on its own, and every command is reached from
+//! [`Command`]. The flags of a command (or of a family) are in a file of
+//! their own: [`play`] (new, play, positions), [`compare`] (diff,
+//! simulate, impact, view), [`pbem`], [`rules`], [`store`].
+
+mod compare;
+mod pbem;
+mod play;
+mod rules;
+mod store;
+
+pub use compare::{Bookmark, DiffArgs, ImpactArgs, SimulateArgs, ViewArgs};
+pub use pbem::{ForkCommand, PbemCommand, TurnCommand};
+pub use play::{NewArgs, PlayArgs, PositionArgs};
+pub use rules::{GoldenCommand, RulesCommand, ScenarioCommand};
+pub use store::{GamesCommand, StoreCommand};
 
 use std::path::PathBuf;
 
-use clap::{Args as ClapArgs, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 /// rollcall: record, replay, verify and diff the command-and-control layer of
 /// tabletop wargames. Every die roll, activation and rally is a seeded,
@@ -124,7 +141,7 @@ pub enum Command {
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         from: Option<u64>,
         #[command(flatten)]
-        position: crate::input::position::PositionArgs,
+        position: PositionArgs,
     },
     /// Show a game's state, now or after a seq, a decision (with its rolls and facts) or a turn.
     #[command(
@@ -137,7 +154,7 @@ pub enum Command {
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         at: Option<u64>,
         #[command(flatten)]
-        position: crate::input::position::PositionArgs,
+        position: PositionArgs,
     },
     /// Replay a game from its facts, narrated; step by step, or up to the end of a seq, a decision or a turn.
     #[command(
@@ -158,7 +175,7 @@ pub enum Command {
         #[arg(long, value_name = "SEQ", conflicts_with = "position")]
         to: Option<u64>,
         #[command(flatten)]
-        position: crate::input::position::PositionArgs,
+        position: PositionArgs,
     },
     /// Verify stored games or record files: seeds, legality, facts and chain.
     #[command(
@@ -176,22 +193,22 @@ pub enum Command {
     #[command(
         after_help = "Example:\n  rollcall diff rally --b house.json\n  rollcall diff game.jsonl --a combat-hq@base --b combat-hq@multi-bg --all\n\nExit 0 when the versions agree on every decision, 1 when they part, 2 on bad input."
     )]
-    Diff(crate::diff::DiffArgs),
+    Diff(DiffArgs),
     /// Play N seeded games under two rule versions, with the same policy and dice, and compare them.
     #[command(
         after_help = "Example:\n  rollcall simulate fixtures/leader-activation/rally.json --b +natural-6-rallies --games 1000\n  rollcall simulate scenario.json --a combat-hq@base --b combat-hq@multi-bg --games 500 --policy longest-chain --keep sims\n\nExit 0 when no measure differs significantly, 1 when one does, 2 on bad input."
     )]
-    Simulate(crate::simulate::SimulateArgs),
+    Simulate(SimulateArgs),
     /// Run every game of a corpus under its own rules and under B: which part, where, and what changes.
     #[command(
         after_help = "Example:\n  rollcall impact fixtures --b +natural-6-rallies\n  rollcall impact games/ friday --b house.json --json\n\nExit 0 when no game parts on outcome, 1 when one does (or a record does not verify), 2 on bad input."
     )]
-    Impact(crate::impact::ImpactArgs),
+    Impact(ImpactArgs),
     /// Write a game as one self-contained HTML page that steps through it and draws the table.
     #[command(
         after_help = "Example:\n  rollcall view rally -o rally.html --bookmark '14:the failed rally'\n  rollcall view showcase.jsonl --diff --b combat-hq@multi-bg\n\nThe page needs no network and embeds the record. Exit 1 (the page is still written) when the record does not verify."
     )]
-    View(crate::view::ViewArgs),
+    View(ViewArgs),
     /// Write a stored game to a record file (JSON Lines).
     #[command(
         after_help = "Example:\n  rollcall export rally -o rally.jsonl\n  rollcall export rally -o - | gzip > rally.jsonl.gz"
@@ -292,294 +309,6 @@ pub enum Command {
     /// Play, replay and verify a game, then catch a tampered die.
     #[command(after_help = "Example:\n  rollcall demo\n  rollcall demo --db /tmp/demo-db")]
     Demo,
-}
-
-/// `rollcall new`'s arguments.
-#[derive(Debug, ClapArgs)]
-pub struct NewArgs {
-    /// A rule version (`ruleset@version`) or a house-rules JSON file.
-    #[arg(long)]
-    pub rules: String,
-    /// The scenario JSON file, or a script (its `scenario` is taken).
-    /// `rollcall scenario template RULESET` writes one to start from.
-    #[arg(long)]
-    pub scenario: PathBuf,
-    /// The game id (default: a random one).
-    #[arg(long)]
-    pub game: Option<String>,
-    /// A party to the game (repeat; default: the scenario's sides).
-    #[arg(long = "party")]
-    pub parties: Vec<String>,
-    /// Dice are rolled by hand at a table and entered with each decision.
-    #[arg(long)]
-    pub table: bool,
-}
-
-/// `rollcall play`'s arguments.
-#[derive(Debug, ClapArgs)]
-pub struct PlayArgs {
-    pub game: String,
-    /// A decision JSON file, or - for standard input. With --pick, the
-    /// picked decision's fields instead, as FIELD=VALUE. With neither, on
-    /// a terminal: the turn is played from a menu of the decisions legal now.
-    pub decision: Option<String>,
-    /// With --pick: the picked decision's fields, as FIELD=VALUE
-    /// (`to=120,40`, `action='moves to the wall'`); `rollcall moves` says
-    /// which it needs.
-    #[arg(value_name = "FIELD=VALUE", requires = "pick")]
-    pub fields: Vec<String>,
-    /// Play one of the decisions `rollcall moves GAME` lists: its number,
-    /// or its words (`'command rifles-1'`, `'command unit=rifles-1'`).
-    #[arg(long, value_name = "N|WORDS", conflicts_with_all = ["stream", "server"])]
-    pub pick: Option<String>,
-    /// With --pick: the side whose list the number is of (as `moves --side`).
-    #[arg(long, requires = "pick")]
-    pub side: Option<String>,
-    /// Read one decision per line and append each as it comes, printing
-    /// `ok SEQ HEAD` once it is durable (a failed line stops the stream).
-    #[arg(long)]
-    pub stream: bool,
-    /// Decide through a dice server (`rollcall serve`) instead of this store.
-    #[arg(long, value_name = "URL", requires = "token")]
-    pub server: Option<String>,
-    /// Your side's token for the server (given once, when the game was made).
-    #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-}
-
-#[derive(Debug, Subcommand)]
-#[command(
-    after_help = "Example (two players, each with a store and a key):\n  tom$   rollcall pbem invite --rules leader-activation@1 --scenario s.json --side allies --key allies.key --game friday -o invite.txt\n  jerry$ rollcall pbem accept invite.txt --key axis.key -o accept.txt\n  tom$   rollcall pbem start accept.txt --key allies.key\n  tom$   rollcall play friday decisions.json && rollcall turn export friday --key allies.key -o turn-1.txt"
-)]
-pub enum PbemCommand {
-    /// Invite an opponent: your terms, your side and key, and a commitment to
-    /// your seed share (the share stays secret in your store until `start`).
-    #[command(
-        after_help = "Example:\n  rollcall pbem invite --rules leader-activation@1 --scenario s.json --side allies --key allies.key --game friday -o invite.txt"
-    )]
-    Invite {
-        /// A rule version (`ruleset@version[+option]…`) or a house-rules JSON file.
-        #[arg(long)]
-        rules: String,
-        /// The scenario JSON file.
-        #[arg(long)]
-        scenario: PathBuf,
-        /// The side you play.
-        #[arg(long)]
-        side: String,
-        /// Your secret key file (rollcall keygen).
-        #[arg(long)]
-        key: PathBuf,
-        /// The game id (default: a random one).
-        #[arg(long)]
-        game: Option<String>,
-        /// Where to write the invitation (- for standard output).
-        #[arg(short, long)]
-        output: String,
-    },
-    /// Answer an invitation: take the other side, with your key and your seed share.
-    #[command(after_help = "Example:\n  rollcall pbem accept invite.txt --key axis.key -o accept.txt")]
-    Accept {
-        /// The invitation (a file, or - for standard input; pasted email text is fine).
-        invite: String,
-        /// Your secret key file (rollcall keygen).
-        #[arg(long)]
-        key: PathBuf,
-        /// Where to write the answer (- for standard output).
-        #[arg(short, long)]
-        output: String,
-    },
-    /// Start the game from the answer: your share is revealed in the game's
-    /// header, which your first turn file carries to the opponent.
-    #[command(after_help = "Example:\n  rollcall pbem start accept.txt --key allies.key")]
-    Start {
-        /// The answer (a file, or - for standard input).
-        accept: String,
-        /// Your secret key file.
-        #[arg(long)]
-        key: PathBuf,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum GamesCommand {
-    /// Remove a game from the store for good: its events and this store's
-    /// notes on it (the side it plays, forks kept as evidence).
-    #[command(
-        after_help = "Example:\n  rollcall export friday -o friday.jsonl && rollcall games rm friday\n  rollcall games rm scratch --yes\n\nAsks first on a terminal; elsewhere (a script, a pipe) it needs --yes."
-    )]
-    Rm {
-        /// The game id.
-        game: String,
-        /// Remove without asking.
-        #[arg(long, short = 'y')]
-        yes: bool,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-#[command(
-    after_help = "Example:\n  rollcall turn export friday --key allies.key -o turn-3.txt\n  rollcall turn apply turn-4.txt\n  rollcall turn fetch http://club.example:7878 friday"
-)]
-pub enum TurnCommand {
-    /// Sign your turn and write the events your opponent has not acknowledged.
-    #[command(
-        after_help = "Example:\n  rollcall turn export friday --key allies.key -o turn-3.txt\n  rollcall turn export friday --key allies.key -o - | mail -s 'friday, turn 3' jerry@example.org"
-    )]
-    Export {
-        game: String,
-        /// Your secret key file.
-        #[arg(long)]
-        key: PathBuf,
-        /// Where to write the turn file (- for standard output).
-        #[arg(short, long)]
-        output: String,
-    },
-    /// Fetch what your store lacks of a game on a dice server, verified, as a turn file the server signs.
-    #[command(after_help = "Example:\n  rollcall turn fetch http://club.example:7878 friday")]
-    Fetch {
-        /// The server's address.
-        url: String,
-        game: String,
-    },
-    /// Verify the opponent's turn file and add it to your game, narrated.
-    #[command(
-        after_help = "Example:\n  rollcall turn apply turn-3.txt\n  rollcall turn apply - < email.txt\n\nExit 1 when the turn does not verify or forks the game (the fork is kept: rollcall fork show GAME); 2 when it does not fit (out of order, unknown game)."
-    )]
-    Apply {
-        /// The turn file (a file, or - for standard input; pasted or quoted email text is fine).
-        turn: String,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-#[command(after_help = "Example:\n  rollcall fork show friday")]
-pub enum ForkCommand {
-    /// Both branches of every fork kept for a game, with hashes and signatures.
-    #[command(after_help = "Example:\n  rollcall fork show friday")]
-    Show { game: String },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum StoreCommand {
-    /// Create or upgrade rollcall's tables in a PostgreSQL database
-    /// (store/migrations/, each in one transaction). Run it once before the
-    /// first `serve --store URL`, and after an upgrade of rollcall.
-    #[command(after_help = "Example:\n  rollcall store migrate --store postgres://rollcall:secret@db.example/league")]
-    Migrate,
-    /// Copy games from one store to another (sled to PostgreSQL, or back),
-    /// each verified before it is written and read back after: a game
-    /// appears in the target whole or not at all, with what this store keeps
-    /// on it (for a play-by-email game, the side it plays, the handshake and
-    /// the forks kept as evidence; for a sealed game, what its server needs).
-    /// A game a dice server still waits on for its sides' shares goes too, so
-    /// that a server over the target takes the rest with the tokens handed
-    /// out. Games the target holds already, at the same head, are skipped;
-    /// one the target holds otherwise is refused.
-    #[command(
-        after_help = "Example:\n  rollcall store copy --from ~/.local/share/rollcall/db --to postgres://rollcall:secret@db.example/league\n  rollcall store copy --from postgres://db.example/league --to /backup/rollcall-db friday"
-    )]
-    Copy {
-        /// The store to read: a sled directory or a PostgreSQL URL.
-        #[arg(long, value_name = "LOCATION")]
-        from: String,
-        /// The store to write: a sled directory or a PostgreSQL URL (migrated).
-        #[arg(long, value_name = "LOCATION")]
-        to: String,
-        /// The games to copy (default: every game of the source).
-        games: Vec<String>,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-#[command(
-    after_help = "Example:\n  rollcall rules list\n  rollcall rules show leader-activation@1+natural-6-rallies\n  rollcall rules show house.json --json\n  rollcall rules refusals leader-activation\n  rollcall rules decisions combat-hq"
-)]
-pub enum RulesCommand {
-    /// Every ruleset and its versions.
-    #[command(after_help = "Example:\n  rollcall rules list")]
-    List,
-    /// Every option and constant of a version (or house-rules file): value,
-    /// default, and the rules sentence it settles.
-    #[command(
-        after_help = "Example:\n  rollcall rules show leader-activation\n  rollcall rules show house.json --json"
-    )]
-    Show {
-        /// `ruleset`, `ruleset@version`, or a house-rules JSON file.
-        version: String,
-    },
-    /// Every kind of refusal of a ruleset (its own, then the shared ones):
-    /// the stable name `--json` output and serve carry in `"refusal"`, and
-    /// the rule or open point it follows.
-    #[command(
-        after_help = "Example:\n  rollcall rules refusals leader-activation\n  rollcall rules refusals combat-hq --json"
-    )]
-    Refusals {
-        /// The ruleset id, e.g. `leader-activation`.
-        ruleset: String,
-    },
-    /// Each decision type of a ruleset: its fields (type, required or not,
-    /// what it means) and an example.
-    #[command(
-        after_help = "Example:\n  rollcall rules decisions leader-activation\n  rollcall rules decisions phoenix-command --json"
-    )]
-    Decisions {
-        /// The ruleset (`rollcall rules list` names them).
-        ruleset: String,
-    },
-    /// JSON Schemas of rollcall's files: each ruleset's scripts, scenarios,
-    /// decisions and facts, house rules, record lines and turn files.
-    /// Without NAME, lists them; with NAME, prints that one.
-    #[command(
-        after_help = "Example:\n  rollcall rules schema\n  rollcall rules schema leader-activation.decision\n  rollcall rules schema -o docs/schemas"
-    )]
-    Schema {
-        /// The schema to print or write (e.g. `combat-hq.scenario`); default: all.
-        name: Option<String>,
-        /// Write the schema(s) into this directory as NAME.json (created if
-        /// need be; files there of the same names are replaced).
-        #[arg(short, long, value_name = "DIR")]
-        output: Option<PathBuf>,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-#[command(after_help = "Example:\n  rollcall scenario template combat-hq -o scenario.json")]
-pub enum ScenarioCommand {
-    /// Write a small starting scenario of a ruleset, which `new` and a
-    /// script's `scenario` accept as it is; edit it into your own.
-    #[command(
-        after_help = "Example:\n  rollcall scenario template leader-activation -o scenario.json\n  rollcall new --rules leader-activation@1 --scenario scenario.json --game friday"
-    )]
-    Template {
-        /// The ruleset (`rollcall rules list` names them).
-        ruleset: String,
-        /// The file to write (default: standard output). An existing file is
-        /// replaced only with --force.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
-        /// Replace the file -o names if it exists.
-        #[arg(long)]
-        force: bool,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-#[command(
-    after_help = "Example:\n  rollcall golden check fixtures\n  rollcall golden bless fixtures/leader-activation"
-)]
-pub enum GoldenCommand {
-    /// Replay and verify every script in DIR and compare with the expected files.
-    #[command(after_help = "Example:\n  rollcall golden check fixtures")]
-    Check(GoldenArgs),
-    /// Rewrite the expected files of every script in DIR (refused when CI is set).
-    #[command(after_help = "Example:\n  rollcall golden bless fixtures/leader-activation")]
-    Bless(GoldenArgs),
-}
-
-#[derive(Debug, ClapArgs)]
-pub struct GoldenArgs {
-    pub dir: PathBuf,
 }
 
 #[cfg(test)]
