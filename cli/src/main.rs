@@ -31,21 +31,10 @@ macro_rules! show {
 
 mod args;
 mod commands;
-mod demo;
-mod diff;
 mod fail;
-mod golden;
-mod housekeeping;
-mod impact;
-mod impact_report;
 mod input;
-mod manual;
-mod moves;
 mod output;
-mod pbem;
-mod schemas;
 mod serve;
-mod simulate;
 mod tui;
 mod view;
 

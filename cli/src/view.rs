@@ -372,7 +372,7 @@ pub fn run(cx: &crate::input::checked::Checked, args: ViewArgs) -> Result<ExitCo
     let compare = match versions {
         None => None,
         Some((a, b)) => {
-            let (a, b) = crate::diff::versions(&header, a.as_deref(), &b)?;
+            let (a, b) = crate::commands::diff::versions(&header, a.as_deref(), &b)?;
             Some(Compare { a, b })
         }
     };

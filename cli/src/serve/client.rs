@@ -196,7 +196,7 @@ pub fn fetch(cx: &crate::input::checked::Checked, url: &str, game: &str) -> Resu
     }
     let applied = match exchange::apply(&log, &answer.body) {
         Ok(a) => a,
-        Err(e) => return crate::pbem::outcome(e, cx.mode),
+        Err(e) => return crate::commands::pbem::outcome(e, cx.mode),
     };
     let mut g = applied.before.clone();
     let mut lines = Vec::new();

@@ -51,7 +51,7 @@ use serde_json::Value;
 use form::{Form, Step};
 
 use super::{wrap, Key};
-use crate::moves::only_one_value;
+use crate::commands::moves::only_one_value;
 
 /// What the turn starts from, read from the store.
 pub struct Opened {
@@ -196,7 +196,7 @@ impl Model {
     pub fn new(opened: Opened) -> Model {
         let Opened { game, by, earlier, key_file } = opened;
         let header = game.header();
-        let side = crate::moves::listed_side(&game, None, by.clone());
+        let side = crate::commands::moves::listed_side(&game, None, by.clone());
         Model {
             id: header.game.clone(),
             rules: header.rules.label(),
@@ -375,7 +375,7 @@ impl Model {
     /// play-by-email game, else the side awaited (none: the referee), as
     /// when the turn opened.
     fn refresh(&mut self) {
-        self.side = crate::moves::listed_side(&self.game, None, self.by.clone());
+        self.side = crate::commands::moves::listed_side(&self.game, None, self.by.clone());
         self.listing = listing(&self.game, self.side.as_deref());
         self.cursor = 0;
     }

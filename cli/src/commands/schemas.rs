@@ -58,10 +58,10 @@ fn unknown_schema(name: &str) -> Fail {
 /// A starting scenario of each ruleset: small, and one `new` accepts as it is
 /// (a test starts a game from each).
 const TEMPLATES: &[(&str, &str)] = &[
-    ("leader-activation", include_str!("templates/leader-activation.json")),
-    ("phoenix-command", include_str!("templates/phoenix-command.json")),
-    ("combat-hq", include_str!("templates/combat-hq.json")),
-    ("formation-activation", include_str!("templates/formation-activation.json")),
+    ("leader-activation", include_str!("../../assets/templates/leader-activation.json")),
+    ("phoenix-command", include_str!("../../assets/templates/phoenix-command.json")),
+    ("combat-hq", include_str!("../../assets/templates/combat-hq.json")),
+    ("formation-activation", include_str!("../../assets/templates/formation-activation.json")),
 ];
 
 /// One example of each decision type of each ruleset, in the ids of the

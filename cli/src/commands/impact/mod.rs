@@ -8,6 +8,8 @@
 //! corpus order, so the report depends on the corpus alone; how long it
 //! took goes to standard error.
 
+pub mod page;
+
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -267,7 +269,7 @@ fn done(label: String, result: Result<GameImpact, DiffError>) -> Result<Done, Fa
 /// Writes the HTML report through a temporary file renamed into place.
 fn write_report(path: &Path, args: &ImpactArgs, impact: &Impact) -> Result<(), Fail> {
     use rollcall_store::file::{write_file, Existing, FileError};
-    let page = crate::impact_report::render(&args.b, &args.targets, impact);
+    let page = crate::commands::impact::page::render(&args.b, &args.targets, impact);
     let existing = if args.force { Existing::Replace } else { Existing::Refuse };
     write_file(path, existing, |out, tmp| {
         out.write_all(page.as_bytes())
@@ -313,7 +315,7 @@ fn text_of(args: &ImpactArgs, impact: &Impact) -> (Vec<String>, usize) {
                     if matches!(setup, Setup::Differs) {
                         lines.push("  the versions set the game up differently".to_string());
                     }
-                    for line in crate::diff::divergence_text(first).lines() {
+                    for line in crate::commands::diff::divergence_text(first).lines() {
                         lines.push(format!("  {line}"));
                     }
                 }

@@ -20,17 +20,17 @@ use crate::fail::Fail;
 use crate::input::store::{self, has_game, StoreSpec};
 
 /// The demo game: a turn with a failed and a successful rally.
-const DEMO_SCRIPT: &str = include_str!("../../fixtures/leader-activation/rally.json");
+const DEMO_SCRIPT: &str = include_str!("../../../fixtures/leader-activation/rally.json");
 
 /// A rules dispute: may a unit rallied this turn be commanded later this turn?
-const DISPUTE_SCRIPT: &str = include_str!("../../fixtures/leader-activation/disputes/rallied-units-stay-idle.json");
+const DISPUTE_SCRIPT: &str = include_str!("../../../fixtures/leader-activation/disputes/rallied-units-stay-idle.json");
 const DISPUTE_B: &str = "leader-activation@1+rallied-units-stay-idle";
 
 /// A dispute over Phoenix Command's P1: does a command check roll equal to its target pass?
-const P1_SCRIPT: &str = include_str!("../../fixtures/phoenix-command/three-turns.json");
+const P1_SCRIPT: &str = include_str!("../../../fixtures/phoenix-command/three-turns.json");
 
 /// A rule change: Combat HQ's multiple-battle-group rules against the base game.
-const SHOWCASE_SCRIPT: &str = include_str!("../../fixtures/combat-hq/showcase.json");
+const SHOWCASE_SCRIPT: &str = include_str!("../../../fixtures/combat-hq/showcase.json");
 
 fn section(title: &str) {
     say!("\n== {title} ==");
@@ -216,6 +216,6 @@ fn diff_script(
         false,
     )
     .map_err(|e| Fail::msg(e.to_string()))?;
-    crate::diff::print_report(&script.header.game, &report, false);
+    crate::commands::diff::print_report(&script.header.game, &report, false);
     Ok(())
 }

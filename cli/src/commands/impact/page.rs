@@ -121,7 +121,7 @@ fn game_section(h: &mut String, i: usize, g: &GameImpact) {
             if matches!(setup, Setup::Differs) {
                 first.push_str("the versions set the game up differently\n");
             }
-            first.push_str(&crate::diff::divergence_text(d));
+            first.push_str(&crate::commands::diff::divergence_text(d));
         }
         (None, _) => first.push_str("the versions set the game up differently; every decision has the same outcome\n"),
     }
@@ -133,7 +133,7 @@ fn game_section(h: &mut String, i: usize, g: &GameImpact) {
         "<p>{} of {} decisions differ in outcome; {}</p>\n</div>\n",
         g.divergent,
         g.decisions,
-        esc(&crate::impact::end_text(g))
+        esc(&crate::commands::impact::end_text(g))
     ));
 }
 

@@ -1,6 +1,17 @@
 //! The commands. Each reads its inputs, calls the core and the store, and
 //! prints: human text by default, one JSON document with `--json`.
 
+pub mod demo;
+pub mod diff;
+pub mod games;
+pub mod golden;
+pub mod impact;
+pub mod manual;
+pub mod moves;
+pub mod pbem;
+pub mod schemas;
+pub mod simulate;
+
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
@@ -39,7 +50,7 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
     match args.command {
         Command::Run { script, game } => run_script(cx, &script, game),
         Command::New(args) => Ok(output::print(&new(db, args)?, mode)),
-        Command::Play(args @ PlayArgs { pick: Some(_), .. }) => crate::moves::play(cx, &args),
+        Command::Play(args @ PlayArgs { pick: Some(_), .. }) => crate::commands::moves::play(cx, &args),
         Command::Play(PlayArgs { decision: None, server: None, stream: false, game, .. })
             if crate::tui::play::session::on_terminal(mode) =>
         {
@@ -53,7 +64,7 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
             play_stream(cx, &game, &decision)
         }
         Command::Play(PlayArgs { game, decision: Some(decision), stream: false, .. }) => play(cx, &game, &decision),
-        Command::Moves { game, side } => crate::moves::moves(cx, &game, side),
+        Command::Moves { game, side } => crate::commands::moves::moves(cx, &game, side),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, position } => log(cx, &game, Position::given(&position, from)),
         Command::State { game, at, position } => Ok(output::print(&state(db, &game, Position::given(&position, at))?, mode)),
@@ -70,35 +81,35 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
             }
         }
         Command::Verify { targets, expect_head } => verify_each_target(cx, &targets, expect_head),
-        Command::Diff(args) => crate::diff::run(cx, &args),
-        Command::Simulate(args) => crate::simulate::run(&args, mode),
-        Command::Impact(args) => crate::impact::run(cx, &args),
+        Command::Diff(args) => crate::commands::diff::run(cx, &args),
+        Command::Simulate(args) => crate::commands::simulate::run(&args, mode),
+        Command::Impact(args) => crate::commands::impact::run(cx, &args),
         Command::View(args) => crate::view::run(cx, args),
         Command::Export { game, output, force } => export(cx, &game, &output, force),
         Command::Import { file, key } => import(cx, &file, key.as_deref()),
         Command::Games { command: None } => Ok(output::print(&games(db)?, mode)),
-        Command::Games { command: Some(GamesCommand::Rm { game, yes }) } => crate::housekeeping::remove(cx, &game, yes),
+        Command::Games { command: Some(GamesCommand::Rm { game, yes }) } => crate::commands::games::remove(cx, &game, yes),
         Command::Rules(RulesCommand::List) => Ok(output::print(&rules_list(), mode)),
         Command::Rules(RulesCommand::Show { version }) => Ok(output::print(&rules_show(&version)?, mode)),
         Command::Rules(RulesCommand::Refusals { ruleset }) => Ok(output::print(&rules_refusals(&ruleset)?, mode)),
         Command::Rules(RulesCommand::Decisions { ruleset }) => {
-            Ok(output::print(&crate::schemas::decisions(&ruleset)?, mode))
+            Ok(output::print(&crate::commands::schemas::decisions(&ruleset)?, mode))
         }
         Command::Rules(RulesCommand::Schema { name, output }) => {
-            crate::schemas::schema(name.as_deref(), output.as_deref())
+            crate::commands::schemas::schema(name.as_deref(), output.as_deref())
         }
         Command::Scenario(ScenarioCommand::Template { ruleset, output, force }) => {
-            crate::schemas::template(&ruleset, output.as_deref(), force)
+            crate::commands::schemas::template(&ruleset, output.as_deref(), force)
         }
-        Command::Golden(GoldenCommand::Check(a)) => Ok(output::print(&crate::golden::check(&a.dir)?, mode)),
-        Command::Golden(GoldenCommand::Bless(a)) => Ok(output::print(&crate::golden::bless(&a.dir)?, mode)),
-        Command::Demo => crate::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
-        Command::Completions { shell } => crate::manual::completions(shell),
-        Command::Man { output } => crate::manual::man(&output),
-        Command::Keygen { output: file } => Ok(output::print(&crate::pbem::keygen(&file)?, mode)),
-        Command::Pbem(c) => crate::pbem::pbem(cx, c),
-        Command::Turn(c) => crate::pbem::turn(cx, c),
-        Command::Fork(c) => crate::pbem::fork(cx, c),
+        Command::Golden(GoldenCommand::Check(a)) => Ok(output::print(&crate::commands::golden::check(&a.dir)?, mode)),
+        Command::Golden(GoldenCommand::Bless(a)) => Ok(output::print(&crate::commands::golden::bless(&a.dir)?, mode)),
+        Command::Demo => crate::commands::demo::run(named.map(|named| StoreSpec::new(Some(named)))),
+        Command::Completions { shell } => crate::commands::manual::completions(shell),
+        Command::Man { output } => crate::commands::manual::man(&output),
+        Command::Keygen { output: file } => Ok(output::print(&crate::commands::pbem::keygen(&file)?, mode)),
+        Command::Pbem(c) => crate::commands::pbem::pbem(cx, c),
+        Command::Turn(c) => crate::commands::pbem::turn(cx, c),
+        Command::Fork(c) => crate::commands::pbem::fork(cx, c),
         Command::Store(StoreCommand::Migrate) => Ok(output::print(&store::migrate(db)?, mode)),
         Command::Store(StoreCommand::Copy { from, to, games }) => store::copy(&from, &to, &games, mode),
     }
@@ -228,12 +239,12 @@ fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
     let (rules, _) = rule_version(&rules)?;
     let bytes = read_bytes(scenario_path)?;
     let given: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario_path.display().to_string())))?;
-    let (scenario, prefix) = crate::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
+    let (scenario, prefix) = crate::commands::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
     let text = String::from_utf8_lossy(&bytes);
     let ruleset_id = rules.ruleset().to_string();
     let scenario_error = |s: rollcall_core::ruleset::ScenarioError| {
         let field = format!("{prefix}{}", s.field);
-        let hint = crate::schemas::scenario_hint(&ruleset_id, &s.field);
+        let hint = crate::commands::schemas::scenario_hint(&ruleset_id, &s.field);
         fail!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message)
     };
     if parties.is_empty() {
@@ -977,7 +988,7 @@ impl Report for Exported<'_> {
 fn import(cx: &Checked, file: &Path, key: Option<&Path>) -> Result<ExitCode, Fail> {
     let (header, _) = rollcall_store::file::read(file)?;
     let side = match key {
-        Some(path) => Some(crate::pbem::side_of_key_file(&header, path)?),
+        Some(path) => Some(crate::commands::pbem::side_of_key_file(&header, path)?),
         None => None,
     };
     let log = store::open(&cx.db)?;
