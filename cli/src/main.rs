@@ -36,7 +36,6 @@ mod input;
 mod output;
 mod serve;
 mod tui;
-mod view;
 
 use std::process::ExitCode;
 

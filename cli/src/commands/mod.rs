@@ -11,6 +11,7 @@ pub mod moves;
 pub mod pbem;
 pub mod schemas;
 pub mod simulate;
+pub mod view;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -84,7 +85,7 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Diff(args) => crate::commands::diff::run(cx, &args),
         Command::Simulate(args) => crate::commands::simulate::run(&args, mode),
         Command::Impact(args) => crate::commands::impact::run(cx, &args),
-        Command::View(args) => crate::view::run(cx, args),
+        Command::View(args) => crate::commands::view::run(cx, args),
         Command::Export { game, output, force } => export(cx, &game, &output, force),
         Command::Import { file, key } => import(cx, &file, key.as_deref()),
         Command::Games { command: None } => Ok(output::print(&games(db)?, mode)),

@@ -42,7 +42,7 @@ pub fn schema(name: Option<&str>, output: Option<&Path>) -> Result<ExitCode, Fai
             std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
             for p in &chosen {
                 let path = dir.join(format!("{}.json", p.name));
-                crate::view::write_atomically(&path, Existing::Replace, schema_text(p).as_bytes())?;
+                crate::output::files::write_atomically(&path, Existing::Replace, schema_text(p).as_bytes())?;
             }
             say!("wrote {} schema(s) to {}", chosen.len(), dir.display());
         }
@@ -349,7 +349,7 @@ pub fn template(arg: &str, output: Option<&Path>, force: bool) -> Result<ExitCod
         None => show!("{text}"),
         Some(path) => {
             let existing = if force { Existing::Replace } else { Existing::Refuse };
-            crate::view::write_atomically(path, existing, text.as_bytes())?;
+            crate::output::files::write_atomically(path, existing, text.as_bytes())?;
             say!(
                 "wrote a {ruleset} scenario to {} (start a game: rollcall new --rules {ruleset} --scenario {})",
                 path.display(),

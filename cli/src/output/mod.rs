@@ -9,9 +9,11 @@
 
 pub mod colour;
 pub mod exit;
+pub mod files;
 pub mod progress;
 mod stream;
 pub mod suggest;
+pub mod view;
 
 pub use stream::{print_error_json, Item, Stream};
 

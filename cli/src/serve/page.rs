@@ -15,7 +15,7 @@
 
 use serde_json::json;
 
-use crate::view::{escape_html, fill, page_json, BOARD, STYLE};
+use crate::output::view::{escape_html, fill, page_json, BOARD, STYLE};
 
 const TEMPLATE: &str = include_str!("../../assets/play.html");
 const PLAY_STYLE: &str = include_str!("../../assets/play.css");
@@ -69,8 +69,8 @@ mod tests {
     #[test]
     fn the_page_draws_with_the_viewers_own_code() {
         let html = render("friday");
-        assert!(html.contains(crate::view::BOARD));
-        assert!(html.contains(crate::view::STYLE));
+        assert!(html.contains(crate::output::view::BOARD));
+        assert!(html.contains(crate::output::view::STYLE));
         assert_eq!(html.matches("const RollcallBoard").count(), 1);
     }
 }

@@ -989,7 +989,7 @@ impl Service {
         let header = self.log.header(game).map_err(storage)?;
         let events: Vec<Event> =
             self.log.events(game, 1).map_err(storage)?.collect::<Result<_, _>>().map_err(storage)?;
-        crate::view::render(&header, &events, &crate::view::ViewOptions::default())
+        crate::output::view::render(&header, &events, &crate::output::view::ViewOptions::default())
             .map_err(|e| ApiError::new(500, "view", e.to_string()))
     }
 

@@ -24,7 +24,7 @@ use rollcall_core::text;
 
 use crate::fail::Fail;
 use crate::input::position::{Decisions, Position};
-use crate::view::{DieProof, Proofs};
+use crate::output::view::{DieProof, Proofs};
 
 /// One position of the game: 0 is the scenario, before any event; `n` is
 /// just after the event of seq `n`.

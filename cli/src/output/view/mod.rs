@@ -18,8 +18,6 @@
 mod patch;
 
 use std::convert::Infallible;
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use rollcall_core::diff::{diff, DiffError};
 use rollcall_core::game::{verify, Game, OpenError, Verified, VerifyFailure};
@@ -30,16 +28,14 @@ use rollcall_core::sealed::RevealBody;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::args::{Bookmark, ViewArgs};
-use crate::fail::Fail;
-use rollcall_store::file::Existing;
+use crate::args::Bookmark;
 
-const TEMPLATE: &str = include_str!("../assets/viewer.html");
+const TEMPLATE: &str = include_str!("../../../assets/viewer.html");
 /// The viewer's style, which the play page builds on.
-pub(crate) const STYLE: &str = include_str!("../assets/viewer.css");
-const SCRIPT: &str = include_str!("../assets/viewer.js");
+pub(crate) const STYLE: &str = include_str!("../../../assets/viewer.css");
+const SCRIPT: &str = include_str!("../../../assets/viewer.js");
 /// The table drawing the viewer and the play page share.
-pub(crate) const BOARD: &str = include_str!("../assets/board.js");
+pub(crate) const BOARD: &str = include_str!("../../../assets/board.js");
 
 /// The version of the page's embedded data (`rollcall-view`).
 pub const VIEW_FORMAT_VERSION: u32 = 1;
@@ -353,66 +349,6 @@ pub(crate) fn fill(template: &str, parts: &[(&str, &str)]) -> String {
 
 pub(crate) fn escape_html(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-/// `rollcall view GAME|RECORD`: writes the page; exit 1 (after writing it)
-/// when the record does not verify, since the page then shows a failure.
-pub fn run(cx: &crate::input::checked::Checked, args: ViewArgs) -> Result<ExitCode, Fail> {
-    let ViewArgs { target, output, force, bookmarks, diff, a, b } = args;
-    let versions = b.filter(|_| diff).map(|b| (a, b));
-    let target = target.as_str();
-    let mut record = crate::input::source::open(&cx.db, target)?;
-    let events = match &mut record {
-        crate::input::source::Record::File(..) => {
-            record.events()?.collect::<Result<Vec<_>, _>>().map_err(|e| fail!("{target}: {e}"))?
-        }
-        crate::input::source::Record::Stored(..) => record.events()?.collect::<Result<Vec<_>, _>>()?,
-    };
-    let header = record.header().clone();
-    let compare = match versions {
-        None => None,
-        Some((a, b)) => {
-            let (a, b) = crate::commands::diff::versions(&header, a.as_deref(), &b)?;
-            Some(Compare { a, b })
-        }
-    };
-    let options = ViewOptions { bookmarks, compare };
-    let Page { html: page, verified } =
-        render_page(&header, &events, &options).map_err(|e| Fail::msg(e.to_string()))?;
-    // A file -o names is replaced only with --force, as `export -o`; the
-    // default GAME.html is rollcall's own, and replaced.
-    let existing = if force || output.is_none() { Existing::Replace } else { Existing::Refuse };
-    let output = output.unwrap_or_else(|| PathBuf::from(format!("{}.html", header.game)));
-    write_atomically(&output, existing, page.as_bytes())?;
-    let head = match events.last() {
-        Some(e) => e.hash.to_string(),
-        None => record::header_hash(&header).map(|h| h.to_string()).unwrap_or_default(),
-    };
-    let json = json!({"game": header.game, "file": output.display().to_string(), "bytes": page.len(),
-        "events": events.len(), "head": head, "verified": verified.is_ok()});
-    let mut lines = vec![format!(
-        "wrote {} for {}: {} events, {} KiB; head {head}",
-        output.display(),
-        header.game,
-        events.len(),
-        page.len() / 1024
-    )];
-    lines.extend(verified.as_ref().err().map(|f| format!("the record does NOT verify ({f}); the page says so")));
-    let code = if verified.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    Ok(crate::output::print(&crate::output::Said { lines, json, code, verdict: None }, cx.mode))
-}
-
-/// Writes the page through a new, unpredictably named temporary file
-/// renamed into place: a link at the target or beside it is never followed.
-pub(crate) fn write_atomically(path: &Path, existing: Existing, bytes: &[u8]) -> Result<(), Fail> {
-    use rollcall_store::file::write_file;
-    write_file(path, existing, |out, tmp| {
-        out.write_all(bytes).map_err(|e| rollcall_store::file::FileError::Io {
-            path: tmp.display().to_string(),
-            message: e.to_string(),
-        })
-    })
-    .map_err(|e| Fail::msg(e.to_string()))
 }
 
 #[cfg(test)]
