@@ -9,6 +9,7 @@ pub mod impact;
 pub mod manual;
 pub mod moves;
 pub mod pbem;
+pub mod play;
 pub mod schemas;
 pub mod simulate;
 pub mod view;
@@ -53,9 +54,9 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::New(args) => Ok(output::print(&new(db, args)?, mode)),
         Command::Play(args @ PlayArgs { pick: Some(_), .. }) => crate::commands::moves::play(cx, &args),
         Command::Play(PlayArgs { decision: None, server: None, stream: false, game, .. })
-            if crate::tui::play::session::on_terminal(mode) =>
+            if crate::commands::play::terminal::on_terminal(mode) =>
         {
-            crate::tui::play::session::run(cx, &game)
+            crate::commands::play::terminal::run(cx, &game)
         }
         Command::Play(PlayArgs { decision: None, game, .. }) => Err(fail!(
             "play {game}: name a decision file (or - for standard input), or pick one of `rollcall moves {game}` with --pick N"

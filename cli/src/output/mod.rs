@@ -10,6 +10,7 @@
 pub mod colour;
 pub mod exit;
 pub mod files;
+pub mod listing;
 pub mod progress;
 mod stream;
 pub mod suggest;

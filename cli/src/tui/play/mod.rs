@@ -32,11 +32,10 @@
 //! The model is pure, as the replay's is: [`Model::key`] moves it (state +
 //! key -> state), [`Model::screen`] says what the screen shows. What must
 //! touch the store or a file (writing the turn, exporting it) the model
-//! asks for ([`Model::request`]); [`session`] does it and hands back the
+//! asks for ([`Model::request`]); the command (`commands/play/terminal.rs`) does it and hands back the
 //! [`Outcome`] ([`Model::answer`]); `tui::term` draws and reads keys.
 
 mod form;
-pub mod session;
 
 use rollcall_core::digest::Digest;
 use rollcall_core::game::{describe_decision, Game};
@@ -51,7 +50,7 @@ use serde_json::Value;
 use form::{Form, Step};
 
 use super::{wrap, Key};
-use crate::commands::moves::only_one_value;
+use crate::output::listing::only_one_value;
 
 /// What the turn starts from, read from the store.
 pub struct Opened {
@@ -66,7 +65,7 @@ pub struct Opened {
     pub key_file: Option<String>,
 }
 
-/// Something only the edge can do: the model asks, [`session`] does it.
+/// Something only the edge can do: the model asks, the command (`commands/play/terminal.rs`) does it.
 #[derive(Clone)]
 pub enum Request {
     /// Append the turn's events on `expected`, the head the turn began
@@ -196,7 +195,7 @@ impl Model {
     pub fn new(opened: Opened) -> Model {
         let Opened { game, by, earlier, key_file } = opened;
         let header = game.header();
-        let side = crate::commands::moves::listed_side(&game, None, by.clone());
+        let side = crate::output::listing::listed_side(&game, None, by.clone());
         Model {
             id: header.game.clone(),
             rules: header.rules.label(),
@@ -375,7 +374,7 @@ impl Model {
     /// play-by-email game, else the side awaited (none: the referee), as
     /// when the turn opened.
     fn refresh(&mut self) {
-        self.side = crate::commands::moves::listed_side(&self.game, None, self.by.clone());
+        self.side = crate::output::listing::listed_side(&self.game, None, self.by.clone());
         self.listing = listing(&self.game, self.side.as_deref());
         self.cursor = 0;
     }

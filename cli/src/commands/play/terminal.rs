@@ -13,11 +13,11 @@ use rollcall_core::keys::{PublicKey, SecretKey};
 use rollcall_core::log::{open_game_with, EventLog};
 use rollcall_core::text;
 
-use super::{Model, Opened, Outcome, Request};
 use crate::fail::Fail;
 use crate::input::checked::Checked;
 use crate::input::store::{self, StoreSpec};
 use crate::output::Mode;
+use crate::tui::play::{Model, Opened, Outcome, Request};
 
 /// How many lines of the narrative before the turn are kept to show.
 const EARLIER_LINES: usize = 80;

@@ -1,0 +1,3 @@
+//! `rollcall play`: a decision (or several) made in a stored game.
+
+pub mod terminal;
