@@ -12,6 +12,7 @@ pub mod pbem;
 pub mod play;
 pub mod schemas;
 pub mod simulate;
+pub mod store;
 pub mod view;
 
 use std::io::IsTerminal;
@@ -37,12 +38,14 @@ use crate::args::{
     Args, Command, GamesCommand, GoldenCommand, NewArgs, PlayArgs, RulesCommand, ScenarioCommand, StoreCommand,
 };
 use crate::fail::{Context, Fail};
+use crate::input;
 use crate::input::checked::Checked;
 use crate::input::position::Position;
 use crate::input::script_file;
 use crate::input::source::{rule_version, Target};
-use crate::input::store::{self, has_game, read_bytes, read_input, StoreSpec};
+use crate::input::store::{decider, has_game, keep_snapshot, read_bytes, read_input, StoreSpec};
 use crate::output::colour::Verdict;
+use crate::output::record::{event_json, mode_name, verified_json, Narrated};
 use crate::output::{self, Item, Line, Mode, Report, Stream};
 
 /// Runs the command `args` names, in the context `cx` (checked once, in main).
@@ -61,7 +64,7 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Play(PlayArgs { decision: None, game, .. }) => Err(fail!(
             "play {game}: name a decision file (or - for standard input), or pick one of `rollcall moves {game}` with --pick N"
         )),
-        Command::Play(args @ PlayArgs { server: Some(_), .. }) => crate::serve::client::play(&args, mode),
+        Command::Play(args @ PlayArgs { server: Some(_), .. }) => crate::commands::play::server::play(&args, mode),
         Command::Play(PlayArgs { game, decision: Some(decision), stream: true, .. }) => {
             play_stream(cx, &game, &decision)
         }
@@ -112,41 +115,8 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Pbem(c) => crate::commands::pbem::pbem(cx, c),
         Command::Turn(c) => crate::commands::pbem::turn(cx, c),
         Command::Fork(c) => crate::commands::pbem::fork(cx, c),
-        Command::Store(StoreCommand::Migrate) => Ok(output::print(&store::migrate(db)?, mode)),
-        Command::Store(StoreCommand::Copy { from, to, games }) => store::copy(&from, &to, &games, mode),
-    }
-}
-
-fn event_json(game: &Game, e: &Event) -> Value {
-    json!({"seq": e.seq, "kind": e.kind.name(), "body": e.body, "hash": e.hash.to_string(), "narrative": game.narrate(e).trim()})
-}
-
-/// An event, narrated by the game it is in: as `log` lists it (seq, kind,
-/// hash, narrative) or, `replay`, `run` and `play`, the narrative alone.
-struct Narrated<'a> {
-    game: &'a Game,
-    event: &'a Event,
-    listed: bool,
-}
-
-impl Item for Narrated<'_> {
-    fn text(&self) -> String {
-        let (g, e) = (self.game, self.event);
-        if self.listed {
-            format!(
-                "{:>5}  {:<8} {}  {}",
-                e.seq,
-                e.kind.name(),
-                e.hash.short(),
-                text::escape(g.narrate(e).trim_start())
-            )
-        } else {
-            text::escape(&g.narrate(e)).to_string()
-        }
-    }
-
-    fn json(&self) -> Value {
-        event_json(self.game, self.event)
+        Command::Store(StoreCommand::Migrate) => Ok(output::print(&self::store::migrate(db)?, mode)),
+        Command::Store(StoreCommand::Copy { from, to, games }) => self::store::copy(&from, &to, &games, mode),
     }
 }
 
@@ -163,19 +133,19 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
     if let Some(id) = game_id {
         header.game = checked_game_id("--game", id)?;
     }
-    let log = store::open(db)?;
+    let log = input::store::open(db)?;
     let id = header.game.clone();
     if has_game(&log, &id)? {
         return Err(fail!(
             "{}: run with --game NEW-ID, or export it and use another store (nothing was written)",
-            crate::fail::already_stored(&id, &store::dir(db))
+            crate::fail::already_stored(&id, &input::store::dir(db))
         ));
     }
     let mut decisions = script_file::Decisions::open(path)?;
     let mut game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut stream = Stream::kept(mode, "narrative");
     stream.note(|| format!("game {id}: {}, {} dice", header.rules.label(), mode_name(header.mode)))?;
-    let refused = store::Creation::make(&log, &header, |creation| {
+    let refused = input::store::Creation::make(&log, &header, |creation| {
         while let Some(d) = decisions.next()? {
             let (events, lines) = match game.play_lines(&d.decision, d.dice.as_ref()) {
                 Ok(played) => played,
@@ -214,14 +184,6 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
 pub fn checked_game_id(flag: &str, id: String) -> Result<String, Fail> {
     check_game_id(&id).map_err(|m| fail!("{flag} {m}"))?;
     Ok(id)
-}
-
-fn mode_name(mode: SeedMode) -> &'static str {
-    match mode {
-        SeedMode::Open => "open-seed",
-        SeedMode::Table => "table (hand-rolled)",
-        SeedMode::Sealed => "sealed (a dice server's, revealed turn by turn)",
-    }
 }
 
 /// 32 bytes from the operating system's randomness: seed shares and keys.
@@ -290,9 +252,9 @@ fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
         rollcall_core::game::OpenError::Scenario(s) => scenario_error(s),
         other => Fail::msg(other.to_string()),
     })?;
-    let log = store::open(db)?;
+    let log = input::store::open(db)?;
     if has_game(&log, &id)? {
-        return Err(fail!("{} (nothing was written)", crate::fail::already_stored(&id, &store::dir(db))));
+        return Err(fail!("{} (nothing was written)", crate::fail::already_stored(&id, &input::store::dir(db))));
     }
     let head = log.create(&header)?.hash;
     Ok(NewGame { header, head })
@@ -344,7 +306,7 @@ fn play(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
         Value::Array(items) => (items, true),
         single => (vec![single], false),
     };
-    let log = store::open_read(db)?;
+    let log = input::store::open_read(db)?;
     let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let expected = game.head();
@@ -409,7 +371,7 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
     } else {
         Box::new(std::io::BufReader::new(std::fs::File::open(source).with_context(|| name.clone())?))
     };
-    let log = store::open_read(db)?;
+    let log = input::store::open_read(db)?;
     let mut game = open_at_head(&log, id)?;
     let by = decider(&log, &game)?;
     let mut stream = Stream::lines(mode);
@@ -578,23 +540,6 @@ impl Item for Acknowledged {
     }
 }
 
-/// How many events a stored game may grow past its kept snapshot before
-/// a command that wrote it keeps a new one.
-const SNAPSHOT_EVERY: u64 = 256;
-
-/// Keeps a snapshot of a game a command just wrote, at the store's head, so
-/// that the next `play` (and `state`) need not fold the whole game. It is a
-/// cache: failing to keep one costs the next command a fold, nothing else.
-pub(crate) fn keep_snapshot(log: &dyn EventLog, id: &str, game: &Game) {
-    let _ = rollcall_core::log::keep_snapshot(log, id, game, SNAPSHOT_EVERY);
-}
-
-/// Who decides in this store: in a play-by-email game, this store's side,
-/// while it holds the turn.
-pub(crate) fn decider(log: &dyn EventLog, game: &Game) -> Result<Option<String>, Fail> {
-    exchange::decider(log, game).map_err(|e| Fail::msg(e.to_string()))
-}
-
 fn log(cx: &Checked, target: &str, from: Option<Position>) -> Result<ExitCode, Fail> {
     let (reader, id, span) = crate::input::source::reader(&cx.db, target, from)?;
     let from = span.map_or(1, |span| span.first);
@@ -702,29 +647,6 @@ fn interactive_replay(
     };
     crate::tui::term::run(&replay, crate::tui::Model::new(start))?;
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
-    let dice_proven = match (&v.mode, &v.sealed) {
-        (SeedMode::Open, _) => true,
-        (SeedMode::Sealed, Some(s)) => s.open.is_none(),
-        _ => false,
-    };
-    let sealed = v.sealed.as_ref().map(|s| {
-        let mut turns: Vec<Value> = s
-            .proven
-            .iter()
-            .map(|(turn, first, last)| json!({"turn": turn, "decisions": [first, last], "status": "proven"}))
-            .collect();
-        if let Some((turn, first, last)) = s.open {
-            turns.push(json!({"turn": turn, "decisions": [first, last], "status": "sealed until the turn ends"}));
-        }
-        json!({"turns": turns, "summary": s.describe()})
-    });
-    json!({"ok": true, "game": id, "rules": header.rules.version, "rules_hash": header.rules_hash.to_string(), "mode": v.mode,
-        "events": v.events, "decisions": v.decisions, "turn": v.turn, "head": v.head.to_string(), "dice_proven": dice_proven,
-        "guarantee": v.guarantee(), "signed": v.signed, "unsigned_decisions": v.unsigned, "signatures": v.signatures(),
-        "sealed": sealed})
 }
 
 /// `rollcall verify TARGET`: what a record proves, or the first place where
@@ -919,7 +841,7 @@ fn verify(cx: &Checked, target: &str, expect_head: Option<String>) -> Result<Ver
         let normalised = events.normalised().describe();
         return Ok(VerifyReport::new(target, header, result, expect_head.as_deref(), normalised));
     }
-    let log = store::open_read(db)?;
+    let log = input::store::open_read(db)?;
     let header = log.header(target)?;
     let bar = crate::output::progress::events("verify", log.head(target)?.seq, quiet);
     let result = verify_lines(&header, target, log.lines(target, 1)?, || crate::output::progress::tick(&bar));
@@ -942,7 +864,7 @@ fn verify_lines(
 
 fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode, Fail> {
     use rollcall_store::file::{self, Existing};
-    let log = store::open_read(&cx.db)?;
+    let log = input::store::open_read(&cx.db)?;
     // The chain is checked before a byte is written; then the lines the
     // check read (up to its head: a shared store may grow meanwhile) are
     // copied as they are stored.
@@ -993,7 +915,7 @@ fn import(cx: &Checked, file: &Path, key: Option<&Path>) -> Result<ExitCode, Fai
         Some(path) => Some(crate::commands::pbem::side_of_key_file(&header, path)?),
         None => None,
     };
-    let log = store::open(&cx.db)?;
+    let log = input::store::open(&cx.db)?;
     let imported = if has_game(&log, &header.game)? {
         import_extend(&log, file, &header)?
     } else {
@@ -1067,7 +989,7 @@ fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Im
     // one the game leads to is taken as read, and written as it is.
     events.read_decisions(verifier.decision_reader());
     let bar = crate::output::progress::file("import", file, mode == Mode::Json);
-    let (verified, at_head) = store::Creation::make(log, &header, |creation| {
+    let (verified, at_head) = input::store::Creation::make(log, &header, |creation| {
         let mut taken = None;
         loop {
             let read = events.next_taking(|line, proof, read| {
@@ -1158,7 +1080,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header) -> Result<Imp
         if event.seq <= ours.seq {
             continue;
         }
-        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && batch.len() >= store::RUN_BATCH_EVENTS {
+        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && batch.len() >= input::store::RUN_BATCH_EVENTS {
             head = log.append(id, &head, &batch)?.hash;
             appended += batch.len() as u64;
             batch.clear();
@@ -1180,7 +1102,7 @@ struct Games {
 }
 
 fn games(db: &crate::input::store::StoreSpec) -> Result<Games, Fail> {
-    let log = store::open_read(db)?;
+    let log = input::store::open_read(db)?;
     let mut games = Vec::new();
     for id in log.games()? {
         let header = log.header(&id)?;

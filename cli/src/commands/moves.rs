@@ -107,7 +107,7 @@ pub fn play(cx: &Checked, args: &PlayArgs) -> Result<ExitCode, Fail> {
     let given = given_fields(&typed)?;
     let log = store::open_read(&cx.db)?;
     let mut game = open_at_head(&log, id)?;
-    let by = crate::commands::decider(&log, &game)?;
+    let by = crate::input::store::decider(&log, &game)?;
     if let (Some(asked), Some(mine)) = (&args.side, &by) {
         if asked != mine && asked != REFEREE {
             return Err(fail!("--side {asked}: this store plays {mine} in game {id}"));
@@ -130,6 +130,6 @@ pub fn play(cx: &Checked, args: &PlayArgs) -> Result<ExitCode, Fail> {
         }
     };
     log.append(id, &expected, &events)?;
-    crate::commands::keep_snapshot(&log, id, &game);
+    crate::input::store::keep_snapshot(&log, id, &game);
     Ok(output::print(&crate::commands::Played { id, game, events }, cx.mode))
 }

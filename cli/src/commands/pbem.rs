@@ -265,11 +265,43 @@ fn actor_json(actor: &Actor) -> Value {
 /// Runs `rollcall turn …`.
 pub fn turn(cx: &Checked, command: TurnCommand) -> Result<ExitCode, Fail> {
     let said = match command {
-        TurnCommand::Fetch { url, game } => return crate::serve::client::fetch(cx, &url, &game),
+        TurnCommand::Fetch { url, game } => return fetch(cx, &url, &game),
         TurnCommand::Export { game, key, output } => turn_export(&cx.db, &game, &key, &output)?,
         TurnCommand::Apply { turn } => turn_apply(&cx.db, &turn)?,
     };
     Ok(crate::output::print(&said, cx.mode))
+}
+
+/// `rollcall turn fetch URL GAME`: the events this store lacks, as a turn
+/// file the server signs, verified and applied like an opponent's turn.
+fn fetch(cx: &Checked, url: &str, game: &str) -> Result<ExitCode, Fail> {
+    let log = store::open(&cx.db)?;
+    let since = log.head(game).ok().map(|h| h.hash);
+    let mut request = format!("{}/games/{game}/turn", crate::serve::client::base(url));
+    if let Some(h) = since {
+        request.push_str(&format!("?since={h}"));
+    }
+    let answer = crate::serve::client::get(&request)?;
+    if answer.status != 200 {
+        return Err(fail!("{request}: {}", answer.message()));
+    }
+    let applied = match exchange::apply(&log, &answer.body) {
+        Ok(a) => a,
+        Err(e) => return outcome(e, cx.mode),
+    };
+    let mut g = applied.before.clone();
+    let mut lines = Vec::new();
+    for e in &applied.events {
+        g.apply(e).map_err(|e| Fail::msg(e.to_string()))?;
+        lines.push(g.narrate(e));
+    }
+    lines.push(format!(
+        "fetched {} events of {game} from {url}, verified (chain, legality; the dice of every revealed turn); head {}",
+        applied.events.len(),
+        applied.head.hash
+    ));
+    let json = json!({"ok": true, "game": game, "events": applied.events.len(), "head": applied.head, "created": applied.created});
+    Ok(crate::output::print(&crate::output::Said::done(lines, json), cx.mode))
 }
 
 pub(crate) fn turn_export(db: &StoreSpec, game: &str, key: &Path, output: &str) -> Result<Said, Fail> {

@@ -12,6 +12,7 @@ pub mod exit;
 pub mod files;
 pub mod listing;
 pub mod progress;
+pub mod record;
 mod stream;
 pub mod suggest;
 pub mod view;

@@ -374,7 +374,7 @@ async fn heads(State(s): State<Shared>, Path(id): Path<String>) -> Result<Respon
 
 async fn verify(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     let (verified, header) = blocking(move || s.verify(&id)).await?;
-    Ok(Json(crate::commands::verified_json(&header.game, &verified, &header)))
+    Ok(Json(crate::output::record::verified_json(&header.game, &verified, &header)))
 }
 
 #[cfg(test)]

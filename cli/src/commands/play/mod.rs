@@ -1,3 +1,4 @@
 //! `rollcall play`: a decision (or several) made in a stored game.
 
+pub mod server;
 pub mod terminal;

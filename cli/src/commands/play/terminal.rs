@@ -53,7 +53,7 @@ fn open(db: &StoreSpec, id: &str) -> Result<Opened, Fail> {
             earlier.pop_front();
         }
     })?;
-    let by = crate::commands::decider(&log, &game)?;
+    let by = crate::input::store::decider(&log, &game)?;
     let key_file = by.as_deref().and_then(|side| game.header().key_of(side)).and_then(key_file_here);
     Ok(Opened { game, by, earlier: earlier.into(), key_file })
 }
@@ -92,7 +92,7 @@ fn write(
 ) -> Result<(), String> {
     let log = store::open(db).map_err(|e| e.message())?;
     log.append(id, expected, events).map_err(|e| e.to_string())?;
-    crate::commands::keep_snapshot(&log, id, game);
+    crate::input::store::keep_snapshot(&log, id, game);
     Ok(())
 }
 
