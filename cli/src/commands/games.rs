@@ -3,9 +3,13 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
+use rollcall_core::digest::Digest;
 use rollcall_core::log::{EventLog, Head};
+use rollcall_core::record::SeedMode;
+use rollcall_core::text;
 use serde_json::{json, Value};
 
+use crate::args::GamesCommand;
 use crate::fail::{Context, Fail};
 use crate::input::checked::Checked;
 use crate::input::store;
@@ -26,6 +30,14 @@ fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
     }
     keys.extend(log.notes(&format!("serve/token/{game}/"))?.into_iter().map(|(k, _)| k));
     Ok(keys)
+}
+
+/// Runs `rollcall games` (the list) or `rollcall games rm`.
+pub fn run(cx: &Checked, command: Option<GamesCommand>) -> Result<ExitCode, Fail> {
+    match command {
+        None => Ok(crate::output::print(&games(&cx.db)?, cx.mode)),
+        Some(GamesCommand::Rm { game, yes }) => remove(cx, &game, yes),
+    }
 }
 
 /// `rollcall games rm GAME [--yes]`: removes a game for good, after asking
@@ -107,5 +119,58 @@ impl Report for Removed {
             Some(Gone { head, notes, .. }) => json!({"ok": true, "game": id, "removed": true, "events": head.seq,
                 "head": head.hash.to_string(), "notes": notes, "store": store}),
         }
+    }
+}
+
+/// `rollcall games`: the store's games, and those whose creation stopped.
+struct Games {
+    /// Each game: its id, rules label, seed mode, events and head.
+    games: Vec<(String, String, SeedMode, u64, Digest)>,
+    incomplete: Vec<String>,
+}
+
+fn games(db: &crate::input::store::StoreSpec) -> Result<Games, Fail> {
+    let log = store::open_read(db)?;
+    let mut games = Vec::new();
+    for id in log.games()? {
+        let header = log.header(&id)?;
+        let head = log.head(&id)?;
+        games.push((id, header.rules.label(), header.mode, head.seq, head.hash));
+    }
+    Ok(Games { games, incomplete: log.incomplete()? })
+}
+
+impl Report for Games {
+    fn text(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .games
+            .iter()
+            .map(|(id, label, _, events, head)| {
+                let shown = text::escape(id);
+                format!("{shown:<24} {:<28} {events:>6} events  head {}", text::escape(label), head.short())
+            })
+            .collect();
+        if lines.is_empty() {
+            lines.push("no games in this store".into());
+        }
+        if !self.incomplete.is_empty() {
+            lines.push(format!(
+                "not listed: {} game(s) whose creation was stopped before its end ({}): no command sees them, and creating the game again clears them",
+                self.incomplete.len(),
+                self.incomplete.join(", ")
+            ));
+        }
+        lines
+    }
+
+    fn json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .games
+            .iter()
+            .map(|(id, label, mode, events, head)| {
+                json!({"game": id, "rules": label, "mode": mode, "events": events, "head": head.to_string()})
+            })
+            .collect();
+        json!({"games": rows, "incomplete": self.incomplete})
     }
 }

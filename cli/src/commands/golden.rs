@@ -111,6 +111,16 @@ fn differences_of(input: &Path) -> Result<Vec<(PathBuf, String)>, Fail> {
     Ok(differences)
 }
 
+/// Runs `rollcall golden check` or `rollcall golden bless`.
+pub fn run(cx: &crate::input::checked::Checked, command: crate::args::GoldenCommand) -> Result<ExitCode, Fail> {
+    use crate::args::GoldenCommand;
+    let said = match command {
+        GoldenCommand::Check(a) => check(&a.dir)?,
+        GoldenCommand::Bless(a) => bless(&a.dir)?,
+    };
+    Ok(crate::output::print(&said, cx.mode))
+}
+
 /// `rollcall golden check DIR`: exit 1 when an expected file differs.
 pub fn check(dir: &Path) -> Result<Said, Fail> {
     let all = inputs(dir)?;

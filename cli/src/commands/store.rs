@@ -8,6 +8,18 @@ use rollcall_store::Store;
 use crate::fail::{Context, Fail};
 use crate::input::store::{has_game, open, Creation, StoreSpec};
 
+/// Runs `rollcall store migrate` or `rollcall store copy`.
+pub fn run(
+    cx: &crate::input::checked::Checked,
+    command: crate::args::StoreCommand,
+) -> Result<std::process::ExitCode, Fail> {
+    use crate::args::StoreCommand;
+    match command {
+        StoreCommand::Migrate => Ok(crate::output::print(&migrate(&cx.db)?, cx.mode)),
+        StoreCommand::Copy { from, to, games } => copy(&from, &to, &games, cx.mode),
+    }
+}
+
 /// `rollcall store migrate`: creates or upgrades rollcall's tables in the
 /// PostgreSQL database `--store` names.
 pub fn migrate(db: &StoreSpec) -> Result<crate::output::Said, Fail> {
