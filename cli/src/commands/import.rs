@@ -25,7 +25,7 @@ use crate::output::{self, Mode, Report};
 pub fn import(cx: &Checked, file: &Path, key: Option<&Path>) -> Result<ExitCode, Fail> {
     let (header, _) = rollcall_store::file::read(file)?;
     let side = match key {
-        Some(path) => Some(crate::commands::pbem::side_of_key_file(&header, path)?),
+        Some(path) => Some(crate::input::keys::side_of_key_file(&header, path)?),
         None => None,
     };
     let log = input::store::open(&cx.db)?;

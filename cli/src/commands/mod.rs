@@ -1,6 +1,7 @@
 //! The commands. Each reads its inputs, calls the core and the store, and
 //! prints: human text by default, one JSON document with `--json`.
 
+pub mod decisions;
 pub mod demo;
 pub mod diff;
 pub mod export;
@@ -16,9 +17,11 @@ pub mod play;
 pub mod read;
 pub mod rules;
 pub mod run;
+pub mod scenario;
 pub mod schemas;
 pub mod simulate;
 pub mod store;
+pub mod turn;
 pub mod verify;
 pub mod view;
 
@@ -60,7 +63,7 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Games { command } => games::run(cx, command),
         Command::Rules(command) => rules::run(cx, command),
         Command::Scenario(ScenarioCommand::Template { ruleset, output, force }) => {
-            schemas::template(&ruleset, output.as_deref(), force)
+            scenario::template(&ruleset, output.as_deref(), force)
         }
         Command::Golden(command) => golden::run(cx, command),
         Command::Demo => demo::run(named.map(|named| StoreSpec::new(Some(named)))),
@@ -68,8 +71,8 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Man { output } => manual::man(&output),
         Command::Keygen { output: file } => Ok(output::print(&pbem::keygen(&file)?, mode)),
         Command::Pbem(c) => pbem::pbem(cx, c),
-        Command::Turn(c) => pbem::turn(cx, c),
-        Command::Fork(c) => pbem::fork(cx, c),
+        Command::Turn(c) => turn::turn(cx, c),
+        Command::Fork(c) => turn::fork(cx, c),
         Command::Store(command) => self::store::run(cx, command),
     }
 }

@@ -28,12 +28,12 @@ pub fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
     let (rules, _) = rule_version(&rules)?;
     let bytes = read_bytes(scenario_path)?;
     let given: Value = strict::parse(&bytes).map_err(|e| Fail::msg(e.in_file(&scenario_path.display().to_string())))?;
-    let (scenario, prefix) = crate::commands::schemas::scenario_of(given, scenario_path, rules.ruleset())?;
+    let (scenario, prefix) = crate::input::scenario::scenario_of(given, scenario_path, rules.ruleset())?;
     let text = String::from_utf8_lossy(&bytes);
     let ruleset_id = rules.ruleset().to_string();
     let scenario_error = |s: rollcall_core::ruleset::ScenarioError| {
         let field = format!("{prefix}{}", s.field);
-        let hint = crate::commands::schemas::scenario_hint(&ruleset_id, &s.field);
+        let hint = crate::input::scenario::scenario_hint(&ruleset_id, &s.field);
         fail!("{}:{}: {field}: {}{hint}", scenario_path.display(), line_of(&text, &field), s.message)
     };
     if parties.is_empty() {

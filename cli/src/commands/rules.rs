@@ -22,7 +22,7 @@ pub fn run(cx: &Checked, command: RulesCommand) -> Result<ExitCode, Fail> {
         RulesCommand::List => Ok(output::print(&rules_list(), mode)),
         RulesCommand::Show { version } => Ok(output::print(&rules_show(&version)?, mode)),
         RulesCommand::Refusals { ruleset } => Ok(output::print(&rules_refusals(&ruleset)?, mode)),
-        RulesCommand::Decisions { ruleset } => Ok(output::print(&super::schemas::decisions(&ruleset)?, mode)),
+        RulesCommand::Decisions { ruleset } => Ok(output::print(&super::decisions::decisions(&ruleset)?, mode)),
         RulesCommand::Schema { name, output } => super::schemas::schema(name.as_deref(), output.as_deref()),
     }
 }

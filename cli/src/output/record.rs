@@ -5,6 +5,7 @@
 
 use rollcall_core::game::{Game, Verified};
 use rollcall_core::record::{Event, Header, SeedMode};
+use rollcall_core::ruleset::Actor;
 use rollcall_core::text;
 use serde_json::{json, Value};
 
@@ -75,4 +76,12 @@ pub fn verified_json(id: &str, v: &Verified, header: &Header) -> Value {
         "events": v.events, "decisions": v.decisions, "turn": v.turn, "head": v.head.to_string(), "dice_proven": dice_proven,
         "guarantee": v.guarantee(), "signed": v.signed, "unsigned_decisions": v.unsigned, "signatures": v.signatures(),
         "sealed": sealed})
+}
+
+/// Whose decision a game awaits, as JSON: `{"side": S}` or `{"referee": true}`.
+pub fn actor_json(actor: &Actor) -> Value {
+    match actor {
+        Actor::Side(s) => json!({"side": s}),
+        Actor::Referee => json!({"referee": true}),
+    }
 }

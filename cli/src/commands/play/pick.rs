@@ -12,8 +12,8 @@ use crate::args::PlayArgs;
 use crate::fail::Fail;
 use crate::input::checked::Checked;
 use crate::input::store;
-use crate::output::listing::{listed_side, listing, REFEREE};
 use crate::output;
+use crate::output::listing::{listed_side, listing, REFEREE};
 
 /// `FIELD=VALUE` arguments, split; a malformed one names itself.
 fn given_fields(args: &[String]) -> Result<Vec<(String, String)>, Fail> {

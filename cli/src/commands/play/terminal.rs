@@ -98,7 +98,7 @@ fn write(
 
 /// Signs and writes the turn file, as `turn export` does; its report.
 fn export(db: &StoreSpec, id: &str, key: &str, output: &str) -> Result<Vec<String>, String> {
-    let said = crate::commands::pbem::turn_export(db, id, Path::new(key), output).map_err(|e| e.message())?;
+    let said = crate::commands::turn::turn_export(db, id, Path::new(key), output).map_err(|e| e.message())?;
     if said.code == ExitCode::SUCCESS {
         Ok(said.lines)
     } else {
