@@ -210,12 +210,7 @@ impl Model {
                 return self;
             }
             Key::Char('m') => {
-                if !self.bookmarks.remove(&self.at) {
-                    self.bookmarks.insert(self.at);
-                    self.message = format!("bookmarked seq {}", self.at);
-                } else {
-                    self.message = format!("bookmark at seq {} removed", self.at);
-                }
+                self.toggle_bookmark();
                 return self;
             }
             Key::Right | Key::Char('l' | 'n' | ' ') => (self.at < last).then(|| self.at + 1),
@@ -249,6 +244,16 @@ impl Model {
             None => self.message = "at the last event".into(),
         }
         self
+    }
+
+    /// Bookmarks the position, or removes its bookmark.
+    fn toggle_bookmark(&mut self) {
+        if !self.bookmarks.remove(&self.at) {
+            self.bookmarks.insert(self.at);
+            self.message = format!("bookmarked seq {}", self.at);
+        } else {
+            self.message = format!("bookmark at seq {} removed", self.at);
+        }
     }
 
     /// The model after `key` while the `:` prompt holds `text`.

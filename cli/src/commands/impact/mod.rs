@@ -9,6 +9,7 @@
 //! took goes to standard error.
 
 pub mod page;
+mod text;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -16,21 +17,21 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use rollcall_core::diff::{DiffError, Setup};
-use rollcall_core::impact::{self, Class, GameImpact, Impact, Left};
+use rollcall_core::diff::DiffError;
+use rollcall_core::impact::{self, GameImpact, Impact, Left};
 use rollcall_core::log::EventLog;
 use rollcall_core::record::{Event, Header};
 use rollcall_core::rules::RuleVersion;
 use rollcall_core::script::Script;
 use rollcall_store::Store;
-use serde_json::{json, Value};
 
 use crate::args::ImpactArgs;
 use crate::fail::{Context, Fail};
 use crate::input::source::rule_version;
-use crate::input::store::{self, read_file};
+use crate::input::store::{self, read_file, StoreSpec};
 use crate::output::colour::Verdict;
 use crate::output::{Line, Mode, Said};
+use text::{json_of, text_of};
 
 /// One game of the corpus, before it is read.
 #[derive(Debug, Clone)]
@@ -63,7 +64,6 @@ enum Done {
 }
 
 pub fn run(cx: &crate::input::checked::Checked, args: &ImpactArgs) -> Result<ExitCode, Fail> {
-    let db = &cx.db;
     let b = match args.b.strip_prefix('+') {
         Some(_) => {
             applies_somewhere(&args.b)?;
@@ -77,34 +77,7 @@ pub fn run(cx: &crate::input::checked::Checked, args: &ImpactArgs) -> Result<Exi
             return Err(fail!("{} exists: nothing was written (use --force to replace it)", path.display()));
         }
     }
-    let mut inputs = Vec::new();
-    let mut log = None;
-    for target in &args.targets {
-        let path = Path::new(target);
-        if path.is_dir() {
-            walk(path, &mut inputs)?;
-        } else if path.is_file() {
-            inputs.push(if target.ends_with(".jsonl") {
-                Input::Record(path.into())
-            } else {
-                Input::Script(path.into())
-            });
-        } else if target.ends_with(".json") || target.ends_with(".jsonl") || target.contains('/') {
-            return Err(fail!("{target}: no such file or directory"));
-        } else {
-            let store = match &log {
-                Some(store) => store,
-                None => log.insert(store::open(db)?),
-            };
-            if !store::has_game(store, target)? {
-                return Err(fail!("{target}: not a file, a directory or a game in the store"));
-            }
-            inputs.push(Input::Stored(target.clone()));
-        }
-    }
-    if inputs.is_empty() {
-        return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to compare", args.targets.join(" ")));
-    }
+    let (inputs, log) = corpus(&cx.db, &args.targets)?;
     let started = Instant::now();
     let done = compare_all(&inputs, &b, log.as_ref(), cx.mode)?;
     let mut impact = Impact::default();
@@ -136,6 +109,41 @@ pub fn run(cx: &crate::input::checked::Checked, args: &ImpactArgs) -> Result<Exi
     lines.extend(args.output.as_ref().map(|path| format!("wrote the report to {}", path.display())));
     let report = Said { lines, json: json_of(args, &impact), code, verdict: Some((Line::At(at), verdict)) };
     Ok(crate::output::print(&report, cx.mode))
+}
+
+/// The games `targets` name, in corpus order: the scripts and records under
+/// a directory, a file, or a game in the store (then opened, and handed
+/// back).
+fn corpus(db: &StoreSpec, targets: &[String]) -> Result<(Vec<Input>, Option<Store>), Fail> {
+    let mut inputs = Vec::new();
+    let mut log = None;
+    for target in targets {
+        let path = Path::new(target);
+        if path.is_dir() {
+            walk(path, &mut inputs)?;
+        } else if path.is_file() {
+            inputs.push(if target.ends_with(".jsonl") {
+                Input::Record(path.into())
+            } else {
+                Input::Script(path.into())
+            });
+        } else if target.ends_with(".json") || target.ends_with(".jsonl") || target.contains('/') {
+            return Err(fail!("{target}: no such file or directory"));
+        } else {
+            let store = match &log {
+                Some(store) => store,
+                None => log.insert(store::open(db)?),
+            };
+            if !store::has_game(store, target)? {
+                return Err(fail!("{target}: not a file, a directory or a game in the store"));
+            }
+            inputs.push(Input::Stored(target.clone()));
+        }
+    }
+    if inputs.is_empty() {
+        return Err(fail!("{}: no scripts (*.json) or records (*.jsonl) to compare", targets.join(" ")));
+    }
+    Ok((inputs, log))
 }
 
 /// A `+option…` must be a setting of some version of some ruleset: a typo
@@ -276,151 +284,4 @@ fn write_report(path: &Path, args: &ImpactArgs, impact: &Impact) -> Result<(), F
             .map_err(|e| FileError::Io { path: tmp.display().to_string(), message: e.to_string() })
     })
     .map_err(|e| Fail::msg(e.to_string()))
-}
-
-pub(crate) fn end_text(g: &GameImpact) -> String {
-    if matches!(g.setup, Setup::Refused { .. }) {
-        return "no final states to compare (a version refuses the scenario)".into();
-    }
-    if g.end.places == 0 {
-        return "the final states are the same".into();
-    }
-    let fields: Vec<String> = g.end.fields.iter().map(|(f, n)| format!("{f} ×{n}")).collect();
-    format!("the final states differ at {} place(s): {}", g.end.places, fields.join(", "))
-}
-
-/// The report's lines, and the index of its verdict line.
-fn text_of(args: &ImpactArgs, impact: &Impact) -> (Vec<String>, usize) {
-    let mut lines = Vec::new();
-    lines.push(format!("impact of --b {} over {}", args.b, args.targets.join(" ")));
-    match args.b.starts_with('+') {
-        true => lines.push(format!("A = each game's own rules, B = the same with {}", args.b)),
-        false => lines.push(format!("A = each game's own rules, B = {}", args.b)),
-    }
-    lines.push(impact.summary());
-    let outcome: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Outcome).collect();
-    if !outcome.is_empty() {
-        lines.push("\ngames that part on outcome:".to_string());
-        for g in outcome {
-            lines.push(format!("{} (A = {}, B = {})", g.game, g.a, g.b));
-            match (&g.first, &g.setup) {
-                (_, Setup::Refused { a, b }) => {
-                    for (label, reason) in [("A", a), ("B", b)] {
-                        if let Some(reason) = reason {
-                            lines.push(format!("  {label} refuses the scenario: {reason}"));
-                        }
-                    }
-                }
-                (Some(first), setup) => {
-                    if matches!(setup, Setup::Differs) {
-                        lines.push("  the versions set the game up differently".to_string());
-                    }
-                    for line in crate::commands::diff::divergence_text(first).lines() {
-                        lines.push(format!("  {line}"));
-                    }
-                }
-                (None, _) => lines.push(
-                    "  the versions set the game up differently; every decision has the same outcome".to_string(),
-                ),
-            }
-            lines.push(format!("  {} of {} decisions differ in outcome; {}", g.divergent, g.decisions, end_text(g)));
-        }
-    }
-    let reasoning: Vec<&GameImpact> = impact.parting.iter().filter(|g| g.class == Class::Reasoning).collect();
-    if !reasoning.is_empty() {
-        lines.push("\ngames that part only in the reasoning their facts record (the same outcomes):".to_string());
-        for g in reasoning {
-            lines.push(format!("{}: {} of {} decisions", g.game, g.reasoning_only, g.decisions));
-        }
-    }
-    tallies(impact, &mut lines);
-    for (title, list) in [
-        ("do not verify under their own rules (not compared)", &impact.unproven),
-        ("skipped (B does not apply, or diff cannot run them)", &impact.skipped),
-    ] {
-        if list.is_empty() {
-            continue;
-        }
-        lines.push(format!("\n{} {title}:", list.len()));
-        let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
-        for left in list {
-            match reasons.iter_mut().find(|(r, _)| *r == left.reason) {
-                Some((_, games)) => games.push(&left.game),
-                None => reasons.push((&left.reason, vec![&left.game])),
-            }
-        }
-        for (reason, games) in reasons {
-            let more = if games.len() > 3 { format!(" and {} more", games.len() - 3) } else { String::new() };
-            let shown: Vec<&str> = games.iter().take(3).copied().collect();
-            lines.push(format!("  {reason}: {}{more}", shown.join(", ")));
-        }
-    }
-    lines.push(String::new());
-    lines.push(impact.summary());
-    let verdict = lines.len() - 1;
-    (lines, verdict)
-}
-
-/// What changed, per decision type, per fact type and per field of the final states.
-fn tallies(impact: &Impact, lines: &mut Vec<String>) {
-    if impact.by_decision.is_empty() {
-        return;
-    }
-    lines.push(
-        "\nby decision type: compared, part on outcome, only in reasoning, refused under A only, under B only"
-            .to_string(),
-    );
-    for (kind, c) in &impact.by_decision {
-        lines.push(format!(
-            "  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}",
-            c.decisions, c.outcome, c.reasoning, c.refused_under_a_only, c.refused_under_b_only
-        ));
-    }
-    if !impact.by_fact.is_empty() {
-        lines.push(
-            "\nby fact type: under A, under B, A's with another verdict under B, A's gone under B, new under B"
-                .to_string(),
-        );
-        for (kind, c) in &impact.by_fact {
-            lines.push(format!("  {kind:<28} {:>7} {:>7} {:>7} {:>7} {:>7}", c.a, c.b, c.changed, c.gone, c.new));
-        }
-        let changed: Vec<String> = impact
-            .by_fact
-            .iter()
-            .filter(|(_, c)| c.changed + c.gone + c.new > 0)
-            .map(|(kind, c)| {
-                let mut parts = vec![format!("{} of {} change verdict", c.changed, c.a)];
-                if c.gone > 0 {
-                    parts.push(format!("{} no longer recorded", c.gone));
-                }
-                if c.new > 0 {
-                    parts.push(format!("{} recorded only under B", c.new));
-                }
-                format!("  {kind}: {}", parts.join(", "))
-            })
-            .collect();
-        if !changed.is_empty() {
-            lines.push("what changes:".to_string());
-            for line in changed {
-                lines.push(line.to_string());
-            }
-        }
-    }
-    if !impact.end_fields.is_empty() {
-        lines.push("\nfinal states, where A and B end differently (field: games, places):".to_string());
-        for (field, c) in &impact.end_fields {
-            lines.push(format!("  {field:<40} {:>5} game(s) {:>6} place(s)", c.games, c.places));
-        }
-    }
-}
-
-fn json_of(args: &ImpactArgs, impact: &Impact) -> Value {
-    let mut value = serde_json::to_value(impact).expect("serialises");
-    if let Value::Object(map) = &mut value {
-        map.insert("targets".into(), json!(args.targets));
-        map.insert("b".into(), json!(args.b));
-        map.insert("agree".into(), json!(impact.agree()));
-        map.insert("summary".into(), json!(impact.summary()));
-    }
-    value
 }

@@ -28,6 +28,23 @@ pub fn render(b: &str, targets: &[String], impact: &Impact) -> String {
     h.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     h.push_str(&format!("<title>{} · rollcall</title>\n<style>{STYLE}</style>\n</head>\n<body>\n", esc(&title)));
     h.push_str(&format!("<h1>{}</h1>\n", esc(&title)));
+    summary(&mut h, b, impact);
+    parting(&mut h, impact);
+    tallies(&mut h, impact);
+    for (title, list) in [
+        ("Do not verify under their own rules (not compared)", &impact.unproven),
+        ("Skipped (B does not apply, or diff cannot run them)", &impact.skipped),
+    ] {
+        left(&mut h, title, list);
+    }
+    h.push_str(&format!("<p><a href=\"#summary\">{}</a></p>\n", esc(&impact.summary())));
+    h.push_str(concat!("<footer><small>made by rollcall ", env!("CARGO_PKG_VERSION"), "</small></footer>\n"));
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+/// What A and B are, the verdict, and the counts of games and decisions.
+fn summary(h: &mut String, b: &str, impact: &Impact) {
     let a_b = if b.starts_with('+') {
         format!("A = each game's own rules, B = the same with {b}")
     } else {
@@ -50,7 +67,12 @@ pub fn render(b: &str, targets: &[String], impact: &Impact) -> String {
         h.push_str(&format!("<tr><td>{label}</td><td>{n}</td></tr>\n"));
     }
     h.push_str("</table>\n");
+}
 
+/// The games that part: a list linking to each, then those that part on
+/// outcome, each with its first divergence, then those that part only in
+/// reasoning.
+fn parting(h: &mut String, impact: &Impact) {
     let outcome: Vec<(usize, &GameImpact)> =
         impact.parting.iter().enumerate().filter(|(_, g)| g.class == Class::Outcome).collect();
     let reasoning: Vec<(usize, &GameImpact)> =
@@ -72,7 +94,7 @@ pub fn render(b: &str, targets: &[String], impact: &Impact) -> String {
     if !outcome.is_empty() {
         h.push_str("<h2>Games that part on outcome</h2>\n");
         for (i, g) in outcome {
-            game_section(&mut h, i, g);
+            game_section(h, i, g);
         }
     }
     if !reasoning.is_empty() {
@@ -88,17 +110,6 @@ pub fn render(b: &str, targets: &[String], impact: &Impact) -> String {
             ));
         }
     }
-    tallies(&mut h, impact);
-    for (title, list) in [
-        ("Do not verify under their own rules (not compared)", &impact.unproven),
-        ("Skipped (B does not apply, or diff cannot run them)", &impact.skipped),
-    ] {
-        left(&mut h, title, list);
-    }
-    h.push_str(&format!("<p><a href=\"#summary\">{}</a></p>\n", esc(&impact.summary())));
-    h.push_str(concat!("<footer><small>made by rollcall ", env!("CARGO_PKG_VERSION"), "</small></footer>\n"));
-    h.push_str("</body>\n</html>\n");
-    h
 }
 
 fn game_section(h: &mut String, i: usize, g: &GameImpact) {
@@ -133,7 +144,7 @@ fn game_section(h: &mut String, i: usize, g: &GameImpact) {
         "<p>{} of {} decisions differ in outcome; {}</p>\n</div>\n",
         g.divergent,
         g.decisions,
-        esc(&crate::commands::impact::end_text(g))
+        esc(&super::text::end_text(g))
     ));
 }
 
