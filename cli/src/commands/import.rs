@@ -4,10 +4,10 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use rollcall_core::game::{verify_each, Verified, Verifier, VerifyFailure};
+use rollcall_core::game::{Verified, Verifier, VerifyFailure};
 use rollcall_core::log::EventLog;
-use rollcall_core::pbem::exchange;
-use rollcall_core::record::{Event, Header, Kind};
+use rollcall_core::pbem::exchange::{self, ExtendError, Extension};
+use rollcall_core::record::Header;
 use rollcall_core::Digest;
 use serde_json::{json, Value};
 
@@ -135,74 +135,23 @@ fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Im
     Ok(Imported::New { file: file.display().to_string(), verified: Box::new(verified), header: Box::new(header) })
 }
 
-/// Import of a record of a game the store has: the record must be the same
-/// game (the same header) and agree with every stored event; what it holds
-/// beyond the store's head is appended. A record that parts from the stored
-/// game is a fork: refused, and kept as evidence.
+/// Import of a record of a game the store has: extended as
+/// [`exchange::extend`] extends it (the same game, agreeing with every
+/// stored event; a record that parts from it is a fork, kept as evidence).
 fn import_extend(log: &dyn EventLog, file: &Path, header: &Header) -> Result<Imported, Fail> {
-    let id = &header.game;
-    let stored = log.header(id)?;
-    if let Some(field) = exchange::header_difference(&stored, header) {
-        return Err(fail!(
-            "{}: a game {id:?} is in the store, and this record's header differs from it at {field}: it is another game with the same id (nothing was written)",
-            file.display()
-        ));
-    }
-    let ours = log.head(id)?;
-    // Pass 1: the whole record verifies, and agrees with the store up to its head.
-    let (_, events) = rollcall_store::file::read(file)?;
-    let mut stored_events = log.events(id, 1)?;
-    let mut fork: Option<exchange::Fork> = None;
-    let result = verify_each(header, events, |_, e| {
-        if e.seq <= ours.seq && fork.is_none() {
-            let same = matches!(stored_events.next(), Some(Ok(s)) if s.hash == e.hash);
-            if !same {
-                fork = Some(exchange::Fork {
-                    game: id.clone(),
-                    source: format!("record {}", file.display()),
-                    side: None,
-                    seq: e.seq,
-                    events: Vec::new(),
-                });
-            }
-        }
-        if let Some(f) = fork.as_mut() {
-            let open = f.events.len() < exchange::FORK_EVENTS
-                && !f.events.last().is_some_and(|l| l.contains("\"kind\":\"checkpoint\""));
-            if open {
-                f.events.push(rollcall_core::record::encode_event(e).unwrap_or_default());
-            }
-        }
-    });
-    drop(stored_events);
-    let verified = result.map_err(|f| fail!("{}: does not verify, so it was not imported: {f}", file.display()))?;
-    if let Some(fork) = fork {
-        let evidence = exchange::keep(log, &fork)?;
-        return Ok(Imported::Fork { id: id.clone(), file: file.display().to_string(), seq: fork.seq, evidence });
-    }
-    if verified.events <= ours.seq {
-        return Ok(Imported::Nothing { id: id.clone(), file: file.display().to_string(), head: ours });
-    }
-    // Pass 2: append what the store lacks, whole decisions at a time.
-    let (_, events) = rollcall_store::file::read(file)?;
-    let mut head = ours.hash;
-    let mut batch: Vec<Event> = Vec::new();
-    let mut appended = 0u64;
-    for event in events {
-        let event = event?;
-        if event.seq <= ours.seq {
-            continue;
-        }
-        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && batch.len() >= input::store::RUN_BATCH_EVENTS {
-            head = log.append(id, &head, &batch)?.hash;
-            appended += batch.len() as u64;
-            batch.clear();
-        }
-        batch.push(event);
-    }
-    if !batch.is_empty() {
-        head = log.append(id, &head, &batch)?.hash;
-        appended += batch.len() as u64;
-    }
-    Ok(Imported::Extended { id: id.clone(), file: file.display().to_string(), appended, from: ours.seq, head })
+    let (id, shown) = (header.game.clone(), file.display().to_string());
+    let read = || rollcall_store::file::read(file).map(|(_, events)| events);
+    let source = format!("record {}", file.display());
+    let extension =
+        exchange::extend(log, header, &source, read, input::store::RUN_BATCH_EVENTS).map_err(|e| match e {
+            ExtendError::OtherGame { .. } => fail!("{shown}: {e} (nothing was written)"),
+            ExtendError::Unverified(f) => fail!("{shown}: does not verify, so it was not imported: {f}"),
+            ExtendError::Read(e) => e.into(),
+            ExtendError::Log(e) => e.into(),
+        })?;
+    Ok(match extension {
+        Extension::Fork { seq, evidence } => Imported::Fork { id, file: shown, seq, evidence },
+        Extension::Nothing { head } => Imported::Nothing { id, file: shown, head },
+        Extension::Extended { appended, from, head } => Imported::Extended { id, file: shown, appended, from, head },
+    })
 }
