@@ -16,7 +16,7 @@ use crate::input::store;
 use crate::output::Report;
 
 /// The notes a store keeps on `game` (see `rollcall_core::pbem::exchange`
-/// and `serve::service`, which own their keys): removed with the game, so
+/// and `rollcall_server`, which own their keys): removed with the game, so
 /// that a later game under the same id does not inherit them.
 fn notes_of(log: &dyn EventLog, game: &str) -> Result<Vec<String>, Fail> {
     let mut keys: Vec<String> =
@@ -75,7 +75,7 @@ fn removed(cx: &Checked, id: &str, yes: bool) -> Result<Removed, Fail> {
     }
     // The server's chain for the game, if a dice server made it: it goes
     // with the game, so that the id can be created afresh.
-    let secrets = [crate::serve::service::chain_secret(id)];
+    let secrets = [rollcall_server::chain_secret(id)];
     log.remove_game(id, &head, &notes, &secrets).map_err(|e| match e {
         rollcall_core::log::LogError::StaleHead { seq, actual, .. } => fail!(
             "games rm {id}: the game moved on to seq {seq} ({actual}) while it was being removed (a server is playing it): nothing was removed from the store {}",

@@ -45,7 +45,7 @@ enum Outcome {
     Copied(rollcall_core::game::Verified),
     Present(u64),
     /// A game a dice server waits on for its shares: no events yet.
-    Waiting(crate::serve::service::CarriedWaiting),
+    Waiting(rollcall_server::CarriedWaiting),
 }
 
 /// `rollcall store copy`: every game named (or every game of the source)
@@ -64,7 +64,7 @@ pub fn copy(from: &str, to: &str, games: &[String], mode: crate::output::Mode) -
     } else {
         let mut named = Vec::new();
         for id in games {
-            if has_game(&source, id)? || source.note(&crate::serve::service::waiting_note(id))?.is_none() {
+            if has_game(&source, id)? || source.note(&rollcall_server::waiting_note(id))?.is_none() {
                 named.push(id.clone());
             }
         }
@@ -79,7 +79,7 @@ pub fn copy(from: &str, to: &str, games: &[String], mode: crate::output::Mode) -
         said += 1;
         stream.push(&(id.as_str(), game))?;
     }
-    for waiting in crate::serve::service::carry_waiting(&source, &target, games).map_err(|m| fail!("{m}"))? {
+    for waiting in rollcall_server::carry_waiting(&source, &target, games).map_err(|m| fail!("{m}"))? {
         copied += usize::from(!waiting.present);
         said += 1;
         stream.push(&(waiting.game.clone().as_str(), Outcome::Waiting(waiting)))?;
@@ -126,7 +126,7 @@ fn carry_sealed(
     target: &dyn EventLog,
     header: &rollcall_core::record::Header,
 ) -> Result<(), Fail> {
-    crate::serve::service::carry_sealed(source, target, header).map_err(|m| fail!("its server's secrets: {m}"))
+    rollcall_server::carry_sealed(source, target, header).map_err(|m| fail!("its server's secrets: {m}"))
 }
 
 /// The notes the source keeps on a play-by-email game (the side it plays,

@@ -1,23 +1,22 @@
 //! `rollcall serve`: the sealed dice server and referee, over HTTP/JSON, on
 //! the embedded store or on PostgreSQL (several servers over one database).
-//! [`service`] is the logic, [`http`] the routes, [`page`] the play page a
-//! side plays from in a browser, [`commit`] the group commit, [`blocking`]
-//! the store called from async handlers, [`client`] what the CLI does
-//! against a server (`play --server`, `turn fetch`, `verify URL`).
+//! HTTP only: the server's logic is the `rollcall-server` crate
+//! ([`rollcall_server::Service`]), which [`http`]'s routes carry; [`page`]
+//! is the play page a side plays from in a browser, [`blocking`] the store
+//! called from async handlers, [`client`] the requests the CLI's commands
+//! send to a server (`play --server`, `turn fetch`, `verify URL`).
 
-pub mod batch;
 pub mod blocking;
 pub mod client;
-pub mod commit;
 pub mod http;
 pub mod page;
-pub mod service;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use rollcall_core::log::EventLog;
+use rollcall_core::log::{EventLog, LogError};
+use rollcall_server::Service;
 
 use crate::fail::Fail;
 use crate::input::store;
@@ -33,7 +32,7 @@ pub fn run(db: &crate::input::store::StoreSpec, addr: &str, turns: u64) -> Resul
     } else {
         blocking::Blocking::new(store)
     });
-    let service = service::Service::open(log, random, turns).map_err(|e| Fail::msg(e.to_string()))?;
+    let service = Service::open(log, random, turns, stop_unflushed).map_err(|e| Fail::msg(e.to_string()))?;
     let key = service.public_key();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -59,6 +58,13 @@ pub fn run(db: &crate::input::store::StoreSpec, addr: &str, turns: u64) -> Resul
     Ok(ExitCode::SUCCESS)
 }
 
+/// The store could not be flushed: nothing written from now on would be
+/// durable, so the server stops before it acknowledges anything more.
+fn stop_unflushed(e: &LogError) {
+    eprintln!("rollcall serve: cannot flush the store ({e}): stopping, so that nothing unflushed is acknowledged");
+    std::process::exit(70);
+}
+
 fn random() -> [u8; 32] {
     let mut bytes = [0u8; 32];
     getrandom::getrandom(&mut bytes).expect("the operating system gives randomness");
@@ -72,7 +78,7 @@ fn stop_signals() -> std::io::Result<[tokio::signal::unix::Signal; 2]> {
     Ok([signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?])
 }
 
-async fn shutdown([mut interrupt, mut term]: [tokio::signal::unix::Signal; 2], service: Arc<service::Service>) {
+async fn shutdown([mut interrupt, mut term]: [tokio::signal::unix::Signal; 2], service: Arc<Service>) {
     tokio::select! {
         _ = interrupt.recv() => {}
         _ = term.recv() => {}

@@ -26,7 +26,7 @@ use rollcall_core::ruleset::Refusal;
 use rollcall_core::sealed::Chain;
 use serde_json::Value;
 
-use super::service::ApiError;
+use crate::error::ApiError;
 
 /// A batch decided: the game after what is to be written, and the events.
 pub struct Decided {
