@@ -1,8 +1,18 @@
-//! The `rollcall` binary: glue. `main` parses the command line and calls
-//! [`commands::run`], which returns the exit code; only this crate prints or
-//! exits. Exit codes ([`exit`]): 0 fine, 1 verification failed or versions
-//! differ, 2 bad input or usage (bad input names the file, line and field,
-//! and nothing is written), 3 a decision the rules refuse.
+//! The `rollcall` binary: glue. `main` parses the command line ([`args`]),
+//! checks once the context every command runs in
+//! ([`input::checked::Checked`]) and calls [`commands::run()`], which
+//! returns the exit code; only this crate prints or exits. Exit codes
+//! ([`output::exit`]): 0 fine, 1 verification failed or versions differ, 2
+//! bad input or usage (bad input names the file, line and field, and
+//! nothing is written), 3 a decision the rules refuse.
+//!
+//! The crate in layers, each a folder, each importing only those below it:
+//! [`args`] (the command line, clap's types alone) and [`fail`] (the
+//! failure that exits 2) at the bottom; [`output`] (the one printer, the
+//! record's page) above them; [`input`] (the store, record files, scripts,
+//! rule versions, positions) above it; [`tui`] (the terminal's models) and
+//! [`serve`] (the dice server's HTTP) above those; [`commands`] (a file per
+//! command or family) at the top. `tests/house.rs` holds it.
 
 /// `println!` for text that may hold text from a record or an input: every
 /// control character but the newline is escaped (see `rollcall_core::text`).
@@ -15,7 +25,7 @@ macro_rules! say {
     };
 }
 
-/// A [`store::Fail`] that the formatted message says all of.
+/// A [`fail::Fail`] that the formatted message says all of.
 macro_rules! fail {
     ($($arg:tt)*) => {
         $crate::fail::Fail::msg(format!($($arg)*))

@@ -10,7 +10,7 @@
 //! that ends the turn.** It is kept in the store's secrets and in memory,
 //! never in a note, an answer or a log line.
 
-mod batch;
+pub mod batch;
 mod error;
 mod service;
 

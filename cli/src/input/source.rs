@@ -1,6 +1,6 @@
 //! Where a command's input comes from: a record file or a stored game, and a
 //! rule version (inline, or a house-rules file). Below the commands that
-//! share them (`commands.rs`, `diff.rs`, `view.rs`, `pbem.rs`, `simulate.rs`).
+//! share them (read, verify, diff, view, moves, pbem, simulate).
 
 use std::fmt;
 use std::path::{Path, PathBuf};

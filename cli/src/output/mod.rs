@@ -1,5 +1,5 @@
 //! What the commands print, and the one printer that prints it: a command
-//! returns a [`Report`], and [`print`] renders it once, as human text or as
+//! returns a [`Report`], and [`print()`] renders it once, as human text or as
 //! one JSON document (`--json`). A command that prints as it goes (`log`,
 //! `replay`, `run`, `play --stream`) hands each [`Item`] to a [`Stream`]
 //! ([`stream`]), which holds no more than a line. Beside the printer: the
@@ -46,7 +46,7 @@ impl Mode {
     }
 }
 
-/// What a command found, which [`print`] renders in either mode.
+/// What a command found, which [`print()`] renders in either mode.
 pub trait Report {
     /// The lines a person reads (escaped as `say!` escapes them when printed).
     fn text(&self) -> Vec<String>;
