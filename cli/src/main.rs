@@ -15,13 +15,13 @@
 //! command or family) at the top. `tests/house.rs` holds it.
 
 /// `println!` for text that may hold text from a record or an input: every
-/// control character but the newline is escaped (see `rollcall_core::text`).
+/// control character but the newline is escaped ([`output::say`]).
 macro_rules! say {
     () => {
-        println!()
+        $crate::output::say("")
     };
     ($($arg:tt)*) => {
-        println!("{}", rollcall_core::text::escape_lines(&format!($($arg)*)))
+        $crate::output::say(&format!($($arg)*))
     };
 }
 
@@ -32,10 +32,10 @@ macro_rules! fail {
     };
 }
 
-/// `print!`, escaped as [`say!`] escapes.
+/// `print!`, escaped as [`say!`] escapes ([`output::show`]).
 macro_rules! show {
     ($($arg:tt)*) => {
-        print!("{}", rollcall_core::text::escape_lines(&format!($($arg)*)))
+        $crate::output::show(&format!($($arg)*))
     };
 }
 

@@ -13,7 +13,9 @@ use crate::fail::{Context, Fail};
 /// Prints the completion script of `shell` to standard output.
 pub fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Fail> {
     let mut command = Args::command();
-    clap_complete::generate(shell, &mut command, "rollcall", &mut std::io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "rollcall", &mut script);
+    crate::output::document(&script)?;
     Ok(ExitCode::SUCCESS)
 }
 

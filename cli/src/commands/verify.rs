@@ -16,7 +16,7 @@ use crate::input::checked::Checked;
 use crate::input::source::Target;
 use crate::output::colour::Verdict;
 use crate::output::record::verified_json;
-use crate::output::{self, Line, Mode, Report};
+use crate::output::{self, Line, Mode, Report, Series};
 
 /// `rollcall verify TARGET`: what a record proves, or the first place where
 /// it fails.
@@ -116,25 +116,15 @@ pub fn verify_each_target(cx: &Checked, targets: &[String], expect_head: Option<
             targets.len()
         ));
     }
-    let (mut failed, mut unreadable, mut records) = (Vec::new(), Vec::new(), Vec::new());
-    // Reports printed so far: each after the first, and the tally, follows a blank line.
-    let mut printed = 0;
+    let (mut failed, mut unreadable) = (Vec::new(), Vec::new());
+    let mut series = Series::new(cx.mode);
     for target in targets {
         match verify(cx, target, None) {
             Ok(report) => {
                 if report.outcome.is_err() {
                     failed.push(target.as_str());
                 }
-                match cx.mode {
-                    Mode::Text => {
-                        if printed > 0 {
-                            say!();
-                        }
-                        output::print(&report, Mode::Text);
-                        printed += 1;
-                    }
-                    Mode::Json => records.push(report.json()),
-                }
+                series.push(&report);
             }
             Err(e) => {
                 // Named, unless the error names it already.
@@ -142,10 +132,9 @@ pub fn verify_each_target(cx: &Checked, targets: &[String], expect_head: Option<
                     m if m.contains(target.as_str()) => m,
                     m => format!("{target}: {m}"),
                 };
-                eprintln!("error: {}", rollcall_core::text::escape_lines(&message));
-                if cx.mode == Mode::Json {
-                    records.push(json!({"ok": false, "target": target, "error": {"kind": "input", "exit": crate::output::exit::INPUT, "message": message}}));
-                }
+                let document = json!({"ok": false, "target": target,
+                    "error": {"kind": "input", "exit": crate::output::exit::INPUT, "message": message}});
+                series.push_error(&message, document);
                 unreadable.push(target.as_str());
             }
         }
@@ -158,16 +147,7 @@ pub fn verify_each_target(cx: &Checked, targets: &[String], expect_head: Option<
     if !unreadable.is_empty() {
         tally += &format!(", {} not read ({})", unreadable.len(), unreadable.join(", "));
     }
-    let all = failed.is_empty() && unreadable.is_empty();
-    match cx.mode {
-        Mode::Text => {
-            if printed > 0 {
-                say!();
-            }
-            crate::output::colour::say(&tally, if all { Verdict::Good } else { Verdict::Bad })
-        }
-        Mode::Json => output::print_json(&json!({"ok": all, "records": records})),
-    }
+    series.finish("records", &tally, failed.is_empty() && unreadable.is_empty());
     let code = match (unreadable.is_empty(), failed.is_empty()) {
         (false, _) => crate::output::exit::INPUT,
         (true, false) => crate::output::exit::FAILED,

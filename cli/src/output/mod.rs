@@ -13,16 +13,21 @@ pub mod files;
 pub mod listing;
 pub mod progress;
 pub mod record;
+mod series;
 mod stream;
 pub mod suggest;
 pub mod view;
 
+pub use series::Series;
 pub use stream::{print_error_json, Item, Stream};
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use rollcall_core::text;
 use serde_json::Value;
+
+use crate::fail::{Context, Fail};
 
 use crate::output::colour::Verdict;
 
@@ -152,6 +157,26 @@ pub fn note(mode: Mode, line: impl FnOnce() -> String) {
     if mode == Mode::Text {
         say!("{}", line());
     }
+}
+
+/// A line of text on standard output, every control character but the
+/// newline escaped (`rollcall_core::text::escape_lines`): what the `say!`
+/// macro prints, for a command whose text has no JSON form (the demo's
+/// tour, a file written).
+pub fn say(line: &str) {
+    println!("{}", text::escape_lines(line));
+}
+
+/// [`say`] without the line's end.
+pub fn show(text: &str) {
+    print!("{}", text::escape_lines(text));
+}
+
+/// A document written to standard output as it is, byte for byte (a shell's
+/// completion script, which is rollcall's own text, not a record's).
+pub fn document(bytes: &[u8]) -> Result<(), Fail> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).and_then(|()| out.flush()).context("stdout")
 }
 
 /// Prints one JSON document; characters serde_json leaves raw that a

@@ -34,7 +34,7 @@ pub fn run(cx: &Checked, id: &str) -> Result<ExitCode, Fail> {
     let model = Model::new(open(&cx.db, id)?);
     let model = crate::tui::term::run_play(model, |request| perform(&cx.db, id, request))?;
     for line in &model.said {
-        println!("{line}");
+        say!("{line}");
     }
     Ok(ExitCode::SUCCESS)
 }
