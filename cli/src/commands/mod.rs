@@ -1,5 +1,8 @@
-//! The commands. Each reads its inputs, calls the core and the store, and
-//! prints: human text by default, one JSON document with `--json`.
+//! The commands: a file per command or family (`play/`, `impact/`), each a
+//! thin function over the core, the store and the server that reads its
+//! inputs ([`crate::input`]) and hands what it found to the printer
+//! ([`crate::output`]): human text by default, one JSON document with
+//! `--json`. [`run()`] dispatches the command line's [`Command`].
 
 pub mod decisions;
 pub mod demo;

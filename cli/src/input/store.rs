@@ -1,4 +1,7 @@
-//! Where the store is, and reading inputs the commands share.
+//! Where the store is, opening it (a reading command opens only a store
+//! that exists), the inputs the commands share (a file, standard input),
+//! who decides in this store and the snapshot kept after a write, and
+//! [`Creation`]: a game being created, whole or not at all.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
