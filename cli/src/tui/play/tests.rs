@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use rollcall_core::keys::SecretKey;
 use rollcall_core::log::MemLog;
+use rollcall_core::moves::{Field, Shape};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::Kind;
 use rollcall_core::script::Script;
