@@ -174,26 +174,36 @@ impl Player {
 
     /// Evaluates a JavaScript expression in the page; its value, through JSON.
     fn eval(&self, expression: &str) -> Value {
+        self.try_eval(expression).unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+
+    /// Evaluates a JavaScript expression in the page: its value, through
+    /// JSON, or what it threw.
+    fn try_eval(&self, expression: &str) -> Result<Value, String> {
         let wrapped = format!("JSON.stringify((() => {{ return ({expression}); }})())");
-        let result = self.tab.evaluate(&wrapped, false).unwrap();
+        let result = self.tab.evaluate(&wrapped, false).map_err(|e| format!("evaluating {expression}: {e}"))?;
         match result.value {
-            Some(Value::String(text)) => serde_json::from_str(&text).unwrap(),
-            other => panic!("{}: evaluating {expression}: {other:?} ({:?})", self.name, result.description),
+            Some(Value::String(text)) => Ok(serde_json::from_str(&text).unwrap()),
+            other => Err(format!("evaluating {expression}: {other:?} ({:?})", result.description)),
         }
     }
 
-    /// Waits until `condition` (JavaScript) holds; its value.
+    /// Waits until `condition` (JavaScript) holds; its value. While a page
+    /// loads (after a reload, its `document.body` is not there yet) the
+    /// condition may throw: that is "not yet", and the last such error is
+    /// told if the wait runs out.
     fn wait(&self, what: &str, condition: &str) -> Value {
         let start = Instant::now();
         loop {
-            let value = self.eval(condition);
-            if value != Value::Bool(false) && value != Value::Null {
-                return value;
-            }
+            let thrown = match self.try_eval(condition) {
+                Ok(value) if value != Value::Bool(false) && value != Value::Null => return value,
+                Ok(_) => None,
+                Err(e) => Some(e),
+            };
             if start.elapsed() > Duration::from_secs(30) {
-                let page = self.eval("document.body.innerText.slice(0, 3000)");
+                let page = self.try_eval("document.body.innerText.slice(0, 3000)").unwrap_or_else(Value::String);
                 panic!(
-                    "{}: waited 30 s for {what}; the page says:\n{}\nconsole: {:?}",
+                    "{}: waited 30 s for {what}; the page says:\n{}\nthe condition last threw: {thrown:?}\nconsole: {:?}",
                     self.name,
                     page.as_str().unwrap_or(""),
                     self.errors.lock().unwrap()
