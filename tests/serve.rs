@@ -1313,3 +1313,62 @@ fn the_moves_route_lists_what_a_side_may_do_and_each_entry_is_accepted() {
     assert_eq!(status, 404);
     server.stop();
 }
+
+/// `rollcall` run with `args`, against no store of its own that matters.
+fn rollcall_cli(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("--db").arg(dir.join("local")).args(args).output().unwrap()
+}
+
+#[test]
+fn a_player_lists_and_picks_moves_on_the_server_without_writing_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"));
+    let t = Transcript::default();
+    let (allies, axis) = sealed_game(&server, "pick", &t);
+    let url = server.url("");
+    let (s, v) = decide(&server, "pick", &allies, json!({"type": "begin-turn", "first": "allies"}), &t);
+    assert_eq!(s, 200, "{v}");
+    // Given allies to activate, when allies lists its moves through the
+    // server, then it sees the route's own listing, in words or in JSON.
+    let out = rollcall_cli(dir.path(), &["moves", "pick", "--server", &url, "--token", &allies, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let route = ureq::get(&server.url("/games/pick/moves")).set("Authorization", &format!("Bearer {allies}"));
+    assert_eq!(listed, call(route, None, &t).1, "moves --server prints the server's listing");
+    assert_eq!(listed["side"], "allies");
+    let first = &listed["groups"][0]["entries"][0];
+    assert_eq!(first["decision"]["type"], "activate", "{listed}");
+    let out = rollcall_cli(dir.path(), &["moves", "pick", "--server", &url, "--token", &allies]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("What allies may do now:") && text.contains("--server URL --token T"), "{text}");
+    // A pick that names no entry, or a token not of the game: exit 2, nothing sent.
+    let before = head(&server, "pick", &t);
+    let out = rollcall_cli(dir.path(), &["play", "pick", "--server", &url, "--token", &allies, "--pick", "99"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--pick 99") && err.contains("rollcall moves pick --server"), "{err}");
+    let out = rollcall_cli(dir.path(), &["play", "pick", "--server", &url, "--token", &"0".repeat(64), "--pick", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(head(&server, "pick", &t), before, "nothing was written");
+    // When allies picks the first entry, then the server decides it and
+    // signs the new head, as for a decision file.
+    let out =
+        rollcall_cli(dir.path(), &["play", "pick", "--server", &url, "--token", &allies, "--pick", "1", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["ok"].as_bool(), report["head_signature_valid"].as_bool()), (Some(true), Some(true)));
+    assert_eq!(report["answer"]["events"][0]["body"]["decision"], first["decision"], "{report}");
+    assert_ne!(head(&server, "pick", &t), before);
+    // Axis's token lists axis's moves: with allies' leader active, axis
+    // has nothing of its own, and a pick of an own move names that.
+    let out = rollcall_cli(dir.path(), &["moves", "pick", "--server", &url, "--token", &axis, "--json"]);
+    let axis_list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(axis_list["side"], "axis", "{axis_list}");
+    let own = axis_list["groups"].as_array().unwrap().iter().filter(|g| g["referee"] != true).count();
+    assert_eq!(own, 0, "{axis_list}");
+    let out = rollcall_cli(dir.path(), &["play", "pick", "--server", &url, "--token", &axis, "--pick", "activate"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--pick activate"), "{err}");
+    server.stop();
+}

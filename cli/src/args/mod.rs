@@ -119,16 +119,23 @@ pub enum Command {
     /// List the decisions legal now, numbered and in words: a side's own
     /// (by default the side awaited), then the referee's inputs.
     #[command(
-        after_help = "Example:\n  rollcall moves friday\n  rollcall moves friday --side axis\n  rollcall moves friday --side referee\n  rollcall moves friday --json\n  rollcall play friday --pick 3\n  rollcall play friday --pick 'command rifles-1'"
+        after_help = "Example:\n  rollcall moves friday\n  rollcall moves friday --side axis\n  rollcall moves friday --side referee\n  rollcall moves friday --json\n  rollcall play friday --pick 3\n  rollcall play friday --pick 'command rifles-1'\n  rollcall moves friday --server http://dice.example:7878 --token $TOKEN\n  rollcall play friday --server http://dice.example:7878 --token $TOKEN --pick 3"
     )]
     Moves {
-        /// A game id in the store, or a record file (.jsonl), read where it is.
+        /// A game id in the store, or a record file (.jsonl), read where it
+        /// is; with --server, a game id on the dice server.
         game: String,
         /// The side to list for (by default this store's side in a
-        /// play-by-email game, else the side the game awaits); `referee`
-        /// for the referee's inputs alone.
+        /// play-by-email game, the token's side on a dice server, else the
+        /// side the game awaits); `referee` for the referee's inputs alone.
         #[arg(long)]
         side: Option<String>,
+        /// List the game on a dice server (`rollcall serve`) instead of this store.
+        #[arg(long, value_name = "URL")]
+        server: Option<String>,
+        /// With --server: your side's token, so that the list is your side's.
+        #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true, requires = "server")]
+        token: Option<String>,
     },
     /// List a game's events, narrated; from the start, or from a seq, a decision or a turn on.
     #[command(

@@ -41,7 +41,7 @@ pub struct PlayArgs {
     pub fields: Vec<String>,
     /// Play one of the decisions `rollcall moves GAME` lists: its number,
     /// or its words (`'command rifles-1'`, `'command unit=rifles-1'`).
-    #[arg(long, value_name = "N|WORDS", conflicts_with_all = ["stream", "server"])]
+    #[arg(long, value_name = "N|WORDS", conflicts_with = "stream")]
     pub pick: Option<String>,
     /// With --pick: the side whose list the number is of (as `moves --side`).
     #[arg(long, requires = "pick")]

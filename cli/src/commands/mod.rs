@@ -47,7 +47,10 @@ pub fn run(args: Args, cx: &Checked) -> Result<ExitCode, Fail> {
         Command::Run { script, game } => run::run_script(cx, &script, game),
         Command::New(args) => Ok(output::print(&new::new(db, args)?, mode)),
         Command::Play(args) => play::run(cx, args),
-        Command::Moves { game, side } => moves::moves(cx, &game, side),
+        Command::Moves { game, side, server: Some(server), token } => {
+            moves::on_server(&game, side.as_deref(), &server, token.as_deref(), cx.mode)
+        }
+        Command::Moves { game, side, server: None, .. } => moves::moves(cx, &game, side),
         Command::Serve { addr, turns } => crate::serve::run(db, &addr, turns),
         Command::Log { game, from, position } => read::log(cx, &game, Position::given(&position, from)),
         Command::State { game, at, position } => {

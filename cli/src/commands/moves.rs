@@ -24,13 +24,51 @@ pub fn moves(cx: &Checked, target: &str, side: Option<String>) -> Result<ExitCod
     let game = reader.at(target, &id, None)?;
     let side = listed_side(&game, side, mine);
     let listing = listing(&game, side.as_deref())?;
-    Ok(output::print(&Moves { listing, decisions: game.decisions() }, cx.mode))
+    Ok(output::print(&Moves { listing, decisions: game.decisions(), remote: false }, cx.mode))
+}
+
+/// `rollcall moves GAME --server URL [--token T] [--side S]`: the listing
+/// the dice server gives (`GET /games/{id}/moves`), for the token's side
+/// when one is sent, printed as for a game in the store.
+pub fn on_server(
+    game: &str,
+    side: Option<&str>,
+    url: &str,
+    token: Option<&str>,
+    mode: crate::output::Mode,
+) -> Result<ExitCode, Fail> {
+    let (listing, decisions) = server_listing(url, game, side, token)?;
+    Ok(output::print(&Moves { listing, decisions, remote: true }, mode))
+}
+
+/// A dice server's listing of `game` for `side` (or the token's side, or
+/// the side awaited) and how many decisions the game has: what `moves
+/// --server` prints and `play --server --pick` picks from. A refusal (no
+/// such game, a token not of the game, no such side) is the server's
+/// message, exit 2.
+pub fn server_listing(url: &str, game: &str, side: Option<&str>, token: Option<&str>) -> Result<(Listing, u64), Fail> {
+    use crate::serve::client::{base, get, get_as};
+    let status = get(&format!("{}/games/{game}", base(url)))?;
+    if status.status != 200 {
+        return Err(fail!("{url}: game {game}: {}", status.message()));
+    }
+    let decisions = status.json()["decisions"].as_u64().unwrap_or_default();
+    let query = side.map(|s| format!("?side={s}")).unwrap_or_default();
+    let answer = get_as(&format!("{}/games/{game}/moves{query}", base(url)), token)?;
+    if answer.status != 200 {
+        return Err(fail!("{url}: game {game}: {}", answer.message()));
+    }
+    let listing = serde_json::from_str(&answer.body)
+        .map_err(|e| fail!("{url}: game {game}: the server's list of moves is not one rollcall reads: {e}"))?;
+    Ok((listing, decisions))
 }
 
 /// What `moves` prints.
 struct Moves {
     listing: Listing,
     decisions: u64,
+    /// Listed by a dice server.
+    remote: bool,
 }
 
 impl Report for Moves {
@@ -66,13 +104,15 @@ impl Report for Moves {
         }
         lines.push(String::new());
         lines.push(format!(
-            "Play one: rollcall play {} --pick N, with the fields it asks for as FIELD=VALUE{}",
+            "Play one: rollcall play {} --pick N, with the fields it asks for as FIELD=VALUE{}{}",
             l.game,
             match &l.side {
-                Some(side) if Some(side) != Some(&l.awaited) => format!(" (and --side {side})"),
+                // On a dice server the token says the side.
+                Some(side) if Some(side) != Some(&l.awaited) && !self.remote => format!(" (and --side {side})"),
                 None => format!(" (and --side {REFEREE})"),
                 _ => String::new(),
-            }
+            },
+            if self.remote { " (and --server URL --token T, as here)" } else { "" }
         ));
         lines
     }

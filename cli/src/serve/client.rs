@@ -49,6 +49,15 @@ pub fn get(url: &str) -> Result<Answer, Fail> {
     send(agent().get(url), None)
 }
 
+/// A GET with the side's token, when there is one.
+pub fn get_as(url: &str, token: Option<&str>) -> Result<Answer, Fail> {
+    let mut request = agent().get(url);
+    if let Some(t) = token {
+        request = request.set("Authorization", &format!("Bearer {t}"));
+    }
+    send(request, None)
+}
+
 pub fn post(url: &str, token: Option<&str>, body: &Value) -> Result<Answer, Fail> {
     let mut request = agent().post(url);
     if let Some(t) = token {

@@ -29,6 +29,7 @@ use crate::output::{self, Item, Report};
 /// Runs `rollcall play` in the form its arguments ask for.
 pub fn run(cx: &Checked, args: PlayArgs) -> Result<ExitCode, Fail> {
     match args {
+        args @ PlayArgs { pick: Some(_), server: Some(_), .. } => server::play_picked(&args, cx.mode),
         args @ PlayArgs { pick: Some(_), .. } => pick::play(cx, &args),
         PlayArgs { decision: None, server: None, stream: false, game, .. } if terminal::on_terminal(cx.mode) => {
             terminal::run(cx, &game)

@@ -16,7 +16,7 @@ use crate::output;
 use crate::output::listing::{listed_side, listing, REFEREE};
 
 /// `FIELD=VALUE` arguments, split; a malformed one names itself.
-fn given_fields(args: &[String]) -> Result<Vec<(String, String)>, Fail> {
+pub(super) fn given_fields(args: &[String]) -> Result<Vec<(String, String)>, Fail> {
     args.iter()
         .map(|a| match a.split_once('=') {
             Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),

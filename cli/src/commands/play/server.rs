@@ -1,10 +1,11 @@
-//! `rollcall play --server URL --token T GAME FILE|-`: decisions made
-//! through a dice server instead of this store.
+//! `rollcall play --server URL --token T GAME FILE|-` (or `--pick N`):
+//! decisions made through a dice server instead of this store.
 
 use std::process::ExitCode;
 
 use rollcall_core::keys::{PublicKey, Signature};
 use rollcall_core::log::Head;
+use rollcall_core::moves::FillError;
 use rollcall_core::sealed::head_message;
 use serde_json::{json, Value};
 
@@ -18,12 +19,39 @@ use crate::serve::client::{base, get, post};
 /// `rollcall play --server URL --token T GAME FILE|-`: the decisions (one, or
 /// a JSON array played all or nothing) on the game's head, through the server.
 pub fn play(args: &PlayArgs, mode: Mode) -> Result<ExitCode, Fail> {
-    let json_out = mode == Mode::Json;
-    let (url, token) = (args.server.as_deref().unwrap_or_default(), args.token.as_deref().unwrap_or_default());
-    let (game, source) = (args.game.as_str(), args.decision.as_deref().unwrap_or("-"));
+    let source = args.decision.as_deref().unwrap_or("-");
     let name = if source == "-" { "<stdin>" } else { source };
     let text = read_text(source)?;
     let value: Value = serde_json::from_str(&text).map_err(|e| fail!("{name}:{}: not JSON: {e}", e.line()))?;
+    send(args, value, name, mode)
+}
+
+/// `rollcall play --server URL --token T GAME --pick N [FIELD=VALUE…]`: the
+/// entry picked from the server's listing for the token's side (or
+/// `--side`), its fields filled in as `play --pick` fills them, sent as a
+/// decision file's would be. A pick or field that does not read exits 2
+/// and sends nothing.
+pub fn play_picked(args: &PlayArgs, mode: Mode) -> Result<ExitCode, Fail> {
+    let (url, token) = (args.server.as_deref().unwrap_or_default(), args.token.as_deref());
+    let (game, picked) = (args.game.as_str(), args.pick.as_deref().unwrap_or_default());
+    let typed: Vec<String> = args.decision.iter().chain(&args.fields).cloned().collect();
+    let given = super::pick::given_fields(&typed)?;
+    let (listing, _) = crate::commands::moves::server_listing(url, game, args.side.as_deref(), token)?;
+    let see = format!("see `rollcall moves {game} --server {url}`");
+    let entry = listing.pick(picked).map_err(|e| fail!("--pick {picked}: {e} ({see})"))?;
+    let decision = entry.fill(&given, false).map_err(|e| {
+        let hint = if matches!(e, FillError::Missing { .. }) { ": give each as FIELD=VALUE" } else { "" };
+        fail!("--pick {picked} ({}): {e}{hint}", entry.pick)
+    })?;
+    send(args, decision, &format!("--pick {picked} ({})", entry.pick), mode)
+}
+
+/// Sends `value` (one decision, or an array played in order) on the game's
+/// head, and reports the server's answer; `name` says where it came from.
+fn send(args: &PlayArgs, value: Value, name: &str, mode: Mode) -> Result<ExitCode, Fail> {
+    let json_out = mode == Mode::Json;
+    let (url, token) = (args.server.as_deref().unwrap_or_default(), args.token.as_deref().unwrap_or_default());
+    let game = args.game.as_str();
     let status = get(&format!("{}/games/{game}", base(url)))?;
     if status.status != 200 {
         return Err(fail!("{url}: game {game}: {}", status.message()));
