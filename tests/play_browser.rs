@@ -118,7 +118,16 @@ extern "C" {
 
 /// A sealed game made on the server and begun (both shares given): each
 /// side's token.
-fn sealed_game(server: &Server, game: &str, rules: &str, scenario: Value, sides: [&str; 2]) -> [String; 2] {
+/// Creates a sealed game; the first `shares` sides give their seed shares
+/// over HTTP (the others, from their pages): the two tokens.
+fn sealed_game(
+    server: &Server,
+    game: &str,
+    rules: &str,
+    scenario: Value,
+    sides: [&str; 2],
+    shares: usize,
+) -> [String; 2] {
     let keys: Vec<Value> = sides
         .iter()
         .enumerate()
@@ -127,7 +136,7 @@ fn sealed_game(server: &Server, game: &str, rules: &str, scenario: Value, sides:
     let created =
         server.post("/games", None, &json!({"game": game, "rules": rules, "scenario": scenario, "sides": keys}));
     let tokens = sides.map(|s| created["tokens"][s].as_str().unwrap().to_string());
-    for (i, token) in tokens.iter().enumerate() {
+    for (i, token) in tokens.iter().enumerate().take(shares) {
         let share = json!({"share": rollcall_core::digest::hex32(&[i as u8 + 60; 32])});
         server.post(&format!("/games/{game}/share"), Some(token), &share);
     }
@@ -383,13 +392,32 @@ fn sign_in(p: &Player, token: &str, game: &str, wrong_first: bool) {
     }
     p.type_into("#token", token);
     p.tab.press_key("Enter").unwrap();
-    p.wait("the game", "!document.getElementById('play').hidden && document.getElementById('my-side')");
+    p.wait(
+        "the game, or its seed share asked for",
+        "!document.getElementById('play').hidden && (document.getElementById('my-side') || !document.getElementById('seed').hidden)",
+    );
     assert_eq!(
         p.eval(&format!("sessionStorage.getItem('rollcall-token:{game}')")),
         token,
         "kept in the tab's session storage"
     );
     assert!(!p.eval("location.href").as_str().unwrap().contains(token), "never in the address");
+}
+
+/// A page signed in to a game that waits for its side's seed share gives
+/// it: the server takes 32 bytes the browser drew, the game begins, and the
+/// page goes on to play it.
+fn give_share(p: &Player, server: &Server, game: &str) {
+    progress("a seed share from the page");
+    let notice = p.wait("the waiting notice", "document.getElementById('notice').textContent || null");
+    assert!(notice.as_str().unwrap().contains("waits for the seed shares of axis"), "{}: {notice}", p.name);
+    assert_eq!(server.get(&format!("/games/{game}"))["status"], "waiting for shares");
+    p.click("#share-go");
+    let said = p.wait("the share taken", "document.getElementById('share-answer').textContent || null");
+    assert!(said.as_str().unwrap().contains("it was the last: the game begins"), "{}: {said}", p.name);
+    p.wait("the game, begun", "document.getElementById('my-side') && document.getElementById('seed').hidden");
+    let status = server.get(&format!("/games/{game}"));
+    assert_ne!(status["status"], "waiting for shares", "{status}");
 }
 
 /// The page whose side is awaited; the referee's inputs go to each page in turn.
@@ -497,13 +525,15 @@ fn leader_activation(browser: &Browser, server: &Server, dir: &Path) -> [String;
     let sides = ["allies", "axis"];
     let scenario: Value =
         serde_json::from_str(&std::fs::read_to_string(root().join("examples/pbem/scenario.json")).unwrap()).unwrap();
-    let tokens = sealed_game(server, game, "leader-activation@2", scenario, sides);
+    let tokens = sealed_game(server, game, "leader-activation@2", scenario, sides, 1);
     let players = [
         Player::open(browser, server, game, "leader-activation: allies", false),
         Player::open(browser, server, game, "leader-activation: axis, on a phone", true),
     ];
-    sign_in(&players[0], &tokens[0], game, false);
+    // Axis gives its seed share from its page, and with it the game begins.
     sign_in(&players[1], &tokens[1], game, true);
+    give_share(&players[1], server, game);
+    sign_in(&players[0], &tokens[0], game, false);
     let [allies, axis] = &players;
     // The token is entered once: the tab reloaded plays on with it.
     allies.eval("document.body.dataset.old = 'yes'");
@@ -615,7 +645,7 @@ fn formation_activation(browser: &Browser, server: &Server, dir: &Path) -> [Stri
         "end_turn_chits": ["end-turn"],
         "end_turn_after": 1
     });
-    let tokens = sealed_game(server, game, "formation-activation@1", scenario, sides);
+    let tokens = sealed_game(server, game, "formation-activation@1", scenario, sides, 2);
     let players = [
         Player::open(browser, server, game, "formation-activation: nato, on a phone", true),
         Player::open(browser, server, game, "formation-activation: warsaw-pact", false),

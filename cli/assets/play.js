@@ -123,9 +123,11 @@
     S.status = status.body;
     if (S.status.status === 'waiting for shares') {
       notice(`Game ${GAME} has not begun: it waits for the seed shares of ${arr(S.status.sides).map((x) => obj(x).name).filter((n) => !arr(S.status.shares_given).includes(n)).join(', ')}. This page follows it and goes on by itself when it begins.`);
+      $('seed').hidden = !S.token;
       whereLine();
       return;
     }
+    $('seed').hidden = true;
     notice('');
     S.ended = S.status.status === 'ended';
     if (!S.header) {
@@ -146,6 +148,30 @@
     // Read between two moves of the game: once more.
     if (S.listing && S.state && S.listing.head !== S.state.head) again = true;
     render();
+  }
+
+  // Gives this side's seed share: 32 bytes from the browser's own
+  // cryptographic generator, sent once; the server refuses a second.
+  async function giveShare() {
+    const bytes = new Uint8Array(32);
+    crypto.getRandomValues(bytes);
+    const share = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    $('share-go').disabled = true;
+    const answer = await call('POST', '/share', { share }, true);
+    const body = obj(answer.body);
+    const said = $('share-answer');
+    if (answer.status === 200) {
+      said.textContent = body.started
+        ? 'Your share is in, and it was the last: the game begins.'
+        : `Your share is in. The game begins with the share of ${arr(body.awaiting_shares).join(', ')}.`;
+    } else if (answer.status === 409) {
+      said.textContent = `${str(body.message)}.`;
+    } else {
+      said.textContent = `The share was not taken: ${str(body.message)}. Nothing was written; try again.`;
+      $('share-go').disabled = false;
+      return;
+    }
+    await refresh();
   }
 
   async function loadEvents() {
@@ -676,6 +702,7 @@
     $('end-no').addEventListener('click', () => { $('end-confirm').hidden = true; $('end-game').hidden = false; $('end-game').focus(); });
     $('end-yes').addEventListener('click', endGame);
     $('forget').addEventListener('click', () => { forget(); askForToken(''); });
+    $('share-go').addEventListener('click', giveShare);
   }
 
   async function start() {
