@@ -15,14 +15,9 @@ use std::sync::Mutex;
 
 use crate::digest::Digest;
 use crate::record::{self, Event, Header, Kind};
+/// Where a game's chain stands, as a log reports it after an append.
+pub use crate::record::Head;
 
-/// The last event of a game: its seq (0 for none) and hash (the header's for none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Head {
-    pub seq: u64,
-    pub hash: Digest,
-}
 
 /// What can go wrong with a log.
 #[derive(Debug, thiserror::Error)]

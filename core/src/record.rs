@@ -142,6 +142,14 @@ impl Kind {
     }
 }
 
+/// The last event of a game: its seq (0 for none) and hash (the header's for none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Head {
+    pub seq: u64,
+    pub hash: Digest,
+}
+
 /// One event of a game's log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {

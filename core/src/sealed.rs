@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::dice::Seed;
 use crate::digest::Digest;
 use crate::keys::PublicKey;
+use crate::record::Head;
 
 /// The `derive_key` context of the chain step. Changing it breaks every sealed record.
 pub const CHAIN_CONTEXT: &str = "rollcall 2026-11-30 sealed dice chain v1";
@@ -35,7 +36,7 @@ pub const TURN_SEED_CONTEXT: &str = "rollcall 2026-11-30 sealed turn seed v1";
 pub const DEFAULT_LENGTH: u64 = 10_000;
 
 /// What a server signs to vouch for a head: (game, seq, head).
-pub fn head_message(game: &str, head: &crate::log::Head) -> Vec<u8> {
+pub fn head_message(game: &str, head: &Head) -> Vec<u8> {
     let mut out = b"rollcall server head v1\n".to_vec();
     out.extend_from_slice(&(game.len() as u64).to_be_bytes());
     out.extend_from_slice(game.as_bytes());
@@ -45,7 +46,7 @@ pub fn head_message(game: &str, head: &crate::log::Head) -> Vec<u8> {
 }
 
 /// What a server signs over a turn file: (game, previous head, head).
-pub fn turn_message(game: &str, previous: &crate::log::Head, head: &crate::log::Head) -> Vec<u8> {
+pub fn turn_message(game: &str, previous: &Head, head: &Head) -> Vec<u8> {
     let mut out = b"rollcall server turn v1\n".to_vec();
     out.extend_from_slice(&(game.len() as u64).to_be_bytes());
     out.extend_from_slice(game.as_bytes());

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::canon;
 use crate::digest::Digest;
 use crate::keys::{self, PublicKey, SecretKey, Signature};
-use crate::log::Head;
+use crate::record::Head;
 use crate::record::{self, Event, Header, SideKey};
 use crate::rules::RuleVersion;
 use crate::seed::Share;
