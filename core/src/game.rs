@@ -24,12 +24,12 @@ use crate::digest::Digest;
 use crate::fault::{Fault, Faulted};
 use crate::keys::{self, SecretKey};
 use crate::record::{
-    self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, LinkProof, RollBodyV1,
-    SeedMode,
+    self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, LinkProof, RevealBody,
+    RollBodyV1, SeedMode,
 };
 use crate::registry;
 use crate::ruleset::{Actor, DecisionReader, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
-use crate::sealed::{self, RevealBody, SealedTurn};
+use crate::sealed::{self, SealedTurn};
 use crate::seed::game_seed;
 use crate::untagged::Tagged;
 use crate::words::possessive;

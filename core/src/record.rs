@@ -31,7 +31,6 @@ use crate::digest::Digest;
 use crate::keys::{PublicKey, Signature};
 use crate::registry;
 use crate::rules::{RuleVersion, SettingKind};
-use crate::sealed::{RevealBody, ServerCommitment};
 use crate::seed::Share;
 use crate::untagged::Tagged;
 
@@ -257,6 +256,27 @@ impl RollBodyV1 {
     }
 }
 
+/// What the header says of the server: its chain's commitment `x_0`, how
+/// many turns the chain holds, and the key it signs heads with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServerCommitment {
+    pub commitment: Digest,
+    pub key: PublicKey,
+    pub length: u64,
+}
+
+/// A reveal event's body: sealed turn `turn`'s chain value, and the decisions
+/// its dice settled (`first..=last`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RevealBody {
+    pub turn: u64,
+    pub value: Digest,
+    pub first: u64,
+    pub last: u64,
+}
+
 /// A line of a record that is not what it should be.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {message}")]
@@ -322,9 +342,22 @@ struct PartyV1 {
 pub(crate) struct EventV1 {
     seq: u64,
     kind: Kind,
-    #[schemars(schema_with = "crate::schema::event_body")]
+    #[schemars(schema_with = "event_body")]
     body: Value,
     hash: Digest,
+}
+
+/// The body of a record's event: one form per kind (see `record-event`).
+fn event_body(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let decision = generator.subschema_for::<DecisionBody>();
+    let roll = generator.subschema_for::<RollBodyV1>();
+    let fact = generator.subschema_for::<FactBody>();
+    let checkpoint = generator.subschema_for::<CheckpointBody>();
+    let reveal = generator.subschema_for::<RevealBody>();
+    schemars::json_schema!({
+        "description": "By the event's kind: a decision, a roll, a fact, a checkpoint or a reveal.",
+        "anyOf": [decision, roll, fact, checkpoint, reveal]
+    })
 }
 
 fn header_wire(h: &Header) -> HeaderV1 {
