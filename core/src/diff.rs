@@ -1095,7 +1095,8 @@ mod tests {
         for event in events {
             let line = crate::record::encode_event(event).unwrap();
             let proof = chain.as_mut().and_then(|chain| chain.prove(line.as_bytes()));
-            let read = proof.as_ref().and_then(|proof| reader.read_line(line.as_bytes(), proof));
+            let text = proof.as_ref().and_then(|proof| proof.decision_text(line.as_bytes()));
+            let read = text.and_then(|text| reader.read(text));
             if !diff.take_line_read(line.as_bytes(), proof.as_ref(), read) {
                 diff.push(event)?;
             }

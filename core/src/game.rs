@@ -1510,7 +1510,7 @@ impl Verifier {
     }
 
     /// [`Verifier::take_line_proven`], given too the decision a reader ahead
-    /// read from the line ([`DecisionReader::read_line`]) with the reader
+    /// read from the line ([`DecisionReader::read`]) with the reader
     /// [`Verifier::decision_reader`] gave: the decision is not read again.
     pub fn take_line_read(&mut self, line: &[u8], proof: Option<&LinkProof>, read: Option<KeptDecision>) -> bool {
         self.take_decided_line(line, proof) || self.take_decision(line, proof, read).is_some()

@@ -14,10 +14,9 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::digest::Digest;
-use crate::record::{self, Event, Header, Kind};
 /// Where a game's chain stands, as a log reports it after an append.
 pub use crate::record::Head;
-
+use crate::record::{self, Event, Header, Kind};
 
 /// What can go wrong with a log.
 #[derive(Debug, thiserror::Error)]

@@ -277,11 +277,12 @@ pub struct KeptDecision(Box<dyn std::any::Any + Send>);
 pub struct DecisionReader(fn(Tagged<'_>) -> Option<KeptDecision>);
 
 impl DecisionReader {
-    /// The decision of a decision line whose link `proof` proved (its
-    /// body's `decision` member), read and checked; `None` for any other
-    /// line, or a decision [`Machine::read_text`] would not take.
-    pub fn read_line(&self, line: &[u8], proof: &crate::record::LinkProof) -> Option<KeptDecision> {
-        proof.decision_text(line).and_then(self.0)
+    /// A decision read and checked from its canonical text (a decision
+    /// line's `decision` member, as a reader ahead finds it once the line's
+    /// link is proven: `record::LinkProof::decision_text`); `None` for a
+    /// decision [`Machine::read_text`] would not take.
+    pub fn read(&self, text: Tagged<'_>) -> Option<KeptDecision> {
+        (self.0)(text)
     }
 }
 

@@ -327,7 +327,8 @@ fn read_ahead(
                 Ok(Some(crlf)) => {
                     let text = &batch.text[begin..];
                     let proof = chain.as_mut().and_then(|chain| chain.prove(text));
-                    let decision = proof.as_ref().zip(decisions).and_then(|(p, read)| read.read_line(text, p));
+                    let decision =
+                        proof.as_ref().zip(decisions).and_then(|(p, read)| read.read(p.decision_text(text)?));
                     // A proven line is proved UTF-8 by the fold that takes
                     // it, or its parse (`next_taking`): only the others here.
                     let unreadable = if proof.is_some() { None } else { check_utf8(path, line, start, text).err() };

@@ -119,7 +119,8 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
         let reader = read_ahead.then(|| verifier.decision_reader());
         for (i, l) in lines.clone().enumerate() {
             let proof = chain.as_mut().and_then(|chain| chain.prove(l.as_bytes()));
-            let read = proof.as_ref().zip(reader).and_then(|(proof, reader)| reader.read_line(l.as_bytes(), proof));
+            let read =
+                proof.as_ref().zip(reader).and_then(|(proof, reader)| reader.read(proof.decision_text(l.as_bytes())?));
             if verifier.take_line_read(l.as_bytes(), proof.as_ref(), read) {
                 continue;
             }
