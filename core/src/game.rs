@@ -359,14 +359,14 @@ impl Game {
     }
 
     /// The decisions the ruleset proposes for a listing now ([`crate::moves`]).
-    pub fn proposals(&self) -> Vec<crate::moves::Proposal> {
+    pub fn proposals(&self) -> Vec<crate::proposal::Proposal> {
         self.machine.proposals()
     }
 
     /// Decides `decision` on the current state with `dice` (never the
     /// game's: [`crate::moves`] probes with dice of its own), keeping only
     /// what its facts say before a die falls. Nothing changes.
-    pub fn probe(&self, decision: &Value, dice: &mut Dice) -> Result<crate::moves::Known, Refusal> {
+    pub fn probe(&self, decision: &Value, dice: &mut Dice) -> Result<crate::proposal::Known, Refusal> {
         self.machine.probe(decision, dice)
     }
 

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
-use crate::moves::{Known, Proposal};
+use crate::proposal::{Known, Proposal};
 use crate::refusal::{RefusalKind, Shared};
 use crate::rules::{RuleVersion, VersionSpec};
 use crate::untagged::{ReadUntagged, Tagged};
@@ -161,7 +161,7 @@ pub trait Ruleset: 'static {
     /// be refused, but a legal decision must fit one.
     fn proposals(state: &Self::State) -> Vec<Proposal>;
     /// What the facts of a decision say before any of its dice falls: a
-    /// range, a cost, a target number ([`crate::moves::Known`]). Read from
+    /// range, a cost, a target number ([`crate::proposal::Known`]). Read from
     /// facts decided with dice that are not the game's: nothing here may
     /// depend on a die.
     fn known(state: &Self::State, facts: &[Self::Fact]) -> Known;

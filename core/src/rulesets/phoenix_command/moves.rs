@@ -12,8 +12,8 @@ use super::decide::{children, leader, members};
 use super::fire::able_to_fire;
 use super::{Ambush, Check, Fact, Figure, Morale, Phase, State, Turn, Unit};
 use crate::geometry::Point;
-use crate::moves::form::{any_integer, choices, Choice};
-use crate::moves::{Cost, Field, Form, Known, Passes, Proposal, Shape, Target};
+use crate::proposal::form::{any_integer, choices, Choice};
+use crate::proposal::{Cost, Field, Form, Known, Passes, Proposal, Shape, Target};
 use crate::words::possessive;
 
 const TENTHS: &str = "tenths of an inch";
