@@ -158,7 +158,8 @@ fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<Exit
         ));
     }
     let mut decisions = script_file::Decisions::open(path)?;
-    let mut game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
+    let mut game =
+        Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut stream = Stream::kept(mode, "narrative");
     stream.note(|| format!("game {id}: {}, {} dice", header.rules.label(), mode_name(header.mode)))?;
     let refused = store::Creation::make(&log, &header, |creation| {
@@ -272,7 +273,7 @@ fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
         sides: Vec::new(),
         server: None,
     };
-    Game::open(header.clone()).map_err(|e| match e {
+    Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| match e {
         rollcall_core::game::OpenError::Scenario(s) => scenario_error(s),
         other => Fail::msg(other.to_string()),
     })?;
@@ -331,7 +332,7 @@ fn play(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
         single => (vec![single], false),
     };
     let log = store::open_read(db)?;
-    let mut game = open_at_head(&log, id)?;
+    let mut game = open_at_head(&log, id, rollcall_core::registry::builtin())?;
     let by = decider(&log, &game)?;
     let expected = game.head();
     let mut events = Vec::new();
@@ -392,7 +393,7 @@ fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
         Box::new(std::io::BufReader::new(std::fs::File::open(source).with_context(|| name.clone())?))
     };
     let log = store::open_read(db)?;
-    let mut game = open_at_head(&log, id)?;
+    let mut game = open_at_head(&log, id, rollcall_core::registry::builtin())?;
     let by = decider(&log, &game)?;
     let mut stream = Stream::lines(mode);
     let refused = durable_apart(
@@ -911,7 +912,7 @@ fn verify_lines(
     lines: impl Iterator<Item = Result<String, rollcall_core::log::LogError>>,
     tick: impl FnMut(),
 ) -> Result<Verified, VerifyFailure> {
-    let mut verifier = Verifier::new(header)?;
+    let mut verifier = Verifier::new(header, rollcall_core::registry::builtin())?;
     crate::source::take_stored_lines(&mut verifier, id, lines, tick)?;
     verifier.finish().map(|(verified, _)| verified)
 }
@@ -922,7 +923,7 @@ fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<ExitCode
     // The chain is checked before a byte is written; then the lines the
     // check read (up to its head: a shared store may grow meanwhile) are
     // copied as they are stored.
-    let game = open_game_lines(&log, id)?;
+    let game = open_game_lines(&log, id, rollcall_core::registry::builtin())?;
     let to_stdout = output == Path::new("-");
     let bar = crate::progress::events("export", game.seq(), cx.mode == Mode::Json);
     let lines = log.lines(id, 1)?.take(game.seq() as usize).inspect(|_| crate::progress::tick(&bar));
@@ -1038,7 +1039,7 @@ impl Report for Imported {
 fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Imported, Fail> {
     let (header, mut events) = rollcall_store::file::read(file)?;
     let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
-    let mut verifier = Verifier::new(&header).map_err(not_imported)?;
+    let mut verifier = Verifier::new(&header, rollcall_core::registry::builtin()).map_err(not_imported)?;
     // Verified as `verify FILE` verifies: a line that is byte for byte the
     // one the game leads to is taken as read, and written as it is.
     events.read_decisions(verifier.decision_reader());
@@ -1094,7 +1095,7 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header) -> Result<Imp
     let (_, events) = rollcall_store::file::read(file)?;
     let mut stored_events = log.events(id, 1)?;
     let mut fork: Option<exchange::Fork> = None;
-    let result = verify_each(header, events, |_, e| {
+    let result = verify_each(header, events, rollcall_core::registry::builtin(), |_, e| {
         if e.seq <= ours.seq && fork.is_none() {
             let same = matches!(stored_events.next(), Some(Ok(s)) if s.hash == e.hash);
             if !same {
@@ -1340,7 +1341,9 @@ mod tests {
     /// A fixture's record: its header and its lines.
     fn record(fixture: &str) -> (Header, Vec<String>) {
         let path = format!("{}/../fixtures/leader-activation/{fixture}.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), fixture).unwrap();
+        let script =
+            Script::parse(&std::fs::read_to_string(path).unwrap(), fixture, rollcall_core::registry::builtin())
+                .unwrap();
         let mut lines = Vec::new();
         script.play(|_, e| lines.push(rollcall_core::record::encode_event(e).unwrap())).unwrap();
         (script.header, lines)
@@ -1365,7 +1368,7 @@ mod tests {
                     Ok(event)
                 })
                 .collect();
-            rollcall_core::game::verify(&header, events).map(|v| v.head)
+            rollcall_core::game::verify(&header, events, rollcall_core::registry::builtin()).map(|v| v.head)
         };
         let of_lines =
             |lines: &[String]| verify_lines(&header, "rally", lines.iter().cloned().map(Ok), || {}).map(|v| v.head);

@@ -176,7 +176,16 @@ fn invite(db: &StoreSpec, args: Invite) -> Result<Said, Fail> {
         None => format!("game-{}", &fresh_share()?.to_hex()[..8]),
     };
     let log = store::open(db)?;
-    let invite = match exchanged(exchange::invite(&log, &game, &rules, scenario_value, &side, &key, fresh_share()?))? {
+    let invite = match exchanged(exchange::invite(
+        &log,
+        &game,
+        &rules,
+        scenario_value,
+        &side,
+        &key,
+        fresh_share()?,
+        rollcall_core::registry::builtin(),
+    ))? {
         Ok(invite) => invite,
         Err(rejected) => return Ok(rejected),
     };
@@ -199,10 +208,11 @@ fn accept(db: &StoreSpec, invite: &str, key: &Path, output: &str) -> Result<Said
     let text = read_text(invite)?;
     let key = read_key(key)?;
     let log = store::open(db)?;
-    let (invite, accept) = match exchanged(exchange::accept(&log, &text, &key, fresh_share()?))? {
-        Ok(pair) => pair,
-        Err(rejected) => return Ok(rejected),
-    };
+    let (invite, accept) =
+        match exchanged(exchange::accept(&log, &text, &key, fresh_share()?, rollcall_core::registry::builtin()))? {
+            Ok(pair) => pair,
+            Err(rejected) => return Ok(rejected),
+        };
     write_message(output, &accept.armour())?;
     let t = &invite.terms;
     let lines = if output == "-" {
@@ -232,11 +242,11 @@ fn start(db: &StoreSpec, accept: &str, key: &Path) -> Result<Said, Fail> {
     let text = read_text(accept)?;
     let key = read_key(key)?;
     let log = store::open(db)?;
-    let header = match exchanged(exchange::start(&log, &text, &key))? {
+    let header = match exchanged(exchange::start(&log, &text, &key, rollcall_core::registry::builtin()))? {
         Ok(h) => h,
         Err(rejected) => return Ok(rejected),
     };
-    let game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
+    let game = Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut lines = vec![format!(
         "started game {}: {}, both seed shares revealed in the header.",
         header.game,
@@ -274,7 +284,7 @@ pub fn turn(cx: &Checked, command: TurnCommand) -> Result<ExitCode, Fail> {
 pub(crate) fn turn_export(db: &StoreSpec, game: &str, key: &Path, output: &str) -> Result<Said, Fail> {
     let key = read_key(key)?;
     let log = store::open_read(db)?;
-    let exported = match exchanged(exchange::export(&log, game, &key))? {
+    let exported = match exchanged(exchange::export(&log, game, &key, rollcall_core::registry::builtin()))? {
         Ok(x) => x,
         Err(rejected) => return Ok(rejected),
     };
@@ -314,12 +324,16 @@ fn turn_apply(db: &StoreSpec, turn: &str) -> Result<Said, Fail> {
     // A store not made yet is made only for a turn that applies:
     // tried first on an empty log in memory, which a new store is.
     if !store::exists(db) {
-        if let Err(rejected) = exchanged(exchange::apply(&rollcall_core::log::MemLog::default(), &text))? {
+        if let Err(rejected) = exchanged(exchange::apply(
+            &rollcall_core::log::MemLog::default(),
+            &text,
+            rollcall_core::registry::builtin(),
+        ))? {
             return Ok(rejected);
         }
     }
     let log = store::open(db)?;
-    let applied = match exchanged(exchange::apply(&log, &text))? {
+    let applied = match exchanged(exchange::apply(&log, &text, rollcall_core::registry::builtin()))? {
         Ok(a) => a,
         Err(rejected) => return Ok(rejected),
     };
@@ -363,14 +377,14 @@ pub fn fork(cx: &Checked, command: ForkCommand) -> Result<ExitCode, Fail> {
     let ForkCommand::Show { game: id } = command;
     let log = store::open_read(&cx.db)?;
     let forks = exchange::forks(&log, &id)?;
-    let game = open_game(&log, &id, None)?;
+    let game = open_game(&log, &id, None, rollcall_core::registry::builtin())?;
     let (mut lines, mut shown) = (Vec::new(), Vec::new());
     if forks.is_empty() {
         lines.push(format!("no forks kept for game {id}"));
     }
     for fork in &forks {
         let at = fork.seq.saturating_sub(1);
-        let base = open_game(&log, &id, Some(at))?;
+        let base = open_game(&log, &id, Some(at), rollcall_core::registry::builtin())?;
         let ours: Vec<record::Event> =
             log.events(&id, fork.seq)?.take(exchange::FORK_EVENTS).collect::<Result<Vec<_>, _>>()?;
         let ours = until_checkpoint(ours);

@@ -27,8 +27,10 @@ use crate::record::{
     self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, FactSeen, Header, Kind, LinkProof, RevealBody,
     RollBodyV1, SeedMode,
 };
-use crate::registry;
-use crate::ruleset::{Actor, DecisionReader, KeptDecision, Machine, Refusal, ScenarioError, TypedDecision, TypedFact};
+use crate::rules::Versions;
+use crate::ruleset::{
+    Actor, DecisionReader, KeptDecision, Machine, Refusal, Registry, ScenarioError, TypedDecision, TypedFact,
+};
 use crate::sealed::{self, SealedTurn};
 use crate::seed::game_seed;
 use crate::untagged::Tagged;
@@ -66,9 +68,11 @@ impl OpenError {
     }
 }
 
-/// Checks what a header claims about itself: the rules hash and the commitments.
-pub fn check_header(header: &Header) -> Result<(), Faulted> {
-    if let Ok(spec) = registry::version(&header.rules.version) {
+/// Checks what a header claims about itself: the rules hash and the
+/// commitments (and, when `versions` knows its rule version, the ranges of
+/// its constants).
+pub fn check_header(header: &Header, versions: &dyn Versions) -> Result<(), Faulted> {
+    if let Ok(spec) = versions.version(&header.rules.version) {
         spec.check_ranges(&header.rules).map_err(|e| Fault::HeaderRulesRange.because(format!("rules.{e}")))?;
     }
     let computed = header.rules.hash();
@@ -115,6 +119,9 @@ pub struct Game {
     /// Shared, not copied, when a game is cloned to try a decision.
     header: std::sync::Arc<Header>,
     root: Digest,
+    /// The rulesets it was opened with, for the games made from it (diff's
+    /// versions, a verifier resumed on it).
+    registry: Registry,
     machine: Box<dyn Machine>,
     seed: Option<Seed>,
     head: Digest,
@@ -152,6 +159,7 @@ impl Clone for Game {
         Game {
             header: self.header.clone(),
             root: self.root,
+            registry: self.registry,
             machine: self.machine.boxed_clone(),
             seed: self.seed,
             head: self.head,
@@ -197,8 +205,8 @@ impl Game {
     /// The game of `header` at a snapshot of it. The caller checks that the
     /// snapshot is on the game's chain (the events after it chain from its
     /// head); an error means it is not a snapshot of this game's ruleset.
-    pub fn restore(header: Header, snapshot: &Snapshot) -> Result<Game, String> {
-        let mut game = Game::open(header).map_err(|e| e.to_string())?;
+    pub fn restore(header: Header, snapshot: &Snapshot, registry: &Registry) -> Result<Game, String> {
+        let mut game = Game::open(header, registry).map_err(|e| e.to_string())?;
         if game.sealed.is_some() {
             return Err("a sealed game keeps no snapshot".into());
         }
@@ -213,10 +221,10 @@ impl Game {
         Ok(game)
     }
 
-    /// The game before its first event.
-    pub fn open(header: Header) -> Result<Game, OpenError> {
-        check_header(&header).map_err(OpenError::Claim)?;
-        let info = registry::find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
+    /// The game before its first event, played under its ruleset in `registry`.
+    pub fn open(header: Header, registry: &Registry) -> Result<Game, OpenError> {
+        check_header(&header, registry).map_err(OpenError::Claim)?;
+        let info = registry.find(header.rules.ruleset()).map_err(|e| OpenError::Header(e.to_string()))?;
         let machine = (info.load)(&header.scenario, &header.rules)?;
         let seed = match header.mode {
             SeedMode::Open | SeedMode::Sealed => {
@@ -235,6 +243,7 @@ impl Game {
         Ok(Game {
             header: std::sync::Arc::new(header),
             root,
+            registry: *registry,
             machine,
             seed,
             head: root,
@@ -289,6 +298,11 @@ impl Game {
 
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The rulesets this game was opened with.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     /// The hash of the last event (the header's hash before the first).
@@ -1386,26 +1400,29 @@ impl std::fmt::Display for VerifyFailure {
 pub fn verify<E: Display>(
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
+    registry: &Registry,
 ) -> Result<Verified, VerifyFailure> {
-    verify_each(header, events, |_, _| {})
+    verify_each(header, events, registry, |_, _| {})
 }
 
 /// [`verify`], calling `seen` with the game and each event once it is folded in.
 pub fn verify_each<E: Display>(
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
+    registry: &Registry,
     seen: impl FnMut(&Game, &Event),
 ) -> Result<Verified, VerifyFailure> {
-    verify_game(header, events, seen).map(|(verified, _)| verified)
+    verify_game(header, events, registry, seen).map(|(verified, _)| verified)
 }
 
 /// [`verify_each`], handing back the verified game at its end as well.
 pub fn verify_game<E: Display>(
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
+    registry: &Registry,
     mut seen: impl FnMut(&Game, &Event),
 ) -> Result<(Verified, Game), VerifyFailure> {
-    let mut verifier = Verifier::new(header)?;
+    let mut verifier = Verifier::new(header, registry)?;
     for event in events {
         let event = event.map_err(|e| verifier.unreadable(e))?;
         verifier.push(&event)?;
@@ -1449,9 +1466,10 @@ struct Held {
 }
 
 impl Verifier {
-    /// Verification of a record from its header.
-    pub fn new(header: &Header) -> Result<Verifier, VerifyFailure> {
-        let game = Game::open(header.clone()).map_err(|e| VerifyFailure::at(None, e.kind().because(e.to_string())))?;
+    /// Verification of a record from its header, under its ruleset in `registry`.
+    pub fn new(header: &Header, registry: &Registry) -> Result<Verifier, VerifyFailure> {
+        let game = Game::open(header.clone(), registry)
+            .map_err(|e| VerifyFailure::at(None, e.kind().because(e.to_string())))?;
         Ok(Verifier::resume(game))
     }
 
@@ -2058,8 +2076,8 @@ mod tests {
     /// The rally fixture played, and its header.
     fn played() -> (Header, Vec<Event>) {
         let text = include_str!("../../fixtures/leader-activation/rally.json");
-        let script = crate::script::Script::parse(text, "rally").unwrap();
-        let mut game = Game::open(script.header.clone()).unwrap();
+        let script = crate::script::Script::parse(text, "rally", crate::registry::builtin()).unwrap();
+        let mut game = Game::open(script.header.clone(), crate::registry::builtin()).unwrap();
         let mut events = Vec::new();
         for (decision, dice) in &script.decisions {
             events.extend(game.play(decision, dice.as_ref()).unwrap());
@@ -2074,7 +2092,10 @@ mod tests {
     fn the_lines_a_game_plays_are_its_events_canonical_lines() {
         for ruleset in ["leader-activation", "phoenix-command", "combat-hq", "formation-activation"] {
             let (header, decisions) = crate::sim::random_game(ruleset, 11, 60).unwrap();
-            let (mut lined, mut plain) = (Game::open(header.clone()).unwrap(), Game::open(header).unwrap());
+            let (mut lined, mut plain) = (
+                Game::open(header.clone(), crate::registry::builtin()).unwrap(),
+                Game::open(header, crate::registry::builtin()).unwrap(),
+            );
             for decision in &decisions {
                 let (events, lines) = lined.play_lines(decision, None).unwrap();
                 assert_eq!(events, plain.play(decision, None).unwrap(), "{ruleset}");
@@ -2088,7 +2109,10 @@ mod tests {
     #[test]
     fn a_line_taken_unparsed_folds_in_as_its_parsed_event_does() {
         let (header, events) = played();
-        let (mut parsed, mut taken) = (Game::open(header.clone()).unwrap(), Game::open(header).unwrap());
+        let (mut parsed, mut taken) = (
+            Game::open(header.clone(), crate::registry::builtin()).unwrap(),
+            Game::open(header, crate::registry::builtin()).unwrap(),
+        );
         for event in &events {
             let line = record::encode_event(event).unwrap();
             parsed.apply(event).unwrap();
@@ -2108,7 +2132,7 @@ mod tests {
     #[test]
     fn verify_takes_every_line_of_a_good_record_unparsed_and_leaves_a_refused_decision_to_the_parse() {
         let (header, events) = played();
-        let mut verifier = Verifier::new(&header).unwrap();
+        let mut verifier = Verifier::new(&header, crate::registry::builtin()).unwrap();
         for event in &events {
             assert!(verifier.take_line(record::encode_event(event).unwrap().as_bytes()), "seq {}", event.seq);
         }
@@ -2118,9 +2142,15 @@ mod tests {
         // The first decision, giving the first move to a side the scenario does not have.
         let mut body = events[0].body.clone();
         body["decision"]["first"] = "nobody".into();
-        let hash = record::link(&Game::open(header.clone()).unwrap().root(), 1, Kind::Decision, &body).unwrap();
+        let hash = record::link(
+            &Game::open(header.clone(), crate::registry::builtin()).unwrap().root(),
+            1,
+            Kind::Decision,
+            &body,
+        )
+        .unwrap();
         let refused = Event { body, hash, ..events[0].clone() };
-        let mut verifier = Verifier::new(&header).unwrap();
+        let mut verifier = Verifier::new(&header, crate::registry::builtin()).unwrap();
         assert!(!verifier.take_line(record::encode_event(&refused).unwrap().as_bytes()));
         assert_eq!(verifier.game().seq(), 0);
         let failure = verifier.push(&refused).unwrap_err();
@@ -2133,7 +2163,7 @@ mod tests {
     #[test]
     fn a_decision_the_text_read_does_not_vouch_for_is_left_to_the_parse() {
         let (header, events) = played();
-        let root = Game::open(header.clone()).unwrap().root();
+        let root = Game::open(header.clone(), crate::registry::builtin()).unwrap().root();
         let changes: [fn(&mut Value); 3] = [
             |d| d["extra"] = 1.into(),
             |d| d["first"] = "red\u{1b}[31m".into(),
@@ -2144,7 +2174,7 @@ mod tests {
             change(&mut body["decision"]);
             let hash = record::link(&root, 1, Kind::Decision, &body).unwrap();
             let refused = Event { body, hash, ..events[0].clone() };
-            let mut verifier = Verifier::new(&header).unwrap();
+            let mut verifier = Verifier::new(&header, crate::registry::builtin()).unwrap();
             assert!(!verifier.take_line(record::encode_event(&refused).unwrap().as_bytes()), "{:?}", refused.body);
             assert_eq!(verifier.game().seq(), 0);
             let failure = verifier.push(&refused).unwrap_err();
@@ -2157,7 +2187,7 @@ mod tests {
     fn a_line_not_canonical_or_not_next_is_left_to_the_parse() {
         let (header, events) = played();
         let line = record::encode_event(&events[0]).unwrap();
-        let game = || Game::open(header.clone()).unwrap();
+        let game = || Game::open(header.clone(), crate::registry::builtin()).unwrap();
         assert!(game().apply_line(line.as_bytes()));
         let spaced = line.replacen("\"body\":", "\"body\": ", 1);
         let upper = line.replacen(&events[0].hash.to_string(), &events[0].hash.to_string().to_uppercase(), 1);
@@ -2179,7 +2209,7 @@ mod tests {
     #[test]
     fn a_line_whose_link_holds_but_whose_body_is_not_canonical_is_left_to_the_parse() {
         let (header, events) = played();
-        let mut game = Game::open(header.clone()).unwrap();
+        let mut game = Game::open(header.clone(), crate::registry::builtin()).unwrap();
         let mut refused = std::collections::BTreeSet::new();
         for event in &events {
             let line = record::encode_event(event).unwrap();
@@ -2203,9 +2233,10 @@ mod tests {
 
     /// Why replay (`Game::apply`) and verify stop at the first bad event.
     fn replayed_and_verified(header: &Header, events: &[Event]) -> (ApplyError, VerifyFailure) {
-        let mut game = Game::open(header.clone()).unwrap();
+        let mut game = Game::open(header.clone(), crate::registry::builtin()).unwrap();
         let replayed = events.iter().find_map(|e| game.apply(e).err()).expect("replay stops");
-        let verified = verify(header, events.iter().cloned().map(Ok::<_, String>)).expect_err("verify stops");
+        let verified = verify(header, events.iter().cloned().map(Ok::<_, String>), crate::registry::builtin())
+            .expect_err("verify stops");
         (replayed, verified)
     }
 
@@ -2240,12 +2271,17 @@ mod tests {
     #[test]
     fn a_header_that_lies_about_itself_fails_with_the_claim_it_breaks() {
         let (header, events) = played();
-        let verified = |header: &Header| verify(header, events.iter().cloned().map(Ok::<_, String>)).unwrap_err();
+        let verified = |header: &Header| {
+            verify(header, events.iter().cloned().map(Ok::<_, String>), crate::registry::builtin()).unwrap_err()
+        };
         let mut rehashed = header.clone();
         rehashed.rules_hash = Digest::of(b"other rules");
         let failure = verified(&rehashed);
         assert_eq!((failure.seq, failure.kind), (None, Fault::HeaderRulesHash));
-        assert_eq!(check_header(&rehashed).unwrap_err().message, failure.reason.trim_start_matches("header: "));
+        assert_eq!(
+            check_header(&rehashed, crate::registry::builtin()).unwrap_err().message,
+            failure.reason.trim_start_matches("header: ")
+        );
         let mut recommitted = header.clone();
         recommitted.parties[0].commitment = Some(Digest::of(b"another share"));
         assert_eq!(verified(&recommitted).kind, Fault::CommitmentMismatch);
@@ -2255,13 +2291,15 @@ mod tests {
     fn a_record_cut_short_or_with_an_unreadable_line_fails_as_truncated_or_unreadable() {
         let (header, mut events) = played();
         let last = events.pop().unwrap();
-        let failure = verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap_err();
+        let failure =
+            verify(&header, events.iter().cloned().map(Ok::<_, String>), crate::registry::builtin()).unwrap_err();
         assert_eq!((failure.seq, failure.kind), (Some(last.seq), Fault::Truncated));
         let failure = verify(
             &header,
             [Ok::<_, String>(events[0].clone())]
                 .into_iter()
                 .chain(std::iter::once(Err("line 3: not JSON".to_string()))),
+            crate::registry::builtin(),
         )
         .unwrap_err();
         assert_eq!((failure.seq, failure.kind), (Some(2), Fault::Unreadable));

@@ -29,8 +29,7 @@ use crate::canon;
 use crate::dice::{Die, Roll, TableDice};
 use crate::digest::Digest;
 use crate::keys::{PublicKey, Signature};
-use crate::registry;
-use crate::rules::{RuleVersion, SettingKind};
+use crate::rules::{RuleVersion, SettingKind, Versions};
 use crate::seed::Share;
 use crate::untagged::Tagged;
 
@@ -851,11 +850,12 @@ fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, LineErr
 }
 
 /// Parses a header line: strict, canonical, a known format, version and ruleset,
-/// and exactly the settings the named rule version declares.
-pub fn parse_header(line: &str) -> Result<Header, LineError> {
+/// and exactly the settings the named rule version declares (looked up in
+/// `versions`, the rulesets the caller knows).
+pub fn parse_header(line: &str, versions: &dyn Versions) -> Result<Header, LineError> {
     let wire = parse_strict::<HeaderV1>(line)?;
     check_format(&wire)?;
-    check_rules(&wire.rules)?;
+    check_rules(&wire.rules, versions)?;
     let parties = parse_parties(wire.seed.parties, wire.seed.mode)?;
     check_sides(&wire.sides)?;
     check_server(wire.seed.mode, &wire.seed.server)?;
@@ -897,8 +897,8 @@ fn check_format(wire: &HeaderV1) -> Result<(), LineError> {
 }
 
 /// A full version id, with every setting of the version and no other.
-fn check_rules(rules: &RulesV1) -> Result<(), LineError> {
-    let spec = registry::version(&rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
+fn check_rules(rules: &RulesV1, versions: &dyn Versions) -> Result<(), LineError> {
+    let spec = versions.version(&rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
     if spec.id() != rules.version {
         return Err(LineError::new("$.rules.version", format!("expected a full version id such as {}", spec.id())));
     }

@@ -1,4 +1,5 @@
-//! The decider shape every ruleset has, and its registry entry ([`RulesetInfo`]).
+//! The decider shape every ruleset has, its registry entry ([`RulesetInfo`]),
+//! and a registry of rulesets looked up by id ([`Registry`]).
 //!
 //! ```text
 //! initial(scenario, rules)          -> State
@@ -22,7 +23,7 @@ use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
 use crate::proposal::{Known, Proposal};
 use crate::refusal::{RefusalKind, Shared};
-use crate::rules::{RuleVersion, VersionSpec};
+use crate::rules::{RuleVersion, RulesError, VersionSpec, Versions};
 use crate::untagged::{ReadUntagged, Tagged};
 
 /// Why a decision is refused: a rule forbids it (of a kind, with a message
@@ -580,6 +581,71 @@ pub struct RulesetInfo {
     pub refusals: fn() -> Vec<RefusalKind>,
 }
 
+/// The rulesets a game may be played under, each looked up by its id (or a
+/// rule version by `ruleset@version`). The kernel knows the shape of a
+/// ruleset, not which rulesets there are: whoever opens a game, reads a
+/// record's header or a script hands it a registry (the CLI, the store and
+/// the tests hand it the built-in rulesets, `crate::registry::builtin`).
+#[derive(Clone, Copy)]
+pub struct Registry {
+    rulesets: &'static [RulesetInfo],
+}
+
+impl Registry {
+    /// The registry of these rulesets; the first version of each is its default.
+    pub const fn new(rulesets: &'static [RulesetInfo]) -> Registry {
+        Registry { rulesets }
+    }
+
+    /// Every ruleset, in the order given.
+    pub fn all(&self) -> &'static [RulesetInfo] {
+        self.rulesets
+    }
+
+    /// Finds a ruleset by id.
+    pub fn find(&self, id: &str) -> Result<RulesetInfo, RulesError> {
+        self.rulesets.iter().find(|r| r.id == id).copied().ok_or_else(|| {
+            RulesError::UnknownRuleset(
+                id.to_string(),
+                self.rulesets.iter().map(|r| r.id).collect::<Vec<_>>().join(", "),
+            )
+        })
+    }
+
+    /// Finds a version by `ruleset@version`, or a ruleset's default by `ruleset`.
+    pub fn version(&self, id: &str) -> Result<VersionSpec, RulesError> {
+        let (ruleset, version) = match id.split_once('@') {
+            Some((r, v)) => (r, Some(v)),
+            None => (id, None),
+        };
+        let info = self.find(ruleset)?;
+        let versions = (info.versions)();
+        match version {
+            None => Ok(versions.into_iter().next().expect("a ruleset has a version")),
+            Some(v) => {
+                let known = versions.iter().map(|s| s.id()).collect::<Vec<_>>().join(", ");
+                versions.into_iter().find(|s| s.version == v).ok_or(RulesError::UnknownVersion {
+                    ruleset: ruleset.to_string(),
+                    version: v.to_string(),
+                    known,
+                })
+            }
+        }
+    }
+}
+
+impl Versions for Registry {
+    fn version(&self, id: &str) -> Result<VersionSpec, RulesError> {
+        Registry::version(self, id)
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Registry").field(&self.rulesets.iter().map(|r| r.id).collect::<Vec<_>>()).finish()
+    }
+}
+
 fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError> {
     bounds::check(scenario, &R::scenario_bounds()).map_err(|e| ScenarioError::new(e.field, e.message))?;
     // Read as `parse` reads a decision: plainly (a game's scenario is read
@@ -594,7 +660,7 @@ fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Mac
 }
 
 /// The registry entry of a ruleset type.
-pub fn info<R: Ruleset>() -> RulesetInfo {
+pub const fn info<R: Ruleset>() -> RulesetInfo {
     RulesetInfo {
         id: R::ID,
         title: R::TITLE,

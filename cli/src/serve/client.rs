@@ -188,7 +188,7 @@ pub fn fetch(cx: &crate::checked::Checked, url: &str, game: &str) -> Result<Exit
     if answer.status != 200 {
         return Err(fail!("{request}: {}", answer.message()));
     }
-    let applied = match exchange::apply(&log, &answer.body) {
+    let applied = match exchange::apply(&log, &answer.body, rollcall_core::registry::builtin()) {
         Ok(a) => a,
         Err(e) => return crate::pbem::outcome(e, cx.mode),
     };

@@ -320,7 +320,7 @@ impl Service {
         }
         // The game first: another server over the same store may have
         // begun it, and not yet removed the note of its waiting.
-        let mut g = match open_game(&*self.log, game, None) {
+        let mut g = match open_game(&*self.log, game, None, rollcall_core::registry::builtin()) {
             Ok(g) => g,
             Err(rollcall_core::log::OpenGameError::Log(LogError::UnknownGame(_))) => {
                 let Some(bytes) = self.log.note(&waiting_note(game)).map_err(storage)? else {
@@ -437,8 +437,9 @@ impl Service {
             }
             None => format!("game-{}", &Digest(random()).to_string()[..8]),
         };
-        let rules = request.rules.resolve("rules.").map_err(|(f, m)| bad(&f, m))?;
-        let sides = exchange::scenario_sides(&game, &rules, &request.scenario).map_err(|m| bad("scenario", m))?;
+        let rules = request.rules.resolve("rules.", rollcall_core::registry::builtin()).map_err(|(f, m)| bad(&f, m))?;
+        let sides = exchange::scenario_sides(&game, &rules, &request.scenario, rollcall_core::registry::builtin())
+            .map_err(|m| bad("scenario", m))?;
         let named: Vec<&str> = request.sides.iter().map(|s| s.name.as_str()).collect();
         if named != sides.iter().map(String::as_str).collect::<Vec<_>>() {
             return Err(bad("sides", format!("give each side of the scenario, in order: {}", sides.join(", "))));
@@ -553,7 +554,8 @@ impl Service {
             return Ok(Some(json!({"game": game, "started": false, "awaiting_shares": missing})));
         }
         let header = sealed_header(&next);
-        let mut g = Game::open(header.clone()).map_err(|e| ApiError::new(400, "malformed", e.to_string()))?;
+        let mut g = Game::open(header.clone(), rollcall_core::registry::builtin())
+            .map_err(|e| ApiError::new(400, "malformed", e.to_string()))?;
         let chain = self
             .log
             .secret(&chain_secret(game))
@@ -749,11 +751,17 @@ impl Service {
         let limit = limit.clamp(1, 10_000);
         let until = since.saturating_add(limit);
         let mut out = Vec::new();
-        let g = open_game_with(&*self.log, game, Some(until.saturating_sub(1)), |g, e| {
-            if e.seq >= since.max(1) {
-                out.push(event_json(g, e));
-            }
-        })
+        let g = open_game_with(
+            &*self.log,
+            game,
+            Some(until.saturating_sub(1)),
+            rollcall_core::registry::builtin(),
+            |g, e| {
+                if e.seq >= since.max(1) {
+                    out.push(event_json(g, e));
+                }
+            },
+        )
         .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
         let head = self.log.head(game).map_err(storage)?;
         let next = (g.seq() < head.seq).then_some(g.seq() + 1);
@@ -771,7 +779,8 @@ impl Service {
                 format!("at: game {game:?} has {} events; there is no seq {at}", head.seq),
             ));
         }
-        let g = open_game(&*self.log, game, at).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        let g = open_game(&*self.log, game, at, rollcall_core::registry::builtin())
+            .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
         Ok(
             json!({"game": game, "seq": g.seq(), "decisions": g.decisions(), "turn": g.turn(), "head": g.head().to_string(),
             "state": g.state(), "text": g.render()}),
@@ -784,7 +793,8 @@ impl Service {
     /// state only: nothing in it depends on a die not yet revealed.
     pub fn moves(&self, game: &str, side: Option<&str>) -> Result<Value, ApiError> {
         self.require_live(game)?;
-        let g = open_game(&*self.log, game, None).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        let g = open_game(&*self.log, game, None, rollcall_core::registry::builtin())
+            .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
         let side = match side {
             Some("referee") => None,
             Some(side) => Some(side.to_string()),
@@ -800,7 +810,7 @@ impl Service {
     pub fn narrative(&self, game: &str) -> Result<String, ApiError> {
         self.require_live(game)?;
         let mut out = String::new();
-        let g = open_game_with(&*self.log, game, None, |g, e| {
+        let g = open_game_with(&*self.log, game, None, rollcall_core::registry::builtin(), |g, e| {
             out.push_str(&g.narrate(e));
             out.push('\n');
         })
@@ -879,7 +889,7 @@ impl Service {
         self.require_live(game)?;
         let header = self.log.header(game).map_err(storage)?;
         let events = self.log.events(game, 1).map_err(storage)?;
-        let verified = rollcall_core::game::verify(&header, events)
+        let verified = rollcall_core::game::verify(&header, events, rollcall_core::registry::builtin())
             .map_err(|f| ApiError::new(500, "does-not-verify", f.to_string()))?;
         Ok((verified, header))
     }
