@@ -178,10 +178,7 @@ fn invite(db: &StoreSpec, args: Invite) -> Result<Said, Fail> {
     let log = store::open(db)?;
     let invite = match exchanged(exchange::invite(
         &log,
-        &game,
-        &rules,
-        scenario_value,
-        &side,
+        exchange::Offer { game: &game, rules: &rules, scenario: scenario_value, side: &side },
         &key,
         fresh_share()?,
         rollcall_core::registry::builtin(),

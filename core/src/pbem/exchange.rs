@@ -184,18 +184,26 @@ fn refuse_if_known(log: &dyn EventLog, game: &str) -> Result<(), ExchangeError> 
     Ok(())
 }
 
-/// Step 1, the inviting side: its terms, its key, and a fresh secret share
+/// What the inviting side offers: a game, under these rules and this
+/// scenario, with itself on this side.
+#[derive(Debug, Clone)]
+pub struct Offer<'a> {
+    pub game: &'a str,
+    pub rules: &'a RuleVersion,
+    pub scenario: serde_json::Value,
+    pub side: &'a str,
+}
+
+/// Step 1, the inviting side: its offer, its key, and a fresh secret share
 /// (the caller draws it). The share stays in this store until `start`.
 pub fn invite(
     log: &dyn EventLog,
-    game: &str,
-    rules: &RuleVersion,
-    scenario: serde_json::Value,
-    side: &str,
+    offer: Offer<'_>,
     key: &SecretKey,
     share: Share,
     registry: &Registry,
 ) -> Result<Invite, ExchangeError> {
+    let Offer { game, rules, scenario, side } = offer;
     refuse_if_known(log, game)?;
     let sides = scenario_sides(game, rules, &scenario, registry).map_err(input)?;
     if sides.len() != 2 {

@@ -45,10 +45,7 @@ fn by_email() -> Model {
     let (allies, axis) = (SecretKey::from_bytes([1; 32]), SecretKey::from_bytes([2; 32]));
     let invite = exchange::invite(
         &tom,
-        "friday",
-        &rules,
-        scenario,
-        "allies",
+        exchange::Offer { game: "friday", rules: &rules, scenario, side: "allies" },
         &allies,
         Share([3; 32]),
         rollcall_core::registry::builtin(),
