@@ -39,10 +39,12 @@
 
 mod actions;
 mod command;
+mod consequences;
 mod decide;
 mod evolve;
 mod fire;
 mod interrupts;
+mod lookup;
 mod melee;
 mod morale;
 mod moves;
