@@ -176,6 +176,65 @@ fn decide(server: &Server, game: &str, token: &str, decision: Value, t: &Transcr
     )
 }
 
+/// A client of `GET /games/{id}/heads` (server-sent events): every line
+/// of the stream as it comes, read on a thread of its own until it ends.
+struct Heads {
+    lines: Arc<Mutex<Vec<String>>>,
+    ended: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Heads {
+    fn watch(server: &Server, game: &str) -> Heads {
+        let response = ureq::get(&server.url(&format!("/games/{game}/heads"))).call().unwrap();
+        assert_eq!(response.content_type(), "text/event-stream");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (sink, done) = (lines.clone(), ended.clone());
+        std::thread::spawn(move || {
+            for line in BufReader::new(response.into_reader()).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        Heads { lines, ended }
+    }
+
+    /// The `head` events so far, each checked to be `event: head` and
+    /// `data: {"seq", "hash", "ended"}` and nothing else.
+    fn heads(&self) -> Vec<Value> {
+        let lines = self.lines.lock().unwrap().clone();
+        let mut heads = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            if let Some(data) = line.strip_prefix("data: ") {
+                assert_eq!(lines[i - 1], "event: head", "{lines:?}");
+                let head: Value = serde_json::from_str(data).unwrap();
+                let keys: Vec<&String> = head.as_object().unwrap().keys().collect();
+                assert_eq!(keys, ["ended", "hash", "seq"], "{data}");
+                heads.push(head);
+            } else {
+                assert!(line.is_empty() || line == "event: head" || line.starts_with(':'), "{line:?}");
+            }
+        }
+        heads
+    }
+
+    /// Waits (up to 10 s) until a head satisfies `what`.
+    fn until(&self, what: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            if let Some(head) = self.heads().into_iter().find(|h| what(h)) {
+                return head;
+            }
+            assert!(start.elapsed() < Duration::from_secs(10), "no such head came: {:?}", self.heads());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn text(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+}
+
 fn record(server: &Server, game: &str) -> String {
     ureq::get(&server.url(&format!("/games/{game}/record"))).call().unwrap().into_string().unwrap()
 }
@@ -208,6 +267,7 @@ fn a_sealed_game_by_two_clients_proves_each_turn_and_never_leaks_a_turn_before_i
     let server = Server::start(&db);
     let t = Transcript::default();
     let (allies, axis) = sealed_game(&server, "friday", &t);
+    let heads = Heads::watch(&server, "friday");
     let mut proven_before = 0;
     for turn in 1..=5 {
         let (_, state) = get(&server.url("/games/friday/state"), &t);
@@ -227,9 +287,18 @@ fn a_sealed_game_by_two_clients_proves_each_turn_and_never_leaks_a_turn_before_i
     }
     let (status, end) = post(&server.url("/games/friday/end"), Some(&axis), &json!({}), &t);
     assert_eq!(status, 200, "{end}");
+    // The stream of heads told every head as it was written, and the end.
+    heads.until(|h| h["ended"] == true && h["hash"] == end["head"]["hash"]);
+    let text = record(&server, "friday");
+    let hashes: Vec<Value> =
+        text.lines().skip(1).map(|l| serde_json::from_str::<Value>(l).unwrap()["hash"].clone()).collect();
+    for head in heads.heads().iter().filter(|h| h["seq"] != 0) {
+        assert_eq!(hashes[head["seq"].as_u64().unwrap() as usize - 1], head["hash"], "a head written: {head}");
+    }
+    assert!(heads.heads().len() > 25, "a head for each answer: {:?}", heads.heads());
     // Offline, with the binary: every roll proven.
     let path = dir.path().join("friday.jsonl");
-    std::fs::write(&path, record(&server, "friday")).unwrap();
+    std::fs::write(&path, text).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_rollcall")).arg("verify").arg(&path).arg("--json").output().unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["dice_proven"], true, "{report}");
@@ -248,6 +317,7 @@ fn a_sealed_game_by_two_clients_proves_each_turn_and_never_leaks_a_turn_before_i
         let value = chain.value(k).unwrap().to_string();
         let first = answers.iter().position(|a| a.contains(&value));
         assert!(log.iter().all(|l| !l.contains(&value)), "x_{k} in the server's log");
+        assert!(!heads.text().contains(&value), "x_{k} in the stream of heads");
         if k > revealed {
             assert_eq!(first, None, "the never-revealed x_{k} was sent");
             continue;
@@ -257,6 +327,73 @@ fn a_sealed_game_by_two_clients_proves_each_turn_and_never_leaks_a_turn_before_i
         assert_eq!(first, Some(revealing), "x_{k} appeared before the answer that revealed it");
     }
     assert!(log.iter().any(|l| l.contains("POST /games/friday/decisions 200")), "one log line per request");
+    // The server stopped cleanly with the stream open, and ended it.
+    let start = Instant::now();
+    while !heads.ended.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(start.elapsed() < Duration::from_secs(10), "the stream of heads outlived the server");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The moves route with a token lists for the token's side, and refuses a
+/// token that is no side's of the game, begun or not; the stream of heads
+/// of a game waiting for its shares sends its first head when it begins;
+/// the play page is served for a game begun or waiting, with a policy that
+/// lets it reach this server alone.
+#[test]
+fn a_token_names_its_side_to_the_moves_route_and_the_play_page_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"));
+    let t = Transcript::default();
+    let body = json!({"game": "friday", "rules": "leader-activation@2", "scenario": scenario(), "sides": [
+        {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
+        {"name": "axis", "key": SecretKey::from_bytes([2; 32]).public().to_hex()}]});
+    let (status, created) = post(&server.url("/games"), None, &body, &t);
+    assert_eq!(status, 201, "{created}");
+    let allies = created["tokens"]["allies"].as_str().unwrap().to_string();
+    let axis = created["tokens"]["axis"].as_str().unwrap().to_string();
+    let moves = |token: Option<&str>, query: &str| {
+        let mut request = ureq::get(&server.url(&format!("/games/friday/moves{query}")));
+        if let Some(token) = token {
+            request = request.set("Authorization", token);
+        }
+        call(request, None, &t)
+    };
+    let bearer = |token: &str| format!("Bearer {token}");
+    // Waiting for its shares: a good token is told so, a wrong one is refused.
+    let (status, v) = moves(Some(&bearer(&allies)), "");
+    assert_eq!((status, v["error"].as_str()), (409, Some("not-started")), "{v}");
+    let (status, v) = moves(Some(&bearer(&"0".repeat(64))), "");
+    assert_eq!((status, v["error"].as_str()), (401, Some("unauthorized")), "{v}");
+    let page = ureq::get(&server.url("/games/friday/play")).call().unwrap();
+    assert_eq!(page.content_type(), "text/html");
+    assert_eq!(page.header("Cache-Control"), Some("no-store"));
+    let html = page.into_string().unwrap();
+    assert!(html.contains("connect-src 'self'") && html.contains("\"game\":\"friday\""));
+    let heads = Heads::watch(&server, "friday");
+    let share = |n: u8| json!({"share": rollcall_core::digest::hex32(&[n; 32])});
+    post(&server.url("/games/friday/share"), Some(&allies), &share(7), &t);
+    post(&server.url("/games/friday/share"), Some(&axis), &share(8), &t);
+    assert_eq!(heads.until(|h| h["seq"] == 0)["ended"], false);
+    // Begun: each token lists for its side, whoever is awaited.
+    for (token, side) in [(&allies, "allies"), (&axis, "axis")] {
+        let (status, v) = moves(Some(&bearer(token)), "");
+        assert_eq!((status, v["side"].as_str(), v["awaited"].as_str()), (200, Some(side), Some("referee")), "{v}");
+    }
+    let (status, v) = moves(Some(&bearer(&axis)), "?side=referee");
+    assert_eq!((status, v["side"].clone()), (200, Value::Null), "{v}");
+    let (status, v) = moves(None, "");
+    assert_eq!((status, v["side"].clone()), (200, Value::Null), "no token: the side awaited, the referee: {v}");
+    for wrong in [bearer(&"0".repeat(64)), "Basic YWxsaWVz".to_string(), "Bearer".to_string()] {
+        let (status, v) = moves(Some(&wrong), "");
+        assert_eq!((status, v["error"].as_str()), (401, Some("unauthorized")), "{wrong}: {v}");
+    }
+    let (status, _) = get(&server.url("/games/nowhere/play"), &t);
+    assert_eq!(status, 404);
+    let (status, _) = get(&server.url("/games/nowhere/heads"), &t);
+    assert_eq!(status, 404);
+    let log = server.stop();
+    assert!(!log.iter().any(|l| l.contains(&allies) || l.contains(&axis)), "a token in the log");
 }
 
 #[test]

@@ -20,34 +20,19 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use headless_chrome::browser::tab::point::Point;
-use headless_chrome::protocol::cdp::types::Event as Cdp;
 use headless_chrome::protocol::cdp::Page::{CaptureScreenshotFormatOption, Viewport};
-use headless_chrome::{Browser, LaunchOptions, Tab};
+use headless_chrome::{Browser, Tab};
 use rollcall_core::game::Game;
 use rollcall_core::record::{DecisionBody, Event, Header, Kind, SeedMode};
 use rollcall_core::rules::RuleVersion;
 use rollcall_core::script::Script;
 use serde_json::{json, Value};
 
+#[path = "support/chromium.rs"]
+mod chromium;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Chromium: `ROLLCALL_CHROMIUM`, else the first of the usual names on `PATH`.
-fn find_chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("ROLLCALL_CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    let dirs = std::env::var_os("PATH")?;
-    for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
-        for dir in std::env::split_paths(&dirs) {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
-    None
 }
 
 /// The engine's replay of a fixture: what the page must show at every seq.
@@ -167,26 +152,7 @@ struct Viewer {
 impl Viewer {
     fn open(browser: &Browser, page: &Path, name: &str) -> Viewer {
         let tab = browser.new_tab().unwrap();
-        let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        tab.enable_log().unwrap();
-        tab.enable_runtime().unwrap();
-        tab.add_event_listener(Arc::new(move |event: &Cdp| {
-            let error = match event {
-                Cdp::RuntimeExceptionThrown(e) => Some(format!("exception: {:?}", e.params.exception_details)),
-                Cdp::RuntimeConsoleAPICalled(e) if format!("{:?}", e.params.Type) == "Error" => {
-                    Some(format!("console.error: {:?}", e.params.args.iter().map(|a| &a.value).collect::<Vec<_>>()))
-                }
-                Cdp::LogEntryAdded(e) if format!("{:?}", e.params.entry.level) == "Error" => {
-                    Some(format!("log: {}", e.params.entry.text))
-                }
-                _ => None,
-            };
-            if let Some(error) = error {
-                sink.lock().unwrap().push(error);
-            }
-        }))
-        .unwrap();
+        let errors = chromium::console_errors(&tab);
         tab.navigate_to(&format!("file://{}", page.display())).unwrap().wait_until_navigated().unwrap();
         let viewer = Viewer { tab, errors, name: name.to_string() };
         for _ in 0..400 {
@@ -307,50 +273,16 @@ fn rollcall(db: &Path, args: &[&OsStr]) -> String {
     output_text(&out)
 }
 
-fn launch(chromium: PathBuf, profile: &Path) -> Browser {
-    let flags: Vec<&OsStr> = [
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ]
-    .iter()
-    .map(OsStr::new)
-    .collect();
-    let options = LaunchOptions::default_builder()
-        .path(Some(chromium.clone()))
-        .headless(true) // --headless
-        .sandbox(false) // --no-sandbox: CI runs as root
-        .enable_gpu(false) // --disable-gpu
-        .user_data_dir(Some(profile.to_path_buf()))
-        .window_size(Some((1280, 1100)))
-        .disable_default_args(true)
-        .args(flags)
-        .idle_browser_timeout(Duration::from_secs(300))
-        .build()
-        .unwrap();
-    Browser::new(options).unwrap_or_else(|e| panic!("{} would not start: {e:#}", chromium.display()))
-}
-
 fn screenshots_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer-screenshots")
 }
 
 #[test]
 fn every_ruleset_steps_in_a_real_browser() {
-    let Some(chromium) = find_chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI is set, but Chromium is missing: the viewer must be tested in a real browser (apt-get install chromium; .ci/run does it), or name one with ROLLCALL_CHROMIUM");
-        }
-        eprintln!(
-            "NOTICE: viewer_browser skipped: no Chromium on PATH (apt-get install chromium, or set ROLLCALL_CHROMIUM)"
-        );
-        return;
-    };
+    let Some(binary) = chromium::chromium_or_skip("viewer_browser") else { return };
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let browser = launch(chromium, &dir.path().join("profile"));
+    let browser = chromium::launch(binary, &dir.path().join("profile"), (1280, 1100));
     let readme = std::env::var_os("ROLLCALL_SCREENSHOTS").map(PathBuf::from);
     for fixture in [
         "leader-activation/rally.json",

@@ -1,60 +1,51 @@
-//! The `rollcall` binary: glue. `main` parses the command line and calls
-//! [`commands::run`], which returns the exit code; only this crate prints or
-//! exits. Exit codes ([`exit`]): 0 fine, 1 verification failed or versions
-//! differ, 2 bad input or usage (bad input names the file, line and field,
-//! and nothing is written), 3 a decision the rules refuse.
+//! The `rollcall` binary: glue. `main` parses the command line ([`args`]),
+//! checks once the context every command runs in
+//! ([`input::checked::Checked`]) and calls [`commands::run()`], which
+//! returns the exit code; only this crate prints or exits. Exit codes
+//! ([`output::exit`]): 0 fine, 1 verification failed or versions differ, 2
+//! bad input or usage (bad input names the file, line and field, and
+//! nothing is written), 3 a decision the rules refuse.
+//!
+//! The crate in layers, each a folder, each importing only those below it:
+//! [`args`] (the command line, clap's types alone) and [`fail`] (the
+//! failure that exits 2) at the bottom; [`output`] (the one printer, the
+//! record's page) above them; [`input`] (the store, record files, scripts,
+//! rule versions, positions) above it; [`tui`] (the terminal's models) and
+//! [`serve`] (the dice server's HTTP) above those; [`commands`] (a file per
+//! command or family) at the top. `tests/house.rs` holds it.
 
 /// `println!` for text that may hold text from a record or an input: every
-/// control character but the newline is escaped (see `rollcall_core::text`).
+/// control character but the newline is escaped ([`output::say`]).
 macro_rules! say {
     () => {
-        println!()
+        $crate::output::say("")
     };
     ($($arg:tt)*) => {
-        println!("{}", rollcall_core::text::escape_lines(&format!($($arg)*)))
+        $crate::output::say(&format!($($arg)*))
     };
 }
 
-/// A [`store::Fail`] that the formatted message says all of.
+/// A [`fail::Fail`] that the formatted message says all of.
 macro_rules! fail {
     ($($arg:tt)*) => {
-        $crate::store::Fail::msg(format!($($arg)*))
+        $crate::fail::Fail::msg(format!($($arg)*))
     };
 }
 
-/// `print!`, escaped as [`say!`] escapes.
+/// `print!`, escaped as [`say!`] escapes ([`output::show`]).
 macro_rules! show {
     ($($arg:tt)*) => {
-        print!("{}", rollcall_core::text::escape_lines(&format!($($arg)*)))
+        $crate::output::show(&format!($($arg)*))
     };
 }
 
 mod args;
-mod checked;
-mod colour;
 mod commands;
-mod demo;
-mod diff;
-mod exit;
-mod golden;
-mod housekeeping;
-mod impact;
-mod impact_report;
-mod manual;
-mod moves;
+mod fail;
+mod input;
 mod output;
-mod pbem;
-mod position;
-mod progress;
-mod schemas;
-mod script_file;
 mod serve;
-mod simulate;
-mod source;
-mod store;
-mod suggest;
 mod tui;
-mod view;
 
 use std::process::ExitCode;
 
@@ -68,16 +59,16 @@ fn main() -> ExitCode {
     let matches = <args::Args as clap::CommandFactory>::command().get_matches();
     let mut args = <args::Args as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.prefer_command_line(&matches);
-    store::set_wait(std::time::Duration::from_secs(args.wait));
+    input::store::set_wait(std::time::Duration::from_secs(args.wait));
     if args.command.opens_few_stores() {
         rollcall_store::exits_after_closing();
     }
-    let cx = checked::Checked::new(&args);
+    let cx = input::checked::Checked::new(&args);
     let code = match commands::run(args, &cx) {
         Ok(code) => code,
         Err(fail) => {
-            let message = suggest::annotate(&fail.message(), store::game_ids);
-            exit::input(&rollcall_core::text::escape_lines(&message), cx.mode)
+            let message = output::suggest::annotate(&fail.message(), input::store::game_ids);
+            output::exit::input(&rollcall_core::text::escape_lines(&message), cx.mode)
         }
     };
     report_peak_memory();

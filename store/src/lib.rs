@@ -5,13 +5,16 @@
 //!   one database ([`pg_log`] has the schema, the append transaction and
 //!   the reconnects);
 //! - [`Store`]: either, as a location names it (a directory or a URL);
-//! - [`file`]: record files (JSON Lines), read as a stream and written whole.
+//! - [`file`]: record files (JSON Lines), read as a stream and written whole;
+//! - [`appender`]: appends made durable apart from their writing, one flush
+//!   for all those written meanwhile (a stream of decisions, the dice server).
 //!
 //! **Invariant:** the hash-chained record is the truth; a store is where it
 //! is kept. sled 0.34.7 is pinned exactly and stays behind the trait; every
 //! append is checked before it is written and durable before it is
 //! acknowledged, and the chain is checked again when a game is opened.
 
+pub mod appender;
 pub mod file;
 mod journal;
 pub mod pg_log;

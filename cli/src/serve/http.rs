@@ -1,14 +1,16 @@
 //! The HTTP face of the dice server: routes, bodies, statuses, one log line
-//! per request. The logic is in [`super::service`].
+//! per request. The logic is [`rollcall_server::Service`]'s; a refusal is
+//! its [`ApiError`], answered with its status ([`Refused`]).
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
@@ -18,7 +20,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::service::{ApiError, CreateGame, Service};
+use rollcall_server::{ApiError, CreateGame, Service};
 
 /// The largest request body taken (a decision, a scenario).
 pub const BODY_LIMIT: usize = 256 * 1024;
@@ -28,15 +30,25 @@ pub const OPENAPI: &str = include_str!("../../../docs/openapi.json");
 
 type Shared = Arc<Service>;
 
-impl IntoResponse for ApiError {
+/// A refusal as an HTTP answer: the [`ApiError`]'s status and its JSON.
+struct Refused(ApiError);
+
+impl From<ApiError> for Refused {
+    fn from(e: ApiError) -> Refused {
+        Refused(e)
+    }
+}
+
+impl IntoResponse for Refused {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let Refused(e) = self;
+        let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         if status == StatusCode::UNAUTHORIZED {
             // RFC 9110 §11.6.1: a 401 names the scheme the credential is sent in.
             let challenge = [(header::WWW_AUTHENTICATE, "Bearer realm=\"rollcall\"")];
-            return (status, challenge, Json(self.to_json())).into_response();
+            return (status, challenge, Json(e.to_json())).into_response();
         }
-        (status, Json(self.to_json())).into_response()
+        (status, Json(e.to_json())).into_response()
     }
 }
 
@@ -58,6 +70,8 @@ fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRouter<Shared>)
         ("/games/{id}/turn", &["get"], get(turn)),
         ("/games/{id}/verify", &["get"], get(verify)),
         ("/games/{id}/view", &["get"], get(view)),
+        ("/games/{id}/play", &["get"], get(play)),
+        ("/games/{id}/heads", &["get"], get(heads)),
     ]
 }
 
@@ -173,19 +187,19 @@ async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
-async fn list(State(s): State<Shared>) -> Result<Json<Value>, ApiError> {
-    blocking(move || s.list()).await.map(Json)
+async fn list(State(s): State<Shared>) -> Result<Json<Value>, Refused> {
+    Ok(Json(blocking(move || s.list()).await?))
 }
 
-async fn create(State(s): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+async fn create(State(s): State<Shared>, bytes: Result<Bytes, BytesRejection>) -> Result<Response, Refused> {
     let raw = bytes.as_ref().ok().cloned();
     let request: CreateGame = body(bytes).map_err(|e| naming_the_side(e, raw.as_deref()))?;
     let created = s.create(request, random).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
-async fn status(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
-    s.status(&id).await.map(Json)
+async fn status(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, Refused> {
+    Ok(Json(s.status(&id).await?))
 }
 
 #[derive(Deserialize)]
@@ -199,10 +213,10 @@ async fn share(
     Path(id): Path<String>,
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, Refused> {
     let token = Some(bearer(&headers)?);
     let request: ShareBody = body(bytes)?;
-    s.share(&id, token.as_deref(), request.share).await.map(Json)
+    Ok(Json(s.share(&id, token.as_deref(), request.share).await?))
 }
 
 #[derive(Deserialize)]
@@ -220,7 +234,7 @@ async fn decide(
     Path(id): Path<String>,
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, Refused> {
     let token = Some(bearer(&headers)?);
     let request: DecisionsBody = body(bytes)?;
     let decisions = match (request.decision, request.decisions) {
@@ -231,15 +245,16 @@ async fn decide(
                 400,
                 "malformed",
                 "body: give `decision` (one) or `decisions` (a non-empty list)",
-            ))
+            )
+            .into())
         }
     };
-    s.decide(&id, token.as_deref(), request.expected_head, &decisions).await.map(Json)
+    Ok(Json(s.decide(&id, token.as_deref(), request.expected_head, &decisions).await?))
 }
 
-async fn end(State(s): State<Shared>, Path(id): Path<String>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+async fn end(State(s): State<Shared>, Path(id): Path<String>, headers: HeaderMap) -> Result<Json<Value>, Refused> {
     let token = Some(bearer(&headers)?);
-    s.end(&id, token.as_deref()).await.map(Json)
+    Ok(Json(s.end(&id, token.as_deref()).await?))
 }
 
 #[derive(Deserialize)]
@@ -255,8 +270,8 @@ async fn events(
     State(s): State<Shared>,
     Path(id): Path<String>,
     Query(page): Query<Page>,
-) -> Result<Json<Value>, ApiError> {
-    blocking(move || s.events(&id, page.since.unwrap_or(1), page.limit.unwrap_or(1000))).await.map(Json)
+) -> Result<Json<Value>, Refused> {
+    Ok(Json(blocking(move || s.events(&id, page.since.unwrap_or(1), page.limit.unwrap_or(1000))).await?))
 }
 
 #[derive(Deserialize)]
@@ -266,8 +281,8 @@ struct At {
     at: Option<u64>,
 }
 
-async fn state(State(s): State<Shared>, Path(id): Path<String>, Query(at): Query<At>) -> Result<Json<Value>, ApiError> {
-    blocking(move || s.state(&id, at.at)).await.map(Json)
+async fn state(State(s): State<Shared>, Path(id): Path<String>, Query(at): Query<At>) -> Result<Json<Value>, Refused> {
+    Ok(Json(blocking(move || s.state(&id, at.at)).await?))
 }
 
 #[derive(Deserialize)]
@@ -277,20 +292,23 @@ struct ForSide {
     side: Option<String>,
 }
 
+/// The moves route takes a token, when sent, to list for its side.
 async fn moves(
     State(s): State<Shared>,
     Path(id): Path<String>,
     Query(side): Query<ForSide>,
-) -> Result<Json<Value>, ApiError> {
-    blocking(move || s.moves(&id, side.side.as_deref())).await.map(Json)
+    headers: HeaderMap,
+) -> Result<Json<Value>, Refused> {
+    let token = headers.contains_key(header::AUTHORIZATION).then(|| bearer(&headers)).transpose()?;
+    Ok(Json(blocking(move || s.moves(&id, side.side.as_deref(), token.as_deref())).await?))
 }
 
-async fn narrative(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn narrative(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, Refused> {
     let text = blocking(move || s.narrative(&id)).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
-async fn record(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn record(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, Refused> {
     let text = blocking(move || s.record(&id)).await?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], text).into_response())
 }
@@ -306,19 +324,71 @@ async fn turn(
     State(s): State<Shared>,
     Path(id): Path<String>,
     Query(since): Query<Since>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Refused> {
     let text = blocking(move || s.turn(&id, since.since)).await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
-async fn view(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let html = blocking(move || s.view(&id)).await?;
+async fn view(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, Refused> {
+    let (header, events) = blocking(move || s.whole(&id)).await?;
+    let html = crate::output::view::render(&header, &events, &crate::output::view::ViewOptions::default())
+        .map_err(|e| ApiError::new(500, "view", e.to_string()))?;
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
 }
 
-async fn verify(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+/// The play page: self-contained; it reaches nothing but this server
+/// (its Content-Security-Policy says so), and keeps the side's token in the
+/// tab's session storage, never in a URL.
+async fn play(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, Refused> {
+    let html = blocking(move || s.known(&id).map(|()| super::page::render(&id))).await?;
+    let headers = [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ];
+    Ok((headers, html).into_response())
+}
+
+/// Server-sent events: `head`, the game's head (`seq`, `hash`, `ended`)
+/// now and each time it moves. Read-only; a head is of events written, so
+/// nothing sent depends on a die not written. A game waiting for its
+/// shares sends its first head when it begins. Over a store other servers
+/// write too, the store's head is read every two seconds.
+async fn heads(State(s): State<Shared>, Path(id): Path<String>) -> Result<Response, Refused> {
+    let watch = s.watch(&id).await?;
+    let stream = futures_util::stream::unfold((watch, None, s, id), |(mut w, mut sent, s, id)| async move {
+        loop {
+            if let Some(now) = w.now.take().filter(|now| Some(*now) != sent) {
+                sent = Some(now);
+                let event = SseEvent::default().event("head").json_data(now).expect("a head serialises");
+                return Some((Ok::<_, std::convert::Infallible>(event), (w, sent, s, id)));
+            }
+            if *w.stopping.borrow() {
+                return None;
+            }
+            tokio::select! {
+                stopping = w.stopping.changed() => if stopping.is_err() {
+                    return None;
+                },
+                changed = w.heads.changed() => match changed {
+                    Ok(()) => w.now = *w.heads.borrow_and_update(),
+                    Err(_) => return None,
+                },
+                _ = tokio::time::sleep(Duration::from_secs(2)), if !s.writes_alone() => {
+                    let (s, id) = (s.clone(), id.clone());
+                    w.now = tokio::task::spawn_blocking(move || s.stored(&id)).await.ok().flatten();
+                }
+            }
+        }
+    });
+    let headers = [(header::CACHE_CONTROL, "no-store")];
+    Ok((headers, Sse::new(stream).keep_alive(KeepAlive::default())).into_response())
+}
+
+async fn verify(State(s): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, Refused> {
     let (verified, header) = blocking(move || s.verify(&id)).await?;
-    Ok(Json(crate::commands::verified_json(&header.game, &verified, &header)))
+    Ok(Json(crate::output::record::verified_json(&header.game, &verified, &header)))
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::{Frame, Terminal};
 
 use super::{play, Key, Model, Replay, Screen};
-use crate::store::Fail;
+use crate::fail::Fail;
 
 /// Puts the terminal back as it was, however the view ends (a panic too).
 struct Restore;

@@ -4,9 +4,11 @@
 
 use std::path::PathBuf;
 
+use rollcall_core::game::Game;
 use rollcall_core::record::{self, Event, Header, Kind};
 use rollcall_core::script::Script;
 
+use super::replay::lines;
 use super::*;
 
 fn fixture(name: &str) -> (Header, Vec<Event>) {

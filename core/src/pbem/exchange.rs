@@ -761,3 +761,134 @@ pub fn forks(log: &dyn EventLog, game: &str) -> Result<Vec<Fork>, LogError> {
 pub fn acknowledge(log: &dyn EventLog, game: &str, head: &Head) -> Result<(), LogError> {
     set_acked(log, game, head)
 }
+
+/// What a record of a game the store has came to ([`extend`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Extension {
+    /// The record parts from the stored game at `seq`: refused, and kept as
+    /// evidence under `evidence` (a note key).
+    Fork { seq: u64, evidence: String },
+    /// Nothing: the stored game, at `head`, holds every event of the record.
+    Nothing { head: Head },
+    /// The stored game, extended by `appended` events after the seq `from`;
+    /// its head now `head`.
+    Extended { appended: u64, from: u64, head: crate::Digest },
+}
+
+/// Why a record could not extend the stored game; nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtendError<E> {
+    /// The record's header differs from the stored game's at `field`: it is
+    /// another game with the same id.
+    #[error("a game {game:?} is in the store, and this record's header differs from it at {field}: it is another game with the same id")]
+    OtherGame { game: String, field: String },
+    /// The record does not verify.
+    #[error("does not verify: {0}")]
+    Unverified(crate::game::VerifyFailure),
+    /// The record could not be read again.
+    #[error("{0}")]
+    Read(E),
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
+
+/// Extends the stored game `header.game` with a record of it: the record
+/// must be the same game (the same header) and agree with every stored
+/// event; what it holds beyond the store's head is appended, whole
+/// decisions at a time, `batch` events or so an append. A record that parts
+/// from the stored game is a fork: refused, and kept as evidence (`source`
+/// says where it came from, `record FILE`).
+///
+/// `read` gives the record's events from its first, each time it is
+/// called: once to verify the whole record against the store, once more to
+/// append what the store lacks, so the record is never held whole.
+pub fn extend<E: std::fmt::Display, I: IntoIterator<Item = Result<Event, E>>>(
+    log: &dyn EventLog,
+    header: &Header,
+    source: &str,
+    mut read: impl FnMut() -> Result<I, E>,
+    batch: usize,
+    registry: &Registry,
+) -> Result<Extension, ExtendError<E>> {
+    let id = &header.game;
+    let stored = log.header(id)?;
+    if let Some(field) = header_difference(&stored, header) {
+        return Err(ExtendError::OtherGame { game: id.clone(), field });
+    }
+    let ours = log.head(id)?;
+    let events = read().map_err(ExtendError::Read)?;
+    let (verified, fork) = verify_against_store(log, header, ours.seq, source, events, registry)?;
+    if let Some(fork) = fork {
+        let evidence = keep(log, &fork)?;
+        return Ok(Extension::Fork { seq: fork.seq, evidence });
+    }
+    if verified.events <= ours.seq {
+        return Ok(Extension::Nothing { head: ours });
+    }
+    let (appended, head) = append_beyond(log, id, &ours, read().map_err(ExtendError::Read)?, batch)?;
+    Ok(Extension::Extended { appended, from: ours.seq, head })
+}
+
+/// The record verified whole, and each of its events up to the stored
+/// head `ours` compared with the store's: the first that differs begins a
+/// fork, its branch kept as [`branch`] keeps one.
+fn verify_against_store<E: std::fmt::Display>(
+    log: &dyn EventLog,
+    header: &Header,
+    ours: u64,
+    source: &str,
+    events: impl IntoIterator<Item = Result<Event, E>>,
+    registry: &Registry,
+) -> Result<(crate::game::Verified, Option<Fork>), ExtendError<E>> {
+    let mut stored_events = log.events(&header.game, 1)?;
+    let mut fork: Option<Fork> = None;
+    let result = crate::game::verify_each(header, events, registry, |_, e| {
+        if e.seq <= ours && fork.is_none() {
+            let same = matches!(stored_events.next(), Some(Ok(s)) if s.hash == e.hash);
+            if !same {
+                let game = header.game.clone();
+                fork = Some(Fork { game, source: source.to_string(), side: None, seq: e.seq, events: Vec::new() });
+            }
+        }
+        if let Some(f) = fork.as_mut() {
+            let open =
+                f.events.len() < FORK_EVENTS && !f.events.last().is_some_and(|l| l.contains("\"kind\":\"checkpoint\""));
+            if open {
+                f.events.push(record::encode_event(e).unwrap_or_default());
+            }
+        }
+    });
+    drop(stored_events);
+    Ok((result.map_err(ExtendError::Unverified)?, fork))
+}
+
+/// Appends the events after the stored head `ours`, whole decisions at a
+/// time: how many, and the head they lead to.
+fn append_beyond<E>(
+    log: &dyn EventLog,
+    id: &str,
+    ours: &Head,
+    events: impl IntoIterator<Item = Result<Event, E>>,
+    batch_events: usize,
+) -> Result<(u64, crate::Digest), ExtendError<E>> {
+    let mut head = ours.hash;
+    let mut batch: Vec<Event> = Vec::new();
+    let mut appended = 0u64;
+    for event in events {
+        let event = event.map_err(ExtendError::Read)?;
+        if event.seq <= ours.seq {
+            continue;
+        }
+        if matches!(event.kind, Kind::Decision | Kind::Checkpoint) && batch.len() >= batch_events {
+            head = log.append(id, &head, &batch)?.hash;
+            appended += batch.len() as u64;
+            batch.clear();
+        }
+        batch.push(event);
+    }
+    if !batch.is_empty() {
+        head = log.append(id, &head, &batch)?.hash;
+        appended += batch.len() as u64;
+    }
+    Ok((appended, head))
+}

@@ -32,26 +32,20 @@
 //! The model is pure, as the replay's is: [`Model::key`] moves it (state +
 //! key -> state), [`Model::screen`] says what the screen shows. What must
 //! touch the store or a file (writing the turn, exporting it) the model
-//! asks for ([`Model::request`]); [`session`] does it and hands back the
+//! asks for ([`Model::request`]); the command (`commands/play/terminal.rs`) does it and hands back the
 //! [`Outcome`] ([`Model::answer`]); `tui::term` draws and reads keys.
 
 mod form;
-pub mod session;
 
 use rollcall_core::digest::Digest;
-use rollcall_core::game::{describe_decision, Game};
-use rollcall_core::moves::{self, Entry, Field, Listing, Shape};
+use rollcall_core::game::Game;
+use rollcall_core::moves::{self, Entry, Listing};
 use rollcall_core::record::Event;
-use rollcall_core::ruleset::{Actor, Refusal};
-use rollcall_core::script::split_dice;
 use rollcall_core::text;
-use rollcall_core::words::possessive;
-use serde_json::Value;
 
 use form::{Form, Step};
 
 use super::{wrap, Key};
-use crate::moves::only_one_value;
 
 /// What the turn starts from, read from the store.
 pub struct Opened {
@@ -66,7 +60,7 @@ pub struct Opened {
     pub key_file: Option<String>,
 }
 
-/// Something only the edge can do: the model asks, [`session`] does it.
+/// Something only the edge can do: the model asks, the command (`commands/play/terminal.rs`) does it.
 #[derive(Clone)]
 pub enum Request {
     /// Append the turn's events on `expected`, the head the turn began
@@ -196,7 +190,7 @@ impl Model {
     pub fn new(opened: Opened) -> Model {
         let Opened { game, by, earlier, key_file } = opened;
         let header = game.header();
-        let side = crate::moves::listed_side(&game, None, by.clone());
+        let side = crate::output::listing::listed_side(&game, None, by.clone());
         Model {
             id: header.game.clone(),
             rules: header.rules.label(),
@@ -313,201 +307,6 @@ impl Model {
         self.cursor = number - 1;
         self.number = typed;
     }
-
-    /// Opens the entry under the cursor: its fields asked, or, with none
-    /// to ask, decided at once.
-    fn pick(self) -> Model {
-        let Some(entry) = self.listing.entries().nth(self.cursor).cloned() else {
-            return self.said_now("nothing to choose: nothing is listed (e ends the turn, q quits)");
-        };
-        let fields: Vec<Field> = entry.fields.iter().filter(|f| !only_one_value(f)).cloned().collect();
-        if fields.is_empty() {
-            return self.decide(entry, None);
-        }
-        let form = Form::new(format!("{}. {}", entry.n, entry.says), fields);
-        self.opened(Open::Decide(Box::new(entry), form))
-    }
-
-    /// Decides `entry` with the fields given in `form`, on the copy.
-    fn decide(mut self, entry: Entry, form: Option<Form>) -> Model {
-        let given = form.as_ref().map(|f| f.given.clone()).unwrap_or_default();
-        let decision = match entry.fill(&given, false).map(split_dice) {
-            Ok(Ok(split)) => split,
-            Ok(Err((field, message))) => return self.refused(entry, form, Refusal::Malformed { field, message }),
-            Err(e) => return self.said_now(format!("{}: {e}", entry.pick)),
-        };
-        let (decision, dice) = decision;
-        let before = self.game.clone();
-        match self.game.play_as(&decision, dice.as_ref(), self.by.as_deref()) {
-            Ok(events) => self.decided(describe_decision(&decision), before, events),
-            Err(refusal) => self.refused(entry, form, refusal),
-        }
-    }
-
-    /// A refusal: a field named by it is asked again, with the reason;
-    /// otherwise the menu says why. Nothing was decided.
-    fn refused(mut self, entry: Entry, form: Option<Form>, refusal: Refusal) -> Model {
-        if let (Refusal::Malformed { field, message }, Some(form)) = (&refusal, &form) {
-            let name = field.split(['.', '[']).next().unwrap_or_default();
-            if form.fields.iter().any(|f| f.name == name) {
-                let form = form.clone().again(name, message.clone());
-                return self.opened(Open::Decide(Box::new(entry), form));
-            }
-        }
-        self.message = format!("{}: refused: {refusal} (nothing was decided)", entry.pick);
-        self
-    }
-
-    fn decided(mut self, pick: String, before: Game, events: Vec<Event>) -> Model {
-        let number = self.game.decisions();
-        let lines = events.iter().flat_map(|e| lines(&self.game.narrate(e))).collect();
-        self.message = format!("#{number} {pick}: decided (u takes it back; e ends the turn and writes it)");
-        self.pending.push(Pending { pick, before, events, lines });
-        let was = self.side.clone();
-        self.refresh();
-        match (was, self.game.awaited()) {
-            (Some(was), Actor::Side(now)) if now != was => self.opened(Open::Ask(Question::EndTurn)),
-            _ => self,
-        }
-    }
-
-    /// Lists again for the game as played: this store's side in a
-    /// play-by-email game, else the side awaited (none: the referee), as
-    /// when the turn opened.
-    fn refresh(&mut self) {
-        self.side = crate::moves::listed_side(&self.game, None, self.by.clone());
-        self.listing = listing(&self.game, self.side.as_deref());
-        self.cursor = 0;
-    }
-
-    fn take_back(mut self) -> Model {
-        let Some(last) = self.pending.pop() else {
-            let why = if self.written.is_empty() {
-                "nothing to take back: no decision made yet"
-            } else {
-                "nothing to take back: what is written to the store stays there (the store only appends)"
-            };
-            return self.said_now(why);
-        };
-        let number = last.before.decisions() + 1;
-        self.game = last.before;
-        self.refresh();
-        self.said_now(format!("took back #{number} {}: it was never written", last.pick))
-    }
-
-    /// Ends the turn: asks the edge to write the decisions held.
-    fn end(mut self) -> Model {
-        if self.pending.is_empty() {
-            return self.after_write();
-        }
-        let events = self.pending.iter().flat_map(|p| p.events.iter().cloned()).collect();
-        self.request = Some(Request::Write { expected: self.base.head(), events, game: Box::new(self.game.clone()) });
-        self.said_now("writing the turn to the store…")
-    }
-
-    fn after_write(self) -> Model {
-        match self.by {
-            Some(_) => self.opened(Open::Ask(Question::Export)),
-            None if self.message.is_empty() => self.said_now("nothing to write: no decision made yet (q quits)"),
-            None => self,
-        }
-    }
-
-    /// The model once the edge has done what it asked.
-    pub fn answer(mut self, outcome: Outcome) -> Model {
-        self.request = None;
-        match outcome {
-            Outcome::Written(Ok(())) => {
-                let events: usize = self.pending.iter().map(|p| p.events.len()).sum();
-                let said = format!(
-                    "wrote {} ({events} events) to the store: game {} at seq {}, head {}",
-                    decisions(self.pending.len()),
-                    self.id,
-                    self.game.seq(),
-                    self.game.head()
-                );
-                self.written.extend(self.pending.drain(..).flat_map(|p| p.lines));
-                self.base = self.game.clone();
-                self.said.push(said.clone());
-                self.message = said;
-                self.after_write()
-            }
-            Outcome::Written(Err(e)) => {
-                let n = decisions(self.pending.len());
-                self.said_now(format!(
-                    "{e}: nothing was written; the {n} of this turn are still held (q throws them away)"
-                ))
-            }
-            Outcome::Exported(Ok(lines)) => {
-                self.said.extend(lines.iter().cloned());
-                self.opened(Open::Finished(lines))
-            }
-            Outcome::Exported(Err(e)) => {
-                let form = self.export_form();
-                self.opened(Open::Export(form.again("key", e)))
-            }
-        }
-    }
-
-    fn answer_key(mut self, question: Question, key: Key) -> Model {
-        let yes = matches!(key, Key::Char('y' | 'Y'));
-        let no = matches!(key, Key::Char('n' | 'N') | Key::Esc);
-        match question {
-            Question::Discard if yes || key == Key::Interrupt => {
-                let n = decisions(self.pending.len());
-                self.said.push(format!("quit: threw away {n} not written; the store is as it was"));
-                self.quit = true;
-                self
-            }
-            Question::Discard if key == Key::Char('e') => self.end(),
-            Question::EndTurn if yes || key == Key::Enter => self.end(),
-            Question::Export if yes || key == Key::Enter => {
-                let form = self.export_form();
-                self.opened(Open::Export(form))
-            }
-            Question::Export if no => self.not_exported(),
-            _ if no => self,
-            _ => self.opened(Open::Ask(question)),
-        }
-    }
-
-    /// The export's two fields: the key file and the turn file.
-    fn export_form(&self) -> Form {
-        let side = self.by.clone().unwrap_or_default();
-        let previous = |name: &str| match &self.open {
-            Open::Export(form) => form.answer(name).map(str::to_string),
-            _ => None,
-        };
-        let about = format!("{} secret key file (from `rollcall keygen`)", possessive(&side));
-        let mut key = Field::new("key", about, Shape::Text, Value::Null);
-        key.example = previous("key").or_else(|| self.key_file.clone()).map(Value::String);
-        // The checkpoint the export signs is the next event: the turn file's head.
-        let file = previous("output").unwrap_or_else(|| format!("{}-{side}-{}.txt", self.id, self.game.seq() + 1));
-        let about = "the turn file to write (a new file): send it to your opponent";
-        let output = Field::new("output", about, Shape::Text, Value::String(file));
-        Form::new("export and sign this turn".to_string(), vec![key, output])
-    }
-
-    fn export(mut self, form: Form) -> Model {
-        let (key, output) = (form.answer("key").unwrap_or_default(), form.answer("output").unwrap_or_default());
-        if output == "-" {
-            let form =
-                form.clone().again("output", "give a file's name: the screen is not the place for the turn".into());
-            return self.opened(Open::Export(form));
-        }
-        self.request = Some(Request::Export { key: key.to_string(), output: output.to_string() });
-        let form = form.clone();
-        self.said_now("signing and exporting the turn…").opened(Open::Export(form))
-    }
-
-    fn not_exported(mut self) -> Model {
-        let said = format!(
-            "not exported: `rollcall turn export {} --key KEY -o FILE` signs and writes it when you are ready",
-            self.id
-        );
-        self.said.push(said.clone());
-        self.said_now(said)
-    }
 }
 
 /// A listing for `side`, or, should the game not have it, the referee's.
@@ -530,7 +329,9 @@ fn lines(text: &str) -> Vec<String> {
     text.trim_end().lines().map(|l| text::escape(l).into_owned()).collect()
 }
 
+mod decide;
 mod screen;
+mod write;
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 //! decision's outcome marked, and a status line.
 
 use super::{decisions, lines, wrap, Model, Open, Panes, Question, Screen, HELP};
-use crate::moves::entry_lines;
+use crate::output::listing::entry_lines;
 use rollcall_core::words::possessive;
 
 impl Model {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use rollcall_core::keys::SecretKey;
 use rollcall_core::log::MemLog;
+use rollcall_core::moves::{Field, Shape};
 use rollcall_core::pbem::exchange;
 use rollcall_core::record::Kind;
 use rollcall_core::script::Script;
@@ -38,7 +39,7 @@ fn model(game: Game) -> Model {
 /// A game of leader activation by email, just started: allies (this
 /// store's side) against axis, the referee's begin-turn awaited.
 fn by_email() -> Model {
-    let (rules, _) = crate::source::rule_version("leader-activation@1").unwrap();
+    let (rules, _) = crate::input::source::rule_version("leader-activation@1").unwrap();
     let scenario: Value =
         serde_json::from_str(&std::fs::read_to_string(root().join("examples/pbem/scenario.json")).unwrap()).unwrap();
     let (tom, jerry) = (MemLog::default(), MemLog::default());
