@@ -852,7 +852,7 @@ fn diff_the_first_divergence_is_the_first_outcome_that_differs() {
 /// catch the edit.
 fn rechained(lines: &[String]) -> Vec<String> {
     use rollcall_core::record;
-    let header = record::parse_header(&lines[0]).unwrap();
+    let header = record::parse_header(&lines[0], rollcall_core::registry::builtin()).unwrap();
     let mut head = record::header_hash(&header).unwrap();
     let mut out = vec![lines[0].clone()];
     for line in &lines[1..] {

@@ -709,7 +709,7 @@ fn every_field_reads_back(browser: &Browser, server: &Server, ruleset: &str) -> 
     let sim = rollcall_core::sim::simulator(ruleset).unwrap();
     let version = rollcall_core::registry::version(ruleset).unwrap().id();
     let header = sim.random_header(21, &version);
-    let sides = rollcall_core::game::Game::open(header.clone()).unwrap().sides();
+    let sides = rollcall_core::game::Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap().sides();
     let keys: Vec<Value> = sides
         .iter()
         .enumerate()

@@ -652,9 +652,10 @@ fn fifty_games_at_once_lose_nothing_duplicate_nothing_and_verify() {
     for (i, (id, _, _)) in games.iter().enumerate() {
         let text = record(&server, id);
         let mut lines = text.lines();
-        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+        let header =
+            rollcall_core::record::parse_header(lines.next().unwrap(), rollcall_core::registry::builtin()).unwrap();
         let events = lines.map(|l| rollcall_core::record::parse_event(l).map_err(|e| e.to_string()));
-        let v = rollcall_core::game::verify(&header, events).unwrap();
+        let v = rollcall_core::game::verify(&header, events, rollcall_core::registry::builtin()).unwrap();
         assert_eq!(v.decisions, per_game + u64::from(i == 0), "game {id}: nothing lost or duplicated");
     }
     let server = Arc::try_unwrap(server).ok().unwrap();
@@ -766,9 +767,11 @@ fn all_verify(server: &Server, games: &[(String, String, String)], decisions: im
     for (i, (id, _, _)) in games.iter().enumerate() {
         let text = record(server, id);
         let mut lines = text.lines();
-        let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+        let header =
+            rollcall_core::record::parse_header(lines.next().unwrap(), rollcall_core::registry::builtin()).unwrap();
         let events = lines.map(|l| rollcall_core::record::parse_event(l).map_err(|e| e.to_string()));
-        let v = rollcall_core::game::verify(&header, events).unwrap_or_else(|f| panic!("game {id}: {f}"));
+        let v = rollcall_core::game::verify(&header, events, rollcall_core::registry::builtin())
+            .unwrap_or_else(|f| panic!("game {id}: {f}"));
         assert_eq!(v.decisions, decisions(i), "game {id}: nothing lost or duplicated");
     }
 }
@@ -902,10 +905,15 @@ fn two_servers_ride_out_a_restart_of_the_database_under_load() {
 fn recovered_whole(server: &Server, round: u32, acknowledged: &Option<(u64, String)>, what: &str) {
     let text = record(server, "k");
     let mut lines = text.lines();
-    let header = rollcall_core::record::parse_header(lines.next().unwrap()).unwrap();
+    let header =
+        rollcall_core::record::parse_header(lines.next().unwrap(), rollcall_core::registry::builtin()).unwrap();
     let events: Vec<_> = lines.map(|l| rollcall_core::record::parse_event(l).unwrap()).collect();
-    rollcall_core::game::verify(&header, events.iter().cloned().map(Ok::<_, String>))
-        .unwrap_or_else(|f| panic!("round {round}: {what} does not verify after a kill: {f}"));
+    rollcall_core::game::verify(
+        &header,
+        events.iter().cloned().map(Ok::<_, String>),
+        rollcall_core::registry::builtin(),
+    )
+    .unwrap_or_else(|f| panic!("round {round}: {what} does not verify after a kill: {f}"));
     if let Some((seq, hash)) = acknowledged {
         let at = events
             .iter()
@@ -930,7 +938,7 @@ fn a_whole_sealed_game_of(ruleset: &str, seed: u64) {
     let sim = rollcall_core::sim::simulator(ruleset).unwrap();
     let version = rollcall_core::registry::version(ruleset).unwrap().id();
     let header = sim.random_header(seed, &version);
-    let sides = rollcall_core::game::Game::open(header.clone()).unwrap().sides();
+    let sides = rollcall_core::game::Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap().sides();
     let game = format!("{ruleset}-whole");
     let keys: Vec<Value> = sides
         .iter()

@@ -50,10 +50,10 @@ struct Replay {
 impl Replay {
     fn of(fixture: &str) -> Replay {
         let text = std::fs::read_to_string(root().join("fixtures").join(fixture)).unwrap();
-        let script = Script::parse(&text, "fixture").unwrap();
+        let script = Script::parse(&text, "fixture", rollcall_core::registry::builtin()).unwrap();
         let mut events = Vec::new();
         script.play(|_, e| events.push(e.clone())).unwrap();
-        let mut game = Game::open(script.header.clone()).unwrap();
+        let mut game = Game::open(script.header.clone(), rollcall_core::registry::builtin()).unwrap();
         let (mut states, mut turns, mut texts, mut decisions) =
             (vec![game.state()], vec![0], vec![String::new()], vec![0]);
         for e in &events {
@@ -730,7 +730,7 @@ fn run_under(replay: &Replay, rules: &RuleVersion, upto: u64) -> (Game, Vec<Stri
     let mut header = replay.header.clone();
     header.rules = rules.clone();
     header.rules_hash = rules.hash();
-    let mut game = Game::open(header).unwrap();
+    let mut game = Game::open(header, rollcall_core::registry::builtin()).unwrap();
     game.tolerate_unused_table_dice();
     let mut texts = Vec::new();
     for e in replay.events.iter().filter(|e| e.kind == Kind::Decision) {
@@ -778,6 +778,7 @@ fn check_diff_page(browser: &Browser, db: &Path, dir: &Path) {
         &replay.header.rules,
         &b,
         true,
+        rollcall_core::registry::builtin(),
     )
     .unwrap();
     let first = report.divergences.first().expect("the showcase parts under multi-bg").number;

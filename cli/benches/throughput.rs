@@ -72,8 +72,8 @@ fn script(n: usize) -> Value {
         "seed": {"mode": "open", "parties": [{"name": "red", "share": shares[0]}, {"name": "blue", "share": shares[1]}]},
         "decisions": []
     });
-    let parsed = Script::parse(&s.to_string(), "bench").unwrap();
-    let mut game = rollcall_core::Game::open(parsed.header).unwrap();
+    let parsed = Script::parse(&s.to_string(), "bench", rollcall_core::registry::builtin()).unwrap();
+    let mut game = rollcall_core::Game::open(parsed.header, rollcall_core::registry::builtin()).unwrap();
     let mut decisions = Vec::with_capacity(n);
     let mut t = 0;
     while decisions.len() < n {
@@ -207,7 +207,7 @@ fn main() {
             std::fs::create_dir_all(keep).unwrap();
             std::fs::copy(&path, std::path::Path::new(keep).join(format!("bench-{n}.json"))).unwrap();
         }
-        let parsed = Script::parse(&text, "bench").unwrap();
+        let parsed = Script::parse(&text, "bench", rollcall_core::registry::builtin()).unwrap();
         let start = Instant::now();
         let mut events = 0u64;
         parsed.play(|_, _| events += 1).unwrap();
@@ -498,7 +498,7 @@ fn golden_check(dir: &std::path::Path) {
     let (text, events) = loop {
         let text = script(n).to_string();
         let mut events = 0usize;
-        Script::parse(&text, "bench").unwrap().play(|_, _| events += 1).unwrap();
+        Script::parse(&text, "bench", rollcall_core::registry::builtin()).unwrap().play(|_, _| events += 1).unwrap();
         if events >= least {
             break (text, events);
         }
@@ -515,7 +515,7 @@ fn golden_check(dir: &std::path::Path) {
     assert!(out.contains(&format!("{games} fixtures match")), "every fixture matches: {out}");
     let start = Instant::now();
     for _ in 0..games {
-        Script::parse(&text, "bench").unwrap().play(|_, _| {}).unwrap();
+        Script::parse(&text, "bench", rollcall_core::registry::builtin()).unwrap().play(|_, _| {}).unwrap();
     }
     let reference = start.elapsed().as_secs_f64();
     println!(
@@ -639,7 +639,7 @@ fn postgres_beside_sled(dir: &std::path::Path, n: usize) {
     let path = dir.join("pg-bench.json");
     std::fs::write(&path, &text).unwrap();
     let mut events = 0u64;
-    Script::parse(&text, "bench").unwrap().play(|_, _| events += 1).unwrap();
+    Script::parse(&text, "bench", rollcall_core::registry::builtin()).unwrap().play(|_, _| events += 1).unwrap();
     for (name, store, flag) in [("sled", sled, "--db"), ("PostgreSQL", pg, "--store")] {
         let (t, _, _) = child(&[flag, store, "run", path.to_str().unwrap()], None);
         println!("  {name:<10} run: {events} events in one creation   {:>10.0} events/s", events as f64 / t);

@@ -41,7 +41,7 @@ use crate::dice::{Drawn, TableDice};
 use crate::game::{describe_decision, DecidedEvents, Game, Linked, OpenError, Verifier, VerifyFailure};
 use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, LinkProof, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
-use crate::ruleset::{DecisionReader, KeptDecision, Refusal, Violation};
+use crate::ruleset::{DecisionReader, KeptDecision, Refusal, Registry, Violation};
 
 /// What one version made of a decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -191,7 +191,7 @@ pub enum DiffError {
 /// The game under `rules`: `Ok(Err(reason))` when `rules` refuses the
 /// record's scenario (the versions part there), an error when the rules
 /// themselves are bad input.
-fn under(header: &Header, rules: &RuleVersion) -> Result<Result<Game, String>, DiffError> {
+fn under(header: &Header, rules: &RuleVersion, registry: &Registry) -> Result<Result<Game, String>, DiffError> {
     if rules.ruleset() != header.rules.ruleset() {
         return Err(DiffError::OtherRuleset(
             rules.label(),
@@ -202,7 +202,7 @@ fn under(header: &Header, rules: &RuleVersion) -> Result<Result<Game, String>, D
     let mut h = header.clone();
     h.rules = rules.clone();
     h.rules_hash = rules.hash();
-    match Game::open(h) {
+    match Game::open(h, registry) {
         Ok(mut game) => {
             game.tolerate_unused_table_dice();
             game.leave_links_unhashed();
@@ -667,8 +667,9 @@ pub fn diff<E: Display>(
     a: &RuleVersion,
     b: &RuleVersion,
     all: bool,
+    registry: &Registry,
 ) -> Result<Report, DiffError> {
-    diff_observed(header, events, a, b, all, &mut ())
+    diff_observed(header, events, a, b, all, registry, &mut ())
 }
 
 /// [`diff`], showing `observer` each decision compared and the games at the end.
@@ -678,9 +679,10 @@ pub fn diff_observed<E: Display>(
     a: &RuleVersion,
     b: &RuleVersion,
     all: bool,
+    registry: &Registry,
     observer: &mut dyn Observer,
 ) -> Result<Report, DiffError> {
-    let mut diff = Diff::new(header, a, b, all, observer)?;
+    let mut diff = Diff::new(header, a, b, all, registry, observer)?;
     for event in events {
         let event = event.map_err(|e| diff.unreadable(e))?;
         diff.push(&event)?;
@@ -696,15 +698,17 @@ pub struct Diff<'o> {
 }
 
 impl<'o> Diff<'o> {
-    /// A diff of the record `header` begins, under `a` and `b`.
+    /// A diff of the record `header` begins, under `a` and `b` (versions
+    /// of its ruleset in `registry`).
     pub fn new(
         header: &Header,
         a: &RuleVersion,
         b: &RuleVersion,
         all: bool,
+        registry: &Registry,
         observer: &'o mut dyn Observer,
     ) -> Result<Diff<'o>, DiffError> {
-        Diff::start(header, a, b, all, observer, true)
+        Diff::start(header, a, b, all, registry, observer, true)
     }
 
     /// [`Diff::new`]; with `a_may_be_proven` false, A is decided on its own
@@ -715,13 +719,14 @@ impl<'o> Diff<'o> {
         a: &RuleVersion,
         b: &RuleVersion,
         all: bool,
+        registry: &Registry,
         observer: &'o mut dyn Observer,
         a_may_be_proven: bool,
     ) -> Result<Diff<'o>, DiffError> {
         // A header that does not open fails as verify fails, before anything else.
-        let mut proof = Verifier::new(header).map_err(DiffError::Unproven)?;
-        let game_a = under(header, a)?;
-        let game_b = under(header, b)?;
+        let mut proof = Verifier::new(header, registry).map_err(DiffError::Unproven)?;
+        let game_a = under(header, a, registry)?;
+        let game_b = under(header, b, registry)?;
         let setup = match (&game_a, &game_b) {
             (Ok(x), Ok(y)) if decided_state(x) == decided_state(y) => Setup::Same,
             (Ok(_), Ok(_)) => Setup::Differs,
@@ -741,7 +746,7 @@ impl<'o> Diff<'o> {
             }
         }
         let record = match header.mode {
-            SeedMode::Table => Some(Game::open(header.clone()).expect("opened above")),
+            SeedMode::Table => Some(Game::open(header.clone(), registry).expect("opened above")),
             SeedMode::Open => None,
             // A sealed turn's dice are known only once the server reveals it, after
             // the turn's decisions: diff would have to hold each turn back, as
@@ -1051,8 +1056,8 @@ mod tests {
         ];
         let mut records = Vec::new();
         for (name, text) in scripts {
-            let script = crate::script::Script::parse(text, "fixture").unwrap();
-            let mut game = Game::open(script.header.clone()).unwrap();
+            let script = crate::script::Script::parse(text, "fixture", crate::registry::builtin()).unwrap();
+            let mut game = Game::open(script.header.clone(), crate::registry::builtin()).unwrap();
             let played: Result<Vec<Vec<Event>>, _> =
                 script.decisions.iter().map(|(decision, dice)| game.play(decision, dice.as_ref())).collect();
             records.push((name, script.header, played.unwrap().concat()));
@@ -1069,7 +1074,8 @@ mod tests {
         a_may_be_proven: bool,
     ) -> Result<Value, DiffError> {
         let unobserved = &mut ();
-        let mut diff = Diff::start(header, &header.rules, b, all, unobserved, a_may_be_proven)?;
+        let mut diff =
+            Diff::start(header, &header.rules, b, all, crate::registry::builtin(), unobserved, a_may_be_proven)?;
         for event in events {
             diff.push(event)?;
         }
@@ -1088,14 +1094,15 @@ mod tests {
         ahead: bool,
     ) -> Result<Value, DiffError> {
         let unobserved = &mut ();
-        let mut diff = Diff::new(header, &header.rules, b, all, unobserved)?;
+        let mut diff = Diff::new(header, &header.rules, b, all, crate::registry::builtin(), unobserved)?;
         let header_line = crate::record::encode_header(header).unwrap();
         let mut chain = ahead.then(|| crate::record::LinkChain::new(header_line.as_bytes()).scanning_decisions());
         let reader = diff.decision_reader();
         for event in events {
             let line = crate::record::encode_event(event).unwrap();
             let proof = chain.as_mut().and_then(|chain| chain.prove(line.as_bytes()));
-            let read = proof.as_ref().and_then(|proof| reader.read_line(line.as_bytes(), proof));
+            let text = proof.as_ref().and_then(|proof| proof.decision_text(line.as_bytes()));
+            let read = text.and_then(|text| reader.read(text));
             if !diff.take_line_read(line.as_bytes(), proof.as_ref(), read) {
                 diff.push(event)?;
             }
@@ -1152,7 +1159,7 @@ mod tests {
     #[test]
     fn the_typed_comparison_is_that_of_the_decided_states() {
         for (name, header, events) in fixture_records() {
-            let mut game = Game::open(header).unwrap();
+            let mut game = Game::open(header, crate::registry::builtin()).unwrap();
             let mut before = game.clone();
             for event in &events {
                 game.apply(event).unwrap();

@@ -147,6 +147,28 @@ impl<'de> serde::Deserialize<'de> for Digest {
     }
 }
 
+/// `impl JsonSchema` for a type serde writes as a lower-case hex string.
+macro_rules! hex_schema {
+    ($type:ty, $name:literal, $digits:literal, $what:literal) => {
+        impl schemars::JsonSchema for $type {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "description": $what,
+                    "type": "string",
+                    "pattern": concat!("^[0-9a-f]{", $digits, "}$")
+                })
+            }
+        }
+    };
+}
+pub(crate) use hex_schema;
+
+hex_schema!(Digest, "Digest", 64, "A blake3 hash, 64 lower-case hex digits.");
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -122,8 +122,8 @@ impl Outputs {
 /// verified game folds its facts in.
 pub fn script_outputs(script: &Script) -> Result<Outputs, String> {
     let does_not_verify = |e: crate::game::VerifyFailure| format!("does not verify: {e}");
-    let mut game = Game::open(script.header.clone()).expect("checked by parse");
-    let mut verifier = Verifier::new(&script.header).map_err(does_not_verify)?;
+    let mut game = Game::open(script.header.clone(), script.registry()).expect("checked by parse");
+    let mut verifier = Verifier::new(&script.header, script.registry()).map_err(does_not_verify)?;
     let mut collector = Collector::default();
     for (i, (decision, dice)) in script.decisions.iter().enumerate() {
         let mut decided = game
@@ -143,12 +143,13 @@ pub fn script_outputs(script: &Script) -> Result<Outputs, String> {
     Ok(collector.finish(&verified_game))
 }
 
-/// Verifies a record, collecting its outputs as it streams.
+/// Verifies a record (of a ruleset in `registry`), collecting its outputs as it streams.
 pub fn record_outputs<E: std::fmt::Display>(
     header: &crate::record::Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
+    registry: &crate::ruleset::Registry,
 ) -> Result<Outputs, crate::game::VerifyFailure> {
     let mut collector = Collector::default();
-    let (_, game) = crate::game::verify_game(header, events, |g, e| collector.see(g, e))?;
+    let (_, game) = crate::game::verify_game(header, events, registry, |g, e| collector.see(g, e))?;
     Ok(collector.finish(&game))
 }

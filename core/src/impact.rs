@@ -35,6 +35,7 @@ use crate::diff::{
 use crate::game::Game;
 use crate::record::{Event, Header, Kind};
 use crate::rules::RuleVersion;
+use crate::ruleset::Registry;
 
 /// How many sample places a game's [`EndDifference`] keeps.
 pub const PLACES_KEPT: usize = 5;
@@ -258,16 +259,18 @@ pub struct GameImpact {
     pub by_fact: BTreeMap<String, FactCount>,
 }
 
-/// Runs one game (proven under its own rules as it streams) under `a` and `b`.
+/// Runs one game (proven under its own rules as it streams) under `a` and
+/// `b`, versions of its ruleset in `registry`.
 pub fn game<E: Display>(
     label: &str,
     header: &Header,
     events: impl IntoIterator<Item = Result<Event, E>>,
     a: &RuleVersion,
     b: &RuleVersion,
+    registry: &Registry,
 ) -> Result<GameImpact, DiffError> {
     let mut tallies = Tallies::default();
-    let report = diff_observed(header, events, a, b, false, &mut tallies)?;
+    let report = diff_observed(header, events, a, b, false, registry, &mut tallies)?;
     let class = if !report.agree() {
         Class::Outcome
     } else if report.reasoning_only > 0 {

@@ -239,6 +239,9 @@ pub fn handshake_message(kind: &str, body: &Digest) -> Vec<u8> {
     out
 }
 
+crate::digest::hex_schema!(PublicKey, "PublicKey", 64, "An ed25519 public key, 64 lower-case hex digits.");
+crate::digest::hex_schema!(Signature, "Signature", 128, "An ed25519 signature, 128 lower-case hex digits.");
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ pub mod log;
 pub mod moves;
 pub mod name;
 pub mod pbem;
+pub mod proposal;
 pub mod record;
 pub mod refusal;
 pub mod registry;

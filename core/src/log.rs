@@ -14,15 +14,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::digest::Digest;
+/// Where a game's chain stands, as a log reports it after an append.
+pub use crate::record::Head;
 use crate::record::{self, Event, Header, Kind};
-
-/// The last event of a game: its seq (0 for none) and hash (the header's for none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Head {
-    pub seq: u64,
-    pub hash: Digest,
-}
+use crate::ruleset::Registry;
 
 /// What can go wrong with a log.
 #[derive(Debug, thiserror::Error)]
@@ -419,8 +414,13 @@ pub enum OpenGameError {
 /// The head is read first and the events up to it: an append made while
 /// the game is read (by another process over the same store) is not read,
 /// and is not mistaken for damage.
-pub fn open_game(log: &dyn EventLog, id: &str, until_seq: Option<u64>) -> Result<crate::game::Game, OpenGameError> {
-    open_game_with(log, id, until_seq, |_, _| {})
+pub fn open_game(
+    log: &dyn EventLog,
+    id: &str,
+    until_seq: Option<u64>,
+    registry: &Registry,
+) -> Result<crate::game::Game, OpenGameError> {
+    open_game_with(log, id, until_seq, registry, |_, _| {})
 }
 
 /// [`open_game`] to the head, from the game's record lines: each taken as
@@ -428,10 +428,10 @@ pub fn open_game(log: &dyn EventLog, id: &str, until_seq: Option<u64>) -> Result
 /// parsed and applied where it cannot, with the same checks and the same
 /// errors (a line that does not parse, or says another seq than its own,
 /// is the store's damage at that seq).
-pub fn open_game_lines(log: &dyn EventLog, id: &str) -> Result<crate::game::Game, OpenGameError> {
+pub fn open_game_lines(log: &dyn EventLog, id: &str, registry: &Registry) -> Result<crate::game::Game, OpenGameError> {
     let header = log.header(id)?;
     let head = log.head(id)?;
-    let mut game = crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
+    let mut game = crate::game::Game::open(header, registry).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
     for (seq, line) in (1u64..).zip(log.lines(id, 1)?) {
         let line = line?;
         if game.apply_line(line.as_bytes()) {
@@ -475,21 +475,25 @@ pub fn snapshot_note(game: &str) -> String {
 /// chain; otherwise (none kept, a sealed game, a snapshot of another
 /// history) by [`open_game`], which folds every event. Opening a long game
 /// this way costs the events since its snapshot, not the whole game.
-pub fn open_at_head(log: &dyn EventLog, id: &str) -> Result<crate::game::Game, OpenGameError> {
-    match from_snapshot(log, id)? {
+pub fn open_at_head(log: &dyn EventLog, id: &str, registry: &Registry) -> Result<crate::game::Game, OpenGameError> {
+    match from_snapshot(log, id, registry)? {
         Some(game) => Ok(game),
-        None => open_game(log, id, None),
+        None => open_game(log, id, None, registry),
     }
 }
 
-fn from_snapshot(log: &dyn EventLog, id: &str) -> Result<Option<crate::game::Game>, OpenGameError> {
+fn from_snapshot(
+    log: &dyn EventLog,
+    id: &str,
+    registry: &Registry,
+) -> Result<Option<crate::game::Game>, OpenGameError> {
     let Some(bytes) = log.note(&snapshot_note(id))? else { return Ok(None) };
     let Ok(snapshot) = serde_json::from_slice::<crate::game::Snapshot>(&bytes) else { return Ok(None) };
     let head = log.head(id)?;
     if snapshot.seq > head.seq {
         return Ok(None);
     }
-    let Ok(mut game) = crate::game::Game::restore(log.header(id)?, &snapshot) else { return Ok(None) };
+    let Ok(mut game) = crate::game::Game::restore(log.header(id)?, &snapshot, registry) else { return Ok(None) };
     if snapshot.seq < head.seq {
         for event in log.events(id, snapshot.seq + 1)? {
             let event = event?;
@@ -524,11 +528,12 @@ pub fn open_game_with(
     log: &dyn EventLog,
     id: &str,
     until_seq: Option<u64>,
+    registry: &Registry,
     mut seen: impl FnMut(&crate::game::Game, &Event),
 ) -> Result<crate::game::Game, OpenGameError> {
     let header = log.header(id)?;
     let head = log.head(id)?;
-    let mut game = crate::game::Game::open(header).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
+    let mut game = crate::game::Game::open(header, registry).map_err(|e| OpenGameError::Header(id.to_string(), e))?;
     let stop = until_seq.map_or(head.seq, |until| until.min(head.seq));
     if stop > 0 {
         for event in log.events(id, 1)? {
@@ -554,7 +559,7 @@ mod tests {
     /// The rally fixture's header and events, and each event's line.
     fn rally() -> (Head, Vec<Event>, Vec<String>) {
         let text = include_str!("../../fixtures/leader-activation/rally.json");
-        let script = crate::script::Script::parse(text, "rally").unwrap();
+        let script = crate::script::Script::parse(text, "rally", crate::registry::builtin()).unwrap();
         let mut events = Vec::new();
         script.play(|_, e| events.push(e.clone())).unwrap();
         let root = Head { seq: 0, hash: record::header_hash(&script.header).unwrap() };

@@ -29,9 +29,7 @@ use crate::canon;
 use crate::dice::{Die, Roll, TableDice};
 use crate::digest::Digest;
 use crate::keys::{PublicKey, Signature};
-use crate::registry;
-use crate::rules::{RuleVersion, SettingKind};
-use crate::sealed::{RevealBody, ServerCommitment};
+use crate::rules::{RuleVersion, SettingKind, Versions};
 use crate::seed::Share;
 use crate::untagged::Tagged;
 
@@ -142,6 +140,14 @@ impl Kind {
     }
 }
 
+/// The last event of a game: its seq (0 for none) and hash (the header's for none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Head {
+    pub seq: u64,
+    pub hash: Digest,
+}
+
 /// One event of a game's log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
@@ -249,6 +255,27 @@ impl RollBodyV1 {
     }
 }
 
+/// What the header says of the server: its chain's commitment `x_0`, how
+/// many turns the chain holds, and the key it signs heads with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServerCommitment {
+    pub commitment: Digest,
+    pub key: PublicKey,
+    pub length: u64,
+}
+
+/// A reveal event's body: sealed turn `turn`'s chain value, and the decisions
+/// its dice settled (`first..=last`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RevealBody {
+    pub turn: u64,
+    pub value: Digest,
+    pub first: u64,
+    pub last: u64,
+}
+
 /// A line of a record that is not what it should be.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {message}")]
@@ -314,9 +341,22 @@ struct PartyV1 {
 pub(crate) struct EventV1 {
     seq: u64,
     kind: Kind,
-    #[schemars(schema_with = "crate::schema::event_body")]
+    #[schemars(schema_with = "event_body")]
     body: Value,
     hash: Digest,
+}
+
+/// The body of a record's event: one form per kind (see `record-event`).
+fn event_body(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let decision = generator.subschema_for::<DecisionBody>();
+    let roll = generator.subschema_for::<RollBodyV1>();
+    let fact = generator.subschema_for::<FactBody>();
+    let checkpoint = generator.subschema_for::<CheckpointBody>();
+    let reveal = generator.subschema_for::<RevealBody>();
+    schemars::json_schema!({
+        "description": "By the event's kind: a decision, a roll, a fact, a checkpoint or a reveal.",
+        "anyOf": [decision, roll, fact, checkpoint, reveal]
+    })
 }
 
 fn header_wire(h: &Header) -> HeaderV1 {
@@ -810,11 +850,12 @@ fn parse_strict<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, LineErr
 }
 
 /// Parses a header line: strict, canonical, a known format, version and ruleset,
-/// and exactly the settings the named rule version declares.
-pub fn parse_header(line: &str) -> Result<Header, LineError> {
+/// and exactly the settings the named rule version declares (looked up in
+/// `versions`, the rulesets the caller knows).
+pub fn parse_header(line: &str, versions: &dyn Versions) -> Result<Header, LineError> {
     let wire = parse_strict::<HeaderV1>(line)?;
     check_format(&wire)?;
-    check_rules(&wire.rules)?;
+    check_rules(&wire.rules, versions)?;
     let parties = parse_parties(wire.seed.parties, wire.seed.mode)?;
     check_sides(&wire.sides)?;
     check_server(wire.seed.mode, &wire.seed.server)?;
@@ -856,8 +897,8 @@ fn check_format(wire: &HeaderV1) -> Result<(), LineError> {
 }
 
 /// A full version id, with every setting of the version and no other.
-fn check_rules(rules: &RulesV1) -> Result<(), LineError> {
-    let spec = registry::version(&rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
+fn check_rules(rules: &RulesV1, versions: &dyn Versions) -> Result<(), LineError> {
+    let spec = versions.version(&rules.version).map_err(|e| LineError::new("$.rules.version", e.to_string()))?;
     if spec.id() != rules.version {
         return Err(LineError::new("$.rules.version", format!("expected a full version id such as {}", spec.id())));
     }

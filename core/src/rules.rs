@@ -301,6 +301,78 @@ pub struct HouseRules {
     pub constants: BTreeMap<String, Value>,
 }
 
+/// Where a rule version is looked up by id: `ruleset@version`, or a
+/// ruleset's id alone for its default version. The kernel is handed one
+/// ([`crate::ruleset::Registry`]): it does not know which rulesets there are.
+pub trait Versions {
+    fn version(&self, id: &str) -> Result<VersionSpec, RulesError>;
+}
+
+type Overrides = BTreeMap<String, Value>;
+
+/// `+name`, `+name=true|false|on|off`, `+name=N`: options and constants to set.
+fn parse_overrides<'a>(
+    spec: &VersionSpec,
+    parts: impl Iterator<Item = &'a str>,
+) -> Result<(Overrides, Overrides), RulesError> {
+    let mut options = Overrides::new();
+    let mut constants = Overrides::new();
+    for part in parts.filter(|p| !p.is_empty()) {
+        let (name, value) = part.split_once('=').unwrap_or((part, "true"));
+        let Some(setting) = spec.setting(name) else {
+            return Err(RulesError::Unknown {
+                field: name.to_string(),
+                version: spec.id(),
+                known: spec.settings.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+            });
+        };
+        let parsed: Value = match value {
+            "true" | "on" => Value::Bool(true),
+            "false" | "off" => Value::Bool(false),
+            n => n.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(n.to_string())),
+        };
+        match setting.kind {
+            SettingKind::Option => options.insert(name.to_string(), parsed),
+            SettingKind::Constant => constants.insert(name.to_string(), parsed),
+        };
+    }
+    Ok((options, constants))
+}
+
+/// A rule version written inline: `ruleset[@version][+option][+name=value]…`,
+/// e.g. `leader-activation@1+natural-6-rallies+rally-target=4`, its version
+/// looked up in `versions`. A bare option name turns it on;
+/// `name=true|false` sets an option, `name=N` a constant.
+pub fn inline_version(arg: &str, versions: &dyn Versions) -> Result<(RuleVersion, VersionSpec), RulesError> {
+    let mut parts = arg.split('+');
+    let spec = versions.version(parts.next().unwrap_or_default())?;
+    let (options, constants) = parse_overrides(&spec, parts)?;
+    let mut resolved = spec.resolve(&options, &constants, "")?;
+    if arg.contains('+') {
+        resolved.name = Some(arg.to_string());
+    }
+    Ok((resolved, spec))
+}
+
+/// A rule version relative to another: `+option`, `+option=false`,
+/// `+constant=N` applied on top of `base` — for `diff --b +option`, "the
+/// record's own rules with this one reading changed".
+pub fn relative_version(
+    base: &RuleVersion,
+    overrides: &str,
+    versions: &dyn Versions,
+) -> Result<RuleVersion, RulesError> {
+    let spec = versions.version(&base.version)?;
+    let mut options: Overrides = base.options.iter().map(|(k, v)| (k.clone(), Value::Bool(*v))).collect();
+    let mut constants: Overrides = base.constants.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
+    let (new_options, new_constants) = parse_overrides(&spec, overrides.split('+'))?;
+    options.extend(new_options);
+    constants.extend(new_constants);
+    let mut resolved = spec.resolve(&options, &constants, "")?;
+    resolved.name = Some(format!("{}{overrides}", base.label()));
+    Ok(resolved)
+}
+
 /// Why a rule version could not be had.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {

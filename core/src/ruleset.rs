@@ -1,4 +1,5 @@
-//! The decider shape every ruleset has, and its registry entry ([`RulesetInfo`]).
+//! The decider shape every ruleset has, its registry entry ([`RulesetInfo`]),
+//! and a registry of rulesets looked up by id ([`Registry`]).
 //!
 //! ```text
 //! initial(scenario, rules)          -> State
@@ -20,9 +21,9 @@ use serde_json::Value;
 
 use crate::bounds::{self, Bound};
 use crate::dice::{Dice, DiceError};
-use crate::moves::{Known, Proposal};
+use crate::proposal::{Known, Proposal};
 use crate::refusal::{RefusalKind, Shared};
-use crate::rules::{RuleVersion, VersionSpec};
+use crate::rules::{RuleVersion, RulesError, VersionSpec, Versions};
 use crate::untagged::{ReadUntagged, Tagged};
 
 /// Why a decision is refused: a rule forbids it (of a kind, with a message
@@ -161,7 +162,7 @@ pub trait Ruleset: 'static {
     /// be refused, but a legal decision must fit one.
     fn proposals(state: &Self::State) -> Vec<Proposal>;
     /// What the facts of a decision say before any of its dice falls: a
-    /// range, a cost, a target number ([`crate::moves::Known`]). Read from
+    /// range, a cost, a target number ([`crate::proposal::Known`]). Read from
     /// facts decided with dice that are not the game's: nothing here may
     /// depend on a die.
     fn known(state: &Self::State, facts: &[Self::Fact]) -> Known;
@@ -277,11 +278,12 @@ pub struct KeptDecision(Box<dyn std::any::Any + Send>);
 pub struct DecisionReader(fn(Tagged<'_>) -> Option<KeptDecision>);
 
 impl DecisionReader {
-    /// The decision of a decision line whose link `proof` proved (its
-    /// body's `decision` member), read and checked; `None` for any other
-    /// line, or a decision [`Machine::read_text`] would not take.
-    pub fn read_line(&self, line: &[u8], proof: &crate::record::LinkProof) -> Option<KeptDecision> {
-        proof.decision_text(line).and_then(self.0)
+    /// A decision read and checked from its canonical text (a decision
+    /// line's `decision` member, as a reader ahead finds it once the line's
+    /// link is proven: `record::LinkProof::decision_text`); `None` for a
+    /// decision [`Machine::read_text`] would not take.
+    pub fn read(&self, text: Tagged<'_>) -> Option<KeptDecision> {
+        (self.0)(text)
     }
 }
 
@@ -579,6 +581,71 @@ pub struct RulesetInfo {
     pub refusals: fn() -> Vec<RefusalKind>,
 }
 
+/// The rulesets a game may be played under, each looked up by its id (or a
+/// rule version by `ruleset@version`). The kernel knows the shape of a
+/// ruleset, not which rulesets there are: whoever opens a game, reads a
+/// record's header or a script hands it a registry (the CLI, the store and
+/// the tests hand it the built-in rulesets, `crate::registry::builtin`).
+#[derive(Clone, Copy)]
+pub struct Registry {
+    rulesets: &'static [RulesetInfo],
+}
+
+impl Registry {
+    /// The registry of these rulesets; the first version of each is its default.
+    pub const fn new(rulesets: &'static [RulesetInfo]) -> Registry {
+        Registry { rulesets }
+    }
+
+    /// Every ruleset, in the order given.
+    pub fn all(&self) -> &'static [RulesetInfo] {
+        self.rulesets
+    }
+
+    /// Finds a ruleset by id.
+    pub fn find(&self, id: &str) -> Result<RulesetInfo, RulesError> {
+        self.rulesets.iter().find(|r| r.id == id).copied().ok_or_else(|| {
+            RulesError::UnknownRuleset(
+                id.to_string(),
+                self.rulesets.iter().map(|r| r.id).collect::<Vec<_>>().join(", "),
+            )
+        })
+    }
+
+    /// Finds a version by `ruleset@version`, or a ruleset's default by `ruleset`.
+    pub fn version(&self, id: &str) -> Result<VersionSpec, RulesError> {
+        let (ruleset, version) = match id.split_once('@') {
+            Some((r, v)) => (r, Some(v)),
+            None => (id, None),
+        };
+        let info = self.find(ruleset)?;
+        let versions = (info.versions)();
+        match version {
+            None => Ok(versions.into_iter().next().expect("a ruleset has a version")),
+            Some(v) => {
+                let known = versions.iter().map(|s| s.id()).collect::<Vec<_>>().join(", ");
+                versions.into_iter().find(|s| s.version == v).ok_or(RulesError::UnknownVersion {
+                    ruleset: ruleset.to_string(),
+                    version: v.to_string(),
+                    known,
+                })
+            }
+        }
+    }
+}
+
+impl Versions for Registry {
+    fn version(&self, id: &str) -> Result<VersionSpec, RulesError> {
+        Registry::version(self, id)
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Registry").field(&self.rulesets.iter().map(|r| r.id).collect::<Vec<_>>()).finish()
+    }
+}
+
 fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Machine>, ScenarioError> {
     bounds::check(scenario, &R::scenario_bounds()).map_err(|e| ScenarioError::new(e.field, e.message))?;
     // Read as `parse` reads a decision: plainly (a game's scenario is read
@@ -593,7 +660,7 @@ fn load<R: Ruleset>(scenario: &Value, rules: &RuleVersion) -> Result<Box<dyn Mac
 }
 
 /// The registry entry of a ruleset type.
-pub fn info<R: Ruleset>() -> RulesetInfo {
+pub const fn info<R: Ruleset>() -> RulesetInfo {
     RulesetInfo {
         id: R::ID,
         title: R::TITLE,

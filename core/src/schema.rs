@@ -13,14 +13,11 @@ use schemars::generate::SchemaSettings;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
-use crate::digest::Digest;
-use crate::keys::{PublicKey, Signature};
-use crate::record::{CheckpointBody, DecisionBody, EventV1, FactBody, HeaderV1, RollBodyV1};
+use crate::record::{EventV1, HeaderV1};
 use crate::rules::HouseRules;
 use crate::ruleset::Ruleset;
 use crate::rulesets::{combat_hq, formation_activation, leader_activation, phoenix_command};
 use crate::script::ScriptV1;
-use crate::sealed::RevealBody;
 
 /// One published schema: its name (the file is `NAME.json`), what it
 /// describes, and the schema.
@@ -132,19 +129,6 @@ where
     }
 }
 
-/// The body of a record's event: one form per kind (see `record-event`).
-pub(crate) fn event_body(generator: &mut SchemaGenerator) -> Schema {
-    let decision = generator.subschema_for::<DecisionBody>();
-    let roll = generator.subschema_for::<RollBodyV1>();
-    let fact = generator.subschema_for::<FactBody>();
-    let checkpoint = generator.subschema_for::<CheckpointBody>();
-    let reveal = generator.subschema_for::<RevealBody>();
-    json_schema!({
-        "description": "By the event's kind: a decision, a roll, a fact, a checkpoint or a reveal.",
-        "anyOf": [decision, roll, fact, checkpoint, reveal]
-    })
-}
-
 /// A hex of the map, as serde reads it (`TryFrom<String>`): four digits.
 impl JsonSchema for formation_activation::Hex {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -159,26 +143,3 @@ impl JsonSchema for formation_activation::Hex {
         })
     }
 }
-
-/// `impl JsonSchema` for a type serde writes as a lower-case hex string.
-macro_rules! hex_schema {
-    ($type:ty, $name:literal, $digits:literal, $what:literal) => {
-        impl JsonSchema for $type {
-            fn schema_name() -> std::borrow::Cow<'static, str> {
-                $name.into()
-            }
-
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                json_schema!({
-                    "description": $what,
-                    "type": "string",
-                    "pattern": concat!("^[0-9a-f]{", $digits, "}$")
-                })
-            }
-        }
-    };
-}
-
-hex_schema!(Digest, "Digest", 64, "A blake3 hash, 64 lower-case hex digits.");
-hex_schema!(PublicKey, "PublicKey", 64, "An ed25519 public key, 64 lower-case hex digits.");
-hex_schema!(Signature, "Signature", 128, "An ed25519 signature, 128 lower-case hex digits.");

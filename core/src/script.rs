@@ -29,9 +29,8 @@ use crate::dice::TableDice;
 use crate::game::Game;
 use crate::locate::line_of;
 use crate::record::{Event, Header, Party, SeedMode};
-use crate::registry;
-use crate::rules::{HouseRules, RuleVersion};
-use crate::ruleset;
+use crate::rules::{HouseRules, RuleVersion, Versions};
+use crate::ruleset::{self, Registry};
 use crate::seed::Share;
 use crate::strict::{self, StrictError};
 
@@ -117,8 +116,9 @@ impl RulesRef {
         }
     }
 
-    /// The resolved rule version; errors name the field under `where_`.
-    pub fn resolve(&self, where_: &str) -> Result<RuleVersion, (String, String)> {
+    /// The resolved rule version, looked up in `versions`; errors name the
+    /// field under `where_`.
+    pub fn resolve(&self, where_: &str, versions: &dyn Versions) -> Result<RuleVersion, (String, String)> {
         let none = BTreeMap::new();
         let (version, options, constants, name) = match self {
             RulesRef::Id(id) => (id, &none, &none, None),
@@ -133,7 +133,7 @@ impl RulesRef {
         if let Some(c) = name.as_deref().and_then(crate::bounds::control_character) {
             return Err((format!("{where_}name"), format!("the name holds the control character {c}")));
         }
-        let spec = registry::version(version).map_err(|e| (field, e.to_string()))?;
+        let spec = versions.version(version).map_err(|e| (field, e.to_string()))?;
         let mut resolved = spec.resolve(options, constants, where_).map_err(|e| {
             let text = e.to_string();
             let field = text.split(':').next().unwrap_or("").to_string();
@@ -192,6 +192,8 @@ pub struct Script {
     pub header: Header,
     pub decisions: Vec<(Value, Option<TableDice>)>,
     text: String,
+    /// The rulesets it was read with, which it is played under.
+    registry: Registry,
 }
 
 /// Whether a game id is acceptable: 1–64 of `A–Z a–z 0–9 . _ -`.
@@ -225,15 +227,15 @@ pub fn split_dice(mut decision: Value) -> Result<(Value, Option<TableDice>), (St
 }
 
 impl Script {
-    /// Parses a script (strictly: see [`crate::strict`]); `default_game`
-    /// names the game if the script does not.
-    pub fn parse(text: &str, default_game: &str) -> Result<Script, ScriptError> {
-        Script::parse_bytes(text.as_bytes(), default_game)
+    /// Parses a script (strictly: see [`crate::strict`]) of a ruleset in
+    /// `registry`; `default_game` names the game if the script does not.
+    pub fn parse(text: &str, default_game: &str, registry: &Registry) -> Result<Script, ScriptError> {
+        Script::parse_bytes(text.as_bytes(), default_game, registry)
     }
 
     /// [`Script::parse`] from the file's bytes: bytes that are not UTF-8
     /// are an error naming their line and byte offset.
-    pub fn parse_bytes(bytes: &[u8], default_game: &str) -> Result<Script, ScriptError> {
+    pub fn parse_bytes(bytes: &[u8], default_game: &str, registry: &Registry) -> Result<Script, ScriptError> {
         let text = strict::utf8(bytes).map_err(ScriptError::from)?;
         let mut value = strict::parse(bytes)?;
         // An array of decisions is taken out rather than copied by the
@@ -243,7 +245,7 @@ impl Script {
             Some(Value::Array(decisions)) => Some(std::mem::take(decisions)),
             _ => None,
         };
-        let (header, wire) = Script::header(bytes, &value, default_game)?;
+        let (header, wire) = Script::header(bytes, &value, default_game, registry)?;
         let wire = taken.unwrap_or(wire);
         let mut decisions = Vec::with_capacity(wire.len());
         for (i, d) in wire.into_iter().enumerate() {
@@ -252,14 +254,19 @@ impl Script {
                 ScriptError { line: line_of(text, &field), field, message: m }
             })?);
         }
-        Ok(Script { header, decisions, text: text.to_string() })
+        Ok(Script { header, decisions, text: text.to_string(), registry: *registry })
     }
 
     /// The header of the script `value` (parsed from `bytes`, which errors
     /// name lines in) and its decisions, not yet split from their dice.
     /// A reader that takes the decisions one at a time hands it the script
     /// with an empty `decisions` array.
-    pub fn header(bytes: &[u8], value: &Value, default_game: &str) -> Result<(Header, Vec<Value>), ScriptError> {
+    pub fn header(
+        bytes: &[u8],
+        value: &Value,
+        default_game: &str,
+        registry: &Registry,
+    ) -> Result<(Header, Vec<Value>), ScriptError> {
         let err = |field: String, message: String| ScriptError {
             line: line_of(&String::from_utf8_lossy(bytes), &field),
             field,
@@ -268,8 +275,9 @@ impl Script {
         let wire: ScriptV1 = strict::typed(bytes, value, "")?;
         let game = wire.game.unwrap_or_else(|| default_game.to_string());
         check_game_id(&game).map_err(|m| err("game".into(), m))?;
-        let rules =
-            RulesRef::from_value(bytes, &wire.rules, "rules.")?.resolve("rules.").map_err(|(f, m)| err(f, m))?;
+        let rules = RulesRef::from_value(bytes, &wire.rules, "rules.")?
+            .resolve("rules.", registry)
+            .map_err(|(f, m)| err(f, m))?;
         let parties = parties(&wire.seed).map_err(|(f, m)| err(f, m))?;
         let rules_hash = rules.hash();
         let header = Header {
@@ -282,11 +290,16 @@ impl Script {
             sides: Vec::new(),
             server: None,
         };
-        Game::open(header.clone()).map_err(|e| match e {
+        Game::open(header.clone(), registry).map_err(|e| match e {
             crate::game::OpenError::Scenario(s) => err(format!("scenario.{}", s.field), s.message),
             other => err("seed".into(), other.to_string()),
         })?;
         Ok((header, wire.decisions))
+    }
+
+    /// The rulesets the script was read with, which it is played under.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     /// The error for decision `i` refused: its field and line in the script.
@@ -298,7 +311,7 @@ impl Script {
     /// Plays every decision from the start, handing each event to `sink`.
     /// The first refused decision is an error naming it and its line.
     pub fn play(&self, mut sink: impl FnMut(&Game, &Event)) -> Result<Game, ScriptError> {
-        let mut game = Game::open(self.header.clone()).expect("checked by parse");
+        let mut game = Game::open(self.header.clone(), &self.registry).expect("checked by parse");
         for (i, (decision, dice)) in self.decisions.iter().enumerate() {
             let events = game.play(decision, dice.as_ref()).map_err(|refusal| self.refusal_error(i, refusal))?;
             for e in &events {

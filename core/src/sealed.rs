@@ -21,11 +21,12 @@
 //! decisions between two reveals — not by a rule version, so `diff` under
 //! other rules still draws the same die for the same address.
 
-use serde::{Deserialize, Serialize};
-
 use crate::dice::Seed;
 use crate::digest::Digest;
-use crate::keys::PublicKey;
+use crate::record::Head;
+/// What a sealed record writes of the dice server: its commitment in the
+/// header, and a `reveal` event's body (the record's own wire types).
+pub use crate::record::{RevealBody, ServerCommitment};
 
 /// The `derive_key` context of the chain step. Changing it breaks every sealed record.
 pub const CHAIN_CONTEXT: &str = "rollcall 2026-11-30 sealed dice chain v1";
@@ -35,7 +36,7 @@ pub const TURN_SEED_CONTEXT: &str = "rollcall 2026-11-30 sealed turn seed v1";
 pub const DEFAULT_LENGTH: u64 = 10_000;
 
 /// What a server signs to vouch for a head: (game, seq, head).
-pub fn head_message(game: &str, head: &crate::log::Head) -> Vec<u8> {
+pub fn head_message(game: &str, head: &Head) -> Vec<u8> {
     let mut out = b"rollcall server head v1\n".to_vec();
     out.extend_from_slice(&(game.len() as u64).to_be_bytes());
     out.extend_from_slice(game.as_bytes());
@@ -45,7 +46,7 @@ pub fn head_message(game: &str, head: &crate::log::Head) -> Vec<u8> {
 }
 
 /// What a server signs over a turn file: (game, previous head, head).
-pub fn turn_message(game: &str, previous: &crate::log::Head, head: &crate::log::Head) -> Vec<u8> {
+pub fn turn_message(game: &str, previous: &Head, head: &Head) -> Vec<u8> {
     let mut out = b"rollcall server turn v1\n".to_vec();
     out.extend_from_slice(&(game.len() as u64).to_be_bytes());
     out.extend_from_slice(game.as_bytes());
@@ -71,16 +72,6 @@ pub fn turn_seed(game_seed: &Seed, k: u64, x_k: &Digest) -> Seed {
     material.extend_from_slice(&k.to_be_bytes());
     material.extend_from_slice(x_k.as_bytes());
     Seed(blake3::derive_key(TURN_SEED_CONTEXT, &material))
-}
-
-/// What the header says of the server: its chain's commitment `x_0`, how
-/// many turns the chain holds, and the key it signs heads with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ServerCommitment {
-    pub commitment: Digest,
-    pub key: PublicKey,
-    pub length: u64,
 }
 
 /// The server's secret chain. Kept in its store, never sent.
@@ -137,17 +128,6 @@ impl Chain {
         let length = u64::from_be_bytes(bytes[32..].try_into().ok()?);
         Some(Chain { secret, length })
     }
-}
-
-/// A reveal event's body: sealed turn `turn`'s chain value, and the decisions
-/// its dice settled (`first..=last`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RevealBody {
-    pub turn: u64,
-    pub value: Digest,
-    pub first: u64,
-    pub last: u64,
 }
 
 /// Where a sealed game's chain stands.

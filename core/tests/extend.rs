@@ -17,7 +17,7 @@ use rollcall_core::sim;
 /// each of its decisions.
 fn game(decisions: usize) -> (Header, Vec<Vec<Event>>) {
     let (header, decisions) = sim::random_game("leader-activation", 7, decisions).unwrap();
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     let played = decisions.iter().map(|d| game.play(d, None).unwrap()).collect();
     (header, played)
 }
@@ -37,7 +37,7 @@ fn record(events: &[Event]) -> impl FnMut() -> Result<Vec<Result<Event, Infallib
 }
 
 fn extend(log: &MemLog, header: &Header, events: &[Event]) -> Result<Extension, ExtendError<Infallible>> {
-    exchange::extend(log, header, "record test.jsonl", record(events), 16)
+    exchange::extend(log, header, "record test.jsonl", record(events), 16, rollcall_core::registry::builtin())
 }
 
 /// Every event of the stored game `id`.
@@ -74,7 +74,7 @@ fn a_record_that_parts_from_the_stored_game_is_a_fork_kept_as_evidence() {
     // Another branch from decision 21 on: the first decision listed then
     // that is not the one played, then the game's own decisions as far as
     // they stay legal.
-    let mut branch = Game::open(header.clone()).unwrap();
+    let mut branch = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     let mut events: Vec<Event> = Vec::new();
     for e in played[..20].concat() {
         branch.apply(&e).unwrap();

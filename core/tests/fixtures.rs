@@ -38,7 +38,8 @@ fn fixtures_match_their_golden_outputs() {
     for path in all {
         let text = std::fs::read_to_string(&path).unwrap();
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let script = Script::parse(&text, &stem).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let script = Script::parse(&text, &stem, rollcall_core::registry::builtin())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let outputs = script_outputs(&script).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for (suffix, actual) in outputs.files() {
             let expected_path = path.with_file_name(format!("{stem}.{suffix}"));
@@ -74,7 +75,7 @@ fn a_script_collected_ahead_gives_the_outputs_of_one_collected_as_played() {
     for path in scripts(&root) {
         let text = std::fs::read_to_string(&path).unwrap();
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let script = Script::parse(&text, &stem).unwrap();
+        let script = Script::parse(&text, &stem, rollcall_core::registry::builtin()).unwrap();
         let mut collector = Collector::default();
         let game = script.play(|g, e| collector.see(g, e)).unwrap();
         assert_eq!(script_outputs(&script).unwrap(), collector.finish(&game), "{}", path.display());

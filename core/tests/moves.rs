@@ -95,7 +95,7 @@ fn assert_listing_depends_on_the_state_alone(seed: u64, header: &Header, game: &
     let mut rng = Rng(seed ^ 0x5eed);
     other.parties = sim::parties(&mut rng, &other.parties.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
     let snapshot = game.snapshot().expect("an open game keeps a snapshot");
-    let restored = Game::restore(other, &snapshot).expect("the same ruleset");
+    let restored = Game::restore(other, &snapshot, rollcall_core::registry::builtin()).expect("the same ruleset");
     for side in game.sides().iter().map(|s| Some(s.as_str())).chain([None]) {
         let a = moves::list(game, side).unwrap();
         let b = moves::list(&restored, side).unwrap();

@@ -22,11 +22,11 @@ struct Player {
 
 /// Sends `from`'s turn to `to`: export (signing it), armour, apply.
 fn send(from: &Player, to: &Player, game: &str) -> u64 {
-    let exported =
-        exchange::export(&from.log, game, &from.key).unwrap_or_else(|e| panic!("{} exports: {e}", from.side));
+    let exported = exchange::export(&from.log, game, &from.key, rollcall_core::registry::builtin())
+        .unwrap_or_else(|e| panic!("{} exports: {e}", from.side));
     let text = exported.turn.armour();
-    let applied =
-        exchange::apply(&to.log, &text).unwrap_or_else(|e| panic!("{} applies {}'s turn: {e}", to.side, from.side));
+    let applied = exchange::apply(&to.log, &text, rollcall_core::registry::builtin())
+        .unwrap_or_else(|e| panic!("{} applies {}'s turn: {e}", to.side, from.side));
     assert_eq!(applied.side, from.side);
     applied.events.len() as u64
 }
@@ -37,7 +37,7 @@ fn lines(log: &MemLog, game: &str) -> Vec<String> {
 
 fn play_by_email(version: &str, seed: u64) {
     let (mut header, decisions) = sim::random_game(version, seed, 250).unwrap();
-    let sides = Game::open(header.clone()).unwrap().sides();
+    let sides = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap().sides();
     assert_eq!(sides.len(), 2, "{version}: two sides");
     let players: Vec<Player> = sides
         .iter()
@@ -60,7 +60,7 @@ fn play_by_email(version: &str, seed: u64) {
     exchange::take_side(&players[1].log, &game_id, &players[1].side).unwrap();
 
     let mut pen = 0; // the player whose store is ahead and plays on
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     let mut turn_files = 0;
     let mut sent_events = 0;
     for (i, decision) in decisions.iter().enumerate() {
@@ -92,7 +92,7 @@ fn play_by_email(version: &str, seed: u64) {
     assert!(turn_files >= 4, "{version}: {turn_files} turn files");
     eprintln!("{version}: {} events, {turn_files} turn files", a.len());
 
-    let mut verifier = Verifier::new(&header).unwrap();
+    let mut verifier = Verifier::new(&header, rollcall_core::registry::builtin()).unwrap();
     for e in players[1].log.events(&game_id, 1).unwrap() {
         verifier.push(&e.unwrap()).unwrap_or_else(|f| panic!("{version}: {f}"));
     }
@@ -107,7 +107,7 @@ fn play_by_email(version: &str, seed: u64) {
 
 /// The player who makes the game's first decision that is a side's.
 fn first_decider(header: &rollcall_core::record::Header, decisions: &[serde_json::Value], players: &[Player]) -> usize {
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     for decision in decisions {
         match game.author(decision).unwrap() {
             Actor::Side(side) => return players.iter().position(|p| p.side == side).unwrap(),
@@ -121,7 +121,7 @@ fn first_decider(header: &rollcall_core::record::Header, decisions: &[serde_json
 
 /// The game as a store holds it.
 fn replay(log: &MemLog, id: &str) -> Game {
-    let mut game = Game::open(log.header(id).unwrap()).unwrap();
+    let mut game = Game::open(log.header(id).unwrap(), rollcall_core::registry::builtin()).unwrap();
     for e in log.events(id, 1).unwrap() {
         game.apply(&e.unwrap()).unwrap();
     }

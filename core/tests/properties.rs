@@ -32,13 +32,13 @@ fn replay_equals_live_and_verify_passes() {
     for i in 0..48 {
         let seed = base.wrapping_add(i);
         let (header, events, live) = random_game(seed, 60);
-        let mut replayed = Game::open(header.clone()).unwrap();
+        let mut replayed = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
         for e in &events {
             replayed.apply(e).unwrap_or_else(|err| panic!("seed {seed}: {err}"));
         }
         assert_eq!(replayed.state(), live.state(), "seed {seed}: replay differs from the live game");
         assert_eq!(replayed.head(), live.head());
-        let verified = verify(&header, events.iter().cloned().map(Ok::<_, String>))
+        let verified = verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin())
             .unwrap_or_else(|f| panic!("seed {seed}: a legal game does not verify: {f}"));
         assert_eq!(verified.head, live.head());
     }
@@ -70,7 +70,15 @@ fn skill_as_roll_modifier_never_parts_under_diff() {
         a.options.insert("skill-as-roll-modifier".into(), false);
         let mut b = a.clone();
         b.options.insert("skill-as-roll-modifier".into(), true);
-        let report = rollcall_core::diff::diff(&header, events.into_iter().map(Ok::<_, String>), &a, &b, true).unwrap();
+        let report = rollcall_core::diff::diff(
+            &header,
+            events.into_iter().map(Ok::<_, String>),
+            &a,
+            &b,
+            true,
+            rollcall_core::registry::builtin(),
+        )
+        .unwrap();
         assert!(report.agree(), "seed {seed}: {}\n{:?}", report.summary(), report.divergences);
     }
 }

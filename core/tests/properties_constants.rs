@@ -25,7 +25,9 @@ fn fixtures() -> Vec<(String, Script)> {
         .into_iter()
         .map(|path| {
             let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-            let script = Script::parse(&std::fs::read_to_string(&path).unwrap(), &stem).unwrap();
+            let script =
+                Script::parse(&std::fs::read_to_string(&path).unwrap(), &stem, rollcall_core::registry::builtin())
+                    .unwrap();
             (path.display().to_string(), script)
         })
         .collect()
@@ -79,7 +81,9 @@ fn rules_with(
         })
         .to_string();
         let house: HouseRules = strict::parse_as(text.as_bytes()).map_err(|e| e.to_string())?;
-        RulesRef::House(house).resolve("").map_err(|(field, message)| format!("{field}: {message}"))
+        RulesRef::House(house)
+            .resolve("", rollcall_core::registry::builtin())
+            .map_err(|(field, message)| format!("{field}: {message}"))
     } else {
         registry::inline_version(&format!("{}{overrides}+{name}={value}", spec.id()))
             .map(|(rules, _)| rules)
@@ -91,7 +95,7 @@ fn rules_with(
 /// the events so far (a whole shorter game), or a message naming the field
 /// if the game cannot start.
 fn play(script: &Script, header: &rollcall_core::Header) -> Result<Vec<Event>, String> {
-    let mut game = Game::open(header.clone()).map_err(|e| e.to_string())?;
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| e.to_string())?;
     let mut events = Vec::new();
     for (decision, dice) in &script.decisions {
         match game.play(decision, dice.as_ref()) {
@@ -127,7 +131,7 @@ fn every_constant_at_extreme_values_is_refused_or_plays_and_verifies() {
                     header.rules_hash = rules.hash();
                     header.rules = rules;
                     let events = play(&script, &header)?;
-                    verify(&header, events.iter().cloned().map(Ok::<_, String>))
+                    verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin())
                         .map(|v| v.decisions)
                         .map_err(|f| format!("DOES NOT VERIFY: {f}"))
                 });

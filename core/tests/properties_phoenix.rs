@@ -86,13 +86,13 @@ fn random_games_never_stick_replay_verify_and_narrate() {
         let seed = base.wrapping_add(i);
         let (header, events, live) = random_game(seed, 300);
 
-        let mut replayed = Game::open(header.clone()).unwrap();
+        let mut replayed = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
         for e in &events {
             replayed.apply(e).unwrap_or_else(|err| panic!("seed {seed}: {err}"));
         }
         assert_eq!(replayed.state(), live.state(), "seed {seed}: replay differs from the live game");
         assert_eq!(replayed.head(), live.head(), "seed {seed}: replay's head differs");
-        let verified = verify(&header, events.iter().cloned().map(Ok::<_, String>))
+        let verified = verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin())
             .unwrap_or_else(|f| panic!("seed {seed}: a legal game does not verify: {f}"));
         assert_eq!(verified.head, live.head(), "seed {seed}: verify's head differs");
 
@@ -224,7 +224,7 @@ fn dice_agree_across_versions() {
             let mut h = header.clone();
             h.rules_hash = rules.hash();
             h.rules = rules;
-            games.push(Game::open(h).unwrap());
+            games.push(Game::open(h, rollcall_core::registry::builtin()).unwrap());
         }
         let mut rolls: [BTreeMap<(u64, String, u64), Value>; 2] = Default::default();
         for e in events.iter().filter(|e| e.kind == Kind::Decision) {

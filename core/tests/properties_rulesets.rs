@@ -323,6 +323,7 @@ fn combat_hq_versions_part_first_at_a_command_failure_when_nothing_is_in_reserve
             &rules_base,
             &rules_multi,
             false,
+            rollcall_core::registry::builtin(),
         )
         .unwrap();
         let first_divergence = report.divergences.first().map(|d| d.number);
@@ -518,7 +519,15 @@ fn formation_leadership_adds_to_rating_never_parts_under_diff() {
         a.options.insert("leadership-adds-to-rating".into(), false);
         let mut b = a.clone();
         b.options.insert("leadership-adds-to-rating".into(), true);
-        let report = rollcall_core::diff::diff(&header, events.into_iter().map(Ok::<_, String>), &a, &b, true).unwrap();
+        let report = rollcall_core::diff::diff(
+            &header,
+            events.into_iter().map(Ok::<_, String>),
+            &a,
+            &b,
+            true,
+            rollcall_core::registry::builtin(),
+        )
+        .unwrap();
         assert!(report.agree(), "seed {seed}: {}\n{:?}", report.summary(), report.divergences);
     }
     assert!(with_leadership > 0, "no rally took the HQ's leadership: F2 was not exercised");

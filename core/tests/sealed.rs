@@ -12,7 +12,7 @@ use rollcall_core::sealed::{Chain, RevealBody, ServerCommitment};
 
 fn script() -> Script {
     let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
-    Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap()
+    Script::parse(&std::fs::read_to_string(path).unwrap(), "rally", rollcall_core::registry::builtin()).unwrap()
 }
 
 /// The rally fixture played as a sealed game through a server: the events,
@@ -30,7 +30,7 @@ fn sealed_game(chain: &Chain, end_with_reveal: bool) -> (Header, Vec<Event>) {
         key: SecretKey::from_bytes([3; 32]).public(),
         length: chain.length(),
     });
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     game.unseal(chain.value(1).unwrap()).unwrap();
     let mut events = Vec::new();
     for (decision, _) in &s.decisions {
@@ -73,7 +73,7 @@ fn a_sealed_game_verifies_turn_by_turn() {
     let (header, events) = sealed_game(&chain, false);
     let reveals = events.iter().filter(|e| e.kind == Kind::Reveal).count();
     assert_eq!(reveals, 1, "turn 1 begins at decision 1: the turn before it is revealed");
-    let v = verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap();
+    let v = verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin()).unwrap();
     let sealed = v.sealed.unwrap();
     assert_eq!(sealed.proven, vec![(1, 1, 1)]);
     assert_eq!(sealed.open, Some((2, 2, 15)));
@@ -81,10 +81,10 @@ fn a_sealed_game_verifies_turn_by_turn() {
     // The record round-trips through its lines (format 2).
     let line = record::encode_header(&header).unwrap();
     assert!(line.contains("\"format_version\":2") && line.contains("\"server\""), "{line}");
-    assert_eq!(record::parse_header(&line).unwrap(), header);
+    assert_eq!(record::parse_header(&line, rollcall_core::registry::builtin()).unwrap(), header);
     // Once the last turn is revealed, every roll is proven.
     let (header, events) = sealed_game(&chain, true);
-    let v = verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap();
+    let v = verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin()).unwrap();
     let sealed = v.sealed.unwrap();
     assert_eq!(sealed.proven, vec![(1, 1, 1), (2, 2, 15)]);
     assert_eq!(sealed.open, None);
@@ -101,7 +101,7 @@ fn an_unreadable_event_in_a_sealed_turn_is_named_by_its_seq() {
     assert_eq!(events[roll - 1].kind, Kind::Decision);
     let mut read: Vec<Result<Event, String>> = events[..=roll].iter().cloned().map(Ok).collect();
     read.push(Err("line 99: not JSON".into()));
-    let failure = verify(&header, read).unwrap_err();
+    let failure = verify(&header, read, rollcall_core::registry::builtin()).unwrap_err();
     assert_eq!(failure.seq, Some(events[roll].seq + 1), "{failure}");
     assert!(failure.reason.contains("not JSON"), "{failure}");
 }
@@ -127,9 +127,12 @@ fn a_die_changed_in_a_revealed_turn_is_caught_at_its_reveal() {
     events[i + 1].body["fact"]["roll"] = changed.into();
     rechain(&header, &mut events);
     let reveal_at = events.iter().rposition(|e| e.kind == Kind::Reveal).unwrap();
-    let before = verify(&header, events[..reveal_at].iter().cloned().map(Ok::<_, String>)).unwrap();
+    let before =
+        verify(&header, events[..reveal_at].iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin())
+            .unwrap();
     assert!(before.sealed.unwrap().open.is_some(), "before its reveal the turn is sealed, not proven");
-    let failure = verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap_err();
+    let failure =
+        verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin()).unwrap_err();
     assert!(failure.reason.contains("but the revealed value of sealed turn 2 gives"), "{failure}");
     assert_eq!(failure.seq, Some(events[reveal_at].seq));
 }
@@ -144,7 +147,8 @@ fn a_changed_reveal_is_caught() {
     body.value = Chain::new([8; 32], 50).value(2).unwrap();
     events[i].body = serde_json::to_value(body).unwrap();
     rechain(&header, &mut events);
-    let failure = verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap_err();
+    let failure =
+        verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin()).unwrap_err();
     assert!(failure.reason.contains("does not hash to the value revealed for sealed turn 1"), "{failure}");
     // A reveal naming other decisions.
     let (header, mut events) = sealed_game(&chain, true);
@@ -152,7 +156,8 @@ fn a_changed_reveal_is_caught() {
     body.first = 3;
     events[i].body = serde_json::to_value(body).unwrap();
     rechain(&header, &mut events);
-    let failure = verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap_err();
+    let failure =
+        verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin()).unwrap_err();
     assert!(failure.reason.contains("names decisions 3–15, but the turn covered decisions 2–15"), "{failure}");
 }
 
@@ -160,7 +165,7 @@ fn a_changed_reveal_is_caught() {
 fn without_the_turn_value_a_sealed_game_decides_nothing() {
     let chain = Chain::new([9; 32], 50);
     let (header, _) = sealed_game(&chain, false);
-    let game = Game::open(header).unwrap();
+    let game = Game::open(header, rollcall_core::registry::builtin()).unwrap();
     let refusal = game
         .decide_as(&serde_json::json!({"type": "begin-turn", "first": "allies"}), None, Some("allies"))
         .unwrap_err();

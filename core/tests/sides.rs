@@ -31,16 +31,17 @@ fn every_fixture_decision_is_its_sides_or_the_referees() {
     let mut refused_for_the_other = 0;
     for path in paths {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        let script = Script::parse(&std::fs::read_to_string(&path).unwrap(), &name).unwrap();
+        let script =
+            Script::parse(&std::fs::read_to_string(&path).unwrap(), &name, rollcall_core::registry::builtin()).unwrap();
         let plain = script.play(|_, _| {}).unwrap();
         let mut header = script.header.clone();
-        let sides = Game::open(header.clone()).unwrap().sides();
+        let sides = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap().sides();
         header.sides = sides
             .iter()
             .enumerate()
             .map(|(i, s)| SideKey { name: s.clone(), key: SecretKey::from_bytes([i as u8 + 1; 32]).public() })
             .collect();
-        let mut game = Game::open(header).unwrap();
+        let mut game = Game::open(header, rollcall_core::registry::builtin()).unwrap();
         for (i, (decision, dice)) in script.decisions.iter().enumerate() {
             let _ = game.awaited();
             let author = game.author(decision).unwrap();

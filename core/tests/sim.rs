@@ -35,7 +35,7 @@ fn a_follower_plays_on_from_the_facts_alone() {
         let sim = sim::simulator(version).unwrap();
         let header = sim.random_header(base, version);
         let mut follower = sim.follower(&header, "random", sim::play_rng(base)).unwrap();
-        let mut game = Game::open(header.clone()).unwrap();
+        let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
         let mut decisions = 0;
         while decisions < 200 && !follower.over() {
             let events = follower
@@ -62,12 +62,13 @@ fn random_game_gives_long_legal_games_of_every_ruleset() {
         let (header, decisions) = sim::random_game(version, base, 500).unwrap_or_else(|e| panic!("{version}: {e}"));
         assert!(decisions.len() >= 500, "{version}: {} decisions", decisions.len());
         assert_eq!(header.rules.version, version);
-        let mut game = Game::open(header.clone()).unwrap();
+        let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
         let mut events = Vec::new();
         for (i, d) in decisions.iter().enumerate() {
             events.extend(game.play(d, None).unwrap_or_else(|e| panic!("{version}: decision {}: {d}: {e}", i + 1)));
         }
-        verify(&header, events.iter().cloned().map(Ok::<_, String>)).unwrap_or_else(|f| panic!("{version}: {f}"));
+        verify(&header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin())
+            .unwrap_or_else(|f| panic!("{version}: {f}"));
         assert!(events.len() >= 1000, "{version}: {} events", events.len());
         // The same seed, the same game.
         assert_eq!(sim::random_game(version, base, 500).unwrap().1, decisions, "{version}");
@@ -85,8 +86,9 @@ fn played(sim: &dyn Simulator, version: &str, policy: &str, base: u64, games: u6
             let p = sim
                 .play(header.clone(), policy, sim::play_rng(seed), limits, true)
                 .unwrap_or_else(|e| panic!("seed {seed}: {version} under {policy}: {e}"));
-            let verified = verify(&header, p.events.iter().cloned().map(Ok::<_, String>))
-                .unwrap_or_else(|f| panic!("seed {seed}: {version} under {policy}: {f}"));
+            let verified =
+                verify(&header, p.events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin())
+                    .unwrap_or_else(|f| panic!("seed {seed}: {version} under {policy}: {f}"));
             assert_eq!(verified.decisions, p.summary.decisions, "seed {seed}");
             assert_eq!(p.trace.len() as u64, p.summary.decisions, "seed {seed}");
             p.summary

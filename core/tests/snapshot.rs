@@ -17,7 +17,11 @@ fn games() -> Vec<(String, Script, Vec<Event>)> {
     let mut out = Vec::new();
     for path in support::fixture_scripts() {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let Ok(script) = Script::parse(&std::fs::read_to_string(&path).unwrap(), &stem) else { continue };
+        let Ok(script) =
+            Script::parse(&std::fs::read_to_string(&path).unwrap(), &stem, rollcall_core::registry::builtin())
+        else {
+            continue;
+        };
         let mut events = Vec::new();
         if script.play(|_, e| events.push(e.clone())).is_ok() {
             out.push((path.display().to_string(), script, events));
@@ -31,7 +35,7 @@ fn games() -> Vec<(String, Script, Vec<Event>)> {
 fn a_snapshot_read_back_plays_on_as_the_game_played_through() {
     for (name, script, events) in games() {
         let whole = script.play(|_, _| {}).unwrap();
-        let mut game = Game::open(script.header.clone()).unwrap();
+        let mut game = Game::open(script.header.clone(), rollcall_core::registry::builtin()).unwrap();
         for (cut, event) in events.iter().enumerate() {
             if cut % 3 != 0 {
                 game.apply(event).unwrap();
@@ -40,7 +44,7 @@ fn a_snapshot_read_back_plays_on_as_the_game_played_through() {
             let snapshot = game.snapshot().unwrap_or_else(|| panic!("{name}: no snapshot at seq {cut}"));
             let bytes = serde_json::to_vec(&snapshot).unwrap();
             let read: Snapshot = serde_json::from_slice(&bytes).unwrap();
-            let mut restored = Game::restore(script.header.clone(), &read).unwrap();
+            let mut restored = Game::restore(script.header.clone(), &read, rollcall_core::registry::builtin()).unwrap();
             assert_eq!(restored.state(), game.state(), "{name}: restored at seq {cut}");
             assert_eq!(restored.render(), game.render(), "{name}: rendered at seq {cut}");
             // Every 21st event, play the rest from the snapshot.
@@ -81,7 +85,10 @@ fn a_game_opened_from_its_lines_is_the_game_opened_from_its_events() {
     for (name, script, events) in games() {
         let log = stored(&script, &events);
         let id = &script.header.game;
-        let (by_events, by_lines) = (open_game(&log, id, None).unwrap(), open_game_lines(&log, id).unwrap());
+        let (by_events, by_lines) = (
+            open_game(&log, id, None, rollcall_core::registry::builtin()).unwrap(),
+            open_game_lines(&log, id, rollcall_core::registry::builtin()).unwrap(),
+        );
         assert_eq!(by_lines.head(), by_events.head(), "{name}");
         assert_eq!(by_lines.seq(), by_events.seq(), "{name}");
         assert_eq!(by_lines.decisions(), by_events.decisions(), "{name}");
@@ -94,18 +101,18 @@ fn a_stored_game_opens_from_its_snapshot_only_when_the_snapshot_is_on_its_chain(
     let (_, script, events) = games().into_iter().find(|(n, _, _)| n.ends_with("rally.json")).unwrap();
     let id = script.header.game.clone();
     let log = stored(&script, &events);
-    let whole = open_game(&log, &id, None).unwrap();
+    let whole = open_game(&log, &id, None, rollcall_core::registry::builtin()).unwrap();
 
     // No snapshot kept: the fold.
-    assert_eq!(open_at_head(&log, &id).unwrap().head(), whole.head());
+    assert_eq!(open_at_head(&log, &id, rollcall_core::registry::builtin()).unwrap().head(), whole.head());
 
     // A snapshot part-way, then the events after it.
-    let mut early = Game::open(script.header.clone()).unwrap();
+    let mut early = Game::open(script.header.clone(), rollcall_core::registry::builtin()).unwrap();
     for e in &events[..10] {
         early.apply(e).unwrap();
     }
     keep_snapshot(&log, &id, &early, 1).unwrap();
-    let opened = open_at_head(&log, &id).unwrap();
+    let opened = open_at_head(&log, &id, rollcall_core::registry::builtin()).unwrap();
     assert_eq!((opened.head(), opened.state()), (whole.head(), whole.state()));
 
     // A snapshot not kept again until `every` events later.
@@ -126,7 +133,7 @@ fn a_stored_game_opens_from_its_snapshot_only_when_the_snapshot_is_on_its_chain(
         b"{\"seq\": 3}".to_vec(),
     ] {
         log.set_note(&snapshot_note(&id), Some(&bad)).unwrap();
-        let opened = open_at_head(&log, &id).unwrap();
+        let opened = open_at_head(&log, &id, rollcall_core::registry::builtin()).unwrap();
         assert_eq!((opened.head(), opened.state()), (whole.head(), whole.state()));
     }
 }

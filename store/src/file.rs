@@ -327,7 +327,8 @@ fn read_ahead(
                 Ok(Some(crlf)) => {
                     let text = &batch.text[begin..];
                     let proof = chain.as_mut().and_then(|chain| chain.prove(text));
-                    let decision = proof.as_ref().zip(decisions).and_then(|(p, read)| read.read_line(text, p));
+                    let decision =
+                        proof.as_ref().zip(decisions).and_then(|(p, read)| read.read(p.decision_text(text)?));
                     // A proven line is proved UTF-8 by the fold that takes
                     // it, or its parse (`next_taking`): only the others here.
                     let unreadable = if proof.is_some() { None } else { check_utf8(path, line, start, text).err() };
@@ -356,7 +357,7 @@ fn read_ahead(
 /// byte, the one the re-decided decision leads to is taken as it was read
 /// ([`Verifier::take_line`]): only decisions and what differs are parsed.
 pub fn verify(header: &Header, events: &mut Events, mut tick: impl FnMut()) -> Result<Verified, VerifyFailure> {
-    let mut verifier = Verifier::new(header)?;
+    let mut verifier = Verifier::new(header, rollcall_core::registry::builtin())?;
     events.read_decisions(verifier.decision_reader());
     while let Some(read) = events.next_taking(|line, proof, read| verifier.take_line_read(line, proof, read)) {
         match read {
@@ -457,7 +458,7 @@ fn read_proving(path: &Path, prove: bool) -> Result<(Header, Events), FileError>
     };
     normalised.crlf += u64::from(crlf);
     let text = check_utf8(path, 1, 0, &bytes)?;
-    let header = record::parse_header(text).map_err(|e| FileError::Line {
+    let header = record::parse_header(text, rollcall_core::registry::builtin()).map_err(|e| FileError::Line {
         path: path.display().to_string(),
         line: 1,
         field: e.field,
@@ -750,7 +751,8 @@ mod tests {
     /// A fixture's record, as `export` writes it.
     fn record(ruleset: &str, name: &str) -> Vec<u8> {
         let path = format!("{}/../fixtures/{ruleset}/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), name).unwrap();
+        let script =
+            Script::parse(&std::fs::read_to_string(path).unwrap(), name, rollcall_core::registry::builtin()).unwrap();
         let mut events = Vec::new();
         script.play(|_, e| events.push(Ok::<_, String>(e.clone()))).unwrap();
         let mut bytes = Vec::new();
@@ -807,7 +809,7 @@ mod tests {
             format!("{verified:?} {:?}", events.normalised())
         });
         let folded = read_proving(path, prove).and_then(|(header, mut events)| {
-            let mut game = Game::open(header).map_err(|e| io(path, e))?;
+            let mut game = Game::open(header, rollcall_core::registry::builtin()).map_err(|e| io(path, e))?;
             // As `state FILE` folds it.
             events.scan_decisions();
             while let Some(read) = events.next_taking(|line, proof, _| game.apply_line_proven(line, proof)) {

@@ -777,7 +777,8 @@ impl EventLog for PgLog {
             .run(|c, _| Ok(c.query_opt(HEADER, &[&game])?.map(|r| r.get(0))))?
             .ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
         let line = std::str::from_utf8(&bytes).map_err(|e| corrupt(game, 0, format!("header: {e}")))?;
-        record::parse_header(line).map_err(|e| corrupt(game, 0, format!("header: {e}")))
+        record::parse_header(line, rollcall_core::registry::builtin())
+            .map_err(|e| corrupt(game, 0, format!("header: {e}")))
     }
 
     fn head(&self, game: &str) -> Result<Head, LogError> {

@@ -1085,7 +1085,7 @@ impl EventLog for SledLog {
     fn header(&self, game: &str) -> Result<Header, LogError> {
         let bytes = self.headers.get(game).map_err(backend)?.ok_or_else(|| LogError::UnknownGame(game.to_string()))?;
         let line = std::str::from_utf8(&bytes).map_err(backend)?;
-        record::parse_header(line).map_err(|e| LogError::Corrupt {
+        record::parse_header(line, rollcall_core::registry::builtin()).map_err(|e| LogError::Corrupt {
             game: game.to_string(),
             seq: 0,
             reason: format!("header: {e}"),
@@ -1135,7 +1135,7 @@ mod tests {
 
     fn rally_script() -> Script {
         let path = format!("{}/../fixtures/leader-activation/rally.json", env!("CARGO_MANIFEST_DIR"));
-        Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap()
+        Script::parse(&std::fs::read_to_string(path).unwrap(), "rally", rollcall_core::registry::builtin()).unwrap()
     }
 
     fn rally() -> Vec<Event> {
@@ -1210,7 +1210,9 @@ mod tests {
         let mut kinds = std::collections::BTreeSet::new();
         let mut events = 0;
         for path in &scripts {
-            let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "fixture").unwrap();
+            let script =
+                Script::parse(&std::fs::read_to_string(path).unwrap(), "fixture", rollcall_core::registry::builtin())
+                    .unwrap();
             let root = Head { seq: 0, hash: record::header_hash(&script.header).unwrap() };
             let mut lines = Vec::new();
             script
@@ -1430,7 +1432,7 @@ mod tests {
         let piece = script["scenario"]["units"][0]["id"].clone();
         let moves = (0..moves).map(|i| serde_json::json!({"type": "move", "piece": piece, "to": [i, 0]}));
         script["decisions"] = moves.collect();
-        Script::parse(&script.to_string(), "long").unwrap()
+        Script::parse(&script.to_string(), "long", rollcall_core::registry::builtin()).unwrap()
     }
 
     /// A store made by rollcall before sled's tree was retuned (at 4c17b14:
@@ -1458,7 +1460,7 @@ mod tests {
             std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
         }
         let script = long_script(350);
-        let mut game = rollcall_core::Game::open(script.header.clone()).unwrap();
+        let mut game = rollcall_core::Game::open(script.header.clone(), rollcall_core::registry::builtin()).unwrap();
         let played: Vec<(Vec<Event>, Vec<String>)> =
             script.decisions.iter().map(|(d, dice)| game.play_lines(d, dice.as_ref()).unwrap()).collect();
         let (old, new) = played.split_at(250);
@@ -1487,7 +1489,7 @@ mod tests {
         assert_eq!(read(&log, "streamed"), streamed);
         assert_eq!(read(&log, "rally"), rally_lines);
         for id in ["long", "streamed", "rally"] {
-            let opened = rollcall_core::log::open_game(&log, id, None).unwrap();
+            let opened = rollcall_core::log::open_game(&log, id, None, rollcall_core::registry::builtin()).unwrap();
             assert_eq!(opened.head(), log.head(id).unwrap().hash, "{id}");
             log.events_tree(id).unwrap().verify_integrity().unwrap();
         }

@@ -18,7 +18,7 @@ use postgres_support::Database;
 
 fn script(name: &str) -> Script {
     let path = format!("{}/../fixtures/leader-activation/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    Script::parse(&std::fs::read_to_string(path).unwrap(), name).unwrap()
+    Script::parse(&std::fs::read_to_string(path).unwrap(), name, rollcall_core::registry::builtin()).unwrap()
 }
 
 /// The script's events, grouped by decision.
@@ -159,7 +159,7 @@ type Played = (Vec<Event>, Vec<String>);
 /// events and their record lines, decision by decision.
 fn random_game(n: usize) -> (rollcall_core::record::Header, Vec<Played>) {
     let (header, list) = rollcall_core::sim::random_game("leader-activation", 7, n).unwrap();
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     let played = list.iter().map(|d| game.play_lines(d, None).unwrap()).collect();
     (header, played)
 }
@@ -197,7 +197,7 @@ fn creates_from_lines_as_from_events(log: &dyn EventLog) {
         let read: Vec<Event> = log.events(&header.game, from).unwrap().map(Result::unwrap).collect();
         assert_eq!(read, events[from as usize - 1..], "events from seq {from}");
     }
-    assert_eq!(open_game(log, &header.game, None).unwrap().head(), head.hash);
+    assert_eq!(open_game(log, &header.game, None, rollcall_core::registry::builtin()).unwrap().head(), head.hash);
 }
 
 #[test]
@@ -286,7 +286,7 @@ fn keeps_everything_across_a_reopen(open: &dyn Fn() -> Box<dyn EventLog>) {
     let log = open();
     assert_eq!(all_events(&*log, "skips"), expected);
     assert_eq!(log.header("skips").unwrap(), s.header);
-    let game: Game = open_game(&*log, "skips", None).unwrap();
+    let game: Game = open_game(&*log, "skips", None, rollcall_core::registry::builtin()).unwrap();
     assert_eq!(game.head(), expected.last().unwrap().hash);
     assert_eq!(log.head("skips").unwrap().hash, game.head());
 }
@@ -419,7 +419,7 @@ fn postgres_log_reconnects_when_its_connections_are_killed() {
     }
     assert!(killed >= groups.len() as u64 / 3, "connections were killed: {killed}");
     assert_eq!(all_events(&log, "rally"), groups.concat());
-    open_game(&log, "rally", None).unwrap();
+    open_game(&log, "rally", None, rollcall_core::registry::builtin()).unwrap();
 }
 
 /// Several writers race on one game's head, each on its own connection:
@@ -436,7 +436,7 @@ fn racing_writers_make_one_chain(isolation: &str) {
     let writers = 4;
     let barrier = Arc::new(std::sync::Barrier::new(writers));
     let logs: Vec<Arc<PgLog>> = (0..writers).map(|_| Arc::new(PgLog::open(&db.url).unwrap())).collect();
-    let mut game = open_game(&setup, "rally", None).unwrap();
+    let mut game = open_game(&setup, "rally", None, rollcall_core::registry::builtin()).unwrap();
     let mut model: Vec<Event> = Vec::new();
     for round in 0..20u64 {
         // Each writer its own decision on the same head: a referee moving a
@@ -472,7 +472,7 @@ fn racing_writers_make_one_chain(isolation: &str) {
         assert_eq!(setup.head("rally").unwrap().hash, game.head());
     }
     assert_eq!(all_events(&setup, "rally"), model, "{isolation}: one chain, the winners' events");
-    open_game(&setup, "rally", None).unwrap();
+    open_game(&setup, "rally", None, rollcall_core::registry::builtin()).unwrap();
 }
 
 #[test]
@@ -549,7 +549,7 @@ fn removes_a_game_with_its_notes_and_secrets(open: &dyn Fn() -> Store) {
     assert_eq!(log.note("side/skips").unwrap(), Some(b"axis".to_vec()));
     assert_eq!(log.secret("chain/rally").unwrap(), None);
     assert_eq!(log.secret("chain/skips").unwrap(), Some(b"skips's chain".to_vec()));
-    assert!(open_game(&log, "skips", None).is_ok());
+    assert!(open_game(&log, "skips", None, rollcall_core::registry::builtin()).is_ok());
     // The id is free again, and a new game under it starts empty.
     let head = log.create(&rally.header).unwrap();
     assert_eq!(head.seq, 0);

@@ -103,7 +103,7 @@ pub fn failed_with(out: &Output, code: i32, needle: &str) {
 /// decisions long) to `path` as a record; returns its header.
 pub fn random_record(path: &Path, version: &str, seed: u64, decisions: usize) -> rollcall_core::record::Header {
     let (header, list) = rollcall_core::sim::random_game(version, seed, decisions).unwrap();
-    let mut game = rollcall_core::game::Game::open(header.clone()).unwrap();
+    let mut game = rollcall_core::game::Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     let mut events = Vec::new();
     for decision in &list {
         events.extend(game.play(decision, None).unwrap());

@@ -62,7 +62,8 @@ pub fn run(db: Option<StoreSpec>) -> Result<ExitCode, Fail> {
 /// part of the seed: keep the fixture's, so the demo plays the fixture's
 /// dice, unless the store already holds a game of that name.
 fn demo_script(log: &Store) -> Result<Script, Fail> {
-    let mut script = Script::parse(DEMO_SCRIPT, "demo").map_err(|e| fail!("the demo script: {e}"))?;
+    let mut script = Script::parse(DEMO_SCRIPT, "demo", rollcall_core::registry::builtin())
+        .map_err(|e| fail!("the demo script: {e}"))?;
     let base = script.header.game.clone();
     let mut id = base.clone();
     let mut n = 1;
@@ -101,13 +102,13 @@ fn play_into_the_store(log: &Store, script: &Script, db_dir: &Path) -> Result<Ve
 /// Steps 2 and 3: replays the stored game, then verifies it; its header.
 fn replay_and_verify(log: &Store, id: &str) -> Result<Header, Fail> {
     section("2. replay it from the store (facts only, never re-deciding)");
-    let replayed = open_game(log, id, None)?;
+    let replayed = open_game(log, id, None, rollcall_core::registry::builtin())?;
     show!("{}", replayed.render());
     say!("head {}", replayed.head());
 
     section("3. verify it: re-decide every decision, re-draw every die from the committed seed");
     let header = log.header(id)?;
-    match verify(&header, log.events(id, 1)?) {
+    match verify(&header, log.events(id, 1)?, rollcall_core::registry::builtin()) {
         Ok(v) => {
             say!("verified: {} events, {} decisions; head {}", v.events, v.decisions, v.head);
             say!("proven: {}.", v.guarantee());
@@ -143,7 +144,7 @@ fn forge_a_die_and_verify(log: &Store, header: &Header, events: &[Event]) -> Res
         roll.body["label"].as_str().unwrap_or("")
     );
     let (header, events) = rollcall_store::file::read(&record)?;
-    match verify(&header, events) {
+    match verify(&header, events, rollcall_core::registry::builtin()) {
         Ok(_) => Err(Fail::msg("the forged record verified: this is a bug")),
         Err(f) => {
             say!("verification FAILED, as it should: {f}");
@@ -204,7 +205,8 @@ fn diff_script(
     script: &str,
     b: impl FnOnce(&rollcall_core::RuleVersion) -> Result<rollcall_core::RuleVersion, Fail>,
 ) -> Result<(), Fail> {
-    let script = Script::parse(script, "diff").map_err(|e| fail!("the demo script: {e}"))?;
+    let script =
+        Script::parse(script, "diff", rollcall_core::registry::builtin()).map_err(|e| fail!("the demo script: {e}"))?;
     let mut events = Vec::new();
     script.play(|_, e| events.push(e.clone())).map_err(|e| fail!("the demo script: {e}"))?;
     let b = b(&script.header.rules)?;
@@ -214,6 +216,7 @@ fn diff_script(
         &script.header.rules,
         &b,
         false,
+        rollcall_core::registry::builtin(),
     )
     .map_err(|e| Fail::msg(e.to_string()))?;
     crate::commands::diff::print_report(&script.header.game, &report, false);

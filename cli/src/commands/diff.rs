@@ -69,7 +69,7 @@ fn diff_file(
     mut tick: impl FnMut(),
 ) -> Result<DiffReport, DiffError> {
     let unobserved = &mut ();
-    let mut diff = Diff::new(header, a, b, all, unobserved)?;
+    let mut diff = Diff::new(header, a, b, all, rollcall_core::registry::builtin(), unobserved)?;
     // diff's fold is the busier thread by far: its reader reads each
     // decision, and proves each decision's body canonical too.
     events.read_decisions(diff.decision_reader());
@@ -96,7 +96,7 @@ fn diff_stored(
     tick: impl FnMut(),
 ) -> Result<DiffReport, DiffError> {
     let unobserved = &mut ();
-    let mut diff = Diff::new(header, a, b, all, unobserved)?;
+    let mut diff = Diff::new(header, a, b, all, rollcall_core::registry::builtin(), unobserved)?;
     source::take_stored_lines(&mut diff, id, lines, tick)?;
     diff.finish()
 }

@@ -18,7 +18,7 @@ pub fn export(cx: &Checked, id: &str, output: &Path, force: bool) -> Result<Exit
     // The chain is checked before a byte is written; then the lines the
     // check read (up to its head: a shared store may grow meanwhile) are
     // copied as they are stored.
-    let game = open_game_lines(&log, id)?;
+    let game = open_game_lines(&log, id, rollcall_core::registry::builtin())?;
     let to_stdout = output == Path::new("-");
     let bar = crate::output::progress::events("export", game.seq(), cx.mode == Mode::Json);
     let lines = log.lines(id, 1)?.take(game.seq() as usize).inspect(|_| crate::output::progress::tick(&bar));

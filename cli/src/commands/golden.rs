@@ -39,12 +39,13 @@ fn inputs(dir: &Path) -> Result<Vec<PathBuf>, Fail> {
 fn outputs(path: &Path) -> Result<Outputs, Fail> {
     if path.extension().is_some_and(|e| e == "jsonl") {
         let (header, events) = rollcall_store::file::read(path)?;
-        return record_outputs(&header, events).map_err(|f| fail!("{}: does not verify: {f}", path.display()));
+        return record_outputs(&header, events, rollcall_core::registry::builtin())
+            .map_err(|f| fail!("{}: does not verify: {f}", path.display()));
     }
     let text = read_file(path)?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-    let script =
-        Script::parse(&text, &stem).map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
+    let script = Script::parse(&text, &stem, rollcall_core::registry::builtin())
+        .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
     script_outputs(&script).map_err(|e| fail!("{}: {e}", path.display()))
 }
 

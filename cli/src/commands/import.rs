@@ -97,7 +97,7 @@ impl Report for Imported {
 fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Imported, Fail> {
     let (header, mut events) = rollcall_store::file::read(file)?;
     let not_imported = |f: VerifyFailure| fail!("{}: does not verify, so it was not imported: {f}", file.display());
-    let mut verifier = Verifier::new(&header).map_err(not_imported)?;
+    let mut verifier = Verifier::new(&header, rollcall_core::registry::builtin()).map_err(not_imported)?;
     // Verified as `verify FILE` verifies: a line that is byte for byte the
     // one the game leads to is taken as read, and written as it is.
     events.read_decisions(verifier.decision_reader());
@@ -142,13 +142,20 @@ fn import_extend(log: &dyn EventLog, file: &Path, header: &Header) -> Result<Imp
     let (id, shown) = (header.game.clone(), file.display().to_string());
     let read = || rollcall_store::file::read(file).map(|(_, events)| events);
     let source = format!("record {}", file.display());
-    let extension =
-        exchange::extend(log, header, &source, read, input::store::RUN_BATCH_EVENTS).map_err(|e| match e {
-            ExtendError::OtherGame { .. } => fail!("{shown}: {e} (nothing was written)"),
-            ExtendError::Unverified(f) => fail!("{shown}: does not verify, so it was not imported: {f}"),
-            ExtendError::Read(e) => e.into(),
-            ExtendError::Log(e) => e.into(),
-        })?;
+    let extension = exchange::extend(
+        log,
+        header,
+        &source,
+        read,
+        input::store::RUN_BATCH_EVENTS,
+        rollcall_core::registry::builtin(),
+    )
+    .map_err(|e| match e {
+        ExtendError::OtherGame { .. } => fail!("{shown}: {e} (nothing was written)"),
+        ExtendError::Unverified(f) => fail!("{shown}: does not verify, so it was not imported: {f}"),
+        ExtendError::Read(e) => e.into(),
+        ExtendError::Log(e) => e.into(),
+    })?;
     Ok(match extension {
         Extension::Fork { seq, evidence } => Imported::Fork { id, file: shown, seq, evidence },
         Extension::Nothing { head } => Imported::Nothing { id, file: shown, head },

@@ -73,7 +73,7 @@ pub fn new(db: &StoreSpec, args: NewArgs) -> Result<NewGame, Fail> {
         sides: Vec::new(),
         server: None,
     };
-    Game::open(header.clone()).map_err(|e| match e {
+    Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| match e {
         rollcall_core::game::OpenError::Scenario(s) => scenario_error(s),
         other => Fail::msg(other.to_string()),
     })?;

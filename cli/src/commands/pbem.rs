@@ -123,7 +123,13 @@ fn invite(db: &StoreSpec, args: Invite) -> Result<Said, Fail> {
         None => format!("game-{}", &fresh_share()?.to_hex()[..8]),
     };
     let log = store::open(db)?;
-    let invite = match exchanged(exchange::invite(&log, &game, &rules, scenario_value, &side, &key, fresh_share()?))? {
+    let invite = match exchanged(exchange::invite(
+        &log,
+        exchange::Offer { game: &game, rules: &rules, scenario: scenario_value, side: &side },
+        &key,
+        fresh_share()?,
+        rollcall_core::registry::builtin(),
+    ))? {
         Ok(invite) => invite,
         Err(rejected) => return Ok(rejected),
     };
@@ -146,10 +152,11 @@ fn accept(db: &StoreSpec, invite: &str, key: &Path, output: &str) -> Result<Said
     let text = read_text(invite)?;
     let key = read_key(key)?;
     let log = store::open(db)?;
-    let (invite, accept) = match exchanged(exchange::accept(&log, &text, &key, fresh_share()?))? {
-        Ok(pair) => pair,
-        Err(rejected) => return Ok(rejected),
-    };
+    let (invite, accept) =
+        match exchanged(exchange::accept(&log, &text, &key, fresh_share()?, rollcall_core::registry::builtin()))? {
+            Ok(pair) => pair,
+            Err(rejected) => return Ok(rejected),
+        };
     write_message(output, &accept.armour())?;
     let t = &invite.terms;
     let lines = if output == "-" {
@@ -179,11 +186,11 @@ fn start(db: &StoreSpec, accept: &str, key: &Path) -> Result<Said, Fail> {
     let text = read_text(accept)?;
     let key = read_key(key)?;
     let log = store::open(db)?;
-    let header = match exchanged(exchange::start(&log, &text, &key))? {
+    let header = match exchanged(exchange::start(&log, &text, &key, rollcall_core::registry::builtin()))? {
         Ok(h) => h,
         Err(rejected) => return Ok(rejected),
     };
-    let game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
+    let game = Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut lines = vec![format!(
         "started game {}: {}, both seed shares revealed in the header.",
         header.game,

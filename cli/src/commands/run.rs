@@ -38,7 +38,8 @@ pub fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<
         ));
     }
     let mut decisions = script_file::Decisions::open(path)?;
-    let mut game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
+    let mut game =
+        Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| Fail::msg(e.to_string()))?;
     let mut stream = Stream::kept(mode, "narrative");
     stream.note(|| format!("game {id}: {}, {} dice", header.rules.label(), mode_name(header.mode)))?;
     let refused = input::store::Creation::make(&log, &header, |creation| {

@@ -103,7 +103,7 @@ fn read_input(path: &Path) -> Result<Input, Fail> {
         serde_json::from_str(&text).map_err(|e| fail!("{}:{}: not JSON: {e}", path.display(), e.line()))?;
     if value.get("scenario").is_some() && value.get("decisions").is_some() {
         let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
-        let script = Script::parse(&text, &stem)
+        let script = Script::parse(&text, &stem, rollcall_core::registry::builtin())
             .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
         let parties = script.header.parties.iter().map(|p| p.name.clone()).collect();
         return Ok(Input { scenario: script.header.scenario, parties, rules: Some(script.header.rules), text });
@@ -123,7 +123,7 @@ fn read_input(path: &Path) -> Result<Input, Fail> {
 fn check_scenario(run: &Run, path: &Path, text: &str) -> Result<(), Fail> {
     let header = run.header(0);
     for rules in [&run.a, &run.b] {
-        Game::open(sim::under(&header, rules.clone())).map_err(|e| match e {
+        Game::open(sim::under(&header, rules.clone()), rollcall_core::registry::builtin()).map_err(|e| match e {
             OpenError::Scenario(s) => fail!(
                 "{}:{}: {}: {} (under {})",
                 path.display(),

@@ -162,7 +162,8 @@ fn copy_game(source: &dyn EventLog, target: &(dyn EventLog + Sync), id: &str) ->
     }
     let fails =
         |f: rollcall_core::game::VerifyFailure| fail!("does not verify in the source, so it was not copied: {f}");
-    let mut verifier = rollcall_core::game::Verifier::new(&header).map_err(fails)?;
+    let mut verifier =
+        rollcall_core::game::Verifier::new(&header, rollcall_core::registry::builtin()).map_err(fails)?;
     let verified = Creation::make(target, &header, |creation| {
         for event in source.events(id, 1)? {
             let event = event?;
@@ -188,7 +189,7 @@ fn copy_game(source: &dyn EventLog, target: &(dyn EventLog + Sync), id: &str) ->
         creation.commit()?;
         Ok(verified)
     })?;
-    let copy = rollcall_core::log::open_game(target, id, None)?;
+    let copy = rollcall_core::log::open_game(target, id, None, rollcall_core::registry::builtin())?;
     if copy.head() != head.hash {
         return Err(fail!(
             "read back from the target, the copy ends at {}, not {}",

@@ -47,7 +47,7 @@ fn fetch(cx: &Checked, url: &str, game: &str) -> Result<ExitCode, Fail> {
     if answer.status != 200 {
         return Err(fail!("{request}: {}", answer.message()));
     }
-    let applied = match exchange::apply(&log, &answer.body) {
+    let applied = match exchange::apply(&log, &answer.body, rollcall_core::registry::builtin()) {
         Ok(a) => a,
         Err(e) => return outcome(e, cx.mode),
     };
@@ -69,7 +69,7 @@ fn fetch(cx: &Checked, url: &str, game: &str) -> Result<ExitCode, Fail> {
 pub(crate) fn turn_export(db: &StoreSpec, game: &str, key: &Path, output: &str) -> Result<Said, Fail> {
     let key = read_key(key)?;
     let log = store::open_read(db)?;
-    let exported = match exchanged(exchange::export(&log, game, &key))? {
+    let exported = match exchanged(exchange::export(&log, game, &key, rollcall_core::registry::builtin()))? {
         Ok(x) => x,
         Err(rejected) => return Ok(rejected),
     };
@@ -109,12 +109,16 @@ fn turn_apply(db: &StoreSpec, turn: &str) -> Result<Said, Fail> {
     // A store not made yet is made only for a turn that applies:
     // tried first on an empty log in memory, which a new store is.
     if !store::exists(db) {
-        if let Err(rejected) = exchanged(exchange::apply(&rollcall_core::log::MemLog::default(), &text))? {
+        if let Err(rejected) = exchanged(exchange::apply(
+            &rollcall_core::log::MemLog::default(),
+            &text,
+            rollcall_core::registry::builtin(),
+        ))? {
             return Ok(rejected);
         }
     }
     let log = store::open(db)?;
-    let applied = match exchanged(exchange::apply(&log, &text))? {
+    let applied = match exchanged(exchange::apply(&log, &text, rollcall_core::registry::builtin()))? {
         Ok(a) => a,
         Err(rejected) => return Ok(rejected),
     };
@@ -158,14 +162,14 @@ pub fn fork(cx: &Checked, command: ForkCommand) -> Result<ExitCode, Fail> {
     let ForkCommand::Show { game: id } = command;
     let log = store::open_read(&cx.db)?;
     let forks = exchange::forks(&log, &id)?;
-    let game = open_game(&log, &id, None)?;
+    let game = open_game(&log, &id, None, rollcall_core::registry::builtin())?;
     let (mut lines, mut shown) = (Vec::new(), Vec::new());
     if forks.is_empty() {
         lines.push(format!("no forks kept for game {id}"));
     }
     for fork in &forks {
         let at = fork.seq.saturating_sub(1);
-        let base = open_game(&log, &id, Some(at))?;
+        let base = open_game(&log, &id, Some(at), rollcall_core::registry::builtin())?;
         let ours: Vec<record::Event> =
             log.events(&id, fork.seq)?.take(exchange::FORK_EVENTS).collect::<Result<Vec<_>, _>>()?;
         let ours = until_checkpoint(ours);

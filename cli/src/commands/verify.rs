@@ -206,7 +206,7 @@ fn verify_lines(
     lines: impl Iterator<Item = Result<String, rollcall_core::log::LogError>>,
     tick: impl FnMut(),
 ) -> Result<Verified, VerifyFailure> {
-    let mut verifier = Verifier::new(header)?;
+    let mut verifier = Verifier::new(header, rollcall_core::registry::builtin())?;
     crate::input::source::take_stored_lines(&mut verifier, id, lines, tick)?;
     verifier.finish().map(|(verified, _)| verified)
 }
@@ -221,7 +221,9 @@ mod tests {
     /// A fixture's record: its header and its lines.
     fn record(fixture: &str) -> (Header, Vec<String>) {
         let path = format!("{}/../fixtures/leader-activation/{fixture}.json", env!("CARGO_MANIFEST_DIR"));
-        let script = Script::parse(&std::fs::read_to_string(path).unwrap(), fixture).unwrap();
+        let script =
+            Script::parse(&std::fs::read_to_string(path).unwrap(), fixture, rollcall_core::registry::builtin())
+                .unwrap();
         let mut lines = Vec::new();
         script.play(|_, e| lines.push(rollcall_core::record::encode_event(e).unwrap())).unwrap();
         (script.header, lines)
@@ -246,7 +248,7 @@ mod tests {
                     Ok(event)
                 })
                 .collect();
-            rollcall_core::game::verify(&header, events).map(|v| v.head)
+            rollcall_core::game::verify(&header, events, rollcall_core::registry::builtin()).map(|v| v.head)
         };
         let of_lines =
             |lines: &[String]| verify_lines(&header, "rally", lines.iter().cloned().map(Ok), || {}).map(|v| v.head);

@@ -130,7 +130,7 @@ pub fn resolve(log: &dyn EventLog, id: &str, position: Position) -> Result<Span,
         return decisions.span(id, position);
     }
     let mut decisions = Decisions::default();
-    open_game_with(log, id, None, |g, e| decisions.see(g, e.seq, e.kind))?;
+    open_game_with(log, id, None, rollcall_core::registry::builtin(), |g, e| decisions.see(g, e.seq, e.kind))?;
     decisions.span(id, position)
 }
 

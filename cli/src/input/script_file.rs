@@ -42,7 +42,8 @@ pub(crate) fn checked_header(path: &Path, default_game: &str) -> Option<Header> 
     let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(READ_BYTES, file));
     let fields = Prelude.deserialize(&mut de).ok()?;
     de.end().ok()?;
-    let (header, _) = Script::header(b"", &Value::Object(fields), default_game).ok()?;
+    let (header, _) =
+        Script::header(b"", &Value::Object(fields), default_game, rollcall_core::registry::builtin()).ok()?;
     Some(header)
 }
 
@@ -53,7 +54,7 @@ pub(crate) fn refusal(path: &Path, default_game: &str) -> Fail {
         Ok(bytes) => bytes,
         Err(fail) => return fail,
     };
-    match Script::parse_bytes(&bytes, default_game) {
+    match Script::parse_bytes(&bytes, default_game, rollcall_core::registry::builtin()) {
         Err(e) => fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message),
         Ok(_) => changed(path),
     }

@@ -9,7 +9,7 @@ use rollcall_core::game::Game;
 use rollcall_core::locate::line_of;
 use rollcall_core::log::{open_at_head, open_game_with, EventLog, LogError, OpenGameError};
 use rollcall_core::record::{Event, Header};
-use rollcall_core::registry;
+use rollcall_core::registry::{self, builtin};
 use rollcall_core::rules::{HouseRules, RuleVersion, VersionSpec};
 use rollcall_core::script::RulesRef;
 use rollcall_core::strict;
@@ -164,9 +164,9 @@ impl Reader {
         mut seen: impl FnMut(&Game, &Event),
     ) -> Result<Game, Fail> {
         match self {
-            Reader::Log(log) => open_game_with(&*log, id, until, seen).map_err(|e| open_failed(target, e)),
+            Reader::Log(log) => open_game_with(&*log, id, until, builtin(), seen).map_err(|e| open_failed(target, e)),
             Reader::File { path, header, events } => {
-                let opened = Game::open(*header).map_err(|e| OpenGameError::Header(id.to_string(), e));
+                let opened = Game::open(*header, builtin()).map_err(|e| OpenGameError::Header(id.to_string(), e));
                 let mut game = opened.map_err(|e| open_failed(target, e))?;
                 for event in events {
                     if until.is_some_and(|until| game.seq() >= until) {
@@ -187,7 +187,7 @@ impl Reader {
     /// one; a record file as [`fold_file`] folds it.
     pub fn at(self, target: &str, id: &str, until: Option<u64>) -> Result<Game, Fail> {
         match (self, until) {
-            (Reader::Log(log), None) => open_at_head(&*log, id).map_err(|e| open_failed(target, e)),
+            (Reader::Log(log), None) => open_at_head(&*log, id, builtin()).map_err(|e| open_failed(target, e)),
             (log @ Reader::Log(_), Some(_)) => log.fold(target, id, until, |_, _| {}),
             (Reader::File { path, header, events }, _) => fold_file(&path, *header, events, target, until, |_, _| {}),
         }
@@ -228,7 +228,7 @@ fn fold_file(
     mut seen: impl FnMut(&Game, bool),
 ) -> Result<Game, Fail> {
     let id = header.game.clone();
-    let opened = Game::open(header).map_err(|e| OpenGameError::Header(id.clone(), e));
+    let opened = Game::open(header, builtin()).map_err(|e| OpenGameError::Header(id.clone(), e));
     let mut game = opened.map_err(|e| open_failed(target, e))?;
     // The fold reads no decision itself: its reader proves their bodies.
     events.scan_decisions();
@@ -386,7 +386,7 @@ pub fn rule_version(arg: &str) -> Result<(RuleVersion, VersionSpec), Fail> {
         let house: HouseRules = strict::parse_as(&bytes).map_err(|e| Fail::msg(e.in_file(arg)))?;
         let text = String::from_utf8_lossy(&bytes);
         let resolved = RulesRef::House(house.clone())
-            .resolve("")
+            .resolve("", builtin())
             .map_err(|(field, message)| fail!("{arg}:{}: {field}: {message}", line_of(&text, &field)))?;
         let spec = registry::version(&house.base).map_err(|e| fail!("{arg}: base: {e}"))?;
         Ok((resolved, spec))

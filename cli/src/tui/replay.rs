@@ -51,14 +51,16 @@ impl Replay {
     /// Folds `events` into a game from `header`, keeping every position;
     /// verifies the record to tell each die's proof.
     pub fn build(header: &Header, events: &[Event]) -> Result<Replay, Fail> {
-        let verified = verify(header, events.iter().cloned().map(Ok::<_, Infallible>));
+        let verified =
+            verify(header, events.iter().cloned().map(Ok::<_, Infallible>), rollcall_core::registry::builtin());
         let failed_at = verified.as_ref().err().map(|f| f.seq.unwrap_or(0));
         let integrity = match &verified {
             Ok(v) => format!("verified: {} events, {} decisions; {}", v.events, v.decisions, v.guarantee()),
             Err(f) => format!("does NOT verify: {f}"),
         };
         let proofs = Proofs::of(header, events, failed_at);
-        let mut game = Game::open(header.clone()).map_err(|e| Fail::msg(e.to_string()))?;
+        let mut game =
+            Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| Fail::msg(e.to_string()))?;
         let mut frames = vec![Frame {
             narration: vec!["(the scenario, before the first event)".to_string()],
             decision: 0,

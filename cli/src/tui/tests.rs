@@ -14,7 +14,7 @@ use super::*;
 fn fixture(name: &str) -> (Header, Vec<Event>) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name);
     let text = std::fs::read_to_string(&path).expect("fixture exists");
-    let script = Script::parse(&text, "fixture").expect("fixture parses");
+    let script = Script::parse(&text, "fixture", rollcall_core::registry::builtin()).expect("fixture parses");
     let mut events = Vec::new();
     script.play(|_, e| events.push(e.clone())).expect("fixture plays");
     (script.header, events)
@@ -40,7 +40,7 @@ fn the_replay_keeps_every_position_with_its_state_as_state_renders_it() {
     let (header, events) = fixture("leader-activation/rally.json");
     let replay = Replay::build(&header, &events).unwrap();
     assert_eq!(replay.frames.len(), events.len() + 1);
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     assert_eq!(replay.frames[0].state, lines(&game.render()));
     for e in &events {
         game.apply(e).unwrap();

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::form::members_fit;
 use super::{Entry, Listing};
+use crate::proposal::form::members_fit;
 
 /// Why nothing was picked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

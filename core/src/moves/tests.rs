@@ -35,7 +35,7 @@ fn game(mode: &str, decisions: &[Value]) -> Game {
         "seed": {"mode": mode, "parties": parties},
         "decisions": decisions
     });
-    Script::parse(&script.to_string(), "rally").unwrap().play(|_, _| {}).unwrap()
+    Script::parse(&script.to_string(), "rally", crate::registry::builtin()).unwrap().play(|_, _| {}).unwrap()
 }
 
 /// Lt. Adams activated, at the start of his activation.

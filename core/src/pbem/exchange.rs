@@ -17,10 +17,10 @@ use serde::{Deserialize, Serialize};
 use super::{agreed_header, Accept, AcceptTerms, Invite, InviteTerms, MessageError, TurnFile, ACCEPT, INVITE, TURN};
 use crate::game::{Game, Verifier};
 use crate::keys::SecretKey;
-use crate::log::{open_game, EventLog, Head, LogError, OpenGameError};
-use crate::record::{self, Event, Header, Kind, SideKey};
+use crate::log::{open_game, EventLog, LogError, OpenGameError};
+use crate::record::{self, Event, Head, Header, Kind, SideKey};
 use crate::rules::RuleVersion;
-use crate::ruleset::Actor;
+use crate::ruleset::{Actor, Registry};
 use crate::seed::Share;
 use crate::words::possessive;
 
@@ -156,8 +156,14 @@ fn set_handshake(log: &dyn EventLog, game: &str, h: &Handshake) -> Result<(), Lo
     log.set_note(&handshake_note(game), Some(&serde_json::to_vec(h).expect("serialises")))
 }
 
-/// The sides of a scenario under a rule version (the game is loaded, keyless).
-pub fn scenario_sides(game: &str, rules: &RuleVersion, scenario: &serde_json::Value) -> Result<Vec<String>, String> {
+/// The sides of a scenario under a rule version of a ruleset in `registry`
+/// (the game is loaded, keyless).
+pub fn scenario_sides(
+    game: &str,
+    rules: &RuleVersion,
+    scenario: &serde_json::Value,
+    registry: &Registry,
+) -> Result<Vec<String>, String> {
     let header = Header {
         game: game.to_string(),
         rules_hash: rules.hash(),
@@ -168,7 +174,7 @@ pub fn scenario_sides(game: &str, rules: &RuleVersion, scenario: &serde_json::Va
         sides: Vec::new(),
         server: None,
     };
-    Game::open(header).map(|g| g.sides()).map_err(|e| e.to_string())
+    Game::open(header, registry).map(|g| g.sides()).map_err(|e| e.to_string())
 }
 
 fn refuse_if_known(log: &dyn EventLog, game: &str) -> Result<(), ExchangeError> {
@@ -178,19 +184,28 @@ fn refuse_if_known(log: &dyn EventLog, game: &str) -> Result<(), ExchangeError> 
     Ok(())
 }
 
-/// Step 1, the inviting side: its terms, its key, and a fresh secret share
+/// What the inviting side offers: a game, under these rules and this
+/// scenario, with itself on this side.
+#[derive(Debug, Clone)]
+pub struct Offer<'a> {
+    pub game: &'a str,
+    pub rules: &'a RuleVersion,
+    pub scenario: serde_json::Value,
+    pub side: &'a str,
+}
+
+/// Step 1, the inviting side: its offer, its key, and a fresh secret share
 /// (the caller draws it). The share stays in this store until `start`.
 pub fn invite(
     log: &dyn EventLog,
-    game: &str,
-    rules: &RuleVersion,
-    scenario: serde_json::Value,
-    side: &str,
+    offer: Offer<'_>,
     key: &SecretKey,
     share: Share,
+    registry: &Registry,
 ) -> Result<Invite, ExchangeError> {
+    let Offer { game, rules, scenario, side } = offer;
     refuse_if_known(log, game)?;
-    let sides = scenario_sides(game, rules, &scenario).map_err(input)?;
+    let sides = scenario_sides(game, rules, &scenario, registry).map_err(input)?;
     if sides.len() != 2 {
         return Err(input(format!("play by email is for two sides; this scenario has {}", sides.join(", "))));
     }
@@ -221,12 +236,13 @@ pub fn accept(
     invite_text: &str,
     key: &SecretKey,
     share: Share,
+    registry: &Registry,
 ) -> Result<(Invite, Accept), ExchangeError> {
     let invite = Invite::read(invite_text)?;
     let game = invite.terms.game.clone();
     refuse_if_known(log, &game)?;
     let rules = invite.terms.rules.rules();
-    let sides = scenario_sides(&game, &rules, &invite.terms.scenario)
+    let sides = scenario_sides(&game, &rules, &invite.terms.scenario, registry)
         .map_err(|e| refused(format!("the invitation's scenario: {e}")))?;
     let Some(side) = sides.iter().find(|s| **s != invite.terms.inviter.name) else {
         return Err(refused(format!(
@@ -256,8 +272,13 @@ pub fn accept(
 
 /// Step 3, the inviting side: checks the answer, reveals its share in the
 /// game's header, and creates the game. The header travels to the opponent
-/// in the first turn file.
-pub fn start(log: &dyn EventLog, accept_text: &str, key: &SecretKey) -> Result<Header, ExchangeError> {
+/// in the first turn file. The game's ruleset is one of `registry`'s.
+pub fn start(
+    log: &dyn EventLog,
+    accept_text: &str,
+    key: &SecretKey,
+    registry: &Registry,
+) -> Result<Header, ExchangeError> {
     let accept = Accept::read(accept_text)?;
     let game = accept.terms.game.clone();
     let Some(mut hs) = handshake(log, &game)? else {
@@ -282,9 +303,9 @@ pub fn start(log: &dyn EventLog, accept_text: &str, key: &SecretKey) -> Result<H
     }
     refuse_if_known(log, &game)?;
     let rules = hs.invite.terms.rules.rules();
-    let sides = scenario_sides(&game, &rules, &hs.invite.terms.scenario).map_err(input)?;
+    let sides = scenario_sides(&game, &rules, &hs.invite.terms.scenario, registry).map_err(input)?;
     let header = agreed_header(&hs.invite, &accept, share, &sides).map_err(refused)?;
-    Game::open(header.clone()).map_err(|e| refused(e.to_string()))?;
+    Game::open(header.clone(), registry).map_err(|e| refused(e.to_string()))?;
     log.create(&header)?;
     log.set_note(&side_note(&game), Some(hs.invite.terms.inviter.name.as_bytes()))?;
     hs.accept = Some(accept);
@@ -357,8 +378,13 @@ pub struct Exported {
 /// Exports this store's turn of `game`: signs a checkpoint if the turn is not
 /// signed yet, and gathers the events after the head the opponent last
 /// acknowledged (with the header, if he has nothing yet).
-pub fn export(log: &dyn EventLog, game_id: &str, key: &SecretKey) -> Result<Exported, ExchangeError> {
-    let mut game = open_game(log, game_id, None)?;
+pub fn export(
+    log: &dyn EventLog,
+    game_id: &str,
+    key: &SecretKey,
+    registry: &Registry,
+) -> Result<Exported, ExchangeError> {
+    let mut game = open_game(log, game_id, None, registry)?;
     let header = game.header().clone();
     if header.sides.is_empty() {
         return Err(input(format!("game {game_id:?} lists no sides' keys: it is not a play-by-email game (start one with `rollcall pbem invite`)")));
@@ -436,8 +462,8 @@ pub struct Applied {
 /// store's game (chain, legality, dice, the sender's signatures, every
 /// decision his or a referee's), then appends them, or refuses with the
 /// exact reason and writes nothing (a fork is kept as evidence).
-pub fn apply(log: &dyn EventLog, text: &str) -> Result<Applied, ExchangeError> {
-    let (turn, header, events) = TurnFile::read(text)?;
+pub fn apply(log: &dyn EventLog, text: &str, registry: &Registry) -> Result<Applied, ExchangeError> {
+    let (turn, header, events) = TurnFile::read(text, registry)?;
     if let Some(mine) = local_side(log, &turn.game)? {
         if mine == turn.side {
             return Err(input(format!(
@@ -450,7 +476,7 @@ pub fn apply(log: &dyn EventLog, text: &str) -> Result<Applied, ExchangeError> {
         if let Some(h) = &header {
             check_server_signature(h, &turn)?;
         }
-        return create_from_turn(log, &turn, header, events);
+        return create_from_turn(log, &turn, header, events, registry);
     }
     let stored = log.header(&turn.game)?;
     check_server_signature(&stored, &turn)?;
@@ -461,7 +487,7 @@ pub fn apply(log: &dyn EventLog, text: &str) -> Result<Applied, ExchangeError> {
             )));
         }
     }
-    let game = open_game(log, &turn.game, None)?;
+    let game = open_game(log, &turn.game, None, registry)?;
     let ours = Head { seq: game.seq(), hash: game.head() };
     if turn.previous.seq > ours.seq {
         return Err(input(format!(
@@ -569,6 +595,7 @@ fn create_from_turn(
     turn: &TurnFile,
     header: Option<Header>,
     events: Vec<Event>,
+    registry: &Registry,
 ) -> Result<Applied, ExchangeError> {
     let Some(header) = header else {
         return Err(input(format!(
@@ -585,7 +612,7 @@ fn create_from_turn(
     if let Some(hs) = handshake(log, &turn.game)? {
         check_against_handshake(&hs, &header)?;
     }
-    let game = Game::open(header.clone()).map_err(|e| refused(e.to_string()))?;
+    let game = Game::open(header.clone(), registry).map_err(|e| refused(e.to_string()))?;
     if turn.previous.hash != game.root() {
         return Err(refused("the turn does not start from its own header's hash"));
     }
@@ -781,6 +808,7 @@ pub fn extend<E: std::fmt::Display, I: IntoIterator<Item = Result<Event, E>>>(
     source: &str,
     mut read: impl FnMut() -> Result<I, E>,
     batch: usize,
+    registry: &Registry,
 ) -> Result<Extension, ExtendError<E>> {
     let id = &header.game;
     let stored = log.header(id)?;
@@ -788,7 +816,8 @@ pub fn extend<E: std::fmt::Display, I: IntoIterator<Item = Result<Event, E>>>(
         return Err(ExtendError::OtherGame { game: id.clone(), field });
     }
     let ours = log.head(id)?;
-    let (verified, fork) = verify_against_store(log, header, ours.seq, source, read().map_err(ExtendError::Read)?)?;
+    let events = read().map_err(ExtendError::Read)?;
+    let (verified, fork) = verify_against_store(log, header, ours.seq, source, events, registry)?;
     if let Some(fork) = fork {
         let evidence = keep(log, &fork)?;
         return Ok(Extension::Fork { seq: fork.seq, evidence });
@@ -809,10 +838,11 @@ fn verify_against_store<E: std::fmt::Display>(
     ours: u64,
     source: &str,
     events: impl IntoIterator<Item = Result<Event, E>>,
+    registry: &Registry,
 ) -> Result<(crate::game::Verified, Option<Fork>), ExtendError<E>> {
     let mut stored_events = log.events(&header.game, 1)?;
     let mut fork: Option<Fork> = None;
-    let result = crate::game::verify_each(header, events, |_, e| {
+    let result = crate::game::verify_each(header, events, registry, |_, e| {
         if e.seq <= ours && fork.is_none() {
             let same = matches!(stored_events.next(), Some(Ok(s)) if s.hash == e.hash);
             if !same {

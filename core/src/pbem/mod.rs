@@ -25,9 +25,10 @@ use serde_json::Value;
 use crate::canon;
 use crate::digest::Digest;
 use crate::keys::{self, PublicKey, SecretKey, Signature};
-use crate::log::Head;
+use crate::record::Head;
 use crate::record::{self, Event, Header, SideKey};
 use crate::rules::RuleVersion;
+use crate::rules::Versions;
 use crate::seed::Share;
 
 /// Why a message cannot be read.
@@ -358,7 +359,8 @@ impl TurnFile {
     /// `previous`, and the last is the sender's checkpoint at `head`. What
     /// the events prove (chain, signatures, legality, dice) is checked when
     /// the turn is applied to a game.
-    pub fn read(text: &str) -> Result<(TurnFile, Option<Header>, Vec<Event>), MessageError> {
+    /// A header it carries is read knowing the rule versions of `versions`.
+    pub fn read(text: &str, versions: &dyn Versions) -> Result<(TurnFile, Option<Header>, Vec<Event>), MessageError> {
         let a = armour::decode(text)?;
         expect_kind(&a, "TURN")?;
         let turn: TurnFile = parse_canonical("turn file", &a.payload)?;
@@ -373,7 +375,7 @@ impl TurnFile {
             None => None,
             Some(value) => {
                 let line = canon::to_string(value).map_err(|e| content(format!("the header: {e}")))?;
-                let h = record::parse_header(&line).map_err(|e| content(format!("the header: {e}")))?;
+                let h = record::parse_header(&line, versions).map_err(|e| content(format!("the header: {e}")))?;
                 if h.game != turn.game {
                     return Err(content(format!("the header is of game {:?}, not {:?}", h.game, turn.game)));
                 }

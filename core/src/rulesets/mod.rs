@@ -1,6 +1,6 @@
 //! The built-in rulesets. Each is a module with its own scenario, state,
 //! decisions and facts, and one `Ruleset` implementation; adding a ruleset is
-//! a module here and a line in [`registry`].
+//! a module here and a line in [`BUILTIN`].
 
 pub mod combat_hq;
 pub mod formation_activation;
@@ -9,15 +9,14 @@ pub mod phoenix_command;
 
 use crate::ruleset::{info, RulesetInfo, Violation};
 
-/// Every built-in ruleset, the registry the engine looks ids up in.
-pub fn registry() -> Vec<RulesetInfo> {
-    vec![
-        info::<leader_activation::LeaderActivation>(),
-        info::<phoenix_command::PhoenixCommand>(),
-        info::<combat_hq::CombatHq>(),
-        info::<formation_activation::FormationActivation>(),
-    ]
-}
+/// Every built-in ruleset, in the order they are listed: what
+/// [`crate::registry::builtin`] looks ids up in.
+pub const BUILTIN: &[RulesetInfo] = &[
+    info::<leader_activation::LeaderActivation>(),
+    info::<phoenix_command::PhoenixCommand>(),
+    info::<combat_hq::CombatHq>(),
+    info::<formation_activation::FormationActivation>(),
+];
 
 /// The turn in progress, for a decision that needs one: every ruleset's state
 /// holds `turn: Option<Turn>`, `None` until the first turn begins.

@@ -356,7 +356,7 @@ impl<R: Ruleset> Simulation<R> {
         let scenario: R::Scenario =
             serde_json::from_value(header.scenario.clone()).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
         let state = R::initial(scenario, &header.rules).map_err(|e| SimError::Open(format!("scenario: {e}")))?;
-        let game = Game::open(header).map_err(|e| SimError::Open(e.to_string()))?;
+        let game = Game::open(header, crate::registry::builtin()).map_err(|e| SimError::Open(e.to_string()))?;
         Ok(Simulation { game, state, seed, rng, strict: false })
     }
 

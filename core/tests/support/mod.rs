@@ -71,14 +71,14 @@ pub fn play<G: Generator>(
 /// Replay (folding the logged events) equals the live game, and verify
 /// (re-deciding every decision) passes with the same head.
 pub fn assert_replay_equals_live_and_verifies(seed: u64, header: &Header, events: &[Event], live: &Game) {
-    let mut replayed = Game::open(header.clone()).unwrap();
+    let mut replayed = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     for e in events {
         replayed.apply(e).unwrap_or_else(|err| panic!("seed {seed}: {err}"));
     }
     assert_eq!(replayed.state(), live.state(), "seed {seed}: replay differs from the live game");
     assert_eq!(replayed.head(), live.head(), "seed {seed}: replay ends at another head");
     assert_eq!(replayed.render(), live.render(), "seed {seed}: replay renders otherwise");
-    let verified = verify(header, events.iter().cloned().map(Ok::<_, String>))
+    let verified = verify(header, events.iter().cloned().map(Ok::<_, String>), rollcall_core::registry::builtin())
         .unwrap_or_else(|f| panic!("seed {seed}: a legal game does not verify: {f}"));
     assert_eq!(verified.head, live.head(), "seed {seed}: verify ends at another head");
     assert_eq!(verified.decisions, live.decisions());
@@ -106,20 +106,24 @@ pub fn check(bytes: &[u8]) -> Result<(), String> {
     let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
     let Some(body) = text.strip_suffix('\n') else { return Err("the last line has no newline".into()) };
     let mut lines = body.split('\n');
-    let header = record::parse_header(lines.next().unwrap()).map_err(|e| format!("line 1: {e}"))?;
+    let header = record::parse_header(lines.next().unwrap(), rollcall_core::registry::builtin())
+        .map_err(|e| format!("line 1: {e}"))?;
     let parse = |i: usize, l: &str| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2));
     let parsed =
-        verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l))).map(|_| ()).map_err(|f| f.to_string());
+        verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l)), rollcall_core::registry::builtin())
+            .map(|_| ())
+            .map_err(|f| f.to_string());
     let first = body.split('\n').next().unwrap().as_bytes();
     // Proven ahead, and (`read_ahead`) each proven decision read ahead too,
     // as `rollcall verify FILE`'s reader does.
     let taken = |proven: bool, read_ahead: bool| {
         let mut chain = proven.then(|| LinkChain::new(first));
-        let mut verifier = Verifier::new(&header).map_err(|f| f.to_string())?;
+        let mut verifier = Verifier::new(&header, rollcall_core::registry::builtin()).map_err(|f| f.to_string())?;
         let reader = read_ahead.then(|| verifier.decision_reader());
         for (i, l) in lines.clone().enumerate() {
             let proof = chain.as_mut().and_then(|chain| chain.prove(l.as_bytes()));
-            let read = proof.as_ref().zip(reader).and_then(|(proof, reader)| reader.read_line(l.as_bytes(), proof));
+            let read =
+                proof.as_ref().zip(reader).and_then(|(proof, reader)| reader.read(proof.decision_text(l.as_bytes())?));
             if verifier.take_line_read(l.as_bytes(), proof.as_ref(), read) {
                 continue;
             }
@@ -170,7 +174,7 @@ fn replay<'l>(
     mut take: Option<Option<LinkChain>>,
     sharing: Sharing,
 ) -> Result<(String, u64, String, Value), String> {
-    let mut game = Game::open(header.clone()).map_err(|e| e.to_string())?;
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).map_err(|e| e.to_string())?;
     for (i, l) in lines.enumerate() {
         if let Some(chain) = &mut take {
             if let (Some(chain), Sharing::EveryOther) = (chain.as_mut(), sharing) {
@@ -217,7 +221,8 @@ pub fn assert_byte_change_caught(seed: u64, bytes: &[u8], at: usize, rng: &mut R
 /// rules), each on its own state; a decision one refuses is skipped under it
 /// but keeps its number. Returns every die each rolled, by address.
 pub fn dice_under(headers: &[Header], events: &[Event]) -> Vec<BTreeMap<(u64, String, u64), u64>> {
-    let mut games: Vec<Game> = headers.iter().map(|h| Game::open(h.clone()).unwrap()).collect();
+    let mut games: Vec<Game> =
+        headers.iter().map(|h| Game::open(h.clone(), rollcall_core::registry::builtin()).unwrap()).collect();
     let mut rolls = vec![BTreeMap::new(); games.len()];
     for e in events.iter().filter(|e| e.kind == Kind::Decision) {
         for (g, game) in games.iter_mut().enumerate() {

@@ -30,7 +30,7 @@ fn sealed_game(ruleset: &str, seed: u64, chain: &Chain) -> (Header, Game) {
     let sim = sim::simulator(ruleset).unwrap();
     let version = rollcall_core::registry::version(ruleset).unwrap().id();
     let mut header = sim.random_header(seed, &version);
-    let sides = Game::open(header.clone()).unwrap().sides();
+    let sides = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap().sides();
     header.game = format!("{ruleset}-probed");
     header.mode = SeedMode::Sealed;
     header.sides = sides
@@ -48,7 +48,7 @@ fn sealed_game(ruleset: &str, seed: u64, chain: &Chain) -> (Header, Game) {
         .collect();
     let key = SecretKey::from_bytes([99; 32]).public();
     header.server = Some(ServerCommitment { commitment: chain.commitment(), key, length: chain.length() });
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     game.unseal(chain.value(1).unwrap()).unwrap();
     (header, game)
 }

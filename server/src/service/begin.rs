@@ -29,8 +29,9 @@ impl Service {
             }
             None => format!("game-{}", &Digest(random()).to_string()[..8]),
         };
-        let rules = request.rules.resolve("rules.").map_err(|(f, m)| bad(&f, m))?;
-        let sides = exchange::scenario_sides(&game, &rules, &request.scenario).map_err(|m| bad("scenario", m))?;
+        let rules = request.rules.resolve("rules.", rollcall_core::registry::builtin()).map_err(|(f, m)| bad(&f, m))?;
+        let sides = exchange::scenario_sides(&game, &rules, &request.scenario, rollcall_core::registry::builtin())
+            .map_err(|m| bad("scenario", m))?;
         let named: Vec<&str> = request.sides.iter().map(|s| s.name.as_str()).collect();
         if named != sides.iter().map(String::as_str).collect::<Vec<_>>() {
             return Err(bad("sides", format!("give each side of the scenario, in order: {}", sides.join(", "))));
@@ -145,7 +146,8 @@ impl Service {
             return Ok(Some(json!({"game": game, "started": false, "awaiting_shares": missing})));
         }
         let header = sealed_header(&next);
-        let mut g = Game::open(header.clone()).map_err(|e| ApiError::new(400, "malformed", e.to_string()))?;
+        let mut g = Game::open(header.clone(), rollcall_core::registry::builtin())
+            .map_err(|e| ApiError::new(400, "malformed", e.to_string()))?;
         let chain = self
             .log
             .secret(&chain_secret(game))

@@ -213,7 +213,7 @@ impl Service {
         }
         // The game first: another server over the same store may have
         // begun it, and not yet removed the note of its waiting.
-        let mut g = match open_game(&*self.log, game, None) {
+        let mut g = match open_game(&*self.log, game, None, rollcall_core::registry::builtin()) {
             Ok(g) => g,
             Err(rollcall_core::log::OpenGameError::Log(LogError::UnknownGame(_))) => {
                 let Some(bytes) = self.log.note(&waiting_note(game)).map_err(storage)? else {

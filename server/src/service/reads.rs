@@ -72,11 +72,17 @@ impl Service {
         let limit = limit.clamp(1, 10_000);
         let until = since.saturating_add(limit);
         let mut out = Vec::new();
-        let g = open_game_with(&*self.log, game, Some(until.saturating_sub(1)), |g, e| {
-            if e.seq >= since.max(1) {
-                out.push(event_json(g, e));
-            }
-        })
+        let g = open_game_with(
+            &*self.log,
+            game,
+            Some(until.saturating_sub(1)),
+            rollcall_core::registry::builtin(),
+            |g, e| {
+                if e.seq >= since.max(1) {
+                    out.push(event_json(g, e));
+                }
+            },
+        )
         .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
         let head = self.log.head(game).map_err(storage)?;
         let next = (g.seq() < head.seq).then_some(g.seq() + 1);
@@ -94,7 +100,8 @@ impl Service {
                 format!("at: game {game:?} has {} events; there is no seq {at}", head.seq),
             ));
         }
-        let g = open_game(&*self.log, game, at).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        let g = open_game(&*self.log, game, at, rollcall_core::registry::builtin())
+            .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
         Ok(
             json!({"game": game, "seq": g.seq(), "decisions": g.decisions(), "turn": g.turn(), "head": g.head().to_string(),
             "state": g.state(), "text": g.render()}),
@@ -110,7 +117,8 @@ impl Service {
     pub fn moves(&self, game: &str, side: Option<&str>, token: Option<&str>) -> Result<Value, ApiError> {
         let token_side = token.map(|t| self.side_of(game, t)).transpose()?;
         self.require_live(game)?;
-        let g = open_game(&*self.log, game, None).map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
+        let g = open_game(&*self.log, game, None, rollcall_core::registry::builtin())
+            .map_err(|e| ApiError::new(500, "storage", e.to_string()))?;
         let side = match (side, token_side) {
             (Some("referee"), _) => None,
             (Some(side), _) => Some(side.to_string()),
@@ -127,7 +135,7 @@ impl Service {
     pub fn narrative(&self, game: &str) -> Result<String, ApiError> {
         self.require_live(game)?;
         let mut out = String::new();
-        let g = open_game_with(&*self.log, game, None, |g, e| {
+        let g = open_game_with(&*self.log, game, None, rollcall_core::registry::builtin(), |g, e| {
             out.push_str(&g.narrate(e));
             out.push('\n');
         })
@@ -261,7 +269,7 @@ impl Service {
         self.require_live(game)?;
         let header = self.log.header(game).map_err(storage)?;
         let events = self.log.events(game, 1).map_err(storage)?;
-        let verified = rollcall_core::game::verify(&header, events)
+        let verified = rollcall_core::game::verify(&header, events, rollcall_core::registry::builtin())
             .map_err(|f| ApiError::new(500, "does-not-verify", f.to_string()))?;
         Ok((verified, header))
     }

@@ -229,7 +229,7 @@ fn compare_one(input: &Input, b: &B, log: Option<&Store>) -> Result<Done, Fail> 
         Input::Script(path) => {
             let text = read_file(path)?;
             let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "game".into());
-            let script = Script::parse(&text, &stem)
+            let script = Script::parse(&text, &stem, rollcall_core::registry::builtin())
                 .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
             let b = match b_for(&script.header, b) {
                 Ok(b) => b,
@@ -240,7 +240,14 @@ fn compare_one(input: &Input, b: &B, log: Option<&Store>) -> Result<Done, Fail> 
                 .play(|_, e| events.push(e.clone()))
                 .map_err(|e| fail!("{}:{}: {}: {}", path.display(), e.line, e.field, e.message))?;
             let events = events.into_iter().map(Ok::<Event, String>);
-            let result = impact::game(&label, &script.header, events, &script.header.rules, &b);
+            let result = impact::game(
+                &label,
+                &script.header,
+                events,
+                &script.header.rules,
+                &b,
+                rollcall_core::registry::builtin(),
+            );
             done(label, result)
         }
         Input::Record(path) => {
@@ -249,7 +256,7 @@ fn compare_one(input: &Input, b: &B, log: Option<&Store>) -> Result<Done, Fail> 
                 Ok(b) => b,
                 Err(reason) => return Ok(Done::Skipped(Left { game: label, reason })),
             };
-            let result = impact::game(&label, &header, events, &header.rules, &b);
+            let result = impact::game(&label, &header, events, &header.rules, &b, rollcall_core::registry::builtin());
             done(label, result)
         }
         Input::Stored(id) => {
@@ -259,7 +266,14 @@ fn compare_one(input: &Input, b: &B, log: Option<&Store>) -> Result<Done, Fail> 
                 Ok(b) => b,
                 Err(reason) => return Ok(Done::Skipped(Left { game: label, reason })),
             };
-            let result = impact::game(&label, &header, log.events(id, 1)?, &header.rules, &b);
+            let result = impact::game(
+                &label,
+                &header,
+                log.events(id, 1)?,
+                &header.rules,
+                &b,
+                rollcall_core::registry::builtin(),
+            );
             done(label, result)
         }
     }

@@ -55,7 +55,7 @@ pub fn play(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fail> {
         single => (vec![single], false),
     };
     let log = input::store::open_read(db)?;
-    let mut game = open_at_head(&log, id)?;
+    let mut game = open_at_head(&log, id, rollcall_core::registry::builtin())?;
     let by = decider(&log, &game)?;
     let expected = game.head();
     let mut events = Vec::new();

@@ -34,7 +34,7 @@ pub fn play(cx: &Checked, args: &PlayArgs) -> Result<ExitCode, Fail> {
     let typed: Vec<String> = args.decision.iter().chain(&args.fields).cloned().collect();
     let given = given_fields(&typed)?;
     let log = store::open_read(&cx.db)?;
-    let mut game = open_at_head(&log, id)?;
+    let mut game = open_at_head(&log, id, rollcall_core::registry::builtin())?;
     let by = crate::input::store::decider(&log, &game)?;
     if let (Some(asked), Some(mine)) = (&args.side, &by) {
         if asked != mine && asked != REFEREE {

@@ -33,7 +33,7 @@ pub fn play_stream(cx: &Checked, id: &str, source: &str) -> Result<ExitCode, Fai
         Box::new(std::io::BufReader::new(std::fs::File::open(source).with_context(|| name.clone())?))
     };
     let log = Arc::new(input::store::open_read(db)?);
-    let mut game = open_at_head(&*log, id)?;
+    let mut game = open_at_head(&*log, id, rollcall_core::registry::builtin())?;
     let by = decider(&*log, &game)?;
     let mut stream = Stream::lines(mode);
     let appender = Appender::start(log.clone(), Gather::alone(AHEAD), move |flushed| match flushed {

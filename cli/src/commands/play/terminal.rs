@@ -45,7 +45,7 @@ pub fn run(cx: &Checked, id: &str) -> Result<ExitCode, Fail> {
 fn open(db: &StoreSpec, id: &str) -> Result<Opened, Fail> {
     let log = store::open_read(db)?;
     let mut earlier: VecDeque<String> = VecDeque::new();
-    let game = open_game_with(&log, id, None, |game, event| {
+    let game = open_game_with(&log, id, None, rollcall_core::registry::builtin(), |game, event| {
         for line in text::escape(&game.narrate(event)).trim_end().lines() {
             earlier.push_back(line.to_string());
         }

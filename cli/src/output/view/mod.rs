@@ -146,7 +146,7 @@ pub fn render_page(header: &Header, events: &[Event], options: &ViewOptions) -> 
             return Err(ViewError::Bookmark { seq: b.seq, label: b.label.clone(), events: last });
         }
     }
-    let verified = verify(header, events.iter().cloned().map(Ok::<_, Infallible>));
+    let verified = verify(header, events.iter().cloned().map(Ok::<_, Infallible>), rollcall_core::registry::builtin());
     let data = page_data(header, events, options, &verified)?;
     let title = format!("{} · {} · rollcall", header.game, header.rules.label());
     Ok(Page { html: fill_template(&title, &data), verified })
@@ -184,7 +184,14 @@ fn page_data(
     let divergences = match &options.compare {
         None => Value::Null,
         Some(c) => {
-            let report = diff(header, events.iter().cloned().map(Ok::<_, Infallible>), &c.a, &c.b, true)?;
+            let report = diff(
+                header,
+                events.iter().cloned().map(Ok::<_, Infallible>),
+                &c.a,
+                &c.b,
+                true,
+                rollcall_core::registry::builtin(),
+            )?;
             json!({"summary": report.summary(), "decisions": report.divergences.iter().map(|d| d.number).collect::<Vec<_>>()})
         }
     };
@@ -212,7 +219,7 @@ fn page_data(
 /// A record that stops folding (a broken link) is shown up to the event
 /// before; the integrity banner says why.
 fn record_run(header: &Header, events: &[Event], proofs: &Proofs) -> Result<Value, ViewError> {
-    let mut game = Game::open(header.clone())?;
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin())?;
     let initial = game.state();
     let mut before = initial.clone();
     let mut steps = Vec::with_capacity(events.len());
@@ -265,7 +272,7 @@ fn compare_runs(
         let mut h = header.clone();
         h.rules = rules.clone();
         h.rules_hash = rules.hash();
-        let mut game = Game::open(h)?;
+        let mut game = Game::open(h, rollcall_core::registry::builtin())?;
         game.tolerate_unused_table_dice();
         let initial = game.state();
         let mut before = initial.clone();

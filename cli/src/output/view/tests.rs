@@ -13,7 +13,7 @@ use super::*;
 fn fixture(name: &str) -> (Header, Vec<Event>) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(name);
     let text = std::fs::read_to_string(&path).expect("fixture exists");
-    let script = Script::parse(&text, "fixture").expect("fixture parses");
+    let script = Script::parse(&text, "fixture", rollcall_core::registry::builtin()).expect("fixture parses");
     let mut events = Vec::new();
     script.play(|_, e| events.push(e.clone())).expect("fixture plays");
     (script.header, events)
@@ -91,7 +91,7 @@ fn the_patches_fold_into_the_engines_state_after_every_event() {
         let (header, events) = fixture(name);
         let (_, data) = page(&header, &events, &ViewOptions::default());
         let run = &data["runs"][0];
-        let mut game = Game::open(header.clone()).unwrap();
+        let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
         let mut state = run["initial"].clone();
         assert_eq!(state, game.state(), "{name}: the initial state");
         let steps = run["steps"].as_array().unwrap();
@@ -186,9 +186,15 @@ fn compare_runs_both_versions_and_marks_the_divergences_diff_finds() {
     let runs = data["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[1]["label"], "combat-hq@multi-bg");
-    let report =
-        rollcall_core::diff::diff(&header, events.iter().cloned().map(Ok::<_, Infallible>), &header.rules, &b, true)
-            .unwrap();
+    let report = rollcall_core::diff::diff(
+        &header,
+        events.iter().cloned().map(Ok::<_, Infallible>),
+        &header.rules,
+        &b,
+        true,
+        rollcall_core::registry::builtin(),
+    )
+    .unwrap();
     assert!(!report.agree(), "the showcase parts under multi-bg");
     let marked: Vec<u64> =
         data["divergences"]["decisions"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
@@ -226,11 +232,12 @@ fn signed_rally() -> (Header, Vec<Event>) {
     use rollcall_core::record::SideKey;
     use rollcall_core::ruleset::Actor;
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/leader-activation/rally.json");
-    let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+    let script =
+        Script::parse(&std::fs::read_to_string(path).unwrap(), "rally", rollcall_core::registry::builtin()).unwrap();
     let keys = [("allies", SecretKey::from_bytes([1; 32])), ("axis", SecretKey::from_bytes([2; 32]))];
     let mut header = script.header.clone();
     header.sides = keys.iter().map(|(name, key)| SideKey { key: key.public(), name: name.to_string() }).collect();
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     let mut events = Vec::new();
     let mut turn_of: Option<&str> = None;
     for (decision, dice) in &script.decisions {
@@ -260,7 +267,7 @@ fn a_signed_game_shows_its_checkpoints_as_steps_and_verifies() {
     assert_eq!(data["record"].as_str().unwrap(), record_text(&header, &events));
     let steps = data["runs"][0]["steps"].as_array().unwrap();
     assert_eq!(steps.len(), events.len());
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     for (step, e) in steps.iter().zip(&events) {
         game.apply(e).unwrap();
         assert_eq!(step["kind"], e.kind.name());
@@ -281,7 +288,8 @@ fn sealed_rally(end_with_reveal: bool) -> (Header, Vec<Event>) {
     use rollcall_core::sealed::{Chain, ServerCommitment};
     let chain = Chain::new([9; 32], 50);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/leader-activation/rally.json");
-    let script = Script::parse(&std::fs::read_to_string(path).unwrap(), "rally").unwrap();
+    let script =
+        Script::parse(&std::fs::read_to_string(path).unwrap(), "rally", rollcall_core::registry::builtin()).unwrap();
     let mut header = script.header.clone();
     header.mode = SeedMode::Sealed;
     header.sides = ["allies", "axis"]
@@ -294,7 +302,7 @@ fn sealed_rally(end_with_reveal: bool) -> (Header, Vec<Event>) {
         key: SecretKey::from_bytes([3; 32]).public(),
         length: chain.length(),
     });
-    let mut game = Game::open(header.clone()).unwrap();
+    let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
     game.unseal(chain.value(1).unwrap()).unwrap();
     let mut events = Vec::new();
     let reveal = |game: &mut Game, events: &mut Vec<Event>| {

@@ -25,9 +25,9 @@ fn root() -> PathBuf {
 /// activated (allies), on a machine where every side plays.
 fn rally_after(n: usize) -> Game {
     let text = std::fs::read_to_string(root().join("fixtures/leader-activation/rally.json")).unwrap();
-    let mut script = Script::parse(&text, "rally").unwrap();
+    let mut script = Script::parse(&text, "rally", rollcall_core::registry::builtin()).unwrap();
     script.decisions.truncate(n);
-    let mut game = Game::open(script.header.clone()).unwrap();
+    let mut game = Game::open(script.header.clone(), rollcall_core::registry::builtin()).unwrap();
     script.play(|_, e| game.apply(e).unwrap()).unwrap();
     game
 }
@@ -44,10 +44,18 @@ fn by_email() -> Model {
         serde_json::from_str(&std::fs::read_to_string(root().join("examples/pbem/scenario.json")).unwrap()).unwrap();
     let (tom, jerry) = (MemLog::default(), MemLog::default());
     let (allies, axis) = (SecretKey::from_bytes([1; 32]), SecretKey::from_bytes([2; 32]));
-    let invite = exchange::invite(&tom, "friday", &rules, scenario, "allies", &allies, Share([3; 32])).unwrap();
-    let (_, accept) = exchange::accept(&jerry, &invite.armour(), &axis, Share([4; 32])).unwrap();
-    let header = exchange::start(&tom, &accept.armour(), &allies).unwrap();
-    let game = Game::open(header).unwrap();
+    let invite = exchange::invite(
+        &tom,
+        exchange::Offer { game: "friday", rules: &rules, scenario, side: "allies" },
+        &allies,
+        Share([3; 32]),
+        rollcall_core::registry::builtin(),
+    )
+    .unwrap();
+    let (_, accept) =
+        exchange::accept(&jerry, &invite.armour(), &axis, Share([4; 32]), rollcall_core::registry::builtin()).unwrap();
+    let header = exchange::start(&tom, &accept.armour(), &allies, rollcall_core::registry::builtin()).unwrap();
+    let game = Game::open(header, rollcall_core::registry::builtin()).unwrap();
     Model::new(Opened { game, by: Some("allies".into()), earlier: Vec::new(), key_file: Some("allies.key".into()) })
 }
 
@@ -429,8 +437,8 @@ fn given_a_field_asked_when_ctrl_c_then_asked_before_throwing_decisions_away_and
 /// The `artillery-alone` fixture's table game (dice rolled by hand), before its first decision.
 fn at_the_table() -> Game {
     let text = std::fs::read_to_string(root().join("fixtures/combat-hq/artillery-alone.json")).unwrap();
-    let script = Script::parse(&text, "artillery").unwrap();
-    Game::open(script.header).unwrap()
+    let script = Script::parse(&text, "artillery", rollcall_core::registry::builtin()).unwrap();
+    Game::open(script.header, rollcall_core::registry::builtin()).unwrap()
 }
 
 #[test]

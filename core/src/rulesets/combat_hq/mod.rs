@@ -710,11 +710,11 @@ impl Ruleset for CombatHq {
         sides::author(state, decision)
     }
 
-    fn proposals(state: &State) -> Vec<crate::moves::Proposal> {
+    fn proposals(state: &State) -> Vec<crate::proposal::Proposal> {
         moves::proposals(state)
     }
 
-    fn known(state: &State, facts: &[Fact]) -> crate::moves::Known {
+    fn known(state: &State, facts: &[Fact]) -> crate::proposal::Known {
         moves::known(state, facts)
     }
 }

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 
 use super::{CommandGroup, Fact, Payment, State};
-use crate::moves::form::choices;
-use crate::moves::{Cost, Field, Form, Known, Proposal, Shape};
+use crate::proposal::form::choices;
+use crate::proposal::{Cost, Field, Form, Known, Proposal, Shape};
 
 pub(super) fn proposals(state: &State) -> Vec<Proposal> {
     let mut out = Vec::new();

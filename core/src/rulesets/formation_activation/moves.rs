@@ -7,8 +7,8 @@
 use serde_json::json;
 
 use super::{Fact, Hex, State, Unit};
-use crate::moves::form::choices;
-use crate::moves::{Field, Known, Proposal, Shape};
+use crate::proposal::form::choices;
+use crate::proposal::{Field, Known, Proposal, Shape};
 
 /// A hex next to `hex` (the one below it, or above it on the last row):
 /// an example of a hex a unit may move to or assault.

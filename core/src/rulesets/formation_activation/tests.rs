@@ -1101,7 +1101,7 @@ mod fixtures {
     use crate::script::Script;
 
     fn parse(text: &str, name: &str) -> Script {
-        Script::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"))
+        Script::parse(text, name, crate::registry::builtin()).unwrap_or_else(|e| panic!("{name}: {e}"))
     }
 
     fn final_state(script: &Script) -> State {
@@ -1129,7 +1129,7 @@ mod fixtures {
     fn the_out_of_command_fixture_refuses_a_move_and_allows_reaction_fire() {
         let script =
             parse(include_str!("../../../../fixtures/formation-activation/out-of-command.json"), "out-of-command");
-        let mut game = Game::open(script.header.clone()).unwrap();
+        let mut game = Game::open(script.header.clone(), crate::registry::builtin()).unwrap();
         for (decision, dice) in &script.decisions[..3] {
             game.play(decision, dice.as_ref()).unwrap();
         }

@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::{Fact, Piece, Role, State};
-use crate::moves::form::{choices, Choice};
-use crate::moves::{Field, Known, Passes, Proposal, Range, Shape, Target};
+use crate::proposal::form::{choices, Choice};
+use crate::proposal::{Field, Known, Passes, Proposal, Range, Shape, Target};
 
 /// Every decision worth listing: the turn's beginning, activations and
 /// skips, what an active leader may do, and the referee's inputs.

@@ -7,16 +7,10 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::command::remove_figure;
-use super::decide::{self, anyone_waiting_to_act, list, waiting_to_act, Facts};
+use super::consequences::{complete_step_if_done, remove_figure};
 use super::fire::{check_fire, fire, FireOrder};
-use super::turn::end_activation;
+use super::lookup::{self, inches, list, waiting_to_act, Facts};
 use super::{Action, Fact, Figure, FireMode, Morale, Refused, State};
-
-/// Tenths of an inch as inches: `72` → `7.2"`.
-pub(super) fn inches(tenths: u64) -> String {
-    format!("{}.{}\"", tenths / 10, tenths % 10)
-}
 
 /// What a figure's morale (or lagging) leaves him free to do.
 ///
@@ -81,7 +75,7 @@ fn refuse_what_morale_forbids(f: &Figure, action: &Action) -> Result<(), Violati
 /// target fell, his morale dropped, his unit's activation ended — is void
 /// (N36), and a figure still in play is still to act on the CP.
 pub(super) fn actions(state: &State, actions: &[Action], dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
-    let a = decide::activation(state)?;
+    let a = lookup::activation(state)?;
     let Some(step) = &a.step else {
         refuse!(
             Refused::NotSpendingCp, "{} is not spending a CP on actions: spend its next CP first (\"Units can only perform actions by expending accumulated CP\")",
@@ -96,7 +90,7 @@ pub(super) fn actions(state: &State, actions: &[Action], dice: &mut Dice, facts:
     let mut acting: Vec<&str> = Vec::new();
     for (i, action) in actions.iter().enumerate() {
         let id = action.figure();
-        let f = decide::figure(state, id)?;
+        let f = lookup::figure(state, id)?;
         if f.unit != unit || !f.in_play() {
             refuse!(
                 Refused::NotAFigureOfTheUnit,
@@ -261,29 +255,7 @@ pub(super) fn settle_step(facts: &mut Facts) {
     let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) else {
         return;
     };
-    if !super::interrupts::fired_on(state, &a.unit) {
+    if !super::lookup::fired_on(state, &a.unit) {
         complete_step_if_done(facts);
-    }
-}
-
-/// Closes the CP being spent once every figure of the unit has acted on it,
-/// and ends the activation when it was the last. Figures who lagged behind
-/// on it act normally from the next CP (P6).
-pub(super) fn complete_step_if_done(facts: &mut Facts) {
-    let state = facts.state();
-    let Some(a) = state.turn.as_ref().and_then(|t| t.activation.as_ref()) else {
-        return;
-    };
-    let Some(step) = &a.step else { return };
-    if anyone_waiting_to_act(state, a) || state.turn.as_ref().is_some_and(|t| t.melee.is_some()) {
-        return;
-    }
-    let cp_left = state.units.get(a.unit.as_str()).map_or(0, |u| u.cp);
-    let caught_up =
-        step.acted.iter().filter(|f| state.figures.get(f.as_str()).is_some_and(|f| f.lagging)).cloned().collect();
-    let (unit, number) = (a.unit.clone(), step.number);
-    facts.push(Fact::CpCompleted { unit, number, cp_left, caught_up });
-    if cp_left == 0 {
-        end_activation(facts);
     }
 }

@@ -8,17 +8,16 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::actions::complete_step_if_done;
-use super::decide::{self, active_unit_between_steps, led_by, list, members, Facts};
-use super::turn::end_activation;
-use super::{interrupts, morale, Refused};
-use super::{Casualty, Check, Fact, Morale, Spend, State, Succession, Unit};
+use super::consequences::{check_figure, end_activation, remove_figure};
+use super::lookup::{self, active_unit_between_steps, list, members, refuse_while_taking_command, Facts};
+use super::{interrupts, Refused};
+use super::{Casualty, Fact, Spend, State, Unit};
 
 /// The Command Rating of a unit's leader: the cap on its CP.
 ///
 /// "A leader cannot accumulate more CP than his Command Rating."
 fn rating(state: &State, u: &Unit) -> Result<i64, Violation> {
-    match decide::leader(state, u).and_then(|l| l.command_rating) {
+    match lookup::leader(state, u).and_then(|l| l.command_rating) {
         Some(r) => Ok(r),
         None => refuse!(Refused::NoLeader, "{} has no leader with a command rating", u.id),
     }
@@ -72,24 +71,6 @@ pub(super) fn pass(state: &State, facts: &mut Facts) -> Result<(), Violation> {
     Ok(())
 }
 
-/// While a breveted leader has not taken command, the unit does nothing else.
-///
-/// "While a unit is breveting a new leader, it may not perform other actions,
-/// and can only mount a ragged defence." Its CP go on nothing but taking
-/// command — no morale orders either ("A rally involves performing
-/// actions"); only a Shaken or Panicked new leader composes himself first
-/// (N32, N53). A superior officer may still spend his own CP on it.
-pub(super) fn refuse_while_taking_command(u: &Unit, what: &str) -> Result<(), Violation> {
-    if u.taking_command {
-        refuse!(
-            Refused::TakeCommandFirst, "{} may not {what}: its breveted leader {} must first take command (\"The new leader must accumulate and spend 1 CP to take command of the unit\"; \"While a unit is breveting a new leader, it may not perform other actions\")",
-            u.id,
-            u.leader.as_deref().unwrap_or("?")
-        );
-    }
-    Ok(())
-}
-
 /// The active unit spends its next CP on figure actions.
 ///
 /// "When a unit is activated in the Operations phase of a turn, the leader of
@@ -100,8 +81,8 @@ pub(super) fn refuse_while_taking_command(u: &Unit, what: &str) -> Result<(), Vi
 pub(super) fn spend_cp(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "spend another CP")?;
     refuse_while_taking_command(u, "spend CP on actions")?;
-    morale::refuse_before_composure(state, a, u, "spend CP on actions")?;
-    morale::refuse_unless_figures_dealt_with(state, a, u)?;
+    lookup::refuse_before_composure(state, a, u, "spend CP on actions")?;
+    lookup::refuse_unless_figures_dealt_with(state, a, u)?;
     if u.cp == 0 {
         refuse!(
             Refused::NoCp,
@@ -119,7 +100,7 @@ pub(super) fn spend_cp(state: &State, dice: &mut Dice, facts: &mut Facts) -> Res
 /// must be expended, leaving the unit with 0 CP when its actions are
 /// completed. Any CP not used in performing actions are lost."
 pub(super) fn stop(state: &State, facts: &mut Facts) -> Result<(), Violation> {
-    if decide::activation(state)?.interrupted_by.is_some() {
+    if lookup::activation(state)?.interrupted_by.is_some() {
         // "must cease performing actions and end their turn": no cover taken.
         end_activation(facts);
         return Ok(());
@@ -150,7 +131,7 @@ pub(super) fn take_command(state: &State, dice: &mut Dice, facts: &mut Facts) ->
         refuse!(Shared::NoChange, "{}'s leader {leader} is already in command", u.id);
     }
     // "the leader must expend 1 CP composing himself before he can expend any further CP"
-    morale::refuse_unless_leader_composed(state, u)?;
+    lookup::refuse_unless_leader_composed(state, u)?;
     let cost = state.config.take_command_cp;
     if u.cp < cost {
         refuse!(
@@ -169,34 +150,6 @@ pub(super) fn take_command(state: &State, dice: &mut Dice, facts: &mut Facts) ->
     Ok(())
 }
 
-/// A command check for one figure against its unit's leader.
-///
-/// "The command check is performed by making a 0-9 roll and trying to get
-/// under the sum of the figure's Troop Quality and the leader's Command
-/// Rating. This sum is referred to as the Command Check Target. Shaken troops
-/// suffer a penalty of –2 to their Command Check Target. Panicked troops and
-/// Fanatical troops automatically fail command checks." Under (P1): roll <
-/// target, or roll ≤ target with `command-check-equal-passes`. The die is
-/// labelled `check:<figure>`.
-pub(super) fn check_figure(
-    state: &State,
-    figure: &str,
-    leader_rating: i64,
-    modifier: i64,
-    dice: &mut Dice,
-) -> Result<Check, Violation> {
-    let f = decide::figure(state, figure)?;
-    if matches!(f.morale, Morale::Panicked | Morale::Fanatical) {
-        return Ok(Check::AutomaticFail { morale: f.morale });
-    }
-    let shaken = if f.morale == Morale::Shaken { state.config.shaken_check_modifier } else { 0 };
-    let target = f.troop_quality.saturating_add(leader_rating).saturating_add(shaken).saturating_add(modifier);
-    let roll = dice.d10(&format!("check:{figure}"))?;
-    let passed =
-        if state.config.command_check_equal_passes { i64::from(roll) <= target } else { i64::from(roll) < target };
-    Ok(Check::Rolled { roll, target, passed })
-}
-
 /// Command checks the rules call for "from time to time": for the named
 /// figures of a unit, or all of them but the leader.
 ///
@@ -212,8 +165,8 @@ pub(super) fn command_check(
     dice: &mut Dice,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let u = decide::unit(state, unit)?;
-    let Some(leader) = decide::leader(state, u) else {
+    let u = lookup::unit(state, unit)?;
+    let Some(leader) = lookup::leader(state, u) else {
         refuse!(Refused::NoLeader, "{unit} has no leader: a command check is made against the leader's Command Rating");
     };
     let leader_rating = rating(state, u)?;
@@ -222,7 +175,7 @@ pub(super) fn command_check(
         None => checked.extend(members(state, unit).iter().filter(|f| f.id != leader.id).map(|f| f.id.clone())),
         Some(named) => {
             for id in named {
-                let f = decide::figure(state, id)?;
+                let f = lookup::figure(state, id)?;
                 if f.unit != unit || !f.in_play() {
                     refuse!(Refused::NotAFigureOfTheUnit, "{id} is not a figure of {unit} in play");
                 }
@@ -259,88 +212,12 @@ pub(super) fn casualty(
     reason: &str,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let f = decide::figure(state, figure)?;
+    let f = lookup::figure(state, figure)?;
     if let Some(why) = &f.removed {
         refuse!(Shared::OutOfPlay, "{figure} is already out of play ({why})");
     }
     remove_figure(facts, figure, &format!("{}: {reason}", effect.name()));
     Ok(())
-}
-
-/// Removes a figure from play, with what follows when he led his unit.
-///
-/// "If the leader of a unit is incapacitated or killed, the unit loses all
-/// accumulated CP and has to appoint (“brevet”) a new leader immediately from
-/// within its ranks." — "The new leader has a Command Rating one less than
-/// his predecessor. If the new leader's command rating is less than 1, then
-/// the unit cannot brevet a new leader and breaks." A unit whose leader falls
-/// while it is active ends its activation there — or, under an interrupt's
-/// fire, when the interrupt is resolved.
-pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
-    let state = facts.state();
-    let f = state.figures[figure].clone();
-    let u = state.units.get(f.unit.as_str()).cloned();
-    let organisations = led_by(state, figure);
-    // An interrupt being fired at the active unit decides, once resolved,
-    // how its activation ends.
-    let active = state.turn.as_ref().and_then(|t| t.activation.as_ref()).is_some_and(|a| a.unit == f.unit)
-        && !interrupts::fired_on(state, &f.unit);
-    facts.push(Fact::FigureRemoved {
-        figure: figure.to_string(),
-        side: f.side.clone(),
-        unit: f.unit.clone(),
-        reason: reason.to_string(),
-        organisations: organisations.clone(),
-    });
-    let Some(u) = u else { return };
-    let remaining = members(facts.state(), &u.id).len();
-    if u.leader.as_deref() != Some(figure) {
-        if remaining == 0 {
-            facts.push(Fact::UnitEliminated { unit: u.id.clone(), side: u.side.clone() });
-            if active {
-                end_activation(facts);
-            }
-        } else if active {
-            complete_step_if_done(facts);
-        }
-        return;
-    }
-    let rating = f.command_rating.unwrap_or(0);
-    let successor_rating = rating.saturating_sub(facts.state().config.brevet_rating_loss);
-    let succession = if remaining == 0 {
-        Succession::Eliminated
-    } else if successor_rating < facts.state().config.brevet_minimum_rating {
-        Succession::Breaks
-    } else {
-        Succession::Brevet
-    };
-    facts.push(Fact::LeaderLost {
-        unit: u.id.clone(),
-        leader: figure.to_string(),
-        cp_lost: u.cp + u.held_interrupt_cp,
-        rating,
-        successor_rating,
-        succession,
-        organisations,
-    });
-    match succession {
-        Succession::Eliminated => facts.push(Fact::UnitEliminated {
-            unit: u.id.clone(),
-            side: u.side.clone(),
-        }),
-        Succession::Breaks => facts.push(Fact::UnitBroke {
-            unit: u.id.clone(),
-            side: u.side.clone(),
-            reason: format!(
-                "its leader {figure} fell, and a new leader's command rating would be {successor_rating}: \"If the new leader's command rating is less than 1, then the unit cannot brevet a new leader and breaks.\""
-            ),
-            rout: false,
-        }),
-        Succession::Brevet => {}
-    }
-    if active {
-        end_activation(facts);
-    }
 }
 
 /// A unit whose leader fell appoints a new one.
@@ -349,7 +226,7 @@ pub(super) fn remove_figure(facts: &mut Facts, figure: &str, reason: &str) {
 /// The new leader must accumulate and spend 1 CP to take command of the unit."
 /// He takes over every organisation his predecessor led.
 pub(super) fn brevet(state: &State, unit: &str, leader: &str, facts: &mut Facts) -> Result<(), Violation> {
-    let u = decide::unit(state, unit)?;
+    let u = lookup::unit(state, unit)?;
     let Some(due) = &u.brevet_due else {
         return refuse_no_brevet_due(state, u);
     };
@@ -385,45 +262,5 @@ fn refuse_no_brevet_due(state: &State, u: &Unit) -> Result<(), Violation> {
             u.id
         ),
         Some(_) => refuse!(Refused::NoBrevetDue, "{} owes no brevet: its leader has not fallen", u.id),
-    }
-}
-
-/// Figures of `unit` beyond their leader's command distance are removed.
-///
-/// "All figures in his unit must remain within this distance to the leader
-/// to be able to properly take and execute orders." — "A figure which ending
-/// his turn outside of his leader's command distance is a Straggler. … Under
-/// the basic rules, Stragglers are removed from play in the turn they become
-/// stragglers." Distances are exact and inclusive (P8). Heroes are "immune to
-/// command distance requirements" (2.9); a unit without a leader has no
-/// command distance to keep.
-pub(super) fn remove_stragglers(facts: &mut Facts, unit: &str) {
-    let state = facts.state();
-    let Some(u) = state.units.get(unit) else {
-        return;
-    };
-    if u.hero {
-        return;
-    }
-    let Some(leader) = decide::leader(state, u) else {
-        return;
-    };
-    let range = leader.command_distance_tenths;
-    let stragglers: Vec<(String, u64)> = members(state, unit)
-        .iter()
-        .filter(|f| f.id != leader.id && !leader.at.within(f.at, range))
-        .map(|f| (f.id.clone(), leader.at.distance_ceil(f.at)))
-        .collect();
-    let leader = leader.id.clone();
-    for (figure, distance_tenths) in stragglers {
-        let organisations = led_by(facts.state(), &figure);
-        facts.push(Fact::StragglerRemoved {
-            figure,
-            unit: unit.to_string(),
-            leader: leader.clone(),
-            distance_tenths,
-            command_distance_tenths: range,
-            organisations,
-        });
     }
 }

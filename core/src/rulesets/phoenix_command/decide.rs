@@ -1,22 +1,21 @@
-//! The decider: each decision goes to the section of the text that rules it
-//! (`turn.rs`, `organisation.rs`, `command.rs`, `actions.rs`); this file
-//! holds what they share — finding things, the members of a unit, and the
-//! one rule that comes before all others: a unit whose leader fell brevets
-//! "immediately".
+//! The dispatcher: each decision goes to the section of the text that rules
+//! it (`turn.rs`, `organisation.rs`, `command.rs`, `actions.rs`, ...), and
+//! the one rule that comes before all others: a unit whose leader fell
+//! brevets "immediately". What the sections share lies below them all, in
+//! `lookup.rs` (finding things, shared refusals) and `consequences.rs` (what
+//! follows a fact, whichever section gave it); the sections import those
+//! and, downwards only, one another — never this file.
 //!
 //! `decide` builds its facts on a scratch copy of the state, evolving it as
 //! it goes, so a later fact (who acts next) sees the earlier ones.
 
 use crate::dice::Dice;
-use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
+use super::lookup::{members, Facts};
 use super::{actions, command, fire, interrupts, melee, morale, organisation, turn, Refused};
-use super::{Activation, Decision, Fact, Figure, Organisation, State, Unit};
-use crate::rulesets::begun;
-
-pub(super) type Facts<'s> = crate::ruleset::Facts<'s, super::PhoenixCommand>;
+use super::{Decision, Fact, State};
 
 pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Result<Vec<Fact>, Violation> {
     refuse_while_inputs_due(state, decision)?;
@@ -63,12 +62,12 @@ pub(super) fn decide(state: &State, decision: &Decision, dice: &mut Dice) -> Res
         Decision::Injury { target, effect } => fire::rule_injury(state, target, *effect, dice, &mut facts)?,
         Decision::Casualty { figure, effect, reason } => command::casualty(state, figure, *effect, reason, &mut facts)?,
     }
-    morale::settle_unit_morale(&mut facts);
+    super::consequences::settle_unit_morale(&mut facts);
     interrupts::lapse_orphaned_ambushes(&mut facts);
     interrupts::settle_interrupts(&mut facts);
     melee::settle_melee(&mut facts);
     actions::settle_step(&mut facts);
-    turn::settle_initiative(&mut facts);
+    super::consequences::settle_initiative(&mut facts);
     turn::settle_turn_end(&mut facts);
     Ok(facts.into_facts())
 }
@@ -142,144 +141,4 @@ fn refuse_while_inputs_due(state: &State, decision: &Decision) -> Result<(), Vio
         }
     }
     Ok(())
-}
-
-pub(super) fn activation(state: &State) -> Result<&Activation, Violation> {
-    let t = begun(&state.turn)?;
-    match &t.activation {
-        Some(a) => Ok(a),
-        None => refuse!(Shared::NothingActive, "no unit is activated: activate the next unit first"),
-    }
-}
-
-pub(super) fn unit<'a>(state: &'a State, id: &str) -> Result<&'a Unit, Violation> {
-    match state.units.get(id) {
-        Some(u) => Ok(u),
-        None => {
-            if state.organisations.contains_key(id) {
-                let acting: Vec<&str> = members_of_organisation(state, id)
-                    .iter()
-                    .map(|f| f.unit.as_str())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
-                if acting.is_empty() {
-                    refuse!(Shared::OutOfPlay, "{id} is not a unit on the battlefield: it has no figures left in play")
-                }
-                refuse!(
-                    Refused::NotAUnitNow,
-                    "{id} is not acting as a unit now: its figures act with {}",
-                    acting.join(", ")
-                )
-            }
-            refuse!(Shared::Unknown, "there is no unit {id:?} in this game")
-        }
-    }
-}
-
-pub(super) fn figure<'a>(state: &'a State, id: &str) -> Result<&'a Figure, Violation> {
-    match state.figures.get(id) {
-        Some(f) => Ok(f),
-        None => refuse!(Shared::Unknown, "there is no figure {id:?} in this game"),
-    }
-}
-
-pub(super) fn organisation<'a>(state: &'a State, id: &str) -> Result<&'a Organisation, Violation> {
-    match state.organisations.get(id) {
-        Some(o) => Ok(o),
-        None => refuse!(Shared::Unknown, "there is no organisation {id:?} in this game"),
-    }
-}
-
-/// The figures in play acting with `unit`, in the order of their ids.
-fn acting_with<'a, 'u>(state: &'a State, unit: &'u str) -> impl Iterator<Item = &'a Figure> + use<'a, 'u> {
-    state.figures_in_order().filter(move |f| f.in_play() && f.unit == unit)
-}
-
-/// The figures in play acting with `unit`.
-pub(super) fn members<'a>(state: &'a State, unit: &str) -> Vec<&'a Figure> {
-    acting_with(state, unit).collect()
-}
-
-/// Whether any figure in play acts with `unit` ([`members`] is not empty).
-pub(super) fn has_members(state: &State, unit: &str) -> bool {
-    acting_with(state, unit).next().is_some()
-}
-
-/// Whether organisation `inner` is `outer` or below it.
-pub(super) fn is_within(state: &State, inner: &str, outer: &str) -> bool {
-    let mut at = Some(inner);
-    while let Some(id) = at {
-        if id == outer {
-            return true;
-        }
-        at = state.organisations.get(id).and_then(|o| o.parent.as_deref());
-    }
-    false
-}
-
-/// The figures in play of an organisation and everything below it.
-pub(super) fn members_of_organisation<'a>(state: &'a State, org: &str) -> Vec<&'a Figure> {
-    state.figures_in_order().filter(|f| f.in_play() && is_within(state, &f.team, org)).collect()
-}
-
-/// The direct sub-units of an organisation.
-pub(super) fn children<'a>(state: &'a State, org: &str) -> Vec<&'a Organisation> {
-    state.organisations.values().filter(|o| o.parent.as_deref() == Some(org)).collect()
-}
-
-/// A unit's leader figure, when it has one in play.
-pub(super) fn leader<'a>(state: &'a State, unit: &Unit) -> Option<&'a Figure> {
-    unit.leader.as_ref().and_then(|l| state.figures.get(l.as_str())).map(|f| &**f).filter(|f| f.in_play())
-}
-
-/// The active unit, checked to be able to give orders now: no CP open.
-pub(super) fn active_unit_between_steps<'a>(
-    state: &'a State,
-    what: &str,
-) -> Result<(&'a Activation, &'a Unit), Violation> {
-    let a = activation(state)?;
-    if let Some(step) = &a.step {
-        let waiting = waiting_to_act(state, a);
-        refuse!(
-            Refused::MidCp,
-            "{} is in the middle of CP {}: {} must act before it may {what} ({} still to act)",
-            a.unit,
-            step.number,
-            "each figure",
-            waiting.join(", ")
-        );
-    }
-    let u = unit(state, &a.unit)?;
-    Ok((a, u))
-}
-
-/// Whether a figure of the active unit has not yet acted on the CP being
-/// spent ([`waiting_to_act`] is not empty).
-pub(super) fn anyone_waiting_to_act(state: &State, a: &Activation) -> bool {
-    a.step.as_ref().is_some_and(|step| acting_with(state, &a.unit).any(|f| !step.acted.contains(&f.id)))
-}
-
-/// Figures of the active unit that have not acted on the CP being spent.
-pub(super) fn waiting_to_act(state: &State, a: &Activation) -> Vec<String> {
-    match &a.step {
-        None => Vec::new(),
-        Some(step) => {
-            members(state, &a.unit).into_iter().filter(|f| !step.acted.contains(&f.id)).map(|f| f.id.clone()).collect()
-        }
-    }
-}
-
-/// "1 and 2" / "1, 2 and 3".
-pub(super) fn list(items: &[String]) -> String {
-    match items {
-        [] => "nobody".into(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// The organisations a figure leads.
-pub(super) fn led_by(state: &State, figure: &str) -> Vec<String> {
-    state.organisations.values().filter(|o| o.leader.as_deref() == Some(figure)).map(|o| o.id.clone()).collect()
 }

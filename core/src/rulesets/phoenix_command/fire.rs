@@ -13,10 +13,8 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::actions::inches;
-use super::command::remove_figure;
-use super::decide::{self, Facts};
-use super::morale::drop_morale;
+use super::consequences::{drop_morale, remove_figure};
+use super::lookup::{self, inches, Facts};
 use crate::geometry::Point;
 
 use super::{Fact, FireMode, Injury, Morale, Refused, Shot, State, Weapon};
@@ -63,7 +61,7 @@ pub(super) struct Volley<'a> {
 /// ragged fire for Shaken figures not rallied ("can only perform ragged
 /// fire"), Panicked figures and fanatics ("can only use ragged fire").
 pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Volley<'a>, Violation> {
-    let f = decide::figure(state, order.figure)?;
+    let f = lookup::figure(state, order.figure)?;
     let Some(weapon) = state.weapons.get(order.weapon).filter(|_| f.weapons.iter().any(|w| w == order.weapon)) else {
         refuse!(
             Refused::WeaponNotCarried,
@@ -83,7 +81,7 @@ pub(super) fn check_fire<'a>(state: &'a State, order: &FireOrder) -> Result<Voll
     if state.units.get(f.unit.as_str()).is_some_and(|u| u.strategic) {
         refuse!(Refused::StrategicMovementBarsFire, "{} moved strategically this turn and may not fire: \"Units which have performed strategic movement in the turn … are not eligible to fire\"", f.unit);
     }
-    let t = decide::figure(state, order.target)?;
+    let t = lookup::figure(state, order.target)?;
     if !t.in_play() {
         refuse!(Shared::OutOfPlay, "{} is out of play and cannot be fired at", t.id);
     }

@@ -10,11 +10,9 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::actions::inches;
-use super::command::{check_figure, refuse_while_taking_command};
-use super::decide::{self, active_unit_between_steps, list, members, Facts};
+use super::consequences::{check_figure, end_activation};
 use super::fire::{able_to_fire, check_fire, fire, FireOrder};
-use super::turn::end_activation;
+use super::lookup::{self, active_unit_between_steps, inches, list, members, refuse_while_taking_command, Facts};
 use super::{Action, Ambush, Fact, Figure, FireMode, InterruptFire, Phase, Refused, Spend, State, UnitMorale};
 use crate::rulesets::begun;
 
@@ -30,7 +28,7 @@ use crate::rulesets::begun;
 pub(super) fn set_interrupt(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "set an interrupt")?;
     refuse_while_taking_command(u, "set an interrupt")?;
-    super::morale::refuse_before_composure(state, a, u, "set an interrupt")?;
+    super::lookup::refuse_before_composure(state, a, u, "set an interrupt")?;
     if u.held_interrupt_cp > 0 {
         refuse!(Refused::InterruptHeld, "{} already holds a CP for an interrupt", u.id);
     }
@@ -69,7 +67,7 @@ pub(super) fn set_interrupt(state: &State, dice: &mut Dice, facts: &mut Facts) -
 /// ambush (N33).
 fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dice: &mut Dice) -> Result<(), Violation> {
     let state = facts.state();
-    let Some(leader) = state.units.get(by).and_then(|u| decide::leader(state, u)) else {
+    let Some(leader) = state.units.get(by).and_then(|u| lookup::leader(state, u)) else {
         return Ok(());
     };
     let rating = leader.command_rating.unwrap_or(0);
@@ -133,8 +131,8 @@ pub(super) fn sighted(
     if t.phase == Phase::Over {
         refuse!(Shared::TurnOver, "turn {} is over: begin the next turn", t.number);
     }
-    let ambusher = decide::unit(state, by)?;
-    let watched = decide::unit(state, target)?;
+    let ambusher = lookup::unit(state, by)?;
+    let watched = lookup::unit(state, target)?;
     if ambusher.side == watched.side {
         refuse!(
             Shared::NotAnEnemy,
@@ -142,7 +140,7 @@ pub(super) fn sighted(
             ambusher.side
         );
     }
-    if decide::leader(state, ambusher).is_none() || ambusher.morale == UnitMorale::Broken {
+    if lookup::leader(state, ambusher).is_none() || ambusher.morale == UnitMorale::Broken {
         refuse!(Refused::BrokenTakesNoOrders, "{by} is broken: it cannot lie in wait");
     }
     if ambusher.strategic {
@@ -219,7 +217,7 @@ pub(super) fn interrupt(
 fn counts_before_the_fire(state: &State) -> Option<BTreeMap<String, u32>> {
     let config = &state.config;
     let counted = config.recount_only_the_interrupts_change && !config.initiative_recount_on_any_change;
-    counted.then(|| super::turn::active_combatants(state))
+    counted.then(|| super::lookup::active_combatants(state))
 }
 
 /// The ambushers' orders, checked before any die is rolled: the figures who
@@ -242,7 +240,7 @@ fn check_interrupt_orders(
         if !seen.insert(o.figure.as_str()) {
             refuse!(Shared::NamedTwice, "{} is named twice: one action each", o.figure);
         }
-        let target = decide::figure(state, &o.target)?;
+        let target = lookup::figure(state, &o.target)?;
         if target.unit != ambush.target {
             refuse!(
                 Refused::NotTheAmbushedUnit,
@@ -438,34 +436,10 @@ pub(super) fn settle_interrupts(facts: &mut Facts) {
         };
         facts.push(f);
         // "or an interrupt causes a change in initiative" (N40, N58).
-        super::turn::recount_after_interrupt(facts, counts_before.as_ref());
+        super::consequences::recount_after_interrupt(facts, counts_before.as_ref());
         if ends {
             end_activation(facts);
         }
-    }
-}
-
-/// Whether an interrupt has been fired at `unit` and is not yet resolved.
-pub(super) fn fired_on(state: &State, unit: &str) -> bool {
-    state.turn.as_ref().is_some_and(|t| t.ambushes.iter().any(|a| a.target == unit && a.fired))
-}
-
-/// Ambushes lying in wait for `target` lapse (its activation is over).
-pub(super) fn lapse_ambushes_on(facts: &mut Facts, target: &str) {
-    let lapsed: Vec<(String, String)> = facts
-        .state()
-        .turn
-        .as_ref()
-        .map(|t| {
-            t.ambushes
-                .iter()
-                .filter(|a| a.target == target && !a.fired)
-                .map(|a| (a.by.clone(), a.target.clone()))
-                .collect()
-        })
-        .unwrap_or_default();
-    for (by, target) in lapsed {
-        facts.push(Fact::AmbushLapsed { by, target });
     }
 }
 
@@ -506,7 +480,7 @@ pub(super) fn lapse_orphaned_ambushes(facts: &mut Facts) {
 /// is in (N23); under `take-cover-away-from-interrupters-only`, and in
 /// version 1, only to any figure of the unit that interrupted it.
 pub(super) fn take_cover(state: &State, moves: &BTreeMap<String, Point>, facts: &mut Facts) -> Result<(), Violation> {
-    let a = decide::activation(state)?;
+    let a = lookup::activation(state)?;
     let Some(by) = &a.interrupted_by else {
         refuse!(Refused::NotInterrupted, "{} has not been successfully interrupted: \"A unit which has been successfully interrupted must cease performing actions and end their turn. As an option, they can “Take Cover”\"", a.unit);
     };
@@ -517,7 +491,7 @@ pub(super) fn take_cover(state: &State, moves: &BTreeMap<String, Point>, facts: 
         members(state, by)
     };
     for (id, to) in moves {
-        let f = decide::figure(state, id)?;
+        let f = lookup::figure(state, id)?;
         if f.unit != a.unit || !f.in_play() {
             refuse!(Refused::NotAFigureOfTheUnit, "{id} is not a figure of {} in play", a.unit);
         }

@@ -8,9 +8,9 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::actions::{complete_step_if_done, inches};
-use super::decide::{self, Facts};
+use super::consequences::complete_step_if_done;
 use super::fire::hit;
+use super::lookup::{self, inches, Facts};
 use super::{Action, Fact, Figure, Refused, State};
 
 /// Whether `f` may declare a melee attack on `target`.
@@ -19,7 +19,7 @@ use super::{Action, Fact, Figure, Refused, State};
 /// the base of his target and declare a Melee attack." Base contact is the
 /// referee's judgement; the move to it is at most a standard move.
 pub(super) fn check_melee(state: &State, f: &Figure, target: &str, move_to: Option<Point>) -> Result<(), Violation> {
-    let t = decide::figure(state, target)?;
+    let t = lookup::figure(state, target)?;
     if !t.in_play() {
         refuse!(Shared::OutOfPlay, "{target} is out of play and cannot be attacked");
     }
@@ -68,8 +68,8 @@ pub(super) fn respond(
     let Some(m) = state.turn.as_ref().and_then(|t| t.melee.clone()) else {
         refuse!(Refused::NoMeleeWaiting, "no melee attack is waiting for an answer");
     };
-    let attacker = decide::figure(state, &m.attacker)?;
-    let target = decide::figure(state, &m.target)?;
+    let attacker = lookup::figure(state, &m.attacker)?;
+    let target = lookup::figure(state, &m.target)?;
     if escape_to.is_some() && !escape {
         refuse!(Refused::EngagedStays, "{} engages in melee: only an escaping target moves away", target.id);
     }

@@ -39,10 +39,12 @@
 
 mod actions;
 mod command;
+mod consequences;
 mod decide;
 mod evolve;
 mod fire;
 mod interrupts;
+mod lookup;
 mod melee;
 mod morale;
 mod moves;
@@ -1281,11 +1283,11 @@ impl Ruleset for PhoenixCommand {
         sides::author(state, decision)
     }
 
-    fn proposals(state: &State) -> Vec<crate::moves::Proposal> {
+    fn proposals(state: &State) -> Vec<crate::proposal::Proposal> {
         moves::proposals(state)
     }
 
-    fn known(state: &State, facts: &[Fact]) -> crate::moves::Known {
+    fn known(state: &State, facts: &[Fact]) -> crate::proposal::Known {
         moves::known(state, facts)
     }
 }

@@ -9,183 +9,13 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::actions::inches;
-use super::command::{check_figure, refuse_while_taking_command, remove_figure};
-use super::decide::{self, active_unit_between_steps, list, members, Facts};
+use super::consequences::{check_figure, end_activation, remove_figure};
 use super::interrupts::premature_checks;
-use super::turn::end_activation;
+use super::lookup::{
+    self, active_unit_between_steps, inches, list, majority, members, refuse_before_composure,
+    refuse_unless_leader_composed, refuse_while_taking_command, shaken_figures, Facts,
+};
 use super::{Activation, Fact, Figure, Morale, Refused, Spend, State, Unit, UnitMorale};
-
-/// "A Graze result reduces the Morale of a Bold target to Shaken, and a
-/// Shaken target to Panicked. It has no effect on Fanatical or Panicked
-/// targets." (A Light Wound the same, for a figure who stays conscious.)
-pub(super) fn drop_morale(facts: &mut Facts, figure: &str, reason: &str) {
-    let from = facts.state().figures[figure].morale;
-    let to = match from {
-        Morale::Bold => Morale::Shaken,
-        Morale::Shaken => Morale::Panicked,
-        Morale::Panicked | Morale::Fanatical => return,
-    };
-    facts.push(Fact::MoraleChanged { figure: figure.to_string(), from, to, reason: reason.to_string() });
-}
-
-/// "the majority (rounded up)": `count` of `of` is a majority when it is at
-/// least half, rounded up (P3: 2 of 4 is a majority), or, with
-/// `strict-majority`, more than half.
-pub(super) fn majority(state: &State, count: usize, of: usize) -> bool {
-    if of == 0 {
-        return false;
-    }
-    if state.config.strict_majority {
-        2 * count > of
-    } else {
-        2 * count >= of
-    }
-}
-
-/// A unit's morale follows its figures'.
-///
-/// "If the majority (rounded up) of figures in a unit are Shaken, then the
-/// Unit becomes Shaken and the leader must expend a CP to restore the Unit
-/// Morale to Bold for the turn." — "If the majority (rounded up) of figures
-/// in a unit are Panicked, then the unit as a whole is Broken and
-/// immediately routs". Panicked figures count as Shaken too (a unit most of
-/// whose figures are Shaken or worse is Shaken). A unit is Shaken for the
-/// turn: at the next turn's start it is Shaken again only if most of its
-/// figures still are ("to keep the unit morale from sliding back to Shaken in
-/// the next turn").
-///
-/// A unit whose leader has restored or steadied it this turn keeps that
-/// morale against the figures Shaken or Panicked at that moment ("restore
-/// the Unit Morale to Bold for the turn"; a routed unit is steadied first,
-/// "Then, he must spend CP to rally each individual panicked member"). A
-/// figure Shaken or Panicked since is a new event (N52): a Panicked majority
-/// with a newly panicked figure breaks the unit, and a Shaken majority with
-/// a figure newly worse off makes it Shaken again — unless, under
-/// `restored-unit-stays-bold-for-the-turn`, it stays Bold for the turn.
-pub(super) fn settle_unit_morale(facts: &mut Facts) {
-    let state = facts.state();
-    // Only a unit with a Shaken or Panicked figure in play can break or be
-    // shaken: a majority of none is no majority (`majority`).
-    let mut worse_off: Vec<&str> = Vec::new();
-    for f in state.figures_in_order() {
-        if f.in_play() && matches!(f.morale, Morale::Shaken | Morale::Panicked) && !worse_off.contains(&f.unit.as_str())
-        {
-            worse_off.push(&f.unit);
-        }
-    }
-    if worse_off.is_empty() {
-        return;
-    }
-    let mut changes = Vec::new();
-    // A hero's morale is his unit's under `hero-without-unit-morale` (N48).
-    let hero_alone = |u: &Unit| u.hero && state.config.hero_without_unit_morale;
-    for u in state.units.values().filter(|u| !hero_alone(u) && worse_off.contains(&u.id.as_str())) {
-        let figures = members(state, &u.id);
-        let of = figures.len();
-        let panicked = figures.iter().filter(|f| f.morale == Morale::Panicked).count();
-        let shaken = figures.iter().filter(|f| matches!(f.morale, Morale::Shaken | Morale::Panicked)).count();
-        let (newly_worse, newly_panicked) = morale_events_since_restored(u, &figures);
-        let shaken_again = newly_worse && !(u.restored && state.config.restored_unit_stays_bold_for_the_turn);
-        if u.morale != UnitMorale::Broken && majority(state, panicked, of) && newly_panicked {
-            changes.push(Fact::UnitBroke {
-                unit: u.id.clone(),
-                side: u.side.clone(),
-                reason: format!(
-                    "{panicked} of its {of} figures are Panicked: \"If the majority (rounded up) of figures in a unit are Panicked, then the unit as a whole is Broken and immediately routs\""
-                ),
-                rout: true,
-            });
-        } else if u.morale == UnitMorale::Steady && majority(state, shaken, of) && shaken_again {
-            changes.push(Fact::UnitShaken {
-                unit: u.id.clone(),
-                side: u.side.clone(),
-                shaken: shaken as u32,
-                of: of as u32,
-            });
-        }
-    }
-    for fact in changes {
-        facts.push(fact);
-    }
-}
-
-/// Whether any figure of `u` is worse off than when its leader restored or
-/// steadied it, and whether any has panicked since: a new morale event the
-/// restoring did not answer (N52). For a unit not restored, every Shaken or
-/// Panicked figure is new.
-fn morale_events_since_restored(u: &Unit, figures: &[&super::Figure]) -> (bool, bool) {
-    if !u.restored {
-        return (true, true);
-    }
-    let was = |f: &super::Figure| u.restored_against.get(&f.id).map_or(0, |m| m.severity());
-    let worse = figures.iter().any(|f| f.morale.severity() > was(f));
-    let panicked = figures.iter().any(|f| f.morale == Morale::Panicked && was(f) < Morale::Panicked.severity());
-    (worse, panicked)
-}
-
-/// Before a unit spends CP on anything else, its leader composes himself and
-/// its morale is restored.
-///
-/// "If the leader of a unit has been Shaken or Panicked, the leader must
-/// expend 1 CP composing himself before he can expend any further CP." —
-/// "If the majority (rounded up) of figures in a unit are Shaken, then the
-/// Unit becomes Shaken and the leader must expend a CP to restore the Unit
-/// Morale to Bold for the turn. He must then rally, abandon, or force-rally
-/// the individual shaken figures" — a Broken unit: "Once the unit is in
-/// cover, the leader must expend a CP to steady the unit to Shaken state, and
-/// then expend another CP to steady the unit to Bold state."
-pub(super) fn refuse_before_composure(state: &State, _a: &Activation, u: &Unit, what: &str) -> Result<(), Violation> {
-    refuse_unless_leader_composed(state, u)?;
-    match u.morale {
-        UnitMorale::Broken => refuse!(
-            Refused::RestoreUnitMoraleFirst, "{} is Broken and may not {what}: its leader must first steady it (\"Once the unit is in cover, the leader must expend a CP to steady the unit to Shaken state, and then expend another CP to steady the unit to Bold state\")",
-            u.id
-        ),
-        UnitMorale::Shaken => refuse!(
-            Refused::RestoreUnitMoraleFirst, "{} is Shaken and may not {what}: \"the leader must expend a CP to restore the Unit Morale to Bold for the turn\" (steady-unit)",
-            u.id
-        ),
-        UnitMorale::Steady => Ok(()),
-    }
-}
-
-pub(super) fn refuse_unless_leader_composed(state: &State, u: &Unit) -> Result<(), Violation> {
-    if let Some(l) = decide::leader(state, u) {
-        if matches!(l.morale, Morale::Shaken | Morale::Panicked) {
-            refuse!(
-                Refused::LeaderComposesFirst, "{}'s leader {} is {}: \"the leader must expend 1 CP composing himself before he can expend any further CP\" (self-rally)",
-                u.id,
-                l.id,
-                l.morale.name()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Before CP are spent on actions, the Shaken figures are rallied,
-/// abandoned, or the rally forced.
-///
-/// "When a unit decides to perform actions, a leader must first spend 1
-/// accumulated CP to rally all shaken figures in his unit." — "a leader may
-/// be tempted to abandon a Shaken figure and press on with his plan. Doing so
-/// requires a successful command check for each Bold figure in the unit".
-pub(super) fn refuse_unless_figures_dealt_with(state: &State, a: &Activation, u: &Unit) -> Result<(), Violation> {
-    let shaken = shaken_figures(state, &u.id);
-    if !shaken.is_empty() && !a.abandoned {
-        refuse!(
-            Refused::RallyShakenFirst, "{} has Shaken figures ({}): \"a leader must first spend 1 accumulated CP to rally all shaken figures in his unit\" — rally them, abandon them (a command check for each Bold figure), or force a rally, before spending CP on actions",
-            u.id,
-            list(&shaken)
-        );
-    }
-    Ok(())
-}
-
-fn shaken_figures(state: &State, unit: &str) -> Vec<String> {
-    members(state, unit).iter().filter(|f| f.morale == Morale::Shaken).map(|f| f.id.clone()).collect()
-}
 
 /// The unit a morale order is for: the active unit, or a unit its leader
 /// commands and has joined.
@@ -203,14 +33,14 @@ fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> R
     let Some(id) = unit.filter(|id| *id != payer.id) else {
         return Ok(payer);
     };
-    let target = decide::unit(state, id)?;
-    let Some(officer) = decide::leader(state, payer) else {
+    let target = lookup::unit(state, id)?;
+    let Some(officer) = lookup::leader(state, payer) else {
         refuse!(Refused::NoLeader, "{} has no leader to give orders", payer.id);
     };
     let commands = state.organisations.values().any(|o| {
         o.leader.as_deref() == Some(officer.id.as_str())
             && o.id != target.id
-            && decide::is_within(state, &target.id, &o.id)
+            && lookup::is_within(state, &target.id, &o.id)
     });
     if target.side != payer.side || !commands {
         refuse!(
@@ -219,7 +49,7 @@ fn morale_target<'a>(state: &'a State, payer: &'a Unit, unit: Option<&str>) -> R
         );
     }
     let range = officer.command_distance_tenths;
-    let near = match decide::leader(state, target) {
+    let near = match lookup::leader(state, target) {
         Some(l) => vec![l],
         None => members(state, id),
     };
@@ -281,7 +111,7 @@ fn end_if_spent(facts: &mut Facts) {
 /// A fanatic who has panicked "cannot be rallied out of his panic".
 pub(super) fn self_rally(state: &State, dice: &mut Dice, facts: &mut Facts) -> Result<(), Violation> {
     let (a, u) = active_unit_between_steps(state, "self-rally")?;
-    let Some(l) = decide::leader(state, u) else {
+    let Some(l) = lookup::leader(state, u) else {
         refuse!(Refused::NoLeader, "{} has no leader", u.id);
     };
     if !matches!(l.morale, Morale::Shaken | Morale::Panicked) {
@@ -381,7 +211,7 @@ pub(super) fn rally_panicked(
     refuse_unless_leader_composed(state, payer)?;
     let target = morale_target(state, payer, unit)?;
     refuse_before_composure(state, a, target, "rally its panicked figures")?;
-    let f = decide::figure(state, figure)?;
+    let f = lookup::figure(state, figure)?;
     if f.unit != target.id || !f.in_play() {
         refuse!(Refused::NotAFigureOfTheUnit, "{figure} is not a figure of {} in play", target.id);
     }
@@ -430,7 +260,7 @@ pub(super) fn abandon(state: &State, dice: &mut Dice, facts: &mut Facts) -> Resu
     if shaken.is_empty() {
         refuse!(Refused::NothingToRally, "{} has no Shaken figure to abandon", u.id);
     }
-    let Some(leader) = decide::leader(state, u) else {
+    let Some(leader) = lookup::leader(state, u) else {
         refuse!(Refused::NoLeader, "{} has no leader", u.id);
     };
     let rating = leader.command_rating.unwrap_or(0);
@@ -500,12 +330,12 @@ pub(super) fn forced_rally(
         refuse!(Refused::NotAFigureOfTheUnit, "{figure} is not one of {}'s Shaken figures ({})", u.id, list(&shaken));
     }
     for other in in_sight {
-        let o = decide::unit(state, other)?;
+        let o = lookup::unit(state, other)?;
         if o.side != u.side || o.id == u.id {
             refuse!(Shared::NotFriendly, "{other} is not another friendly unit");
         }
     }
-    let Some(leader) = decide::leader(state, u) else {
+    let Some(leader) = lookup::leader(state, u) else {
         refuse!(Refused::NoLeader, "{} has no leader", u.id);
     };
     let (leader, rating) = (leader.id.clone(), leader.command_rating.unwrap_or(0));
@@ -576,12 +406,12 @@ pub(super) fn rout(
     reached_cover: bool,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let u = decide::unit(state, unit)?;
+    let u = lookup::unit(state, unit)?;
     if !u.rout_due {
         refuse!(Refused::NotRouting, "{unit} is not routing");
     }
     for (id, to) in moves {
-        let f = decide::figure(state, id)?;
+        let f = lookup::figure(state, id)?;
         if f.unit != unit || !f.in_play() {
             refuse!(Refused::NotAFigureOfTheUnit, "{id} is not a figure of {unit} in play");
         }

@@ -8,12 +8,12 @@
 
 use serde_json::{json, Value};
 
-use super::decide::{children, leader, members};
 use super::fire::able_to_fire;
+use super::lookup::{children, leader, members};
 use super::{Ambush, Check, Fact, Figure, Morale, Phase, State, Turn, Unit};
 use crate::geometry::Point;
-use crate::moves::form::{any_integer, choices, Choice};
-use crate::moves::{Cost, Field, Form, Known, Passes, Proposal, Shape, Target};
+use crate::proposal::form::{any_integer, choices, Choice};
+use crate::proposal::{Cost, Field, Form, Known, Passes, Proposal, Shape, Target};
 use crate::words::possessive;
 
 const TENTHS: &str = "tenths of an inch";
@@ -507,7 +507,7 @@ fn reorganise(state: &State, org: &str, l: &Figure) -> Option<Proposal> {
     let example = |replaces: &[String]| -> Option<Value> {
         let pool: Vec<&Figure> = state
             .figures_in_order()
-            .filter(|f| f.in_play() && replaces.iter().any(|r| super::decide::is_within(state, &f.team, r)))
+            .filter(|f| f.in_play() && replaces.iter().any(|r| super::lookup::is_within(state, &f.team, r)))
             .collect();
         let lead = pool.iter().find(|f| f.command_rating.is_some())?;
         let figures: Vec<&str> = pool.iter().map(|f| f.id.as_str()).collect();

@@ -2,7 +2,7 @@
 
 use crate::geometry::Point;
 
-use super::actions::inches;
+use super::lookup::inches;
 use super::{
     Action, Check, Fact, Figure, FireMode, InitiativeBy, NextUp, Phase, Posture, Spend, State, Succession, Unit,
     UnitMorale,

@@ -15,13 +15,11 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::actions::inches;
-use super::command::refuse_while_taking_command;
-use super::decide::{
-    self, active_unit_between_steps, children, is_within, list, members, members_of_organisation, Facts,
-};
 use super::interrupts::premature_checks;
-use super::morale::refuse_before_composure;
+use super::lookup::{
+    self, active_unit_between_steps, children, inches, is_within, list, members, members_of_organisation,
+    refuse_before_composure, refuse_while_taking_command, Facts,
+};
 use super::{
     DetachedUnit, Fact, Figure, FormedPlatoon, FormedSquad, FormedTeam, NewSquad, NewTeam, Refused, State, Unit,
     UnitMorale,
@@ -29,7 +27,7 @@ use super::{
 
 /// The active unit's leader, who gives the order.
 fn leader_of<'a>(state: &'a State, u: &Unit) -> Result<&'a Figure, Violation> {
-    match decide::leader(state, u) {
+    match lookup::leader(state, u) {
         Some(l) => Ok(l),
         None => refuse!(Refused::NoLeader, "{} has no leader to give orders", u.id),
     }
@@ -127,7 +125,7 @@ pub(super) fn consolidate(
     let (a, u) = active_unit_between_steps(state, "consolidate")?;
     refuse_while_taking_command(u, "consolidate")?;
     refuse_before_composure(state, a, u, "consolidate")?;
-    let o = decide::organisation(state, org)?;
+    let o = lookup::organisation(state, org)?;
     let leader = leader_of(state, u)?;
     if o.side != u.side {
         refuse!(Shared::NotFriendly, "{org} is {}'s, not {}'s", o.side, u.side);
@@ -283,7 +281,7 @@ pub(super) fn detach(state: &State, subs: &[String], dice: &mut Dice, facts: &mu
         if detached.iter().any(|d: &DetachedUnit| &d.unit == sub) {
             refuse!(Shared::NamedTwice, "{sub} is named twice");
         }
-        let o = decide::organisation(state, sub)?;
+        let o = lookup::organisation(state, sub)?;
         if o.parent.as_deref() != Some(u.id.as_str()) || !own.contains(sub) {
             refuse!(
                 Refused::NotASubUnit,
@@ -396,7 +394,7 @@ pub(super) fn reorganise(
 
 /// The active unit's leader, who must lead the organisation reorganised.
 fn reorganising_leader<'a>(state: &'a State, org: &str, u: &Unit) -> Result<&'a Figure, Violation> {
-    let o = decide::organisation(state, org)?;
+    let o = lookup::organisation(state, org)?;
     let leader = leader_of(state, u)?;
     if o.side != u.side {
         refuse!(Shared::NotFriendly, "{org} is {}'s, not {}'s", o.side, u.side);
@@ -426,7 +424,7 @@ fn replaced_organisations(
         if replaces[..i].contains(r) {
             refuse!(Shared::NamedTwice, "{r} is named twice");
         }
-        let ro = decide::organisation(state, r)?;
+        let ro = lookup::organisation(state, r)?;
         if ro.parent.as_deref() != Some(org) {
             refuse!(Refused::TwoLevelsBelow, "{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
         }
@@ -675,7 +673,7 @@ fn replaced_squads(state: &State, org: &str, leader: &Figure, replaces: &[String
         if replaces[..i].contains(r) {
             refuse!(Shared::NamedTwice, "{r} is named twice");
         }
-        if decide::organisation(state, r)?.parent.as_deref() != Some(org) {
+        if lookup::organisation(state, r)?.parent.as_deref() != Some(org) {
             refuse!(Refused::TwoLevelsBelow, "{r} is not directly under {org}: reorganisation orders reach units two levels below the leader who gives them");
         }
         if is_within(state, &leader.team, r) {

@@ -10,7 +10,7 @@
 //! table, casualties, command checks the referee calls — are referee
 //! decisions (P9).
 
-use super::turn::next_up;
+use super::consequences::next_up;
 use super::{Decision, State};
 use crate::ruleset::Actor;
 

@@ -10,22 +10,15 @@ use crate::refusal::Shared;
 use crate::refuse;
 use crate::ruleset::Violation;
 
-use super::decide::{self, list, members, Facts};
-use super::{command, interrupts, morale, Refused};
-use super::{Fact, InitiativeBy, Morale, NextUp, Phase, State, UnitMorale};
+use super::consequences::{next_in_order, next_up};
+use super::lookup::{self, active_combatants, list, members, Facts};
+use super::Refused;
+use super::{Fact, InitiativeBy, NextUp, Phase, State, UnitMorale};
 use crate::rulesets::begun;
 
 /// A roll-off that ties this many rounds running leaves initiative where it
 /// was: a guard against an endless loop, never met with fair dice.
 const ROLL_OFF_ROUNDS: usize = 100;
-
-fn other<'a>(state: &'a State, side: &str) -> &'a str {
-    if state.sides[0] == side {
-        &state.sides[1]
-    } else {
-        &state.sides[0]
-    }
-}
 
 /// Starts the next turn with its strategic movement.
 ///
@@ -66,7 +59,7 @@ pub(super) fn begin_turn(state: &State, facts: &mut Facts) -> Result<(), Violati
         .collect();
     for (unit, side) in leaving {
         let figures: Vec<String> = members(facts.state(), &unit).iter().map(|f| f.id.clone()).collect();
-        let organisations = figures.iter().flat_map(|f| decide::led_by(facts.state(), f)).collect();
+        let organisations = figures.iter().flat_map(|f| lookup::led_by(facts.state(), f)).collect();
         facts.push(Fact::UnitWithdrew { unit, side, figures, organisations });
     }
     Ok(())
@@ -100,10 +93,10 @@ pub(super) fn strategic_move(
             t.number
         );
     }
-    let u = decide::unit(state, unit)?;
+    let u = lookup::unit(state, unit)?;
     refuse_unable_to_move_strategically(u)?;
     for figure in moves.keys() {
-        let f = decide::figure(state, figure)?;
+        let f = lookup::figure(state, figure)?;
         if f.unit != unit || !f.in_play() {
             refuse!(
                 Refused::NotAFigureOfTheUnit,
@@ -126,7 +119,7 @@ pub(super) fn strategic_move(
             distance_tenths: from.distance_ceil(*to),
         });
     }
-    command::remove_stragglers(facts, unit);
+    super::consequences::remove_stragglers(facts, unit);
     Ok(())
 }
 
@@ -167,8 +160,8 @@ pub(super) fn contact(
     in_contact: bool,
     facts: &mut Facts,
 ) -> Result<(), Violation> {
-    let u = decide::unit(state, unit)?;
-    let e = decide::unit(state, enemy)?;
+    let u = lookup::unit(state, unit)?;
+    let e = lookup::unit(state, enemy)?;
     if u.side == e.side {
         refuse!(Shared::NotAnEnemy, "{unit} and {enemy} are both {}'s: contact is between enemy units", u.side);
     }
@@ -177,32 +170,6 @@ pub(super) fn contact(
     }
     facts.push(Fact::ContactChanged { unit: unit.to_string(), enemy: enemy.to_string(), in_contact });
     Ok(())
-}
-
-/// Active combatants per side.
-///
-/// "An active combatant is one who: 1. did not perform actions in the
-/// Strategic Movement phase (does not include actions performed in
-/// interrupts), and 2. is not panicked or incapacitated." Incapacitated
-/// figures are out of play.
-pub(super) fn active_combatants(state: &State) -> BTreeMap<String, u32> {
-    state.sides.iter().cloned().zip(active_combatants_of_each_side(state)).collect()
-}
-
-/// [`active_combatants`] of `state.sides[0]` and `state.sides[1]`, counted
-/// without building the map: every figure is on one of the two sides (its
-/// organisation's, which the scenario checks).
-fn active_combatants_of_each_side(state: &State) -> [u32; 2] {
-    let moved: Vec<&str> = state.units.values().filter(|u| u.strategic).map(|u| u.id.as_str()).collect();
-    let mut counts = [0; 2];
-    for f in state.figures_in_order() {
-        if f.in_play() && f.morale != Morale::Panicked && !moved.contains(&f.unit.as_str()) {
-            if let Some(i) = state.sides.iter().position(|s| *s == f.side) {
-                counts[i] += 1;
-            }
-        }
-    }
-    counts
 }
 
 /// Ends strategic movement: initiative is counted and operations begin.
@@ -251,7 +218,7 @@ pub(super) fn begin_operations(state: &State, dice: &mut Dice, facts: &mut Facts
     // Ambushes of the strategic movement lapse with it.
     let lapsed: Vec<String> = t.ambushes.iter().filter(|a| !a.fired).map(|a| a.target.clone()).collect();
     for target in lapsed {
-        interrupts::lapse_ambushes_on(facts, &target);
+        super::consequences::lapse_ambushes_on(facts, &target);
     }
     facts.push(Fact::InitiativeCounted { turn: t.number, counts, holder, by });
     let next = next_in_order(facts.state());
@@ -260,54 +227,6 @@ pub(super) fn begin_operations(state: &State, dice: &mut Dice, facts: &mut Facts
         facts.push(Fact::TurnEnded { turn: t.number });
     }
     Ok(())
-}
-
-/// Who acts next.
-///
-/// "The unit on the battlefield with the highest number of CP is activated."
-/// — "The decision then passes to the unit with the next highest number of
-/// CP, and so forth until all units have been activated." — "In the event
-/// that both sides have a unit with an equal number of CP, the side with
-/// initiative activates their unit first." — "Once a unit has been activated
-/// in a turn, it cannot become activated again in the turn." A unit that
-/// moved strategically "may not act in the operations phase"; a broken unit
-/// without a leader cannot act at all. Within a side the player picks among
-/// units of equal CP ("He chooses the order in which these two units are
-/// activated"). CP held for an interrupt do not count.
-pub(super) fn next_up(state: &State) -> Option<NextUp> {
-    if state.turn.as_ref()?.phase != Phase::Operations {
-        return None;
-    }
-    next_in_order(state)
-}
-
-/// [`next_up`] as operations begin, before the phase has changed.
-fn next_in_order(state: &State) -> Option<NextUp> {
-    let eligible: Vec<_> = state
-        .units
-        .values()
-        .filter(|u| {
-            !u.activated && !u.strategic && !u.rout_due && u.leader.is_some() && decide::has_members(state, &u.id)
-        })
-        .collect();
-    let cp = eligible.iter().map(|u| u.cp).max()?;
-    let at = |side: &str| -> Vec<String> {
-        eligible.iter().filter(|u| u.cp == cp && u.side == side).map(|u| u.id.clone()).collect()
-    };
-    let holder = state.initiative.as_str();
-    let challenger = other(state, holder);
-    let theirs = at(challenger);
-    let ours = at(holder);
-    if ours.is_empty() {
-        Some(NextUp { side: challenger.to_string(), cp, units: theirs, ahead_of: None })
-    } else {
-        Some(NextUp {
-            side: holder.to_string(),
-            cp,
-            units: ours,
-            ahead_of: (!theirs.is_empty()).then(|| challenger.to_string()),
-        })
-    }
 }
 
 /// "It is alex's turn: alex may activate 1a or 1b (2 CP each)".
@@ -353,7 +272,7 @@ pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(
             a.unit
         );
     }
-    let u = decide::unit(state, unit)?;
+    let u = lookup::unit(state, unit)?;
     let next = next_up(state);
     if next.as_ref().is_some_and(|n| n.units.iter().any(|x| x == unit)) {
         facts.push(Fact::UnitActivated { unit: unit.to_string(), side: u.side.clone(), cp: u.cp });
@@ -379,29 +298,6 @@ pub(super) fn activate(state: &State, unit: &str, facts: &mut Facts) -> Result<(
     );
 }
 
-/// The end of the active unit's activation: stragglers, then who is next.
-///
-/// "Under the basic rules, Stragglers are removed from play in the turn they
-/// become stragglers" (checked as the unit's turn ends, P12); "The decision
-/// then passes to the unit with the next highest number of CP, and so forth
-/// until all units have been activated." — when none is left, the operations
-/// phase and the turn end.
-pub(super) fn end_activation(facts: &mut Facts) {
-    let Some(a) = facts.state().turn.as_ref().and_then(|t| t.activation.clone()) else {
-        return;
-    };
-    command::remove_stragglers(facts, &a.unit);
-    interrupts::lapse_ambushes_on(facts, &a.unit);
-    morale::settle_unit_morale(facts);
-    settle_initiative(facts);
-    let next = next_up(facts.state());
-    facts.push(Fact::ActivationEnded { unit: a.unit.clone(), side: a.side.clone(), next: next.clone() });
-    if next.is_none() {
-        let turn = facts.state().turn.as_ref().map_or(0, |t| t.number);
-        facts.push(Fact::TurnEnded { turn });
-    }
-}
-
 /// Ends the turn once no unit is left to activate, however the last one
 /// went: "The decision then passes to the unit with the next highest number
 /// of CP, and so forth until all units have been activated." Between
@@ -421,84 +317,4 @@ pub(super) fn settle_turn_end(facts: &mut Facts) {
     }
     let turn = t.number;
     facts.push(Fact::TurnEnded { turn });
-}
-
-/// Recounts initiative after every decision, under the option
-/// `initiative-recount-on-any-change` (N40) only.
-///
-/// "The Side which has the most active combatants has initiative until the
-/// turn ends, or an interrupt causes a change in initiative." By default the
-/// count is taken again only once an interrupt is resolved
-/// ([`recount_initiative`], from `interrupts::settle_interrupts`); casualties
-/// of ordinary fire, stragglers and the referee's casualties leave initiative
-/// where it is until then, or until the turn ends.
-pub(super) fn settle_initiative(facts: &mut Facts) {
-    if facts.state().config.initiative_recount_on_any_change {
-        recount_initiative(facts);
-    }
-}
-
-/// Counts initiative again once an interrupt is resolved.
-///
-/// "The Side which has the most active combatants has initiative until the
-/// turn ends, or an interrupt causes a change in initiative." — "A truly
-/// successful interrupt may not only cause the target to become Shaken and
-/// end its turn, but if sufficient casualties are inflicted, it may also
-/// cause the enemy side to lose initiative" — "Jason had 27 active
-/// combatants before the ambush and now has 24, while Alex has 26. Alex
-/// seizes the initiative from Jason." It is the interrupt that must cause
-/// the change (N58): an interrupt whose fire changed no count is not
-/// followed by a count, and initiative changes hands only if the other side
-/// has more active combatants now and did not have more as the interrupt
-/// opened fire (`before`) — what casualties of ordinary fire, stragglers
-/// and the referee's casualties did before it waits for the turn's end. The
-/// count is taken whole, as the example takes it ("both sides quickly count
-/// their active combatants"). Without `before` (version 1, the options
-/// `interrupt-recount-counts-every-change` and
-/// `initiative-recount-on-any-change`) the side with more now takes it.
-pub(super) fn recount_after_interrupt(facts: &mut Facts, before: Option<&BTreeMap<String, u32>>) {
-    let Some(before) = before else { return recount_initiative(facts) };
-    let state = facts.state();
-    let Some(t) = &state.turn else { return };
-    if t.phase != Phase::Operations {
-        return;
-    }
-    let counts: BTreeMap<String, u32> =
-        state.sides.iter().cloned().zip(active_combatants_of_each_side(state)).collect();
-    if counts == *before {
-        return;
-    }
-    let previous = state.initiative.clone();
-    let challenger = other(state, &previous).to_string();
-    let more = |c: &BTreeMap<String, u32>| c.get(&challenger) > c.get(&previous);
-    let holder = if more(&counts) && !more(before) { challenger } else { previous.clone() };
-    facts.push(Fact::InitiativeRecounted { counts, previous, holder, before: Some(before.clone()) });
-}
-
-/// Counts active combatants again during operations, when the count has
-/// changed since it was last taken.
-///
-/// "A truly successful interrupt may not only cause the target to become
-/// Shaken and end its turn, but if sufficient casualties are inflicted, it
-/// may also cause the enemy side to lose initiative" — "Alex calls to check
-/// initiative and both sides quickly count their active combatants. Jason
-/// had 27 active combatants before the ambush and now has 24, while Alex has
-/// 26. Alex seizes the initiative from Jason." Initiative changes hands only
-/// when the other side now has more; a tie leaves it where it is (P4, N9).
-pub(super) fn recount_initiative(facts: &mut Facts) {
-    let state = facts.state();
-    let Some(t) = &state.turn else { return };
-    if t.phase != Phase::Operations {
-        return;
-    }
-    let each = active_combatants_of_each_side(state);
-    let unchanged = t.counts.len() == 2 && state.sides.iter().zip(each).all(|(s, n)| t.counts.get(s) == Some(&n));
-    if unchanged {
-        return;
-    }
-    let counts: BTreeMap<String, u32> = state.sides.iter().cloned().zip(each).collect();
-    let previous = state.initiative.clone();
-    let challenger = other(state, &previous).to_string();
-    let holder = if counts[&challenger] > counts[&previous] { challenger } else { previous.clone() };
-    facts.push(Fact::InitiativeRecounted { counts, previous, holder, before: None });
 }

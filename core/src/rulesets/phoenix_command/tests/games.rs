@@ -7,10 +7,10 @@ use crate::record::SeedMode;
 use crate::script::Script;
 
 fn verified(text: &str, name: &str) -> Verified {
-    let script = Script::parse(text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let script = Script::parse(text, name, crate::registry::builtin()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut events = Vec::new();
     let game = script.play(|_, e| events.push(e.clone())).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let v = verify(&script.header, events.into_iter().map(Ok::<_, String>))
+    let v = verify(&script.header, events.into_iter().map(Ok::<_, String>), crate::registry::builtin())
         .unwrap_or_else(|e| panic!("{name} does not verify: {e}"));
     assert_eq!(v.head, game.head());
     v

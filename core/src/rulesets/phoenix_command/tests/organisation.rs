@@ -341,7 +341,7 @@ fn a_reorganised_unit_keeps_the_strategic_move_of_its_figures() {
     assert!(squads[0].teams.iter().all(|t| t.moved_strategically));
     let g = g.decided(reorganise(into));
     assert!(g.state().units["3a"].strategic && g.state().units["3b"].strategic);
-    assert_eq!(super::super::turn::active_combatants(g.state())["alex"], 2);
+    assert_eq!(super::super::lookup::active_combatants(g.state())["alex"], 2);
     let e = g
         .when_rolling(json!({"type": "sighted", "target": "j", "by": "3a"}), &[])
         .refusal_of(Refused::StrategicMovementBarsFire);

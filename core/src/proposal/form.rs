@@ -139,7 +139,7 @@ impl Field {
     }
 
     /// The table dice of a decision in a table game: `example` from the faces a probe drew.
-    pub(super) fn table_dice(dice: &[DiceDrawn], rolls: &[Roll]) -> Field {
+    pub(crate) fn table_dice(dice: &[DiceDrawn], rolls: &[Roll]) -> Field {
         let mut example = Map::new();
         for r in rolls {
             let faces = example.entry(r.label.clone()).or_insert_with(|| Value::Array(Vec::new()));
@@ -368,7 +368,7 @@ impl Form {
 /// Whether `value` (an object) has `fixed`'s members as they are, and
 /// every other member a field it fits (`null` counting as left out), with
 /// every required field given.
-pub(super) fn members_fit(fixed: &Map<String, Value>, fields: &[Field], value: &Value) -> bool {
+pub(crate) fn members_fit(fixed: &Map<String, Value>, fields: &[Field], value: &Value) -> bool {
     let Some(map) = value.as_object() else { return false };
     let fixed_as_given = fixed.iter().all(|(k, v)| map.get(k) == Some(v));
     let others_fit =
