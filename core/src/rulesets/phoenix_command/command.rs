@@ -142,7 +142,7 @@ pub(super) fn take_command(state: &State, dice: &mut Dice, facts: &mut Facts) ->
     }
     let cp_left = u.cp - cost;
     facts.push(Fact::CpSpent { unit: u.id.clone(), number: a.spent + 1, cp: cost, on: Spend::TakeCommand, cp_left });
-    interrupts::premature_checks(facts, &u.id, dice)?;
+    interrupts::premature_checks_for(facts, &u.id, cost, dice)?;
     facts.push(Fact::TookCommand { unit: u.id.clone(), leader });
     if cp_left == 0 {
         end_activation(facts);

@@ -87,6 +87,25 @@ fn hold_fire_checks(facts: &mut Facts, by: &str, target: &str, reason: &str, dic
     Ok(())
 }
 
+/// The ambushers' checks before an order of `cost` CP: "Each CP the target
+/// spends after entering the ambusher's LOS requires a Command Check to be
+/// done for each figure under the ambush team leader's control" — a round
+/// for each CP the order spends (N19), when the rules make an order cost
+/// more than one (`take-command-cp`, `morale-cp`). Version 1 made one round
+/// an order, and its records verify as they were played.
+pub(super) fn premature_checks_for(
+    facts: &mut Facts,
+    target: &str,
+    cost: u32,
+    dice: &mut Dice,
+) -> Result<(), Violation> {
+    let rounds = if facts.state().config.organisation_orders_checked { cost } else { 1 };
+    for _ in 0..rounds {
+        premature_checks(facts, target, dice)?;
+    }
+    Ok(())
+}
+
 /// Before each CP a watched unit spends, the ambushers check again (P7).
 pub(super) fn premature_checks(facts: &mut Facts, target: &str, dice: &mut Dice) -> Result<(), Violation> {
     let watching: Vec<String> = facts

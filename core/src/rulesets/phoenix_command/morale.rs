@@ -10,7 +10,7 @@ use crate::refuse;
 use crate::ruleset::Violation;
 
 use super::consequences::{check_figure, end_activation, remove_figure};
-use super::interrupts::premature_checks;
+use super::interrupts::premature_checks_for;
 use super::lookup::{
     self, active_unit_between_steps, inches, list, majority, members, refuse_before_composure,
     refuse_unless_leader_composed, refuse_while_taking_command, shaken_figures, Facts,
@@ -89,7 +89,7 @@ fn spend(facts: &mut Facts, a: &Activation, payer: &Unit, on: Spend, dice: &mut 
         refuse!(Refused::NoCp, "{} has {} CP and this costs {cost}", payer.id, payer.cp);
     }
     facts.push(Fact::CpSpent { unit: payer.id.clone(), number: a.spent + 1, cp: cost, on, cp_left: payer.cp - cost });
-    premature_checks(facts, &payer.id, dice)
+    premature_checks_for(facts, &payer.id, cost, dice)
 }
 
 /// Ends the activation once the last CP is spent.

@@ -49,6 +49,18 @@ pub(super) fn given_with(scenario: Value, options: &[&str]) -> Given {
     testing::given(PhoenixCommand::initial(s, &rules(options)).expect("the scenario is valid"))
 }
 
+/// A game under `version` (`"1"` or `"2"`) with some of its constants set
+/// otherwise, as a house-rules file sets them.
+pub(super) fn given_with_constants(scenario: Value, version: &str, constants: &[(&str, i64)]) -> Given {
+    let s: Scenario = serde_json::from_value(scenario).expect("the scenario parses");
+    let mut r = versions().into_iter().find(|v| v.version == version).expect("the version").defaults();
+    for (name, value) in constants {
+        assert!(r.constants.contains_key(*name), "no constant {name}");
+        r.constants.insert(name.to_string(), *value);
+    }
+    testing::given(PhoenixCommand::initial(s, &r).expect("the scenario is valid"))
+}
+
 /// A game under `phoenix-command@1`, the first reading, which its records
 /// were played under.
 pub(super) fn given_under_version_1(scenario: Value) -> Given {

@@ -71,8 +71,9 @@ pub struct Config {
     /// under `take-cover-away-from-interrupters-only`).
     #[serde(default, skip_serializing_if = "super::is_false")]
     pub take_cover_away_from_every_enemy: bool,
-    /// N19: CP spent on organisation orders in an ambusher's line of sight
-    /// call for command checks, as every other CP.
+    /// N19: every CP an order spends in an ambusher's line of sight calls
+    /// for its round of command checks: organisation orders' CP, as every
+    /// other, and each CP of an order the rules make cost several.
     #[serde(default, skip_serializing_if = "super::is_false")]
     pub organisation_orders_checked: bool,
     /// N27: a superior officer rallies a unit (not routing) only when its

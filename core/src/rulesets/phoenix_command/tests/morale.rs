@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{given_with, table, told, with_figure, with_knockout_chances, Given};
+use super::{given_with, given_with_constants, table, told, with_figure, with_knockout_chances, Given};
 use crate::rulesets::phoenix_command::{Fact, Morale, Refused, UnitMorale};
 
 /// alex: a (CR 4, 5 figures: a-lead, a-1 … a-4, TQ 3) with `cp`; b (1
@@ -512,4 +512,38 @@ fn a_shaken_hero_composes_himself_and_then_restores_his_unit_of_one() {
     assert_eq!(g.state().units["rambo"].morale, UnitMorale::Steady);
     let g = g.decided(json!({"type": "self-rally"}));
     g.when_rolling(json!({"type": "spend-cp"}), &[]).facts();
+}
+
+/// N19: "Each CP the target spends after entering the ambusher's LOS
+/// requires a Command Check to be done for each figure under the ambush team
+/// leader's control." Given rules under which a morale order costs 2 CP
+/// (`morale-cp`), and a's rally in the line of sight of j, which lies in
+/// wait; when a rallies, then j's two riflemen check twice each, a round
+/// for each CP, before the rally takes effect. Version 1 checked once.
+#[test]
+fn a_morale_order_of_several_cp_in_an_ambushers_sight_has_a_round_of_checks_for_each() {
+    let mut s = table(&[("alex", "a", 3, 4, 5, [0, 0]), ("jason", "j", 0, 3, 3, [0, 600])]);
+    s = with_figure(s, "a-1", "morale", json!("shaken"));
+    s["units"][1]["interrupt_set"] = json!(true);
+    let checks = |facts: &[Fact]| facts.iter().filter(|f| matches!(f, Fact::CommandChecked { .. })).count();
+    for (version, rounds) in [("2", 2), ("1", 1)] {
+        let g = given_with_constants(s.clone(), version, &[("morale-cp", 2)])
+            .decided_all(&[
+                json!({"type": "begin-turn"}),
+                json!({"type": "begin-operations"}),
+                json!({"type": "activate", "unit": "a"}),
+            ])
+            .decided_rolling(
+                json!({"type": "sighted", "target": "a", "by": "j"}),
+                &[("check:j-1", &[0]), ("check:j-2", &[0])],
+            );
+        let faces: &[u32] = if rounds == 2 { &[0, 0] } else { &[0] };
+        let facts = g.when_rolling(json!({"type": "rally"}), &[("check:j-1", faces), ("check:j-2", faces)]).facts();
+        assert_eq!(checks(&facts), 2 * rounds, "version {version}: {:?}", told(&facts));
+        assert_eq!(changes(&facts), [("a-1".to_string(), Morale::Bold)], "version {version}: {:?}", told(&facts));
+        assert_eq!(
+            told(&facts)[1],
+            "Command check for j-1 (a spends another CP in j's line of sight): rolled 0 against a target of 6: passes."
+        );
+    }
 }
