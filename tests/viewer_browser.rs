@@ -22,7 +22,7 @@ use std::time::Duration;
 use headless_chrome::browser::tab::point::Point;
 use headless_chrome::protocol::cdp::Page::{CaptureScreenshotFormatOption, Viewport};
 use headless_chrome::{Browser, Tab};
-use rollcall_core::game::Game;
+use rollcall_core::game::{Decide, Game};
 use rollcall_core::record::{DecisionBody, Event, Header, Kind, SeedMode};
 use rollcall_core::rules::RuleVersion;
 use rollcall_core::script::Script;
@@ -739,9 +739,9 @@ fn run_under(replay: &Replay, rules: &RuleVersion, upto: u64) -> (Game, Vec<Stri
             break;
         }
         texts.clear();
-        match game.decide(&body.decision, body.dice.as_ref()) {
-            Ok(events) => {
-                for d in &events {
+        match game.decide(&body.decision, Decide { dice: body.dice.as_ref(), ..Decide::default() }) {
+            Ok(decided) => {
+                for d in &decided.events {
                     game.adopt(std::slice::from_ref(d));
                     texts.push(game.narrate(d).trim().to_string());
                 }

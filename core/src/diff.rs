@@ -38,7 +38,7 @@ use serde_json::Value;
 use serde::Deserialize;
 
 use crate::dice::{Drawn, TableDice};
-use crate::game::{describe_decision, DecidedEvents, Game, Linked, OpenError, Verifier, VerifyFailure};
+use crate::game::{describe_decision, Decide, Decided, Game, Linked, OpenError, Verifier, VerifyFailure};
 use crate::record::{DecisionBody, DecisionSeen, Event, Header, Kind, LinkProof, RollBodyV1, SeedMode};
 use crate::rules::RuleVersion;
 use crate::ruleset::{DecisionReader, KeptDecision, Refusal, Registry, Violation};
@@ -218,7 +218,7 @@ fn under(header: &Header, rules: &RuleVersion, registry: &Registry) -> Result<Re
 
 /// What one version made of a decision, before it is folded in.
 enum Ran {
-    Decided(DecidedEvents),
+    Decided(Decided),
     Refused(String),
 }
 
@@ -229,7 +229,7 @@ fn decide(
     dice: Option<&TableDice>,
     recorded: Option<&[Drawn]>,
 ) -> Ran {
-    ran(game.decide_linked(decision, dice, body.by.as_deref(), recorded), decision, dice)
+    ran(game.decide_linked(decision, Decide { dice, by: body.by.as_deref(), as_drawn: recorded }), decision, dice)
 }
 
 /// What a version made of a decision, as events (none when refused).
@@ -488,10 +488,10 @@ impl Run<'_> {
     /// drew them (each pick with its cup); none in an open game.
     fn recorded_dice(&mut self, decision: &Value, dice: Option<&TableDice>, by: Option<&str>) -> Option<Vec<Drawn>> {
         let record = self.record.as_mut()?;
-        Some(match record.decide_drawn(decision, dice, by, None) {
-            Ok((events, drawn)) => {
-                record.adopt(&events);
-                drawn
+        Some(match record.decide(decision, Decide { dice, by, as_drawn: None }) {
+            Ok(decided) => {
+                record.adopt(&decided.events);
+                decided.drawn
             }
             Err(_) => {
                 // Cannot happen on a proven record; verify reports it if it does.
@@ -560,7 +560,7 @@ impl Run<'_> {
         };
         let linked_b = match decided_b {
             Some(decided) => decided,
-            None => b.decide_linked(decision, dice, body.by.as_deref(), recorded.as_deref()),
+            None => b.decide_linked(decision, Decide { dice, by: body.by.as_deref(), as_drawn: recorded.as_deref() }),
         };
         let sees = self.observer.sees_decisions();
         // A decides as the proof did: B is compared with what the proof

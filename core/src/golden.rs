@@ -6,7 +6,7 @@
 //! shows up as a reviewed diff of these files in a commit.
 
 use crate::digest::Digest;
-use crate::game::{Game, Verifier};
+use crate::game::{Decide, Game, Verifier};
 use crate::record::{Event, Kind};
 use crate::script::Script;
 
@@ -127,7 +127,7 @@ pub fn script_outputs(script: &Script) -> Result<Outputs, String> {
     let mut collector = Collector::default();
     for (i, (decision, dice)) in script.decisions.iter().enumerate() {
         let mut decided = game
-            .decide_diffed(decision, dice.as_ref(), None, None)
+            .decide(decision, Decide { dice: dice.as_ref(), ..Decide::default() })
             .map_err(|refusal| script.refusal_error(i, refusal).to_string())?;
         game.adopt_decided(&mut decided);
         let turn_after = game.turn();

@@ -6,7 +6,7 @@
 
 use std::convert::Infallible;
 
-use rollcall_core::game::Game;
+use rollcall_core::game::{Decide, Game};
 use rollcall_core::log::{EventLog, MemLog};
 use rollcall_core::moves;
 use rollcall_core::pbem::exchange::{self, ExtendError, Extension};
@@ -85,7 +85,7 @@ fn a_record_that_parts_from_the_stored_game_is_a_fork_kept_as_evidence() {
     let other = listing
         .entries()
         .filter_map(|entry| entry.fill(&[], true).ok())
-        .find(|d| branch.decide(d, None).is_ok_and(|new| new[0].body != played_next.body))
+        .find(|d| branch.decide(d, Decide::default()).is_ok_and(|new| new.events[0].body != played_next.body))
         .expect("another legal decision");
     events.extend(branch.play(&other, None).unwrap());
     let parts_at = played[..20].concat().len() as u64 + 1;

@@ -19,7 +19,7 @@
 
 mod support;
 
-use rollcall_core::game::Game;
+use rollcall_core::game::{Decide, Game};
 use rollcall_core::moves::{self, Listing};
 use rollcall_core::record::Header;
 use rollcall_core::ruleset::Actor;
@@ -46,7 +46,7 @@ fn assert_entries_accepted(seed: u64, game: &Game, listing: &Listing) {
     for entry in listing.entries() {
         let decision =
             entry.fill(&[], true).unwrap_or_else(|e| panic!("seed {seed}: {} does not fill: {e}", entry.pick));
-        if let Err(refusal) = game.decide(&decision, None) {
+        if let Err(refusal) = game.decide(&decision, Decide::default()) {
             panic!("seed {seed}: listed {decision} is refused: {refusal}\n{}", game.render());
         }
     }
@@ -65,7 +65,7 @@ fn assert_legal_candidates_listed<G: Generator>(
     let mut listings: Vec<(Actor, Listing)> = Vec::new();
     for candidate in policy.propose(state, rng) {
         let decision: &Value = &candidate.decision;
-        if game.decide(decision, None).is_err() {
+        if game.decide(decision, Decide::default()).is_err() {
             continue;
         }
         legal += 1;

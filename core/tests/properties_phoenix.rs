@@ -43,7 +43,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use rollcall_core::game::{verify, Game};
+use rollcall_core::game::{verify, Decide, Game};
 use rollcall_core::record::{Event, Header};
 use rollcall_core::ruleset::Ruleset;
 use rollcall_core::rulesets::phoenix_command::{Decision, Fact, PhoenixCommand};
@@ -229,11 +229,11 @@ fn dice_agree_across_versions() {
         let mut rolls: [BTreeMap<(u64, String, u64), Value>; 2] = Default::default();
         for e in events.iter().filter(|e| e.kind == Kind::Decision) {
             for (g, game) in games.iter_mut().enumerate() {
-                let decided = catch_unwind(AssertUnwindSafe(|| game.decide(&e.body["decision"], None)))
+                let decided = catch_unwind(AssertUnwindSafe(|| game.decide(&e.body["decision"], Decide::default())))
                     .unwrap_or_else(|_| panic!("seed {seed}: {} panicked under other options", e.body["decision"]));
                 match decided {
                     Ok(new) => {
-                        for r in new.iter().filter(|e| e.kind == Kind::Roll) {
+                        for r in new.events.iter().filter(|e| e.kind == Kind::Roll) {
                             let key = (
                                 r.body["decision"].as_u64().unwrap(),
                                 r.body["label"].as_str().unwrap().to_string(),
@@ -241,7 +241,7 @@ fn dice_agree_across_versions() {
                             );
                             rolls[g].insert(key, json!([r.body["die"], r.body["value"]]));
                         }
-                        game.adopt(&new);
+                        game.adopt(&new.events);
                     }
                     Err(_) => game.pass_decision(),
                 }

@@ -34,7 +34,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use rollcall_core::game::Game;
+use rollcall_core::game::{Decide, Game};
 use rollcall_core::record::{Event, Header};
 use rollcall_core::ruleset::Ruleset;
 use rollcall_core::rulesets::combat_hq::{self, CombatHq};
@@ -69,7 +69,7 @@ struct Played {
 fn assert_combat_can_move_on(seed: u64, game: &Game, state: &combat_hq::State) {
     assert_combat_invariants(seed, game, state);
     let legal = |decision: Value| {
-        game.decide(&decision, None).unwrap_or_else(|refusal| {
+        game.decide(&decision, Decide::default()).unwrap_or_else(|refusal| {
             panic!(
                 "seed {seed}: after {} decisions, {decision} is refused: {refusal}\n{}",
                 game.decisions(),
@@ -367,7 +367,7 @@ fn assert_formation_can_move_on(seed: u64, game: &Game, state: &formation::State
         Some(t) if t.over => json!({"type": "begin-turn"}),
         Some(_) => json!({"type": "draw-chit"}),
     };
-    if let Err(refusal) = game.decide(&next, None) {
+    if let Err(refusal) = game.decide(&next, Decide::default()) {
         panic!("seed {seed}: after {} decisions, {next} is refused: {refusal}\n{}", game.decisions(), game.render());
     }
 }

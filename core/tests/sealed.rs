@@ -3,7 +3,7 @@
 //! turn proven and the turn in play "sealed until the turn ends"; a changed
 //! die or a changed revealed value is caught.
 
-use rollcall_core::game::{verify, Game};
+use rollcall_core::game::{verify, Decide, Game};
 use rollcall_core::keys::SecretKey;
 use rollcall_core::record::{self, Event, Header, Kind, SeedMode, SideKey};
 use rollcall_core::ruleset::Actor;
@@ -167,7 +167,10 @@ fn without_the_turn_value_a_sealed_game_decides_nothing() {
     let (header, _) = sealed_game(&chain, false);
     let game = Game::open(header, rollcall_core::registry::builtin()).unwrap();
     let refusal = game
-        .decide_as(&serde_json::json!({"type": "begin-turn", "first": "allies"}), None, Some("allies"))
+        .decide(
+            &serde_json::json!({"type": "begin-turn", "first": "allies"}),
+            Decide { by: Some("allies"), ..Decide::default() },
+        )
         .unwrap_err();
     assert!(refusal.to_string().contains("held by the server until the turn ends"), "{refusal}");
 }

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rollcall_core::game::Game;
+use rollcall_core::game::{Decide, Game};
 use rollcall_core::keys::SecretKey;
 use rollcall_core::record::SideKey;
 use rollcall_core::ruleset::{Actor, Refusal};
@@ -49,7 +49,7 @@ fn every_fixture_decision_is_its_sides_or_the_referees() {
                 Actor::Side(side) => {
                     assert!(sides.contains(side), "{name} #{i}: {side} is not a side");
                     let other = sides.iter().find(|s| *s != side).unwrap();
-                    match game.decide_as(decision, dice.as_ref(), Some(other)) {
+                    match game.decide(decision, Decide { dice: dice.as_ref(), by: Some(other), as_drawn: None }) {
                         Err(Refusal::NotTheSides { owner, by }) => {
                             assert_eq!((&owner, &by), (side, other));
                             refused_for_the_other += 1;

@@ -10,7 +10,7 @@
 
 use std::sync::Mutex;
 
-use rollcall_core::game::{verify, Game, Verifier};
+use rollcall_core::game::{verify, Decide, Game, Verifier};
 use rollcall_core::pbem::{armour, TurnFile};
 use rollcall_core::record::{self, Event};
 use rollcall_core::rules::HouseRules;
@@ -189,7 +189,8 @@ pub fn decisions(starts: &'static Starts, fixtures: &[&str], data: &[u8]) {
             assert_eq!(&again, e, "an event reads back otherwise");
             read_back.push(again);
         }
-        let redecided = replayed.decide(&decision, dice.as_ref()).expect("an accepted decision is accepted again");
+        let options = Decide { dice: dice.as_ref(), ..Decide::default() };
+        let redecided = replayed.decide(&decision, options).expect("an accepted decision is accepted again").events;
         assert_eq!(redecided, read_back, "re-deciding gives other events");
         for e in &read_back {
             replayed.apply(e).unwrap_or_else(|err| panic!("an accepted event does not apply: {err}"));

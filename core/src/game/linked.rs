@@ -35,7 +35,8 @@ impl Game {
             return None;
         }
         let read = self.machine.read_kept(kept)?;
-        Some(self.decide_bodies(Asked::Read(read), None, by, None, None).and_then(|(after, drawn)| {
+        let options = Decide { by, ..Decide::default() };
+        Some(self.decide_bodies(Asked::Read(read), options, None).and_then(|(after, drawn)| {
             self.linked(
                 |out| {
                     out.extend_from_slice(body);
@@ -90,11 +91,10 @@ impl Game {
     pub(super) fn decide_expected<'a>(
         &'a self,
         decision: Asked<'a>,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
+        options: Decide<'_>,
         recorded: Option<&TableDice>,
     ) -> Result<VecDeque<Expected>, Refusal> {
-        let (after, _) = self.decide_bodies(decision, dice, by, recorded, None)?;
+        let (after, _) = self.decide_bodies(decision, options, recorded)?;
         let number = self.decisions + 1;
         let mut expected = VecDeque::with_capacity(after.len());
         for (i, body) in after.into_iter().enumerate() {
@@ -109,16 +109,17 @@ impl Game {
         Ok(expected)
     }
 
-    /// A decision decided on this game's state with its dice: the bodies of
-    /// the rolls and facts it leads to (in order), and the dice drawn.
+    /// A decision decided on this game's state as `options` say: the
+    /// bodies of the rolls and facts it leads to (in order), and the dice
+    /// drawn. `recorded` is a sealed turn's dice as a record shows them,
+    /// for verify to decide a turn whose seed is not revealed yet.
     pub(super) fn decide_bodies<'a>(
         &'a self,
         decision: Asked<'a>,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
+        options: Decide<'_>,
         recorded: Option<&TableDice>,
-        as_drawn: Option<&[Drawn]>,
     ) -> Result<(Vec<Body>, Vec<Drawn>), Refusal> {
+        let Decide { dice, by, as_drawn } = options;
         // Read once: in a game with sides' keys its author is asked first,
         // and it is decided as read.
         let read = self.check_decider(decision, by)?;
@@ -252,13 +253,39 @@ impl Body {
     }
 }
 
+/// How [`Game::decide`] decides a decision; each part is none unless given
+/// (`Decide::default()` decides as the game's seed and header alone say).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Decide<'a> {
+    /// A table game's dice for it: the faces rolled at the table. A game
+    /// that draws its dice from its committed seed refuses them.
+    pub dice: Option<&'a TableDice>,
+    /// The side that makes it. In a game whose header lists the sides' keys
+    /// every decision names the side that made it, which must be the
+    /// decision's author (or any side, for a referee decision); in one
+    /// without, none.
+    pub by: Option<&'a str>,
+    /// For diff: in a table game, the dice as the record's own rules drew
+    /// them (each pick with its cup), in place of the table's faces, so
+    /// that a face is reused only for the same die and cup.
+    pub as_drawn: Option<&'a [Drawn]>,
+}
+
 /// The events a decision leads to (the decision, its rolls, its facts),
-/// chained from the head that decided them, and the dice drawn.
-pub(crate) struct DecidedEvents {
+/// chained from the head that decided them, and the dice drawn
+/// ([`Game::decide`]).
+pub struct Decided {
     pub events: Vec<Event>,
     /// Beside each event: the bytes its link hashed, and a fact as typed.
     pub(super) links: Vec<Link>,
+    /// The dice as drawn (a pick with its cup).
     pub drawn: Vec<Drawn>,
+}
+
+impl std::fmt::Debug for Decided {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decided").field("events", &self.events).field("drawn", &self.drawn).finish_non_exhaustive()
+    }
 }
 
 pub(super) struct Link {
@@ -269,7 +296,7 @@ pub(super) struct Link {
     pub(super) fact: Option<TypedFact>,
 }
 
-impl DecidedEvents {
+impl Decided {
     /// Each event's record line, from the bytes its link hashed.
     pub(super) fn lines(&self) -> Vec<String> {
         self.events.iter().zip(&self.links).map(|(e, l)| record::event_line(&l.bytes, l.body_end, &e.hash)).collect()
@@ -278,7 +305,7 @@ impl DecidedEvents {
     /// The kind of each roll and fact (the events after the decision), with
     /// the canonical bytes of its link up to the end of its body
     /// (`{"body":…`): what two versions' rolls and facts are compared by.
-    pub fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
+    pub(crate) fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
         self.events[1..].iter().zip(&self.links[1..]).map(|(event, link)| (event.kind, &link.bytes[..link.body_end]))
     }
 }
@@ -303,14 +330,14 @@ pub(crate) struct Linked {
 
 impl Linked {
     /// The kind of each roll and fact, with the canonical bytes of its link
-    /// up to the end of its body: as [`DecidedEvents::rolls_and_facts`].
+    /// up to the end of its body: as [`Decided::rolls_and_facts`].
     pub fn rolls_and_facts(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
         self.after.iter().zip(&self.links[1..]).map(|(body, link)| (body.kind(), &link.bytes[..link.body_end]))
     }
 
     /// The events: `decision` (with `dice`), as this was decided from, and
     /// its rolls and facts, each with its body's value.
-    pub fn into_events(self, decision: &Value, dice: Option<&TableDice>) -> DecidedEvents {
+    pub fn into_events(self, decision: &Value, dice: Option<&TableDice>) -> Decided {
         let Linked { seq, number, by, mut links, heads, after, drawn } = self;
         let mut body = serde_json::Map::new();
         body.insert("number".into(), number.into());
@@ -327,7 +354,7 @@ impl Linked {
             events.push(Event { seq: seq + 1 + i as u64, kind: b.kind(), body: b.value(number), hash: heads[i + 1] });
             links[i + 1].fact = b.into_fact();
         }
-        DecidedEvents { events, links, drawn }
+        Decided { events, links, drawn }
     }
 }
 

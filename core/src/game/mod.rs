@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::canon;
-use crate::dice::{Dice, Drawn, Seed, TableDice};
+use crate::dice::{Dice, Seed, TableDice};
 use crate::digest::Digest;
 use crate::fault::{Fault, Faulted};
 use crate::keys::{self, SecretKey};
@@ -38,8 +38,9 @@ use crate::sealed::{self, SealedTurn};
 use crate::seed::game_seed;
 use crate::words::possessive;
 
+pub(crate) use linked::Linked;
 use linked::{Asked, DecisionBodyOf};
-pub(crate) use linked::{DecidedEvents, Linked};
+pub use linked::{Decide, Decided};
 pub(crate) use narrate::narrate_into;
 pub use narrate::{describe_decision, narrate_with};
 pub use verify::{verify, verify_each, verify_game, SealedReport, Verified, Verifier, VerifyFailure};
@@ -397,65 +398,22 @@ impl Game {
         &self.turns
     }
 
-    /// Runs a decision on the current state: the events it leads to, chained
-    /// from the head. Nothing changes until they are applied.
-    pub fn decide(&self, decision: &Value, dice: Option<&TableDice>) -> Result<Vec<Event>, Refusal> {
-        self.decide_as(decision, dice, None)
+    /// Runs a decision on the current state, as `options` say: the events
+    /// it leads to (the decision, its rolls, its facts), chained from the
+    /// head, and the dice drawn. Nothing changes until they are applied
+    /// ([`Game::apply`]; [`Game::play`] decides and applies).
+    pub fn decide(&self, decision: &Value, options: Decide<'_>) -> Result<Decided, Refusal> {
+        Ok(self.decide_linked(decision, options)?.into_events(decision, options.dice))
     }
 
-    /// [`Game::decide`] by a side: in a game whose header lists the sides'
-    /// keys every decision names the side that made it, which must be the
-    /// decision's author (or any side, for a referee decision).
-    pub fn decide_as(
-        &self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
-    ) -> Result<Vec<Event>, Refusal> {
-        self.decide_diffed(decision, dice, by, None).map(|d| d.events)
-    }
-
-    /// [`Game::decide_as`], handing back the dice as drawn as well (for a
-    /// pick, with its cup). For diff: in a table game, `as_drawn` (the dice as
-    /// the record's own rules drew them) replaces the table's faces, so that
-    /// a face is reused only for the same die and cup.
-    pub fn decide_drawn(
-        &self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
-        as_drawn: Option<&[Drawn]>,
-    ) -> Result<(Vec<Event>, Vec<Drawn>), Refusal> {
-        self.decide_diffed(decision, dice, by, as_drawn).map(|d| (d.events, d.drawn))
-    }
-
-    /// [`Game::decide_drawn`], keeping for each event the canonical bytes its
-    /// link hashed and, for a fact, the fact as typed: what the others hand
-    /// back part of, and what diff compares as bytes and folds in without
-    /// reading back ([`Game::adopt_decided`]).
-    pub(crate) fn decide_diffed(
-        &self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
-        as_drawn: Option<&[Drawn]>,
-    ) -> Result<DecidedEvents, Refusal> {
-        Ok(self.decide_linked(decision, dice, by, as_drawn)?.into_events(decision, dice))
-    }
-
-    /// [`Game::decide_diffed`] short of its events: the decision, its rolls
-    /// and its facts as the canonical bytes their links hash, chained from
-    /// the head, each fact as typed. No JSON value is built: diff compares
-    /// a version's decision by these bytes, and folds it in as it is
+    /// [`Game::decide`] short of its events: the decision, its rolls and its
+    /// facts as the canonical bytes their links hash, chained from the head,
+    /// each fact as typed. No JSON value is built: diff compares a version's
+    /// decision by these bytes, and folds it in as it is
     /// ([`Game::adopt_linked`]) unless it shows it.
-    pub(crate) fn decide_linked(
-        &self,
-        decision: &Value,
-        dice: Option<&TableDice>,
-        by: Option<&str>,
-        as_drawn: Option<&[Drawn]>,
-    ) -> Result<Linked, Refusal> {
-        let (after, drawn) = self.decide_bodies(Asked::Value(decision), dice, by, None, as_drawn)?;
+    pub(crate) fn decide_linked(&self, decision: &Value, options: Decide<'_>) -> Result<Linked, Refusal> {
+        let (after, drawn) = self.decide_bodies(Asked::Value(decision), options, None)?;
+        let Decide { dice, by, .. } = options;
         let number = self.decisions + 1;
         // `DecisionBody`'s canonical bytes, written around the decision rather than copying it.
         let body = DecisionBodyOf { by, decision, dice, number };
@@ -622,20 +580,20 @@ impl Game {
         decision: &Value,
         dice: Option<&TableDice>,
     ) -> Result<(Vec<Event>, Vec<String>), Refusal> {
-        let mut decided = self.decide_diffed(decision, dice, None, None)?;
+        let mut decided = self.decide(decision, Decide { dice, ..Decide::default() })?;
         let lines = decided.lines();
         self.adopt_decided(&mut decided);
         Ok((decided.events, lines))
     }
 
-    /// [`Game::play`] by a side (see [`Game::decide_as`]).
+    /// [`Game::play`] by a side (see [`Decide::by`]).
     pub fn play_as(
         &mut self,
         decision: &Value,
         dice: Option<&TableDice>,
         by: Option<&str>,
     ) -> Result<Vec<Event>, Refusal> {
-        let mut decided = self.decide_diffed(decision, dice, by, None)?;
+        let mut decided = self.decide(decision, Decide { dice, by, as_drawn: None })?;
         // Folded in as decided: each fact typed, the links not hashed again.
         self.adopt_decided(&mut decided);
         Ok(decided.events)
@@ -729,12 +687,12 @@ impl Game {
     }
 
     /// For diff: folds in the events decided on this game's state and
-    /// chained from its head ([`Game::decide_diffed`],
+    /// chained from its head ([`Game::decide`],
     /// [`Verifier::expected_events`]), each fact as typed when it is at hand,
     /// the links not hashed again. Events the game already holds are skipped: a
     /// version that is the record's own rules plays on the proven game,
     /// which folded the record's decision in before its rolls and facts.
-    pub(crate) fn adopt_decided(&mut self, decided: &mut DecidedEvents) {
+    pub(crate) fn adopt_decided(&mut self, decided: &mut Decided) {
         for (event, link) in decided.events.iter().zip(&mut decided.links) {
             if event.seq <= self.seq {
                 continue;

@@ -9,7 +9,7 @@ use std::fmt::Display;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::linked::{Asked, DecidedEvents, Expected, Link};
+use super::linked::{Asked, Decide, Decided, Expected, Link};
 use super::{check_decision_number, check_link, malformed, sequence_gap, ApplyError, Game, LinkCheck};
 use crate::canon;
 use crate::dice::{draw, Roll, TableDice};
@@ -290,7 +290,7 @@ impl Verifier {
 
     /// Folds in the next event from the canonical bytes its link hashes and
     /// its link, as the game that played it decided them
-    /// ([`DecidedEvents`]), when they are, byte for byte, those of the roll
+    /// ([`Decided`]), when they are, byte for byte, those of the roll
     /// or fact this verifier expects next, and the link chains from the
     /// head: what [`Verifier::take_line`] proves of a line. Otherwise
     /// nothing changes and `false` says so: [`Verifier::push`] the event
@@ -390,7 +390,7 @@ impl Verifier {
                 Asked::Value(&value)
             }
         };
-        let expected = game.decide_expected(decision, dice.as_ref(), by, None).ok()?;
+        let expected = game.decide_expected(decision, Decide { dice: dice.as_ref(), by, as_drawn: None }, None).ok()?;
         game.count_decision(number, by);
         game.seq = line.seq;
         game.head = line.hash;
@@ -415,7 +415,7 @@ impl Verifier {
     }
 
     /// The rolls and facts the decision being checked leads to, as
-    /// [`DecidedEvents::rolls_and_facts`] gives them: each is the recorded
+    /// [`Decided::rolls_and_facts`] gives them: each is the recorded
     /// one, once the record shows it (or the proof fails).
     pub(crate) fn expected(&self) -> impl ExactSizeIterator<Item = (Kind, &[u8])> {
         self.expected.iter().map(|want| (want.kind, &want.bytes[..want.body_end]))
@@ -425,7 +425,7 @@ impl Verifier {
     /// proof expects after it, as the events they will be in the record
     /// (each fact to be read from its body: the typed ones stay with the
     /// proof, which folds them in).
-    pub(crate) fn expected_events(&self, decision: &Event) -> DecidedEvents {
+    pub(crate) fn expected_events(&self, decision: &Event) -> Decided {
         let mut events = Vec::with_capacity(1 + self.expected.len());
         let mut links = Vec::with_capacity(1 + self.expected.len());
         let mut bytes = Vec::new();
@@ -440,7 +440,7 @@ impl Verifier {
             events.push(Event { seq, kind: want.kind, body: want.body(), hash: head });
             links.push(Link { bytes: want.bytes.clone(), body_end: want.body_end, fact: None });
         }
-        DecidedEvents { events, links, drawn: Vec::new() }
+        Decided { events, links, drawn: Vec::new() }
     }
 
     /// Verifies the events another game decided and folded in (a script
@@ -452,7 +452,7 @@ impl Verifier {
     /// differs.
     pub(crate) fn push_decided(
         &mut self,
-        decided: &DecidedEvents,
+        decided: &Decided,
         mut seen: impl FnMut(&Game, &Event),
     ) -> Result<(), VerifyFailure> {
         for (i, (event, link)) in decided.events.iter().zip(&decided.links).enumerate() {
@@ -549,7 +549,11 @@ impl Verifier {
         }
         let mut expected = self
             .game
-            .decide_expected(Asked::Value(&held.body.decision), None, held.body.by.as_deref(), Some(&recorded))
+            .decide_expected(
+                Asked::Value(&held.body.decision),
+                Decide { by: held.body.by.as_deref(), ..Decide::default() },
+                Some(&recorded),
+            )
             .map_err(|refusal| {
                 at(
                     held.decision.seq,
@@ -596,7 +600,11 @@ impl Verifier {
         };
         let expected = self
             .game
-            .decide_expected(Asked::Value(&event.body["decision"]), dice.as_ref(), body.by.as_deref(), None)
+            .decide_expected(
+                Asked::Value(&event.body["decision"]),
+                Decide { dice: dice.as_ref(), by: body.by.as_deref(), as_drawn: None },
+                None,
+            )
             .map_err(|refusal| {
                 Fault::DecisionRefused.because(format!(
                     "decision {} is refused by {}: {refusal}",

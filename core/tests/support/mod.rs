@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use rollcall_core::game::{verify, Game, Verifier};
+use rollcall_core::game::{verify, Decide, Game, Verifier};
 use rollcall_core::record::{self, Event, Header, LinkChain};
 use rollcall_core::sim::{self, Generator, Simulation};
 use rollcall_core::{Kind, Ruleset};
@@ -226,9 +226,9 @@ pub fn dice_under(headers: &[Header], events: &[Event]) -> Vec<BTreeMap<(u64, St
     let mut rolls = vec![BTreeMap::new(); games.len()];
     for e in events.iter().filter(|e| e.kind == Kind::Decision) {
         for (g, game) in games.iter_mut().enumerate() {
-            match game.decide(&e.body["decision"], None) {
+            match game.decide(&e.body["decision"], Decide::default()) {
                 Ok(new) => {
-                    for r in new.iter().filter(|e| e.kind == Kind::Roll) {
+                    for r in new.events.iter().filter(|e| e.kind == Kind::Roll) {
                         let key = (
                             r.body["decision"].as_u64().unwrap(),
                             r.body["label"].as_str().unwrap().to_string(),
@@ -236,7 +236,7 @@ pub fn dice_under(headers: &[Header], events: &[Event]) -> Vec<BTreeMap<(u64, St
                         );
                         rolls[g].insert(key, r.body["value"].as_u64().unwrap());
                     }
-                    game.adopt(&new);
+                    game.adopt(&new.events);
                 }
                 Err(_) => game.pass_decision(),
             }

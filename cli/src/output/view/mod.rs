@@ -20,7 +20,7 @@ mod patch;
 use std::convert::Infallible;
 
 use rollcall_core::diff::{diff, DiffError};
-use rollcall_core::game::{verify, Game, OpenError, Verified, VerifyFailure};
+use rollcall_core::game::{verify, Decide, Game, OpenError, Verified, VerifyFailure};
 use rollcall_core::record::{self, DecisionBody, Event, Header, Kind, SeedMode};
 use rollcall_core::rules::RuleVersion;
 use rollcall_core::ruleset::{Refusal, Violation};
@@ -279,9 +279,9 @@ fn compare_runs(
         let mut steps = Vec::new();
         for e in events.iter().filter(|e| e.kind == Kind::Decision) {
             let Ok(body) = serde_json::from_value::<DecisionBody>(e.body.clone()) else { break };
-            match game.decide(&body.decision, body.dice.as_ref()) {
+            match game.decide(&body.decision, Decide { dice: body.dice.as_ref(), ..Decide::default() }) {
                 Ok(decided) => {
-                    for d in &decided {
+                    for d in &decided.events {
                         game.adopt(std::slice::from_ref(d));
                         let mut step = step(&game, d, &mut before, &proofs);
                         step["body"] = d.body.clone();

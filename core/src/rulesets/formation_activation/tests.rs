@@ -1096,7 +1096,7 @@ fn the_narrative_tells_the_62nd_example() {
 
 mod fixtures {
     use super::*;
-    use crate::game::Game;
+    use crate::game::{Decide, Game};
     use crate::golden::script_outputs;
     use crate::script::Script;
 
@@ -1133,8 +1133,12 @@ mod fixtures {
         for (decision, dice) in &script.decisions[..3] {
             game.play(decision, dice.as_ref()).unwrap();
         }
-        let refused =
-            game.decide(&json!({"type": "move", "unit": "btr-70", "to": "0808"}), Some(&TableDice::new())).unwrap_err();
+        let refused = game
+            .decide(
+                &json!({"type": "move", "unit": "btr-70", "to": "0808"}),
+                Decide { dice: Some(&TableDice::new()), ..Decide::default() },
+            )
+            .unwrap_err();
         assert_eq!(
             refused.to_string(),
             "btr-70 is out of command and may not move: \"Out-of-command units may not move or fire during the action phase, but may take reaction fire during the opponent's action phase\". 62-mir's units that may act: hq-62"
