@@ -13,8 +13,8 @@ use std::sync::Mutex;
 use rollcall_core::game::{verify, Decide, Game, Verifier};
 use rollcall_core::pbem::{armour, TurnFile};
 use rollcall_core::record::{self, Event};
-use rollcall_core::rules::HouseRules;
 use rollcall_core::registry;
+use rollcall_core::rules::HouseRules;
 use rollcall_core::script::{split_dice, RulesRef, Script};
 use rollcall_core::strict;
 
@@ -37,13 +37,13 @@ pub fn record_line(data: &[u8]) {
 pub fn record(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let mut lines = text.lines();
-    let Some(Ok(header)) = lines.next().map(record::parse_header) else { return };
+    let Some(Ok(header)) = lines.next().map(|l| record::parse_header(l, registry::builtin())) else { return };
     let parse = |i: usize, l: &str| record::parse_event(l).map_err(|e| format!("line {}: {e}", i + 2));
-    let parsed = verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l)))
+    let parsed = verify(&header, lines.clone().enumerate().map(|(i, l)| parse(i, l)), registry::builtin())
         .map(|v| v.head)
         .map_err(|f| f.to_string());
     let taken = (|| {
-        let mut verifier = Verifier::new(&header)?;
+        let mut verifier = Verifier::new(&header, registry::builtin())?;
         for (i, l) in lines.clone().enumerate() {
             if !verifier.take_line(l.as_bytes()) {
                 verifier.push(&parse(i, l).map_err(|e| verifier.unreadable(e))?)?;
@@ -54,7 +54,7 @@ pub fn record(data: &[u8]) {
     .map_err(|f| f.to_string());
     assert_eq!(parsed, taken, "verify, and verify taking lines as read, differ");
     let replay = |take: bool| -> Result<_, String> {
-        let mut game = Game::open(header.clone()).map_err(|e| e.to_string())?;
+        let mut game = Game::open(header.clone(), registry::builtin()).map_err(|e| e.to_string())?;
         for (i, l) in lines.clone().enumerate() {
             if !(take && game.apply_line(l.as_bytes())) {
                 game.apply(&parse(i, l)?).map_err(|e| e.to_string())?;
@@ -70,12 +70,12 @@ pub fn record(data: &[u8]) {
 /// same bytes: every byte counts.
 pub fn header(data: &[u8]) {
     let Ok(line) = std::str::from_utf8(data) else { return };
-    if let Ok(header) = record::parse_header(line) {
+    if let Ok(header) = record::parse_header(line, registry::builtin()) {
         let again = record::encode_header(&header).expect("a parsed header encodes");
         assert_eq!(again, line, "a parsed header line writes back otherwise");
-        if Game::open(header.clone()).is_ok() {
+        if Game::open(header.clone(), registry::builtin()).is_ok() {
             let none: Vec<Result<Event, String>> = Vec::new();
-            verify(&header, none).expect("an empty record under a header that opens verifies");
+            verify(&header, none, registry::builtin()).expect("an empty record under a header that opens verifies");
         }
     }
 }
@@ -97,24 +97,34 @@ pub fn turn_file(data: &[u8]) {
             other => other.to_string(),
         };
         let head = |k: &str| format!("{} {}", s(&v[k]["seq"]), s(&v[k]["hash"]));
-        let fields = [("Game", s(&v["game"])), ("Side", s(&v["side"])), ("From", head("previous")), ("To", head("head"))];
+        let fields =
+            [("Game", s(&v["game"])), ("Side", s(&v["side"])), ("From", head("previous")), ("To", head("head"))];
         armoured = armour::encode("TURN", &fields, data);
         &armoured
     };
-    if let Ok((turn, header, events)) = TurnFile::read(text) {
-        let again = TurnFile::read(&turn.armour()).expect("a turn file that reads, armoured again, reads");
+    if let Ok((turn, header, events)) = TurnFile::read(text, registry::builtin()) {
+        let again =
+            TurnFile::read(&turn.armour(), registry::builtin()).expect("a turn file that reads, armoured again, reads");
         assert_eq!(again.0, turn, "a turn file reads back otherwise");
         assert_eq!(again.1, header, "a turn file's header reads back otherwise");
-        assert_eq!(turn.payload(), armour::decode(text).expect("it was read").payload, "the payload writes back otherwise");
+        assert_eq!(
+            turn.payload(),
+            armour::decode(text).expect("it was read").payload,
+            "the payload writes back otherwise"
+        );
         for (e, line) in events.iter().zip(turn.lines()) {
-            assert_eq!(record::encode_event(e).expect("a parsed event encodes"), line, "an event writes back otherwise");
+            assert_eq!(
+                record::encode_event(e).expect("a parsed event encodes"),
+                line,
+                "an event writes back otherwise"
+            );
         }
     }
 }
 
 /// A script: parsed strictly, then played; a script that plays verifies.
 pub fn script(data: &[u8]) {
-    let Ok(script) = Script::parse_bytes(data, "fuzz") else { return };
+    let Ok(script) = Script::parse_bytes(data, "fuzz", registry::builtin()) else { return };
     let mut events = Vec::new();
     let played = script.play(|game, event| {
         let _ = game.narrate(event);
@@ -122,7 +132,8 @@ pub fn script(data: &[u8]) {
     });
     if let Ok(game) = played {
         let _ = game.render();
-        verify(&script.header, events.into_iter().map(Ok::<_, String>)).expect("a script that plays verifies");
+        verify(&script.header, events.into_iter().map(Ok::<_, String>), registry::builtin())
+            .expect("a script that plays verifies");
     }
 }
 
@@ -130,7 +141,7 @@ pub fn script(data: &[u8]) {
 /// inline version (`ruleset@version+name=value…`).
 pub fn house_rules(data: &[u8]) {
     if let Ok(house) = strict::parse_as::<HouseRules>(data) {
-        if let Ok(rules) = RulesRef::House(house).resolve("") {
+        if let Ok(rules) = RulesRef::House(house).resolve("", registry::builtin()) {
             let _ = rules.hash();
             let _ = rules.label();
         }
@@ -150,8 +161,8 @@ pub struct Start {
 }
 
 fn start(text: &str) -> Start {
-    let script = Script::parse(text, "fuzz").expect("a fixture parses");
-    let mut game = Game::open(script.header.clone()).expect("a fixture opens");
+    let script = Script::parse(text, "fuzz", registry::builtin()).expect("a fixture parses");
+    let mut game = Game::open(script.header.clone(), registry::builtin()).expect("a fixture opens");
     let mut games = vec![game.clone()];
     for (decision, dice) in &script.decisions {
         game.play(decision, dice.as_ref()).expect("a fixture plays");
