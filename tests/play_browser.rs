@@ -23,9 +23,8 @@
 //! `ROLLCALL_SCREENSHOTS=DIR` also writes the guide's picture of the page:
 //! `ROLLCALL_SCREENSHOTS=docs/book/src/screenshots cargo test -p rollcall-cli --test play_browser`.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,45 +42,12 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// A `rollcall serve` child on a free loopback port; its log lines kept.
-struct Server {
-    child: Child,
-    url: String,
-    log: Arc<Mutex<Vec<String>>>,
-}
+#[path = "support/server.rs"]
+mod server;
+use server::Server;
 
+/// What these tests ask of a server beyond starting and stopping it.
 impl Server {
-    fn start(db: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rollcall"))
-            .env_remove("ROLLCALL_DB")
-            .env_remove("ROLLCALL_STORE")
-            .arg("--db")
-            .arg(db)
-            .args(["serve", "--addr", "127.0.0.1:0", "--turns", "50"])
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        let lines = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("listening on ").nth(1) {
-                    let _ = tx.send(rest.split(' ').next().unwrap().to_string());
-                }
-                lines.lock().unwrap().push(line);
-            }
-        });
-        let url = rx.recv_timeout(Duration::from_secs(60)).expect("the server says where it listens");
-        Server { child, url, log }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.url)
-    }
-
     fn get(&self, path: &str) -> Value {
         let text = ureq::get(&self.url(path)).call().unwrap().into_string().unwrap();
         serde_json::from_str(&text).unwrap()
@@ -100,24 +66,8 @@ impl Server {
     fn head(&self, game: &str) -> String {
         self.get(&format!("/games/{game}"))["head"]["hash"].as_str().unwrap().to_string()
     }
-
-    /// SIGTERM; it must stop cleanly, with the pages' streams of heads open.
-    fn stop(mut self) -> Vec<String> {
-        unsafe { libc_kill(self.child.id() as i32, 15) };
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "a clean shutdown: {status:?}");
-        std::thread::sleep(Duration::from_millis(100));
-        self.log.lock().unwrap().clone()
-    }
 }
 
-extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, sig: i32) -> i32;
-}
-
-/// A sealed game made on the server and begun (both shares given): each
-/// side's token.
 /// Creates a sealed game; the first `shares` sides give their seed shares
 /// over HTTP (the others, from their pages): the two tokens.
 fn sealed_game(
@@ -505,7 +455,7 @@ fn verified(server: &Server, game: &str, dir: &Path) -> Value {
 fn two_sides_play_whole_sealed_games_from_the_play_page() {
     let Some(binary) = chromium::chromium_or_skip("play_browser") else { return };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), 50);
     let browser = chromium::launch(binary, &dir.path().join("profile"), (1200, 1000));
     let mut tokens = Vec::new();
     tokens.extend(leader_activation(&browser, &server, dir.path()));

@@ -3,10 +3,9 @@
 //! their turn ends; every refusal with its status and nothing written; many
 //! games at once; kills and restarts with nothing acknowledged lost.
 
-use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,72 +34,12 @@ fn next(state: &mut u64) -> u64 {
     *state
 }
 
-/// A `rollcall serve` child on a free loopback port; its log lines kept.
-struct Server {
-    child: Child,
-    url: String,
-    log: Arc<Mutex<Vec<String>>>,
-}
+#[path = "support/server.rs"]
+mod server;
+use server::Server;
 
-impl Server {
-    fn start(db: &Path) -> Server {
-        Server::on(&[OsStr::new("--db"), db.as_os_str()])
-    }
-
-    /// A server over the PostgreSQL database at `url`.
-    fn on_postgres(url: &str) -> Server {
-        Server::on(&[OsStr::new("--store"), OsStr::new(url)])
-    }
-
-    fn on(store: &[&OsStr]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rollcall"))
-            .env_remove("ROLLCALL_DB")
-            .env_remove("ROLLCALL_STORE")
-            .args(store)
-            .args(["serve", "--addr", "127.0.0.1:0", "--turns", "100"])
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        let lines = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("listening on ").nth(1) {
-                    let _ = tx.send(rest.split(' ').next().unwrap().to_string());
-                }
-                lines.lock().unwrap().push(line);
-            }
-        });
-        let url = rx.recv_timeout(Duration::from_secs(60)).expect("the server says where it listens");
-        Server { child, url, log }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.url)
-    }
-
-    fn kill(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-
-    /// SIGTERM, and the server's last log line.
-    fn stop(mut self) -> Vec<String> {
-        unsafe { libc_kill(self.child.id() as i32, 15) };
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "a clean shutdown: {status:?}");
-        std::thread::sleep(Duration::from_millis(100));
-        self.log.lock().unwrap().clone()
-    }
-}
-
-extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, sig: i32) -> i32;
-}
+/// How many sealed turns a game on these servers holds.
+const TURNS: u32 = 100;
 
 /// Every answer a client got, in order: what the leak test reads.
 #[derive(Default, Clone)]
@@ -264,7 +203,7 @@ fn a_turn(state: &Value) -> Vec<(&'static str, Value)> {
 fn a_sealed_game_by_two_clients_proves_each_turn_and_never_leaks_a_turn_before_it_ends() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let server = Server::start(&db);
+    let server = Server::start(&db, TURNS);
     let t = Transcript::default();
     let (allies, axis) = sealed_game(&server, "friday", &t);
     let heads = Heads::watch(&server, "friday");
@@ -343,7 +282,7 @@ fn a_sealed_game_by_two_clients_proves_each_turn_and_never_leaks_a_turn_before_i
 #[test]
 fn a_token_names_its_side_to_the_moves_route_and_the_play_page_is_served() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), TURNS);
     let t = Transcript::default();
     let body = json!({"game": "friday", "rules": "leader-activation@2", "scenario": scenario(), "sides": [
         {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
@@ -399,7 +338,7 @@ fn a_token_names_its_side_to_the_moves_route_and_the_play_page_is_served() {
 #[test]
 fn every_refusal_has_its_status_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), TURNS);
     let t = Transcript::default();
     let url = server.url("/games/g/decisions");
     // Before the shares are in.
@@ -509,7 +448,7 @@ fn every_refusal_has_its_status_and_writes_nothing() {
 #[test]
 fn a_batch_refused_after_a_die_keeps_the_die_written_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), TURNS);
     let t = Transcript::default();
     let (mut partial, mut whole) = (0, 0);
     for g in 0..6 {
@@ -566,7 +505,7 @@ fn a_batch_refused_after_a_die_keeps_the_die_written_and_says_so() {
 #[test]
 fn a_weak_key_and_a_missing_token_are_refused_as_such() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), TURNS);
     let t = Transcript::default();
     let identity = format!("01{}", "0".repeat(62));
     let body = json!({"game": "weak", "rules": "leader-activation@1", "scenario": scenario(), "sides": [
@@ -606,7 +545,7 @@ fn move_piece(server: &Server, game: &str, token: &str, expected: &str, i: u64) 
 #[test]
 fn fifty_games_at_once_lose_nothing_duplicate_nothing_and_verify() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Arc::new(Server::start(&dir.path().join("db")));
+    let server = Arc::new(Server::start(&dir.path().join("db"), TURNS));
     let t = Transcript::default();
     let games: Vec<(String, String, String)> = (0..50)
         .map(|i| {
@@ -674,19 +613,19 @@ fn killed_fifty_times_the_server_loses_nothing_it_acknowledged() {
     let mut rng = seed();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let server = Server::start(&db);
+    let server = Server::start(&db, TURNS);
     let (allies, _) = sealed_game(&server, "k", &Transcript::default());
     server.kill();
     let mut acknowledged: Option<(u64, String)> = None;
     let mut i = 0u64;
     for round in 0..50 {
-        let server = Server::start(&db);
+        let server = Server::start(&db, TURNS);
         // Everything acknowledged before is there, whole.
         recovered_whole(&server, round, &acknowledged, "the store");
         // A client plays until the kill.
         let acks = Arc::new(Mutex::new(acknowledged.clone()));
         let client = {
-            let (base, acks, token) = (server.url.clone(), acks.clone(), allies.clone());
+            let (base, acks, token) = (server.url(""), acks.clone(), allies.clone());
             let start_i = i;
             std::thread::spawn(move || {
                 let mut j = start_i;
@@ -790,7 +729,7 @@ fn postgres_games(servers: &[Arc<Server>], n: usize, prefix: &str) -> Vec<(Strin
 #[test]
 fn two_servers_over_one_postgres_database_serialise_appends_and_lose_nothing() {
     let Some(db) = postgres_support::Database::new("two_servers_over_one_postgres_database") else { return };
-    let servers = [Arc::new(Server::on_postgres(&db.url)), Arc::new(Server::on_postgres(&db.url))];
+    let servers = [Arc::new(Server::on_postgres(&db.url, TURNS)), Arc::new(Server::on_postgres(&db.url, TURNS))];
     let per_game = std::env::var("ROLLCALL_SERVE_DECISIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(200u64);
     // One server, then two, over the same database: the figures.
     let one = postgres_games(&servers, 25, "one-");
@@ -834,16 +773,16 @@ fn two_servers_over_one_postgres_database_serialise_appends_and_lose_nothing() {
 fn a_server_over_postgres_killed_mid_append_loses_nothing_it_acknowledged() {
     let Some(db) = postgres_support::Database::new("a_server_over_postgres_killed_mid_append") else { return };
     let mut rng = seed();
-    let server = Server::on_postgres(&db.url);
+    let server = Server::on_postgres(&db.url, TURNS);
     let (allies, _) = sealed_game(&server, "k", &Transcript::default());
     server.kill();
     let mut acknowledged: Option<(u64, String)> = None;
     for round in 0..10 {
-        let server = Server::on_postgres(&db.url);
+        let server = Server::on_postgres(&db.url, TURNS);
         recovered_whole(&server, round, &acknowledged, "the database");
         let acks = Arc::new(Mutex::new(acknowledged.clone()));
         let client = {
-            let (base, acks, token) = (server.url.clone(), acks.clone(), allies.clone());
+            let (base, acks, token) = (server.url(""), acks.clone(), allies.clone());
             std::thread::spawn(move || {
                 for j in 0.. {
                     let Ok(r) = ureq::get(&format!("{base}/games/k")).call() else { break };
@@ -875,7 +814,7 @@ fn a_server_over_postgres_killed_mid_append_loses_nothing_it_acknowledged() {
 #[test]
 fn two_servers_ride_out_a_restart_of_the_database_under_load() {
     let Some(db) = postgres_support::Database::new("two_servers_ride_out_a_restart") else { return };
-    let servers = [Arc::new(Server::on_postgres(&db.url)), Arc::new(Server::on_postgres(&db.url))];
+    let servers = [Arc::new(Server::on_postgres(&db.url, TURNS)), Arc::new(Server::on_postgres(&db.url, TURNS))];
     let games = postgres_games(&servers, 6, "r");
     // Enough decisions that the restart, which comes as soon as the games
     // are under way, finds them still being played on a fast, idle machine.
@@ -933,7 +872,7 @@ fn recovered_whole(server: &Server, round: u32, acknowledged: &Option<(u64, Stri
 /// verifies offline with every roll proven.
 fn a_whole_sealed_game_of(ruleset: &str, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), TURNS);
     let t = Transcript::default();
     let sim = rollcall_core::sim::simulator(ruleset).unwrap();
     let version = rollcall_core::registry::version(ruleset).unwrap().id();
@@ -1087,12 +1026,12 @@ fn a_sealed_game_copied_between_sled_and_postgres_is_served_on_and_its_reveals_v
     let dir = tempfile::tempdir().unwrap();
     let (first, back) = (dir.path().join("db"), dir.path().join("back"));
     let t = Transcript::default();
-    let server = Server::start(&first);
+    let server = Server::start(&first, TURNS);
     let (allies, axis) = sealed_game(&server, "copied", &t);
     play_a_turn(&server, "copied", &allies, &axis, &t);
     server.stop();
     let mut printed = copy_store(first.to_str().unwrap(), &db.url);
-    let server = Server::on_postgres(&db.url);
+    let server = Server::on_postgres(&db.url, TURNS);
     play_a_turn(&server, "copied", &allies, &axis, &t);
     let signed = {
         let (_, status) = get(&server.url("/games/copied"), &t);
@@ -1103,7 +1042,7 @@ fn a_sealed_game_copied_between_sled_and_postgres_is_served_on_and_its_reveals_v
     };
     let log = server.stop();
     printed += &copy_store(&db.url, back.to_str().unwrap());
-    let server = Server::start(&back);
+    let server = Server::start(&back, TURNS);
     let report = ended_and_verified(server, "copied", &axis, dir.path(), &t);
     assert_eq!(report["dice_proven"], true, "{report}");
     let turns = report["sealed"]["turns"].as_array().unwrap();
@@ -1136,7 +1075,7 @@ fn a_sealed_game_copied_between_sled_and_postgres_is_served_on_and_its_reveals_v
 fn a_server_stopped_as_soon_as_it_listens_stops_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     for _ in 0..20 {
-        let log = Server::start(&dir.path().join("db")).stop();
+        let log = Server::start(&dir.path().join("db"), TURNS).stop();
         assert!(log.iter().any(|l| l.contains("stopped cleanly")), "{log:?}");
     }
 }
@@ -1152,7 +1091,7 @@ fn a_game_waiting_for_its_shares_is_carried_by_store_copy_and_begins_in_the_copy
     let dir = tempfile::tempdir().unwrap();
     let (first, second, other) = (dir.path().join("db"), dir.path().join("copy"), dir.path().join("other"));
     let t = Transcript::default();
-    let server = Server::start(&first);
+    let server = Server::start(&first, TURNS);
     let body = json!({"game": "invited", "rules": "leader-activation@1", "scenario": scenario(), "sides": [
         {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
         {"name": "axis", "key": SecretKey::from_bytes([2; 32]).public().to_hex()}]});
@@ -1170,7 +1109,7 @@ fn a_game_waiting_for_its_shares_is_carried_by_store_copy_and_begins_in_the_copy
     let again = copy_store(first.to_str().unwrap(), second.to_str().unwrap());
     assert!(again.contains("skipped invited: the target's server waits on it already"), "{again}");
 
-    let server = Server::start(&second);
+    let server = Server::start(&second, TURNS);
     let (s, v) = post(&server.url("/games/invited/share"), Some(&allies), &share(9), &t);
     assert_eq!(s, 409, "a share given in the source is given in the copy: {v}");
     let (s, v) = post(&server.url("/games/invited/share"), Some(&axis), &share(8), &t);
@@ -1180,7 +1119,7 @@ fn a_game_waiting_for_its_shares_is_carried_by_store_copy_and_begins_in_the_copy
     assert_eq!(report["dice_proven"], true, "{report}");
 
     // A store whose server has a key of its own: refused, nothing written.
-    Server::start(&other).stop();
+    Server::start(&other, TURNS).stop();
     let out = Command::new(env!("CARGO_BIN_EXE_rollcall"))
         .env_remove("ROLLCALL_DB")
         .env_remove("ROLLCALL_STORE")
@@ -1284,7 +1223,7 @@ fn play_on_a_server_whose_head_signature_is_forged_fails_in_text_and_json() {
 #[test]
 fn the_moves_route_lists_what_a_side_may_do_and_each_entry_is_accepted() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), TURNS);
     let t = Transcript::default();
     let (allies, axis) = sealed_game(&server, "friday", &t);
     for _ in 0..12 {
@@ -1330,7 +1269,7 @@ fn rollcall_cli(dir: &Path, args: &[&str]) -> std::process::Output {
 #[test]
 fn a_player_lists_and_picks_moves_on_the_server_without_writing_json() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("db"));
+    let server = Server::start(&dir.path().join("db"), TURNS);
     let t = Transcript::default();
     let (allies, axis) = sealed_game(&server, "pick", &t);
     let url = server.url("");

@@ -1,0 +1,82 @@
+//! A `rollcall serve` child for the tests that talk to the dice server
+//! (`tests/serve.rs`, `tests/play_browser.rs`): started on a free loopback
+//! port, its log lines kept, stopped with SIGTERM or killed.
+
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A `rollcall serve` child on a free loopback port; its log lines kept.
+pub struct Server {
+    child: Child,
+    url: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    /// A server over the sled store in `db`, its games `turns` sealed turns long.
+    pub fn start(db: &Path, turns: u32) -> Server {
+        Server::on(&[OsStr::new("--db"), db.as_os_str()], turns)
+    }
+
+    /// A server over the PostgreSQL database at `url`.
+    pub fn on_postgres(url: &str, turns: u32) -> Server {
+        Server::on(&[OsStr::new("--store"), OsStr::new(url)], turns)
+    }
+
+    fn on(store: &[&OsStr], turns: u32) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rollcall"))
+            .env_remove("ROLLCALL_DB")
+            .env_remove("ROLLCALL_STORE")
+            .args(store)
+            .args(["serve", "--addr", "127.0.0.1:0", "--turns", &turns.to_string()])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        let lines = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("listening on ").nth(1) {
+                    let _ = tx.send(rest.split(' ').next().unwrap().to_string());
+                }
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let url = rx.recv_timeout(Duration::from_secs(60)).expect("the server says where it listens");
+        Server { child, url, log }
+    }
+
+    /// The address of `path` on this server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+
+    /// SIGKILL: no chance to finish anything.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// SIGTERM; it must stop cleanly. Its log lines.
+    pub fn stop(mut self) -> Vec<String> {
+        unsafe { libc_kill(self.child.id() as i32, 15) };
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "a clean shutdown: {status:?}");
+        std::thread::sleep(Duration::from_millis(100));
+        self.log.lock().unwrap().clone()
+    }
+}
+
+extern "C" {
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
