@@ -1288,6 +1288,14 @@ fn a_player_lists_and_picks_moves_on_the_server_without_writing_json() {
     let out = rollcall_cli(dir.path(), &["moves", "pick", "--server", &url, "--token", &allies]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("What allies may do now:") && text.contains("--server URL --token T"), "{text}");
+    // Neither a file nor a pick: told both ways to play, and the page's address.
+    let out = rollcall_cli(dir.path(), &["play", "pick", "--server", &url, "--token", &allies]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--pick N") && err.contains(&format!("{}/games/pick/play", url.trim_end_matches('/'))),
+        "{err}"
+    );
     // A pick that names no entry, or a token not of the game: exit 2, nothing sent.
     let before = head(&server, "pick", &t);
     let out = rollcall_cli(dir.path(), &["play", "pick", "--server", &url, "--token", &allies, "--pick", "99"]);

@@ -34,6 +34,10 @@ pub fn run(cx: &Checked, args: PlayArgs) -> Result<ExitCode, Fail> {
         PlayArgs { decision: None, server: None, stream: false, game, .. } if terminal::on_terminal(cx.mode) => {
             terminal::run(cx, &game)
         }
+        PlayArgs { decision: None, server: Some(server), game, .. } => Err(fail!(
+            "play {game} --server {server}: name a decision file (or - for standard input), or pick one of `rollcall moves {game} --server {server}` with --pick N; on the server, each side also plays from its page, {}/games/{game}/play",
+            crate::serve::client::base(&server)
+        )),
         PlayArgs { decision: None, game, .. } => Err(fail!(
             "play {game}: name a decision file (or - for standard input), or pick one of `rollcall moves {game}` with --pick N"
         )),
