@@ -345,6 +345,21 @@ pub fn migrate(url: &str) -> Result<Vec<(i32, &'static str)>, LogError> {
     Ok(applied)
 }
 
+/// A log's connections are closed on a thread of their own. The postgres
+/// client closes a connection by blocking on its own small runtime, which
+/// panics on a thread that is driving an async runtime — and a dice server's
+/// last reference to its store can be let go on such a thread as it stops
+/// (a panic there, during cleanup, aborted the process).
+impl Drop for PgLog {
+    fn drop(&mut self) {
+        let pool = self.pool.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let idle = std::mem::take(&mut pool.idle);
+        if !idle.is_empty() {
+            let _ = std::thread::spawn(move || drop(idle)).join();
+        }
+    }
+}
+
 impl PgLog {
     /// Connects to the database at `url` (`postgres://user:password@host:port/db`,
     /// or `postgresql:///db?host=/run/postgresql` for a unix socket); refused

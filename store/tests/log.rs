@@ -345,6 +345,18 @@ fn pg(test: &str) -> Option<(Database, PgLog)> {
     Some((db, log))
 }
 
+/// Given a log with an open connection, when it is let go on a thread that
+/// drives an async runtime (as a dice server lets go of its store when it
+/// stops), then its connections close without a panic: the postgres client
+/// blocks on a runtime of its own to close one, which tokio refuses there.
+#[test]
+fn a_postgres_log_let_go_inside_an_async_runtime_closes_cleanly() {
+    let Some((_db, log)) = pg("a_postgres_log_let_go_inside_an_async_runtime") else { return };
+    log.games().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    runtime.block_on(async move { drop(log) });
+}
+
 #[test]
 fn postgres_log_behaves_like_a_vec() {
     let Some((_db, log)) = pg("postgres_log_behaves_like_a_vec") else { return };

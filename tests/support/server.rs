@@ -70,9 +70,24 @@ impl Server {
     pub fn stop(mut self) -> Vec<String> {
         unsafe { libc_kill(self.child.id() as i32, 15) };
         let status = self.child.wait().unwrap();
-        assert!(status.success(), "a clean shutdown: {status:?}");
         std::thread::sleep(Duration::from_millis(100));
-        self.log.lock().unwrap().clone()
+        let log = self.log.lock().unwrap().clone();
+        // What it said when it panicked (each panic and the line after it),
+        // then its last lines.
+        let panics: Vec<&str> = log
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| log[*i].contains("panicked at") || (*i > 0 && log[*i - 1].contains("panicked at")))
+            .map(|(_, l)| l.as_str())
+            .collect();
+        let last = &log[log.len().saturating_sub(10)..];
+        assert!(
+            status.success(),
+            "a clean shutdown: {status:?}; it said:\n{}\n…\n{}",
+            panics.join("\n"),
+            last.join("\n")
+        );
+        log
     }
 }
 
