@@ -1285,6 +1285,23 @@ fn a_player_lists_and_picks_moves_on_the_server_without_writing_json() {
     assert_eq!(listed["side"], "allies");
     let first = &listed["groups"][0]["entries"][0];
     assert_eq!(first["decision"]["type"], "activate", "{listed}");
+    // The token from the environment, as the guide has a player export it;
+    // set, it does not stand in the way of a game in the player's own store.
+    let with_env = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rollcall"))
+            .env("ROLLCALL_TOKEN", &allies)
+            .arg("--db")
+            .arg(dir.path().join("local"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = with_env(&["moves", "pick", "--server", &url]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("What allies may do now:"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let out = with_env(&["moves", "pick"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(2) && err.contains("no store at"), "the local store is read: {err}");
     let out = rollcall_cli(dir.path(), &["moves", "pick", "--server", &url, "--token", &allies]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("What allies may do now:") && text.contains("--server URL --token T"), "{text}");

@@ -133,8 +133,9 @@ pub enum Command {
         /// List the game on a dice server (`rollcall serve`) instead of this store.
         #[arg(long, value_name = "URL")]
         server: Option<String>,
-        /// With --server: your side's token, so that the list is your side's.
-        #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true, requires = "server")]
+        /// With --server: your side's token, so that the list is your side's
+        /// (ignored without --server, so that ROLLCALL_TOKEN may stay set).
+        #[arg(long, env = "ROLLCALL_TOKEN", hide_env_values = true)]
         token: Option<String>,
     },
     /// List a game's events, narrated; from the start, or from a seq, a decision or a turn on.
