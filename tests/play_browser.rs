@@ -659,16 +659,8 @@ fn every_field_reads_back(browser: &Browser, server: &Server, ruleset: &str) -> 
     let sim = rollcall_core::sim::simulator(ruleset).unwrap();
     let version = rollcall_core::registry::version(ruleset).unwrap().id();
     let header = sim.random_header(21, &version);
-    let sides = rollcall_core::game::Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap().sides();
-    let keys: Vec<Value> = sides
-        .iter()
-        .enumerate()
-        .map(|(i, s)| json!({"name": s, "key": SecretKey::from_bytes([i as u8 + 1; 32]).public().to_hex()}))
-        .collect();
-    let rules =
-        json!({"version": header.rules.version, "options": header.rules.options, "constants": header.rules.constants});
-    let created =
-        server.post("/games", None, &json!({"game": game, "rules": rules, "scenario": header.scenario, "sides": keys}));
+    let (terms, sides) = server::terms_of(&header, &game);
+    let created = server.post("/games", None, &terms);
     let tokens: Vec<String> = sides.iter().map(|s| created["tokens"][s].as_str().unwrap().to_string()).collect();
     for (i, token) in tokens.iter().enumerate() {
         let share = json!({"share": rollcall_core::digest::hex32(&[i as u8 + 80; 32])});

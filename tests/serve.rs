@@ -877,16 +877,8 @@ fn a_whole_sealed_game_of(ruleset: &str, seed: u64) {
     let sim = rollcall_core::sim::simulator(ruleset).unwrap();
     let version = rollcall_core::registry::version(ruleset).unwrap().id();
     let header = sim.random_header(seed, &version);
-    let sides = rollcall_core::game::Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap().sides();
     let game = format!("{ruleset}-whole");
-    let keys: Vec<Value> = sides
-        .iter()
-        .enumerate()
-        .map(|(i, s)| json!({"name": s, "key": SecretKey::from_bytes([i as u8 + 1; 32]).public().to_hex()}))
-        .collect();
-    let rules =
-        json!({"version": header.rules.version, "options": header.rules.options, "constants": header.rules.constants});
-    let body = json!({"game": game, "rules": rules, "scenario": header.scenario, "sides": keys});
+    let (body, sides) = server::terms_of(&header, &game);
     let (status, created) = post(&server.url("/games"), None, &body, &t);
     assert_eq!(status, 201, "{created}");
     let tokens: Vec<String> = sides.iter().map(|s| created["tokens"][s].as_str().unwrap().to_string()).collect();

@@ -95,3 +95,21 @@ extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, sig: i32) -> i32;
 }
+
+/// The body of `POST /games` for a sealed game `game` with the rules and
+/// scenario of `header` (a simulator's random game, say), and its sides in
+/// order; side `i`'s key is that of `SecretKey::from_bytes([i + 1; 32])`.
+pub fn terms_of(header: &rollcall_core::record::Header, game: &str) -> (serde_json::Value, Vec<String>) {
+    use rollcall_core::keys::SecretKey;
+    use serde_json::json;
+    let registry = rollcall_core::registry::builtin();
+    let sides = rollcall_core::game::Game::open(header.clone(), registry).unwrap().sides();
+    let keys: Vec<serde_json::Value> = sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({"name": s, "key": SecretKey::from_bytes([i as u8 + 1; 32]).public().to_hex()}))
+        .collect();
+    let rules =
+        json!({"version": header.rules.version, "options": header.rules.options, "constants": header.rules.constants});
+    (json!({"game": game, "rules": rules, "scenario": header.scenario, "sides": keys}), sides)
+}
