@@ -9,6 +9,7 @@
 
 pub mod bounds;
 pub mod canon;
+pub mod chain;
 pub mod dice;
 pub mod diff;
 pub mod digest;

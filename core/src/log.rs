@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use crate::chain::{self, ChainedLines, CheckedLine};
 use crate::digest::Digest;
 /// Where a game's chain stands, as a log reports it after an append.
 pub use crate::record::Head;
@@ -52,22 +53,21 @@ pub trait EventLog {
     /// Appends whole decisions to a game being created (see [`EventLog::append`]);
     /// durable only once committed.
     fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError>;
-    /// [`EventLog::append_pending`] of events given as their record lines
-    /// (canonical, each stating its hash: what a record file holds, and
-    /// what [`record::event_line`] writes), checked as
-    /// [`check_append_lines`] checks them. A store that keeps lines, or
-    /// their bytes, writes them as they are; by default each is parsed
-    /// into its event.
-    fn append_pending_lines(&self, game: &str, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
-        let mut events = Vec::with_capacity(lines.len());
-        for line in lines {
+    /// [`EventLog::append_pending`] of events given as their record lines,
+    /// checked already ([`ChainedLines::check`]): appended once the game's
+    /// head is the one they chain from. A store that keeps lines, or their
+    /// bytes, writes them as they are; by default each is parsed into its
+    /// event.
+    fn append_pending_lines(&self, game: &str, lines: &ChainedLines) -> Result<Head, LogError> {
+        let mut events = Vec::with_capacity(lines.lines().len());
+        for line in lines.lines() {
             let event = record::parse_event(line).map_err(|e| LogError::BadAppend {
                 game: game.to_string(),
                 reason: format!("not an event line: {}: {}", e.field, e.message),
             })?;
             events.push(event);
         }
-        self.append_pending(game, expected, &events)
+        self.append_pending(game, &lines.from().hash, &events)
     }
     /// Makes a game being created visible, with all its events, in one
     /// step, durably.
@@ -197,52 +197,26 @@ pub fn check_append(game: &str, head: &Head, events: &[Event]) -> Result<Head, L
     Ok(at)
 }
 
-/// An event's record line, checked by [`check_append_lines`]: its seq,
-/// kind and hash, and its body's canonical bytes, as the line holds them.
-#[derive(Debug, Clone, Copy)]
-pub struct CheckedLine<'l> {
-    pub seq: u64,
-    pub kind: Kind,
-    pub hash: Digest,
-    pub body: &'l [u8],
-    /// The whole line.
-    pub line: &'l str,
-}
-
-/// [`check_append`] for events given as their record lines: each line
-/// must be an event's canonical line (its body proved canonical), its seq
-/// the next, and the hash it states its link from the one before (hashed
-/// over the line's own bytes, as verify hashes them); the first must be a
-/// decision, a checkpoint or a reveal. Returns the new head and each line
-/// split into its members.
+/// [`check_append`] for events given as their record lines
+/// ([`chain::check_lines`]), refused as an append to `game`.
 pub fn check_append_lines<'l>(
     game: &str,
     head: &Head,
     lines: &'l [String],
 ) -> Result<(Head, Vec<CheckedLine<'l>>), LogError> {
-    let bad = |reason: String| LogError::BadAppend { game: game.to_string(), reason };
-    let mut at = *head;
-    let mut checked = Vec::with_capacity(lines.len());
-    for line in lines {
-        let parts = record::split_shape(line.as_bytes())
-            .filter(|parts| crate::canon::is_canonical_bytes(parts.body))
-            .ok_or_else(|| bad(format!("the line after seq {} is not an event's canonical line", at.seq)))?;
-        if checked.is_empty() && !matches!(parts.kind, Kind::Decision | Kind::Checkpoint | Kind::Reveal) {
-            return Err(bad("an append starts with a decision, a checkpoint or a reveal".into()));
-        }
-        if parts.seq != at.seq + 1 {
-            return Err(bad(format!("seq {} does not follow {}", parts.seq, at.seq)));
-        }
-        if record::link_pieces(&at.hash, parts.hashed) != parts.hash {
-            return Err(bad(format!("seq {} does not chain from the head", parts.seq)));
-        }
-        at = Head { seq: parts.seq, hash: parts.hash };
-        checked.push(CheckedLine { seq: parts.seq, kind: parts.kind, hash: parts.hash, body: parts.body, line });
+    chain::check_lines(head, lines).map_err(|e| e.refusing(game))
+}
+
+/// [`ChainedLines::check`], refused as an append to `game`.
+pub fn chain_lines(game: &str, from: &Head, lines: Vec<String>) -> Result<ChainedLines, LogError> {
+    ChainedLines::check(from, lines).map_err(|e| e.refusing(game))
+}
+
+impl chain::Unchained {
+    /// The refusal of an append to `game` of lines that do not chain.
+    pub fn refusing(self, game: &str) -> LogError {
+        LogError::BadAppend { game: game.to_string(), reason: self.0 }
     }
-    if checked.is_empty() {
-        return Err(bad("an append starts with a decision, a checkpoint or a reveal".into()));
-    }
-    Ok((at, checked))
 }
 
 struct MemGame {
@@ -556,50 +530,20 @@ pub fn open_game_with(
 mod tests {
     use super::*;
 
-    /// The rally fixture's header and events, and each event's line.
-    fn rally() -> (Head, Vec<Event>, Vec<String>) {
+    #[test]
+    fn lines_that_do_not_chain_are_refused_as_an_append_to_the_game() {
+        // Given the rally game's lines, its second left out
         let text = include_str!("../../fixtures/leader-activation/rally.json");
         let script = crate::script::Script::parse(text, "rally", crate::registry::builtin()).unwrap();
-        let mut events = Vec::new();
-        script.play(|_, e| events.push(e.clone())).unwrap();
+        let mut lines = Vec::new();
+        script.play(|_, e| lines.push(record::encode_event(e).unwrap())).unwrap();
         let root = Head { seq: 0, hash: record::header_hash(&script.header).unwrap() };
-        let lines = events.iter().map(|e| record::encode_event(e).unwrap()).collect();
-        (root, events, lines)
-    }
-
-    #[test]
-    fn lines_are_checked_as_their_events_are() {
-        // Given the rally game's events and their lines
-        let (root, events, lines) = rally();
-        // When its lines are checked as an append from its start
-        let (head, checked) = check_append_lines("rally", &root, &lines).unwrap();
-        // Then they pass where its events pass, each split into its members
-        assert_eq!(head, check_append("rally", &root, &events).unwrap());
-        for (line, event) in checked.iter().zip(&events) {
-            assert_eq!((line.seq, line.kind, line.hash), (event.seq, event.kind, event.hash));
-            assert_eq!(line.body, crate::canon::to_bytes(&event.body).unwrap());
-        }
-    }
-
-    #[test]
-    fn a_line_that_does_not_chain_or_is_not_canonical_is_refused() {
-        let (root, _, lines) = rally();
-        let refused = |lines: &[String], why: &str| match check_append_lines("rally", &root, lines) {
-            Err(LogError::BadAppend { reason, .. }) => assert!(reason.contains(why), "{reason}"),
-            other => panic!("{why}: {:?}", other.map(|(head, _)| head)),
-        };
-        // A body changed after it was hashed
-        let mut changed = lines.clone();
-        changed[1] = changed[1].replacen("\"decision\":1,", "\"decision\":2,", 1);
-        refused(&changed, "does not chain");
-        // A body that is not canonical (a space), whatever its hash says
-        let mut spaced = lines.clone();
-        spaced[0] = spaced[0].replacen("{\"body\":{", "{\"body\":{ ", 1);
-        refused(&spaced, "not an event's canonical line");
-        // A line left out
-        refused(&[lines[0].clone(), lines[2].clone()], "does not follow");
-        // An append that starts with a roll or a fact, or holds nothing
-        refused(&lines[1..], "starts with a decision");
-        refused(&[], "starts with a decision");
+        // When they are checked as an append at the game's start, they are refused, naming the game
+        let refused = |e: LogError| matches!(e, LogError::BadAppend { game, reason } if game == "rally" && reason.contains("does not follow"));
+        let gap: Vec<String> = [&lines[..1], &lines[2..]].concat();
+        assert!(check_append_lines("rally", &root, &gap).is_err_and(refused));
+        assert!(chain_lines("rally", &root, gap).is_err_and(refused));
+        // And as they are, they pass
+        assert_eq!(chain_lines("rally", &root, lines.clone()).unwrap().len(), lines.len());
     }
 }

@@ -476,8 +476,17 @@ fn hashed_around(line: &[u8], at: usize) -> [&[u8]; 2] {
     [&line[..at], &line[at + HASH_MEMBER.len() + 65..]]
 }
 
+/// The kind of a line of an event's shape, and where its body stands in
+/// it, found without reading the body (as far as [`line_kind`] reads it);
+/// `None` for a line of any other shape.
+pub(crate) fn kind_and_body(line: &[u8]) -> Option<(Kind, std::ops::Range<usize>)> {
+    let at = hash_member_at(line)?;
+    let (_, kind) = kind_and_seq(line, at)?;
+    line.starts_with(BODY_MEMBER).then_some((kind, BODY_MEMBER.len()..at))
+}
+
 /// `{"body":`, how an event line starts.
-const BODY_MEMBER: &[u8] = b"{\"body\":";
+pub(crate) const BODY_MEMBER: &[u8] = b"{\"body\":";
 
 /// `,"hash":"`, the start of a line's hash member.
 const HASH_MEMBER: &[u8] = b",\"hash\":\"";

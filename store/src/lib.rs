@@ -23,6 +23,7 @@ mod sled_log;
 pub use sled_log::{Access, OpenError, OpenOptions, SledLog};
 use std::path::Path;
 
+use rollcall_core::chain::ChainedLines;
 use rollcall_core::digest::Digest;
 use rollcall_core::log::{EventLog, Head, LogError};
 use rollcall_core::record::{Event, Header};
@@ -79,8 +80,8 @@ impl EventLog for Store {
     fn append_pending(&self, game: &str, expected: &Digest, events: &[Event]) -> Result<Head, LogError> {
         self.log().append_pending(game, expected, events)
     }
-    fn append_pending_lines(&self, game: &str, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
-        self.log().append_pending_lines(game, expected, lines)
+    fn append_pending_lines(&self, game: &str, lines: &ChainedLines) -> Result<Head, LogError> {
+        self.log().append_pending_lines(game, lines)
     }
     fn commit(&self, game: &str) -> Result<Head, LogError> {
         self.log().commit(game)

@@ -53,8 +53,9 @@ use std::time::{Duration, Instant};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
+use rollcall_core::chain::ChainedLines;
 use rollcall_core::digest::Digest;
-use rollcall_core::log::{check_append, check_append_lines, EventLog, Head, LogError};
+use rollcall_core::log::{check_append, EventLog, Head, LogError};
 use rollcall_core::record::{self, Event, Header};
 
 /// The schema's migrations, in order: version, name, SQL.
@@ -502,14 +503,17 @@ impl PgLog {
         self.insert_rows(game, visible, expected, last, |head| Ok((check_append(game, head, events)?, rows.clone())))
     }
 
-    /// Appends `lines`, each an event's record line, checked as
-    /// [`check_append_lines`] checks them: each row's line is the line as
-    /// given, not written again.
-    fn append_lines(&self, game: &str, visible: bool, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
-        let last = lines.last().and_then(|l| record::parse_event(l).ok()).map(|e| Head { seq: e.seq, hash: e.hash });
-        self.insert_rows(game, visible, expected, last, |head| {
-            let (new, checked) = check_append_lines(game, head, lines)?;
-            Ok((new, checked.iter().map(|l| (l.seq, l.hash, l.line.as_bytes())).collect()))
+    /// Appends `lines`, checked already ([`ChainedLines`]), once the head
+    /// is the one they chain from: each row's line is the line as given, not
+    /// written again.
+    fn append_lines(&self, game: &str, visible: bool, lines: &ChainedLines) -> Result<Head, LogError> {
+        let (from, to) = (*lines.from(), *lines.to());
+        let rows: Vec<EventRow> = lines.checked().map(|l| (l.seq, l.hash, l.line.as_bytes())).collect();
+        self.insert_rows(game, visible, &from.hash, Some(to), |head| {
+            if head.seq != from.seq {
+                return Err(LogError::stale_head(game, &from.hash, head));
+            }
+            Ok((to, rows.clone()))
         })
     }
 
@@ -717,8 +721,8 @@ impl EventLog for PgLog {
     }
 
     /// Each line inserted as its row's line, as given.
-    fn append_pending_lines(&self, game: &str, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
-        self.append_lines(game, false, expected, lines)
+    fn append_pending_lines(&self, game: &str, lines: &ChainedLines) -> Result<Head, LogError> {
+        self.append_lines(game, false, lines)
     }
 
     fn commit(&self, game: &str) -> Result<Head, LogError> {

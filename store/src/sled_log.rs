@@ -51,8 +51,9 @@ use std::time::{Duration, Instant};
 
 use crate::journal::{self, Journal};
 use rollcall_core::canon;
+use rollcall_core::chain::{ChainedLines, CheckedLine};
 use rollcall_core::digest::Digest;
-use rollcall_core::log::{check_append, check_append_lines, CheckedLine, EventLog, Head, LogError};
+use rollcall_core::log::{check_append, EventLog, Head, LogError};
 use rollcall_core::record::{self, Event, Header, Kind};
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
@@ -959,12 +960,17 @@ impl EventLog for SledLog {
     }
 
     /// The lines' events written in blocks ([`blocks`]): a game created
-    /// takes a sled insert for a few events, not one for each.
-    fn append_pending_lines(&self, game: &str, expected: &Digest, lines: &[String]) -> Result<Head, LogError> {
+    /// takes a sled insert for a few events, not one for each. They were
+    /// checked where they were made ([`ChainedLines`]): only their head is.
+    fn append_pending_lines(&self, game: &str, lines: &ChainedLines) -> Result<Head, LogError> {
         let tree = self.events_tree(game)?;
-        self.append_to(&self.pending, &tree, game, expected, false, |head| {
-            let (new_head, checked) = check_append_lines(game, head, lines)?;
-            Ok((new_head, blocks(&checked)))
+        let values = blocks(&lines.checked().collect::<Vec<_>>());
+        let from = lines.from();
+        self.append_to(&self.pending, &tree, game, &from.hash, false, |head| {
+            if head.seq != from.seq {
+                return Err(LogError::stale_head(game, &from.hash, head));
+            }
+            Ok((*lines.to(), values))
         })
     }
 
@@ -1232,8 +1238,8 @@ mod tests {
                     events += 1;
                 })
                 .unwrap();
-            let (_, checked) = check_append_lines("fixture", &root, &lines).unwrap();
-            let blocks = blocks(&checked);
+            let chained = ChainedLines::check(&root, lines.clone()).unwrap();
+            let blocks = blocks(&chained.checked().collect::<Vec<_>>());
             let read: Vec<String> = blocks.iter().flat_map(|(seq, value)| stored_lines(*seq, value).unwrap()).collect();
             assert_eq!(read, lines, "{}", path.display());
             assert!(
@@ -1461,8 +1467,12 @@ mod tests {
         }
         let script = long_script(350);
         let mut game = rollcall_core::Game::open(script.header.clone(), rollcall_core::registry::builtin()).unwrap();
-        let played: Vec<(Vec<Event>, Vec<String>)> =
-            script.decisions.iter().map(|(d, dice)| game.play_lines(d, dice.as_ref()).unwrap()).collect();
+        let played: Vec<(Vec<Event>, Vec<String>)> = script
+            .decisions
+            .iter()
+            .map(|(d, dice)| game.play_lines(d, dice.as_ref()).unwrap())
+            .map(|(e, l)| (e, l.lines().to_vec()))
+            .collect();
         let (old, new) = played.split_at(250);
         let lines_of =
             |part: &[(Vec<Event>, Vec<String>)]| part.iter().flat_map(|(_, l)| l.clone()).collect::<Vec<_>>();
@@ -1481,7 +1491,7 @@ mod tests {
         let rally_header = rally_script().header;
         let rally_lines: Vec<String> = rally().iter().map(|e| record::encode_event(e).unwrap()).collect();
         let root = log.begin(&rally_header).unwrap();
-        log.append_pending_lines("rally", &root.hash, &rally_lines).unwrap();
+        log.append_pending_lines("rally", &ChainedLines::check(&root, rally_lines.clone()).unwrap()).unwrap();
         log.commit("rally").unwrap();
         drop(log);
         let log = SledLog::open(dir.path()).unwrap();

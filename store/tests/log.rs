@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use rollcall_core::game::Game;
-use rollcall_core::log::{open_game, EventLog, Head, LogError, MemLog};
+use rollcall_core::log::{chain_lines, open_game, EventLog, Head, LogError, MemLog};
 use rollcall_core::record::Event;
 use rollcall_core::script::Script;
 use rollcall_store::{PgLog, SledLog, Store};
@@ -160,7 +160,7 @@ type Played = (Vec<Event>, Vec<String>);
 fn random_game(n: usize) -> (rollcall_core::record::Header, Vec<Played>) {
     let (header, list) = rollcall_core::sim::random_game("leader-activation", 7, n).unwrap();
     let mut game = Game::open(header.clone(), rollcall_core::registry::builtin()).unwrap();
-    let played = list.iter().map(|d| game.play_lines(d, None).unwrap()).collect();
+    let played = list.iter().map(|d| game.play_lines(d, None).unwrap()).map(|(e, l)| (e, l.lines().to_vec())).collect();
     (header, played)
 }
 
@@ -176,12 +176,16 @@ fn creates_from_lines_as_from_events(log: &dyn EventLog) {
     let events_of = |part: &[Played]| part.iter().flat_map(|(e, _)| e.clone()).collect::<Vec<_>>();
     let root = log.begin(&header).unwrap();
     let (first, second) = created.split_at(created.len() / 2);
-    let mid = log.append_pending_lines(&header.game, &root.hash, &lines_of(first)).unwrap();
+    let chained = |from: &Head, lines: Vec<String>| chain_lines(&header.game, from, lines);
+    let first = chained(&root, lines_of(first)).unwrap();
+    let mid = log.append_pending_lines(&header.game, &first).unwrap();
     let mut forged = lines_of(second);
     let decision = forged.iter().rposition(|l| l.contains("\"number\":")).unwrap();
     forged[decision] = forged[decision].replacen("\"number\":", "\"number\":1", 1);
-    assert!(matches!(log.append_pending_lines(&header.game, &mid.hash, &forged), Err(LogError::BadAppend { .. })));
-    let end = log.append_pending_lines(&header.game, &mid.hash, &lines_of(second)).unwrap();
+    assert!(matches!(chained(&mid, forged), Err(LogError::BadAppend { .. })));
+    // Lines checked from a head the game has left are refused, and nothing of them is written.
+    assert!(matches!(log.append_pending_lines(&header.game, &first), Err(LogError::StaleHead { .. })));
+    let end = log.append_pending_lines(&header.game, &chained(&mid, lines_of(second)).unwrap()).unwrap();
     assert_eq!(log.commit(&header.game).unwrap(), end);
     let mut head = end;
     for (events, _) in appended {

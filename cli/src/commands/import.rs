@@ -103,27 +103,21 @@ fn import_new(log: &(dyn EventLog + Sync), file: &Path, mode: Mode) -> Result<Im
     events.read_decisions(verifier.decision_reader());
     let bar = crate::output::progress::file("import", file, mode == Mode::Json);
     let (verified, at_head) = input::store::Creation::make(log, &header, |creation| {
-        let mut taken = None;
         loop {
-            let read = events.next_taking(|line, proof, read| {
-                let took = verifier.take_line_read(line, proof, read);
-                // Proved UTF-8 by the verifier's scan when it is taken.
-                let text = took.then(|| std::str::from_utf8(line).ok()).flatten();
-                taken = text.map(str::to_string);
-                took
-            });
-            let line = match read {
+            // A line taken as read goes on as the verifier proved it.
+            let batch = creation.batch();
+            let read = events.next_taking(|line, proof, read| verifier.take_line_into(line, proof, read, batch));
+            match read {
                 None => break,
-                Some(Ok(None)) => taken.take().ok_or_else(|| fail!("{}: a line is not UTF-8 text", file.display()))?,
+                Some(Ok(None)) => creation.hand_when_full()?,
                 Some(Ok(Some(event))) => {
                     verifier.push(&event).map_err(not_imported)?;
                     let line = rollcall_core::record::encode_event(&event);
-                    line.map_err(|e| fail!("{}: seq {}: {e}", file.display(), event.seq))?
+                    creation.push(line.map_err(|e| fail!("{}: seq {}: {e}", file.display(), event.seq))?)?;
                 }
                 Some(Err(e)) => return Err(not_imported(verifier.unreadable(e))),
             };
             crate::output::progress::tick(&bar);
-            creation.push(line)?;
         }
         let at_head = verifier.game().clone();
         let (verified, _) = verifier.finish().map_err(not_imported)?;

@@ -57,7 +57,7 @@ pub fn run_script(cx: &Checked, path: &Path, game_id: Option<String>) -> Result<
             for event in &events {
                 stream.push(&Narrated { game: &game, event, listed: false })?;
             }
-            lines.into_iter().try_for_each(|line| creation.push(line))?;
+            creation.push_chained(lines)?;
         }
         creation.commit()?;
         Ok(None)

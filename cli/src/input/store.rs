@@ -9,11 +9,11 @@ use std::sync::OnceLock;
 use crate::fail::{Context, Fail};
 use std::time::Duration;
 
-use rollcall_core::digest::Digest;
+use rollcall_core::chain::ChainedLines;
 use rollcall_core::game::Game;
 use rollcall_core::log::{EventLog, LogError};
 use rollcall_core::pbem::exchange;
-use rollcall_core::record::{Header, Kind};
+use rollcall_core::record::Header;
 use rollcall_core::strict;
 use rollcall_store::{Access, OpenOptions, SledLog, Store};
 
@@ -210,15 +210,18 @@ pub(crate) const RUN_BATCH_EVENTS: usize = 2048;
 /// leaves a creation no reader sees, which the next creation of the same
 /// id clears.
 pub(crate) struct Creation<'s> {
-    batch: Vec<String>,
+    game: &'s str,
+    /// The lines not yet handed to the writer, chained on from the last
+    /// handed (each checked, or made by the kernel, on this thread).
+    batch: ChainedLines,
     send: Option<std::sync::mpsc::SyncSender<Written>>,
     writer: Option<std::thread::ScopedJoinHandle<'s, Result<(), Fail>>>,
 }
 
 /// What a creation's writer is handed.
 enum Written {
-    /// The next batch of record lines, whole decisions.
-    Lines(Vec<String>),
+    /// The next batch of record lines, whole decisions, chained.
+    Lines(ChainedLines),
     /// Every batch is in: make the game visible.
     Commit,
 }
@@ -232,19 +235,20 @@ impl Creation<'_> {
         header: &Header,
         make: impl FnOnce(&mut Creation<'_>) -> Result<T, Fail>,
     ) -> Result<T, Fail> {
-        let head = log.begin(header)?.hash;
+        let head = log.begin(header)?;
         let game = header.game.as_str();
         std::thread::scope(|scope| {
             // Two batches ahead at most: memory stays bounded by the batches.
             let (send, batches) = std::sync::mpsc::sync_channel(2);
             let writer = std::thread::Builder::new()
                 .name("creation writer".into())
-                .spawn_scoped(scope, move || write_batches(log, game, head, batches))
+                .spawn_scoped(scope, move || write_batches(log, game, batches))
                 .map_err(|e| {
                     let _ = log.abandon(game);
                     fail!("cannot start a thread to write the game: {e}")
                 })?;
-            let mut creation = Creation { batch: Vec::new(), send: Some(send), writer: Some(writer) };
+            let batch = ChainedLines::new(head);
+            let mut creation = Creation { game, batch, send: Some(send), writer: Some(writer) };
             let made = make(&mut creation);
             // Uncommitted: the writer, its channel closed, abandons the game.
             creation.send = None;
@@ -253,24 +257,41 @@ impl Creation<'_> {
         })
     }
 
-    /// Adds the next event's record line. A batch is handed to the writer
-    /// once it is full and the next decision (or checkpoint) begins: it
-    /// holds whole decisions.
+    /// Adds the next event's record line, checked to follow the last.
     pub(crate) fn push(&mut self, line: String) -> Result<(), Fail> {
-        let starts =
-            matches!(rollcall_core::record::line_kind(line.as_bytes()), Some(Kind::Decision | Kind::Checkpoint));
-        if starts && self.batch.len() >= RUN_BATCH_EVENTS {
-            let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(RUN_BATCH_EVENTS + 64));
-            self.hand(Written::Lines(batch))?;
+        self.batch.push_line(line).map_err(|e| e.refusing(self.game))?;
+        self.hand_when_full()
+    }
+
+    /// Adds a decision's lines, as the game that played it chained them.
+    pub(crate) fn push_chained(&mut self, lines: ChainedLines) -> Result<(), Fail> {
+        self.batch.append(lines).map_err(|e| e.refusing(self.game))?;
+        self.hand_when_full()
+    }
+
+    /// The lines not yet handed, to add lines to as the kernel proves them
+    /// (then [`Creation::hand_when_full`]).
+    pub(crate) fn batch(&mut self) -> &mut ChainedLines {
+        &mut self.batch
+    }
+
+    /// Hands the writer the batch's whole decisions once it is full: the
+    /// last decision, which more lines may follow, waits for the next.
+    pub(crate) fn hand_when_full(&mut self) -> Result<(), Fail> {
+        if self.batch.len() < RUN_BATCH_EVENTS {
+            return Ok(());
         }
-        self.batch.push(line);
-        Ok(())
+        let whole = self.batch.take_whole();
+        if whole.is_empty() {
+            return Ok(());
+        }
+        self.hand(Written::Lines(whole))
     }
 
     /// Writes what is left and makes the game visible, whole, durably.
     pub(crate) fn commit(&mut self) -> Result<(), Fail> {
         if !self.batch.is_empty() {
-            let batch = std::mem::take(&mut self.batch);
+            let batch = self.batch.take();
             self.hand(Written::Lines(batch))?;
         }
         self.hand(Written::Commit)?;
@@ -304,13 +325,12 @@ impl Creation<'_> {
 fn write_batches(
     log: &(dyn EventLog + Sync),
     game: &str,
-    mut head: Digest,
     batches: std::sync::mpsc::Receiver<Written>,
 ) -> Result<(), Fail> {
     let written = (|| {
         for written in batches {
             match written {
-                Written::Lines(lines) => head = log.append_pending_lines(game, &head, &lines)?.hash,
+                Written::Lines(lines) => drop(log.append_pending_lines(game, &lines)?),
                 Written::Commit => return log.commit(game).map(Some),
             }
         }

@@ -11,9 +11,10 @@ use serde_json::Value;
 
 use super::{Game, Refusal};
 use crate::canon;
+use crate::chain::ChainedLines;
 use crate::dice::{Dice, Drawn, TableDice};
 use crate::digest::Digest;
-use crate::record::{self, Event, Kind, RollBodyV1, SeedMode};
+use crate::record::{self, Event, Head, Kind, RollBodyV1, SeedMode};
 use crate::ruleset::{KeptDecision, TypedDecision, TypedFact};
 use crate::sealed;
 
@@ -297,9 +298,16 @@ pub(super) struct Link {
 }
 
 impl Decided {
-    /// Each event's record line, from the bytes its link hashed.
-    pub(super) fn lines(&self) -> Vec<String> {
-        self.events.iter().zip(&self.links).map(|(e, l)| record::event_line(&l.bytes, l.body_end, &e.hash)).collect()
+    /// Each event's record line, from the bytes its link hashed, chained on
+    /// from `from`, the head the decision was decided at.
+    pub(super) fn lines(&self, from: Head) -> ChainedLines {
+        let mut lines = ChainedLines::new(from);
+        for (e, l) in self.events.iter().zip(&self.links) {
+            // The linked bytes start `{"body":`; the line keeps them before the hash member.
+            let body = record::BODY_MEMBER.len()..l.body_end;
+            lines.push_made(record::event_line(&l.bytes, l.body_end, &e.hash), e.seq, e.kind, e.hash, body);
+        }
+        lines
     }
 
     /// The kind of each roll and fact (the events after the decision), with

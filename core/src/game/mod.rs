@@ -25,12 +25,14 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::canon;
+use crate::chain::ChainedLines;
 use crate::dice::{Dice, Seed, TableDice};
 use crate::digest::Digest;
 use crate::fault::{Fault, Faulted};
 use crate::keys::{self, SecretKey};
 use crate::record::{
-    self, CheckpointBody, DecisionSeen, Event, FactSeen, Header, Kind, LinkProof, RevealBody, RollBodyV1, SeedMode,
+    self, CheckpointBody, DecisionSeen, Event, FactSeen, Head, Header, Kind, LinkProof, RevealBody, RollBodyV1,
+    SeedMode,
 };
 use crate::rules::Versions;
 use crate::ruleset::{Actor, Machine, Refusal, Registry, ScenarioError, TypedFact};
@@ -573,15 +575,17 @@ impl Game {
     }
 
     /// [`Game::play`], handing back each event's record line as well,
-    /// written from the canonical bytes its link hashed ([`record::event_line`]):
-    /// what a store keeps of it, with no body written again.
+    /// written from the canonical bytes its link hashed ([`record::event_line`]),
+    /// chained on from the game's head before it: what a store keeps of it,
+    /// with no body written again and no link hashed again.
     pub fn play_lines(
         &mut self,
         decision: &Value,
         dice: Option<&TableDice>,
-    ) -> Result<(Vec<Event>, Vec<String>), Refusal> {
+    ) -> Result<(Vec<Event>, ChainedLines), Refusal> {
+        let from = Head { seq: self.seq, hash: self.head };
         let mut decided = self.decide(decision, Decide { dice, ..Decide::default() })?;
-        let lines = decided.lines();
+        let lines = decided.lines(from);
         self.adopt_decided(&mut decided);
         Ok((decided.events, lines))
     }

@@ -27,7 +27,15 @@ fn the_lines_a_game_plays_are_its_events_canonical_lines() {
             let (events, lines) = lined.play_lines(decision, None).unwrap();
             assert_eq!(events, plain.play(decision, None).unwrap(), "{ruleset}");
             let encoded: Vec<String> = events.iter().map(|e| record::encode_event(e).unwrap()).collect();
-            assert_eq!(lines, encoded, "{ruleset}");
+            assert_eq!(lines.lines(), &encoded[..], "{ruleset}");
+            // Chained as the game made them, split as a check of the lines splits them.
+            let checked = crate::chain::ChainedLines::check(lines.from(), encoded).unwrap();
+            let members = |c: crate::chain::CheckedLine<'_>| (c.seq, c.kind, c.hash, c.body.to_vec());
+            assert_eq!(
+                lines.checked().map(members).collect::<Vec<_>>(),
+                checked.checked().map(members).collect::<Vec<_>>()
+            );
+            assert_eq!((lines.to(), lines.to()), (checked.to(), &Head { seq: lined.seq(), hash: lined.head() }));
         }
         assert_eq!((lined.head(), lined.seq()), (plain.head(), plain.seq()), "{ruleset}");
     }

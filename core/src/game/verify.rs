@@ -12,13 +12,14 @@ use serde_json::Value;
 use super::linked::{Asked, Decide, Decided, Expected, Link};
 use super::{check_decision_number, check_link, malformed, sequence_gap, ApplyError, Game, LinkCheck};
 use crate::canon;
+use crate::chain::ChainedLines;
 use crate::dice::{draw, Roll, TableDice};
 use crate::digest::Digest;
 use crate::fault::{Fault, Faulted};
 use crate::keys;
 use crate::record::{
-    self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, Header, Kind, LinkProof, RevealBody, RollBodyV1,
-    SeedMode,
+    self, CheckpointBody, DecisionBody, DecisionSeen, Event, FactBody, Head, Header, Kind, LinkProof, RevealBody,
+    RollBodyV1, SeedMode,
 };
 use crate::ruleset::{DecisionReader, KeptDecision, Registry};
 use crate::sealed;
@@ -271,6 +272,36 @@ impl Verifier {
     /// [`Verifier::decision_reader`] gave: the decision is not read again.
     pub fn take_line_read(&mut self, line: &[u8], proof: Option<&LinkProof>, read: Option<KeptDecision>) -> bool {
         self.take_decided_line(line, proof) || self.take_decision(line, proof, read).is_some()
+    }
+
+    /// [`Verifier::take_line_read`], adding the line, when it is taken, to
+    /// `into`, lines chained so far to where this verifier's game stands: a
+    /// line taken is the canonical line of the event the game's head now
+    /// links, so it goes on as the kernel proved it, not hashed again where
+    /// it is written. A line not taken (`false`), or lines that end
+    /// elsewhere, leave `into` as it was.
+    pub fn take_line_into(
+        &mut self,
+        line: &[u8],
+        proof: Option<&LinkProof>,
+        read: Option<KeptDecision>,
+        into: &mut ChainedLines,
+    ) -> bool {
+        let (seq, head) = self.head();
+        if *into.to() != (Head { seq, hash: head }) {
+            return false;
+        }
+        // A canonical line is UTF-8 text of an event's shape: a line that is
+        // not is not taken, and is read the slow way, which names its fault.
+        let (Ok(text), Some((kind, body))) = (std::str::from_utf8(line), record::kind_and_body(line)) else {
+            return false;
+        };
+        if !self.take_line_read(line, proof, read) {
+            return false;
+        }
+        let (seq, hash) = self.head();
+        into.push_made(text.to_string(), seq, kind, hash, body);
+        true
     }
 
     /// How the proven game's ruleset reads a decision's text on no state,
