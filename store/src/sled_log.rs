@@ -283,15 +283,20 @@ pub const CACHE_BYTES: u64 = 4 << 20;
 /// segments.
 pub const SEGMENT_BYTES: usize = 64 << 10;
 
-/// The zstd level a new store's log is written at. sled compresses each
-/// message it writes to its log: an event's delta, and each rewrite of a
-/// leaf of up to 16 events, whose bodies repeat each other's member names.
-/// With [`SEGMENT_BYTES`], 3 took the stores above to 1.3 and 1.0 × their
-/// records; 1 left the short game's at 1.5 ×. sled's patch in this
-/// workspace keeps one zstd context a thread (vendor/sled-0.34.7/ROLLCALL.md):
-/// without it, making a context for each message read tripled the time to
-/// read a stored game.
-pub const COMPRESSION_LEVEL: i32 = 3;
+/// The zstd level a store's log is written at. sled compresses each
+/// message over 1 KiB it writes to its log (vendor/sled-0.34.7/ROLLCALL.md):
+/// each rewrite of a leaf of up to 16 keys, whose events' bodies repeat
+/// each other's member names. Compressing leaves is most of what the thread
+/// writing a created game does; level 1 took `import` of a 100k-event
+/// record to 0.92 × its time at level 3, and left the store 1.04 × as
+/// large (0.56 × the record); a 2,000-decision game played a decision at a
+/// time took 1.42 × its record at level 1, 1.50 × at 3 (measured with the
+/// throughput bench and whole processes). sled reads a message whatever
+/// level wrote it: stores written at 3 read and grow as before. sled's
+/// patch in this workspace keeps one zstd context a thread: without it,
+/// making a context for each message read tripled the time to read a
+/// stored game.
+pub const COMPRESSION_LEVEL: i32 = 1;
 
 /// How a store is laid out on disk, as sled's `conf` file in its directory
 /// says: sled refuses to open a store with another segment size or
