@@ -186,10 +186,7 @@ impl<'a> Decisions<'a> {
         self.whitespace()?;
         match (self.peek()?, self.next) {
             (Some(b']'), _) => return Ok(None),
-            (Some(b','), n) if n > 0 => {
-                self.bump()?;
-                self.whitespace()?;
-            }
+            (Some(b','), n) if n > 0 => self.expect(b',')?,
             (_, 0) => {}
             _ => return Err(changed(self.path)),
         }
@@ -211,29 +208,50 @@ impl<'a> Decisions<'a> {
         Ok(buffer.first().copied())
     }
 
-    fn bump(&mut self) -> Result<u8, Fail> {
-        let b = self.peek()?.ok_or_else(|| changed(self.path))?;
-        self.file.consume(1);
-        if b == b'\n' {
-            self.line += 1;
+    /// Takes bytes while `step` says to, a buffer at a time: each byte taken
+    /// counts its line and goes into the decision being kept. `Ok(false)`
+    /// if the file ended before `step` said it was done.
+    fn scan(&mut self, mut step: impl FnMut(u8) -> Scan) -> Result<bool, Fail> {
+        loop {
+            let buffer = self.file.fill_buf().map_err(|e| fail!("{}: {e}", self.path.display()))?;
+            if buffer.is_empty() {
+                return Ok(false);
+            }
+            let (mut taken, mut done) = (buffer.len(), false);
+            for (i, &b) in buffer.iter().enumerate() {
+                match step(b) {
+                    Scan::Take => continue,
+                    Scan::TakeLast => taken = i + 1,
+                    Scan::Stop => taken = i,
+                }
+                done = true;
+                break;
+            }
+            let bytes = &buffer[..taken];
+            self.line += bytes.iter().filter(|&&b| b == b'\n').count();
+            if let Some(kept) = self.kept.as_mut() {
+                kept.extend_from_slice(bytes);
+            }
+            self.file.consume(taken);
+            if done {
+                return Ok(true);
+            }
         }
-        if let Some(kept) = self.kept.as_mut() {
-            kept.push(b);
-        }
-        Ok(b)
     }
 
     fn whitespace(&mut self) -> Result<(), Fail> {
-        while matches!(self.peek()?, Some(b' ' | b'\t' | b'\r' | b'\n')) {
-            self.bump()?;
-        }
-        Ok(())
+        self.scan(|b| if matches!(b, b' ' | b'\t' | b'\r' | b'\n') { Scan::Take } else { Scan::Stop }).map(drop)
     }
 
     /// Skips whitespace, then `byte`, which must come next.
     fn expect(&mut self, byte: u8) -> Result<(), Fail> {
         self.whitespace()?;
-        if self.bump()? == byte {
+        let mut found = None;
+        self.scan(|b| {
+            found = Some(b);
+            Scan::TakeLast
+        })?;
+        if found == Some(byte) {
             Ok(())
         } else {
             Err(changed(self.path))
@@ -244,46 +262,100 @@ impl<'a> Decisions<'a> {
     fn string(&mut self) -> Result<Vec<u8>, Fail> {
         self.expect(b'"')?;
         let mut raw = vec![b'"'];
-        loop {
-            let b = self.bump()?;
+        let mut in_string = InString::default();
+        let closed = self.scan(|b| {
             raw.push(b);
-            match b {
-                b'\\' => raw.push(self.bump()?),
-                b'"' => return Ok(raw),
-                _ => {}
+            if in_string.ends_at(b) {
+                Scan::TakeLast
+            } else {
+                Scan::Take
             }
+        })?;
+        if closed {
+            Ok(raw)
+        } else {
+            Err(changed(self.path))
         }
     }
 
     /// Skips one value (the first pass found the text strict JSON).
     fn skip_value(&mut self) -> Result<(), Fail> {
         self.whitespace()?;
-        match self.peek()? {
-            Some(b'"') => self.string().map(drop),
+        let ended = match self.peek()? {
+            Some(b'"') => return self.string().map(drop),
             Some(b'{' | b'[') => {
-                let mut depth = 0usize;
-                loop {
-                    match self.peek()? {
-                        Some(b'"') => {
-                            self.string()?;
-                            continue;
+                let (mut depth, mut string) = (0usize, None::<InString>);
+                self.scan(|b| {
+                    match (&mut string, b) {
+                        (Some(s), b) => {
+                            if s.ends_at(b) {
+                                string = None;
+                            }
                         }
-                        Some(b'{' | b'[') => depth += 1,
-                        Some(b'}' | b']') => depth -= 1,
+                        (None, b'"') => string = Some(InString::default()),
+                        (None, b'{' | b'[') => depth += 1,
+                        (None, b'}' | b']') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Scan::TakeLast;
+                            }
+                        }
                         _ => {}
                     }
-                    self.bump()?;
-                    if depth == 0 {
-                        return Ok(());
-                    }
-                }
+                    Scan::Take
+                })?
             }
+            // A number, `true`, `false` or `null`: up to what follows it.
             _ => {
-                while !matches!(self.peek()?, None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')) {
-                    self.bump()?;
-                }
-                Ok(())
+                self.scan(|b| {
+                    if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                        Scan::Stop
+                    } else {
+                        Scan::Take
+                    }
+                })?;
+                true
             }
+        };
+        if ended {
+            Ok(())
+        } else {
+            Err(changed(self.path))
+        }
+    }
+}
+
+/// What [`Decisions::scan`] does with a byte.
+enum Scan {
+    /// Takes it and goes on.
+    Take,
+    /// Takes it and stops.
+    TakeLast,
+    /// Stops before it.
+    Stop,
+}
+
+/// Where a scan stands inside a JSON string, after its opening quote.
+#[derive(Default)]
+struct InString {
+    /// The byte before was a backslash: this one is escaped.
+    escaped: bool,
+}
+
+impl InString {
+    /// Whether `b`, the next byte, closes the string.
+    fn ends_at(&mut self, b: u8) -> bool {
+        match (self.escaped, b) {
+            (true, _) => {
+                self.escaped = false;
+                false
+            }
+            (false, b'\\') => {
+                self.escaped = true;
+                false
+            }
+            (false, b'"') => true,
+            _ => false,
         }
     }
 }
@@ -291,6 +363,36 @@ impl<'a> Decisions<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decisions_across_the_reads_buffers_are_read_as_the_whole_text_reads_them() {
+        // Given a script of more decisions than one read holds, with strings
+        // that hold brackets, quotes, backslashes and newlines, and numbers
+        // last in their objects
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        let decisions: Vec<Value> = (0..4000)
+            .map(|i| serde_json::json!({"type": "move", "note": format!("[{i}] {{\\\"}}\n\\"), "to": [i, -i], "n": i}))
+            .collect();
+        let text = format!(
+            "{{\"decisions\": [\n{}\n], \"scenario\": {{}}}}",
+            decisions.iter().map(|d| serde_json::to_string_pretty(d).unwrap()).collect::<Vec<_>>().join(",\n")
+        );
+        assert!(text.len() > 2 * READ_BYTES, "the script spans several reads");
+        std::fs::write(&path, &text).unwrap();
+        // When they are read one at a time
+        let mut read = Decisions::open(&path).unwrap();
+        // Then each is the decision written, on the line it starts on
+        for (index, want) in decisions.iter().enumerate() {
+            let d = read.next().unwrap().unwrap();
+            assert_eq!((d.index, &d.decision), (index, want));
+            if index % 97 == 0 {
+                let field = format!("decisions[{index}].note");
+                assert_eq!(d.line_of(&field), line_of(&text, &field));
+            }
+        }
+        assert!(read.next().unwrap().is_none());
+    }
 
     #[test]
     fn each_decision_is_handed_out_with_its_line_wherever_decisions_are() {
