@@ -4,7 +4,9 @@
 //! then written and, by email, exported and signed; the turn file applied
 //! by the other side and both stores verified with the binary. And what a
 //! kill or `q` in the middle of a turn leaves in the store: nothing not
-//! said to be written, everything that was.
+//! said to be written, everything that was. And the same menu against a
+//! dice server: each pick decided there, the other side followed, a
+//! refusal shown, a server gone said plainly.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -18,6 +20,10 @@ use binary::{command as rollcall, root, stderr, stdout};
 #[path = "support/pty.rs"]
 mod pty;
 use pty::Screen;
+
+#[path = "support/server.rs"]
+mod server;
+use server::Server;
 
 const DOWN: &str = "\x1b[B";
 
@@ -384,4 +390,209 @@ fn play_without_a_decision_off_a_terminal_says_how_to_pick_one() {
         "name a decision file (or - for standard input), or pick one of `rollcall moves rally` with --pick N"
     ));
     assert!(stdout(&out).is_empty());
+}
+
+/// A sealed game of leader activation on `server` (the play-by-email
+/// example's scenario), allies against axis, both shares given: the two
+/// sides' tokens.
+fn sealed_game(server: &Server, game: &str) -> (String, String) {
+    use rollcall_core::keys::SecretKey;
+    let scenario: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("examples/pbem/scenario.json")).unwrap()).unwrap();
+    let body = serde_json::json!({"game": game, "rules": "leader-activation@1", "scenario": scenario, "sides": [
+        {"name": "allies", "key": SecretKey::from_bytes([1; 32]).public().to_hex()},
+        {"name": "axis", "key": SecretKey::from_bytes([2; 32]).public().to_hex()}]});
+    let (status, created) = post_json(&server.url("/games"), None, &body);
+    assert_eq!(status, 201, "{created}");
+    let tokens = [created["tokens"]["allies"].as_str().unwrap(), created["tokens"]["axis"].as_str().unwrap()];
+    for (token, n) in tokens.iter().zip([7u8, 8]) {
+        let share = serde_json::json!({"share": rollcall_core::digest::hex32(&[n; 32])});
+        let (status, answer) = post_json(&server.url(&format!("/games/{game}/share")), Some(token), &share);
+        assert_eq!(status, 200, "{answer}");
+    }
+    (tokens[0].to_string(), tokens[1].to_string())
+}
+
+fn post_json(url: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+    let mut request = ureq::post(url).set("Content-Type", "application/json");
+    if let Some(token) = token {
+        request = request.set("Authorization", &format!("Bearer {token}"));
+    }
+    let (status, text) = match request.send_string(&body.to_string()) {
+        Ok(r) => (r.status(), r.into_string().unwrap()),
+        Err(ureq::Error::Status(s, r)) => (s, r.into_string().unwrap()),
+        Err(e) => panic!("{url}: {e}"),
+    };
+    (status, serde_json::from_str(&text).unwrap())
+}
+
+fn get_json(url: &str) -> Value {
+    serde_json::from_str(&ureq::get(url).call().unwrap().into_string().unwrap()).unwrap()
+}
+
+/// `decision`, made over HTTP by `token`'s side on the server's head.
+#[track_caller]
+fn decide_on(server: &Server, game: &str, token: &str, decision: Value) {
+    let head = get_json(&server.url(&format!("/games/{game}")))["head"]["hash"].clone();
+    let body = serde_json::json!({"expected_head": head, "decision": decision});
+    let (status, answer) = post_json(&server.url(&format!("/games/{game}/decisions")), Some(token), &body);
+    assert_eq!(status, 200, "{answer}");
+}
+
+/// The decisions of `game` as the server has written them.
+fn server_decisions(server: &Server, game: &str) -> Vec<Value> {
+    let events = get_json(&server.url(&format!("/games/{game}/events")));
+    events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "decision")
+        .map(|e| e["body"]["decision"].clone())
+        .collect()
+}
+
+/// The types of `decisions`, in order.
+fn types(decisions: &[Value]) -> Vec<&str> {
+    decisions.iter().map(|d| d["type"].as_str().unwrap()).collect()
+}
+
+/// `rollcall play GAME --server URL --token T` on a terminal, on a store
+/// that does not exist (the server's game is all it reads).
+fn play_on_server(dir: &Path, url: &str, game: &str, token: &str) -> Screen {
+    let mut command = rollcall(&dir.join("no-store"));
+    command.args(["play", game, "--server", url, "--token", token]);
+    Screen::spawn(command, 160, 50)
+}
+
+/// Allies plays the first activation of a sealed game from the menu: the
+/// referee's begin-turn, Lt. Adams activated, a command, a rally whose die
+/// the server draws; each decided by the server as it is picked, its head
+/// signature checked. Then the game awaits axis: the screen says so, and
+/// axis's activation (made elsewhere) appears by itself. The server holds
+/// each decision, in order, and its record verifies.
+#[test]
+fn a_turn_on_a_dice_server_is_played_from_the_menu_and_each_pick_lands_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"), 100);
+    let (allies, axis) = sealed_game(&server, "duel");
+    let mut screen = play_on_server(dir.path(), &server.url(""), "duel", &allies);
+    let first = screen.wait_for("allies has nothing of its own to decide now");
+    assert!(first.contains(&format!("you play allies on the server {}", server.url(""))), "{first}");
+    assert!(first.contains(">  1. begin the next turn, allies activating first"), "{first}");
+    assert!(first.contains("Enter sends the decision to the server"), "the keys are said: {first}");
+    // Nothing to take back or to end on a server: those keys do nothing.
+    screen.keys("u");
+    screen.wait_for("? shows the keys");
+    screen.keys("?");
+    let help = screen.wait_for(" keys ");
+    assert!(!help.contains("take back") && !help.contains("end the turn"), "{help}");
+    screen.keys(" ");
+
+    screen.keys("\r");
+    let begun = screen.wait_for("#1 begin-turn first=allies: decided by the server");
+    assert!(begun.contains("signed by the server (checked)"), "{begun}");
+    screen.wait_for("Turn 1 begins, allies first.");
+    screen.wait_for("What allies may do now:");
+    choose(&mut screen, 2, "activate lt-adams");
+    screen.wait_for("lt-adams (allies) is activated.");
+    screen.wait_for(">  1. lt-adams commands rifles-1");
+    screen.keys("\r");
+    screen.wait_for("#3 command unit=rifles-1: decided by the server");
+    let listed = screen.wait_for("rallies mortar, rifles-2");
+    let rally = number_of(&listed, "rallies mortar, rifles-2");
+    choose(&mut screen, rally, "lt-adams rallies mortar, rifles-2");
+    let rallied = screen.wait_for("#4 rally units=mortar,rifles-2: decided by the server");
+    assert!(rallied.contains("roll d6 rally#0 = "), "the die the server drew is shown: {rallied}");
+    let waiting = screen.wait_for("Waiting for axis to decide");
+    assert!(waiting.contains("waiting: the server is read every second"), "{waiting}");
+
+    // Axis activates from elsewhere: allies' screen follows.
+    let out = rollcall(&dir.path().join("no-store"))
+        .args(["play", "duel", "--server", &server.url(""), "--token", &axis, "--pick", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    screen.wait_for("(axis) is activated.");
+    screen.wait_for("the game moved on: seq");
+    screen.keys("q");
+    assert!(screen.wait_exit().success());
+    let said = screen.wait_for("#4 rally units=mortar,rifles-2: decided by the server");
+    assert!(said.contains("#1 begin-turn first=allies: decided by the server"), "printed on leaving: {said}");
+
+    let decisions = server_decisions(&server, "duel");
+    assert_eq!(types(&decisions), ["begin-turn", "activate", "command", "rally", "activate"]);
+    assert_eq!(decisions[2], serde_json::json!({"type": "command", "unit": "rifles-1"}));
+    let record = server.url("/games/duel/record");
+    let out = rollcall(&dir.path().join("no-store")).args(["verify", &record]).output().unwrap();
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    server.stop();
+}
+
+/// Axis opens the game while allies is to decide: the screen says whose
+/// decision it waits for and follows the server as allies plays, until
+/// the game awaits axis. A server that goes away is said plainly, and `q`
+/// still leaves.
+#[test]
+fn a_side_not_on_turn_waits_on_the_server_and_a_server_gone_is_said_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"), 100);
+    let (allies, axis) = sealed_game(&server, "wait");
+    decide_on(&server, "wait", &allies, serde_json::json!({"type": "begin-turn", "first": "allies"}));
+    let mut screen = play_on_server(dir.path(), &server.url(""), "wait", &axis);
+    let waiting = screen.wait_for("Waiting for allies to decide");
+    assert!(waiting.contains("you play axis on the server"), "{waiting}");
+    assert!(waiting.contains("allies to decide"), "{waiting}");
+
+    decide_on(&server, "wait", &allies, serde_json::json!({"type": "activate", "leader": "lt-adams"}));
+    screen.wait_for("lt-adams (allies) is activated.");
+    screen.wait_for("Waiting for allies to decide");
+    decide_on(&server, "wait", &allies, serde_json::json!({"type": "end-activation"}));
+    screen.wait_for("your decision: axis to decide");
+    let mine = screen.wait_for("What axis may do now:");
+    assert!(!mine.contains("Waiting for"), "{mine}");
+
+    let server_gone = server.url("");
+    server.kill();
+    let lost = screen.wait_for("cannot reach the server");
+    assert!(lost.contains("(trying again)"), "{lost}");
+    screen.keys("q");
+    assert!(screen.wait_exit().success(), "{}", screen.text());
+    // A server gone before the menu opens: an error, and the terminal never taken.
+    let mut again = play_on_server(dir.path(), &server_gone, "wait", &axis);
+    again.wait_for("cannot reach the server");
+    assert_eq!(again.wait_exit().code(), Some(2), "{}", again.text());
+}
+
+/// Allies fills in a move while axis enters one of the referee's inputs
+/// meanwhile: the server refuses allies' move, listed on a head that is no
+/// longer the game's, and the screen says why, in the server's words; the
+/// menu stays up, listed again with axis's input in the narrative, and
+/// nothing of allies' move was written.
+#[test]
+fn a_decision_the_server_refuses_is_shown_with_its_message_and_the_menu_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("db"), 100);
+    let (allies, axis) = sealed_game(&server, "race");
+    decide_on(&server, "race", &allies, serde_json::json!({"type": "begin-turn", "first": "allies"}));
+    let mut screen = play_on_server(dir.path(), &server.url(""), "race", &allies);
+    let listed = screen.wait_for("a leader or unit moves on the table");
+    let n = number_of(&listed, "a leader or unit moves on the table");
+    choose(&mut screen, n, "a leader or unit moves on the table");
+    screen.wait_for("field 1 of 2: piece (the referee's input)");
+
+    decide_on(&server, "race", &axis, serde_json::json!({"type": "move", "piece": "gruppe-1", "to": [300, 200]}));
+    screen.keys("\r");
+    screen.wait_for("field 2 of 2: to");
+    screen.keys("\r");
+    let refused = screen.wait_for("nothing was written");
+    assert!(refused.contains("(409 stale-head)") && refused.contains("read the game again"), "{refused}");
+    let menu = screen.wait_for("What allies may do now:");
+    assert!(menu.contains("gruppe-1 moves from"), "the input that moved the game on is shown: {menu}");
+
+    let decisions = server_decisions(&server, "race");
+    assert_eq!(types(&decisions), ["begin-turn", "move"]);
+    assert_eq!(decisions[1]["piece"], "gruppe-1", "axis's input, not allies' move");
+    screen.keys("q");
+    assert!(screen.wait_exit().success(), "{}", screen.text());
+    server.stop();
 }

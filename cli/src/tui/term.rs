@@ -3,6 +3,7 @@
 //! [`Key`]s. Nothing here decides anything; the models do.
 
 use std::io::stdout;
+use std::time::Duration;
 
 use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
@@ -82,9 +83,14 @@ fn event_loop<B: Backend>(terminal: &mut Terminal<B>, replay: &Replay, mut model
     }
 }
 
+/// How long the interactive turn on a server waits for a key before it
+/// reads the server's game again.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
 /// Runs the interactive turn until the user quits; `perform` does what the
-/// model asks of the store and the files (the screen says it is at work
-/// while it does). Hands back the model as it ended.
+/// model asks of the store, the files or the server (the screen says it is
+/// at work while it does). While the model follows a server's game, a
+/// second without a key is a tick. Hands back the model as it ended.
 pub fn run_play(
     mut model: play::Model,
     mut perform: impl FnMut(play::Request) -> play::Outcome,
@@ -93,9 +99,16 @@ pub fn run_play(
     loop {
         terminal.draw(|f| draw_play(f, &model)).map_err(io)?;
         if let Some(request) = model.request.take() {
+            let quiet = matches!(request, play::Request::Follow { .. });
             model = model.answer(perform(request));
             // What the store or a key file said on standard error is drawn over.
-            terminal.clear().map_err(io)?;
+            if !quiet {
+                terminal.clear().map_err(io)?;
+            }
+            continue;
+        }
+        if model.follows() && !event::poll(FOLLOW_EVERY).map_err(io)? {
+            model = model.tick();
             continue;
         }
         if let Some(key) = next_key().map_err(io)? {
@@ -204,11 +217,18 @@ pub fn draw_play(f: &mut Frame, model: &play::Model) {
     let state: Vec<Line> = screen.state.iter().map(|l| Line::from(l.clone())).collect();
     f.render_widget(Paragraph::new(state).block(block(" the table ".into())), right[0]);
     f.render_widget(Paragraph::new(marked(&screen.narrative)).block(block(" narrative ".into())), right[1]);
-    let question = match &screen.question {
-        Some(q) => Line::from(Span::styled(q.clone(), bold.add_modifier(Modifier::REVERSED))),
-        None => Line::default(),
-    };
-    let bottom = vec![Line::from(screen.message.clone()), question, Line::from(screen.status.clone())];
+    // A long message (a server's refusal) takes the question's row when no question is asked.
+    let rows_for_message = if screen.question.is_some() { 1 } else { 2 };
+    let mut bottom: Vec<Line> = super::wrap(&screen.message, rows[2].width as usize)
+        .into_iter()
+        .take(rows_for_message)
+        .map(Line::from)
+        .collect();
+    bottom.resize(rows_for_message, Line::default());
+    if let Some(q) = &screen.question {
+        bottom.push(Line::from(Span::styled(q.clone(), bold.add_modifier(Modifier::REVERSED))));
+    }
+    bottom.push(Line::from(screen.status.clone()));
     f.render_widget(Paragraph::new(bottom), rows[2]);
     if let Some(help) = &screen.help {
         draw_help(f, help);

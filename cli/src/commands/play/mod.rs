@@ -1,8 +1,9 @@
 //! `rollcall play`: a decision (or several) made in a stored game: from a
 //! file ([`run`]), picked from the listing ([`pick`]), streamed
 //! ([`stream`]), through a dice server ([`server`]), or on a terminal, a
-//! turn from a menu ([`terminal`]).
+//! turn from a menu ([`terminal`]; against a dice server, [`at_server`]).
 
+pub mod at_server;
 pub mod pick;
 pub mod server;
 pub mod stream;
@@ -33,6 +34,9 @@ pub fn run(cx: &Checked, args: PlayArgs) -> Result<ExitCode, Fail> {
         args @ PlayArgs { pick: Some(_), .. } => pick::play(cx, &args),
         PlayArgs { decision: None, server: None, stream: false, game, .. } if terminal::on_terminal(cx.mode) => {
             terminal::run(cx, &game)
+        }
+        args @ PlayArgs { decision: None, server: Some(_), stream: false, .. } if terminal::on_terminal(cx.mode) => {
+            at_server::run(&args)
         }
         PlayArgs { decision: None, server: Some(server), game, .. } => Err(fail!(
             "play {game} --server {server}: name a decision file (or - for standard input), or pick one of `rollcall moves {game} --server {server}` with --pick N; on the server, each side also plays from its page, {}/games/{game}/play",

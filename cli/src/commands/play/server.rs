@@ -145,7 +145,8 @@ impl Report for Played {
     }
 }
 
-fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> bool {
+/// Whether the server's `head_signature` in `answer` is `key`'s over its `head`.
+pub(super) fn check_head_signature(key: Option<&PublicKey>, game: &str, answer: &Value) -> bool {
     let (Some(key), Ok(head), Some(sig)) = (
         key,
         serde_json::from_value::<Head>(answer["head"].clone()),

@@ -9,8 +9,10 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
+use rollcall_core::game::Game;
 use rollcall_core::keys::{PublicKey, SecretKey};
 use rollcall_core::log::{open_game_with, EventLog};
+use rollcall_core::record::Event;
 use rollcall_core::text;
 
 use crate::fail::Fail;
@@ -20,7 +22,7 @@ use crate::output::Mode;
 use crate::tui::play::{Model, Opened, Outcome, Request};
 
 /// How many lines of the narrative before the turn are kept to show.
-const EARLIER_LINES: usize = 80;
+pub(super) const EARLIER_LINES: usize = 80;
 
 /// Whether `play GAME` with no decision file opens the interactive turn:
 /// text output, with standard input and output both a terminal.
@@ -46,9 +48,7 @@ fn open(db: &StoreSpec, id: &str) -> Result<Opened, Fail> {
     let log = store::open_read(db)?;
     let mut earlier: VecDeque<String> = VecDeque::new();
     let game = open_game_with(&log, id, None, rollcall_core::registry::builtin(), |game, event| {
-        for line in text::escape(&game.narrate(event)).trim_end().lines() {
-            earlier.push_back(line.to_string());
-        }
+        earlier.extend(narrated(game, event));
         while earlier.len() > EARLIER_LINES {
             earlier.pop_front();
         }
@@ -56,6 +56,12 @@ fn open(db: &StoreSpec, id: &str) -> Result<Opened, Fail> {
     let by = crate::input::store::decider(&log, &game)?;
     let key_file = by.as_deref().and_then(|side| game.header().key_of(side)).and_then(key_file_here);
     Ok(Opened { game, by, earlier: earlier.into(), key_file })
+}
+
+/// An event's narrative (`game` is the game after it), one line each,
+/// escaped for a terminal.
+pub(super) fn narrated(game: &Game, event: &Event) -> Vec<String> {
+    text::escape(&game.narrate(event)).trim_end().lines().map(str::to_string).collect()
 }
 
 /// A `*.key` file in the current folder holding the secret of `public`
@@ -78,6 +84,12 @@ fn perform(db: &StoreSpec, id: &str, request: Request) -> Outcome {
     match request {
         Request::Write { expected, events, game } => Outcome::Written(write(db, id, &expected, &events, &game)),
         Request::Export { key, output } => Outcome::Exported(export(db, id, &key, &output)),
+        // Asked only of a game on a server (`at_server.rs`).
+        Request::Send { pick, .. } => {
+            let not = || "a game in this store is not sent to a server".to_string();
+            Outcome::Sent { pick, answer: Err(not()), now: Err(not()) }
+        }
+        Request::Follow { .. } => Outcome::Followed(Ok(None)),
     }
 }
 
@@ -87,8 +99,8 @@ fn write(
     db: &StoreSpec,
     id: &str,
     expected: &rollcall_core::digest::Digest,
-    events: &[rollcall_core::record::Event],
-    game: &rollcall_core::game::Game,
+    events: &[Event],
+    game: &Game,
 ) -> Result<(), String> {
     let log = store::open(db).map_err(|e| e.message())?;
     log.append(id, expected, events).map_err(|e| e.to_string())?;

@@ -9,7 +9,7 @@ use rollcall_core::ruleset::{Actor, Refusal};
 use rollcall_core::script::split_dice;
 
 use super::form::Form;
-use super::{lines, listing, Model, Open, Pending, Question};
+use super::{lines, listing, Model, Open, Pending, Question, Venue};
 use crate::output::listing::only_one_value;
 
 impl Model {
@@ -17,7 +17,10 @@ impl Model {
     /// to ask, decided at once.
     pub(super) fn pick(self) -> Model {
         let Some(entry) = self.listing.entries().nth(self.cursor).cloned() else {
-            return self.said_now("nothing to choose: nothing is listed (e ends the turn, q quits)");
+            return match self.venue {
+                Venue::Store => self.said_now("nothing to choose: nothing is listed (e ends the turn, q quits)"),
+                Venue::Server { .. } => self.said_now("nothing to choose: nothing is listed (q quits)"),
+            };
         };
         let fields: Vec<Field> = entry.fields.iter().filter(|f| !only_one_value(f)).cloned().collect();
         if fields.is_empty() {
@@ -27,8 +30,12 @@ impl Model {
         self.opened(Open::Decide(Box::new(entry), form))
     }
 
-    /// Decides `entry` with the fields given in `form`, on the copy.
+    /// Decides `entry` with the fields given in `form`, on the copy; on a
+    /// server, sends it there.
     pub(super) fn decide(mut self, entry: Entry, form: Option<Form>) -> Model {
+        if self.venue != Venue::Store {
+            return self.send(entry, form);
+        }
         let given = form.as_ref().map(|f| f.given.clone()).unwrap_or_default();
         let decision = match entry.fill(&given, false).map(split_dice) {
             Ok(Ok(split)) => split,

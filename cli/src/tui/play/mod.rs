@@ -34,6 +34,10 @@
 //! touch the store or a file (writing the turn, exporting it) the model
 //! asks for ([`Model::request`]); the command (`commands/play/terminal.rs`) does it and hands back the
 //! [`Outcome`] ([`Model::answer`]); `tui::term` draws and reads keys.
+//!
+//! On a dice server ([`Venue::Server`], [`served`]) the listing is the
+//! server's, for the token's side, and a pick is sent at once, decided and
+//! written there: nothing is held, taken back or ended.
 
 mod form;
 
@@ -42,8 +46,10 @@ use rollcall_core::game::Game;
 use rollcall_core::moves::{self, Entry, Listing};
 use rollcall_core::record::Event;
 use rollcall_core::text;
+use serde_json::Value;
 
 use form::{Form, Step};
+pub use served::{Sent, Served};
 
 use super::{wrap, Key};
 
@@ -60,7 +66,19 @@ pub struct Opened {
     pub key_file: Option<String>,
 }
 
-/// Something only the edge can do: the model asks, the command (`commands/play/terminal.rs`) does it.
+/// Where the turn is played: where its listing comes from and where a
+/// pick goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Venue {
+    /// This store: the listing is made here; a pick is decided on a copy
+    /// of the game and held until the turn is written (`e`).
+    Store,
+    /// The dice server at `url`: the listing is the server's, for the
+    /// token's side; a pick is sent at once, and decided and written there.
+    Server { url: String },
+}
+
+/// Something only the edge can do: the model asks, the command (`commands/play/`) does it.
 #[derive(Clone)]
 pub enum Request {
     /// Append the turn's events on `expected`, the head the turn began
@@ -68,13 +86,27 @@ pub enum Request {
     Write { expected: Digest, events: Vec<Event>, game: Box<Game> },
     /// Sign and export the turn, as `rollcall turn export GAME --key KEY -o OUTPUT`.
     Export { key: String, output: String },
+    /// Send `decision` (the entry `pick`, its fields filled in) to the
+    /// server on `expected`, the head it was listed on.
+    Send { pick: String, decision: Value, expected: String },
+    /// Read the server's game again if its head is no longer `head`.
+    Follow { head: Digest },
 }
 
 /// What the edge did with a [`Request`]: its report, or why it failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum Outcome {
     Written(Result<(), String>),
     Exported(Result<Vec<String>, String>),
+    /// What the server answered the decision `pick` (or why nothing was
+    /// written), and the game read again after it.
+    Sent {
+        pick: String,
+        answer: Result<Sent, String>,
+        now: Result<Box<Served>, String>,
+    },
+    /// The server's game read again: none while its head has not moved.
+    Followed(Result<Option<Box<Served>>, String>),
 }
 
 /// A decision of this turn, decided on the copy, not yet written.
@@ -136,6 +168,14 @@ pub struct Model {
     /// This turn's decisions written so far, narrated.
     written: Vec<String>,
     key_file: Option<String>,
+    venue: Venue,
+    /// On a server: the last lines of `earlier` that are new since the
+    /// game was last read (the last decision's outcome, the opponent's).
+    fresh: usize,
+    /// On a server: the game has ended; nothing more may be decided.
+    ended: bool,
+    /// On a server: the last reading of the game failed (its message shown).
+    lost: bool,
     /// What the last key or outcome did, or why it could not.
     pub message: String,
     /// What the edge must do before the next key.
@@ -187,15 +227,21 @@ pub struct Screen {
 }
 
 impl Model {
+    /// The turn in this store.
     pub fn new(opened: Opened) -> Model {
+        let side = crate::output::listing::listed_side(&opened.game, None, opened.by.clone());
+        let listing = listing(&opened.game, side.as_deref());
+        Model::at(Venue::Store, opened, side, listing)
+    }
+
+    fn at(venue: Venue, opened: Opened, side: Option<String>, listing: Listing) -> Model {
         let Opened { game, by, earlier, key_file } = opened;
         let header = game.header();
-        let side = crate::output::listing::listed_side(&game, None, by.clone());
         Model {
             id: header.game.clone(),
             rules: header.rules.label(),
             by,
-            listing: listing(&game, side.as_deref()),
+            listing,
             side,
             base: game.clone(),
             game,
@@ -207,6 +253,10 @@ impl Model {
             earlier,
             written: Vec::new(),
             key_file,
+            venue,
+            fresh: 0,
+            ended: false,
+            lost: false,
             message: String::new(),
             request: None,
             said: Vec::new(),
@@ -276,8 +326,8 @@ impl Model {
             Key::Home | Key::Char('g') => self.cursor = 0,
             Key::End | Key::Char('G') => self.cursor = last,
             Key::Enter => return self.pick(),
-            Key::Char('u') => return self.take_back(),
-            Key::Char('e') => return self.end(),
+            Key::Char('u') if self.venue == Venue::Store => return self.take_back(),
+            Key::Char('e') if self.venue == Venue::Store => return self.end(),
             Key::Char('?') => self.help = true,
             Key::Char('q') | Key::Esc if self.pending.is_empty() => self.quit = true,
             Key::Char('q') | Key::Esc => return self.opened(Open::Ask(Question::Discard)),
@@ -331,6 +381,7 @@ fn lines(text: &str) -> Vec<String> {
 
 mod decide;
 mod screen;
+mod served;
 mod write;
 
 #[cfg(test)]

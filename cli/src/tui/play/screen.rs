@@ -1,8 +1,9 @@
 //! What the interactive turn shows, as lines: the menu (or the field
-//! asked, or the question), the table, the narrative with the last
-//! decision's outcome marked, and a status line.
+//! asked, or the question, or, on a server, whose decision it waits for),
+//! the table, the narrative with the last decision's outcome marked, and a
+//! status line.
 
-use super::{decisions, lines, wrap, Model, Open, Panes, Question, Screen, HELP};
+use super::{decisions, lines, served, wrap, Model, Open, Panes, Question, Screen, Venue, HELP};
 use crate::output::listing::entry_lines;
 use rollcall_core::words::possessive;
 
@@ -26,17 +27,16 @@ impl Model {
             Open::Ask(q) => Some(self.question(*q)),
             _ => None,
         };
-        let who = match &self.by {
-            Some(side) => format!("you play {side}, by email"),
-            None => "every side plays on this machine".to_string(),
+        let who = match (&self.venue, &self.by) {
+            (Venue::Server { url }, Some(side)) => format!("you play {side} on the server {url}"),
+            (Venue::Server { url }, None) => format!("on the server {url}"),
+            (Venue::Store, Some(side)) => format!("you play {side}, by email"),
+            (Venue::Store, None) => "every side plays on this machine".to_string(),
         };
-        let status = format!(
-            "turn {} · seq {} · {} to decide · {} not written · ? keys · q quit",
-            self.game.turn(),
-            self.game.seq(),
-            self.game.awaited(),
-            decisions(self.pending.len())
-        );
+        let keys = match self.venue {
+            Venue::Store => HELP,
+            Venue::Server { .. } => served::HELP,
+        };
         Screen {
             title: format!("rollcall play · {} · {} · {who}", self.id, self.rules),
             menu_title,
@@ -45,8 +45,21 @@ impl Model {
             narrative: self.narrative(panes.narrative_rows, panes.narrative_width),
             question,
             message: self.message.clone(),
-            status,
-            help: self.help.then(|| HELP.iter().map(|(keys, what)| format!("{keys:<12} {what}")).collect()),
+            status: self.status(),
+            help: self.help.then(|| keys.iter().map(|(keys, what)| format!("{keys:<12} {what}")).collect()),
+        }
+    }
+
+    /// Where the game is, and what the keys do here.
+    fn status(&self) -> String {
+        let at = format!("turn {} · seq {} · {} to decide", self.game.turn(), self.game.seq(), self.game.awaited());
+        match self.venue {
+            Venue::Store => format!("{at} · {} not written · ? keys · q quit", decisions(self.pending.len())),
+            Venue::Server { .. } if self.ended => format!("{at} · the game has ended · q quit"),
+            Venue::Server { .. } if self.waiting_for().is_some() => {
+                format!("{at} · waiting: the server is read every second · ? keys · q quit")
+            }
+            Venue::Server { .. } => format!("{at} · Enter sends the decision to the server · ? keys · q quit"),
         }
     }
 
@@ -63,7 +76,14 @@ impl Model {
         let l = &self.listing;
         let whom = self.side.clone().unwrap_or_else(|| "the referee".into());
         let own = l.groups.iter().any(|g| !g.referee);
+        let server = self.venue != Venue::Store;
         let first = match (&self.side, own, l.is_empty()) {
+            _ if self.ended => "The game has ended: nothing more may be decided (q quits).".to_string(),
+            _ if self.waiting_for().is_some() => format!(
+                "Waiting for {} to decide: their decisions appear here as the server makes them (q quits).",
+                self.listing.awaited
+            ),
+            (_, _, true) if server => format!("Nothing is legal for {whom} now (q quits)."),
             (_, _, true) => format!("Nothing is legal for {whom} now: e ends the turn, q quits."),
             (Some(side), false, _) => {
                 format!("{side} has nothing of its own to decide now ({} to decide).", self.game.awaited())
@@ -71,6 +91,9 @@ impl Model {
             _ => format!("What {whom} may do now:"),
         };
         let mut out: Vec<(String, bool)> = wrap(&first, width).into_iter().map(|l| (l, false)).collect();
+        if self.ended {
+            return out;
+        }
         let mut referee_said = false;
         for group in &l.groups {
             if group.referee && !referee_said && self.side.is_some() {
@@ -101,8 +124,10 @@ impl Model {
     fn narrative(&self, rows: usize, width: usize) -> Vec<(String, bool)> {
         let mut out: Vec<(String, bool)> = Vec::new();
         let mut add = |line: &str, marked: bool| out.extend(wrap(line, width).into_iter().map(|l| (l, marked)));
-        for line in &self.earlier {
-            add(line, false);
+        // On a server, what is new since the game was last read is marked.
+        let fresh = self.earlier.len().saturating_sub(self.fresh);
+        for (i, line) in self.earlier.iter().enumerate() {
+            add(line, i >= fresh);
         }
         if !self.written.is_empty() || !self.pending.is_empty() {
             add("— this turn —", false);

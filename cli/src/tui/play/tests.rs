@@ -456,3 +456,5 @@ fn given_a_table_game_when_a_decision_rolls_then_its_faces_are_typed_with_no_def
         m.pending[0].events.iter().filter(|e| e.kind == Kind::Roll).map(|e| &e.body["value"]).collect();
     assert_eq!(faces, [&json!(4), &json!(4)], "{:?}", m.pending[0].events);
 }
+
+mod served;

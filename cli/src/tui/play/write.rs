@@ -61,6 +61,8 @@ impl Model {
                 let form = self.export_form();
                 self.opened(Open::Export(form.again("key", e)))
             }
+            Outcome::Sent { pick, answer, now } => self.sent(pick, answer, now),
+            Outcome::Followed(now) => self.followed(now),
         }
     }
 
