@@ -286,15 +286,16 @@ impl<'a> Decisions<'a> {
             Some(b'{' | b'[') => {
                 let (mut depth, mut string) = (0usize, None::<InString>);
                 self.scan(|b| {
-                    match (&mut string, b) {
-                        (Some(s), b) => {
-                            if s.ends_at(b) {
-                                string = None;
-                            }
+                    if let Some(s) = string.as_mut() {
+                        if s.ends_at(b) {
+                            string = None;
                         }
-                        (None, b'"') => string = Some(InString::default()),
-                        (None, b'{' | b'[') => depth += 1,
-                        (None, b'}' | b']') => {
+                        return Scan::Take;
+                    }
+                    match b {
+                        b'"' => string = Some(InString::default()),
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
                             depth -= 1;
                             if depth == 0 {
                                 return Scan::TakeLast;
