@@ -622,3 +622,20 @@ fn a_misspelt_name_gets_a_did_you_mean() {
     );
     failed_with(&s.run(&["run", path.to_str().unwrap(), "--game", "typo"]), 2, "(did you mean activate?)");
 }
+
+// ---- A dice server out of reach ----
+
+/// A server that cannot be reached is named once, with what went wrong on
+/// the way: exit 2, nothing else said twice.
+#[test]
+fn a_server_out_of_reach_is_named_once_with_what_went_wrong() {
+    // Given a port nothing listens on
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/games/friday");
+    // When a record is fetched from it
+    let s = Store::new();
+    let out = s.run(&["verify", &url]);
+    // Then the failure names the URL once, and the refused connection
+    failed_with(&out, 2, "cannot reach the server: Connection Failed");
+    assert_eq!(stderr(&out).matches(&url).count(), 1, "{}", stderr(&out));
+}

@@ -41,8 +41,21 @@ fn send(request: ureq::Request, body: Option<&Value>) -> Result<Answer, Fail> {
     match result {
         Ok(r) => Ok(Answer { status: r.status(), body: r.into_string().map_err(|e| fail!("{url}: {e}"))? }),
         Err(ureq::Error::Status(status, r)) => Ok(Answer { status, body: r.into_string().unwrap_or_default() }),
-        Err(ureq::Error::Transport(t)) => Err(fail!("{url}: cannot reach the server: {t}")),
+        Err(ureq::Error::Transport(t)) => Err(fail!("{url}: cannot reach the server: {}", on_the_way(&t))),
     }
+}
+
+/// What went wrong on the way to the server, in ureq's words without the
+/// URL they start with (the message names it once, first).
+fn on_the_way(t: &ureq::Transport) -> String {
+    let mut words = t.kind().to_string();
+    if let Some(message) = t.message() {
+        words = format!("{words}: {message}");
+    }
+    if let Some(source) = std::error::Error::source(t) {
+        words = format!("{words}: {source}");
+    }
+    words
 }
 
 pub fn get(url: &str) -> Result<Answer, Fail> {
