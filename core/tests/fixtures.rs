@@ -81,3 +81,42 @@ fn a_script_collected_ahead_gives_the_outputs_of_one_collected_as_played() {
         assert_eq!(script_outputs(&script).unwrap(), collector.finish(&game), "{}", path.display());
     }
 }
+
+/// N59's dispute parts where its `about` says: played by default
+/// (`phoenix-command@3`), then diffed against
+/// `detached-units-leave-the-target`, it parts at decision 7, the
+/// detachment whose CP blew the ambush (only A keeps 1b as the target), and
+/// the ambush's fire at 1b's figure, decision 8, is refused under B.
+#[test]
+fn the_detached_target_dispute_parts_under_its_option_at_the_detachment() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/phoenix-command/disputes/detached-target.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let script = Script::parse(&text, "detached-target", rollcall_core::registry::builtin()).unwrap();
+    let mut events = Vec::new();
+    script.play(|_, e| events.push(e.clone())).unwrap();
+    let a = script.header.rules.clone();
+    let mut b = a.clone();
+    b.options.insert("detached-units-leave-the-target".into(), true);
+    let report = rollcall_core::diff::diff(
+        &script.header,
+        events.into_iter().map(Ok::<_, String>),
+        &a,
+        &b,
+        true,
+        rollcall_core::registry::builtin(),
+    )
+    .unwrap();
+    let numbers: Vec<u64> = report.divergences.iter().map(|d| d.number).collect();
+    assert_eq!(numbers[..2], [7, 8], "{}", report.summary());
+    let rollcall_core::diff::Outcome::Decided { facts, .. } = &report.divergences[0].a else {
+        panic!("decision 7 is refused under A: {:?}", report.divergences[0]);
+    };
+    assert!(facts.iter().any(|f| f.starts_with("1b detached from 1-sqd on the CP that blew j's ambush")), "{facts:?}");
+    let rollcall_core::diff::Outcome::Refused { reason } = &report.divergences[1].b else {
+        panic!("decision 8 is not refused under B: {:?}", report.divergences[1]);
+    };
+    assert!(reason.contains("1b-1 is not in 1-sqd"), "{reason}");
+    for d in &report.divergences {
+        println!("divergence: seq {} · decision {}", d.seq, d.number);
+    }
+}

@@ -14,9 +14,10 @@ use rollcall_core::sim::stats::{self, GameSummary};
 use rollcall_core::sim::{self, Limits, Simulator};
 use support::base_seed;
 
-const VERSIONS: [&str; 7] = [
+const VERSIONS: [&str; 8] = [
     "leader-activation@2",
     "leader-activation@1",
+    "phoenix-command@3",
     "phoenix-command@2",
     "phoenix-command@1",
     "combat-hq@base",

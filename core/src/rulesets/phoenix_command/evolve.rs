@@ -549,6 +549,7 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
                 fired: false,
                 target_shaken_before: false,
                 counts_before: None,
+                detached: Vec::new(),
             });
         }
         Fact::AmbushBlown { by, nervous, .. } => ambush(state, by).nervous = nervous.clone(),
@@ -578,6 +579,7 @@ fn record_interrupt(state: &mut State, fact: &Fact) -> bool {
         }
         Fact::AmbushLapsed { by, .. } => turn(state).ambushes.retain(|a| &a.by != by),
         Fact::AmbushFollowed { by, to, .. } => ambush(state, by).target = to.clone(),
+        Fact::AmbushKeepsDetached { by, detached, .. } => ambush(state, by).detached.extend(detached.iter().cloned()),
         Fact::TookCover { in_cover, prone, .. } => {
             for f in in_cover {
                 figure_mut(state, f).posture = Posture::InCover;

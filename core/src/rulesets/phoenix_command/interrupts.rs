@@ -217,7 +217,7 @@ pub(super) fn interrupt(
         nervous: ambush
             .nervous
             .iter()
-            .filter(|n| ranks.contains(n) && able_to_fire(state, n, &ambush.target))
+            .filter(|n| ranks.contains(n) && able_to_fire_on_target(state, n, ambush))
             .cloned()
             .collect(),
         joined,
@@ -260,18 +260,18 @@ fn check_interrupt_orders(
             refuse!(Shared::NamedTwice, "{} is named twice: one action each", o.figure);
         }
         let target = lookup::figure(state, &o.target)?;
-        if target.unit != ambush.target {
+        if !is_the_target(ambush, &target.unit) {
             refuse!(
                 Refused::NotTheAmbushedUnit,
                 "{} is not in {}: the ambushers fire at the unit they lay in wait for",
                 o.target,
-                ambush.target
+                the_target(ambush)
             );
         }
     }
     // A nervous figure who has left play since (caught by another
     // ambusher's blast) no longer fires.
-    for n in ambush.nervous.iter().filter(|n| ranks.contains(n) && able_to_fire(state, n, &ambush.target)) {
+    for n in ambush.nervous.iter().filter(|n| ranks.contains(n) && able_to_fire_on_target(state, n, ambush)) {
         if !orders.iter().any(|o| &o.figure == n && o.mode == FireMode::Ragged) {
             refuse!(Refused::FailedCheckFiresRagged, "{n} failed his command check and fires ragged at once: \"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action\"");
         }
@@ -330,7 +330,7 @@ fn refuse_a_split(
     let left: Vec<String> = ranks
         .iter()
         .filter(|f| !ambush.nervous.contains(f) && !joined.contains(f) && !no_line_of_sight.contains(f))
-        .filter(|f| able_to_fire(state, f, &ambush.target))
+        .filter(|f| able_to_fire_on_target(state, f, ambush))
         .cloned()
         .collect();
     if !left.is_empty() {
@@ -550,13 +550,50 @@ fn closer_ok(from: Point, to: Point, enemy: Point) -> bool {
     d2(to) >= d2(from)
 }
 
+/// The units an ambush fires on: the unit it lies in wait for, and, once
+/// blown, the units that unit detached on the CP whose checks blew it.
+///
+/// "A failed roll means that the figures that failed perform ragged fire on
+/// the target before the target begins its action." — "This weapons fire is
+/// resolved before Jason's unit begins performing their actions on the
+/// current CP." The target is the unit as it stood when it spent the CP: a
+/// detachment paid with that CP takes effect in the same decision, but the
+/// figures it detached were the target's when the checks were rolled, and
+/// fire at them is fire at the target (N59). Under
+/// `detached-units-leave-the-target`, and in versions 1 and 2, no unit is
+/// added: the fire falls on the figures still in the unit.
+pub(super) fn target_units(a: &Ambush) -> impl Iterator<Item = &str> {
+    std::iter::once(a.target.as_str()).chain(a.detached.iter().map(String::as_str))
+}
+
+/// Whether a figure of `unit` is a figure of the ambush's target (N59).
+fn is_the_target(a: &Ambush, unit: &str) -> bool {
+    target_units(a).any(|t| t == unit)
+}
+
+/// The target named: the unit, and the units it detached on the CP that
+/// blew the ambush, if any.
+fn the_target(a: &Ambush) -> String {
+    if a.detached.is_empty() {
+        a.target.clone()
+    } else {
+        format!("{} or {} (detached from it on the CP that blew the ambush)", a.target, list(&a.detached))
+    }
+}
+
+/// Whether an ambusher has anything he may fire at some figure of the
+/// target (N33), detached units included (N59).
+pub(super) fn able_to_fire_on_target(state: &State, figure: &str, a: &Ambush) -> bool {
+    target_units(a).any(|t| able_to_fire(state, figure, t))
+}
+
 /// An ambush whose nervous figures (still in play, and still with something
 /// to fire at the target) have yet to fire.
 fn blown(state: &State, a: &super::Ambush) -> bool {
     !a.fired
         && a.nervous.iter().any(|n| {
             state.figures.get(n.as_str()).is_some_and(|f| f.in_play() && f.unit == a.by)
-                && able_to_fire(state, n, &a.target)
+                && able_to_fire_on_target(state, n, a)
         })
 }
 
@@ -577,7 +614,7 @@ pub(super) fn refuse_while_ambush_blown(state: &State, by_deciding: Option<&str>
             Refused::AmbushBlown, "{}'s ambush is blown: {} must fire ragged at {} before anything else (\"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP\")",
             a.by,
             list(&a.nervous),
-            a.target
+            the_target(a)
         );
     }
     Ok(())

@@ -364,6 +364,14 @@ pub struct Ambush {
     /// the interrupt's fire changed may change initiative (N58).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts_before: Option<BTreeMap<String, u32>>,
+    /// Units the target detached on the CP whose command checks blew the
+    /// ambush: "the figures that failed perform ragged fire on the target
+    /// before the target begins its action", and the target is the unit as
+    /// it stood when it spent that CP, so fire at their figures is fire at
+    /// the target (N59; always empty under versions 1 and 2 and
+    /// `detached-units-leave-the-target`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub detached: Vec<String>,
 }
 
 /// The turn in progress.
@@ -1076,6 +1084,14 @@ crate::untagged::tagged_enum! {
             by: String,
             from: String,
             to: String,
+        },
+        /// An ambush blown by the checks of a detachment's CP still fires on
+        /// the units detached on that CP: they were part of the target when
+        /// it spent the CP (N59).
+        AmbushKeepsDetached {
+            by: String,
+            target: String,
+            detached: Vec<String>,
         },
         TookCover {
             unit: String,

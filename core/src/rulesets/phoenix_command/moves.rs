@@ -8,7 +8,6 @@
 
 use serde_json::{json, Value};
 
-use super::fire::able_to_fire;
 use super::lookup::{children, leader, members};
 use super::{Ambush, Check, Fact, Figure, Morale, Phase, State, Turn, Unit};
 use crate::geometry::Point;
@@ -241,7 +240,9 @@ fn fire_fields(state: &State, f: &Figure, targets: &[&Figure], advance: bool) ->
 /// An ambush's fire: one order per ambusher, all in one mode.
 fn interrupt(state: &State, ambush: &Ambush) -> Proposal {
     let ranks = members(state, &ambush.by);
-    let targets = members(state, &ambush.target);
+    // The target's figures, those of units it detached on the CP that blew
+    // the ambush included (N59).
+    let targets: Vec<&Figure> = super::interrupts::target_units(ambush).flat_map(|u| members(state, u)).collect();
     let forms: Vec<Form> = ranks
         .iter()
         .map(|f| Form::new(json!({"figure": f.id}), format!("{} fires", f.id), fire_fields(state, f, &targets, false)))
@@ -259,7 +260,8 @@ fn interrupt(state: &State, ambush: &Ambush) -> Proposal {
         })?;
         Some(json!({"figure": f.id, "weapon": weapon, "target": target.id, "mode": "ragged", "odds": 0}))
     };
-    let able: Vec<&&Figure> = ranks.iter().filter(|f| able_to_fire(state, &f.id, &ambush.target)).collect();
+    let able: Vec<&&Figure> =
+        ranks.iter().filter(|f| super::interrupts::able_to_fire_on_target(state, &f.id, ambush)).collect();
     let all_fire: Vec<Value> = able.iter().filter_map(|f| example_order(f)).collect();
     let nervous: Vec<Value> =
         able.iter().filter(|f| ambush.nervous.contains(&f.id)).filter_map(|f| example_order(f)).collect();

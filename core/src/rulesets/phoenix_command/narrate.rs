@@ -2,7 +2,7 @@
 
 use crate::geometry::Point;
 
-use super::lookup::inches;
+use super::lookup::{inches, list};
 use super::{
     Action, Check, Fact, Figure, FireMode, InitiativeBy, NextUp, Phase, Posture, Spend, State, Succession, Unit,
     UnitMorale,
@@ -509,6 +509,13 @@ fn interrupt_text(fact: &Fact) -> Option<String> {
         }
         Fact::AmbushFollowed { by, from, to } => {
             format!("{from} is now part of {to}: {by}'s blown ambush fires on {to}.")
+        }
+        Fact::AmbushKeepsDetached { by, target, detached } => {
+            format!(
+                "{} detached from {target} on the CP that blew {by}'s ambush: {by}'s fire on {target} may fall on {} too.",
+                list(detached),
+                list(detached)
+            )
         }
         Fact::TookCover { unit, in_cover, prone } => {
             let mut parts = Vec::new();

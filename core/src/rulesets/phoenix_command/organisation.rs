@@ -316,9 +316,40 @@ pub(super) fn detach(state: &State, subs: &[String], dice: &mut Dice, facts: &mu
     }
     let cost = state.config.detachment_cp_per_unit.saturating_mul(u32::try_from(detached.len()).unwrap_or(u32::MAX));
     refuse_short_of_cp(u, cost, &format!("detaching {} (\"1 CP per unit detached\")", list(subs)))?;
+    let watching = ambushes_watching(state, &u.id);
     checks_for_each_cp(facts, &u.id, cost, dice)?;
+    let units: Vec<String> = detached.iter().map(|d| d.unit.clone()).collect();
     facts.push(Fact::Detached { unit: u.id.clone(), detached, cost, cp_before: u.cp, cp_after: u.cp - cost });
+    keep_detached_in_blown_ambushes(facts, &watching, &u.id, &units);
     Ok(())
+}
+
+/// The ambushers lying in wait for `unit` whose figures have held their
+/// fire so far.
+fn ambushes_watching(state: &State, unit: &str) -> Vec<String> {
+    let Some(t) = &state.turn else { return Vec::new() };
+    t.ambushes.iter().filter(|a| !a.fired && a.nervous.is_empty() && a.target == unit).map(|a| a.by.clone()).collect()
+}
+
+/// An ambush the detachment's checks blew (one of `watching` before them)
+/// still fires on the units detached: "A failed roll means that the figures
+/// that failed perform ragged fire on the target before the target begins
+/// its action", and the target is the unit as it stood when it spent the
+/// CP, detached figures included (N59). Not under
+/// `detached-units-leave-the-target`, nor in versions 1 and 2: there the
+/// detached figures have left the target.
+fn keep_detached_in_blown_ambushes(facts: &mut Facts, watching: &[String], unit: &str, units: &[String]) {
+    let state = facts.state();
+    let Some(t) = state.turn.as_ref().filter(|_| state.config.detached_units_stay_the_target) else { return };
+    let blown: Vec<String> = t
+        .ambushes
+        .iter()
+        .filter(|a| watching.contains(&a.by) && !a.fired && !a.nervous.is_empty() && a.target == unit)
+        .map(|a| a.by.clone())
+        .collect();
+    for by in blown {
+        facts.push(Fact::AmbushKeepsDetached { by, target: unit.to_string(), detached: units.to_vec() });
+    }
 }
 
 /// A leader two levels above reorganises mauled units.

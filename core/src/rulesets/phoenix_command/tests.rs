@@ -26,7 +26,7 @@ use crate::testing;
 
 use super::{versions, Fact, PhoenixCommand, Scenario};
 
-/// `phoenix-command@2`, the default version, with the named options on.
+/// `phoenix-command@3`, the default version, with the named options on.
 pub(super) fn rules(options: &[&str]) -> RuleVersion {
     let mut r = versions()[0].defaults();
     for o in options {
@@ -49,7 +49,7 @@ pub(super) fn given_with(scenario: Value, options: &[&str]) -> Given {
     testing::given(PhoenixCommand::initial(s, &rules(options)).expect("the scenario is valid"))
 }
 
-/// A game under `version` (`"1"` or `"2"`) with some of its constants set
+/// A game under `version` (`"1"`, `"2"` or `"3"`) with some of its constants set
 /// otherwise, as a house-rules file sets them.
 pub(super) fn given_with_constants(scenario: Value, version: &str, constants: &[(&str, i64)]) -> Given {
     let s: Scenario = serde_json::from_value(scenario).expect("the scenario parses");

@@ -1,10 +1,14 @@
-//! `phoenix-command@2` (the default) and `phoenix-command@1`: every option
-//! (an open point of `docs/rules/INTERPRETATIONS.md`, P1–P12, or of
-//! `docs/book/src/rulesets/phoenix-command.md`, N-numbered) and every constant (a
-//! number a group might change), each quoting the sentence it settles.
-//! Version 1 is the first reading, kept so that the records played under it
-//! verify as they were played; version 2 reads four sentences it misread
-//! (N19, N23, N27, N58) and has two options more.
+//! `phoenix-command@3` (the default), `phoenix-command@2` and
+//! `phoenix-command@1`: every option (an open point of
+//! `docs/rules/INTERPRETATIONS.md`, P1–P12, or of
+//! `docs/book/src/rulesets/phoenix-command.md`, N-numbered) and every
+//! constant (a number a group might change), each quoting the sentence it
+//! settles. Version 1 is the first reading, kept so that the records played
+//! under it verify as they were played; version 2 reads four sentences it
+//! misread (N19, N23, N27, N58) and has two options more; version 3 reads
+//! "the target" of a blown ambush as the unit that spent the CP, units it
+//! detached on that CP included (N59), and has one option more. Versions 1
+//! and 2 are kept as they were, for their records.
 
 use serde::{Deserialize, Serialize};
 
@@ -80,6 +84,13 @@ pub struct Config {
     /// leader has no CP.
     #[serde(default, skip_serializing_if = "super::is_false")]
     pub superior_only_when_the_leader_has_no_cp: bool,
+    // What version 3 reads differently, off under versions 1 and 2 and left
+    // out of their serialised states.
+    /// N59: a blown ambush fires on the target as it stood when it spent the
+    /// CP: units it detached on that CP stay the target (off under
+    /// `detached-units-leave-the-target`).
+    #[serde(default, skip_serializing_if = "super::is_false")]
+    pub detached_units_stay_the_target: bool,
 }
 
 impl Config {
@@ -88,10 +99,13 @@ impl Config {
             u32::try_from(r.int(name))
                 .map_err(|_| ScenarioError::new(format!("rules.constants.{name}"), "must be a whole number from 0"))
         };
-        // Version 1 declares neither option of version 2's: read them only
-        // under version 2.
+        // Version 1 declares neither option of version 2's, nor version 2
+        // the option of version 3's: read each only under a version that
+        // declares it.
         let second = r.version != FIRST_VERSION;
+        let third = second && r.version != SECOND_VERSION;
         Ok(Config {
+            detached_units_stay_the_target: third && !r.flag("detached-units-leave-the-target"),
             recount_only_the_interrupts_change: second && !r.flag("interrupt-recount-counts-every-change"),
             take_cover_away_from_every_enemy: second && !r.flag("take-cover-away-from-interrupters-only"),
             organisation_orders_checked: second,
@@ -132,19 +146,30 @@ impl Config {
 
 const VERSION_SUMMARY: &str = "Phoenix Command Basic Miniatures v.001 as written, with the defaults of its open points P1-P12 and N1 onward (docs/book/src/reference/open-points.md#phoenix-command).";
 
+const SECOND_SUMMARY: &str = "The second reading, kept so that its records verify: a blown ambush fires only on the figures still in the unit that spent the CP, not on the units it detached on that CP, and an ambush whose nervous figures could reach only those is not blown (N59 in docs/book/src/reference/open-points.md#phoenix-command).";
+
 const FIRST_SUMMARY: &str = "The first reading, kept so that its records verify: an interrupt's initiative recount counts every change since the last count, taking cover keeps away from the interrupting unit only, organisation orders spend CP in an ambusher's line of sight without command checks, and a superior officer rallies a unit whose leader still has CP (N58, N23, N19, N27 in docs/book/src/reference/open-points.md#phoenix-command).";
 
 /// The version every record made before version 2 names.
 const FIRST_VERSION: &str = "phoenix-command@1";
 
-/// `phoenix-command@2` (the default), then `phoenix-command@1`: every option
-/// and constant.
+/// The version every record made between version 2 and version 3 names.
+const SECOND_VERSION: &str = "phoenix-command@2";
+
+/// `phoenix-command@3` (the default), then `phoenix-command@2` and
+/// `phoenix-command@1`: every option and constant.
 pub fn versions() -> Vec<VersionSpec> {
     vec![
         VersionSpec {
             ruleset: "phoenix-command",
-            version: "2",
+            version: "3",
             summary: VERSION_SUMMARY,
+            settings: [options(), second_options(), third_options(), command_constants(), table_constants()].concat(),
+        },
+        VersionSpec {
+            ruleset: "phoenix-command",
+            version: "2",
+            summary: SECOND_SUMMARY,
             settings: [options(), second_options(), command_constants(), table_constants()].concat(),
         },
         VersionSpec {
@@ -173,6 +198,17 @@ fn second_options() -> Vec<Setting> {
             "A figure taking cover may not come nearer any figure of the unit that interrupted it, and may come nearer other enemies, as version 1 read it. By default it may come nearer no enemy figure in play.",
         ),
     ]
+}
+
+/// The option version 3 adds: it keeps versions 1 and 2's reading of the
+/// sentence it reads otherwise.
+fn third_options() -> Vec<Setting> {
+    vec![Setting::option(
+        "detached-units-leave-the-target",
+        "N59",
+        "\"A failed roll means that the figures that failed perform ragged fire on the target before the target begins its action.\" — \"This weapons fire is resolved before Jason's unit begins performing their actions on the current CP.\" — against 2.2: \"A consolidated unit can detach units. Doing so costs 1 CP per unit detached.\"",
+        "A unit detached on the CP whose command checks blew the ambush has left the target by the time the nervous figures fire: they fire only on the figures still in the unit that spent the CP, and an ambush whose nervous figures could reach only the detached figures is not blown, as versions 1 and 2 read it. By default the target is the unit as it stood when it spent the CP: the nervous figures (and the ambushers who join them) may fire on the detached units' figures too, and must before anything else.",
+    )]
 }
 
 /// The options: each an open point of the text, with its sentence.

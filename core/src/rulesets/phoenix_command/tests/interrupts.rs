@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::{given_under_version_1, given_with, table, told, with_figure, Given};
+use super::{given, given_under_version_1, given_with, table, told, with_figure, Given};
 use crate::refusal::Shared;
 use crate::rulesets::phoenix_command::{Fact, Posture, Refused};
 
@@ -753,4 +753,112 @@ fn an_ambush_that_is_not_blown_does_not_wait_on_the_ambushers() {
     // ambush-1 failed a check before the pistol's range was known to matter.
     g.state_mut().turn.as_mut().unwrap().ambushes[0].nervous = vec!["ambush-1".into()];
     assert_eq!(super::super::PhoenixCommand::awaited(g.state()), Actor::side("jason"));
+}
+
+/// The platoon's squad 1-sqd (1a and 1b consolidated, 1 CP left after
+/// detaching) in j's line of sight, j's riflemen holding so far; `range`
+/// gives the rifles a range in tenths (j-1 and j-2 then reach only 1b's
+/// figures, 57" away; 1a's are 60" and more).
+fn squad_under_watch(range: Option<u64>, under: fn(Value) -> Given) -> Given {
+    use super::organisation::{consolidate, platoon_under_watch, watched};
+    let mut s = platoon_under_watch();
+    if let Some(range) = range {
+        s["weapons"]["rifle"]["range_tenths"] = json!(range);
+    }
+    let hold: &[(&str, &[u32])] = &[("check:j-1", &[0, 0]), ("check:j-2", &[0, 0])];
+    watched(under(s)).decided_rolling(consolidate("1-sqd"), hold).decided_rolling(
+        json!({"type": "sighted", "target": "1-sqd", "by": "j"}),
+        &[("check:j-1", &[0]), ("check:j-2", &[0])],
+    )
+}
+
+/// The squad detaches 1b; j-1 fails his check for that CP (9 against 6).
+const DETACH_1B: &[(&str, &[u32])] = &[("check:j-1", &[9]), ("check:j-2", &[0])];
+
+fn detach_1b() -> Value {
+    json!({"type": "detach", "units": ["1b"]})
+}
+
+fn j1_fires_at(target: &str) -> Value {
+    json!({"type": "interrupt", "by": "j", "fire": [
+        {"figure": "j-1", "weapon": "rifle", "target": target, "mode": "ragged", "odds": 3}
+    ]})
+}
+
+fn version_2(s: Value) -> Given {
+    super::given_with_constants(s, "2", &[])
+}
+
+fn with_the_option(s: Value) -> Given {
+    given_with(s, &["detached-units-leave-the-target"])
+}
+
+/// N59: "A failed roll means that the figures that failed perform ragged
+/// fire on the target before the target begins its action." — "This
+/// weapons fire is resolved before Jason's unit begins performing their
+/// actions on the current CP." The target is the squad as it stood when it
+/// spent the CP, 1b included: the nervous rifleman may fire at 1b's
+/// figures, and must before anything else. Version 2 (and the option)
+/// fired only at the figures left in the squad.
+#[test]
+fn a_blown_ambush_fires_on_the_units_detached_on_the_cp_that_blew_it() {
+    let g = squad_under_watch(None, given);
+    let facts = g.when_rolling(detach_1b(), DETACH_1B).facts();
+    assert_eq!(
+        facts.last(),
+        Some(&Fact::AmbushKeepsDetached { by: "j".into(), target: "1-sqd".into(), detached: vec!["1b".into()] }),
+        "{:?}",
+        told(&facts)
+    );
+    assert_eq!(
+        told(&facts).last().unwrap(),
+        "1b detached from 1-sqd on the CP that blew j's ambush: j's fire on 1-sqd may fall on 1b too."
+    );
+    let g = g.decided_rolling(detach_1b(), DETACH_1B);
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::AmbushBlown);
+    assert!(
+        e.starts_with("j's ambush is blown: j-1 must fire ragged at 1-sqd or 1b (detached from it on the CP that blew the ambush)"),
+        "{e}"
+    );
+    let facts = g.when_rolling(j1_fires_at("1b-1"), &[("hit:j-1", &[9, 9, 9])]).facts();
+    assert!(
+        matches!(&facts[0], Fact::InterruptFired { target, nervous, .. } if target == "1-sqd" && nervous == &["j-1"]),
+        "{:?}",
+        told(&facts)
+    );
+    // The rest of the squad is the target too.
+    g.when_rolling(j1_fires_at("1a-1"), &[("hit:j-1", &[9, 9, 9])]).facts();
+    // An enemy figure outside the target still is not.
+    let e = g.when_rolling(j1_fires_at("2a-1"), &[]).refusal_of(Refused::NotTheAmbushedUnit);
+    assert_eq!(e, "2a-1 is not in 1-sqd or 1b (detached from it on the CP that blew the ambush): the ambushers fire at the unit they lay in wait for");
+
+    for (reading, under) in [("version 2", version_2 as fn(Value) -> Given), ("the option", with_the_option)] {
+        let g = squad_under_watch(None, under);
+        let facts = g.when_rolling(detach_1b(), DETACH_1B).facts();
+        assert!(matches!(facts.last(), Some(Fact::Detached { .. })), "{reading}: {:?}", told(&facts));
+        let g = g.decided_rolling(detach_1b(), DETACH_1B);
+        let e = g.when_rolling(j1_fires_at("1b-1"), &[]).refusal_of(Refused::NotTheAmbushedUnit);
+        assert_eq!(e, "1b-1 is not in 1-sqd: the ambushers fire at the unit they lay in wait for", "{reading}");
+        g.when_rolling(j1_fires_at("1a-1"), &[("hit:j-1", &[9, 9, 9])]).facts();
+    }
+}
+
+/// N59: the nervous rifleman's rifle reaches only 1b's figures. They were
+/// the target's when he failed his check, so the ambush is blown and fires
+/// before the squad does anything else; version 2 (and the option) found
+/// nothing of the squad in reach once 1b had gone, and the ambush was not
+/// blown at all.
+#[test]
+fn an_ambush_whose_only_figures_in_reach_were_detached_is_blown() {
+    let g = squad_under_watch(Some(580), given).decided_rolling(detach_1b(), DETACH_1B);
+    let e = g.when_rolling(json!({"type": "spend-cp"}), &[]).refusal_of(Refused::AmbushBlown);
+    assert!(e.starts_with("j's ambush is blown: j-1 must fire ragged at 1-sqd or 1b"), "{e}");
+    let facts = g.when_rolling(j1_fires_at("1b-1"), &[("hit:j-1", &[9, 9, 9])]).facts();
+    assert!(matches!(&facts[0], Fact::InterruptFired { nervous, .. } if nervous == &["j-1"]), "{:?}", told(&facts));
+
+    for (reading, under) in [("version 2", version_2 as fn(Value) -> Given), ("the option", with_the_option)] {
+        let g = squad_under_watch(Some(580), under).decided_rolling(detach_1b(), DETACH_1B);
+        let facts = g.when_rolling(json!({"type": "spend-cp"}), &[]).facts();
+        assert!(matches!(facts[0], Fact::CpSpent { .. }), "{reading}: {:?}", told(&facts));
+    }
 }

@@ -70,7 +70,7 @@ fn activated(scenario: Value, unit: &str) -> Given {
     in_operations(scenario).decided(json!({"type": "activate", "unit": unit}))
 }
 
-fn consolidate(org: &str) -> Value {
+pub(super) fn consolidate(org: &str) -> Value {
     json!({"type": "consolidate", "organisation": org})
 }
 
@@ -521,7 +521,7 @@ fn a_company_leaders_reorganisation_refusals() {
 /// The platoon with 1a (sgt1, 4 CP) and 1b (3 CP); jason's fire team j
 /// lies in wait with a held interrupt CP: j-lead and two riflemen, j-1 and
 /// j-2 (troop quality 3, j-lead's rating 3: a Command Check Target of 6).
-fn platoon_under_watch() -> Value {
+pub(super) fn platoon_under_watch() -> Value {
     let mut s = platoon([0, 4, 3, 0, 0]);
     s["units"][5] = json!({"organisation": "j", "interrupt_set": true});
     for i in 1..3 {
@@ -534,7 +534,7 @@ fn platoon_under_watch() -> Value {
 }
 
 /// 1a active, and in j's line of sight: both riflemen hold on entering it.
-fn watched(g: Given) -> Given {
+pub(super) fn watched(g: Given) -> Given {
     g.decided_all(&[
         json!({"type": "begin-turn"}),
         json!({"type": "begin-operations"}),
