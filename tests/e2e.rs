@@ -543,6 +543,7 @@ fn rules_point_to_the_projects_table_of_open_points_and_it_lists_every_one() {
     let versions = [
         ("leader-activation", "leader-activation@2"),
         ("leader-activation", "leader-activation@1"),
+        ("phoenix-command", "phoenix-command@3"),
         ("phoenix-command", "phoenix-command@2"),
         ("phoenix-command", "phoenix-command@1"),
         ("combat-hq", "combat-hq@base"),
@@ -1047,6 +1048,7 @@ fn every_phoenix_command_option_parts_on_a_fixture() {
         ("disputes/restored-unit", "+restored-unit-stays-bold-for-the-turn", "seq 18 · decision 6", "B  "),
         ("disputes/interrupt-recount", "+interrupt-recount-counts-every-change", "seq 18 · decision 7", "alex seizes"),
         ("disputes/take-cover", "+take-cover-away-from-interrupters-only=off", "seq 38 · decision 8", "REFUSED"),
+        ("disputes/detached-target", "+detached-units-leave-the-target", "seq 31 · decision 7", "may fall on 1b too"),
     ];
     let game = |path: &str| path.rsplit('/').next().unwrap().to_string();
     for path in cases.iter().map(|c| c.0).chain(["five-turns"]) {
