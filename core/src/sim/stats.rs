@@ -121,6 +121,7 @@ pub const ALPHA: f64 = 0.05;
 
 const PAIRED_T: &str = "paired t-test on the per-game differences";
 const PAIRED_RATIO: &str = "paired ratio-estimator test (delta method, games as clusters)";
+const FISHER: &str = "Fisher's exact test on the pooled counts (too few successes or failures for the paired test)";
 
 /// Compares the games of A and B: `pairs[i]` is game `i` under each, with
 /// the decision at which they part, if they do.
@@ -211,16 +212,18 @@ fn count_row(name: &str, what: &str, [a, b]: [Vec<f64>; 2]) -> Row {
 fn rate_row(name: &str, what: &str, successes: [Vec<f64>; 2], trials: [Vec<f64>; 2]) -> Row {
     let a = Ratio::of(&successes[0], &trials[0]);
     let b = Ratio::of(&successes[1], &trials[1]);
+    let count = |xs: &[f64]| xs.iter().sum::<f64>().round() as u64;
+    let pooled = ([count(&successes[0]), count(&successes[1])], [count(&trials[0]), count(&trials[1])]);
+    let mut test = PAIRED_RATIO;
     let (difference, p) = match (&a, &b) {
         (Some(a), Some(b)) => {
             let w: Vec<f64> = a.residuals.iter().zip(&b.residuals).map(|(u, v)| v - u).collect();
             let (se, n) = (standard_error(&w), w.len());
             let value = b.value - a.value;
             match test_of(value, se, n) {
-                (Some(e), Some(_)) if se == 0.0 && value.abs() >= 1e-12 => {
-                    let count = |xs: &[f64]| xs.iter().sum::<f64>().round() as u64;
-                    let successes = [count(&successes[0]), count(&successes[1])];
-                    (Some(e), Some(fisher_exact(successes, [count(&trials[0]), count(&trials[1])])))
+                (Some(e), Some(_)) if (se == 0.0 && value.abs() >= 1e-12) || too_few(pooled) => {
+                    test = FISHER;
+                    (Some(e), Some(fisher_exact(pooled.0, pooled.1)))
                 }
                 tested => tested,
             }
@@ -236,9 +239,24 @@ fn rate_row(name: &str, what: &str, successes: [Vec<f64>; 2], trials: [Vec<f64>;
         difference,
         p,
         significant: false,
-        test: PAIRED_RATIO,
+        test,
     }
 }
+
+/// Whether either version's pooled trials hold fewer than
+/// [`FEWEST_EACH_WAY`] successes or failures: too few for the paired test's
+/// normal approximation, whose spread, taken from a handful of games with a
+/// trial, comes out far too small (one trial under A against six under B
+/// was called a difference at p = 10⁻⁶).
+fn too_few((successes, trials): ([u64; 2], [u64; 2])) -> bool {
+    (0..2).any(|i| successes[i] < FEWEST_EACH_WAY || trials[i] - successes[i] < FEWEST_EACH_WAY)
+}
+
+/// The fewest successes, and failures, each version's trials must hold for
+/// a rate to be tested by the paired ratio test (the textbook condition for
+/// the normal approximation of a proportion); with fewer, Fisher's exact
+/// test on the pooled counts.
+const FEWEST_EACH_WAY: u64 = 5;
 
 /// The ratio estimator Σs / Σt over games, and each game's linearised
 /// residual (s − R·t) / t̄, whose spread gives its standard error.
@@ -497,8 +515,43 @@ mod tests {
         assert_eq!(row(&few).p, Some(1.0));
         let many: Vec<_> = (0..30).map(|_| (game(0, 1), game(1, 1), None)).collect();
         assert!(row(&many).p.is_some_and(|p| p < 1e-10), "{:?}", row(&many).p);
+        assert_eq!(row(&many).test, FISHER, "thirty successes against none: no failure under B to spread");
         // R: fisher.test(matrix(c(1, 9, 9, 1), 2))$p.value is 0.001093.
         assert!(close(fisher_exact([1, 9], [10, 10]), 0.001_093, 1e-6), "{}", fisher_exact([1, 9], [10, 10]));
+    }
+
+    /// A rate with a handful of trials: one under A (failed), six under B
+    /// (five passed), spread over sixty games. The paired test's spread,
+    /// from the few games with a trial, is far too small (it gave p ≈ 10⁻⁸);
+    /// the pooled counts say 0 of 1 against 5 of 6, no evidence. With
+    /// enough of each, the paired test is kept.
+    #[test]
+    fn a_rate_over_a_handful_of_trials_is_tested_exactly() {
+        let game = |passed: u64, tests: u64| {
+            let mut tally = Tally::default();
+            tally.add("tests", tests);
+            tally.add("passed", passed);
+            GameSummary { decisions: 10, turns: 1, ending: Ending::Turns, winner: None, tally }
+        };
+        let measures = [Measure::Rate { name: "pass", what: "", successes: "passed", trials: "tests" }];
+        let row = |pairs: &[(GameSummary, GameSummary, Option<u64>)]| {
+            compare(&measures, Err("none"), pairs).rows.into_iter().find(|r| r.name == "pass").expect("the pass row")
+        };
+        let mut sparse: Vec<_> = (0..60).map(|_| (game(0, 0), game(0, 0), None)).collect();
+        sparse[0].0 = game(0, 1);
+        for (i, passed) in [1, 1, 1, 1, 1, 0].into_iter().enumerate() {
+            sparse[10 + i].1 = game(passed, 1);
+        }
+        let r = row(&sparse);
+        assert_eq!(r.test, FISHER);
+        // R: fisher.test(matrix(c(0, 1, 5, 1), 2))$p.value is 0.2857143.
+        assert!(r.p.is_some_and(|p| close(p, 0.285_714_3, 1e-6)), "{:?}", r.p);
+        // Twenty-odd trials a version, half passing under A, most under B: the paired test.
+        let plenty: Vec<_> =
+            (0..60).map(|i| (game(u64::from(i % 2 == 0), 1), game(u64::from(i % 5 != 0), 1), None)).collect();
+        let r = row(&plenty);
+        assert_eq!(r.test, PAIRED_RATIO);
+        assert!(r.p.is_some_and(|p| p < 0.01), "{:?}", r.p);
     }
 
     /// Every pair differing by the same amount: the exact sign test.
