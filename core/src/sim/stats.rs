@@ -496,20 +496,24 @@ mod tests {
         }
     }
 
+    /// A game that tested a rate `tests` times, `passed` of them passing.
+    fn game(passed: u64, tests: u64) -> GameSummary {
+        let mut tally = Tally::default();
+        tally.add("tests", tests);
+        tally.add("passed", passed);
+        GameSummary { decisions: 10, turns: 1, ending: Ending::Turns, winner: None, tally }
+    }
+
+    /// The rate's row of a comparison of `pairs`.
+    fn row(pairs: &[(GameSummary, GameSummary, Option<u64>)]) -> Row {
+        let measures = [Measure::Rate { name: "pass", what: "", successes: "passed", trials: "tests" }];
+        compare(&measures, Err("none"), pairs).rows.into_iter().find(|r| r.name == "pass").expect("the pass row")
+    }
+
     /// A version that always succeeds against one that never does: one
     /// trial each is no evidence, thirty each is.
     #[test]
     fn a_rate_with_no_spread_is_tested_exactly() {
-        let game = |passed: u64, tests: u64| {
-            let mut tally = Tally::default();
-            tally.add("tests", tests);
-            tally.add("passed", passed);
-            GameSummary { decisions: 10, turns: 1, ending: Ending::Turns, winner: None, tally }
-        };
-        let measures = [Measure::Rate { name: "pass", what: "", successes: "passed", trials: "tests" }];
-        let row = |pairs: &[(GameSummary, GameSummary, Option<u64>)]| {
-            compare(&measures, Err("none"), pairs).rows.into_iter().find(|r| r.name == "pass").expect("the pass row")
-        };
         let mut few: Vec<_> = (0..20).map(|_| (game(0, 0), game(0, 0), None)).collect();
         few[3] = (game(0, 1), game(1, 1), None);
         assert_eq!(row(&few).p, Some(1.0));
@@ -527,16 +531,6 @@ mod tests {
     /// enough of each, the paired test is kept.
     #[test]
     fn a_rate_over_a_handful_of_trials_is_tested_exactly() {
-        let game = |passed: u64, tests: u64| {
-            let mut tally = Tally::default();
-            tally.add("tests", tests);
-            tally.add("passed", passed);
-            GameSummary { decisions: 10, turns: 1, ending: Ending::Turns, winner: None, tally }
-        };
-        let measures = [Measure::Rate { name: "pass", what: "", successes: "passed", trials: "tests" }];
-        let row = |pairs: &[(GameSummary, GameSummary, Option<u64>)]| {
-            compare(&measures, Err("none"), pairs).rows.into_iter().find(|r| r.name == "pass").expect("the pass row")
-        };
         let mut sparse: Vec<_> = (0..60).map(|_| (game(0, 0), game(0, 0), None)).collect();
         sparse[0].0 = game(0, 1);
         for (i, passed) in [1, 1, 1, 1, 1, 0].into_iter().enumerate() {
